@@ -1,0 +1,74 @@
+#pragma once
+
+// What the user asked for, after parsing and validation. Transport-specific options are not
+// here: each transport keeps its own (see registry.hpp).
+
+#include <netprof/transport.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+enum class Mode {
+  stream,   // a continuous stream; some messages are probes (latency under load)
+  ping_pong // one probe in flight, no background stream (unloaded latency)
+};
+
+enum class WaitStrategy {
+  block, // blocking receive with a timeout: kind to a shared machine
+  spin   // non-blocking receive in a loop: shows the transport's real latency
+};
+
+struct RunConfig {
+  Role role = Role::publisher;
+  std::uint32_t id = 0;
+  std::string transport_name; // registry name of the selected transport
+
+  std::size_t payload_size = 128;       // -s
+  std::size_t queue_length = 1'000'000; // -q, bytes
+  double test_seconds = 10.0;           // -t
+  std::optional<std::uint64_t> count;   // --count: measured messages instead of a time
+  double send_hz = 0.0;                 // --send-hz; 0 = as fast as possible
+  std::uint32_t num_vars = 0;           // --num-vars; 0 = one opaque payload
+
+  std::uint32_t subscribers = 1;        // --subscribers: publisher waits for this many
+  double wait_seconds = 10.0;           // --wait: how long either side waits for its peer
+  double warmup_seconds = 0.5;          // --warmup-time
+  std::optional<std::uint64_t> warmup_count; // --warmup-count (replaces the time)
+
+  Mode mode = Mode::stream;             // --mode
+  double probe_hz = 1000.0;             // --probe-hz: probes per second in stream mode
+  double probe_timeout_seconds = 1.0;   // --probe-timeout: an echo later than this is lost
+  double idle_timeout_seconds = 3.0;    // --idle-timeout: subscriber gives up on a silent publisher
+
+  WaitStrategy wait_strategy = WaitStrategy::block; // --wait-strategy
+  std::vector<int> cpus;                // --cpu: pin this process (local pair: publisher,subscriber)
+
+  std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
+  std::string json_path;                // --json
+  bool quiet = false;                   // --quiet: no report on stdout, no status line
+  bool local_pair = false;              // --local-pair
+
+  std::vector<std::string> command_line; // argv as given, for the report
+};
+
+inline const char* to_string(Mode mode) noexcept
+{
+  return mode == Mode::stream ? "stream" : "ping-pong";
+}
+
+inline const char* to_string(WaitStrategy strategy) noexcept
+{
+  return strategy == WaitStrategy::block ? "block" : "spin";
+}
+
+inline const char* to_string(Role role) noexcept
+{
+  return role == Role::publisher ? "publisher" : "subscriber";
+}
+
+} // namespace netprof

@@ -1,0 +1,54 @@
+#pragma once
+
+// --num-vars: the payload is split into N named records, so a profile can include the cost of
+// marshalling several variables (as MADARA's knowledge updates do). Layout of each record,
+// little-endian:  u16 name_length | name bytes | u32 value_length | value bytes.
+// Names are "var0", "var1", ... The payload size (-s) includes this framing; the value bytes
+// are split as evenly as possible.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netprof {
+
+class RecordLayout {
+public:
+  // Throws UsageError when `payload_size` cannot hold `record_count` records' framing.
+  RecordLayout(std::size_t payload_size, std::uint32_t record_count);
+
+  // Smallest payload that can carry `record_count` records (each with at least one value byte).
+  static std::size_t minimum_payload_size(std::uint32_t record_count) noexcept;
+
+  // Fills `payload` (exactly payload_size bytes) with the records once, at setup.
+  void write(std::span<std::byte> payload) const noexcept;
+
+  std::uint32_t record_count() const noexcept;
+  std::size_t payload_size() const noexcept;
+
+private:
+  std::size_t m_payload_size;
+  std::vector<std::string> m_names;
+  std::vector<std::size_t> m_value_sizes;
+};
+
+// The subscriber's side: decodes every record and looks its name up in a table built once,
+// the way a knowledge base finds a variable. No allocation per message.
+class RecordReader {
+public:
+  explicit RecordReader(std::uint32_t expected_record_count);
+
+  // Number of records decoded whose name was found; -1 if the payload is malformed
+  // (truncated record, count mismatch, trailing bytes). 0 for an opaque payload
+  // (record_count 0 and a reader built for 0).
+  std::int64_t read(std::span<const std::byte> payload, std::uint32_t record_count) noexcept;
+
+private:
+  std::vector<std::string> m_sorted_names;
+  std::vector<std::uint64_t> m_values_seen; // one slot per name, so the lookup has an effect
+};
+
+} // namespace netprof

@@ -1,0 +1,66 @@
+#pragma once
+
+// Every built-in transport is registered in one function, register_builtin_transports().
+// --help and the list of transports come from here; adding a transport touches its own
+// folder plus one line there.
+
+#include <netprof/transport.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+// A transport as the command line sees it: its own option group and how to open it.
+// One instance per process; it keeps the values of its own options.
+class Transport {
+public:
+  virtual ~Transport() = default;
+
+  // This transport's option group. The values are stored in the object itself, so
+  // open() reads them after the command line was parsed and notified.
+  virtual boost::program_options::options_description& options() = 0;
+
+  // True when the user gave an option that selects this transport (e.g. -u for udp).
+  virtual bool selected(const boost::program_options::variables_map& given) const = 0;
+
+  // Checks the values of its own options once parsing is done; throws UsageError with one
+  // line naming the problem.
+  virtual void validate(Role role) const = 0;
+
+  // Opens an endpoint. Throws TransportError when the system refuses (bind failed...).
+  virtual std::unique_ptr<Endpoint> open(const EndpointRequest& request) = 0;
+
+  // The one-command local pair runs a publisher and a subscriber as two processes. This gives
+  // the transport's own arguments for each, derived from what the user gave (or a loopback
+  // default when nothing was given). Called only when selected() or as the default transport.
+  struct LocalPairArguments {
+    std::vector<std::string> publisher;
+    std::vector<std::string> subscriber;
+  };
+  virtual LocalPairArguments local_pair_arguments() const = 0;
+};
+
+struct TransportEntry {
+  std::string name;    // "udp"
+  std::string summary; // one line for --help
+  std::function<std::unique_ptr<Transport>()> make;
+};
+
+class TransportRegistry {
+public:
+  void add(TransportEntry entry) { m_entries.push_back(std::move(entry)); }
+  const std::vector<TransportEntry>& entries() const noexcept { return m_entries; }
+
+private:
+  std::vector<TransportEntry> m_entries;
+};
+
+// Defined in transports/builtin.cpp: one line per built-in transport.
+void register_builtin_transports(TransportRegistry& registry);
+
+} // namespace netprof

@@ -1,0 +1,113 @@
+#pragma once
+
+// One report model; formatters (text, JSON) only present it. Nothing here measures.
+
+#include <netprof/config.hpp>
+#include <netprof/histogram.hpp>
+#include <netprof/transport.hpp>
+#include <netprof/wire.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace netprof {
+
+struct HostFacts {
+  std::string hostname;
+  std::string kernel;       // uname -sr
+  std::string cpu_model;
+  unsigned cores = 0;
+  std::string clock_source; // /sys/devices/system/clocksource/clocksource0/current_clocksource
+  std::uint64_t rmem_default = 0, rmem_max = 0, wmem_default = 0, wmem_max = 0; // net.core.*
+};
+
+HostFacts collect_host_facts();
+
+// Rates on the subscriber's own clock, first to last measured message.
+struct Throughput {
+  double seconds = 0.0;
+  double messages_per_second = 0.0;
+  double datagrams_per_second = 0.0;
+  double payload_bytes_per_second = 0.0;
+  double wire_bytes_per_second = 0.0;
+};
+
+// N messages span N-1 intervals: rates are (N-1)/(last-first); zero when fewer than two.
+Throughput compute_throughput(const wire::SubscriberCounters& counters) noexcept;
+
+struct SubscriberResult {
+  std::uint32_t id = 0;
+  bool counters_received = false; // its final counters reached the publisher
+  bool joined_late = false;       // first hello arrived after the measured phase began
+  wire::SubscriberCounters counters;
+  Throughput throughput;
+  std::uint64_t lost = 0;         // publisher's sent count minus unique received
+  std::uint64_t probes_sent = 0;  // probes this subscriber was expected to echo
+  std::uint64_t echoes = 0;       // echoes that came back in time
+  LatencySummary rtt;             // round trips of this subscriber's echoes
+};
+
+// lost / (unique + lost) * 100: the share of what the publisher sent that never arrived;
+// 0 when nothing was sent. The one definition the text, JSON and --max-loss all use.
+double loss_percent(const SubscriberResult& result) noexcept;
+
+struct RunReport {
+  RunConfig config;
+  EndpointFacts endpoint;
+  HostFacts host;
+  std::string version;
+  std::string build_type;
+  std::uint64_t run_id = 0;
+
+  bool success = false;
+  bool interrupted = false;
+  std::vector<std::string> problems; // why the test failed, one line each
+  std::vector<std::string> warnings; // did not fail the test, but the user should know
+
+  // Publisher side.
+  std::uint64_t messages_sent = 0;     // measured data messages
+  std::uint64_t probes_sent = 0;
+  std::uint64_t echoes_received = 0;
+  std::uint64_t echoes_late = 0;       // arrived after --probe-timeout (ping-pong) or unknown
+  LatencySummary rtt;                  // intended-send-time based (coordinated omission corrected)
+  LatencySummary rtt_uncorrected;      // actual-send-time based
+  double measured_seconds = 0.0;       // publisher clock, measured phase
+  std::vector<SubscriberResult> subscribers;
+
+  // Subscriber side: its own counters (also what it sent back to the publisher).
+  std::optional<SubscriberResult> self;
+  bool end_received = false;
+
+  std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
+};
+
+// MADARA's layout, extended: Test:, Settings:, Latency:, Throughput:.
+void write_text_report(std::ostream& out, const RunReport& report);
+
+// The same content as JSON, with schema_version (docs/json-schema.md).
+nlohmann::json report_to_json(const RunReport& report);
+inline constexpr int json_schema_version = 1;
+
+// Human-readable numbers with units: "1.23 MB/s", "12.3 us", "1,234,567".
+std::string format_count(std::uint64_t value);
+std::string format_duration_ns(double ns);
+std::string format_bytes(double bytes);
+std::string format_rate(double per_second, const char* unit); // unit: "msg", "B"
+// Durations, bytes and rates: three significant digits, SI decimal prefixes (k = 1000),
+// never an exponent, "n/a" for NaN or infinity.
+
+// A byte total, readable then exact: "128 MB (127,998,720 B)"; below 1 kB only "512 B".
+std::string format_byte_total(std::uint64_t bytes);
+// A setting as the user typed it: up to three decimals, trailing zeros dropped ("0.5", "1,000").
+std::string format_number(double value);
+// "0.125%"; a nonzero value below 0.001 reads "< 0.001%", never "0%".
+std::string format_percent(double percent);
+// 16 lowercase hex digits, as in the text report and JSON "run_id".
+std::string format_run_id(std::uint64_t run_id);
+
+} // namespace netprof

@@ -1,0 +1,82 @@
+#pragma once
+
+// The seam between the core and every transport. Transports move bytes; the core measures.
+// A transport never decodes headers, counts sequence numbers or keeps statistics.
+
+#include <netprof/clock.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+enum class Role { publisher, subscriber };
+
+// Receives every message an endpoint takes in. Owned by the core.
+class MessageSink {
+public:
+  virtual ~MessageSink() = default;
+
+  // Called once per received message, on the thread inside Endpoint::receive, before it
+  // returns. The bytes are valid only for the duration of the call, so the core copies what
+  // it keeps. The sink may call Endpoint::send from here (subscribers echo probes this way).
+  virtual void on_message(std::span<const std::byte> message) noexcept = 0;
+};
+
+enum class SendResult {
+  sent,
+  back_pressured, // the transport would have to wait; the message was not sent
+  failed          // a transport error; the message was not sent
+};
+
+enum class ReceiveResult {
+  received,  // at least one message went to the sink
+  timed_out, // nothing arrived within the timeout (or nothing was waiting, for timeout zero)
+  failed     // a transport error; the core ends the run
+};
+
+// What an endpoint tells the report about itself after opening.
+struct EndpointFacts {
+  std::string transport;                   // registry name, e.g. "udp"
+  std::vector<std::string> local_addresses; // what this process bound or joined
+  std::vector<std::string> peer_addresses;  // where it sends
+  std::size_t max_message_size = 0;        // largest message send() accepts, in bytes
+  std::size_t requested_buffer_bytes = 0;  // -q as given (0: OS default)
+  std::size_t granted_send_buffer_bytes = 0;
+  std::size_t granted_receive_buffer_bytes = 0;
+  std::vector<std::string> notes;          // e.g. "receive buffer clamped by net.core.rmem_max"
+};
+
+// What the core asks of a transport when opening an endpoint.
+struct EndpointRequest {
+  Role role = Role::publisher;
+  std::uint32_t id = 0;
+  std::size_t queue_length_bytes = 0; // -q: socket buffers or ring capacity; 0 = default
+};
+
+// One open endpoint. Used from a single thread: the measured loop.
+class Endpoint {
+public:
+  virtual ~Endpoint() = default;
+
+  // Publisher: to every subscriber. Subscriber: back to the publisher. Never blocks for long,
+  // never allocates, never throws.
+  virtual SendResult send(std::span<const std::byte> message) noexcept = 0;
+
+  // Hands waiting messages to the sink (at most a small batch). With a zero timeout it never
+  // blocks, so the core can busy-poll; otherwise it waits up to `timeout` for the first one.
+  virtual ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept = 0;
+
+  // Called by the core right after the sink accepted a hello from a new subscriber: a
+  // transport that addresses peers one by one starts sending to the source of the message
+  // it delivered last. Shared media (multicast, shared memory) ignore it.
+  virtual void add_peer_from_last_message() {}
+
+  virtual EndpointFacts facts() const = 0;
+};
+
+} // namespace netprof

@@ -1,0 +1,105 @@
+#pragma once
+
+// The netprof wire format, version 1. Every field is encoded explicitly little-endian at a
+// fixed offset; no struct is ever copied to or from the wire. Every received message is
+// decoded through decode_header(), which rejects anything malformed or foreign.
+//
+// Header layout (header_size bytes):
+//   off  size  field
+//   0    4     magic            0x4E505246 (bytes 46 52 50 4E, "FRPN", on the wire)
+//   4    1     version          1
+//   5    1     kind             MessageKind
+//   6    2     flags            MessageFlags bits
+//   8    4     sender_id        0 = publisher, N >= 1 = subscriber N
+//   12   8     run_id           chosen at random by the publisher; 0 in a subscriber's first hello
+//   20   8     sequence         data: per-publisher sequence; see MessageKind for others
+//   28   8     intended_ns      steady-clock ns when the message was due to be sent
+//   36   8     sent_ns          steady-clock ns when it was actually sent
+//   44   4     payload_length   bytes after the header; must equal what arrived
+//   48   4     record_count     number of named records in the payload (--num-vars), else 0
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace netprof::wire {
+
+inline constexpr std::uint32_t magic = 0x4E505246;
+inline constexpr std::uint8_t version = 1;
+inline constexpr std::size_t header_size = 52;
+
+enum class MessageKind : std::uint8_t {
+  hello = 1,          // subscriber -> publisher: "I am here"; repeated until acknowledged
+  hello_ack = 2,      // publisher -> subscribers: sequence = the subscriber id acknowledged
+  data = 3,           // publisher -> subscribers: the measured stream (flags: probe, warmup)
+  echo = 4,           // subscriber -> publisher: a probe's sequence and stamps, copied back
+  end = 5,            // publisher -> subscribers: sequence = measured messages sent in total
+  final_counters = 6, // subscriber -> publisher: payload = encoded SubscriberCounters
+  final_ack = 7,      // publisher -> subscribers: sequence = the subscriber id acknowledged
+};
+
+namespace flags {
+inline constexpr std::uint16_t probe = 1u << 0;  // subscriber must echo it
+inline constexpr std::uint16_t warmup = 1u << 1; // excluded from every figure
+inline constexpr std::uint16_t known = probe | warmup;
+} // namespace flags
+
+struct Header {
+  MessageKind kind = MessageKind::data;
+  std::uint16_t flags = 0;
+  std::uint32_t sender_id = 0;
+  std::uint64_t run_id = 0;
+  std::uint64_t sequence = 0;
+  std::int64_t intended_ns = 0;
+  std::int64_t sent_ns = 0;
+  std::uint32_t payload_length = 0;
+  std::uint32_t record_count = 0;
+};
+
+enum class DecodeError {
+  none,
+  truncated,        // fewer than header_size bytes
+  bad_magic,
+  bad_version,
+  bad_kind,
+  bad_flags,        // bits this version does not define
+  length_mismatch,  // payload_length disagrees with the bytes that arrived
+};
+
+std::string_view to_string(DecodeError error) noexcept;
+
+// Writes header_size bytes at the front of `out`. Precondition: out.size() >= header_size.
+void encode_header(const Header& header, std::span<std::byte> out) noexcept;
+
+// Decodes and validates the header of a whole received message (header plus payload).
+DecodeError decode_header(std::span<const std::byte> message, Header& out) noexcept;
+
+// A subscriber's final counters, sent back in a final_counters message's payload.
+// Encoded as a fixed sequence of little-endian u64 fields (final_counters_size bytes).
+struct SubscriberCounters {
+  std::uint64_t received = 0;        // measured data messages received, duplicates included
+  std::uint64_t unique = 0;          // distinct sequence numbers received
+  std::uint64_t duplicates = 0;
+  std::uint64_t out_of_order = 0;
+  std::uint64_t gaps = 0;            // times the sequence jumped forward by more than one
+  std::uint64_t datagrams = 0;       // datagrams that carried measured messages
+  std::uint64_t payload_bytes = 0;   // application payload bytes of measured messages
+  std::uint64_t wire_bytes = 0;      // bytes the transport delivered (header + payload)
+  std::uint64_t first_to_last_ns = 0;// subscriber clock, first to last measured message
+  std::uint64_t probes_echoed = 0;
+  std::uint64_t rejected = 0;        // malformed or foreign messages ignored
+  std::uint64_t warmup_received = 0;
+  std::uint64_t records_decoded = 0; // --num-vars records decoded and found
+};
+
+inline constexpr std::size_t final_counters_size = 13 * 8;
+
+// Precondition: out.size() >= final_counters_size.
+void encode_counters(const SubscriberCounters& counters, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly final_counters_size bytes.
+bool decode_counters(std::span<const std::byte> payload, SubscriberCounters& out) noexcept;
+
+} // namespace netprof::wire

@@ -1,0 +1,429 @@
+#include "core_options.hpp"
+#include "number_parsing.hpp"
+#include "version.hpp"
+
+#include <netprof/cli.hpp>
+#include <netprof/errors.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace netprof {
+
+namespace po = boost::program_options;
+
+namespace {
+
+using cli::NumberStatus;
+
+// Positional arguments are collected under this name only so they can be reported by value;
+// nothing else uses them.
+constexpr const char* positional_name = "unexpected-argument";
+
+constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+
+// Longest meaningful duration for a seconds option: a day is plenty for a profiling run and
+// keeps every conversion to integer nanoseconds far from overflow.
+constexpr double max_seconds = 86'400.0;
+constexpr double max_hz = 1e9;
+
+[[noreturn]] void usage_error(const std::string& message)
+{
+  throw UsageError(message);
+}
+
+std::string invalid_value(std::string_view option, std::string_view value)
+{
+  return "invalid value '" + std::string(value) + "' for --" + std::string(option);
+}
+
+bool given(const po::variables_map& vm, const char* name)
+{
+  return vm.count(name) != 0 && !vm[name].defaulted();
+}
+
+const std::string& text_of(const po::variables_map& vm, const char* name)
+{
+  return vm[name].as<std::string>();
+}
+
+std::uint64_t unsigned_value(const po::variables_map& vm, const char* name, std::uint64_t min,
+                             std::uint64_t max)
+{
+  const std::string& text = text_of(vm, name);
+  const auto parsed = cli::parse_unsigned(text);
+  const bool too_large = parsed.status == NumberStatus::out_of_range ||
+                         (parsed.status == NumberStatus::ok && parsed.value > max);
+  if (too_large) {
+    usage_error(invalid_value(name, text) + ": too large (at most " + std::to_string(max) + ")");
+  }
+  if (parsed.status != NumberStatus::ok || parsed.value < min) {
+    std::string expected = max == unbounded
+                             ? "a whole number >= " + std::to_string(min)
+                             : "a whole number from " + std::to_string(min) + " to " +
+                                 std::to_string(max);
+    usage_error(invalid_value(name, text) + ": expected " + expected);
+  }
+  return parsed.value;
+}
+
+// Bounds of a real-valued option; `expected` says them in words for the error message.
+struct RealRange {
+  double min;
+  bool min_inclusive;
+  double max;
+  const char* expected;
+};
+
+double real_value(const po::variables_map& vm, const char* name, const RealRange& range)
+{
+  const std::string& text = text_of(vm, name);
+  const auto parsed = cli::parse_finite_double(text);
+  const bool in_range = parsed.status == NumberStatus::ok &&
+                        (range.min_inclusive ? parsed.value >= range.min
+                                             : parsed.value > range.min) &&
+                        parsed.value <= range.max;
+  if (!in_range) {
+    usage_error(invalid_value(name, text) + ": expected " + range.expected);
+  }
+  return parsed.value;
+}
+
+constexpr RealRange positive_seconds{0.0, false, max_seconds, "seconds > 0, at most 86400"};
+
+template <typename Enum, std::size_t N>
+Enum enum_value(const po::variables_map& vm, const char* name,
+                const std::pair<const char*, Enum> (&choices)[N])
+{
+  const std::string& text = text_of(vm, name);
+  std::string allowed;
+  for (const auto& [choice, value] : choices) {
+    if (text == choice) {
+      return value;
+    }
+    allowed += allowed.empty() ? "" : " or ";
+    allowed += choice;
+  }
+  usage_error(invalid_value(name, text) + ": expected " + allowed);
+}
+
+std::size_t online_cpus()
+{
+  const long count = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return count > 0 ? static_cast<std::size_t>(count) : 1;
+}
+
+std::vector<int> cpu_list(const std::string& text, bool local_pair)
+{
+  const std::size_t cpus = online_cpus();
+  const std::string expected = "expected comma-separated CPU numbers, each below " +
+                               std::to_string(cpus) + " (the online CPUs)";
+  std::vector<int> result;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const auto parsed = cli::parse_unsigned(rest.substr(0, comma));
+    if (parsed.status != NumberStatus::ok || parsed.value >= cpus) {
+      usage_error(invalid_value("cpu", text) + ": " + expected);
+    }
+    result.push_back(static_cast<int>(parsed.value));
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(comma + 1);
+  }
+  if (local_pair && result.size() > 2) {
+    usage_error(invalid_value("cpu", text) +
+                ": --local-pair takes one or two CPU numbers (publisher,subscriber)");
+  }
+  if (!local_pair && result.size() > 1) {
+    usage_error(invalid_value("cpu", text) +
+                ": one process takes one CPU number (two only with --local-pair)");
+  }
+  return result;
+}
+
+void check_json_path(const std::string& path)
+{
+  namespace fs = std::filesystem;
+  if (path.empty()) {
+    usage_error("invalid value '' for --json: expected a file name");
+  }
+  const fs::path file(path);
+  std::error_code error;
+  if (fs::is_directory(file, error)) {
+    usage_error(invalid_value("json", path) + ": is a directory, expected a file name");
+  }
+  // Checked now so a typo fails before a ten-second run, not after it.
+  const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(directory, error)) {
+    usage_error(invalid_value("json", path) + ": directory '" + directory.string() +
+                "' does not exist");
+  }
+}
+
+// Translates a Boost exception into the one-line message the user sees.
+[[noreturn]] void rethrow_as_usage_error(const po::error& error)
+{
+  if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&error)) {
+    usage_error("unknown option '" + unknown->get_option_name() + "' (see --help)");
+  }
+  if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&error)) {
+    const std::string name = syntax->get_option_name();
+    switch (syntax->kind()) {
+    case po::invalid_command_line_syntax::missing_parameter:
+    case po::invalid_command_line_syntax::empty_adjacent_parameter:
+      usage_error("option '" + name + "' needs a value");
+    case po::invalid_command_line_syntax::extra_parameter:
+      usage_error("option '" + name + "' takes no value");
+    default:
+      break;
+    }
+  }
+  if (const auto* repeated = dynamic_cast<const po::multiple_occurrences*>(&error)) {
+    usage_error("option '" + repeated->get_option_name() + "' given more than once");
+  }
+  // Remaining errors come from transports' typed options; Boost's text names the option.
+  usage_error(error.what());
+}
+
+// --help wins even over a command line that does not parse, so a user mid-way through a
+// broken command can still ask for it.
+bool asks_for_help(const std::vector<std::string>& arguments)
+{
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "--") {
+      return false;
+    }
+    if (arguments[i] == "-h" || arguments[i] == "--help") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Boost takes the next token as an option's value unless it names a known option, but it
+// looks long names up with their dashes, so "--json --quiet" would write to a file called
+// "--quiet". Short names ("-s -q") it already catches.
+void reject_options_taken_as_values(const po::parsed_options& parsed,
+                                    const po::options_description& description)
+{
+  for (const auto& option : parsed.options) {
+    if (option.original_tokens.size() < 2 || option.value.empty() ||
+        !option.value.front().starts_with("--")) {
+      continue;
+    }
+    std::string name = option.value.front().substr(2);
+    name = name.substr(0, name.find('='));
+    if (!name.empty() && description.find_nothrow(name, false) != nullptr) {
+      usage_error("option '--" + option.string_key + "' needs a value");
+    }
+  }
+}
+
+struct TransportSlot {
+  const TransportEntry* entry = nullptr;
+  std::unique_ptr<Transport> transport;
+};
+
+RunConfig core_config(const po::variables_map& vm)
+{
+  RunConfig config;
+  config.local_pair = vm["local-pair"].as<bool>();
+  config.quiet = vm["quiet"].as<bool>();
+  config.id = static_cast<std::uint32_t>(unsigned_value(vm, "id", 0, 65'535));
+  config.role = config.id == 0 ? Role::publisher : Role::subscriber;
+
+  constexpr auto max_size = std::numeric_limits<std::size_t>::max();
+  config.payload_size = static_cast<std::size_t>(unsigned_value(vm, "size", 1, max_size));
+  config.queue_length = static_cast<std::size_t>(unsigned_value(vm, "queue-length", 0, max_size));
+  config.test_seconds = real_value(vm, "time", positive_seconds);
+  if (given(vm, "count")) {
+    config.count = unsigned_value(vm, "count", 1, unbounded);
+  }
+  config.send_hz =
+    real_value(vm, "send-hz", {0.0, true, max_hz, "a rate in Hz from 0 to 1e9 (0 = as fast as possible)"});
+  config.num_vars = static_cast<std::uint32_t>(unsigned_value(vm, "num-vars", 0, 65'535));
+  config.subscribers = static_cast<std::uint32_t>(unsigned_value(vm, "subscribers", 0, 1'024));
+  config.wait_seconds = real_value(vm, "wait", positive_seconds);
+  config.warmup_seconds =
+    real_value(vm, "warmup-time", {0.0, true, max_seconds, "seconds from 0 to 86400"});
+  if (given(vm, "warmup-count")) {
+    config.warmup_count = unsigned_value(vm, "warmup-count", 0, unbounded);
+  }
+  if (given(vm, "max-loss")) {
+    config.max_loss_percent =
+      real_value(vm, "max-loss", {0.0, true, 100.0, "a percentage from 0 to 100"});
+  }
+
+  static constexpr std::pair<const char*, Mode> modes[] = {{"stream", Mode::stream},
+                                                           {"ping-pong", Mode::ping_pong}};
+  config.mode = enum_value(vm, "mode", modes);
+  config.probe_hz = real_value(vm, "probe-hz", {0.0, false, max_hz, "a rate in Hz > 0, at most 1e9"});
+  config.probe_timeout_seconds = real_value(vm, "probe-timeout", positive_seconds);
+  config.idle_timeout_seconds = real_value(vm, "idle-timeout", positive_seconds);
+
+  static constexpr std::pair<const char*, WaitStrategy> strategies[] = {
+    {"block", WaitStrategy::block}, {"spin", WaitStrategy::spin}};
+  config.wait_strategy = enum_value(vm, "wait-strategy", strategies);
+  if (given(vm, "cpu")) {
+    config.cpus = cpu_list(text_of(vm, "cpu"), config.local_pair);
+  }
+
+  if (given(vm, "json")) {
+    config.json_path = text_of(vm, "json");
+    check_json_path(config.json_path);
+  }
+  return config;
+}
+
+void check_combinations(const po::variables_map& vm, const RunConfig& config)
+{
+  if (given(vm, "time") && given(vm, "count")) {
+    usage_error("give either -t/--time or --count, not both");
+  }
+  if (given(vm, "warmup-time") && given(vm, "warmup-count")) {
+    usage_error("give either --warmup-time or --warmup-count, not both");
+  }
+  if (config.local_pair && config.id != 0) {
+    usage_error("--local-pair runs both the publisher and the subscriber: drop -i " +
+                std::to_string(config.id));
+  }
+  // The local pair starts exactly one subscriber, so waiting for more would always time out.
+  if (config.local_pair && given(vm, "subscribers") && config.subscribers != 1) {
+    usage_error("--local-pair runs one subscriber: drop --subscribers " +
+                std::to_string(config.subscribers));
+  }
+}
+
+std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
+                                            const po::variables_map& vm, RunConfig& config)
+{
+  TransportSlot* chosen = nullptr;
+  for (auto& slot : slots) {
+    if (!slot.transport->selected(vm)) {
+      continue;
+    }
+    if (chosen != nullptr) {
+      usage_error("conflicting transports: " + chosen->entry->name + " and " + slot.entry->name +
+                  "; give only one");
+    }
+    chosen = &slot;
+  }
+
+  if (chosen != nullptr) {
+    chosen->transport->validate(config.role);
+    if (config.local_pair) {
+      // The core asks again when it starts the pair; asking now reports a wrong transport
+      // option (say, one -u where the pair needs none or two) before anything runs.
+      chosen->transport->local_pair_arguments();
+    }
+  } else if (config.local_pair) {
+    constexpr const char* default_transport = "udp";
+    for (auto& slot : slots) {
+      if (slot.entry->name == default_transport) {
+        chosen = &slot;
+      }
+    }
+    if (chosen == nullptr) {
+      usage_error("--local-pair needs a transport: this build has no udp (see --help)");
+    }
+    // Not validated: the user gave none of its options, and the local pair derives each
+    // process's own arguments from the transport's loopback defaults.
+  } else {
+    usage_error("no transport given: use -u host:port (see --help)");
+  }
+  config.transport_name = chosen->entry->name;
+  return std::move(chosen->transport);
+}
+
+} // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const argv[],
+                                     const TransportRegistry& registry)
+{
+  ParsedCommandLine result;
+  const std::vector<std::string> arguments(argv, argv + argc);
+
+  po::options_description description;
+  for (const auto& group : cli::core_option_groups()) {
+    description.add(group);
+  }
+  std::vector<TransportSlot> slots;
+  for (const auto& entry : registry.entries()) {
+    auto& slot = slots.emplace_back(TransportSlot{&entry, entry.make()});
+    // add() shares the option objects, so notify() writes into this transport's own fields.
+    description.add(slot.transport->options());
+  }
+  po::options_description everything;
+  everything.add(description);
+  everything.add_options()(positional_name, po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add(positional_name, -1);
+
+  po::variables_map vm;
+  try {
+    // Guessing is off: "--wait" must never silently become "--wait-strategy", and a typo
+    // must be reported, not completed.
+    const auto style = po::command_line_style::default_style &
+                       ~po::command_line_style::allow_guessing;
+    const auto parsed = po::command_line_parser(argc, argv)
+                          .options(everything)
+                          .positional(positional)
+                          .style(style)
+                          .run();
+    for (const auto& option : parsed.options) {
+      if (option.string_key != positional_name) {
+        continue;
+      }
+      if (option.position_key < 0) {
+        usage_error("unknown option '" + option.original_tokens.front() + "' (see --help)");
+      }
+      usage_error("unexpected argument '" + option.value.front() + "'");
+    }
+    reject_options_taken_as_values(parsed, description);
+    po::store(parsed, vm);
+  } catch (const po::error& error) {
+    if (!asks_for_help(arguments)) {
+      rethrow_as_usage_error(error);
+    }
+  } catch (const UsageError&) {
+    if (!asks_for_help(arguments)) {
+      throw;
+    }
+  }
+
+  if (asks_for_help(arguments) || vm.count("help") != 0) {
+    result.action = ParsedCommandLine::Action::help;
+    result.text = help_text(registry);
+    return result;
+  }
+  if (vm.count("version") != 0) {
+    result.action = ParsedCommandLine::Action::version;
+    result.text = cli::version_text();
+    return result;
+  }
+
+  try {
+    po::notify(vm);
+  } catch (const po::error& error) {
+    rethrow_as_usage_error(error);
+  }
+
+  result.config = core_config(vm);
+  check_combinations(vm, result.config);
+  result.transport = select_transport(slots, vm, result.config);
+  result.config.command_line = arguments;
+  return result;
+}
+
+} // namespace netprof

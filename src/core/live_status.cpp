@@ -1,0 +1,59 @@
+#include "live_status.hpp"
+
+#include <netprof/report.hpp>
+
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+
+namespace netprof {
+
+StatusLine::StatusLine(const LiveCounters& counters)
+    : m_counters(counters), m_thread([this] { run(); })
+{
+}
+
+StatusLine::~StatusLine()
+{
+  m_done.store(true);
+  m_thread.join();
+  std::fputs("\r\033[K", stderr);
+}
+
+bool StatusLine::wanted(bool quiet, double expected_seconds) noexcept
+{
+  return !quiet && expected_seconds >= 2.0 && isatty(STDERR_FILENO) == 1;
+}
+
+void StatusLine::run()
+{
+  const auto start = Clock::now();
+  std::uint64_t last_sent = 0, last_received = 0;
+  auto last = start;
+  while (!m_done.load()) {
+    for (int i = 0; i < 20 && !m_done.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (m_done.load())
+      break;
+    const auto now = Clock::now();
+    const std::uint64_t sent = m_counters.sent.load(std::memory_order_relaxed);
+    const std::uint64_t received = m_counters.received.load(std::memory_order_relaxed);
+    const double interval = to_seconds(now - last);
+    const double rate = interval > 0
+                            ? static_cast<double>((sent - last_sent) + (received - last_received)) / interval
+                            : 0.0;
+    const std::string line = "[" + format_duration_ns(static_cast<double>((now - start).count())) +
+                             "] " + (m_counters.measuring.load() ? "measuring" : "setting up") +
+                             "  sent " + format_count(sent) + "  received " +
+                             format_count(received) + "  echoes " +
+                             format_count(m_counters.echoes.load(std::memory_order_relaxed)) +
+                             "  " + format_rate(rate, "msg");
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+    last = now;
+    last_sent = sent;
+    last_received = received;
+  }
+}
+
+} // namespace netprof

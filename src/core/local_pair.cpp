@@ -1,0 +1,177 @@
+#include "local_pair.hpp"
+
+#include "stop_flag.hpp"
+
+#include <netprof/clock.hpp>
+#include <netprof/errors.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace netprof {
+
+namespace {
+
+std::string number(double value)
+{
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string number(std::uint64_t value) { return std::to_string(value); }
+
+std::string self_executable()
+{
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length <= 0)
+    throw TransportError("cannot find this executable to start the local pair: " +
+                         std::string(std::strerror(errno)));
+  return std::string(path, static_cast<std::size_t>(length));
+}
+
+pid_t spawn(const std::string& program, const std::vector<std::string>& args)
+{
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const auto& arg : args)
+    argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
+  if (error != 0)
+    throw TransportError("cannot start " + program + ": " + std::strerror(error));
+  return pid;
+}
+
+// Exit status of a finished child in our documented terms; a crash counts as a runtime error.
+std::optional<int> reap(pid_t pid)
+{
+  int status = 0;
+  const pid_t done = waitpid(pid, &status, WNOHANG);
+  if (done != pid)
+    return std::nullopt;
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return static_cast<int>(ExitStatus::runtime);
+}
+
+int wait_for_child(pid_t pid, std::optional<Clock::time_point> deadline, bool& forwarded_stop)
+{
+  for (;;) {
+    if (auto status = reap(pid))
+      return *status;
+    if (process_stop_flag().requested() && !forwarded_stop) {
+      forwarded_stop = true;
+      kill(pid, SIGTERM);
+    }
+    if (deadline && Clock::now() >= *deadline) {
+      kill(pid, SIGKILL);
+      int ignored = 0;
+      waitpid(pid, &ignored, 0);
+      return static_cast<int>(ExitStatus::runtime);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+} // namespace
+
+std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role role,
+                                                   const std::vector<std::string>& transport_args)
+{
+  const bool publisher = role == Role::publisher;
+  std::vector<std::string> args = {"-i", publisher ? "0" : "1"};
+  auto add = [&](std::string flag, std::string value) {
+    args.push_back(std::move(flag));
+    args.push_back(std::move(value));
+  };
+  add("-s", number(std::uint64_t{config.payload_size}));
+  add("-q", number(std::uint64_t{config.queue_length}));
+  if (config.count)
+    add("--count", number(*config.count));
+  else
+    add("-t", number(config.test_seconds));
+  if (config.send_hz > 0)
+    add("--send-hz", number(config.send_hz));
+  add("--num-vars", number(std::uint64_t{config.num_vars}));
+  add("--wait", number(config.wait_seconds));
+  if (config.warmup_count)
+    add("--warmup-count", number(*config.warmup_count));
+  else
+    add("--warmup-time", number(config.warmup_seconds));
+  add("--mode", to_string(config.mode));
+  add("--probe-hz", number(config.probe_hz));
+  add("--probe-timeout", number(config.probe_timeout_seconds));
+  add("--idle-timeout", number(config.idle_timeout_seconds));
+  add("--wait-strategy", to_string(config.wait_strategy));
+  if (config.max_loss_percent)
+    add("--max-loss", number(*config.max_loss_percent));
+  const std::size_t cpu_index = publisher ? 0 : 1;
+  if (config.cpus.size() > cpu_index)
+    add("--cpu", number(static_cast<std::uint64_t>(config.cpus[cpu_index])));
+  if (publisher) {
+    add("--subscribers", "1");
+    if (!config.json_path.empty())
+      add("--json", config.json_path);
+    if (config.quiet)
+      args.push_back("--quiet");
+  } else {
+    args.push_back("--quiet"); // the publisher's consolidated report covers both sides
+  }
+  args.insert(args.end(), transport_args.begin(), transport_args.end());
+  return args;
+}
+
+int run_local_pair(const RunConfig& config, const Transport& transport)
+{
+  const auto transport_args = transport.local_pair_arguments();
+  const std::string program = self_executable();
+
+  const pid_t subscriber =
+      spawn(program, local_pair_role_arguments(config, Role::subscriber, transport_args.subscriber));
+  pid_t publisher = 0;
+  try {
+    publisher =
+        spawn(program, local_pair_role_arguments(config, Role::publisher, transport_args.publisher));
+  } catch (...) {
+    kill(subscriber, SIGKILL);
+    int ignored = 0;
+    waitpid(subscriber, &ignored, 0);
+    throw;
+  }
+
+  // Both children bound their own waits; these deadlines only catch a hung child.
+  bool forwarded_stop = false;
+  std::optional<Clock::time_point> publisher_deadline;
+  if (!config.count && config.send_hz <= 0)
+    publisher_deadline = Clock::now() + from_seconds(2 * config.wait_seconds +
+                                                     config.warmup_seconds + config.test_seconds +
+                                                     30.0);
+  const int publisher_status = wait_for_child(publisher, publisher_deadline, forwarded_stop);
+  bool subscriber_forwarded = forwarded_stop;
+  if (forwarded_stop)
+    kill(subscriber, SIGTERM);
+  const auto subscriber_deadline =
+      Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
+  const int subscriber_status = wait_for_child(subscriber, subscriber_deadline, subscriber_forwarded);
+
+  if (publisher_status == 0 && subscriber_status != 0) {
+    std::cerr << "netprof: the local subscriber exited with status " << subscriber_status << "\n";
+    return subscriber_status;
+  }
+  return publisher_status;
+}
+
+} // namespace netprof

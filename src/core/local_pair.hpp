@@ -1,0 +1,21 @@
+#pragma once
+
+#include <netprof/config.hpp>
+#include <netprof/registry.hpp>
+
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+// The command lines of the two processes of --local-pair, rebuilt from the parsed settings
+// (never by editing argv, which would carry the user's spelling and --local-pair itself).
+std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role role,
+                                                   const std::vector<std::string>& transport_args);
+
+// Runs a subscriber and a publisher of this same binary as two processes; the publisher's
+// report is printed. Returns the exit status (the publisher's, unless only the subscriber
+// failed).
+int run_local_pair(const RunConfig& config, const Transport& transport);
+
+} // namespace netprof

@@ -1,0 +1,534 @@
+#include "publisher.hpp"
+
+#include "outgoing_message.hpp"
+#include "probe_ring.hpp"
+#include "waiting.hpp"
+
+#include <netprof/histogram.hpp>
+#include <netprof/pacer.hpp>
+#include <netprof/records.hpp>
+#include <netprof/wire.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+
+namespace netprof {
+
+namespace {
+
+constexpr std::size_t max_subscribers = 1024;
+constexpr auto end_resend_interval = std::chrono::milliseconds(20);
+constexpr auto end_collection_time = std::chrono::seconds(3);
+constexpr auto end_collection_time_interrupted = std::chrono::milliseconds(500);
+
+std::uint64_t random_run_id()
+{
+  std::random_device device;
+  std::uint64_t id = 0;
+  while (id == 0) // 0 means "no run yet" in a subscriber's hello
+    id = (static_cast<std::uint64_t>(device()) << 32) ^ device() ^
+         static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
+  return id;
+}
+
+struct SubscriberState {
+  std::uint32_t id = 0;
+  bool joined_late = false;
+  bool counters_received = false;
+  wire::SubscriberCounters counters;
+  std::uint64_t probes_before_join = 0;
+  std::uint64_t echoes = 0;
+  bool any_echo = false;
+  std::uint64_t last_echo_sequence = 0;
+  std::unique_ptr<Histogram> rtt = std::make_unique<Histogram>();
+};
+
+class Publisher final : public MessageSink {
+public:
+  Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
+      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_waiter(endpoint, *this, config.wait_strategy, stop), m_run_id(random_run_id()),
+        m_data(config.payload_size), m_control(0)
+  {
+    m_subscribers.reserve(max_subscribers);
+    if (config.num_vars > 0)
+      RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
+    else
+      std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
+  }
+
+  RoleResult run();
+  void on_message(std::span<const std::byte> message) noexcept override;
+
+private:
+  enum class Phase { waiting, warmup, measuring, ending };
+
+  bool wait_for_subscribers();
+  bool send_phase(bool warmup);
+  bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
+                 Clock::time_point now) noexcept;
+  bool wait_for_echoes(Clock::time_point deadline) noexcept;
+  void end_test();
+  bool send_control(wire::MessageKind kind, std::uint64_t sequence) noexcept;
+  bool send_with_retry(std::span<const std::byte> message) noexcept;
+
+  void on_hello(const wire::Header& header) noexcept;
+  void on_echo(const wire::Header& header) noexcept;
+  void on_final_counters(const wire::Header& header, std::span<const std::byte> payload) noexcept;
+  SubscriberState* find_subscriber(std::uint32_t id) noexcept;
+  SubscriberState* add_subscriber(std::uint32_t id) noexcept;
+  bool all_counters_received() const noexcept;
+  RoleResult make_result(ExitStatus failure_status);
+
+  const RunConfig& m_config;
+  Endpoint& m_endpoint;
+  const StopFlag& m_stop;
+  LiveCounters& m_live;
+  Waiter m_waiter;
+  const std::uint64_t m_run_id;
+
+  OutgoingMessage m_data;
+  OutgoingMessage m_control;
+  ProbeRing m_probes;
+  std::vector<SubscriberState> m_subscribers;
+  Phase m_phase = Phase::waiting;
+
+  Histogram m_rtt;
+  Histogram m_rtt_uncorrected;
+  std::uint64_t m_sent = 0;
+  std::uint64_t m_probes_sent = 0;
+  std::uint64_t m_echoes = 0;
+  std::uint64_t m_echoes_late = 0;
+  std::uint64_t m_rejected = 0;
+  std::uint64_t m_back_pressure_waits = 0;
+  bool m_transport_failed = false;
+  Clock::time_point m_measure_start{};
+  Clock::time_point m_measure_end{};
+
+  // The probe whose echoes the sender is waiting for (ping-pong), or polling for (stream).
+  std::uint64_t m_current_probe = 0;
+  bool m_current_probe_warmup = false;
+  bool m_awaiting_echoes = false;
+  std::size_t m_current_echoes = 0;
+  Clock::time_point m_current_probe_deadline{};
+};
+
+SubscriberState* Publisher::find_subscriber(std::uint32_t id) noexcept
+{
+  for (auto& subscriber : m_subscribers)
+    if (subscriber.id == id)
+      return &subscriber;
+  return nullptr;
+}
+
+SubscriberState* Publisher::add_subscriber(std::uint32_t id) noexcept
+{
+  if (m_subscribers.size() >= max_subscribers)
+    return nullptr;
+  // A join is a control event, not the per-message path: its histogram may allocate here.
+  try {
+    SubscriberState& added = m_subscribers.emplace_back();
+    added.id = id;
+    added.joined_late = m_phase == Phase::measuring || m_phase == Phase::ending;
+    added.probes_before_join = m_probes_sent;
+    return &added;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+bool Publisher::all_counters_received() const noexcept
+{
+  return std::all_of(m_subscribers.begin(), m_subscribers.end(),
+                     [](const SubscriberState& s) { return s.counters_received; });
+}
+
+void Publisher::on_message(std::span<const std::byte> message) noexcept
+{
+  wire::Header header;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
+    ++m_rejected;
+    return;
+  }
+  if (header.sender_id == 0) {
+    // On a shared medium the publisher hears its own traffic; anything else from id 0 is
+    // another publisher, which is not ours to trust.
+    if (header.run_id != m_run_id)
+      ++m_rejected;
+    return;
+  }
+  switch (header.kind) {
+  case wire::MessageKind::hello:
+    on_hello(header);
+    break;
+  case wire::MessageKind::echo:
+    on_echo(header);
+    break;
+  case wire::MessageKind::final_counters:
+    on_final_counters(header, message.subspan(wire::header_size));
+    break;
+  default:
+    ++m_rejected;
+  }
+}
+
+void Publisher::on_hello(const wire::Header& header) noexcept
+{
+  if (header.run_id != 0 && header.run_id != m_run_id) {
+    ++m_rejected;
+    return;
+  }
+  if (find_subscriber(header.sender_id) == nullptr) {
+    if (add_subscriber(header.sender_id) == nullptr) {
+      ++m_rejected;
+      return;
+    }
+    m_endpoint.add_peer_from_last_message();
+  }
+  // Every hello is answered: the subscriber repeats it until one acknowledgement gets through.
+  send_control(wire::MessageKind::hello_ack, header.sender_id);
+}
+
+void Publisher::on_echo(const wire::Header& header) noexcept
+{
+  const auto now = Clock::now();
+  SubscriberState* subscriber = find_subscriber(header.sender_id);
+  const bool warmup = (header.flags & wire::flags::warmup) != 0;
+  if (subscriber == nullptr || header.run_id != m_run_id ||
+      !m_probes.matches(header.sequence, warmup, header.intended_ns, header.sent_ns)) {
+    ++m_rejected;
+    return;
+  }
+  const bool current = m_awaiting_echoes && header.sequence == m_current_probe &&
+                       warmup == m_current_probe_warmup;
+  if (warmup) {
+    if (current)
+      ++m_current_echoes;
+    return;
+  }
+  if (subscriber->any_echo && header.sequence <= subscriber->last_echo_sequence) {
+    ++m_rejected; // a duplicate, or one overtaken by a later probe's echo
+    return;
+  }
+  subscriber->any_echo = true;
+  subscriber->last_echo_sequence = header.sequence;
+
+  const std::int64_t now_ns = to_wire_ns(now);
+  const std::int64_t rtt = now_ns - header.intended_ns;
+  m_rtt.record(rtt);
+  m_rtt_uncorrected.record(now_ns - header.sent_ns);
+  subscriber->rtt->record(rtt);
+  ++subscriber->echoes;
+  ++m_echoes;
+  LiveCounters::bump(m_live.echoes);
+  if (current)
+    ++m_current_echoes;
+  else if (m_config.mode == Mode::ping_pong)
+    ++m_echoes_late; // its probe had already timed out
+}
+
+void Publisher::on_final_counters(const wire::Header& header,
+                                  std::span<const std::byte> payload) noexcept
+{
+  wire::SubscriberCounters counters;
+  if (header.run_id != m_run_id || !wire::decode_counters(payload, counters)) {
+    ++m_rejected;
+    return;
+  }
+  SubscriberState* subscriber = find_subscriber(header.sender_id);
+  if (subscriber == nullptr) {
+    // Its hello never reached us, yet it took part (possible on a shared medium).
+    subscriber = add_subscriber(header.sender_id);
+    if (subscriber == nullptr) {
+      ++m_rejected;
+      return;
+    }
+    subscriber->joined_late = true;
+  }
+  subscriber->counters = counters;
+  subscriber->counters_received = true;
+  send_control(wire::MessageKind::final_ack, header.sender_id);
+}
+
+bool Publisher::send_control(wire::MessageKind kind, std::uint64_t sequence) noexcept
+{
+  wire::Header header;
+  header.kind = kind;
+  header.run_id = m_run_id;
+  header.sequence = sequence;
+  const std::int64_t now_ns = to_wire_ns(Clock::now());
+  header.intended_ns = now_ns;
+  header.sent_ns = now_ns;
+  return m_endpoint.send(m_control.with_header(header)) == SendResult::sent;
+}
+
+bool Publisher::send_with_retry(std::span<const std::byte> message) noexcept
+{
+  // A back-pressured transport is waited on, draining the back channel meanwhile, but never
+  // forever: a stuck peer must not hang the publisher.
+  const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
+  for (;;) {
+    const SendResult result = m_endpoint.send(message);
+    if (result == SendResult::sent)
+      return true;
+    if (result == SendResult::failed || m_stop.requested() || Clock::now() >= give_up)
+      return false;
+    ++m_back_pressure_waits;
+    if (!m_waiter.poll())
+      return false;
+  }
+}
+
+bool Publisher::wait_for_subscribers()
+{
+  const auto deadline = Clock::now() + from_seconds(m_config.wait_seconds);
+  const std::size_t expected = m_config.subscribers;
+  if (!m_waiter.wait_until(deadline, [&] { return m_subscribers.size() >= expected; })) {
+    m_transport_failed = true;
+    return false;
+  }
+  return m_subscribers.size() >= expected;
+}
+
+bool Publisher::send_data(bool warmup, bool probe, std::uint64_t sequence,
+                          Clock::time_point intended, Clock::time_point now) noexcept
+{
+  wire::Header header;
+  header.kind = wire::MessageKind::data;
+  header.flags = static_cast<std::uint16_t>((probe ? wire::flags::probe : 0) |
+                                            (warmup ? wire::flags::warmup : 0));
+  header.run_id = m_run_id;
+  header.sequence = sequence;
+  header.intended_ns = to_wire_ns(intended);
+  header.sent_ns = to_wire_ns(now);
+  header.record_count = m_config.num_vars;
+  if (probe) {
+    // Remembered before sending: on a fast transport the echo can beat send()'s return.
+    m_probes.remember(sequence, warmup, header.intended_ns, header.sent_ns);
+    m_current_probe = sequence;
+    m_current_probe_warmup = warmup;
+    m_current_echoes = 0;
+    m_awaiting_echoes = true;
+    m_current_probe_deadline = now + from_seconds(m_config.probe_timeout_seconds);
+  }
+  if (!send_with_retry(m_data.with_header(header))) {
+    m_awaiting_echoes = false;
+    return false;
+  }
+  return true;
+}
+
+bool Publisher::wait_for_echoes(Clock::time_point deadline) noexcept
+{
+  const bool ok = m_waiter.wait_until(
+      deadline, [&] { return m_current_echoes >= m_subscribers.size(); });
+  m_awaiting_echoes = false;
+  return ok;
+}
+
+bool Publisher::send_phase(bool warmup)
+{
+  const auto start = Clock::now();
+  const Pacer pacer(m_config.send_hz, start);
+  const auto length = warmup ? from_seconds(m_config.warmup_seconds)
+                             : from_seconds(m_config.test_seconds);
+  const std::optional<std::uint64_t> count = warmup ? m_config.warmup_count : m_config.count;
+  const auto end_time = start + length;
+  const bool ping_pong = m_config.mode == Mode::ping_pong;
+  const auto probe_period = from_seconds(1.0 / m_config.probe_hz);
+  auto next_probe = start;
+
+  if (!warmup) {
+    m_measure_start = start;
+    m_live.measuring.store(true, std::memory_order_relaxed);
+  }
+  std::uint64_t index = 0;
+  for (;; ++index) {
+    if (m_stop.requested())
+      break;
+    if (count ? index >= *count : false)
+      break;
+    Clock::time_point intended = start;
+    if (pacer.paced()) {
+      intended = pacer.due(index);
+      if (!count && intended >= end_time)
+        break;
+      if (!m_waiter.wait_until(intended, [] { return false; }))
+        return false;
+      if (m_stop.requested())
+        break;
+    }
+    const auto now = Clock::now();
+    if (!count && now >= end_time)
+      break;
+    if (!pacer.paced())
+      intended = now;
+
+    bool probe = ping_pong;
+    if (!ping_pong && now >= next_probe) {
+      probe = true;
+      next_probe += probe_period;
+      if (next_probe <= now) // after a stall, do not burst probes to catch up
+        next_probe = now + probe_period;
+    }
+    if (!send_data(warmup, probe, index, intended, now))
+      return false;
+    if (!warmup) {
+      ++m_sent;
+      if (probe)
+        ++m_probes_sent;
+      LiveCounters::bump(m_live.sent);
+    }
+
+    if (ping_pong) {
+      if (!wait_for_echoes(m_current_probe_deadline))
+        return false;
+    } else if (m_awaiting_echoes || (index & 63) == 0) {
+      // While a probe is out, look for its echo after every send so the echo is timed
+      // promptly; otherwise only now and then, for hellos of late joiners.
+      if (!m_waiter.poll())
+        return false;
+      if (m_awaiting_echoes &&
+          (m_current_echoes >= m_subscribers.size() || now >= m_current_probe_deadline))
+        m_awaiting_echoes = false;
+    }
+  }
+  if (!warmup) {
+    m_measure_end = Clock::now();
+    m_live.measuring.store(false, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+void Publisher::end_test()
+{
+  m_phase = Phase::ending;
+  m_awaiting_echoes = false;
+  const auto start = Clock::now();
+  const auto deadline =
+      start + (m_stop.requested() ? Nanoseconds(end_collection_time_interrupted)
+                                  : Nanoseconds(end_collection_time));
+  // The END is repeated because it may be lost; each copy carries the total sent, and every
+  // copy that reaches a subscriber brings its final counters back.
+  const StopFlag never_stop;
+  Waiter waiter(m_endpoint, *this, m_config.wait_strategy, never_stop);
+  int ends_sent = 0;
+  for (auto now = start; now < deadline; now = Clock::now()) {
+    if (ends_sent >= 3 && all_counters_received())
+      break;
+    send_control(wire::MessageKind::end, m_sent);
+    ++ends_sent;
+    const auto next = std::min(now + end_resend_interval, deadline);
+    if (!waiter.wait_until(next, [] { return false; })) {
+      m_transport_failed = true;
+      return;
+    }
+  }
+}
+
+RoleResult Publisher::make_result(ExitStatus failure_status)
+{
+  RoleResult result;
+  RunReport& report = result.report;
+  report.run_id = m_run_id;
+  report.interrupted = m_stop.requested();
+  report.messages_sent = m_sent;
+  report.probes_sent = m_probes_sent;
+  report.echoes_received = m_echoes;
+  report.echoes_late = m_echoes_late;
+  report.rtt = m_rtt.summarize();
+  report.rtt_uncorrected = m_rtt_uncorrected.summarize();
+  report.rejected = m_rejected;
+  if (m_measure_end > m_measure_start)
+    report.measured_seconds = to_seconds(m_measure_end - m_measure_start);
+
+  for (const SubscriberState& state : m_subscribers) {
+    SubscriberResult sub = state.counters_received
+                               ? subscriber_result(state.id, state.counters, m_sent)
+                               : SubscriberResult{};
+    sub.id = state.id;
+    sub.counters_received = state.counters_received;
+    sub.joined_late = state.joined_late;
+    sub.probes_sent = m_probes_sent - state.probes_before_join;
+    sub.echoes = state.echoes;
+    sub.rtt = state.rtt->summarize();
+    report.subscribers.push_back(sub);
+  }
+
+  auto& problems = report.problems;
+  if (m_transport_failed)
+    problems.push_back("the transport failed while sending or receiving");
+  if (m_phase == Phase::waiting) {
+    problems.push_back("waited " + std::to_string(m_config.wait_seconds) + " s for " +
+                       std::to_string(m_config.subscribers) + " subscriber(s); " +
+                       std::to_string(m_subscribers.size()) + " announced themselves");
+  } else {
+    if (m_subscribers.empty())
+      problems.push_back("no subscriber took part");
+    for (const SubscriberResult& sub : report.subscribers) {
+      const std::string name = "subscriber " + std::to_string(sub.id);
+      if (!sub.counters_received)
+        problems.push_back(name + " sent no final counters (it left early, or they were lost)");
+      else if (sub.counters.received == 0)
+        problems.push_back(name + " received no measured data");
+      else if (m_config.max_loss_percent && loss_percent(sub) > *m_config.max_loss_percent)
+        problems.push_back(name + " lost " + std::to_string(loss_percent(sub)) +
+                           "% (more than --max-loss " +
+                           std::to_string(*m_config.max_loss_percent) + "%)");
+      else if (sub.lost > 0)
+        report.warnings.push_back(name + " lost " + std::to_string(sub.lost) + " of " +
+                                  std::to_string(m_sent) + " messages");
+      if (sub.joined_late)
+        report.warnings.push_back(name + " joined after the measured phase began");
+    }
+    if (m_probes_sent > 0 && m_echoes == 0 && !m_subscribers.empty())
+      problems.push_back("no probe was echoed, so there is no latency figure");
+    if (m_echoes_late > 0)
+      report.warnings.push_back(std::to_string(m_echoes_late) +
+                                " echoes came back after --probe-timeout");
+  }
+  if (m_back_pressure_waits > 0)
+    report.warnings.push_back("the transport pushed back " +
+                              std::to_string(m_back_pressure_waits) + " times");
+
+  report.success = problems.empty() && !report.interrupted;
+  if (report.interrupted)
+    result.status = ExitStatus::interrupted;
+  else if (!problems.empty())
+    result.status = failure_status;
+  return result;
+}
+
+RoleResult Publisher::run()
+{
+  if (!wait_for_subscribers()) {
+    if (m_stop.requested())
+      return make_result(ExitStatus::interrupted);
+    return make_result(ExitStatus::runtime);
+  }
+  m_phase = Phase::warmup;
+  const bool warmup_wanted = m_config.warmup_count ? *m_config.warmup_count > 0
+                                                   : m_config.warmup_seconds > 0;
+  bool ok = !warmup_wanted || send_phase(true);
+  if (ok && !m_stop.requested()) {
+    m_phase = Phase::measuring;
+    ok = send_phase(false);
+  }
+  if (!ok)
+    m_transport_failed = true;
+  end_test();
+  return make_result(m_transport_failed ? ExitStatus::runtime : ExitStatus::failed);
+}
+
+} // namespace
+
+RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                         LiveCounters& live)
+{
+  Publisher publisher(config, endpoint, stop, live);
+  return publisher.run();
+}
+
+} // namespace netprof

@@ -1,0 +1,129 @@
+#include "run.hpp"
+
+#include "cpu_pinning.hpp"
+#include "live_status.hpp"
+#include "local_pair.hpp"
+#include "publisher.hpp"
+#include "stop_flag.hpp"
+#include "subscriber.hpp"
+
+#include <netprof/cli.hpp>
+#include <netprof/errors.hpp>
+#include <netprof/report.hpp>
+#include <netprof/wire.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+namespace netprof {
+
+namespace {
+
+int code(ExitStatus status) { return static_cast<int>(status); }
+
+// Opened before the test so an unwritable path fails in the first second, not after ten.
+std::optional<std::ofstream> open_json_output(const std::string& path)
+{
+  if (path.empty())
+    return std::nullopt;
+  std::ofstream file(path, std::ios::trunc);
+  if (!file)
+    throw UsageError("cannot write --json file '" + path + "'");
+  return file;
+}
+
+void check_payload_fits(const RunConfig& config, const EndpointFacts& facts)
+{
+  const std::size_t limit =
+      facts.max_message_size > wire::header_size ? facts.max_message_size - wire::header_size : 0;
+  if (config.payload_size > limit)
+    throw UsageError("-s " + std::to_string(config.payload_size) + " is too large for " +
+                     facts.transport + ": at most " + std::to_string(limit) +
+                     " B of payload per message");
+}
+
+double expected_seconds(const RunConfig& config)
+{
+  return config.count ? 0.0 : config.warmup_seconds + config.test_seconds;
+}
+
+RoleResult run_role(const RunConfig& config, Endpoint& endpoint)
+{
+  LiveCounters live;
+  std::optional<StatusLine> status_line;
+  if (StatusLine::wanted(config.quiet, expected_seconds(config)))
+    status_line.emplace(live);
+  return config.role == Role::publisher
+             ? run_publisher(config, endpoint, process_stop_flag(), live)
+             : run_subscriber(config, endpoint, process_stop_flag(), live);
+}
+
+} // namespace
+
+int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err)
+{
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+
+  ParsedCommandLine parsed;
+  try {
+    parsed = parse_command_line(argc, argv, registry);
+  } catch (const UsageError& error) {
+    err << "netprof: " << error.what() << "\n";
+    return code(ExitStatus::usage);
+  }
+  if (parsed.action != ParsedCommandLine::Action::run) {
+    out << parsed.text;
+    return code(ExitStatus::passed);
+  }
+  const RunConfig& config = parsed.config;
+  install_stop_signal_handlers();
+
+  try {
+    if (config.local_pair)
+      return run_local_pair(config, *parsed.transport);
+
+    auto json_file = open_json_output(config.json_path);
+    if (!config.cpus.empty())
+      pin_to_cpu(config.cpus.front());
+    EndpointRequest request;
+    request.role = config.role;
+    request.id = config.id;
+    request.queue_length_bytes = config.queue_length;
+    const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
+    const EndpointFacts facts = endpoint->facts();
+    check_payload_fits(config, facts);
+
+    RoleResult result = run_role(config, *endpoint);
+    RunReport& report = result.report;
+    report.config = config;
+    report.endpoint = facts;
+    report.host = collect_host_facts();
+    report.version = NETPROF_VERSION;
+    report.build_type = NETPROF_BUILD_TYPE;
+
+    if (!config.quiet)
+      write_text_report(out, report);
+    out.flush();
+    if (json_file) {
+      *json_file << report_to_json(report).dump(2) << "\n";
+      if (!json_file->flush()) {
+        err << "netprof: cannot write --json file '" << config.json_path << "'\n";
+        return code(ExitStatus::runtime);
+      }
+    }
+    return code(result.status);
+  } catch (const UsageError& error) {
+    err << "netprof: " << error.what() << "\n";
+    return code(ExitStatus::usage);
+  } catch (const std::exception& error) {
+    err << "netprof: " << error.what() << "\n";
+    return code(ExitStatus::runtime);
+  }
+}
+
+} // namespace netprof

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <atomic>
+
+namespace netprof {
+
+// Set by SIGINT/SIGTERM; every loop checks it so an interrupted run still reports what it
+// measured. A second signal of the same kind kills the process (the handler is one-shot).
+class StopFlag {
+public:
+  bool requested() const noexcept { return m_requested.load(std::memory_order_relaxed); }
+  void request() noexcept { m_requested.store(true, std::memory_order_relaxed); }
+
+private:
+  std::atomic<bool> m_requested{false};
+};
+
+// The process-wide flag the signal handlers set.
+StopFlag& process_stop_flag() noexcept;
+
+void install_stop_signal_handlers();
+
+} // namespace netprof

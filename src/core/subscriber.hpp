@@ -1,0 +1,16 @@
+#pragma once
+
+#include "live_status.hpp"
+#include "role_result.hpp"
+#include "stop_flag.hpp"
+
+#include <netprof/config.hpp>
+#include <netprof/transport.hpp>
+
+namespace netprof {
+
+// The subscriber's whole test: announce, count on its own clock, echo probes, report at END.
+RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                          LiveCounters& live);
+
+} // namespace netprof

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <netprof/clock.hpp>
+#include <netprof/config.hpp>
+#include <netprof/transport.hpp>
+
+#include "stop_flag.hpp"
+
+namespace netprof {
+
+// How the measured loops wait for the next message: the one place that knows the wait
+// strategies. Blocking waits are cut into slices so a stop request or a periodic duty
+// (resending a hello) is never late by more than a slice.
+class Waiter {
+public:
+  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy, const StopFlag& stop) noexcept;
+
+  // Delivers messages until `done()` is true, the deadline passes or a stop is requested.
+  // Returns false only on a transport failure.
+  template <typename Done>
+  bool wait_until(Clock::time_point deadline, Done&& done) noexcept
+  {
+    while (!done()) {
+      if (m_stop.requested())
+        return true;
+      const auto now = Clock::now();
+      if (now >= deadline)
+        return true;
+      if (!receive_once(deadline - now))
+        return false;
+    }
+    return true;
+  }
+
+  // One receive: non-blocking when spinning, else blocking for at most min(remaining, slice).
+  bool receive_once(Nanoseconds remaining) noexcept;
+
+  // Drains whatever is waiting without blocking.
+  bool poll() noexcept;
+
+  static constexpr Nanoseconds slice = std::chrono::milliseconds(20);
+
+private:
+  Endpoint& m_endpoint;
+  MessageSink& m_sink;
+  WaitStrategy m_strategy;
+  const StopFlag& m_stop;
+};
+
+} // namespace netprof

@@ -1,0 +1,8 @@
+#include "core/run.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv)
+{
+  return netprof::run(argc, argv, std::cout, std::cerr);
+}

@@ -1,0 +1,221 @@
+#include <netprof/report.hpp>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+// The key names here are a contract with the e2e tests, the sweep scripts and anyone's saved
+// results: docs/json-schema.md lists them all. Renaming or removing one means bumping
+// json_schema_version; adding one does not.
+
+namespace netprof {
+
+namespace {
+
+using nlohmann::json;
+
+// nlohmann::json would write NaN and infinity as null, silently turning a number field into
+// something else; 0 keeps the type and only happens when there was nothing to measure.
+double finite(double value)
+{
+  return std::isfinite(value) ? value : 0.0;
+}
+
+// `halve` gives one-way figures (RTT/2) as doubles so odd round trips keep their half ns;
+// round trips stay integers, as measured. count is a count either way.
+json latency_json(const LatencySummary& rtt, bool halve)
+{
+  auto exact = [halve](std::int64_t ns) {
+    return halve ? json(static_cast<double>(ns) / 2.0) : json(ns);
+  };
+  auto real = [halve](double ns) { return finite(halve ? ns / 2.0 : ns); };
+  return json{
+    {"count", rtt.count},
+    {"min", exact(rtt.min_ns)},
+    {"mean", real(rtt.mean_ns)},
+    {"max", exact(rtt.max_ns)},
+    {"stddev", real(rtt.stddev_ns)},
+    {"p50", exact(rtt.p50_ns)},
+    {"p90", exact(rtt.p90_ns)},
+    {"p99", exact(rtt.p99_ns)},
+    {"p99_9", exact(rtt.p999_ns)},
+    {"p99_99", exact(rtt.p9999_ns)},
+  };
+}
+
+json host_json(const HostFacts& host)
+{
+  return json{
+    {"hostname", host.hostname},
+    {"kernel", host.kernel},
+    {"cpu_model", host.cpu_model},
+    {"cores", host.cores},
+    {"clock_source", host.clock_source},
+    {"net_core",
+     {
+       {"rmem_default", host.rmem_default},
+       {"rmem_max", host.rmem_max},
+       {"wmem_default", host.wmem_default},
+       {"wmem_max", host.wmem_max},
+     }},
+  };
+}
+
+json settings_json(const RunConfig& config)
+{
+  json settings{
+    {"role", to_string(config.role)},
+    {"id", config.id},
+    {"transport", config.transport_name},
+    {"mode", to_string(config.mode)},
+    {"payload_size", config.payload_size},
+    {"num_vars", config.num_vars},
+    {"test_seconds", finite(config.test_seconds)},
+    {"count", nullptr},
+    {"send_hz", finite(config.send_hz)},
+    {"probe_hz", finite(config.probe_hz)},
+    {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
+    {"warmup_seconds", finite(config.warmup_seconds)},
+    {"warmup_count", nullptr},
+    {"subscribers_expected", config.subscribers},
+    {"wait_seconds", finite(config.wait_seconds)},
+    {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
+    {"wait_strategy", to_string(config.wait_strategy)},
+    {"cpus", config.cpus},
+    {"queue_length", config.queue_length},
+    {"max_loss_percent", nullptr},
+  };
+  if (config.count) {
+    settings["count"] = *config.count;
+  }
+  if (config.warmup_count) {
+    settings["warmup_count"] = *config.warmup_count;
+  }
+  if (config.max_loss_percent && std::isfinite(*config.max_loss_percent)) {
+    settings["max_loss_percent"] = *config.max_loss_percent;
+  }
+  return settings;
+}
+
+json endpoint_json(const EndpointFacts& endpoint)
+{
+  return json{
+    {"transport", endpoint.transport},
+    {"local_addresses", endpoint.local_addresses},
+    {"peer_addresses", endpoint.peer_addresses},
+    {"max_message_size", endpoint.max_message_size},
+    {"buffer",
+     {
+       {"requested", endpoint.requested_buffer_bytes},
+       {"granted_send", endpoint.granted_send_buffer_bytes},
+       {"granted_receive", endpoint.granted_receive_buffer_bytes},
+     }},
+    {"notes", endpoint.notes},
+  };
+}
+
+json result_json(const RunReport& report)
+{
+  const char* status = report.interrupted ? "INTERRUPTED" : report.success ? "SUCCESS" : "FAIL";
+  return json{
+    {"status", status},
+    {"success", report.success},
+    {"interrupted", report.interrupted},
+    {"problems", report.problems},
+    {"warnings", report.warnings},
+  };
+}
+
+json subscriber_json(const SubscriberResult& sub)
+{
+  const wire::SubscriberCounters& c = sub.counters;
+  const Throughput& t = sub.throughput;
+  return json{
+    {"id", sub.id},
+    {"counters_received", sub.counters_received},
+    {"joined_late", sub.joined_late},
+    {"received", c.received},
+    {"unique", c.unique},
+    {"lost", sub.lost},
+    {"loss_percent", finite(loss_percent(sub))},
+    {"duplicates", c.duplicates},
+    {"out_of_order", c.out_of_order},
+    {"gaps", c.gaps},
+    {"datagrams", c.datagrams},
+    {"payload_bytes", c.payload_bytes},
+    {"wire_bytes", c.wire_bytes},
+    {"probes_sent", sub.probes_sent},
+    {"echoes", sub.echoes},
+    {"probes_echoed", c.probes_echoed},
+    {"rejected", c.rejected},
+    {"warmup_received", c.warmup_received},
+    {"records_decoded", c.records_decoded},
+    {"throughput",
+     {
+       {"seconds", finite(t.seconds)},
+       {"messages_per_second", finite(t.messages_per_second)},
+       {"datagrams_per_second", finite(t.datagrams_per_second)},
+       {"payload_bytes_per_second", finite(t.payload_bytes_per_second)},
+       {"wire_bytes_per_second", finite(t.wire_bytes_per_second)},
+     }},
+    {"latency",
+     {
+       {"rtt_ns", latency_json(sub.rtt, false)},
+       {"one_way_ns", latency_json(sub.rtt, true)},
+     }},
+  };
+}
+
+} // namespace
+
+nlohmann::json report_to_json(const RunReport& report)
+{
+  json out{
+    {"schema_version", json_schema_version},
+    {"tool",
+     {
+       {"name", "netprof"},
+       {"version", report.version},
+       {"build_type", report.build_type},
+     }},
+    {"command_line", report.config.command_line},
+    {"host", host_json(report.host)},
+    {"settings", settings_json(report.config)},
+    {"endpoint", endpoint_json(report.endpoint)},
+    {"run_id", format_run_id(report.run_id)},
+    {"result", result_json(report)},
+    {"rejected", report.rejected},
+  };
+
+  if (report.config.role == Role::publisher) {
+    out["publisher"] = json{
+      {"messages_sent", report.messages_sent},
+      {"measured_seconds", finite(report.measured_seconds)},
+      {"probes_sent", report.probes_sent},
+      {"echoes_received", report.echoes_received},
+      {"echoes_late", report.echoes_late},
+      {"latency",
+       {
+         {"rtt_ns", latency_json(report.rtt, false)},
+         {"one_way_ns", latency_json(report.rtt, true)},
+         {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
+       }},
+    };
+    json subscribers = json::array();
+    for (const SubscriberResult& sub : report.subscribers) {
+      subscribers.push_back(subscriber_json(sub));
+    }
+    out["subscribers"] = std::move(subscribers);
+  } else {
+    if (report.self) {
+      json self = subscriber_json(*report.self);
+      self["end_received"] = report.end_received;
+      out["subscriber"] = std::move(self);
+    } else {
+      out["subscriber"] = nullptr;
+    }
+  }
+  return out;
+}
+
+} // namespace netprof

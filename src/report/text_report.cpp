@@ -1,0 +1,283 @@
+#include <netprof/report.hpp>
+
+#include <ostream>
+#include <string>
+
+// MADARA network_profiler's layout (Test:, Settings:, Latency:, Throughput:, two-space
+// "Label: value" lines) so its users find things where they expect them; the extensions are
+// extra lines and blocks, never renamed ones.
+
+namespace netprof {
+
+namespace {
+
+std::string seconds(double value)
+{
+  return format_number(value) + " s";
+}
+
+// One-way is half of a round trip; kept as a double so an odd RTT does not lose its half ns.
+double half(std::int64_t ns)
+{
+  return static_cast<double>(ns) / 2.0;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& suffix)
+{
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) {
+      out += ", ";
+    }
+    out += item + suffix;
+  }
+  return out;
+}
+
+void write_list(std::ostream& out, const char* heading, const std::vector<std::string>& items)
+{
+  if (items.empty()) {
+    return;
+  }
+  out << heading << "\n";
+  for (const std::string& item : items) {
+    out << "  - " << item << "\n";
+  }
+}
+
+void write_status(std::ostream& out, const RunReport& report)
+{
+  if (report.interrupted) {
+    out << "Test: INTERRUPTED (partial results)\n";
+  } else {
+    out << "Test: " << (report.success ? "SUCCESS" : "FAIL") << "\n";
+  }
+  write_list(out, "Problems:", report.problems);
+  write_list(out, "Warnings:", report.warnings);
+}
+
+std::string buffer_line(const EndpointFacts& endpoint)
+{
+  std::string requested = endpoint.requested_buffer_bytes == 0
+                            ? std::string("OS default")
+                            : format_count(endpoint.requested_buffer_bytes) + " B";
+  std::string granted;
+  if (endpoint.granted_send_buffer_bytes == 0 && endpoint.granted_receive_buffer_bytes == 0) {
+    granted = "not reported by the transport";
+  } else {
+    granted = "send " + format_count(endpoint.granted_send_buffer_bytes) + " B, receive " +
+              format_count(endpoint.granted_receive_buffer_bytes) + " B";
+  }
+  return "requested " + requested + "; granted " + granted;
+}
+
+void write_settings(std::ostream& out, const RunReport& report)
+{
+  const RunConfig& config = report.config;
+  const EndpointFacts& endpoint = report.endpoint;
+  const HostFacts& host = report.host;
+
+  out << "Settings:\n";
+  out << "  Transport type: " << config.transport_name << "\n";
+  out << "  Role: " << to_string(config.role) << " id " << config.id << "\n";
+  if (config.mode == Mode::stream) {
+    out << "  Mode: stream with probes at " << format_number(config.probe_hz) << " Hz\n";
+  } else {
+    out << "  Mode: ping-pong (one probe in flight, timeout "
+        << seconds(config.probe_timeout_seconds) << ")\n";
+  }
+  out << "  Buffer size: " << buffer_line(endpoint) << "\n";
+  for (const std::string& note : endpoint.notes) {
+    out << "    note: " << note << "\n";
+  }
+  std::string hosts = join(endpoint.local_addresses, " (bound)");
+  std::string peers = join(endpoint.peer_addresses, " (peer)");
+  if (!hosts.empty() && !peers.empty()) {
+    hosts += ", ";
+  }
+  hosts += peers;
+  out << "  Hosts: " << (hosts.empty() ? std::string("none reported") : hosts) << "\n";
+  if (endpoint.max_message_size > 0) {
+    out << "  Max message size: " << format_count(endpoint.max_message_size) << " B\n";
+  }
+  out << "  Machine: " << (host.hostname.empty() ? std::string("unknown") : host.hostname);
+  if (!host.kernel.empty()) {
+    out << ", " << host.kernel;
+  }
+  out << ", " << (host.cpu_model.empty() ? std::string("unknown CPU") : host.cpu_model) << ", "
+      << host.cores << " cores";
+  if (!host.clock_source.empty()) {
+    out << ", clock source " << host.clock_source;
+  }
+  out << "\n";
+  out << "  Data size: " << format_count(config.payload_size) << " B\n";
+  out << "  Num vars: " << config.num_vars << "\n";
+  if (config.count) {
+    out << "  Count: " << format_count(*config.count) << " messages\n";
+  } else {
+    out << "  Test time: " << seconds(config.test_seconds) << "\n";
+  }
+  if (config.send_hz > 0.0) {
+    out << "  Send rate: " << format_number(config.send_hz) << " Hz\n";
+  } else {
+    out << "  Send rate: as fast as possible\n";
+  }
+  if (config.warmup_count) {
+    out << "  Warm-up: " << format_count(*config.warmup_count) << " messages\n";
+  } else if (config.warmup_seconds > 0.0) {
+    out << "  Warm-up: " << seconds(config.warmup_seconds) << "\n";
+  } else {
+    out << "  Warm-up: none\n";
+  }
+  out << "  Wait strategy: " << to_string(config.wait_strategy) << "\n";
+  std::string cpus;
+  for (int cpu : config.cpus) {
+    cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu);
+  }
+  out << "  CPU pinning: " << (cpus.empty() ? std::string("none") : cpus) << "\n";
+  out << "  Run id: " << format_run_id(report.run_id) << "\n";
+}
+
+// `scale` turns a round trip into what the block shows: 1 for RTT, 0.5 for one-way.
+void write_latency_block(std::ostream& out, const char* heading, const LatencySummary& rtt,
+                         double scale)
+{
+  auto line = [&](const char* label, double ns) {
+    out << "    " << label << ": " << format_duration_ns(ns * scale) << "\n";
+  };
+  out << "  " << heading << "\n";
+  line("Min", static_cast<double>(rtt.min_ns));
+  line("Avg", rtt.mean_ns);
+  line("Max", static_cast<double>(rtt.max_ns));
+  line("Stddev", rtt.stddev_ns);
+  line("p50", static_cast<double>(rtt.p50_ns));
+  line("p90", static_cast<double>(rtt.p90_ns));
+  line("p99", static_cast<double>(rtt.p99_ns));
+  line("p99.9", static_cast<double>(rtt.p999_ns));
+  line("p99.99", static_cast<double>(rtt.p9999_ns));
+}
+
+void write_publisher_latency(std::ostream& out, const RunReport& report)
+{
+  out << "Latency: round trip on the publisher's clock; one-way = RTT/2\n";
+  out << "  Probes sent: " << format_count(report.probes_sent) << "\n";
+  // Every subscriber echoes every probe, so echoes can outnumber probes.
+  out << "  Echoes received: " << format_count(report.echoes_received);
+  if (report.subscribers.size() > 1) {
+    out << " (from " << report.subscribers.size() << " subscribers)";
+  }
+  out << "\n";
+  out << "  Late echoes: " << format_count(report.echoes_late) << "\n";
+  if (report.rtt.count == 0) {
+    out << "  no probes echoed\n";
+    return;
+  }
+  write_latency_block(out, "One-way (RTT/2):", report.rtt, 0.5);
+  write_latency_block(out, "Round trip (RTT):", report.rtt, 1.0);
+  if (report.config.send_hz > 0.0 && report.rtt_uncorrected.count > 0) {
+    const LatencySummary& raw = report.rtt_uncorrected;
+    out << "  Uncorrected RTT (from actual send time): p50 "
+        << format_duration_ns(static_cast<double>(raw.p50_ns)) << ", p99 "
+        << format_duration_ns(static_cast<double>(raw.p99_ns)) << ", max "
+        << format_duration_ns(static_cast<double>(raw.max_ns)) << "\n";
+    // One line, so the reader sees why two RTTs exist without leaving the report.
+    out << "    (the RTT above starts when each probe was due, so sender stalls count: no "
+           "coordinated omission)\n";
+  }
+}
+
+// The counters block shared by the publisher's per-subscriber view and a subscriber's own
+// report. `lost_known` is false on a subscriber that never saw END: it cannot know what was sent.
+void write_counters(std::ostream& out, const std::string& indent, const SubscriberResult& result,
+                    std::uint32_t num_vars, bool lost_known)
+{
+  const wire::SubscriberCounters& c = result.counters;
+  const Throughput& t = result.throughput;
+  out << indent << "Messages received: " << format_count(c.received) << "\n";
+  out << indent << "Message rate: " << format_rate(t.messages_per_second, "msg") << "\n";
+  out << indent << "Datagrams: " << format_count(c.datagrams) << " ("
+      << format_rate(t.datagrams_per_second, "datagrams") << ")\n";
+  out << indent << "Data received: " << format_byte_total(c.payload_bytes) << "\n";
+  out << indent << "Data rate: " << format_rate(t.payload_bytes_per_second, "B") << "\n";
+  out << indent << "Wire data: " << format_byte_total(c.wire_bytes) << " at "
+      << format_rate(t.wire_bytes_per_second, "B") << "\n";
+  out << indent << "Measured time: " << format_duration_ns(t.seconds * 1e9)
+      << " (subscriber clock, first to last message)\n";
+  if (lost_known) {
+    out << indent << "Lost: " << format_count(result.lost) << " ("
+        << format_percent(loss_percent(result)) << ")\n";
+  } else {
+    out << indent << "Lost: unknown (no end of test received)\n";
+  }
+  out << indent << "Gaps: " << format_count(c.gaps) << "\n";
+  out << indent << "Duplicates: " << format_count(c.duplicates) << "\n";
+  out << indent << "Out of order: " << format_count(c.out_of_order) << "\n";
+  if (num_vars > 0) {
+    out << indent << "Records decoded: " << format_count(c.records_decoded) << "\n";
+  }
+}
+
+void write_publisher_throughput(std::ostream& out, const RunReport& report)
+{
+  out << "Throughput:\n";
+  out << "  Messages sent: " << format_count(report.messages_sent) << "\n";
+  out << "  Measured time: " << format_duration_ns(report.measured_seconds * 1e9)
+      << " (publisher clock)\n";
+  if (report.subscribers.empty()) {
+    out << "  No subscriber reported.\n";
+  }
+  for (const SubscriberResult& sub : report.subscribers) {
+    out << "  Subscriber " << sub.id << ":";
+    if (sub.joined_late) {
+      out << " (joined late)";
+    }
+    if (!sub.counters_received) {
+      out << " (no final counters: left early or lost)";
+    }
+    out << "\n";
+    if (sub.counters_received) {
+      write_counters(out, "    ", sub, report.config.num_vars, true);
+    }
+    out << "    Probes echoed: " << format_count(sub.echoes) << " of "
+        << format_count(sub.probes_sent) << "\n";
+    if (sub.rtt.count > 0) {
+      out << "    One-way (RTT/2): p50 " << format_duration_ns(half(sub.rtt.p50_ns)) << ", p99 "
+          << format_duration_ns(half(sub.rtt.p99_ns)) << "\n";
+    } else {
+      out << "    One-way (RTT/2): no probes echoed\n";
+    }
+  }
+}
+
+void write_subscriber_throughput(std::ostream& out, const RunReport& report)
+{
+  out << "Throughput:\n";
+  if (report.self) {
+    write_counters(out, "  ", *report.self, report.config.num_vars, report.end_received);
+    out << "  Probes echoed: " << format_count(report.self->counters.probes_echoed) << "\n";
+  } else {
+    out << "  No counters.\n";
+  }
+  out << "  End of test received: " << (report.end_received ? "yes" : "no") << "\n";
+}
+
+} // namespace
+
+void write_text_report(std::ostream& out, const RunReport& report)
+{
+  write_status(out, report);
+  write_settings(out, report);
+  if (report.config.role == Role::publisher) {
+    write_publisher_latency(out, report);
+    write_publisher_throughput(out, report);
+  } else {
+    out << "Latency:\n";
+    out << "  Latency is measured on the publisher (round trip); see its report.\n";
+    write_subscriber_throughput(out, report);
+  }
+  if (report.rejected > 0) {
+    out << "Rejected messages: " << format_count(report.rejected) << "\n";
+  }
+}
+
+} // namespace netprof

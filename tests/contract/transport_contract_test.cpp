@@ -1,0 +1,325 @@
+// The contract every transport must pass. It runs over every entry that
+// register_builtin_transports() adds, so a new transport is covered by adding its one line
+// there. The tests only use the seam (registry.hpp, transport.hpp): a publisher/subscriber
+// pair is built from the transport's own local_pair_arguments(), as the local pair does.
+//
+// Nothing may hang: every loop is bounded by a steady_clock deadline, and every receive has a
+// short timeout. No sleep stands in for an assertion.
+
+#include <netprof/errors.hpp>
+#include <netprof/registry.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+// gtest prints parameters in failure messages; the name is what identifies a transport.
+void PrintTo(const TransportEntry& entry, std::ostream* out)
+{
+  *out << entry.name;
+}
+
+} // namespace netprof
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::Endpoint;
+using netprof::ReceiveResult;
+using netprof::SendResult;
+using netprof::Transport;
+using netprof::TransportEntry;
+namespace po = boost::program_options;
+
+using Bytes = std::vector<std::byte>;
+
+constexpr auto test_deadline = 5s;
+constexpr auto poll_timeout = 10ms;
+constexpr std::size_t queue_length = std::size_t{1} << 20;
+
+std::vector<TransportEntry> builtin_transports()
+{
+  netprof::TransportRegistry registry;
+  netprof::register_builtin_transports(registry);
+  return registry.entries();
+}
+
+// Byte i depends on the seed and on i, so a shifted, truncated or stale buffer shows up.
+Bytes pattern(std::size_t size, std::uint8_t seed)
+{
+  Bytes bytes(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    bytes[i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
+  }
+  return bytes;
+}
+
+Bytes indexed_message(std::uint32_t index)
+{
+  Bytes bytes = pattern(64, 7);
+  for (std::size_t i = 0; i < 4; ++i) {
+    bytes[i] = static_cast<std::byte>((index >> (8 * i)) & 0xff);
+  }
+  return bytes;
+}
+
+std::uint32_t index_of(const Bytes& message)
+{
+  std::uint32_t index = 0;
+  for (std::size_t i = 0; i < 4 && i < message.size(); ++i) {
+    index |= static_cast<std::uint32_t>(message[i]) << (8 * i);
+  }
+  return index;
+}
+
+// Feeds a transport's own arguments through its own option group, as the command line would.
+void give_arguments(Transport& transport, const std::vector<std::string>& arguments)
+{
+  po::variables_map given;
+  po::store(po::command_line_parser(arguments).options(transport.options()).run(), given);
+  po::notify(given);
+}
+
+class CollectingSink final : public netprof::MessageSink {
+public:
+  void on_message(std::span<const std::byte> message) noexcept override
+  {
+    messages.emplace_back(message.begin(), message.end());
+  }
+
+  std::vector<Bytes> messages;
+};
+
+// Echoes from inside on_message, as a subscriber echoes latency probes.
+class EchoSink final : public netprof::MessageSink {
+public:
+  explicit EchoSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
+
+  void on_message(std::span<const std::byte> message) noexcept override
+  {
+    results.push_back(m_endpoint.send(message));
+  }
+
+  std::vector<SendResult> results;
+
+private:
+  Endpoint& m_endpoint;
+};
+
+// Keeps receiving until `count` messages are in or the deadline passes.
+bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count,
+                   Clock::time_point deadline)
+{
+  while (sink.messages.size() < count && Clock::now() < deadline) {
+    if (endpoint.receive(sink, poll_timeout) == ReceiveResult::failed) {
+      return false;
+    }
+  }
+  return sink.messages.size() >= count;
+}
+
+// back_pressured means "not sent, try again"; anything else is the answer.
+SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::time_point deadline)
+{
+  SendResult result = endpoint.send(message);
+  while (result == SendResult::back_pressured && Clock::now() < deadline) {
+    result = endpoint.send(message);
+  }
+  return result;
+}
+
+class TransportContract : public ::testing::TestWithParam<TransportEntry> {
+protected:
+  void SetUp() override
+  {
+    m_publisher_transport = GetParam().make();
+    m_subscriber_transport = GetParam().make();
+    ASSERT_NE(m_publisher_transport, nullptr);
+    ASSERT_NE(m_subscriber_transport, nullptr);
+
+    const Transport::LocalPairArguments arguments = m_publisher_transport->local_pair_arguments();
+    give_arguments(*m_publisher_transport, arguments.publisher);
+    give_arguments(*m_subscriber_transport, arguments.subscriber);
+    m_publisher_transport->validate(netprof::Role::publisher);
+    m_subscriber_transport->validate(netprof::Role::subscriber);
+
+    // The publisher first: a transport that creates a shared medium does so on this side.
+    publisher = m_publisher_transport->open({netprof::Role::publisher, 0, queue_length});
+    subscriber = m_subscriber_transport->open({netprof::Role::subscriber, 1, queue_length});
+    ASSERT_NE(publisher, nullptr);
+    ASSERT_NE(subscriber, nullptr);
+  }
+
+  // What a subscriber's hello does: only the subscriber knows the other side at first, so it
+  // speaks first and the publisher adopts the sender. Shared media ignore the adoption.
+  void connect()
+  {
+    const Bytes hello = pattern(16, 1);
+    const auto deadline = Clock::now() + test_deadline;
+    ASSERT_EQ(send_until_taken(*subscriber, hello, deadline), SendResult::sent);
+    CollectingSink sink;
+    ASSERT_TRUE(receive_until(*publisher, sink, 1, deadline)) << "the hello never arrived";
+    ASSERT_EQ(sink.messages.front(), hello);
+    publisher->add_peer_from_last_message();
+  }
+
+  // Declared before the endpoints so that the endpoints close first.
+  std::unique_ptr<Transport> m_publisher_transport;
+  std::unique_ptr<Transport> m_subscriber_transport;
+  std::unique_ptr<Endpoint> publisher;
+  std::unique_ptr<Endpoint> subscriber;
+};
+
+TEST_P(TransportContract, ZeroTimeoutOnAnIdleEndpointTimesOut)
+{
+  CollectingSink sink;
+  EXPECT_EQ(publisher->receive(sink, 0ns), ReceiveResult::timed_out);
+  EXPECT_EQ(subscriber->receive(sink, 0ns), ReceiveResult::timed_out);
+  EXPECT_TRUE(sink.messages.empty());
+}
+
+TEST_P(TransportContract, TimeoutOnAnIdleEndpointWaitsTheFullTimeout)
+{
+  CollectingSink sink;
+  const auto start = Clock::now();
+  const ReceiveResult result = subscriber->receive(sink, 50ms);
+  const auto elapsed = Clock::now() - start;
+
+  EXPECT_EQ(result, ReceiveResult::timed_out);
+  EXPECT_GE(elapsed, 50ms);
+  EXPECT_LT(elapsed, 3s) << "the timeout was ignored";
+  EXPECT_TRUE(sink.messages.empty());
+}
+
+TEST_P(TransportContract, MessagesArriveByteExactInBothDirections)
+{
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes upstream = pattern(251, 3);
+  ASSERT_EQ(send_until_taken(*subscriber, upstream, deadline), SendResult::sent);
+  CollectingSink at_publisher;
+  ASSERT_TRUE(receive_until(*publisher, at_publisher, 1, deadline));
+  EXPECT_EQ(at_publisher.messages.front(), upstream);
+
+  publisher->add_peer_from_last_message();
+  const Bytes downstream = pattern(173, 9);
+  ASSERT_EQ(send_until_taken(*publisher, downstream, deadline), SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), downstream);
+}
+
+TEST_P(TransportContract, SinkMaySendFromInsideOnMessage)
+{
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes probe = pattern(48, 5);
+  ASSERT_EQ(send_until_taken(*publisher, probe, deadline), SendResult::sent);
+
+  EchoSink echo(*subscriber);
+  CollectingSink at_publisher;
+  while (at_publisher.messages.empty() && Clock::now() < deadline) {
+    ASSERT_NE(subscriber->receive(echo, poll_timeout), ReceiveResult::failed);
+    ASSERT_NE(publisher->receive(at_publisher, 0ns), ReceiveResult::failed);
+  }
+  ASSERT_EQ(echo.results, std::vector<SendResult>{SendResult::sent});
+  ASSERT_EQ(at_publisher.messages.size(), 1u) << "the echo never came back";
+  EXPECT_EQ(at_publisher.messages.front(), probe);
+}
+
+TEST_P(TransportContract, SmallestAndLargestMessagesArriveIntact)
+{
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const std::size_t largest = publisher->facts().max_message_size;
+  const Bytes one_byte = pattern(1, 11);
+  const Bytes biggest = pattern(largest, 13);
+
+  ASSERT_EQ(send_until_taken(*publisher, one_byte, deadline), SendResult::sent);
+  ASSERT_EQ(send_until_taken(*publisher, biggest, deadline), SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 2, deadline));
+  EXPECT_EQ(at_subscriber.messages[0], one_byte);
+  EXPECT_EQ(at_subscriber.messages[1].size(), largest);
+  EXPECT_TRUE(at_subscriber.messages[1] == biggest) << "the largest message was altered";
+}
+
+TEST_P(TransportContract, OversizedMessageIsRefusedAndNothingOfItArrives)
+{
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes too_big = pattern(publisher->facts().max_message_size + 1, 17);
+  EXPECT_EQ(publisher->send(too_big), SendResult::failed);
+
+  // The endpoint still works, and the marker is the first thing to arrive: no fragment of the
+  // refused message went out.
+  const Bytes marker = pattern(8, 19);
+  ASSERT_EQ(send_until_taken(*publisher, marker, deadline), SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), marker);
+}
+
+TEST_P(TransportContract, ThousandMessagesArriveInOrderWithoutLoss)
+{
+  ASSERT_NO_FATAL_FAILURE(connect());
+  constexpr std::uint32_t total = 1000;
+  constexpr std::uint32_t burst = 10;
+  const auto deadline = Clock::now() + test_deadline;
+  CollectingSink at_subscriber;
+  at_subscriber.messages.reserve(total);
+
+  // A modest rate: the receiver drains after every small burst, so a lossy transport's
+  // buffers never overflow and any loss is the transport's fault.
+  for (std::uint32_t i = 0; i < total; ++i) {
+    ASSERT_EQ(send_until_taken(*publisher, indexed_message(i), deadline), SendResult::sent)
+        << "message " << i;
+    if ((i + 1) % burst == 0) {
+      ASSERT_NE(subscriber->receive(at_subscriber, 0ns), ReceiveResult::failed);
+    }
+  }
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, total, deadline))
+      << "received " << at_subscriber.messages.size() << " of " << total;
+
+  ASSERT_EQ(at_subscriber.messages.size(), total);
+  for (std::uint32_t i = 0; i < total; ++i) {
+    ASSERT_EQ(index_of(at_subscriber.messages[i]), i) << "out of order or lost at " << i;
+    ASSERT_EQ(at_subscriber.messages[i], indexed_message(i)) << "altered at " << i;
+  }
+}
+
+TEST_P(TransportContract, FactsDescribeTheEndpoint)
+{
+  for (const Endpoint* endpoint : {publisher.get(), subscriber.get()}) {
+    const netprof::EndpointFacts facts = endpoint->facts();
+    EXPECT_EQ(facts.transport, GetParam().name);
+    EXPECT_GE(facts.max_message_size, 64u);
+    EXPECT_FALSE(facts.local_addresses.empty());
+    EXPECT_EQ(facts.requested_buffer_bytes, queue_length);
+  }
+}
+
+std::string transport_name(const ::testing::TestParamInfo<TransportEntry>& info)
+{
+  // gtest names allow only letters, digits and '_'.
+  std::string name = info.param.name;
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+      '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtin, TransportContract, ::testing::ValuesIn(builtin_transports()),
+                         transport_name);
+
+} // namespace

@@ -1,0 +1,581 @@
+#include <netprof/cli.hpp>
+#include <netprof/errors.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace netprof {
+namespace {
+
+// The real registry: the UDP transport is what users get.
+class ParseCommandLineTest : public ::testing::Test {
+protected:
+  ParseCommandLineTest() { register_builtin_transports(m_registry); }
+
+  ParsedCommandLine parse(std::initializer_list<std::string> arguments) const
+  {
+    std::vector<std::string> storage{"netprof"};
+    storage.insert(storage.end(), arguments);
+    std::vector<const char*> argv;
+    for (const auto& argument : storage) {
+      argv.push_back(argument.c_str());
+    }
+    return parse_command_line(static_cast<int>(argv.size()), argv.data(), m_registry);
+  }
+
+  // The UsageError text, or a marker that makes the failing expectation readable.
+  std::string usage_error(std::initializer_list<std::string> arguments) const
+  {
+    try {
+      parse(arguments);
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+    return "(parsed without error)";
+  }
+
+  TransportRegistry m_registry;
+};
+
+// ---- defaults and every flag ----
+
+TEST_F(ParseCommandLineTest, DefaultsMatchTheDocumentation)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000"});
+
+  EXPECT_EQ(sut.action, ParsedCommandLine::Action::run);
+  ASSERT_NE(sut.transport, nullptr);
+  const RunConfig& config = sut.config;
+  EXPECT_EQ(config.transport_name, "udp");
+  EXPECT_EQ(config.role, Role::publisher);
+  EXPECT_EQ(config.id, 0U);
+  EXPECT_EQ(config.payload_size, 128U);
+  EXPECT_EQ(config.queue_length, 1'000'000U);
+  EXPECT_EQ(config.test_seconds, 10.0);
+  EXPECT_FALSE(config.count.has_value());
+  EXPECT_EQ(config.send_hz, 0.0);
+  EXPECT_EQ(config.num_vars, 0U);
+  EXPECT_EQ(config.subscribers, 1U);
+  EXPECT_EQ(config.wait_seconds, 10.0);
+  EXPECT_EQ(config.warmup_seconds, 0.5);
+  EXPECT_FALSE(config.warmup_count.has_value());
+  EXPECT_EQ(config.mode, Mode::stream);
+  EXPECT_EQ(config.probe_hz, 1000.0);
+  EXPECT_EQ(config.probe_timeout_seconds, 1.0);
+  EXPECT_EQ(config.idle_timeout_seconds, 3.0);
+  EXPECT_EQ(config.wait_strategy, WaitStrategy::block);
+  EXPECT_TRUE(config.cpus.empty());
+  EXPECT_FALSE(config.max_loss_percent.has_value());
+  EXPECT_TRUE(config.json_path.empty());
+  EXPECT_FALSE(config.quiet);
+  EXPECT_FALSE(config.local_pair);
+}
+
+TEST_F(ParseCommandLineTest, KeepsTheCommandLineAsGiven)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000", "-s", "64"});
+
+  const std::vector<std::string> expected{"netprof", "-u", "127.0.0.1:40000", "-s", "64"};
+  EXPECT_EQ(sut.config.command_line, expected);
+}
+
+TEST_F(ParseCommandLineTest, ParsesShortForms)
+{
+  const auto sut = parse(
+    {"-i", "3", "-s", "64", "-q", "0", "-t", "2.5", "-u", "127.0.0.1:40001", "-u", "127.0.0.1:40000"});
+
+  EXPECT_EQ(sut.config.id, 3U);
+  EXPECT_EQ(sut.config.role, Role::subscriber);
+  EXPECT_EQ(sut.config.payload_size, 64U);
+  EXPECT_EQ(sut.config.queue_length, 0U);
+  EXPECT_EQ(sut.config.test_seconds, 2.5);
+}
+
+TEST_F(ParseCommandLineTest, ParsesEveryLongForm)
+{
+  const std::string json = (std::filesystem::path(::testing::TempDir()) / "r.json").string();
+  const auto sut = parse({"--id",         "0",        "--size",          "256",
+                          "--queue-length", "4096",  "--time",          "0.25",
+                          "--send-hz",    "500.5",    "--num-vars",      "7",
+                          "--subscribers", "0",       "--wait",          "2",
+                          "--warmup-time", "0",       "--max-loss",      "1.5",
+                          "--mode",       "ping-pong", "--probe-hz",     "20",
+                          "--probe-timeout", "0.5",   "--idle-timeout",  "4",
+                          "--wait-strategy", "spin",  "--cpu",           "0",
+                          "--json",       json,       "--quiet",         "--udp",
+                          "127.0.0.1:40000"});
+
+  const RunConfig& config = sut.config;
+  EXPECT_EQ(config.id, 0U);
+  EXPECT_EQ(config.payload_size, 256U);
+  EXPECT_EQ(config.queue_length, 4096U);
+  EXPECT_EQ(config.test_seconds, 0.25);
+  EXPECT_EQ(config.send_hz, 500.5);
+  EXPECT_EQ(config.num_vars, 7U);
+  EXPECT_EQ(config.subscribers, 0U);
+  EXPECT_EQ(config.wait_seconds, 2.0);
+  EXPECT_EQ(config.warmup_seconds, 0.0);
+  EXPECT_EQ(config.max_loss_percent, 1.5);
+  EXPECT_EQ(config.mode, Mode::ping_pong);
+  EXPECT_EQ(config.probe_hz, 20.0);
+  EXPECT_EQ(config.probe_timeout_seconds, 0.5);
+  EXPECT_EQ(config.idle_timeout_seconds, 4.0);
+  EXPECT_EQ(config.wait_strategy, WaitStrategy::spin);
+  EXPECT_EQ(config.cpus, std::vector<int>{0});
+  EXPECT_EQ(config.json_path, json);
+  EXPECT_TRUE(config.quiet);
+  EXPECT_EQ(config.transport_name, "udp");
+}
+
+TEST_F(ParseCommandLineTest, CountReplacesTheDefaultTime)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000", "--count", "5000"});
+
+  EXPECT_EQ(sut.config.count, 5000U);
+}
+
+TEST_F(ParseCommandLineTest, WarmupCountReplacesTheDefaultWarmupTime)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000", "--warmup-count", "100"});
+
+  EXPECT_EQ(sut.config.warmup_count, 100U);
+}
+
+TEST_F(ParseCommandLineTest, AcceptsStickyAndEqualsValues)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000", "-s64", "--time=3"});
+
+  EXPECT_EQ(sut.config.payload_size, 64U);
+  EXPECT_EQ(sut.config.test_seconds, 3.0);
+}
+
+TEST_F(ParseCommandLineTest, AcceptsAnExponentInSeconds)
+{
+  const auto sut = parse({"-u", "127.0.0.1:40000", "-t", "1e1"});
+
+  EXPECT_EQ(sut.config.test_seconds, 10.0);
+}
+
+TEST_F(ParseCommandLineTest, LocalPairDefaultsToUdp)
+{
+  const auto sut = parse({"--local-pair", "-t", "3"});
+
+  EXPECT_TRUE(sut.config.local_pair);
+  EXPECT_EQ(sut.config.transport_name, "udp");
+  EXPECT_EQ(sut.config.role, Role::publisher);
+  EXPECT_NE(sut.transport, nullptr);
+}
+
+TEST_F(ParseCommandLineTest, LocalPairTakesTwoCpus)
+{
+  const auto sut = parse({"--local-pair", "--cpu", "0,0"});
+
+  EXPECT_EQ(sut.config.cpus, (std::vector<int>{0, 0}));
+}
+
+TEST_F(ParseCommandLineTest, LocalPairAcceptsAnExplicitPublisherId)
+{
+  const auto sut = parse({"--local-pair", "-i", "0"});
+
+  EXPECT_EQ(sut.config.id, 0U);
+}
+
+// ---- errors: one line naming the problem ----
+
+TEST_F(ParseCommandLineTest, RejectsAnUnknownOption)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--sise", "3"}),
+            "unknown option '--sise' (see --help)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnUnknownShortOption)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-x"}), "unknown option '-x' (see --help)");
+}
+
+TEST_F(ParseCommandLineTest, DoesNotCompleteAnAbbreviatedOption)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--siz", "3"}),
+            "unknown option '--siz' (see --help)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAMissingValue)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s"}), "option '--size' needs a value");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnEmptyValueAfterEquals)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--size="}), "option '--size' needs a value");
+}
+
+TEST_F(ParseCommandLineTest, DoesNotTakeTheNextLongOptionAsAValue)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--json", "--quiet"}),
+            "option '--json' needs a value");
+}
+
+TEST_F(ParseCommandLineTest, DoesNotTakeTheNextShortOptionAsAValue)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "-t", "3"}),
+            "option '--size' needs a value");
+}
+
+TEST_F(ParseCommandLineTest, RejectsANonNumericValue)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--size", "abc"}),
+            "invalid value 'abc' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsANegativeWholeNumber)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "-5"}),
+            "invalid value '-5' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAPlusSign)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "+5"}),
+            "invalid value '+5' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAFractionForAWholeNumber)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--count", "1.5"}),
+            "invalid value '1.5' for --count: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnEmptyNumber)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", ""}),
+            "invalid value '' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsZeroSize)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "0"}),
+            "invalid value '0' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsZeroTime)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "0"}),
+            "invalid value '0' for --time: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsANegativeTime)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "-1"}),
+            "invalid value '-1' for --time: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsATimeLongerThanADay)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "86401"}),
+            "invalid value '86401' for --time: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsZeroWait)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait", "0"}),
+            "invalid value '0' for --wait: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsZeroProbeRate)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--probe-hz", "0"}),
+            "invalid value '0' for --probe-hz: expected a rate in Hz > 0, at most 1e9");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnIdAboveTheLimit)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-i", "65536"}),
+            "invalid value '65536' for --id: too large (at most 65535)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTooManySubscribers)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--subscribers", "1025"}),
+            "invalid value '1025' for --subscribers: too large (at most 1024)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAWholeNumberThatOverflows)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "18446744073709551616"}),
+            "invalid value '18446744073709551616' for --size: too large (at most "
+            "18446744073709551615)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsASendRateAboveTheLimit)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--send-hz", "2e9"}),
+            "invalid value '2e9' for --send-hz: expected a rate in Hz from 0 to 1e9 "
+            "(0 = as fast as possible)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsALossAboveOneHundredPercent)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--max-loss", "100.5"}),
+            "invalid value '100.5' for --max-loss: expected a percentage from 0 to 100");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTrailingJunk)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "10x"}),
+            "invalid value '10x' for --time: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTrailingJunkInAWholeNumber)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "10 "}),
+            "invalid value '10 ' for --size: expected a whole number >= 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsNan)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "nan"}),
+            "invalid value 'nan' for --time: expected seconds > 0, at most 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsInfinity)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--warmup-time", "inf"}),
+            "invalid value 'inf' for --warmup-time: expected seconds from 0 to 86400");
+}
+
+TEST_F(ParseCommandLineTest, RejectsARepeatedOption)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "1", "-s", "2"}),
+            "option '--size' given more than once");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAValueForASwitch)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--quiet=1"}), "option '--quiet' takes no value");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTimeAndCountTogether)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "5", "--count", "100"}),
+            "give either -t/--time or --count, not both");
+}
+
+TEST_F(ParseCommandLineTest, RejectsBothWarmupFlags)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--warmup-time", "1", "--warmup-count", "10"}),
+            "give either --warmup-time or --warmup-count, not both");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnUnknownMode)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--mode", "burst"}),
+            "invalid value 'burst' for --mode: expected stream or ping-pong");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnUnknownWaitStrategy)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait-strategy", "yield"}),
+            "invalid value 'yield' for --wait-strategy: expected block or spin");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTwoCpusWithoutLocalPair)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--cpu", "0,0"}),
+            "invalid value '0,0' for --cpu: one process takes one CPU number (two only with "
+            "--local-pair)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsThreeCpusWithLocalPair)
+{
+  EXPECT_EQ(usage_error({"--local-pair", "--cpu", "0,0,0"}),
+            "invalid value '0,0,0' for --cpu: --local-pair takes one or two CPU numbers "
+            "(publisher,subscriber)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAnEmptyCpuListEntry)
+{
+  const std::string message = usage_error({"--local-pair", "--cpu", "0,"});
+
+  EXPECT_EQ(message.rfind("invalid value '0,' for --cpu: expected comma-separated CPU numbers", 0),
+            0U)
+    << message;
+}
+
+TEST_F(ParseCommandLineTest, RejectsACpuThatIsNotOnline)
+{
+  const std::string message = usage_error({"-u", "127.0.0.1:40000", "--cpu", "100000"});
+
+  EXPECT_EQ(message.rfind("invalid value '100000' for --cpu: expected comma-separated CPU "
+                          "numbers, each below ",
+                          0),
+            0U)
+    << message;
+}
+
+TEST_F(ParseCommandLineTest, RejectsAPositionalArgument)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "stray"}), "unexpected argument 'stray'");
+}
+
+TEST_F(ParseCommandLineTest, RejectsTheHiddenPositionalNameAsAnOption)
+{
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--unexpected-argument", "x"}),
+            "unknown option '--unexpected-argument' (see --help)");
+}
+
+TEST_F(ParseCommandLineTest, RejectsLocalPairWithASubscriberId)
+{
+  EXPECT_EQ(usage_error({"--local-pair", "-i", "1"}),
+            "--local-pair runs both the publisher and the subscriber: drop -i 1");
+}
+
+TEST_F(ParseCommandLineTest, RejectsLocalPairWaitingForSeveralSubscribers)
+{
+  EXPECT_EQ(usage_error({"--local-pair", "--subscribers", "2"}),
+            "--local-pair runs one subscriber: drop --subscribers 2");
+}
+
+TEST_F(ParseCommandLineTest, AsksTheTransportForItsLocalPairArgumentsEarly)
+{
+  // UDP's local pair takes no -u or two; one is caught before anything runs.
+  EXPECT_THROW(parse({"--local-pair", "-u", "127.0.0.1:40000"}), UsageError);
+}
+
+TEST_F(ParseCommandLineTest, LocalPairAcceptsTwoUdpAddresses)
+{
+  const auto sut = parse({"--local-pair", "-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001"});
+
+  EXPECT_EQ(sut.config.transport_name, "udp");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAMissingTransport)
+{
+  EXPECT_EQ(usage_error({"-t", "3"}), "no transport given: use -u host:port (see --help)");
+}
+
+TEST_F(ParseCommandLineTest, PassesTheTransportsOwnValidationError)
+{
+  // A subscriber with only its own address: UDP's validate() names the problem.
+  EXPECT_THROW(parse({"-i", "1", "-u", "127.0.0.1:40001"}), UsageError);
+}
+
+TEST_F(ParseCommandLineTest, RejectsAJsonFileInAMissingDirectory)
+{
+  const std::string path =
+    (std::filesystem::path(::testing::TempDir()) / "no-such-dir" / "r.json").string();
+  const std::string directory = std::filesystem::path(path).parent_path().string();
+
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--json", path}),
+            "invalid value '" + path + "' for --json: directory '" + directory +
+              "' does not exist");
+}
+
+TEST_F(ParseCommandLineTest, RejectsAJsonPathThatIsADirectory)
+{
+  const std::string path = ::testing::TempDir();
+
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--json", path}),
+            "invalid value '" + path + "' for --json: is a directory, expected a file name");
+}
+
+// ---- --help and --version ----
+
+TEST_F(ParseCommandLineTest, HelpReturnsTheHelpText)
+{
+  const auto sut = parse({"--help"});
+
+  EXPECT_EQ(sut.action, ParsedCommandLine::Action::help);
+  EXPECT_EQ(sut.text, help_text(m_registry));
+}
+
+TEST_F(ParseCommandLineTest, HelpNeedsNoTransport)
+{
+  EXPECT_EQ(parse({"-h"}).action, ParsedCommandLine::Action::help);
+}
+
+TEST_F(ParseCommandLineTest, HelpWinsOverOtherOptions)
+{
+  EXPECT_EQ(parse({"-s", "64", "-t", "3", "-h"}).action, ParsedCommandLine::Action::help);
+}
+
+TEST_F(ParseCommandLineTest, HelpWinsOverABrokenCommandLine)
+{
+  EXPECT_EQ(parse({"--sise", "3", "stray", "--help"}).action, ParsedCommandLine::Action::help);
+}
+
+TEST_F(ParseCommandLineTest, HelpWinsOverVersion)
+{
+  EXPECT_EQ(parse({"--version", "--help"}).action, ParsedCommandLine::Action::help);
+}
+
+TEST_F(ParseCommandLineTest, VersionNamesTheVersionAndBuildType)
+{
+  const auto sut = parse({"--version"});
+
+  EXPECT_EQ(sut.action, ParsedCommandLine::Action::version);
+  EXPECT_EQ(sut.text, std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n");
+}
+
+TEST_F(ParseCommandLineTest, HelpListsEveryCoreGroup)
+{
+  const std::string sut = help_text(m_registry);
+
+  for (const char* group : {"General:", "Test:", "Latency:", "Waiting and pinning:", "Output:"}) {
+    EXPECT_NE(sut.find(group), std::string::npos) << group;
+  }
+}
+
+TEST_F(ParseCommandLineTest, HelpListsEveryCoreOption)
+{
+  const std::string sut = help_text(m_registry);
+
+  for (const char* option :
+       {"--help", "--version", "--id", "--local-pair", "--size", "--queue-length", "--time",
+        "--count", "--send-hz", "--num-vars", "--subscribers", "--wait ", "--warmup-time",
+        "--warmup-count", "--max-loss", "--mode", "--probe-hz", "--probe-timeout",
+        "--idle-timeout", "--wait-strategy", "--cpu", "--json", "--quiet"}) {
+    EXPECT_NE(sut.find(option), std::string::npos) << option;
+  }
+}
+
+TEST_F(ParseCommandLineTest, HelpListsTheUdpTransportGroup)
+{
+  const std::string sut = help_text(m_registry);
+
+  EXPECT_NE(sut.find("\nudp  UDP unicast"), std::string::npos);
+  EXPECT_NE(sut.find("-u [ --udp ]"), std::string::npos);
+}
+
+TEST_F(ParseCommandLineTest, HelpShowsTheExamples)
+{
+  const std::string sut = help_text(m_registry);
+
+  EXPECT_NE(sut.find("netprof -i 0 -u 127.0.0.1:40000"), std::string::npos);
+  EXPECT_NE(sut.find("netprof -i 1 -u 127.0.0.1:40001 -u 127.0.0.1:40000"), std::string::npos);
+  EXPECT_NE(sut.find("netprof --local-pair -t 3"), std::string::npos);
+}
+
+TEST_F(ParseCommandLineTest, HelpHasNoTrailingBlanks)
+{
+  const std::string sut = help_text(m_registry);
+
+  EXPECT_EQ(sut.find(" \n"), std::string::npos);
+}
+
+TEST_F(ParseCommandLineTest, HelpListsTheExitCodes)
+{
+  const std::string sut = help_text(m_registry);
+
+  EXPECT_NE(sut.find("Exit status:"), std::string::npos);
+  for (const char* line : {"  0    test passed", "  1    test ran but failed", "  2    bad command line",
+                           "  3    runtime or transport error", "  130  interrupted"}) {
+    EXPECT_NE(sut.find(line), std::string::npos) << line;
+  }
+}
+
+} // namespace
+} // namespace netprof

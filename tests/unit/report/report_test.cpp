@@ -1,0 +1,612 @@
+#include <netprof/report.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+
+// Text and JSON formatters on the same hand-built reports: every value is set by hand (no
+// Histogram), so these tests say exactly what the user will read.
+
+namespace netprof {
+namespace {
+
+using nlohmann::json;
+
+LatencySummary sample_rtt()
+{
+  LatencySummary rtt;
+  rtt.count = 998;
+  rtt.min_ns = 20'001;
+  rtt.mean_ns = 45'678.5;
+  rtt.max_ns = 4'560'000;
+  rtt.stddev_ns = 12'345.6;
+  rtt.p50_ns = 40'001;
+  rtt.p90_ns = 60'000;
+  rtt.p99_ns = 123'456;
+  rtt.p999_ns = 1'000'000;
+  rtt.p9999_ns = 4'560'000;
+  return rtt;
+}
+
+SubscriberResult sample_subscriber()
+{
+  SubscriberResult sub;
+  sub.id = 1;
+  sub.counters_received = true;
+  sub.counters.received = 99'990;
+  sub.counters.unique = 99'990;
+  sub.counters.out_of_order = 2;
+  sub.counters.gaps = 3;
+  sub.counters.datagrams = 99'990;
+  sub.counters.payload_bytes = 99'990ULL * 128;
+  sub.counters.wire_bytes = 99'990ULL * 180;
+  sub.counters.first_to_last_ns = 9'999'000'000;
+  sub.counters.probes_echoed = 1'000;
+  sub.counters.warmup_received = 5'000;
+  sub.throughput = compute_throughput(sub.counters);
+  sub.lost = 10;
+  sub.probes_sent = 1'000;
+  sub.echoes = 998;
+  sub.rtt = sample_rtt();
+  return sub;
+}
+
+RunReport sample_publisher()
+{
+  RunReport report;
+  report.config.role = Role::publisher;
+  report.config.id = 0;
+  report.config.transport_name = "udp";
+  report.config.send_hz = 10'000;
+  report.config.cpus = {2, 3};
+  report.config.max_loss_percent = 1.0;
+  report.config.command_line = {"netprof", "-i", "0", "-u", "127.0.0.1:40000",
+                                "-u", "127.0.0.1:40001", "--send-hz", "10000"};
+  report.endpoint.transport = "udp";
+  report.endpoint.local_addresses = {"127.0.0.1:40000"};
+  report.endpoint.peer_addresses = {"127.0.0.1:40001"};
+  report.endpoint.max_message_size = 65'475;
+  report.endpoint.requested_buffer_bytes = 1'000'000;
+  report.endpoint.granted_send_buffer_bytes = 2'000'000;
+  report.endpoint.granted_receive_buffer_bytes = 425'984;
+  report.endpoint.notes = {"receive buffer clamped by net.core.rmem_max"};
+  report.host.hostname = "bench1";
+  report.host.kernel = "Linux 6.1.0-18-amd64";
+  report.host.cpu_model = "AMD EPYC";
+  report.host.cores = 8;
+  report.host.clock_source = "tsc";
+  report.host.rmem_default = 212'992;
+  report.host.rmem_max = 4'194'304;
+  report.host.wmem_default = 212'992;
+  report.host.wmem_max = 4'194'304;
+  report.version = "0.1.0";
+  report.build_type = "Release";
+  report.run_id = 0x0123456789abcdefULL;
+  report.success = true;
+  report.warnings = {"subscriber 2 sent no final counters"};
+  report.messages_sent = 100'000;
+  report.probes_sent = 1'000;
+  report.echoes_received = 998;
+  report.echoes_late = 1;
+  report.rtt = sample_rtt();
+  report.rtt_uncorrected = sample_rtt();
+  report.rtt_uncorrected.p50_ns = 41'000;
+  report.rtt_uncorrected.p99_ns = 150'000;
+  report.rtt_uncorrected.max_ns = 5'000'000;
+  report.measured_seconds = 10.0;
+  report.subscribers.push_back(sample_subscriber());
+  SubscriberResult late;
+  late.id = 2;
+  late.joined_late = true;
+  late.counters_received = false;
+  late.probes_sent = 400;
+  report.subscribers.push_back(late);
+  report.rejected = 3;
+  return report;
+}
+
+RunReport sample_subscriber_report()
+{
+  RunReport report = sample_publisher();
+  report.config.role = Role::subscriber;
+  report.config.id = 1;
+  report.subscribers.clear();
+  report.warnings.clear();
+  report.rtt = {};
+  report.rtt_uncorrected = {};
+  report.messages_sent = 0;
+  report.probes_sent = 0;
+  report.echoes_received = 0;
+  report.echoes_late = 0;
+  report.self = sample_subscriber();
+  report.end_received = true;
+  report.rejected = 0;
+  return report;
+}
+
+std::string text_of(const RunReport& report)
+{
+  std::ostringstream out;
+  write_text_report(out, report);
+  return out.str();
+}
+
+bool has_line(const std::string& text, const std::string& line)
+{
+  return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
+}
+
+std::string last_line(const std::string& text)
+{
+  std::string trimmed = text.substr(0, text.size() - 1);
+  return trimmed.substr(trimmed.rfind('\n') + 1);
+}
+
+std::set<std::string> keys_of(const json& object)
+{
+  std::set<std::string> keys;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    keys.insert(it.key());
+  }
+  return keys;
+}
+
+json parsed(const RunReport& report)
+{
+  // Through text and back, as a script reading --json would see it.
+  return json::parse(report_to_json(report).dump(2));
+}
+
+const std::set<std::string> summary_keys{"count", "min", "mean", "max", "stddev",
+                                         "p50",   "p90", "p99",  "p99_9", "p99_99"};
+
+const std::set<std::string> subscriber_keys{
+  "id",         "counters_received", "joined_late",     "received",        "unique",
+  "lost",       "loss_percent",      "duplicates",      "out_of_order",    "gaps",
+  "datagrams",  "payload_bytes",     "wire_bytes",      "probes_sent",     "echoes",
+  "probes_echoed", "rejected",       "warmup_received", "records_decoded", "throughput",
+  "latency"};
+
+// ---- text ----
+
+TEST(TextReport, FirstLineIsTheVerdict)
+{
+  RunReport sut = sample_publisher();
+  EXPECT_EQ(text_of(sut).rfind("Test: SUCCESS\n", 0), 0u);
+  sut.success = false;
+  EXPECT_EQ(text_of(sut).rfind("Test: FAIL\n", 0), 0u);
+  sut.interrupted = true;
+  EXPECT_EQ(text_of(sut).rfind("Test: INTERRUPTED (partial results)\n", 0), 0u);
+}
+
+TEST(TextReport, ListsProblemsAndWarnings)
+{
+  RunReport sut = sample_publisher();
+  sut.success = false;
+  sut.problems = {"subscriber 1 lost 10% (limit 1%)"};
+  std::string text = text_of(sut);
+  EXPECT_NE(text.find("Test: FAIL\nProblems:\n  - subscriber 1 lost 10% (limit 1%)\n"
+                      "Warnings:\n  - subscriber 2 sent no final counters\nSettings:\n"),
+            std::string::npos)
+    << text;
+}
+
+TEST(TextReport, NoProblemsHeadingWhenThereAreNone)
+{
+  RunReport sut = sample_publisher();
+  sut.warnings.clear();
+  std::string text = text_of(sut);
+  EXPECT_EQ(text.find("Problems:"), std::string::npos);
+  EXPECT_EQ(text.find("Warnings:"), std::string::npos);
+}
+
+TEST(TextReport, SettingsDescribeTheRun)
+{
+  std::string text = text_of(sample_publisher());
+  EXPECT_TRUE(has_line(text, "Settings:")) << text;
+  EXPECT_TRUE(has_line(text, "  Transport type: udp")) << text;
+  EXPECT_TRUE(has_line(text, "  Role: publisher id 0")) << text;
+  EXPECT_TRUE(has_line(text, "  Mode: stream with probes at 1,000 Hz")) << text;
+  EXPECT_TRUE(has_line(text, "  Buffer size: requested 1,000,000 B; granted send 2,000,000 B, "
+                             "receive 425,984 B"))
+    << text;
+  EXPECT_TRUE(has_line(text, "    note: receive buffer clamped by net.core.rmem_max")) << text;
+  EXPECT_TRUE(has_line(text, "  Hosts: 127.0.0.1:40000 (bound), 127.0.0.1:40001 (peer)")) << text;
+  EXPECT_TRUE(has_line(text, "  Data size: 128 B")) << text;
+  EXPECT_TRUE(has_line(text, "  Num vars: 0")) << text;
+  EXPECT_TRUE(has_line(text, "  Test time: 10 s")) << text;
+  EXPECT_TRUE(has_line(text, "  Send rate: 10,000 Hz")) << text;
+  EXPECT_TRUE(has_line(text, "  Warm-up: 0.5 s")) << text;
+  EXPECT_TRUE(has_line(text, "  Wait strategy: block")) << text;
+  EXPECT_TRUE(has_line(text, "  CPU pinning: 2, 3")) << text;
+  EXPECT_TRUE(has_line(text, "  Run id: 0123456789abcdef")) << text;
+}
+
+TEST(TextReport, SettingsAlternatives)
+{
+  RunReport sut = sample_publisher();
+  sut.config.count = 1'000'000;
+  sut.config.send_hz = 0;
+  sut.config.warmup_count = 500;
+  sut.config.mode = Mode::ping_pong;
+  sut.config.cpus.clear();
+  sut.config.role = Role::subscriber;
+  sut.config.id = 4;
+  sut.endpoint.requested_buffer_bytes = 0;
+  std::string text = text_of(sut);
+  EXPECT_TRUE(has_line(text, "  Count: 1,000,000 messages")) << text;
+  EXPECT_EQ(text.find("Test time:"), std::string::npos);
+  EXPECT_TRUE(has_line(text, "  Send rate: as fast as possible")) << text;
+  EXPECT_TRUE(has_line(text, "  Warm-up: 500 messages")) << text;
+  EXPECT_TRUE(has_line(text, "  Mode: ping-pong (one probe in flight, timeout 1 s)")) << text;
+  EXPECT_TRUE(has_line(text, "  CPU pinning: none")) << text;
+  EXPECT_TRUE(has_line(text, "  Role: subscriber id 4")) << text;
+  EXPECT_NE(text.find("  Buffer size: requested OS default;"), std::string::npos) << text;
+}
+
+TEST(TextReport, PublisherLatencyStatesTheClockAndBothViews)
+{
+  std::string text = text_of(sample_publisher());
+  EXPECT_TRUE(has_line(text, "Latency: round trip on the publisher's clock; one-way = RTT/2"));
+  EXPECT_TRUE(has_line(text, "  Probes sent: 1,000")) << text;
+  EXPECT_TRUE(has_line(text, "  Echoes received: 998 (from 2 subscribers)")) << text;
+  EXPECT_TRUE(has_line(text, "  Late echoes: 1")) << text;
+  EXPECT_NE(text.find("  One-way (RTT/2):\n"
+                      "    Min: 10.0 us\n"
+                      "    Avg: 22.8 us\n"
+                      "    Max: 2.28 ms\n"
+                      "    Stddev: 6.17 us\n"
+                      "    p50: 20.0 us\n"
+                      "    p90: 30.0 us\n"
+                      "    p99: 61.7 us\n"
+                      "    p99.9: 500 us\n"
+                      "    p99.99: 2.28 ms\n"
+                      "  Round trip (RTT):\n"
+                      "    Min: 20.0 us\n"
+                      "    Avg: 45.7 us\n"
+                      "    Max: 4.56 ms\n"
+                      "    Stddev: 12.3 us\n"
+                      "    p50: 40.0 us\n"
+                      "    p90: 60.0 us\n"
+                      "    p99: 123 us\n"
+                      "    p99.9: 1.00 ms\n"
+                      "    p99.99: 4.56 ms\n"),
+            std::string::npos)
+    << text;
+}
+
+TEST(TextReport, UncorrectedLatencyOnlyWithASendRate)
+{
+  RunReport sut = sample_publisher();
+  std::string text = text_of(sut);
+  EXPECT_TRUE(has_line(
+    text, "  Uncorrected RTT (from actual send time): p50 41.0 us, p99 150 us, max 5.00 ms"))
+    << text;
+  EXPECT_NE(text.find("coordinated omission"), std::string::npos);
+  sut.config.send_hz = 0;
+  EXPECT_EQ(text_of(sut).find("Uncorrected"), std::string::npos);
+}
+
+TEST(TextReport, NoEchoesSaySo)
+{
+  RunReport sut = sample_publisher();
+  sut.rtt = {};
+  std::string text = text_of(sut);
+  EXPECT_TRUE(has_line(text, "  no probes echoed")) << text;
+  EXPECT_EQ(text.find("Round trip (RTT):"), std::string::npos);
+}
+
+TEST(TextReport, PublisherThroughputPerSubscriber)
+{
+  std::string text = text_of(sample_publisher());
+  EXPECT_NE(text.find("Throughput:\n"
+                      "  Messages sent: 100,000\n"
+                      "  Measured time: 10.0 s (publisher clock)\n"
+                      "  Subscriber 1:\n"
+                      "    Messages received: 99,990\n"
+                      "    Message rate: 10.0 k msg/s\n"
+                      "    Datagrams: 99,990 (10.0 k datagrams/s)\n"
+                      "    Data received: 12.8 MB (12,798,720 B)\n"
+                      "    Data rate: 1.28 MB/s\n"
+                      "    Wire data: 18.0 MB (17,998,200 B) at 1.80 MB/s\n"
+                      "    Measured time: 10.0 s (subscriber clock, first to last message)\n"
+                      "    Lost: 10 (0.010%)\n"
+                      "    Gaps: 3\n"
+                      "    Duplicates: 0\n"
+                      "    Out of order: 2\n"
+                      "    Probes echoed: 998 of 1,000\n"
+                      "    One-way (RTT/2): p50 20.0 us, p99 61.7 us\n"),
+            std::string::npos)
+    << text;
+}
+
+TEST(TextReport, MarksLateAndSilentSubscribers)
+{
+  std::string text = text_of(sample_publisher());
+  EXPECT_NE(text.find("  Subscriber 2: (joined late) (no final counters: left early or lost)\n"
+                      "    Probes echoed: 0 of 400\n"
+                      "    One-way (RTT/2): no probes echoed\n"),
+            std::string::npos)
+    << text;
+}
+
+TEST(TextReport, RecordsDecodedOnlyWithNumVars)
+{
+  RunReport sut = sample_publisher();
+  EXPECT_EQ(text_of(sut).find("Records decoded"), std::string::npos);
+  sut.config.num_vars = 4;
+  sut.subscribers[0].counters.records_decoded = 399'960;
+  EXPECT_TRUE(has_line(text_of(sut), "    Records decoded: 399,960"));
+}
+
+TEST(TextReport, RejectedMessagesIsTheLastLine)
+{
+  RunReport sut = sample_publisher();
+  EXPECT_EQ(last_line(text_of(sut)), "Rejected messages: 3");
+  sut.rejected = 0;
+  EXPECT_EQ(text_of(sut).find("Rejected messages"), std::string::npos);
+}
+
+TEST(TextReport, SubscriberPointsToThePublisherForLatency)
+{
+  std::string text = text_of(sample_subscriber_report());
+  EXPECT_NE(text.find("Latency:\n  Latency is measured on the publisher (round trip); see its "
+                      "report.\nThroughput:\n"),
+            std::string::npos)
+    << text;
+  EXPECT_TRUE(has_line(text, "  Messages received: 99,990")) << text;
+  EXPECT_TRUE(has_line(text, "  Lost: 10 (0.010%)")) << text;
+  EXPECT_TRUE(has_line(text, "  Probes echoed: 1,000")) << text;
+  EXPECT_EQ(last_line(text), "  End of test received: yes");
+  EXPECT_EQ(text.find("Subscriber 1:"), std::string::npos);
+  EXPECT_EQ(text.find("Round trip"), std::string::npos);
+}
+
+TEST(TextReport, SubscriberWithoutEndCannotKnowItsLoss)
+{
+  RunReport sut = sample_subscriber_report();
+  sut.end_received = false;
+  sut.success = false;
+  std::string text = text_of(sut);
+  EXPECT_TRUE(has_line(text, "  Lost: unknown (no end of test received)")) << text;
+  EXPECT_TRUE(has_line(text, "  End of test received: no")) << text;
+}
+
+TEST(TextReport, NeverPrintsAnExponentOrNonFiniteNumber)
+{
+  RunReport sut = sample_publisher();
+  sut.rtt.mean_ns = std::nan("");
+  sut.rtt.stddev_ns = std::numeric_limits<double>::infinity();
+  sut.rtt.max_ns = std::int64_t{1} << 40;
+  sut.subscribers[0].counters.payload_bytes = 1'000'000'000'000'000;
+  sut.subscribers[0].throughput.payload_bytes_per_second = 1.2e9;
+  sut.subscribers[0].throughput.messages_per_second = 1e15;
+  sut.measured_seconds = 1e15;
+  std::string text = text_of(sut);
+  EXPECT_EQ(text.find("e+"), std::string::npos) << text;
+  EXPECT_EQ(text.find("e-0"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_TRUE(has_line(text, "    Avg: n/a")) << text;
+}
+
+// ---- JSON ----
+
+TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
+{
+  json sut = parsed(sample_publisher());
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
+                                   "endpoint", "run_id", "result", "rejected", "publisher",
+                                   "subscribers"}));
+  EXPECT_EQ(sut["schema_version"], 1);
+  EXPECT_EQ(sut["tool"], (json{{"name", "netprof"}, {"version", "0.1.0"},
+                               {"build_type", "Release"}}));
+  EXPECT_EQ(sut["command_line"].size(), 9u);
+  EXPECT_EQ(sut["command_line"][8], "10000");
+  EXPECT_EQ(sut["run_id"], "0123456789abcdef");
+  EXPECT_EQ(sut["rejected"], 3);
+}
+
+TEST(JsonReport, HostAndEndpoint)
+{
+  json sut = parsed(sample_publisher());
+  EXPECT_EQ(sut["host"], (json{{"hostname", "bench1"},
+                               {"kernel", "Linux 6.1.0-18-amd64"},
+                               {"cpu_model", "AMD EPYC"},
+                               {"cores", 8},
+                               {"clock_source", "tsc"},
+                               {"net_core",
+                                {{"rmem_default", 212'992},
+                                 {"rmem_max", 4'194'304},
+                                 {"wmem_default", 212'992},
+                                 {"wmem_max", 4'194'304}}}}));
+  EXPECT_EQ(sut["endpoint"],
+            (json{{"transport", "udp"},
+                  {"local_addresses", {"127.0.0.1:40000"}},
+                  {"peer_addresses", {"127.0.0.1:40001"}},
+                  {"max_message_size", 65'475},
+                  {"buffer",
+                   {{"requested", 1'000'000}, {"granted_send", 2'000'000},
+                    {"granted_receive", 425'984}}},
+                  {"notes", {"receive buffer clamped by net.core.rmem_max"}}}));
+}
+
+TEST(JsonReport, Settings)
+{
+  json settings = parsed(sample_publisher())["settings"];
+  EXPECT_EQ(keys_of(settings),
+            (std::set<std::string>{"role", "id", "transport", "mode", "payload_size", "num_vars",
+                                   "test_seconds", "count", "send_hz", "probe_hz",
+                                   "probe_timeout_seconds", "warmup_seconds", "warmup_count",
+                                   "subscribers_expected", "wait_seconds",
+                                   "idle_timeout_seconds", "wait_strategy", "cpus",
+                                   "queue_length", "max_loss_percent"}));
+  EXPECT_EQ(settings["role"], "publisher");
+  EXPECT_EQ(settings["id"], 0);
+  EXPECT_EQ(settings["transport"], "udp");
+  EXPECT_EQ(settings["mode"], "stream");
+  EXPECT_EQ(settings["payload_size"], 128);
+  EXPECT_EQ(settings["test_seconds"], 10.0);
+  EXPECT_TRUE(settings["count"].is_null());
+  EXPECT_TRUE(settings["warmup_count"].is_null());
+  EXPECT_EQ(settings["send_hz"], 10'000.0);
+  EXPECT_EQ(settings["probe_hz"], 1'000.0);
+  EXPECT_EQ(settings["wait_strategy"], "block");
+  EXPECT_EQ(settings["cpus"], (json{2, 3}));
+  EXPECT_EQ(settings["queue_length"], 1'000'000);
+  EXPECT_EQ(settings["max_loss_percent"], 1.0);
+  EXPECT_EQ(settings["subscribers_expected"], 1);
+}
+
+TEST(JsonReport, OptionalSettingsBecomeNumbersWhenGiven)
+{
+  RunReport report = sample_publisher();
+  report.config.count = 5'000;
+  report.config.warmup_count = 100;
+  report.config.max_loss_percent.reset();
+  report.config.mode = Mode::ping_pong;
+  report.config.wait_strategy = WaitStrategy::spin;
+  json settings = parsed(report)["settings"];
+  EXPECT_EQ(settings["count"], 5'000);
+  EXPECT_EQ(settings["warmup_count"], 100);
+  EXPECT_TRUE(settings["max_loss_percent"].is_null());
+  EXPECT_EQ(settings["mode"], "ping-pong");
+  EXPECT_EQ(settings["wait_strategy"], "spin");
+}
+
+TEST(JsonReport, Result)
+{
+  RunReport report = sample_publisher();
+  json sut = parsed(report)["result"];
+  EXPECT_EQ(sut, (json{{"status", "SUCCESS"},
+                       {"success", true},
+                       {"interrupted", false},
+                       {"problems", json::array()},
+                       {"warnings", {"subscriber 2 sent no final counters"}}}));
+  report.success = false;
+  EXPECT_EQ(parsed(report)["result"]["status"], "FAIL");
+  report.interrupted = true;
+  EXPECT_EQ(parsed(report)["result"]["status"], "INTERRUPTED");
+  EXPECT_EQ(parsed(report)["result"]["interrupted"], true);
+}
+
+TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
+{
+  json sut = parsed(sample_publisher())["publisher"];
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds",
+                                                 "probes_sent", "echoes_received",
+                                                 "echoes_late", "latency"}));
+  EXPECT_EQ(sut["messages_sent"], 100'000);
+  EXPECT_EQ(sut["measured_seconds"], 10.0);
+  EXPECT_EQ(sut["probes_sent"], 1'000);
+  EXPECT_EQ(sut["echoes_received"], 998);
+  EXPECT_EQ(sut["echoes_late"], 1);
+  const json& latency = sut["latency"];
+  EXPECT_EQ(keys_of(latency),
+            (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}));
+  for (const char* name : {"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}) {
+    EXPECT_EQ(keys_of(latency[name]), summary_keys) << name;
+    for (const auto& [key, value] : latency[name].items()) {
+      EXPECT_TRUE(value.is_number()) << name << "." << key;
+    }
+  }
+  EXPECT_EQ(latency["rtt_ns"]["count"], 998);
+  EXPECT_EQ(latency["rtt_ns"]["min"], 20'001);
+  EXPECT_EQ(latency["rtt_ns"]["p99_9"], 1'000'000);
+  EXPECT_DOUBLE_EQ(latency["rtt_ns"]["mean"].get<double>(), 45'678.5);
+  EXPECT_EQ(latency["one_way_ns"]["count"], 998);
+  EXPECT_DOUBLE_EQ(latency["one_way_ns"]["min"].get<double>(), 10'000.5);
+  EXPECT_DOUBLE_EQ(latency["one_way_ns"]["mean"].get<double>(), 22'839.25);
+  EXPECT_DOUBLE_EQ(latency["one_way_ns"]["stddev"].get<double>(), 6'172.8);
+  EXPECT_DOUBLE_EQ(latency["one_way_ns"]["p99_99"].get<double>(), 2'280'000.0);
+  EXPECT_EQ(latency["rtt_uncorrected_ns"]["p50"], 41'000);
+}
+
+TEST(JsonReport, OneObjectPerSubscriber)
+{
+  json subscribers = parsed(sample_publisher())["subscribers"];
+  ASSERT_EQ(subscribers.size(), 2u);
+  const json& sut = subscribers[0];
+  EXPECT_EQ(keys_of(sut), subscriber_keys);
+  EXPECT_EQ(sut["id"], 1);
+  EXPECT_EQ(sut["counters_received"], true);
+  EXPECT_EQ(sut["joined_late"], false);
+  EXPECT_EQ(sut["received"], 99'990);
+  EXPECT_EQ(sut["unique"], 99'990);
+  EXPECT_EQ(sut["lost"], 10);
+  EXPECT_DOUBLE_EQ(sut["loss_percent"].get<double>(), 0.01);
+  EXPECT_EQ(sut["out_of_order"], 2);
+  EXPECT_EQ(sut["gaps"], 3);
+  EXPECT_EQ(sut["payload_bytes"], 99'990 * 128);
+  EXPECT_EQ(sut["wire_bytes"], 99'990 * 180);
+  EXPECT_EQ(sut["probes_sent"], 1'000);
+  EXPECT_EQ(sut["echoes"], 998);
+  EXPECT_EQ(sut["probes_echoed"], 1'000);
+  EXPECT_EQ(sut["warmup_received"], 5'000);
+  EXPECT_EQ(keys_of(sut["throughput"]),
+            (std::set<std::string>{"seconds", "messages_per_second", "datagrams_per_second",
+                                   "payload_bytes_per_second", "wire_bytes_per_second"}));
+  EXPECT_DOUBLE_EQ(sut["throughput"]["seconds"].get<double>(), 9.999);
+  EXPECT_DOUBLE_EQ(sut["throughput"]["messages_per_second"].get<double>(), 99'989 / 9.999);
+  EXPECT_EQ(keys_of(sut["latency"]), (std::set<std::string>{"rtt_ns", "one_way_ns"}));
+  EXPECT_EQ(keys_of(sut["latency"]["one_way_ns"]), summary_keys);
+  EXPECT_DOUBLE_EQ(sut["latency"]["one_way_ns"]["p50"].get<double>(), 20'000.5);
+
+  const json& late = subscribers[1];
+  EXPECT_EQ(keys_of(late), subscriber_keys);
+  EXPECT_EQ(late["joined_late"], true);
+  EXPECT_EQ(late["counters_received"], false);
+  EXPECT_EQ(late["loss_percent"], 0.0);
+  EXPECT_EQ(late["latency"]["rtt_ns"]["count"], 0);
+}
+
+TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
+{
+  json sut = parsed(sample_subscriber_report());
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
+                                   "endpoint", "run_id", "result", "rejected", "subscriber"}));
+  EXPECT_EQ(sut["settings"]["role"], "subscriber");
+  EXPECT_EQ(sut["settings"]["id"], 1);
+  std::set<std::string> expected = subscriber_keys;
+  expected.insert("end_received");
+  EXPECT_EQ(keys_of(sut["subscriber"]), expected);
+  EXPECT_EQ(sut["subscriber"]["end_received"], true);
+  EXPECT_EQ(sut["subscriber"]["received"], 99'990);
+}
+
+TEST(JsonReport, SubscriberWithoutCountersIsNull)
+{
+  RunReport report = sample_subscriber_report();
+  report.self.reset();
+  json sut = parsed(report);
+  ASSERT_TRUE(sut.contains("subscriber"));
+  EXPECT_TRUE(sut["subscriber"].is_null());
+}
+
+TEST(JsonReport, NonFiniteNumbersBecomeZero)
+{
+  RunReport report = sample_publisher();
+  report.rtt.mean_ns = std::nan("");
+  report.measured_seconds = std::numeric_limits<double>::infinity();
+  report.subscribers[0].throughput.messages_per_second = std::nan("");
+  report.config.test_seconds = std::nan("");
+  json sut = parsed(report);
+  EXPECT_EQ(sut["publisher"]["latency"]["rtt_ns"]["mean"], 0.0);
+  EXPECT_EQ(sut["publisher"]["latency"]["one_way_ns"]["mean"], 0.0);
+  EXPECT_EQ(sut["publisher"]["measured_seconds"], 0.0);
+  EXPECT_EQ(sut["subscribers"][0]["throughput"]["messages_per_second"], 0.0);
+  EXPECT_EQ(sut["settings"]["test_seconds"], 0.0);
+  std::string text = report_to_json(report).dump();
+  EXPECT_EQ(text.find("NaN"), std::string::npos);
+  EXPECT_EQ(text.find("Infinity"), std::string::npos);
+}
+
+} // namespace
+} // namespace netprof

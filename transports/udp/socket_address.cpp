@@ -1,0 +1,152 @@
+#include "socket_address.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+
+namespace netprof::udp {
+
+namespace {
+
+[[noreturn]] void throw_bad_value(std::string_view flag, std::string_view value,
+                                  std::string_view reason)
+{
+  std::string message = "bad ";
+  message += flag;
+  message += " value '";
+  message += value;
+  message += "': ";
+  message += reason;
+  throw UsageError(message);
+}
+
+bool is_digit(char c) noexcept
+{
+  return c >= '0' && c <= '9';
+}
+
+bool looks_like_dotted_quad(std::string_view host) noexcept
+{
+  return std::all_of(host.begin(), host.end(), [](char c) { return is_digit(c) || c == '.'; });
+}
+
+// RFC 1123 labels, plus '_' which some /etc/hosts entries use. Checked here so that an obvious
+// typo gets a precise message instead of a resolver round trip and "Name or service not known".
+bool is_host_name(std::string_view host) noexcept
+{
+  if (host.empty() || host.size() > 253) {
+    return false;
+  }
+  if (host.back() == '.') {
+    host.remove_suffix(1);
+  }
+  std::size_t label_start = 0;
+  while (label_start <= host.size()) {
+    const std::size_t dot = std::min(host.find('.', label_start), host.size());
+    const std::string_view label = host.substr(label_start, dot - label_start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return false;
+    }
+    for (const char c : label) {
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      if (!letter && !is_digit(c) && c != '-' && c != '_') {
+        return false;
+      }
+    }
+    label_start = dot + 1;
+  }
+  return true;
+}
+
+struct AddrinfoDeleter {
+  void operator()(addrinfo* list) const noexcept { freeaddrinfo(list); }
+};
+
+} // namespace
+
+HostPort split_host_port(std::string_view value, std::string_view flag)
+{
+  if (!value.empty() && value.front() == '[') {
+    throw_bad_value(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
+  }
+  const std::size_t colon = value.rfind(':');
+  if (colon == std::string_view::npos) {
+    throw_bad_value(flag, value, "expected host:port");
+  }
+  const std::string_view host = value.substr(0, colon);
+  const std::string_view port = value.substr(colon + 1);
+  if (host.find(':') != std::string_view::npos) {
+    throw_bad_value(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
+  }
+  if (host.empty()) {
+    throw_bad_value(flag, value, "expected host:port, the host is missing (0.0.0.0 means any)");
+  }
+  if (port.empty()) {
+    throw_bad_value(flag, value, "expected host:port, the port is missing");
+  }
+  // from_chars rejects signs and spaces, and ptr tells us about trailing junk.
+  std::uint32_t number = 0;
+  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (error == std::errc::invalid_argument || end != port.data() + port.size()) {
+    throw_bad_value(flag, value, "the port '" + std::string(port) + "' is not a number 0..65535");
+  }
+  if (error == std::errc::result_out_of_range || number > 65535) {
+    throw_bad_value(flag, value, "the port " + std::string(port) + " is not in 0..65535");
+  }
+  return HostPort{std::string(host), static_cast<std::uint16_t>(number)};
+}
+
+sockaddr_in parse_ipv4_endpoint(std::string_view value, std::string_view flag)
+{
+  const HostPort parts = split_host_port(value, flag);
+
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(parts.port);
+
+  if (looks_like_dotted_quad(parts.host)) {
+    // glibc's inet_pton accepts exactly four decimal parts 0..255 without leading zeros.
+    if (inet_pton(AF_INET, parts.host.c_str(), &address.sin_addr) != 1) {
+      throw_bad_value(flag, value, "'" + parts.host + "' is not an IPv4 address a.b.c.d");
+    }
+    return address;
+  }
+  if (!is_host_name(parts.host)) {
+    throw_bad_value(flag, value, "'" + parts.host + "' is not a valid host name");
+  }
+
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* raw = nullptr;
+  const int status = getaddrinfo(parts.host.c_str(), nullptr, &hints, &raw);
+  const std::unique_ptr<addrinfo, AddrinfoDeleter> list(raw);
+  if (status != 0 || list == nullptr) {
+    throw_bad_value(flag, value,
+                    "cannot resolve '" + parts.host + "' to an IPv4 address: " +
+                        (status != 0 ? gai_strerror(status) : "no answer"));
+  }
+  const auto* found = reinterpret_cast<const sockaddr_in*>(list->ai_addr);
+  address.sin_addr = found->sin_addr;
+  return address;
+}
+
+std::string to_string(const sockaddr_in& address)
+{
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &address.sin_addr, text, sizeof text);
+  return std::string(text) + ":" + std::to_string(ntohs(address.sin_port));
+}
+
+bool same_endpoint(const sockaddr_in& a, const sockaddr_in& b) noexcept
+{
+  return a.sin_addr.s_addr == b.sin_addr.s_addr && a.sin_port == b.sin_port;
+}
+
+} // namespace netprof::udp
