@@ -6,7 +6,7 @@
 //
 // Header layout (header_size bytes):
 //   off  size  field
-//   0    4     magic            0x4E505246 (bytes 46 52 50 4E, "FRPN", on the wire)
+//   0    4     magic            0x4652504E, so the bytes on the wire read "NPRF" in a dump
 //   4    1     version          1
 //   5    1     kind             MessageKind
 //   6    2     flags            MessageFlags bits
@@ -26,7 +26,7 @@
 
 namespace netprof::wire {
 
-inline constexpr std::uint32_t magic = 0x4E505246;
+inline constexpr std::uint32_t magic = 0x4652504E;
 inline constexpr std::uint8_t version = 1;
 inline constexpr std::size_t header_size = 52;
 

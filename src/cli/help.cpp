@@ -64,7 +64,7 @@ std::string help_text(const TransportRegistry& registry)
          "  netprof -i N TRANSPORT-OPTIONS [OPTIONS]   subscriber N >= 1\n"
          "  netprof --local-pair [OPTIONS]             both, as two processes on loopback\n"
          "\n"
-         "Two terminals (with -u, the first address is this process's own, the rest its peers):\n"
+         "Two terminals (the first -u is this process's own address, the rest its peers):\n"
          "  netprof -i 0 -u 127.0.0.1:40000                      # publisher\n"
          "  netprof -i 1 -u 127.0.0.1:40001 -u 127.0.0.1:40000   # subscriber\n"
          "One command:\n"

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -352,7 +353,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
                                      const TransportRegistry& registry)
 {
   ParsedCommandLine result;
-  const std::vector<std::string> arguments(argv, argv + argc);
+  const std::vector<std::string> arguments(argv, argv + std::max(argc, 0));
+  // Without argv[0]; built here because Boost's (argc, argv) form assumes argc >= 1.
+  const std::vector<std::string> options_given(arguments.begin() + (arguments.empty() ? 0 : 1),
+                                               arguments.end());
 
   po::options_description description;
   for (const auto& group : cli::core_option_groups()) {
@@ -376,7 +380,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
     // must be reported, not completed.
     const auto style = po::command_line_style::default_style &
                        ~po::command_line_style::allow_guessing;
-    const auto parsed = po::command_line_parser(argc, argv)
+    const auto parsed = po::command_line_parser(options_given)
                           .options(everything)
                           .positional(positional)
                           .style(style)

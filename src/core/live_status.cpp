@@ -42,12 +42,13 @@ void StatusLine::run()
     const double rate = interval > 0
                             ? static_cast<double>((sent - last_sent) + (received - last_received)) / interval
                             : 0.0;
-    const std::string line = "[" + format_duration_ns(static_cast<double>((now - start).count())) +
-                             "] " + (m_counters.measuring.load() ? "measuring" : "setting up") +
-                             "  sent " + format_count(sent) + "  received " +
-                             format_count(received) + "  echoes " +
-                             format_count(m_counters.echoes.load(std::memory_order_relaxed)) +
-                             "  " + format_rate(rate, "msg");
+    std::string line = "["; // built by appending: g++ 12 misreports `"[" + string` (-Wrestrict)
+    line += format_duration_ns(static_cast<double>((now - start).count()));
+    line += m_counters.measuring.load() ? "] measuring" : "] setting up";
+    line += "  sent " + format_count(sent);
+    line += "  received " + format_count(received);
+    line += "  echoes " + format_count(m_counters.echoes.load(std::memory_order_relaxed));
+    line += "  " + format_rate(rate, "msg");
     std::fprintf(stderr, "\r\033[K%s", line.c_str());
     std::fflush(stderr);
     last = now;

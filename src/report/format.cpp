@@ -94,10 +94,11 @@ std::string format_prefixed(double value, const char* unit, bool space_before_un
     return "n/a";
   }
   static constexpr std::array<const char*, 7> prefixes{"", "k", "M", "G", "T", "P", "E"};
-  const char* sign = value < 0.0 ? "-" : "";
   double magnitude = std::fabs(value);
   std::string prefix = prefixes[scale_by_thousands(magnitude, prefixes.size() - 1)];
-  std::string number = sign + format_significant(magnitude);
+  // Appended rather than `"-" + string`, which g++ 12 misreports under -Wrestrict.
+  std::string number = value < 0.0 ? "-" : "";
+  number += format_significant(magnitude);
   if (space_before_unit) {
     return number + " " + (prefix.empty() ? std::string{} : prefix + " ") + unit;
   }
@@ -149,12 +150,15 @@ std::string format_duration_ns(double ns)
   if (!std::isfinite(ns)) {
     return "n/a";
   }
-  const char* sign = ns < 0.0 ? "-" : "";
   double magnitude = std::fabs(ns);
   static constexpr std::array<const char*, 4> units{"ns", "us", "ms", "s"};
   std::size_t index = scale_by_thousands(magnitude, units.size() - 1);
   // Seconds are the last unit: long runs read "1,234 s", still without an exponent.
-  return sign + format_significant(magnitude) + " " + units[index];
+  std::string text = ns < 0.0 ? "-" : ""; // appended: see format_prefixed
+  text += format_significant(magnitude);
+  text += ' ';
+  text += units[index];
+  return text;
 }
 
 std::string format_bytes(double bytes)

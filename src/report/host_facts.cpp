@@ -92,7 +92,7 @@ HostFacts collect_host_facts()
     facts.cpu_model = cpu_model();
     facts.cores = std::thread::hardware_concurrency();
     facts.clock_source =
-      first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+        first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     facts.rmem_default = read_u64("/proc/sys/net/core/rmem_default");
     facts.rmem_max = read_u64("/proc/sys/net/core/rmem_max");
     facts.wmem_default = read_u64("/proc/sys/net/core/wmem_default");

@@ -30,60 +30,60 @@ json latency_json(const LatencySummary& rtt, bool halve)
   };
   auto real = [halve](double ns) { return finite(halve ? ns / 2.0 : ns); };
   return json{
-    {"count", rtt.count},
-    {"min", exact(rtt.min_ns)},
-    {"mean", real(rtt.mean_ns)},
-    {"max", exact(rtt.max_ns)},
-    {"stddev", real(rtt.stddev_ns)},
-    {"p50", exact(rtt.p50_ns)},
-    {"p90", exact(rtt.p90_ns)},
-    {"p99", exact(rtt.p99_ns)},
-    {"p99_9", exact(rtt.p999_ns)},
-    {"p99_99", exact(rtt.p9999_ns)},
+      {"count", rtt.count},
+      {"min", exact(rtt.min_ns)},
+      {"mean", real(rtt.mean_ns)},
+      {"max", exact(rtt.max_ns)},
+      {"stddev", real(rtt.stddev_ns)},
+      {"p50", exact(rtt.p50_ns)},
+      {"p90", exact(rtt.p90_ns)},
+      {"p99", exact(rtt.p99_ns)},
+      {"p99_9", exact(rtt.p999_ns)},
+      {"p99_99", exact(rtt.p9999_ns)},
   };
 }
 
 json host_json(const HostFacts& host)
 {
   return json{
-    {"hostname", host.hostname},
-    {"kernel", host.kernel},
-    {"cpu_model", host.cpu_model},
-    {"cores", host.cores},
-    {"clock_source", host.clock_source},
-    {"net_core",
-     {
-       {"rmem_default", host.rmem_default},
-       {"rmem_max", host.rmem_max},
-       {"wmem_default", host.wmem_default},
-       {"wmem_max", host.wmem_max},
-     }},
+      {"hostname", host.hostname},
+      {"kernel", host.kernel},
+      {"cpu_model", host.cpu_model},
+      {"cores", host.cores},
+      {"clock_source", host.clock_source},
+      {"net_core",
+       {
+           {"rmem_default", host.rmem_default},
+           {"rmem_max", host.rmem_max},
+           {"wmem_default", host.wmem_default},
+           {"wmem_max", host.wmem_max},
+       }},
   };
 }
 
 json settings_json(const RunConfig& config)
 {
   json settings{
-    {"role", to_string(config.role)},
-    {"id", config.id},
-    {"transport", config.transport_name},
-    {"mode", to_string(config.mode)},
-    {"payload_size", config.payload_size},
-    {"num_vars", config.num_vars},
-    {"test_seconds", finite(config.test_seconds)},
-    {"count", nullptr},
-    {"send_hz", finite(config.send_hz)},
-    {"probe_hz", finite(config.probe_hz)},
-    {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
-    {"warmup_seconds", finite(config.warmup_seconds)},
-    {"warmup_count", nullptr},
-    {"subscribers_expected", config.subscribers},
-    {"wait_seconds", finite(config.wait_seconds)},
-    {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
-    {"wait_strategy", to_string(config.wait_strategy)},
-    {"cpus", config.cpus},
-    {"queue_length", config.queue_length},
-    {"max_loss_percent", nullptr},
+      {"role", to_string(config.role)},
+      {"id", config.id},
+      {"transport", config.transport_name},
+      {"mode", to_string(config.mode)},
+      {"payload_size", config.payload_size},
+      {"num_vars", config.num_vars},
+      {"test_seconds", finite(config.test_seconds)},
+      {"count", nullptr},
+      {"send_hz", finite(config.send_hz)},
+      {"probe_hz", finite(config.probe_hz)},
+      {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
+      {"warmup_seconds", finite(config.warmup_seconds)},
+      {"warmup_count", nullptr},
+      {"subscribers_expected", config.subscribers},
+      {"wait_seconds", finite(config.wait_seconds)},
+      {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
+      {"wait_strategy", to_string(config.wait_strategy)},
+      {"cpus", config.cpus},
+      {"queue_length", config.queue_length},
+      {"max_loss_percent", nullptr},
   };
   if (config.count) {
     settings["count"] = *config.count;
@@ -100,17 +100,17 @@ json settings_json(const RunConfig& config)
 json endpoint_json(const EndpointFacts& endpoint)
 {
   return json{
-    {"transport", endpoint.transport},
-    {"local_addresses", endpoint.local_addresses},
-    {"peer_addresses", endpoint.peer_addresses},
-    {"max_message_size", endpoint.max_message_size},
-    {"buffer",
-     {
-       {"requested", endpoint.requested_buffer_bytes},
-       {"granted_send", endpoint.granted_send_buffer_bytes},
-       {"granted_receive", endpoint.granted_receive_buffer_bytes},
-     }},
-    {"notes", endpoint.notes},
+      {"transport", endpoint.transport},
+      {"local_addresses", endpoint.local_addresses},
+      {"peer_addresses", endpoint.peer_addresses},
+      {"max_message_size", endpoint.max_message_size},
+      {"buffer",
+       {
+           {"requested", endpoint.requested_buffer_bytes},
+           {"granted_send", endpoint.granted_send_buffer_bytes},
+           {"granted_receive", endpoint.granted_receive_buffer_bytes},
+       }},
+      {"notes", endpoint.notes},
   };
 }
 
@@ -118,11 +118,11 @@ json result_json(const RunReport& report)
 {
   const char* status = report.interrupted ? "INTERRUPTED" : report.success ? "SUCCESS" : "FAIL";
   return json{
-    {"status", status},
-    {"success", report.success},
-    {"interrupted", report.interrupted},
-    {"problems", report.problems},
-    {"warnings", report.warnings},
+      {"status", status},
+      {"success", report.success},
+      {"interrupted", report.interrupted},
+      {"problems", report.problems},
+      {"warnings", report.warnings},
   };
 }
 
@@ -131,38 +131,38 @@ json subscriber_json(const SubscriberResult& sub)
   const wire::SubscriberCounters& c = sub.counters;
   const Throughput& t = sub.throughput;
   return json{
-    {"id", sub.id},
-    {"counters_received", sub.counters_received},
-    {"joined_late", sub.joined_late},
-    {"received", c.received},
-    {"unique", c.unique},
-    {"lost", sub.lost},
-    {"loss_percent", finite(loss_percent(sub))},
-    {"duplicates", c.duplicates},
-    {"out_of_order", c.out_of_order},
-    {"gaps", c.gaps},
-    {"datagrams", c.datagrams},
-    {"payload_bytes", c.payload_bytes},
-    {"wire_bytes", c.wire_bytes},
-    {"probes_sent", sub.probes_sent},
-    {"echoes", sub.echoes},
-    {"probes_echoed", c.probes_echoed},
-    {"rejected", c.rejected},
-    {"warmup_received", c.warmup_received},
-    {"records_decoded", c.records_decoded},
-    {"throughput",
-     {
-       {"seconds", finite(t.seconds)},
-       {"messages_per_second", finite(t.messages_per_second)},
-       {"datagrams_per_second", finite(t.datagrams_per_second)},
-       {"payload_bytes_per_second", finite(t.payload_bytes_per_second)},
-       {"wire_bytes_per_second", finite(t.wire_bytes_per_second)},
-     }},
-    {"latency",
-     {
-       {"rtt_ns", latency_json(sub.rtt, false)},
-       {"one_way_ns", latency_json(sub.rtt, true)},
-     }},
+      {"id", sub.id},
+      {"counters_received", sub.counters_received},
+      {"joined_late", sub.joined_late},
+      {"received", c.received},
+      {"unique", c.unique},
+      {"lost", sub.lost},
+      {"loss_percent", finite(loss_percent(sub))},
+      {"duplicates", c.duplicates},
+      {"out_of_order", c.out_of_order},
+      {"gaps", c.gaps},
+      {"datagrams", c.datagrams},
+      {"payload_bytes", c.payload_bytes},
+      {"wire_bytes", c.wire_bytes},
+      {"probes_sent", sub.probes_sent},
+      {"echoes", sub.echoes},
+      {"probes_echoed", c.probes_echoed},
+      {"rejected", c.rejected},
+      {"warmup_received", c.warmup_received},
+      {"records_decoded", c.records_decoded},
+      {"throughput",
+       {
+           {"seconds", finite(t.seconds)},
+           {"messages_per_second", finite(t.messages_per_second)},
+           {"datagrams_per_second", finite(t.datagrams_per_second)},
+           {"payload_bytes_per_second", finite(t.payload_bytes_per_second)},
+           {"wire_bytes_per_second", finite(t.wire_bytes_per_second)},
+       }},
+      {"latency",
+       {
+           {"rtt_ns", latency_json(sub.rtt, false)},
+           {"one_way_ns", latency_json(sub.rtt, true)},
+       }},
   };
 }
 
@@ -171,35 +171,35 @@ json subscriber_json(const SubscriberResult& sub)
 nlohmann::json report_to_json(const RunReport& report)
 {
   json out{
-    {"schema_version", json_schema_version},
-    {"tool",
-     {
-       {"name", "netprof"},
-       {"version", report.version},
-       {"build_type", report.build_type},
-     }},
-    {"command_line", report.config.command_line},
-    {"host", host_json(report.host)},
-    {"settings", settings_json(report.config)},
-    {"endpoint", endpoint_json(report.endpoint)},
-    {"run_id", format_run_id(report.run_id)},
-    {"result", result_json(report)},
-    {"rejected", report.rejected},
+      {"schema_version", json_schema_version},
+      {"tool",
+       {
+           {"name", "netprof"},
+           {"version", report.version},
+           {"build_type", report.build_type},
+       }},
+      {"command_line", report.config.command_line},
+      {"host", host_json(report.host)},
+      {"settings", settings_json(report.config)},
+      {"endpoint", endpoint_json(report.endpoint)},
+      {"run_id", format_run_id(report.run_id)},
+      {"result", result_json(report)},
+      {"rejected", report.rejected},
   };
 
   if (report.config.role == Role::publisher) {
     out["publisher"] = json{
-      {"messages_sent", report.messages_sent},
-      {"measured_seconds", finite(report.measured_seconds)},
-      {"probes_sent", report.probes_sent},
-      {"echoes_received", report.echoes_received},
-      {"echoes_late", report.echoes_late},
-      {"latency",
-       {
-         {"rtt_ns", latency_json(report.rtt, false)},
-         {"one_way_ns", latency_json(report.rtt, true)},
-         {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
-       }},
+        {"messages_sent", report.messages_sent},
+        {"measured_seconds", finite(report.measured_seconds)},
+        {"probes_sent", report.probes_sent},
+        {"echoes_received", report.echoes_received},
+        {"echoes_late", report.echoes_late},
+        {"latency",
+         {
+             {"rtt_ns", latency_json(report.rtt, false)},
+             {"one_way_ns", latency_json(report.rtt, true)},
+             {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
+         }},
     };
     json subscribers = json::array();
     for (const SubscriberResult& sub : report.subscribers) {

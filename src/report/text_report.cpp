@@ -59,8 +59,8 @@ void write_status(std::ostream& out, const RunReport& report)
 std::string buffer_line(const EndpointFacts& endpoint)
 {
   std::string requested = endpoint.requested_buffer_bytes == 0
-                            ? std::string("OS default")
-                            : format_count(endpoint.requested_buffer_bytes) + " B";
+                              ? std::string("OS default")
+                              : format_count(endpoint.requested_buffer_bytes) + " B";
   std::string granted;
   if (endpoint.granted_send_buffer_bytes == 0 && endpoint.granted_receive_buffer_bytes == 0) {
     granted = "not reported by the transport";

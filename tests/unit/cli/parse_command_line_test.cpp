@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,13 @@ TEST_F(ParseCommandLineTest, LocalPairAcceptsAnExplicitPublisherId)
   const auto sut = parse({"--local-pair", "-i", "0"});
 
   EXPECT_EQ(sut.config.id, 0U);
+}
+
+TEST_F(ParseCommandLineTest, ToleratesAnEmptyArgv)
+{
+  const char* const argv[] = {nullptr};
+
+  EXPECT_THROW(parse_command_line(0, argv, m_registry), UsageError); // no transport, no crash
 }
 
 // ---- errors: one line naming the problem ----
@@ -564,6 +572,15 @@ TEST_F(ParseCommandLineTest, HelpHasNoTrailingBlanks)
   const std::string sut = help_text(m_registry);
 
   EXPECT_EQ(sut.find(" \n"), std::string::npos);
+}
+
+TEST_F(ParseCommandLineTest, HelpFitsEightyColumns)
+{
+  std::istringstream sut(help_text(m_registry));
+
+  for (std::string line; std::getline(sut, line);) {
+    EXPECT_LE(line.size(), 80U) << line;
+  }
 }
 
 TEST_F(ParseCommandLineTest, HelpListsTheExitCodes)

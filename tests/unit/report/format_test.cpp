@@ -26,8 +26,7 @@ TEST(FormatCount, GroupsThousands)
   EXPECT_EQ(format_count(1000), "1,000");
   EXPECT_EQ(format_count(1234567), "1,234,567");
   EXPECT_EQ(format_count(1'000'000'000'000'000), "1,000,000,000,000,000");
-  EXPECT_EQ(format_count(std::numeric_limits<std::uint64_t>::max()),
-            "18,446,744,073,709,551,615");
+  EXPECT_EQ(format_count(std::numeric_limits<std::uint64_t>::max()), "18,446,744,073,709,551,615");
 }
 
 TEST(FormatDuration, PicksAReadableUnit)

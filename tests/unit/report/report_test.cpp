@@ -65,8 +65,8 @@ RunReport sample_publisher()
   report.config.send_hz = 10'000;
   report.config.cpus = {2, 3};
   report.config.max_loss_percent = 1.0;
-  report.config.command_line = {"netprof", "-i", "0", "-u", "127.0.0.1:40000",
-                                "-u", "127.0.0.1:40001", "--send-hz", "10000"};
+  report.config.command_line = {
+      "netprof", "-i", "0", "-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001", "--send-hz", "10000"};
   report.endpoint.transport = "udp";
   report.endpoint.local_addresses = {"127.0.0.1:40000"};
   report.endpoint.peer_addresses = {"127.0.0.1:40001"};
@@ -162,15 +162,30 @@ json parsed(const RunReport& report)
   return json::parse(report_to_json(report).dump(2));
 }
 
-const std::set<std::string> summary_keys{"count", "min", "mean", "max", "stddev",
+const std::set<std::string> summary_keys{"count", "min", "mean", "max",   "stddev",
                                          "p50",   "p90", "p99",  "p99_9", "p99_99"};
 
-const std::set<std::string> subscriber_keys{
-  "id",         "counters_received", "joined_late",     "received",        "unique",
-  "lost",       "loss_percent",      "duplicates",      "out_of_order",    "gaps",
-  "datagrams",  "payload_bytes",     "wire_bytes",      "probes_sent",     "echoes",
-  "probes_echoed", "rejected",       "warmup_received", "records_decoded", "throughput",
-  "latency"};
+const std::set<std::string> subscriber_keys{"id",
+                                            "counters_received",
+                                            "joined_late",
+                                            "received",
+                                            "unique",
+                                            "lost",
+                                            "loss_percent",
+                                            "duplicates",
+                                            "out_of_order",
+                                            "gaps",
+                                            "datagrams",
+                                            "payload_bytes",
+                                            "wire_bytes",
+                                            "probes_sent",
+                                            "echoes",
+                                            "probes_echoed",
+                                            "rejected",
+                                            "warmup_received",
+                                            "records_decoded",
+                                            "throughput",
+                                            "latency"};
 
 // ---- text ----
 
@@ -193,7 +208,7 @@ TEST(TextReport, ListsProblemsAndWarnings)
   EXPECT_NE(text.find("Test: FAIL\nProblems:\n  - subscriber 1 lost 10% (limit 1%)\n"
                       "Warnings:\n  - subscriber 2 sent no final counters\nSettings:\n"),
             std::string::npos)
-    << text;
+      << text;
 }
 
 TEST(TextReport, NoProblemsHeadingWhenThereAreNone)
@@ -214,7 +229,7 @@ TEST(TextReport, SettingsDescribeTheRun)
   EXPECT_TRUE(has_line(text, "  Mode: stream with probes at 1,000 Hz")) << text;
   EXPECT_TRUE(has_line(text, "  Buffer size: requested 1,000,000 B; granted send 2,000,000 B, "
                              "receive 425,984 B"))
-    << text;
+      << text;
   EXPECT_TRUE(has_line(text, "    note: receive buffer clamped by net.core.rmem_max")) << text;
   EXPECT_TRUE(has_line(text, "  Hosts: 127.0.0.1:40000 (bound), 127.0.0.1:40001 (peer)")) << text;
   EXPECT_TRUE(has_line(text, "  Data size: 128 B")) << text;
@@ -277,7 +292,7 @@ TEST(TextReport, PublisherLatencyStatesTheClockAndBothViews)
                       "    p99.9: 1.00 ms\n"
                       "    p99.99: 4.56 ms\n"),
             std::string::npos)
-    << text;
+      << text;
 }
 
 TEST(TextReport, UncorrectedLatencyOnlyWithASendRate)
@@ -285,8 +300,8 @@ TEST(TextReport, UncorrectedLatencyOnlyWithASendRate)
   RunReport sut = sample_publisher();
   std::string text = text_of(sut);
   EXPECT_TRUE(has_line(
-    text, "  Uncorrected RTT (from actual send time): p50 41.0 us, p99 150 us, max 5.00 ms"))
-    << text;
+      text, "  Uncorrected RTT (from actual send time): p50 41.0 us, p99 150 us, max 5.00 ms"))
+      << text;
   EXPECT_NE(text.find("coordinated omission"), std::string::npos);
   sut.config.send_hz = 0;
   EXPECT_EQ(text_of(sut).find("Uncorrected"), std::string::npos);
@@ -322,7 +337,7 @@ TEST(TextReport, PublisherThroughputPerSubscriber)
                       "    Probes echoed: 998 of 1,000\n"
                       "    One-way (RTT/2): p50 20.0 us, p99 61.7 us\n"),
             std::string::npos)
-    << text;
+      << text;
 }
 
 TEST(TextReport, MarksLateAndSilentSubscribers)
@@ -332,7 +347,7 @@ TEST(TextReport, MarksLateAndSilentSubscribers)
                       "    Probes echoed: 0 of 400\n"
                       "    One-way (RTT/2): no probes echoed\n"),
             std::string::npos)
-    << text;
+      << text;
 }
 
 TEST(TextReport, RecordsDecodedOnlyWithNumVars)
@@ -358,7 +373,7 @@ TEST(TextReport, SubscriberPointsToThePublisherForLatency)
   EXPECT_NE(text.find("Latency:\n  Latency is measured on the publisher (round trip); see its "
                       "report.\nThroughput:\n"),
             std::string::npos)
-    << text;
+      << text;
   EXPECT_TRUE(has_line(text, "  Messages received: 99,990")) << text;
   EXPECT_TRUE(has_line(text, "  Lost: 10 (0.010%)")) << text;
   EXPECT_TRUE(has_line(text, "  Probes echoed: 1,000")) << text;
@@ -400,13 +415,12 @@ TEST(TextReport, NeverPrintsAnExponentOrNonFiniteNumber)
 TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
 {
   json sut = parsed(sample_publisher());
-  EXPECT_EQ(keys_of(sut),
-            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
-                                   "endpoint", "run_id", "result", "rejected", "publisher",
-                                   "subscribers"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
+                                                 "settings", "endpoint", "run_id", "result",
+                                                 "rejected", "publisher", "subscribers"}));
   EXPECT_EQ(sut["schema_version"], 1);
-  EXPECT_EQ(sut["tool"], (json{{"name", "netprof"}, {"version", "0.1.0"},
-                               {"build_type", "Release"}}));
+  EXPECT_EQ(sut["tool"],
+            (json{{"name", "netprof"}, {"version", "0.1.0"}, {"build_type", "Release"}}));
   EXPECT_EQ(sut["command_line"].size(), 9u);
   EXPECT_EQ(sut["command_line"][8], "10000");
   EXPECT_EQ(sut["run_id"], "0123456789abcdef");
@@ -426,27 +440,40 @@ TEST(JsonReport, HostAndEndpoint)
                                  {"rmem_max", 4'194'304},
                                  {"wmem_default", 212'992},
                                  {"wmem_max", 4'194'304}}}}));
-  EXPECT_EQ(sut["endpoint"],
-            (json{{"transport", "udp"},
-                  {"local_addresses", {"127.0.0.1:40000"}},
-                  {"peer_addresses", {"127.0.0.1:40001"}},
-                  {"max_message_size", 65'475},
-                  {"buffer",
-                   {{"requested", 1'000'000}, {"granted_send", 2'000'000},
-                    {"granted_receive", 425'984}}},
-                  {"notes", {"receive buffer clamped by net.core.rmem_max"}}}));
+  EXPECT_EQ(
+      sut["endpoint"],
+      (json{{"transport", "udp"},
+            {"local_addresses", {"127.0.0.1:40000"}},
+            {"peer_addresses", {"127.0.0.1:40001"}},
+            {"max_message_size", 65'475},
+            {"buffer",
+             {{"requested", 1'000'000}, {"granted_send", 2'000'000}, {"granted_receive", 425'984}}},
+            {"notes", {"receive buffer clamped by net.core.rmem_max"}}}));
 }
 
 TEST(JsonReport, Settings)
 {
   json settings = parsed(sample_publisher())["settings"];
-  EXPECT_EQ(keys_of(settings),
-            (std::set<std::string>{"role", "id", "transport", "mode", "payload_size", "num_vars",
-                                   "test_seconds", "count", "send_hz", "probe_hz",
-                                   "probe_timeout_seconds", "warmup_seconds", "warmup_count",
-                                   "subscribers_expected", "wait_seconds",
-                                   "idle_timeout_seconds", "wait_strategy", "cpus",
-                                   "queue_length", "max_loss_percent"}));
+  EXPECT_EQ(keys_of(settings), (std::set<std::string>{"role",
+                                                      "id",
+                                                      "transport",
+                                                      "mode",
+                                                      "payload_size",
+                                                      "num_vars",
+                                                      "test_seconds",
+                                                      "count",
+                                                      "send_hz",
+                                                      "probe_hz",
+                                                      "probe_timeout_seconds",
+                                                      "warmup_seconds",
+                                                      "warmup_count",
+                                                      "subscribers_expected",
+                                                      "wait_seconds",
+                                                      "idle_timeout_seconds",
+                                                      "wait_strategy",
+                                                      "cpus",
+                                                      "queue_length",
+                                                      "max_loss_percent"}));
   EXPECT_EQ(settings["role"], "publisher");
   EXPECT_EQ(settings["id"], 0);
   EXPECT_EQ(settings["transport"], "udp");
@@ -499,9 +526,8 @@ TEST(JsonReport, Result)
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
-  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds",
-                                                 "probes_sent", "echoes_received",
-                                                 "echoes_late", "latency"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
+                                                 "echoes_received", "echoes_late", "latency"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

@@ -78,7 +78,7 @@ Header pinned_header()
 }
 
 const Bytes pinned_bytes = from_hex({
-    0x46, 0x52, 0x50, 0x4E,                         // magic 0x4E505246
+    0x4E, 0x50, 0x52, 0x46,                         // magic: "NPRF"
     0x01,                                           // version
     0x04,                                           // kind = echo
     0x03, 0x00,                                     // flags
@@ -206,7 +206,7 @@ TEST(HeaderDecode, RejectsWrongMagic)
 TEST(HeaderDecode, RejectsMagicInTheWrongByteOrder)
 {
   Bytes sut = message_for(typical_header());
-  const auto big_endian = from_hex({0x4E, 0x50, 0x52, 0x46});
+  const auto big_endian = from_hex({0x46, 0x52, 0x50, 0x4E});
   std::copy(big_endian.begin(), big_endian.end(), sut.begin());
   Header decoded;
 

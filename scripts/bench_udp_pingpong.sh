@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# netprof's UDP ping-pong against the bare baseline (bench/bare_udp_pingpong.cpp), for each wait
+# strategy, plus the histogram's cost per record. Prints figures; a missed target is reported,
+# never an error: the exit status is 0 unless a run crashed or timed out.
+#
+#   scripts/bench_udp_pingpong.sh [BUILD_DIR] [--iterations N] [--time SECONDS] [--cpu A,B]
+#
+# BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
+# docs/benchmarks.md for how to read the output.
+
+set -euo pipefail
+
+build_dir=./build
+iterations=100000
+warmup=10000
+seconds=5
+cpus=0,1
+payload=64
+header=52 # netprof's wire header (include/netprof/wire.hpp); checked against the JSON below
+target_ratio=1.10
+target_record_ns=5
+
+usage()
+{
+  sed -n '6p' "$0" | sed 's/^# *//'
+}
+
+while (($# > 0)); do
+  case $1 in
+  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
+  --time) seconds=${2:?--time needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
+[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
+[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (pinger/publisher, ponger/subscriber)" >&2; exit 2; }
+
+netprof=$build_dir/netprof
+bare=$build_dir/bench/bare_udp_pingpong
+histogram_bench=$build_dir/bench/histogram_bench
+for binary in "$netprof" "$bare"; do
+  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
+done
+python=/usr/bin/python3
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_udp_pingpong.XXXXXX")
+running=""
+cleanup()
+{
+  # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
+  # so whatever is still running is stopped here by its PID.
+  if [[ -n $running ]]; then
+    kill -TERM "$running" 2>/dev/null || true
+    wait "$running" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failures=0
+# Runs a command under a deadline, stdout to $1; returns its exit status without tripping set -e.
+run_limited()
+{
+  local limit=$1 out=$2 status=0
+  shift 2
+  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
+  running=$!
+  wait "$running" || status=$?
+  running=""
+  if ((status != 0)); then
+    ((failures += 1))
+    local why="exit $status"
+    ((status == 124 || status == 137)) && why+=", timed out"
+    echo "FAILED ($why): $*" >&2
+    tail -n 5 "$out.err" >&2 || true
+  fi
+  return 0
+}
+
+# One figure from a JSON file, or "n/a" when the run left none.
+field()
+{
+  "$python" -c '
+import json, sys
+try:
+    value = json.load(open(sys.argv[1]))
+    for key in sys.argv[2].split("."):
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    print(value)
+except Exception:
+    print("n/a")
+' "$1" "$2"
+}
+
+# netprof's timeout covers its warm-up and end-of-test handshake on top of -t.
+netprof_limit=$("$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$seconds")
+wire_size=$((payload + header))
+
+echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+echo "bare: $iterations round trips (+$warmup warm-up) per run; netprof: -t $seconds s; pinned to CPUs $cpus"
+echo "like for like: netprof -s $payload sends $payload B payload + $header B header = $wire_size B datagrams,"
+echo "so the ratio divides by the bare baseline at --size $wire_size; the bare $payload B figure is for reference."
+echo
+
+rows=()
+for wait_strategy in block spin; do
+  for size in "$wire_size" "$payload"; do
+    run_limited 60 "$work/bare_${wait_strategy}_$size.json" \
+      "$bare" --size "$size" --iterations "$iterations" --warmup "$warmup" \
+      --wait "$wait_strategy" --cpu "$cpus"
+  done
+  json=$work/netprof_$wait_strategy.json
+  run_limited "$netprof_limit" "$work/netprof_$wait_strategy.out" \
+    "$netprof" --local-pair --mode ping-pong -s "$payload" --wait-strategy "$wait_strategy" \
+    --cpu "$cpus" -t "$seconds" --json "$json" --quiet
+
+  datagrams=$(field "$json" subscribers.0.datagrams)
+  wire_bytes=$(field "$json" subscribers.0.wire_bytes)
+  if [[ $datagrams =~ ^[1-9][0-9]*$ && $wire_bytes =~ ^[0-9]+$ ]] &&
+     ((wire_bytes != datagrams * wire_size)); then
+    echo "note: netprof's datagrams are $((wire_bytes / datagrams)) B, not $wire_size B: the header size changed" >&2
+  fi
+  if [[ $(field "$json" tool.build_type) != Release ]]; then
+    echo "note: netprof was not built as Release; its timings are not representative" >&2
+  fi
+
+  rows+=("$wait_strategy" \
+    "$(field "$work/bare_${wait_strategy}_$payload.json" one_way_p50_ns)" \
+    "$(field "$work/bare_${wait_strategy}_$wire_size.json" one_way_p50_ns)" \
+    "$(field "$json" publisher.latency.one_way_ns.p50)" \
+    "$(field "$work/bare_${wait_strategy}_$wire_size.json" rtt_p99_ns)" \
+    "$(field "$json" publisher.latency.rtt_ns.p99)" \
+    "$(field "$json" publisher.echoes_received)")
+done
+
+"$python" - "$target_ratio" "$payload" "$wire_size" "${rows[@]}" <<'EOF'
+import sys
+
+target = float(sys.argv[1])
+payload, wire = sys.argv[2], sys.argv[3]
+cells = sys.argv[4:]
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+print(f"one-way latency p50 = RTT p50 / 2, ns; ratio = netprof / bare {wire} B; target <= {target:.2f}x")
+header = ("wait", f"bare {payload}B", f"bare {wire}B", f"netprof {payload}+52B",
+          "ratio", "target", "verdict", f"RTT p99 bare {wire}B", "RTT p99 netprof", "netprof samples")
+rows = [header]
+for i in range(0, len(cells), 7):
+    wait, bare_small, bare_wire, ours, bare_p99, ours_p99, samples = cells[i:i + 7]
+    b, n = number(bare_wire), number(ours)
+    if b and n:
+        ratio = n / b
+        verdict = "PASS" if ratio <= target else "MISS"
+        ratio_text = f"{ratio:.2f}x"
+    else:
+        ratio_text, verdict = "n/a", "n/a"
+    rows.append((wait, bare_small, bare_wire, ours, ratio_text, f"{target:.2f}x", verdict,
+                 bare_p99, ours_p99, samples))
+widths = [max(len(str(row[c])) for row in rows) for c in range(len(header))]
+for row in rows:
+    print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
+EOF
+
+echo
+if [[ -x $histogram_bench ]]; then
+  run_limited 60 "$work/histogram.json" "$histogram_bench" \
+    --benchmark_filter=BM_histogram_record --benchmark_format=json
+  "$python" - "$work/histogram.json" "$target_record_ns" <<'EOF'
+import json, sys
+
+target = float(sys.argv[2])
+try:
+    result = next(b for b in json.load(open(sys.argv[1]))["benchmarks"]
+                  if b["name"] == "BM_histogram_record")
+    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[result["time_unit"]]
+    ns = result["cpu_time"] * scale
+    verdict = "PASS" if ns <= target else "MISS"
+    print(f"histogram record: {ns:.2f} ns/record (CPU time), target <= {target:.0f} ns: {verdict}")
+except Exception as error:
+    print(f"histogram record: n/a ({error})")
+EOF
+else
+  echo "histogram record: not measured ($histogram_bench not built)"
+fi
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi
