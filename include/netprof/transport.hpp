@@ -28,7 +28,8 @@ public:
 };
 
 enum class SendResult {
-  sent,
+  sent, // handed to the transport for every peer it knows (none yet counts as sent: the
+        // message is simply not heard; a peer that was skipped shows up as loss)
   back_pressured, // the transport would have to wait; the message was not sent
   failed          // a transport error; the message was not sent
 };
@@ -46,8 +47,8 @@ struct EndpointFacts {
   std::vector<std::string> peer_addresses;  // where it sends
   std::size_t max_message_size = 0;        // largest message send() accepts, in bytes
   std::size_t requested_buffer_bytes = 0;  // -q as given (0: OS default)
-  std::size_t granted_send_buffer_bytes = 0;
-  std::size_t granted_receive_buffer_bytes = 0;
+  std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request
+  std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)
   std::vector<std::string> notes;          // e.g. "receive buffer clamped by net.core.rmem_max"
 };
 
@@ -71,10 +72,11 @@ public:
   // blocks, so the core can busy-poll; otherwise it waits up to `timeout` for the first one.
   virtual ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept = 0;
 
-  // Called by the core right after the sink accepted a hello from a new subscriber: a
-  // transport that addresses peers one by one starts sending to the source of the message
-  // it delivered last. Shared media (multicast, shared memory) ignore it.
-  virtual void add_peer_from_last_message() {}
+  // Called by the core from inside MessageSink::on_message, while a hello from a new
+  // subscriber is being delivered (one receive() may deliver several senders' messages, so
+  // "last" means the one being delivered now): a transport that addresses peers one by one
+  // starts sending to its source. Shared media (multicast, shared memory) ignore it.
+  virtual void add_peer_from_last_message() noexcept {}
 
   virtual EndpointFacts facts() const = 0;
 };

@@ -151,6 +151,12 @@ struct BadValue {
   std::string message;
 };
 
+// Names each case by its value in test listings (and CTest), instead of its raw bytes.
+[[maybe_unused]] void PrintTo(const BadValue& bad, std::ostream* out)
+{
+  *out << "'" << bad.value << "'";
+}
+
 class UdpBadAddress : public ::testing::TestWithParam<BadValue> {};
 
 TEST_P(UdpBadAddress, IsRefusedWithOneClearLine)

@@ -99,9 +99,10 @@ void UdpEndpoint::size_buffers(std::size_t queue_length_bytes)
 {
   m_requested_buffer_bytes = queue_length_bytes;
   if (queue_length_bytes == 0) {
-    // Nothing set: the kernel's defaults (net.core.[rw]mem_default) as it accounts them.
-    m_granted_send_buffer_bytes = read_buffer_size(m_fd, SO_SNDBUF);
-    m_granted_receive_buffer_bytes = read_buffer_size(m_fd, SO_RCVBUF);
+    // Nothing set: the kernel's defaults (net.core.[rw]mem_default), halved like the granted
+    // figures below so both read as usable bytes.
+    m_granted_send_buffer_bytes = read_buffer_size(m_fd, SO_SNDBUF) / 2;
+    m_granted_receive_buffer_bytes = read_buffer_size(m_fd, SO_RCVBUF) / 2;
     return;
   }
   // The kernel caps at [rw]mem_max anyway; this only keeps the int from overflowing.

@@ -1,0 +1,218 @@
+// The core's protocol and accounting, run as a real publisher and subscriber (two threads)
+// over an in-memory link that can drop, duplicate and inject messages.
+
+#include "core/publisher.hpp"
+#include "core/subscriber.hpp"
+#include "in_memory_link.hpp"
+
+#include <netprof/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <random>
+
+namespace {
+
+using namespace netprof;
+using netprof::testing::InMemoryLink;
+
+RunConfig config_for(Role role)
+{
+  RunConfig config;
+  config.role = role;
+  config.id = role == Role::publisher ? 0 : 1;
+  config.transport_name = "in-memory";
+  config.count = 1000;
+  config.warmup_count = 20;
+  config.probe_hz = 1e6; // as many probes as the loop allows
+  config.wait_seconds = 5;
+  config.idle_timeout_seconds = 2;
+  return config;
+}
+
+struct PairOutcome {
+  RoleResult publisher;
+  RoleResult subscriber;
+};
+
+PairOutcome run_pair(InMemoryLink& link, const RunConfig& publisher_config,
+                     const RunConfig& subscriber_config, const StopFlag& publisher_stop = {})
+{
+  StopFlag subscriber_stop;
+  LiveCounters publisher_live, subscriber_live;
+  auto subscriber = std::async(std::launch::async, [&] {
+    return run_subscriber(subscriber_config, link.subscriber, subscriber_stop, subscriber_live);
+  });
+  RoleResult publisher =
+      run_publisher(publisher_config, link.publisher, publisher_stop, publisher_live);
+  return {std::move(publisher), subscriber.get()};
+}
+
+// Forwarding rule: how many copies of each measured data message with this sequence arrive.
+netprof::testing::Forwarding measured_data(std::function<int(std::uint64_t)> copies)
+{
+  return [copies](std::span<const std::byte> message) {
+    wire::Header header;
+    if (wire::decode_header(message, header) != wire::DecodeError::none ||
+        header.kind != wire::MessageKind::data || (header.flags & wire::flags::warmup) != 0)
+      return 1;
+    return copies(header.sequence);
+  };
+}
+
+TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
+{
+  InMemoryLink sut;
+  const auto outcome =
+      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
+  EXPECT_EQ(outcome.subscriber.status, ExitStatus::passed);
+  const RunReport& report = outcome.publisher.report;
+  EXPECT_EQ(report.messages_sent, 1000u);
+  ASSERT_EQ(report.subscribers.size(), 1u);
+  EXPECT_EQ(report.subscribers[0].counters.received, 1000u);
+  EXPECT_EQ(report.subscribers[0].lost, 0u);
+  EXPECT_GT(report.probes_sent, 0u);
+  EXPECT_EQ(report.echoes_received, report.probes_sent);
+  EXPECT_EQ(report.rtt.count, report.probes_sent);
+  EXPECT_EQ(outcome.subscriber.report.self->counters.warmup_received, 20u);
+  EXPECT_EQ(outcome.subscriber.report.run_id, report.run_id);
+}
+
+TEST(Protocol, LossIsExactlySentMinusReceived)
+{
+  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
+  const auto outcome =
+      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  const SubscriberResult& seen_by_publisher = outcome.publisher.report.subscribers.at(0);
+  EXPECT_EQ(seen_by_publisher.counters.received, 900u);
+  EXPECT_EQ(seen_by_publisher.lost, 100u);
+  EXPECT_EQ(seen_by_publisher.counters.gaps, 100u);
+  EXPECT_EQ(outcome.subscriber.report.self->lost, 100u);
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::passed); // loss alone is a warning
+  EXPECT_FALSE(outcome.publisher.report.warnings.empty());
+}
+
+TEST(Protocol, MaxLossTurnsLossIntoFailure)
+{
+  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.max_loss_percent = 5.0;
+  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber));
+
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::failed);
+  EXPECT_FALSE(outcome.publisher.report.success);
+}
+
+TEST(Protocol, DuplicatesAreCountedAndNotMistakenForData)
+{
+  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 50 == 0 ? 2 : 1; }));
+  const auto outcome =
+      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  const auto& counters = outcome.publisher.report.subscribers.at(0).counters;
+  EXPECT_EQ(counters.duplicates, 20u);
+  EXPECT_EQ(counters.unique, 1000u);
+  EXPECT_EQ(outcome.publisher.report.subscribers.at(0).lost, 0u);
+}
+
+TEST(Protocol, GarbageIsRejectedWithoutTouchingTheFigures)
+{
+  InMemoryLink sut;
+  std::mt19937_64 random(42);
+  for (int i = 0; i < 200; ++i) {
+    std::vector<std::byte> junk(random() % 100);
+    for (auto& b : junk)
+      b = static_cast<std::byte>(random());
+    sut.to_subscriber->push(junk);
+  }
+  const auto outcome =
+      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  EXPECT_EQ(outcome.subscriber.report.rejected, 200u);
+  EXPECT_EQ(outcome.publisher.report.subscribers.at(0).counters.received, 1000u);
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
+}
+
+TEST(Protocol, PingPongEchoesEachProbeBeforeTheNext)
+{
+  InMemoryLink sut;
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.mode = Mode::ping_pong;
+  publisher.count = 300;
+  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber));
+
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
+  EXPECT_EQ(outcome.publisher.report.probes_sent, 300u);
+  EXPECT_EQ(outcome.publisher.report.echoes_received, 300u);
+  EXPECT_EQ(outcome.publisher.report.echoes_late, 0u);
+}
+
+TEST(Protocol, PublisherWithoutSubscriberGivesUpAfterItsWait)
+{
+  InMemoryLink sut;
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.wait_seconds = 0.2;
+  StopFlag stop;
+  LiveCounters live;
+  const RoleResult outcome = run_publisher(publisher, sut.publisher, stop, live);
+
+  EXPECT_EQ(outcome.status, ExitStatus::runtime);
+  ASSERT_FALSE(outcome.report.problems.empty());
+  EXPECT_NE(outcome.report.problems[0].find("subscriber"), std::string::npos);
+}
+
+TEST(Protocol, SubscriberWithoutPublisherGivesUpAfterItsWait)
+{
+  InMemoryLink sut;
+  RunConfig subscriber = config_for(Role::subscriber);
+  subscriber.wait_seconds = 0.2;
+  StopFlag stop;
+  LiveCounters live;
+  const RoleResult outcome = run_subscriber(subscriber, sut.subscriber, stop, live);
+
+  EXPECT_EQ(outcome.status, ExitStatus::runtime);
+  EXPECT_FALSE(outcome.report.end_received);
+}
+
+TEST(Protocol, LostEndsLeaveBothSidesFailingWithinTheirBounds)
+{
+  InMemoryLink sut([](std::span<const std::byte> message) {
+    wire::Header header;
+    wire::decode_header(message, header);
+    return header.kind == wire::MessageKind::end ? 0 : 1;
+  });
+  RunConfig subscriber = config_for(Role::subscriber);
+  subscriber.idle_timeout_seconds = 0.5;
+  const auto outcome = run_pair(sut, config_for(Role::publisher), subscriber);
+
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::failed);
+  EXPECT_EQ(outcome.subscriber.status, ExitStatus::failed);
+  EXPECT_FALSE(outcome.subscriber.report.end_received);
+}
+
+TEST(Protocol, InterruptedPublisherStillEndsTheTestForItsSubscribers)
+{
+  InMemoryLink sut;
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.count.reset();
+  publisher.test_seconds = 60;
+  publisher.send_hz = 1000;
+  StopFlag stop;
+  auto interrupter = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request();
+  });
+  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber), stop);
+
+  EXPECT_EQ(outcome.publisher.status, ExitStatus::interrupted);
+  EXPECT_TRUE(outcome.publisher.report.interrupted);
+  EXPECT_TRUE(outcome.subscriber.report.end_received);
+  EXPECT_EQ(outcome.subscriber.report.self->counters.received,
+            outcome.publisher.report.messages_sent);
+}
+
+} // namespace
