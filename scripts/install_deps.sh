@@ -7,6 +7,7 @@ packages=(
   g++ cmake make pkg-config
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libzmq3-dev cppzmq-dev
   python3
 )
 

@@ -20,6 +20,7 @@ enum class Mode {
 
 enum class WaitStrategy {
   block, // blocking receive with a timeout: kind to a shared machine
+  yield, // non-blocking receive, giving the core away (sched_yield) when nothing came
   spin   // non-blocking receive in a loop: shows the transport's real latency
 };
 
@@ -63,7 +64,15 @@ inline const char* to_string(Mode mode) noexcept
 
 inline const char* to_string(WaitStrategy strategy) noexcept
 {
-  return strategy == WaitStrategy::block ? "block" : "spin";
+  switch (strategy) {
+  case WaitStrategy::block:
+    return "block";
+  case WaitStrategy::yield:
+    return "yield";
+  case WaitStrategy::spin:
+    break;
+  }
+  return "spin";
 }
 
 inline const char* to_string(Role role) noexcept

@@ -65,9 +65,9 @@ std::vector<po::options_description> core_option_groups()
 
   auto& waiting = groups.emplace_back("Waiting and pinning", help_line_length);
   waiting.add_options()
-    ("wait-strategy", text("block|spin", "block"),
-     "block: wait in the kernel (kind to a shared machine); spin: busy-poll (lowest "
-     "latency, burns a core)")
+    ("wait-strategy", text("block|yield|spin", "block"),
+     "block: wait in the kernel (kind to a shared machine); yield: poll, giving the core "
+     "away between polls; spin: busy-poll (lowest latency, burns a core)")
     ("cpu", text("LIST"),
      "pin to this CPU; with --local-pair PUB,SUB (or PUB alone); each below the number "
      "of online CPUs");

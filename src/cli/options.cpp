@@ -274,7 +274,7 @@ RunConfig core_config(const po::variables_map& vm)
   config.idle_timeout_seconds = real_value(vm, "idle-timeout", positive_seconds);
 
   static constexpr std::pair<const char*, WaitStrategy> strategies[] = {
-    {"block", WaitStrategy::block}, {"spin", WaitStrategy::spin}};
+    {"block", WaitStrategy::block}, {"yield", WaitStrategy::yield}, {"spin", WaitStrategy::spin}};
   config.wait_strategy = enum_value(vm, "wait-strategy", strategies);
   if (given(vm, "cpu")) {
     config.cpus = cpu_list(text_of(vm, "cpu"), config.local_pair);

@@ -1,6 +1,7 @@
 #include "waiting.hpp"
 
 #include <algorithm>
+#include <sched.h>
 
 namespace netprof {
 
@@ -12,9 +13,12 @@ Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
 
 bool Waiter::receive_once(Nanoseconds remaining) noexcept
 {
-  const Nanoseconds timeout =
-      m_strategy == WaitStrategy::spin ? Nanoseconds::zero() : std::min(remaining, slice);
-  return m_endpoint.receive(m_sink, timeout) != ReceiveResult::failed;
+  if (m_strategy == WaitStrategy::block)
+    return m_endpoint.receive(m_sink, std::min(remaining, slice)) != ReceiveResult::failed;
+  const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
+  if (result == ReceiveResult::timed_out && m_strategy == WaitStrategy::yield)
+    sched_yield();
+  return result != ReceiveResult::failed;
 }
 
 bool Waiter::poll() noexcept

@@ -386,8 +386,14 @@ TEST_F(ParseCommandLineTest, RejectsAnUnknownMode)
 
 TEST_F(ParseCommandLineTest, RejectsAnUnknownWaitStrategy)
 {
-  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait-strategy", "yield"}),
-            "invalid value 'yield' for --wait-strategy: expected block or spin");
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait-strategy", "busy"}),
+            "invalid value 'busy' for --wait-strategy: expected block, yield or spin");
+}
+
+TEST_F(ParseCommandLineTest, AcceptsYieldAsAWaitStrategy)
+{
+  EXPECT_EQ(parse({"-u", "127.0.0.1:40000", "--wait-strategy", "yield"}).config.wait_strategy,
+            WaitStrategy::yield);
 }
 
 TEST_F(ParseCommandLineTest, RejectsTwoCpusWithoutLocalPair)
