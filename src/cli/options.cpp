@@ -107,12 +107,12 @@ Enum enum_value(const po::variables_map& vm, const char* name,
 {
   const std::string& text = text_of(vm, name);
   std::string allowed;
-  for (const auto& [choice, value] : choices) {
-    if (text == choice) {
-      return value;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (text == choices[i].first) {
+      return choices[i].second;
     }
-    allowed += allowed.empty() ? "" : " or ";
-    allowed += choice;
+    allowed += i == 0 ? "" : (i + 1 == N ? " or " : ", ");
+    allowed += choices[i].first;
   }
   usage_error(invalid_value(name, text) + ": expected " + allowed);
 }
