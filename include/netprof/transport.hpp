@@ -52,6 +52,14 @@ struct EndpointFacts {
   std::vector<std::string> notes;          // e.g. "receive buffer clamped by net.core.rmem_max"
 };
 
+// What the transport knows of the message it is delivering: a transport that splits messages
+// into datagrams, or adds framing of its own, says so here, so the report can show datagrams
+// and wire bytes beside messages and payload bytes.
+struct DeliveryFacts {
+  std::uint32_t datagrams = 1;
+  std::size_t wire_bytes = 0; // bytes the transport carried for it; 0: the message's own size
+};
+
 // What the core asks of a transport when opening an endpoint.
 struct EndpointRequest {
   Role role = Role::publisher;
@@ -68,6 +76,11 @@ public:
   // never allocates, never throws.
   virtual SendResult send(std::span<const std::byte> message) noexcept = 0;
 
+  // A transport may hold back what send() was given to send several messages in one system
+  // call; flush() sends whatever is held. The core calls it after every probe, before it
+  // waits, and at the end of each phase, so batching never delays a latency sample.
+  virtual SendResult flush() noexcept { return SendResult::sent; }
+
   // Hands waiting messages to the sink (at most a small batch). With a zero timeout it never
   // blocks, so the core can busy-poll; otherwise it waits up to `timeout` for the first one.
   virtual ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept = 0;
@@ -77,6 +90,9 @@ public:
   // "last" means the one being delivered now): a transport that addresses peers one by one
   // starts sending to its source. Shared media (multicast, shared memory) ignore it.
   virtual void add_peer_from_last_message() noexcept {}
+
+  // Valid only inside MessageSink::on_message: facts of the message being delivered.
+  virtual DeliveryFacts last_delivery() const noexcept { return {}; }
 
   virtual EndpointFacts facts() const = 0;
 };

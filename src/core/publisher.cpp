@@ -261,7 +261,8 @@ bool Publisher::send_control(wire::MessageKind kind, std::uint64_t sequence) noe
   const std::int64_t now_ns = to_wire_ns(Clock::now());
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
-  return m_endpoint.send(m_control.with_header(header)) == SendResult::sent;
+  const bool sent = m_endpoint.send(m_control.with_header(header)) == SendResult::sent;
+  return m_endpoint.flush() == SendResult::sent && sent;
 }
 
 bool Publisher::send_with_retry(std::span<const std::byte> message) noexcept
@@ -313,7 +314,8 @@ bool Publisher::send_data(bool warmup, bool probe, std::uint64_t sequence,
     m_awaiting_echoes = true;
     m_current_probe_deadline = now + from_seconds(m_config.probe_timeout_seconds);
   }
-  if (!send_with_retry(m_data.with_header(header))) {
+  if (!send_with_retry(m_data.with_header(header)) ||
+      (probe && m_endpoint.flush() == SendResult::failed)) {
     m_awaiting_echoes = false;
     return false;
   }
@@ -355,6 +357,8 @@ bool Publisher::send_phase(bool warmup)
       intended = pacer.due(index);
       if (!count && intended >= end_time)
         break;
+      if (m_endpoint.flush() == SendResult::failed)
+        return false;
       if (!m_waiter.wait_until(intended, [] { return false; }))
         return false;
       if (m_stop.requested())
@@ -395,6 +399,8 @@ bool Publisher::send_phase(bool warmup)
         m_awaiting_echoes = false;
     }
   }
+  if (m_endpoint.flush() == SendResult::failed)
+    return false;
   if (!warmup) {
     m_measure_end = Clock::now();
     m_live.measuring.store(false, std::memory_order_relaxed);

@@ -139,9 +139,10 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
   m_last_measured = now;
   m_sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
-  ++m_datagrams;
+  const DeliveryFacts delivery = m_endpoint.last_delivery();
+  m_datagrams += delivery.datagrams;
   m_payload_bytes += header.payload_length;
-  m_wire_bytes += message.size();
+  m_wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
 
   if (header.record_count > 0) {
     if (!m_records) {
@@ -169,6 +170,7 @@ void Subscriber::echo(const wire::Header& probe) noexcept
   header.sender_id = m_config.id;
   header.record_count = 0;
   m_endpoint.send(m_echo.with_header(header));
+  m_endpoint.flush();
 }
 
 void Subscriber::on_end(const wire::Header& header, Clock::time_point now) noexcept
@@ -212,6 +214,7 @@ void Subscriber::send_hello() noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   m_endpoint.send(m_echo.with_header(header));
+  m_endpoint.flush();
 }
 
 void Subscriber::send_final_counters() noexcept
@@ -226,6 +229,7 @@ void Subscriber::send_final_counters() noexcept
   header.sent_ns = now_ns;
   wire::encode_counters(counters(), m_control.payload());
   m_endpoint.send(m_control.with_header(header));
+  m_endpoint.flush();
 }
 
 Subscriber::Outcome Subscriber::check_deadlines(Clock::time_point start,
