@@ -44,6 +44,9 @@ struct SubscriberResult {
   std::uint32_t id = 0;
   bool counters_received = false; // its final counters reached the publisher
   bool joined_late = false;       // first hello arrived after the measured phase began
+  bool left_early = false;        // it said it was leaving before the end of the test
+  double last_heard_seconds = -1; // publisher clock, from the start of the measured phase to
+                                  // the last message from it; -1 if never heard in that phase
   wire::SubscriberCounters counters;
   Throughput throughput;
   std::uint64_t lost = 0;         // publisher's sent count minus unique received
@@ -76,6 +79,9 @@ struct RunReport {
   std::uint64_t echoes_late = 0;       // arrived after --probe-timeout (ping-pong) or unknown
   LatencySummary rtt;                  // intended-send-time based (coordinated omission corrected)
   LatencySummary rtt_uncorrected;      // actual-send-time based
+  // For probes every subscriber echoed: the spread between the first and the last echo.
+  // Only with two or more subscribers.
+  LatencySummary fanout_skew;
   double measured_seconds = 0.0;       // publisher clock, measured phase
   std::vector<SubscriberResult> subscribers;
 

@@ -43,7 +43,10 @@ enum class MessageKind : std::uint8_t {
 namespace flags {
 inline constexpr std::uint16_t probe = 1u << 0;  // subscriber must echo it
 inline constexpr std::uint16_t warmup = 1u << 1; // excluded from every figure
-inline constexpr std::uint16_t known = probe | warmup;
+// On final_counters: the subscriber is leaving before the end (interrupted), so these are
+// its counters so far.
+inline constexpr std::uint16_t departing = 1u << 2;
+inline constexpr std::uint16_t known = probe | warmup | departing;
 } // namespace flags
 
 struct Header {

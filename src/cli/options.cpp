@@ -309,6 +309,14 @@ void check_combinations(const po::variables_map& vm, const RunConfig& config)
 std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
                                             const po::variables_map& vm, RunConfig& config)
 {
+  const auto find_slot = [&](std::string_view name) -> TransportSlot* {
+    for (auto& slot : slots) {
+      if (slot.entry->name == name) {
+        return &slot;
+      }
+    }
+    return nullptr;
+  };
   TransportSlot* chosen = nullptr;
   for (auto& slot : slots) {
     if (!slot.transport->selected(vm)) {
@@ -329,19 +337,19 @@ std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
       chosen->transport->local_pair_arguments();
     }
   } else if (config.local_pair) {
-    constexpr const char* default_transport = "udp";
-    for (auto& slot : slots) {
-      if (slot.entry->name == default_transport) {
-        chosen = &slot;
-      }
-    }
+    chosen = find_slot("udp");
     if (chosen == nullptr) {
       usage_error("--local-pair needs a transport: this build has no udp (see --help)");
     }
     // Not validated: the user gave none of its options, and the local pair derives each
     // process's own arguments from the transport's loopback defaults.
   } else {
-    usage_error("no transport given: use -u host:port (see --help)");
+    // MADARA's default: multicast on 239.255.0.1:4150, when this build has it.
+    chosen = find_slot("multicast");
+    if (chosen == nullptr) {
+      usage_error("no transport given: use -u host:port (see --help)");
+    }
+    chosen->transport->validate(config.role);
   }
   config.transport_name = chosen->entry->name;
   return std::move(chosen->transport);

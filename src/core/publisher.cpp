@@ -42,6 +42,8 @@ struct SubscriberState {
   std::uint64_t echoes = 0;
   bool any_echo = false;
   std::uint64_t last_echo_sequence = 0;
+  bool left_early = false;
+  Clock::time_point last_heard{};
   std::unique_ptr<Histogram> rtt = std::make_unique<Histogram>();
 };
 
@@ -97,6 +99,7 @@ private:
 
   Histogram m_rtt;
   Histogram m_rtt_uncorrected;
+  Histogram m_fanout_skew;
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
   std::uint64_t m_echoes = 0;
@@ -180,13 +183,16 @@ void Publisher::on_hello(const wire::Header& header) noexcept
     ++m_rejected;
     return;
   }
-  if (find_subscriber(header.sender_id) == nullptr) {
-    if (add_subscriber(header.sender_id) == nullptr) {
+  SubscriberState* subscriber = find_subscriber(header.sender_id);
+  if (subscriber == nullptr) {
+    subscriber = add_subscriber(header.sender_id);
+    if (subscriber == nullptr) {
       ++m_rejected;
       return;
     }
     m_endpoint.add_peer_from_last_message();
   }
+  subscriber->last_heard = Clock::now();
   // Every hello is answered: the subscriber repeats it until one acknowledgement gets through.
   send_control(wire::MessageKind::hello_ack, header.sender_id);
 }
@@ -196,11 +202,15 @@ void Publisher::on_echo(const wire::Header& header) noexcept
   const auto now = Clock::now();
   SubscriberState* subscriber = find_subscriber(header.sender_id);
   const bool warmup = (header.flags & wire::flags::warmup) != 0;
-  if (subscriber == nullptr || header.run_id != m_run_id ||
-      !m_probes.matches(header.sequence, warmup, header.intended_ns, header.sent_ns)) {
+  ProbeRing::Entry* probe =
+      subscriber == nullptr || header.run_id != m_run_id
+          ? nullptr
+          : m_probes.find(header.sequence, warmup, header.intended_ns, header.sent_ns);
+  if (probe == nullptr) {
     ++m_rejected;
     return;
   }
+  subscriber->last_heard = now;
   const bool current = m_awaiting_echoes && header.sequence == m_current_probe &&
                        warmup == m_current_probe_warmup;
   if (warmup) {
@@ -221,6 +231,11 @@ void Publisher::on_echo(const wire::Header& header) noexcept
   m_rtt_uncorrected.record(now_ns - header.sent_ns);
   subscriber->rtt->record(rtt);
   ++subscriber->echoes;
+  if (probe->echoes++ == 0)
+    probe->first_echo_ns = now_ns;
+  probe->last_echo_ns = now_ns;
+  if (probe->expected_echoes >= 2 && probe->echoes == probe->expected_echoes)
+    m_fanout_skew.record(probe->last_echo_ns - probe->first_echo_ns);
   ++m_echoes;
   LiveCounters::bump(m_live.echoes);
   if (current)
@@ -249,6 +264,8 @@ void Publisher::on_final_counters(const wire::Header& header,
   }
   subscriber->counters = counters;
   subscriber->counters_received = true;
+  subscriber->left_early = (header.flags & wire::flags::departing) != 0;
+  subscriber->last_heard = Clock::now();
   send_control(wire::MessageKind::final_ack, header.sender_id);
 }
 
@@ -307,7 +324,8 @@ bool Publisher::send_data(bool warmup, bool probe, std::uint64_t sequence,
   header.record_count = m_config.num_vars;
   if (probe) {
     // Remembered before sending: on a fast transport the echo can beat send()'s return.
-    m_probes.remember(sequence, warmup, header.intended_ns, header.sent_ns);
+    m_probes.remember(sequence, warmup, header.intended_ns, header.sent_ns,
+                      static_cast<std::uint32_t>(m_subscribers.size()));
     m_current_probe = sequence;
     m_current_probe_warmup = warmup;
     m_current_echoes = 0;
@@ -446,6 +464,7 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
   report.echoes_late = m_echoes_late;
   report.rtt = m_rtt.summarize();
   report.rtt_uncorrected = m_rtt_uncorrected.summarize();
+  report.fanout_skew = m_fanout_skew.summarize();
   report.rejected = m_rejected;
   if (m_measure_end > m_measure_start)
     report.measured_seconds = to_seconds(m_measure_end - m_measure_start);
@@ -457,6 +476,9 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
     sub.id = state.id;
     sub.counters_received = state.counters_received;
     sub.joined_late = state.joined_late;
+    sub.left_early = state.left_early;
+    if (m_measure_start != Clock::time_point{} && state.last_heard >= m_measure_start)
+      sub.last_heard_seconds = to_seconds(state.last_heard - m_measure_start);
     sub.probes_sent = m_probes_sent - state.probes_before_join;
     sub.echoes = state.echoes;
     sub.rtt = state.rtt->summarize();
@@ -475,7 +497,9 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
       problems.push_back("no subscriber took part");
     for (const SubscriberResult& sub : report.subscribers) {
       const std::string name = "subscriber " + std::to_string(sub.id);
-      if (!sub.counters_received)
+      if (sub.left_early)
+        problems.push_back(name + " left before the end of the test");
+      else if (!sub.counters_received)
         problems.push_back(name + " sent no final counters (it left early, or they were lost)");
       else if (sub.counters.received == 0)
         problems.push_back(name + " received no measured data");

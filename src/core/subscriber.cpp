@@ -39,7 +39,7 @@ private:
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
   void echo(const wire::Header& probe) noexcept;
   void send_hello() noexcept;
-  void send_final_counters() noexcept;
+  void send_final_counters(std::uint16_t flags = 0) noexcept;
   wire::SubscriberCounters counters() const noexcept;
   Outcome check_deadlines(Clock::time_point start, Clock::time_point now) const noexcept;
   RoleResult make_result(Outcome outcome);
@@ -217,10 +217,11 @@ void Subscriber::send_hello() noexcept
   m_endpoint.flush();
 }
 
-void Subscriber::send_final_counters() noexcept
+void Subscriber::send_final_counters(std::uint16_t flags) noexcept
 {
   wire::Header header;
   header.kind = wire::MessageKind::final_counters;
+  header.flags = flags;
   header.sender_id = m_config.id;
   header.run_id = m_run_id;
   header.sequence = m_publisher_sent;
@@ -264,6 +265,12 @@ RoleResult Subscriber::run()
       break;
     if (!m_waiter.receive_once(Waiter::slice))
       outcome = Outcome::transport_failed;
+  }
+  if (m_stop.requested() && m_heard_publisher && !m_end_received) {
+    // Leaving mid-test: tell the publisher, so its report says so instead of guessing. Sent a
+    // few times without waiting for an acknowledgement; it may be lost like any datagram.
+    for (int i = 0; i < 3; ++i)
+      send_final_counters(wire::flags::departing);
   }
   return make_result(outcome);
 }

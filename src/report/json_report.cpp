@@ -134,6 +134,8 @@ json subscriber_json(const SubscriberResult& sub)
       {"id", sub.id},
       {"counters_received", sub.counters_received},
       {"joined_late", sub.joined_late},
+      {"left_early", sub.left_early},
+      {"last_heard_seconds", finite(sub.last_heard_seconds)},
       {"received", c.received},
       {"unique", c.unique},
       {"lost", sub.lost},
@@ -199,6 +201,7 @@ nlohmann::json report_to_json(const RunReport& report)
              {"rtt_ns", latency_json(report.rtt, false)},
              {"one_way_ns", latency_json(report.rtt, true)},
              {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
+             {"fanout_skew_ns", latency_json(report.fanout_skew, false)},
          }},
     };
     json subscribers = json::array();

@@ -184,6 +184,14 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     out << "    (the RTT above starts when each probe was due, so sender stalls count: no "
            "coordinated omission)\n";
   }
+  if (report.fanout_skew.count > 0) {
+    const LatencySummary& skew = report.fanout_skew;
+    out << "  Fan-out skew (first to last subscriber's echo of one probe, "
+        << format_count(skew.count) << " probes): p50 "
+        << format_duration_ns(static_cast<double>(skew.p50_ns)) << ", p99 "
+        << format_duration_ns(static_cast<double>(skew.p99_ns)) << ", max "
+        << format_duration_ns(static_cast<double>(skew.max_ns)) << "\n";
+  }
 }
 
 // The counters block shared by the publisher's per-subscriber view and a subscriber's own
@@ -231,10 +239,16 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
     if (sub.joined_late) {
       out << " (joined late)";
     }
-    if (!sub.counters_received) {
+    if (sub.left_early) {
+      out << " (left early: counters up to its departure)";
+    } else if (!sub.counters_received) {
       out << " (no final counters: left early or lost)";
     }
     out << "\n";
+    if (!sub.counters_received && sub.last_heard_seconds >= 0) {
+      out << "    Last heard: " << format_duration_ns(sub.last_heard_seconds * 1e9)
+          << " into the measured phase\n";
+    }
     if (sub.counters_received) {
       write_counters(out, "    ", sub, report.config.num_vars, true);
     }

@@ -151,6 +151,26 @@ TEST_F(TransportSelectionTest, LocalPairWithoutUdpNeedsATransport)
             "--local-pair needs a transport: this build has no udp (see --help)");
 }
 
+TEST_F(TransportSelectionTest, WithoutTransportOptionsMulticastIsTheDefault)
+{
+  TransportRegistry registry;
+  registry.add({"multicast", "a fake multicast for tests",
+                [log = m_log] { return std::make_unique<FakeTransport>(log); }});
+
+  const auto sut = parse(registry, {"-i", "1"});
+
+  EXPECT_EQ(sut.config.transport_name, "multicast");
+  EXPECT_EQ(m_log->validated_role, Role::subscriber);
+}
+
+TEST_F(TransportSelectionTest, WithoutTransportOptionsOrMulticastItAsksForOne)
+{
+  TransportRegistry registry;
+  add_fake(registry);
+
+  EXPECT_EQ(usage_error(registry, {"-i", "0"}), "no transport given: use -u host:port (see --help)");
+}
+
 TEST_F(TransportSelectionTest, HelpListsEveryRegisteredTransport)
 {
   const auto registry = with_udp_and_fake();

@@ -49,17 +49,19 @@ using Forwarding = std::function<int(std::span<const std::byte>)>;
 
 class InMemoryEndpoint final : public Endpoint {
 public:
-  InMemoryEndpoint(std::shared_ptr<MessageQueue> inbox, std::shared_ptr<MessageQueue> outbox,
-                   Forwarding forwarding)
-      : m_inbox(std::move(inbox)), m_outbox(std::move(outbox)), m_forwarding(std::move(forwarding))
+  InMemoryEndpoint(std::shared_ptr<MessageQueue> inbox,
+                   std::vector<std::shared_ptr<MessageQueue>> outboxes, Forwarding forwarding)
+      : m_inbox(std::move(inbox)), m_outboxes(std::move(outboxes)),
+        m_forwarding(std::move(forwarding))
   {
   }
 
   SendResult send(std::span<const std::byte> message) noexcept override
   {
     const int copies = m_forwarding ? m_forwarding(message) : 1;
-    for (int i = 0; i < copies; ++i)
-      m_outbox->push(message);
+    for (const auto& outbox : m_outboxes)
+      for (int i = 0; i < copies; ++i)
+        outbox->push(message);
     return SendResult::sent;
   }
 
@@ -81,17 +83,18 @@ public:
 
 private:
   std::shared_ptr<MessageQueue> m_inbox;
-  std::shared_ptr<MessageQueue> m_outbox;
+  std::vector<std::shared_ptr<MessageQueue>> m_outboxes;
   Forwarding m_forwarding;
   std::vector<std::byte> m_buffer;
 };
 
+// One publisher, one subscriber: what most tests need.
 struct InMemoryLink {
   explicit InMemoryLink(Forwarding publisher_to_subscriber = {})
       : to_subscriber(std::make_shared<MessageQueue>()),
         to_publisher(std::make_shared<MessageQueue>()),
-        publisher(to_publisher, to_subscriber, std::move(publisher_to_subscriber)),
-        subscriber(to_subscriber, to_publisher, {})
+        publisher(to_publisher, {to_subscriber}, std::move(publisher_to_subscriber)),
+        subscriber(to_subscriber, {to_publisher}, {})
   {
   }
 
@@ -99,6 +102,25 @@ struct InMemoryLink {
   std::shared_ptr<MessageQueue> to_publisher;
   InMemoryEndpoint publisher;
   InMemoryEndpoint subscriber;
+};
+
+// One publisher fanning out to several subscribers, each with its own inbox.
+struct InMemoryFanOut {
+  explicit InMemoryFanOut(std::size_t subscriber_count)
+      : to_publisher(std::make_shared<MessageQueue>())
+  {
+    std::vector<std::shared_ptr<MessageQueue>> inboxes;
+    for (std::size_t i = 0; i < subscriber_count; ++i) {
+      inboxes.push_back(std::make_shared<MessageQueue>());
+      subscribers.push_back(
+          std::make_unique<InMemoryEndpoint>(inboxes.back(), std::vector{to_publisher}, Forwarding{}));
+    }
+    publisher = std::make_unique<InMemoryEndpoint>(to_publisher, inboxes, Forwarding{});
+  }
+
+  std::shared_ptr<MessageQueue> to_publisher;
+  std::unique_ptr<InMemoryEndpoint> publisher;
+  std::vector<std::unique_ptr<InMemoryEndpoint>> subscribers;
 };
 
 } // namespace netprof::testing

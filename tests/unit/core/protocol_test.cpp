@@ -15,6 +15,7 @@
 namespace {
 
 using namespace netprof;
+using netprof::testing::InMemoryFanOut;
 using netprof::testing::InMemoryLink;
 
 RunConfig config_for(Role role)
@@ -213,6 +214,71 @@ TEST(Protocol, InterruptedPublisherStillEndsTheTestForItsSubscribers)
   EXPECT_TRUE(outcome.subscriber.report.end_received);
   EXPECT_EQ(outcome.subscriber.report.self->counters.received,
             outcome.publisher.report.messages_sent);
+}
+
+TEST(Protocol, EverySubscriberIsReportedWithItsOwnLatencyAndTheFanOutSkew)
+{
+  InMemoryFanOut sut(3);
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.subscribers = 3;
+  std::vector<std::future<RoleResult>> subscribers;
+  std::vector<std::unique_ptr<StopFlag>> stops;
+  std::vector<std::unique_ptr<LiveCounters>> lives;
+  for (std::uint32_t id = 1; id <= 3; ++id) {
+    RunConfig subscriber = config_for(Role::subscriber);
+    subscriber.id = id;
+    stops.push_back(std::make_unique<StopFlag>());
+    lives.push_back(std::make_unique<LiveCounters>());
+    subscribers.push_back(std::async(std::launch::async, [&, subscriber, id] {
+      return run_subscriber(subscriber, *sut.subscribers[id - 1], *stops[id - 1], *lives[id - 1]);
+    }));
+  }
+  StopFlag stop;
+  LiveCounters live;
+  const RoleResult outcome = run_publisher(publisher, *sut.publisher, stop, live);
+  for (auto& subscriber : subscribers)
+    EXPECT_EQ(subscriber.get().status, ExitStatus::passed);
+
+  EXPECT_EQ(outcome.status, ExitStatus::passed);
+  ASSERT_EQ(outcome.report.subscribers.size(), 3u);
+  for (const SubscriberResult& sub : outcome.report.subscribers) {
+    EXPECT_EQ(sub.counters.received, 1000u) << "subscriber " << sub.id;
+    EXPECT_EQ(sub.echoes, outcome.report.probes_sent) << "subscriber " << sub.id;
+    EXPECT_EQ(sub.rtt.count, outcome.report.probes_sent) << "subscriber " << sub.id;
+  }
+  EXPECT_EQ(outcome.report.echoes_received, 3 * outcome.report.probes_sent);
+  // Every measured probe was sent after all three joined, and all three echoed it.
+  EXPECT_EQ(outcome.report.fanout_skew.count, outcome.report.probes_sent);
+}
+
+TEST(Protocol, ASubscriberThatLeavesEarlyIsReportedAsSuch)
+{
+  InMemoryLink sut;
+  RunConfig publisher = config_for(Role::publisher);
+  publisher.count.reset();
+  publisher.test_seconds = 1.0;
+  publisher.send_hz = 2000;
+  StopFlag subscriber_stop, publisher_stop;
+  LiveCounters subscriber_live, publisher_live;
+  auto subscriber = std::async(std::launch::async, [&] {
+    return run_subscriber(config_for(Role::subscriber), sut.subscriber, subscriber_stop,
+                          subscriber_live);
+  });
+  auto leaver = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    subscriber_stop.request();
+  });
+  const RoleResult outcome = run_publisher(publisher, sut.publisher, publisher_stop, publisher_live);
+
+  EXPECT_EQ(subscriber.get().status, ExitStatus::interrupted);
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+  ASSERT_EQ(outcome.report.subscribers.size(), 1u);
+  const SubscriberResult& left = outcome.report.subscribers[0];
+  EXPECT_TRUE(left.left_early);
+  EXPECT_TRUE(left.counters_received);
+  EXPECT_GT(left.counters.received, 0u);
+  EXPECT_LT(left.counters.received, outcome.report.messages_sent);
+  EXPECT_GE(left.last_heard_seconds, 0.0);
 }
 
 } // namespace

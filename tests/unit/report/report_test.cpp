@@ -168,6 +168,8 @@ const std::set<std::string> summary_keys{"count", "min", "mean", "max",   "stdde
 const std::set<std::string> subscriber_keys{"id",
                                             "counters_received",
                                             "joined_late",
+                                            "left_early",
+                                            "last_heard_seconds",
                                             "received",
                                             "unique",
                                             "lost",
@@ -535,7 +537,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   EXPECT_EQ(sut["echoes_late"], 1);
   const json& latency = sut["latency"];
   EXPECT_EQ(keys_of(latency),
-            (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}));
+            (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns",
+                                   "fanout_skew_ns"}));
   for (const char* name : {"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}) {
     EXPECT_EQ(keys_of(latency[name]), summary_keys) << name;
     for (const auto& [key, value] : latency[name].items()) {

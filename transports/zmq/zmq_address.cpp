@@ -1,0 +1,354 @@
+#include "zmq_address.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <system_error>
+
+namespace netprof::zeromq {
+
+namespace {
+
+constexpr std::string_view tcp_prefix = "tcp://";
+constexpr std::string_view ipc_prefix = "ipc://";
+
+std::string error_text(int error)
+{
+  return std::generic_category().message(error);
+}
+
+[[noreturn]] void throw_bad_value(std::string_view value, std::string_view reason)
+{
+  std::string message = "bad --zmq value '";
+  message += value;
+  message += "': ";
+  message += reason;
+  throw UsageError(message);
+}
+
+bool is_digit(char c) noexcept
+{
+  return c >= '0' && c <= '9';
+}
+
+bool looks_like_dotted_quad(std::string_view host) noexcept
+{
+  return std::all_of(host.begin(), host.end(), [](char c) { return is_digit(c) || c == '.'; });
+}
+
+// RFC 1123 labels, plus '_' which some /etc/hosts entries use; interface names (lo, eth0,
+// enp0s3) pass too. Checked here so a typo gets a precise message instead of a resolver's.
+bool is_host_name(std::string_view host) noexcept
+{
+  if (host.empty() || host.size() > 253) {
+    return false;
+  }
+  if (host.back() == '.') {
+    host.remove_suffix(1);
+  }
+  std::size_t label_start = 0;
+  while (label_start <= host.size()) {
+    const std::size_t dot = std::min(host.find('.', label_start), host.size());
+    const std::string_view label = host.substr(label_start, dot - label_start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return false;
+    }
+    for (const char c : label) {
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      if (!letter && !is_digit(c) && c != '-' && c != '_') {
+        return false;
+      }
+    }
+    label_start = dot + 1;
+  }
+  return true;
+}
+
+struct AddrinfoDeleter {
+  void operator()(addrinfo* list) const noexcept { freeaddrinfo(list); }
+};
+
+// Resolves like libzmq does without ZMQ_IPV6 (IPv4 only), so that a name that cannot work
+// fails now instead of leaving ZeroMQ retrying in the background until --wait runs out.
+bool resolves(const std::string& host, int family, in_addr* first_ipv4)
+{
+  addrinfo hints{};
+  hints.ai_family = family;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* raw = nullptr;
+  const int status = getaddrinfo(host.c_str(), nullptr, &hints, &raw);
+  const std::unique_ptr<addrinfo, AddrinfoDeleter> list(raw);
+  if (status != 0 || list == nullptr) {
+    return false;
+  }
+  if (first_ipv4 != nullptr && list->ai_family == AF_INET) {
+    *first_ipv4 = reinterpret_cast<const sockaddr_in*>(list->ai_addr)->sin_addr;
+  }
+  return true;
+}
+
+Address parse_tcp(std::string_view value, std::string_view rest, Use use)
+{
+  Address address;
+  address.scheme = Scheme::tcp;
+  std::string_view host;
+  std::string_view port;
+  if (!rest.empty() && rest.front() == '[') {
+    const std::size_t close = rest.find(']');
+    if (close == std::string_view::npos || close + 1 >= rest.size() || rest[close + 1] != ':') {
+      throw_bad_value(value, "expected tcp://[ipv6]:port");
+    }
+    host = rest.substr(1, close - 1);
+    port = rest.substr(close + 2);
+    in6_addr ignored{};
+    if (inet_pton(AF_INET6, std::string(host).c_str(), &ignored) != 1) {
+      throw_bad_value(value, "'" + std::string(host) + "' is not an IPv6 address");
+    }
+    address.ipv6 = true;
+  } else {
+    const std::size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos) {
+      throw_bad_value(value, "expected tcp://host:port, the port is missing");
+    }
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) {
+      throw_bad_value(value, "an IPv6 address needs brackets: tcp://[address]:port");
+    }
+  }
+  if (host.empty()) {
+    throw_bad_value(value, "expected tcp://host:port, the host is missing (* binds every "
+                           "interface)");
+  }
+  if (port.empty()) {
+    throw_bad_value(value, "expected tcp://host:port, the port is missing");
+  }
+
+  if (port == "*") {
+    address.wildcard = true;
+  } else {
+    std::uint32_t number = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+    if (error != std::errc{} || end != port.data() + port.size() || number > 65535) {
+      throw_bad_value(value, "the port '" + std::string(port) + "' is not a number 0..65535 or *");
+    }
+    address.wildcard = number == 0;
+  }
+  if (address.wildcard && use == Use::connect) {
+    throw_bad_value(value, "a peer to connect to needs a real port, not " + std::string(port));
+  }
+
+  if (host == "*") {
+    if (use == Use::connect) {
+      throw_bad_value(value, "* only binds; a peer to connect to needs its address");
+    }
+  } else if (!address.ipv6) {
+    const std::string name(host);
+    if (looks_like_dotted_quad(host)) {
+      in_addr ignored{};
+      if (inet_pton(AF_INET, name.c_str(), &ignored) != 1) {
+        throw_bad_value(value, "'" + name + "' is not an IPv4 address a.b.c.d");
+      }
+    } else if (!is_host_name(host)) {
+      throw_bad_value(value, "'" + name + "' is not a valid host or interface name");
+    } else if (use == Use::connect && !resolves(name, AF_INET, nullptr)) {
+      throw_bad_value(value, "cannot resolve '" + name + "' to an IPv4 address");
+    }
+  }
+
+  address.host = std::string(host);
+  address.port = std::string(port);
+  address.text = std::string(tcp_prefix) + (address.ipv6 ? "[" + address.host + "]" : address.host) +
+                 ":" + address.port;
+  return address;
+}
+
+Address parse_ipc(std::string_view value, std::string_view path, Use use)
+{
+  Address address;
+  address.scheme = Scheme::ipc;
+  if (path.empty()) {
+    throw_bad_value(value, "expected ipc://path, the path is missing");
+  }
+  if (path == "*") {
+    if (use == Use::connect) {
+      throw_bad_value(value, "ipc://* only binds; a peer to connect to needs its path");
+    }
+    address.wildcard = true;
+  } else if (path == "@") {
+    throw_bad_value(value, "an abstract ipc:// name needs characters after the @");
+  }
+  if (path.size() > max_ipc_path) {
+    throw_bad_value(value, "the path is " + std::to_string(path.size()) + " bytes, at most " +
+                               std::to_string(max_ipc_path) + " fit in a Unix socket address");
+  }
+  address.path = std::string(path);
+  address.text = std::string(ipc_prefix) + address.path;
+  return address;
+}
+
+} // namespace
+
+Address parse_address(std::string_view value, Use use)
+{
+  const std::size_t separator = value.find("://");
+  if (separator == std::string_view::npos) {
+    throw_bad_value(value, "expected tcp://host:port or ipc://path");
+  }
+  const std::string_view scheme = value.substr(0, separator);
+  const std::string_view rest = value.substr(separator + 3);
+  if (scheme == "tcp") {
+    return parse_tcp(value, rest, use);
+  }
+  if (scheme == "ipc") {
+    return parse_ipc(value, rest, use);
+  }
+  if (scheme == "inproc") {
+    throw_bad_value(value, "inproc:// only connects sockets inside one process, and netprof's "
+                           "publisher and subscribers are separate processes: use ipc:// or tcp://");
+  }
+  static constexpr std::string_view other_zeromq_schemes[] = {"pgm",  "epgm", "norm", "tipc",
+                                                              "vmci", "ws",   "wss",  "udp"};
+  if (std::find(std::begin(other_zeromq_schemes), std::end(other_zeromq_schemes), scheme) !=
+      std::end(other_zeromq_schemes)) {
+    throw_bad_value(value, "the " + std::string(scheme) +
+                               ":// scheme is not supported here: use tcp:// or ipc://");
+  }
+  throw_bad_value(value, "unknown scheme '" + std::string(scheme) + "': use tcp:// or ipc://");
+}
+
+std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count)
+{
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  if (host == "*") {
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  } else if (inet_pton(AF_INET, host.c_str(), &address.sin_addr) != 1 &&
+             !resolves(host, AF_INET, &address.sin_addr)) {
+    throw UsageError("cannot pick a free port on '" + host +
+                     "': give an IPv4 address or a port (tcp://host:port)");
+  }
+
+  std::vector<int> sockets;
+  std::vector<std::uint16_t> ports;
+  const auto close_all = [&sockets] {
+    for (const int fd : sockets) {
+      close(fd);
+    }
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    sockaddr_in bound = address;
+    bound.sin_port = 0;
+    socklen_t length = sizeof bound;
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+      sockets.push_back(fd);
+    }
+    // Kept open until every port is known, so the ports differ.
+    if (fd < 0 || bind(fd, reinterpret_cast<const sockaddr*>(&bound), sizeof bound) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+      const int error = errno;
+      close_all();
+      throw TransportError("cannot pick a free TCP port on " + host + ": " + error_text(error));
+    }
+    ports.push_back(ntohs(bound.sin_port));
+  }
+  close_all();
+  return ports;
+}
+
+std::string temporary_ipc_path(std::string_view role)
+{
+  std::random_device device;
+  char suffix[16];
+  const auto written = std::to_chars(suffix, suffix + sizeof suffix, device(), 16);
+  std::string name = "/netprof-zmq-" + std::to_string(getpid()) + "-" +
+                     std::string(suffix, written.ptr) + "-" + std::string(role) + ".ipc";
+  const char* tmpdir = std::getenv("TMPDIR");
+  if (tmpdir != nullptr && tmpdir[0] == '/' && std::strlen(tmpdir) + name.size() <= max_ipc_path) {
+    return tmpdir + name;
+  }
+  return "/tmp" + name;
+}
+
+IpcBindCheck prepare_ipc_bind(const Address& address)
+{
+  IpcBindCheck check;
+  if (!address.is_ipc_file()) {
+    return check; // abstract names have no file; ipc://* is a fresh file ZeroMQ makes
+  }
+  const std::string& path = address.path;
+  struct stat status {};
+  if (lstat(path.c_str(), &status) != 0) {
+    return check; // nothing there, or a directory problem that zmq_bind reports precisely
+  }
+  if (!S_ISSOCK(status.st_mode)) {
+    throw TransportError("cannot bind ZeroMQ " + address.text +
+                         ": the path exists and is not a socket (netprof never replaces it)");
+  }
+
+  sockaddr_un peer{};
+  peer.sun_family = AF_UNIX;
+  std::memcpy(peer.sun_path, path.data(), path.size()); // length checked by parse_address
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    throw TransportError("cannot check ZeroMQ " + address.text + ": " + error_text(errno));
+  }
+  const int connected = connect(fd, reinterpret_cast<const sockaddr*>(&peer), sizeof peer);
+  const int error = errno;
+  close(fd);
+  if (connected == 0 || error == EAGAIN) { // EAGAIN: a listener whose backlog is full
+    throw TransportError("cannot bind ZeroMQ " + address.text +
+                         ": address in use (another process is listening on it)");
+  }
+  if (error != ECONNREFUSED) {
+    throw TransportError("cannot bind ZeroMQ " + address.text + ": the socket file there is "
+                         "not usable (" + error_text(error) + "), and it is not netprof's to remove");
+  }
+  // Refused: nobody listens, so it is left over from a run that did not close cleanly.
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    throw TransportError("cannot remove the stale socket file of ZeroMQ " + address.text + ": " +
+                         error_text(errno));
+  }
+  check.removed_stale = true;
+  return check;
+}
+
+FileIdentity identify_file(const std::string& path) noexcept
+{
+  FileIdentity identity;
+  struct stat status {};
+  if (lstat(path.c_str(), &status) == 0) {
+    identity.device = status.st_dev;
+    identity.inode = status.st_ino;
+    identity.known = true;
+  }
+  return identity;
+}
+
+void remove_if_same_file(const std::string& path, const FileIdentity& identity) noexcept
+{
+  if (!identity.known) {
+    return;
+  }
+  const FileIdentity now = identify_file(path);
+  if (now.known && now.device == identity.device && now.inode == identity.inode) {
+    unlink(path.c_str());
+  }
+}
+
+} // namespace netprof::zeromq

@@ -1,0 +1,92 @@
+#pragma once
+
+#include "zmq_address.hpp"
+
+#include <netprof/transport.hpp>
+#include <netprof/wire.hpp>
+
+#include <zmq.h>
+#include <zmq.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace netprof::zeromq {
+
+// What the transport derived from the command line for one endpoint.
+struct EndpointSettings {
+  Role role = Role::publisher;
+  Address own;                // bound
+  std::vector<Address> peers; // connected
+  std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
+  std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
+  int io_threads = 1;
+  bool no_drop = false; // publisher: wait at the high-water mark instead of dropping
+};
+
+// ZeroMQ's own default high-water mark, used when -q is 0.
+inline constexpr int default_high_water_mark = 1000;
+// Fewer than this many queued messages would turn every burst into loss, whatever -q says.
+inline constexpr int min_high_water_mark = 4;
+
+// The rule that maps -q to a high-water mark in messages: each ZeroMQ queue (one per peer and
+// direction) holds about -q bytes of messages, like the kernel buffers beside it.
+int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept;
+
+// One ZeroMQ socket that carries both directions. The publisher's is an XPUB: data goes out
+// to every subscribed peer, and the back channel (hellos, echoes, final counters) comes in on
+// the same connections. A subscriber's is an XSUB that subscribes to everything and sends its
+// back channel upstream. A subscriber's subscription travels ahead of its first hello on the
+// same connection, and the XPUB applies it before it hands the hello over, so by the time
+// the publisher hears a subscriber it can no longer miss its data: ZeroMQ's slow joiner
+// cannot cost the measured phase anything.
+class ZmqEndpoint final : public Endpoint {
+public:
+  // 16 MiB of payload plus netprof's header as one ZeroMQ message; also each socket's
+  // ZMQ_MAXMSGSIZE, so a foreign peer cannot make us allocate more.
+  static constexpr std::size_t max_message_size = (std::size_t{16} << 20) + wire::header_size;
+  // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
+  // the core gets control back often.
+  static constexpr int receive_batch = 32;
+
+  // Opens, binds and connects; throws TransportError when the system refuses.
+  explicit ZmqEndpoint(const EndpointSettings& settings);
+  ~ZmqEndpoint() override;
+
+  ZmqEndpoint(const ZmqEndpoint&) = delete;
+  ZmqEndpoint& operator=(const ZmqEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  EndpointFacts facts() const override;
+
+private:
+  // Hands at most receive_batch waiting messages to the sink without blocking: how many, or
+  // -1 on a socket error.
+  int drain(MessageSink& sink) noexcept;
+  int send_escaped(std::span<const std::byte> message) noexcept;
+  void configure(const EndpointSettings& settings);
+  void bind_own(const Address& own);
+  void size_buffers(const EndpointSettings& settings);
+
+  // Declared first so that it is destroyed last, after the socket.
+  zmq::context_t m_context;
+  zmq::socket_t m_socket;
+  void* m_handle = nullptr; // the raw socket, for the noexcept hot path
+  int m_wakeup_fd = -1;     // ZMQ_FD: readable when the socket has something to look at
+  bool m_publisher = true;
+  zmq_msg_t m_received{};
+
+  std::string m_own_file; // the ipc:// socket file this process bound, removed at exit
+  FileIdentity m_own_file_identity;
+
+  std::vector<std::string> m_local_addresses;
+  std::vector<std::string> m_peer_addresses;
+  std::size_t m_requested_buffer_bytes = 0;
+  std::size_t m_granted_send_buffer_bytes = 0;
+  std::size_t m_granted_receive_buffer_bytes = 0;
+  std::vector<std::string> m_notes;
+};
+
+} // namespace netprof::zeromq
