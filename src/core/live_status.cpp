@@ -45,9 +45,13 @@ void StatusLine::run()
     std::string line = "["; // built by appending: g++ 12 misreports `"[" + string` (-Wrestrict)
     line += format_duration_ns(static_cast<double>((now - start).count()));
     line += m_counters.measuring.load() ? "] measuring" : "] setting up";
-    line += "  sent " + format_count(sent);
-    line += "  received " + format_count(received);
-    line += "  echoes " + format_count(m_counters.echoes.load(std::memory_order_relaxed));
+    // A publisher sends and hears echoes, a subscriber receives: show what moves.
+    if (sent > 0)
+      line += "  sent " + format_count(sent);
+    if (received > 0)
+      line += "  received " + format_count(received);
+    if (const auto echoes = m_counters.echoes.load(std::memory_order_relaxed); echoes > 0)
+      line += "  echoes " + format_count(echoes);
     line += "  " + format_rate(rate, "msg");
     std::fprintf(stderr, "\r\033[K%s", line.c_str());
     std::fflush(stderr);
