@@ -9,9 +9,9 @@
 namespace netprof {
 
 struct ParsedCommandLine {
-  enum class Action { run, help, version };
+  enum class Action { run, help, version, list_transports };
   Action action = Action::run;
-  std::string text;                    // --help or --version output
+  std::string text;                    // --help, --version or --list-transports output
   RunConfig config;
   std::unique_ptr<Transport> transport; // the selected transport, its options filled in
 };

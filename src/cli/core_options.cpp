@@ -29,6 +29,8 @@ std::vector<po::options_description> core_option_groups()
   general.add_options()
     ("help,h", "print this help and exit")
     ("version", "print the version and exit")
+    ("list-transports", "print the name and summary of every transport in this build, one "
+     "per line, and exit (for scripts)")
     ("id,i", text("N", "0"),
      "0: the publisher; N >= 1: subscriber N (at most 65535)")
     ("local-pair", po::bool_switch(),

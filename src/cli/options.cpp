@@ -424,6 +424,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
     result.text = cli::version_text();
     return result;
   }
+  if (vm.count("list-transports") != 0) {
+    result.action = ParsedCommandLine::Action::list_transports;
+    for (const TransportEntry& entry : registry.entries()) {
+      result.text += entry.name + "\t" + entry.summary + "\n";
+    }
+    return result;
+  }
 
   try {
     po::notify(vm);

@@ -171,6 +171,17 @@ TEST_F(TransportSelectionTest, WithoutTransportOptionsOrMulticastItAsksForOne)
   EXPECT_EQ(usage_error(registry, {"-i", "0"}), "no transport given: use -u host:port (see --help)");
 }
 
+TEST_F(TransportSelectionTest, ListTransportsPrintsOneNameAndSummaryPerLine)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--list-transports"});
+
+  EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
+  EXPECT_NE(sut.text.find("udp\tUDP unicast"), std::string::npos);
+  EXPECT_NE(sut.text.find("fake\ta fake medium for tests: --fake NAME\n"), std::string::npos);
+}
+
 TEST_F(TransportSelectionTest, HelpListsEveryRegisteredTransport)
 {
   const auto registry = with_udp_and_fake();
