@@ -52,6 +52,7 @@ struct RunConfig {
   std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
   std::string json_path;                // --json
   bool quiet = false;                   // --quiet: no report on stdout, no status line
+  bool print_histogram = false;         // --histogram: latency distribution as text bars
   bool local_pair = false;              // --local-pair
 
   std::vector<std::string> command_line; // argv as given, for the report

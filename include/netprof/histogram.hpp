@@ -27,6 +27,18 @@ struct LatencySummary {
   std::int64_t p9999_ns = 0;
 };
 
+struct HistogramBin {
+  std::int64_t low_ns = 0;  // inclusive
+  std::int64_t high_ns = 0; // exclusive, except the last bin, which includes the maximum
+  std::uint64_t count = 0;
+};
+
+class Histogram;
+
+// The distribution in `bins` bins of equal width on a log scale from min to max (one bin when
+// every value is the same); empty for an empty histogram.
+std::vector<HistogramBin> log_bins(const Histogram& histogram, std::size_t bins);
+
 class Histogram {
 public:
   // Largest value kept exactly in its bucket; anything above is recorded as this value and
@@ -53,6 +65,10 @@ public:
   std::int64_t percentile(double p) const noexcept;
 
   LatencySummary summarize() const noexcept;
+
+  // How many recorded values lie in buckets below the bucket of `value_ns` (so, within the
+  // histogram's resolution, below value_ns). For drawing distributions, not for the hot path.
+  std::uint64_t count_below(std::int64_t value_ns) const noexcept;
 
   // Bytes this histogram holds; fixed at construction, recording never changes it.
   std::size_t memory_bytes() const noexcept;

@@ -82,6 +82,7 @@ struct RunReport {
   // For probes every subscriber echoed: the spread between the first and the last echo.
   // Only with two or more subscribers.
   LatencySummary fanout_skew;
+  std::vector<HistogramBin> rtt_bins; // the RTT distribution on a log scale
   double measured_seconds = 0.0;       // publisher clock, measured phase
   std::vector<SubscriberResult> subscribers;
 

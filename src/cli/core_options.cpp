@@ -77,7 +77,9 @@ std::vector<po::options_description> core_option_groups()
   auto& output = groups.emplace_back("Output", help_line_length);
   output.add_options()
     ("json", text("FILE"), "also write the report as JSON to FILE")
-    ("quiet", po::bool_switch(), "no report on stdout and no status line");
+    ("quiet", po::bool_switch(), "no report on stdout and no status line")
+    ("histogram", po::bool_switch(), "add the one-way latency distribution to the report, "
+     "as text bars");
 
   return groups;
 }

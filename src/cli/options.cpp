@@ -241,6 +241,7 @@ RunConfig core_config(const po::variables_map& vm)
   RunConfig config;
   config.local_pair = vm["local-pair"].as<bool>();
   config.quiet = vm["quiet"].as<bool>();
+  config.print_histogram = vm["histogram"].as<bool>();
   config.id = static_cast<std::uint32_t>(unsigned_value(vm, "id", 0, 65'535));
   config.role = config.id == 0 ? Role::publisher : Role::subscriber;
 

@@ -127,6 +127,8 @@ std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role
       add("--json", config.json_path);
     if (config.quiet)
       args.push_back("--quiet");
+    if (config.print_histogram)
+      args.push_back("--histogram");
   } else {
     args.push_back("--quiet"); // the publisher's consolidated report covers both sides
   }

@@ -19,6 +19,7 @@ namespace netprof {
 namespace {
 
 constexpr std::size_t max_subscribers = 1024;
+constexpr std::size_t distribution_bins = 16;
 constexpr auto end_resend_interval = std::chrono::milliseconds(20);
 constexpr auto end_collection_time = std::chrono::seconds(3);
 constexpr auto end_collection_time_interrupted = std::chrono::milliseconds(500);
@@ -465,6 +466,7 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
   report.rtt = m_rtt.summarize();
   report.rtt_uncorrected = m_rtt_uncorrected.summarize();
   report.fanout_skew = m_fanout_skew.summarize();
+  report.rtt_bins = log_bins(m_rtt, distribution_bins);
   report.rejected = m_rejected;
   if (m_measure_end > m_measure_start)
     report.measured_seconds = to_seconds(m_measure_end - m_measure_start);

@@ -126,6 +126,15 @@ json result_json(const RunReport& report)
   };
 }
 
+json bins_json(const std::vector<HistogramBin>& bins)
+{
+  json out = json::array();
+  for (const HistogramBin& bin : bins) {
+    out.push_back({{"low_ns", bin.low_ns}, {"high_ns", bin.high_ns}, {"count", bin.count}});
+  }
+  return out;
+}
+
 json subscriber_json(const SubscriberResult& sub)
 {
   const wire::SubscriberCounters& c = sub.counters;
@@ -202,6 +211,7 @@ nlohmann::json report_to_json(const RunReport& report)
              {"one_way_ns", latency_json(report.rtt, true)},
              {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
              {"fanout_skew_ns", latency_json(report.fanout_skew, false)},
+             {"rtt_histogram", bins_json(report.rtt_bins)},
          }},
     };
     json subscribers = json::array();

@@ -1,5 +1,7 @@
 #include <netprof/report.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <ostream>
 #include <string>
 
@@ -157,6 +159,33 @@ void write_latency_block(std::ostream& out, const char* heading, const LatencySu
   line("p99.99", static_cast<double>(rtt.p9999_ns));
 }
 
+// A few lines of bars for users who stay in the terminal: one per log-scale bin, one-way.
+void write_distribution(std::ostream& out, const std::vector<HistogramBin>& bins)
+{
+  constexpr std::size_t bar_width = 40;
+  std::uint64_t largest = 0;
+  std::uint64_t total = 0;
+  for (const HistogramBin& bin : bins) {
+    largest = std::max(largest, bin.count);
+    total += bin.count;
+  }
+  if (largest == 0) {
+    return;
+  }
+  out << "  One-way (RTT/2) distribution:\n";
+  for (const HistogramBin& bin : bins) {
+    std::string range = format_duration_ns(half(bin.low_ns)) + " - " +
+                        format_duration_ns(half(bin.high_ns));
+    range.resize(std::max<std::size_t>(range.size(), 20), ' ');
+    const auto filled = static_cast<std::size_t>(
+        std::llround(static_cast<double>(bin.count) * bar_width / static_cast<double>(largest)));
+    out << "    " << range << " |" << std::string(filled, '#')
+        << std::string(bar_width - filled, ' ') << "| " << format_count(bin.count) << " ("
+        << format_percent(100.0 * static_cast<double>(bin.count) / static_cast<double>(total))
+        << ")\n";
+  }
+}
+
 void write_publisher_latency(std::ostream& out, const RunReport& report)
 {
   out << "Latency: round trip on the publisher's clock; one-way = RTT/2\n";
@@ -174,6 +203,9 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
   }
   write_latency_block(out, "One-way (RTT/2):", report.rtt, 0.5);
   write_latency_block(out, "Round trip (RTT):", report.rtt, 1.0);
+  if (report.config.print_histogram) {
+    write_distribution(out, report.rtt_bins);
+  }
   if (report.config.send_hz > 0.0 && report.rtt_uncorrected.count > 0) {
     const LatencySummary& raw = report.rtt_uncorrected;
     out << "  Uncorrected RTT (from actual send time): p50 "

@@ -221,4 +221,46 @@ std::size_t Histogram::memory_bytes() const noexcept
   return sizeof(*this) + m_counts.capacity() * sizeof(std::uint64_t);
 }
 
+std::uint64_t Histogram::count_below(std::int64_t value_ns) const noexcept
+{
+  const auto clamped = std::clamp<std::int64_t>(value_ns, 0, highest_trackable_ns);
+  const std::size_t end = index_of(static_cast<std::uint64_t>(clamped));
+  std::uint64_t below = 0;
+  for (std::size_t i = 0; i < end; ++i)
+    below += m_counts[i];
+  return below;
+}
+
+std::vector<HistogramBin> log_bins(const Histogram& histogram, std::size_t bins)
+{
+  std::vector<HistogramBin> result;
+  if (histogram.count() == 0 || bins == 0)
+    return result;
+  const std::int64_t low = histogram.min();
+  const std::int64_t high = histogram.max();
+  if (low == high) {
+    result.push_back({low, high, histogram.count()});
+    return result;
+  }
+  // Edges at low * (high/low)^(i/bins); a zero minimum starts the scale at 1 ns.
+  const double first = static_cast<double>(std::max<std::int64_t>(low, 1));
+  const double ratio = static_cast<double>(high) / first;
+  std::uint64_t counted = 0;
+  std::int64_t edge = low;
+  for (std::size_t i = 1; i <= bins; ++i) {
+    const bool last = i == bins;
+    const auto next =
+        last ? high
+             : static_cast<std::int64_t>(
+                   first * std::pow(ratio, static_cast<double>(i) / static_cast<double>(bins)));
+    if (!last && next <= edge)
+      continue; // narrower than a nanosecond: merged into the next bin
+    const std::uint64_t upto = last ? histogram.count() : histogram.count_below(next);
+    result.push_back({edge, next, upto - counted});
+    counted = upto;
+    edge = next;
+  }
+  return result;
+}
+
 } // namespace netprof

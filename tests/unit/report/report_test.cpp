@@ -309,6 +309,22 @@ TEST(TextReport, UncorrectedLatencyOnlyWithASendRate)
   EXPECT_EQ(text_of(sut).find("Uncorrected"), std::string::npos);
 }
 
+TEST(TextReport, DistributionBarsOnlyWhenAskedFor)
+{
+  RunReport sut = sample_publisher();
+  sut.rtt_bins = {{20'000, 40'000, 10}, {40'000, 80'000, 5}};
+  EXPECT_EQ(text_of(sut).find("distribution"), std::string::npos);
+
+  sut.config.print_histogram = true;
+  const std::string text = text_of(sut);
+  // One-way bins are half the RTT bins; the largest bin fills the bar.
+  EXPECT_TRUE(has_line(text, "    10.0 us - 20.0 us    |" + std::string(40, '#') + "| 10 (66.7%)"))
+      << text;
+  EXPECT_TRUE(has_line(text, "    20.0 us - 40.0 us    |" + std::string(20, '#') +
+                                 std::string(20, ' ') + "| 5 (33.3%)"))
+      << text;
+}
+
 TEST(TextReport, NoEchoesSaySo)
 {
   RunReport sut = sample_publisher();
@@ -429,6 +445,19 @@ TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
   EXPECT_EQ(sut["rejected"], 3);
 }
 
+TEST(JsonReport, RttHistogramBinsAreListedInOrder)
+{
+  RunReport sut = sample_publisher();
+  sut.rtt_bins = {{20'000, 40'000, 10}, {40'000, 80'000, 5}};
+
+  const auto bins = report_to_json(sut)["publisher"]["latency"]["rtt_histogram"];
+
+  ASSERT_EQ(bins.size(), 2u);
+  EXPECT_EQ(bins[0]["low_ns"], 20'000);
+  EXPECT_EQ(bins[0]["high_ns"], 40'000);
+  EXPECT_EQ(bins[1]["count"], 5);
+}
+
 TEST(JsonReport, HostAndEndpoint)
 {
   json sut = parsed(sample_publisher());
@@ -538,7 +567,7 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   const json& latency = sut["latency"];
   EXPECT_EQ(keys_of(latency),
             (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns",
-                                   "fanout_skew_ns"}));
+                                   "fanout_skew_ns", "rtt_histogram"}));
   for (const char* name : {"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}) {
     EXPECT_EQ(keys_of(latency[name]), summary_keys) << name;
     for (const auto& [key, value] : latency[name].items()) {

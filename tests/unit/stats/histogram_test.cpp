@@ -431,3 +431,59 @@ TEST(HistogramTest, MemoryDoesNotGrowWithRecording)
 
 } // namespace
 } // namespace netprof
+
+namespace {
+
+TEST(HistogramBins, EveryValueFallsInExactlyOneBin)
+{
+  netprof::Histogram sut;
+  for (std::int64_t v = 1000; v <= 1'000'000; v += 997)
+    sut.record(v);
+
+  const auto bins = netprof::log_bins(sut, 12);
+
+  ASSERT_FALSE(bins.empty());
+  std::uint64_t total = 0;
+  for (const auto& bin : bins)
+    total += bin.count;
+  EXPECT_EQ(total, sut.count());
+  EXPECT_EQ(bins.front().low_ns, sut.min());
+  EXPECT_EQ(bins.back().high_ns, sut.max());
+  for (std::size_t i = 1; i < bins.size(); ++i)
+    EXPECT_EQ(bins[i].low_ns, bins[i - 1].high_ns);
+}
+
+TEST(HistogramBins, BinsWidenGeometrically)
+{
+  netprof::Histogram sut;
+  sut.record(1'000);
+  sut.record(1'000'000);
+
+  const auto bins = netprof::log_bins(sut, 3);
+
+  ASSERT_EQ(bins.size(), 3u);
+  EXPECT_NEAR(static_cast<double>(bins[0].high_ns), 10'000.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(bins[1].high_ns), 100'000.0, 1.0);
+  EXPECT_EQ(bins[0].count, 1u);
+  EXPECT_EQ(bins[1].count, 0u);
+  EXPECT_EQ(bins[2].count, 1u);
+}
+
+TEST(HistogramBins, OneValueMakesOneBin)
+{
+  netprof::Histogram sut;
+  sut.record(5'000);
+  sut.record(5'000);
+
+  const auto bins = netprof::log_bins(sut, 10);
+
+  ASSERT_EQ(bins.size(), 1u);
+  EXPECT_EQ(bins[0].count, 2u);
+}
+
+TEST(HistogramBins, EmptyHistogramHasNoBins)
+{
+  EXPECT_TRUE(netprof::log_bins(netprof::Histogram{}, 10).empty());
+}
+
+} // namespace
