@@ -83,10 +83,7 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
     return;
   }
   if (header.sender_id != 0) {
-    // Another subscriber's back-channel traffic on a shared medium: not for us.
-    if (header.sender_id != m_config.id)
-      return;
-    ++m_rejected; // someone else using our id
+    // Back-channel traffic on a shared medium: other subscribers', or our own looped back.
     return;
   }
   if (m_run_id == 0 && header.run_id != 0)
