@@ -46,6 +46,7 @@ struct EndpointFacts {
   std::vector<std::string> local_addresses; // what this process bound or joined
   std::vector<std::string> peer_addresses;  // where it sends
   std::size_t max_message_size = 0;        // largest message send() accepts, in bytes
+  std::string size_hint;                   // how to carry more, e.g. "a larger -q makes a larger ring"
   std::size_t requested_buffer_bytes = 0;  // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request
   std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)

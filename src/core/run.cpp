@@ -43,7 +43,8 @@ void check_payload_fits(const RunConfig& config, const EndpointFacts& facts)
   if (config.payload_size > limit)
     throw UsageError("-s " + std::to_string(config.payload_size) + " is too large for " +
                      facts.transport + ": at most " + std::to_string(limit) +
-                     " B of payload per message");
+                     " B of payload per message" +
+                     (facts.size_hint.empty() ? std::string() : " (" + facts.size_hint + ")"));
 }
 
 double expected_seconds(const RunConfig& config)
@@ -101,7 +102,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     RoleResult result = run_role(config, *endpoint);
     RunReport& report = result.report;
     report.config = config;
-    report.endpoint = facts;
+    report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
     report.host = collect_host_facts();
     report.version = NETPROF_VERSION;
     report.build_type = NETPROF_BUILD_TYPE;

@@ -15,6 +15,7 @@ namespace netprof {
 namespace {
 
 constexpr auto hello_interval = std::chrono::milliseconds(100);
+constexpr auto housekeeping_interval = std::chrono::milliseconds(10);
 // After END, the publisher stops repeating it once it has our counters; this much quiet
 // means it has them (or has given up), so the subscriber may leave.
 constexpr auto quiet_after_end = std::chrono::seconds(1);
@@ -92,6 +93,10 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
     ++m_rejected;
     return;
   }
+  // A probe is echoed before anything else, even reading the clock: the round trip should
+  // hold as little of the subscriber's own work as possible.
+  if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0)
+    echo(header);
   const auto now = Clock::now();
   m_heard_publisher = true;
   m_last_heard = now;
@@ -119,18 +124,12 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
                          Clock::time_point now) noexcept
 {
   m_data_started = true;
-  const bool probe = (header.flags & wire::flags::probe) != 0;
   if ((header.flags & wire::flags::warmup) != 0) {
-    ++m_warmup_received;
-    if (probe)
-      echo(header); // warm the echo path too
+    ++m_warmup_received; // its probes were echoed too, to warm the echo path
     return;
   }
-  // Echo first: the probe's round trip should not include our bookkeeping.
-  if (probe) {
-    echo(header);
+  if ((header.flags & wire::flags::probe) != 0)
     ++m_probes_echoed;
-  }
   if (m_sequences.received() == 0)
     m_first_measured = now;
   m_last_measured = now;
@@ -260,7 +259,9 @@ RoleResult Subscriber::run()
     outcome = check_deadlines(start, now);
     if (outcome != Outcome::running)
       break;
-    if (!m_waiter.receive_once(Waiter::slice))
+    // Deadlines and hellos need a look only every few milliseconds; in between the waiter
+    // receives at full speed.
+    if (!m_waiter.wait_until(now + housekeeping_interval, [&] { return m_final_acknowledged; }))
       outcome = Outcome::transport_failed;
   }
   if (m_stop.requested() && m_heard_publisher && !m_end_received) {
