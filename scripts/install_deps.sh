@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzmq3-dev cppzmq-dev
   python3
+  python3-matplotlib
+  iproute2
 )
 
 missing=()

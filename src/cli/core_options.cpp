@@ -61,7 +61,8 @@ std::vector<po::options_description> core_option_groups()
     ("mode", text("stream|ping-pong", "stream"),
      "stream: probes sampled under load; ping-pong: one probe in flight, no load")
     ("probe-hz", text("HZ", "1000"), "probes per second in stream mode (> 0)")
-    ("probe-timeout", text("SECONDS", "1"), "an echo later than this counts as lost")
+    ("probe-timeout", text("SECONDS", "1"), "ping-pong: how long a probe waits for its echoes before the next is sent; a later echo "
+     "is still measured, and reported as late")
     ("idle-timeout", text("SECONDS", "3"),
      "a subscriber gives up on a silent publisher after this");
 

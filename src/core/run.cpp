@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -25,15 +26,24 @@ namespace {
 
 int code(ExitStatus status) { return static_cast<int>(status); }
 
-// Opened before the test so an unwritable path fails in the first second, not after ten.
-std::optional<std::ofstream> open_json_output(const std::string& path)
+// Checked before the test so an unwritable path fails in the first second, not after ten;
+// written only at the end, so a run that never reports leaves no empty file behind.
+void check_json_output(const std::string& path)
 {
   if (path.empty())
-    return std::nullopt;
-  std::ofstream file(path, std::ios::trunc);
-  if (!file)
+    return;
+  const bool existed = std::filesystem::exists(path);
+  if (!std::ofstream(path, std::ios::app))
     throw UsageError("cannot write --json file '" + path + "'");
-  return file;
+  if (!existed)
+    std::filesystem::remove(path);
+}
+
+bool write_json_output(const std::string& path, const RunReport& report)
+{
+  std::ofstream file(path, std::ios::trunc);
+  file << report_to_json(report).dump(2) << "\n";
+  return static_cast<bool>(file.flush());
 }
 
 void check_payload_fits(const RunConfig& config, const EndpointFacts& facts)
@@ -88,7 +98,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     if (config.local_pair)
       return run_local_pair(config, *parsed.transport);
 
-    auto json_file = open_json_output(config.json_path);
+    check_json_output(config.json_path);
     if (!config.cpus.empty())
       pin_to_cpu(config.cpus.front());
     EndpointRequest request;
@@ -110,12 +120,9 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     if (!config.quiet)
       write_text_report(out, report);
     out.flush();
-    if (json_file) {
-      *json_file << report_to_json(report).dump(2) << "\n";
-      if (!json_file->flush()) {
-        err << "netprof: cannot write --json file '" << config.json_path << "'\n";
-        return code(ExitStatus::runtime);
-      }
+    if (!config.json_path.empty() && !write_json_output(config.json_path, report)) {
+      err << "netprof: cannot write --json file '" << config.json_path << "'\n";
+      return code(ExitStatus::runtime);
     }
     return code(result.status);
   } catch (const UsageError& error) {

@@ -1,5 +1,6 @@
 """End-to-end: bad input gets one clear line and its documented exit status."""
 
+import os
 import signal
 import socket
 import time
@@ -25,15 +26,28 @@ class BadInputTest(NetprofTestCase):
     def test_negative_size(self):
         self.assert_usage_error("--local-pair", "-s", "-5", mentions="-5")
 
-    def test_size_beyond_a_datagram(self):
-        self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}", "-s", "70000",
-                                mentions="too large")
+    def test_size_beyond_what_udp_carries(self):
+        # UDP splits large messages into datagrams, up to its maximum message size.
+        self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}",
+                                "-s", "100000000", mentions="too large")
+
+    def test_a_refused_run_leaves_no_empty_json_file(self):
+        path = self.json_path("refused")
+        self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}",
+                                "-s", "100000000", "--json", path, mentions="too large")
+        self.assertFalse(os.path.exists(path))
 
     def test_bad_address(self):
         self.assert_usage_error("-i", "0", "-u", "127.0.0.1", mentions="127.0.0.1")
 
-    def test_no_transport(self):
-        self.assert_usage_error("-i", "0", mentions="transport")
+    def test_list_transports_names_every_transport_once(self):
+        # (With no transport option netprof uses multicast, MADARA's default; a test must not
+        # send multicast outside a namespace, so that default is covered by unit tests.)
+        result = self.run_netprof("--list-transports", deadline_s=20)
+        self.assertEqual(result.returncode, 0)
+        names = [line.split("\t")[0] for line in result.stdout.splitlines()]
+        self.assertIn("udp", names)
+        self.assertEqual(len(names), len(set(names)))
 
     def test_unwritable_json_path(self):
         self.assert_usage_error("--local-pair", "--json", "/nonexistent-dir/x.json",
