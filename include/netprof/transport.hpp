@@ -66,6 +66,7 @@ struct EndpointRequest {
   Role role = Role::publisher;
   std::uint32_t id = 0;
   std::size_t queue_length_bytes = 0; // -q: socket buffers or ring capacity; 0 = default
+  std::size_t message_size = 0;       // the data messages' size (header + -s), for sizing queues
 };
 
 // One open endpoint. Used from a single thread: the measured loop.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <sched.h>
 #include <string>
 
 namespace netprof {
@@ -20,6 +21,7 @@ namespace {
 
 constexpr std::size_t max_subscribers = 1024;
 constexpr std::size_t distribution_bins = 16;
+constexpr auto echo_poll_interval = std::chrono::microseconds(2);
 constexpr auto end_resend_interval = std::chrono::milliseconds(20);
 constexpr auto end_collection_time = std::chrono::seconds(3);
 constexpr auto end_collection_time_interrupted = std::chrono::milliseconds(500);
@@ -300,6 +302,10 @@ bool Publisher::send_with_retry(std::span<const std::byte> message) noexcept
     ++m_back_pressure_waits;
     if (!m_waiter.poll())
       return false;
+    // Unless told to spin, give the core away: on a pinned CPU the transport's own I/O
+    // thread may be what has to run before there is room again.
+    if (m_config.wait_strategy != WaitStrategy::spin)
+      sched_yield();
   }
 }
 
@@ -363,6 +369,7 @@ bool Publisher::send_phase(bool warmup)
   const bool ping_pong = m_config.mode == Mode::ping_pong;
   const auto probe_period = from_seconds(1.0 / m_config.probe_hz);
   auto next_probe = start;
+  auto last_poll = start;
 
   if (!warmup) {
     m_measure_start = start;
@@ -411,9 +418,12 @@ bool Publisher::send_phase(bool warmup)
     if (ping_pong) {
       if (!wait_for_echoes(m_current_probe_deadline))
         return false;
-    } else if (m_awaiting_echoes || (index & 63) == 0) {
-      // While a probe is out, look for its echo after every send so the echo is timed
-      // promptly; otherwise only now and then, for hellos of late joiners.
+    } else if ((m_awaiting_echoes && now - last_poll >= echo_poll_interval) ||
+               (index & 63) == 0) {
+      // While a probe is out, look for its echo often enough that it is timed within a
+      // couple of microseconds, but not after every send: an empty poll can cost more than
+      // a send (about 1 us over ZeroMQ). Otherwise only now and then, for late joiners.
+      last_poll = now;
       if (!m_waiter.poll())
         return false;
       if (m_awaiting_echoes &&
