@@ -4,14 +4,20 @@
 
 #include "udp/socket_address.hpp"
 #include "udp/udp_transport.hpp"
+#include "udp/udp_tuning.hpp"
 
 #include <netprof/errors.hpp>
 
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -294,7 +300,9 @@ TEST(UdpOpen, FactsShowTheBoundPortNotZero)
   EXPECT_EQ(facts.transport, "udp");
   EXPECT_NE(port_of(local_address(*endpoint)), 0);
   EXPECT_TRUE(facts.peer_addresses.empty());
-  EXPECT_EQ(facts.max_message_size, 65507u);
+  // Without --udp-max-message: what the receive buffer holds, at least one whole datagram.
+  EXPECT_EQ(facts.max_message_size, std::clamp<std::size_t>(facts.granted_receive_buffer_bytes,
+                                                            65507, udp::default_max_message_cap));
   EXPECT_EQ(facts.requested_buffer_bytes, 0u);
   EXPECT_GT(facts.granted_receive_buffer_bytes, 0u) << "the OS default is reported";
 }
@@ -312,20 +320,81 @@ TEST(UdpOpen, SecondPublisherOnTheSamePortFails)
   }
 }
 
-TEST(UdpOpen, ClampedBufferIsReportedInANote)
+// Drops CAP_NET_ADMIN from this process's effective set, as an unprivileged user has it.
+bool drop_net_admin()
 {
-  constexpr std::size_t huge = std::size_t{1} << 30;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) {
+    return false;
+  }
+  data[CAP_NET_ADMIN / 32].effective &= ~(1U << (CAP_NET_ADMIN % 32));
+  return syscall(SYS_capset, &header, data) == 0;
+}
+
+bool has_net_admin()
+{
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return syscall(SYS_capget, &header, data) == 0 &&
+         (data[CAP_NET_ADMIN / 32].effective & (1U << (CAP_NET_ADMIN % 32))) != 0;
+}
+
+bool has_note(const netprof::EndpointFacts& facts, const std::string& note)
+{
+  return std::find(facts.notes.begin(), facts.notes.end(), note) != facts.notes.end();
+}
+
+constexpr std::size_t huge = std::size_t{1} << 30;
+
+// Run in a child (a death test), so that dropping the capability leaves this process alone.
+void expect_clamp_note_without_net_admin()
+{
+  if (!drop_net_admin()) {
+    std::cerr << "cannot drop CAP_NET_ADMIN";
+    std::_Exit(2);
+  }
   const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, huge});
   const netprof::EndpointFacts facts = endpoint->facts();
-  EXPECT_EQ(facts.requested_buffer_bytes, huge);
   if (facts.granted_receive_buffer_bytes >= huge) {
-    GTEST_SKIP() << "net.core.rmem_max allows 1 GiB here";
+    std::_Exit(0); // net.core.rmem_max allows 1 GiB here: nothing to clamp
   }
   const std::string expected = "receive buffer clamped to " +
                                std::to_string(facts.granted_receive_buffer_bytes) +
                                " B by net.core.rmem_max (requested " + std::to_string(huge) + " B)";
-  EXPECT_NE(std::find(facts.notes.begin(), facts.notes.end(), expected), facts.notes.end())
-      << expected;
+  if (!has_note(facts, expected)) {
+    std::cerr << "missing note: " << expected;
+    std::_Exit(1);
+  }
+  std::_Exit(0);
+}
+
+TEST(UdpOpenDeathTest, ClampedBufferIsReportedInANoteWithoutNetAdmin)
+{
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(expect_clamp_note_without_net_admin(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(UdpOpen, ClampedBufferIsForcedWithNetAdmin)
+{
+  if (!has_net_admin()) {
+    GTEST_SKIP() << "no CAP_NET_ADMIN: SO_RCVBUFFORCE is not allowed (covered by the clamp test)";
+  }
+  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, huge});
+  const netprof::EndpointFacts facts = endpoint->facts();
+  EXPECT_EQ(facts.requested_buffer_bytes, huge);
+  // The kernel's own ceiling is INT_MAX / 2, one byte short of 1 GiB.
+  EXPECT_GE(facts.granted_receive_buffer_bytes, huge - 1);
+  EXPECT_TRUE(has_note(facts, "receive buffer set beyond net.core.rmem_max with SO_RCVBUFFORCE: "
+                              "granted " +
+                                  std::to_string(facts.granted_receive_buffer_bytes) +
+                                  " B (requested " + std::to_string(huge) + " B)"))
+      << ::testing::PrintToString(facts.notes);
+  EXPECT_TRUE(has_note(facts, "send buffer set beyond net.core.wmem_max with SO_SNDBUFFORCE: "
+                              "granted " +
+                                  std::to_string(facts.granted_send_buffer_bytes) +
+                                  " B (requested " + std::to_string(huge) + " B)"))
+      << ::testing::PrintToString(facts.notes);
 }
 
 TEST(UdpOpen, GrantedBufferIsWhatWasAskedWhenWithinLimits)

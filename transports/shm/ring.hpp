@@ -10,19 +10,26 @@
 // offset in the data area is position & (capacity - 1). Every record starts on a 64-byte
 // boundary, so consecutive records never share a cache line:
 //
-//   record:  stamp u64 | length u32, type u32 (one u64) | payload, padded to 64 B
+//   record:  header u64 | payload, padded to 64 B
+//   header:  (tag << 32 | padding flag << 31 | length) XOR salt
 //
-// The stamp is the record's position plus one, stored last (release); a reader at position h
-// takes the record only when the stamp says h + 1. Zeroed memory therefore holds no record, and
-// a writer about to overwrite an old record first sets its stamp to 0 ("invalidated").
+// One 8-byte header, so that a 64 B netprof payload (116 B with netprof's own header) takes two
+// cache lines and an echo (60 B) one: each line is one more transfer between cores. The tag is
+// the record's position in 64 B units, plus one, modulo 2^32 - 1 (never 0); the header is stored
+// last (release), in one atomic store, and a reader at position h takes the record only when
+// the tag is h's. The salt is a random 64-bit value chosen when the ring is formatted: format()
+// writes a header of the lap before the first at every 64 B offset, and payload bytes left over
+// from another lap would have to contain this exact salted value to pass for a header. A writer
+// about to overwrite an old record first invalidates that record's header (tag 0).
 //
 // Memory layout (bytes_needed()): config line | writer line | wake line | one line per reader |
 // data area (capacity bytes). All shared words are accessed through std::atomic_ref.
 //
 // History:
-//  - keep_last: the writer never waits. A reader copies the record out, then re-reads its
-//    stamp; the writer invalidates a record's stamp (then a release fence) before it writes a
-//    byte over it, so a copy whose stamp is unchanged afterwards is whole: a torn read cannot
+//  - keep_last: the writer never waits. A reader copies the record out (acquire loads), then
+//    re-reads its header; the writer invalidates a record's header before it writes a byte
+//    over it (release stores), so a copy whose header is unchanged afterwards is whole: a
+//    reader that loaded any new byte also sees the invalidation. A torn read cannot
 //    be delivered. A reader whose record was invalidated has been lapped: it counts an overrun
 //    and skips ahead to the oldest record still intact.
 //  - keep_all: the writer never passes the slowest active reader (write() says `full`), and
@@ -44,7 +51,7 @@ enum class History : std::uint32_t { keep_last = 1, keep_all = 2 };
 const char* to_string(History history) noexcept;
 
 inline constexpr std::size_t record_alignment = cache_line;
-inline constexpr std::size_t record_header_size = 16;
+inline constexpr std::size_t record_header_size = 8;
 inline constexpr std::size_t min_ring_capacity = 256;
 inline constexpr std::size_t max_ring_capacity = std::size_t{1} << 30;
 
@@ -64,6 +71,7 @@ struct alignas(cache_line) RingConfig {
   std::uint64_t capacity; // bytes in the data area, a power of two
   std::uint32_t readers;  // reader lines
   std::uint32_t history;  // History
+  std::uint64_t salt;     // XORed into every header
 };
 
 struct alignas(cache_line) WriterLine {
@@ -86,13 +94,14 @@ class RingView {
 public:
   static std::size_t bytes_needed(std::size_t capacity, std::size_t readers) noexcept;
 
-  // Writes the control lines of a new ring. Precondition: `memory` is 64-byte aligned, holds
-  // bytes_needed() bytes and its data area is zero (a fresh mapping, or memset by the caller).
+  // Writes the control lines of a new ring and, at every 64 B offset of its data area, a
+  // header that a reader takes for the previous lap's (so "nothing yet", see RingReader). Precondition: `memory` is 64-byte aligned and holds bytes_needed() bytes.
   // Readers start free, or active at position 0 when `readers_active` (a back ring whose one
-  // reader exists before the writer). Returns nullopt when the arguments do not make a ring.
+  // reader exists before the writer). `salt` should be random. Returns nullopt when the
+  // arguments do not make a ring.
   static std::optional<RingView> format(std::span<std::byte> memory, std::size_t capacity,
                                         std::size_t readers, History history,
-                                        bool readers_active = false) noexcept;
+                                        std::uint64_t salt, bool readers_active = false) noexcept;
 
   // A ring some other party formatted; nullopt when the config line does not fit the span.
   static std::optional<RingView> open(std::span<std::byte> memory) noexcept;
@@ -107,6 +116,35 @@ public:
   ReaderLine& reader_line(std::size_t index) const noexcept { return m_reader_lines[index]; }
   std::byte* data() const noexcept { return m_data; }
 
+  // A record's header as stored, and its parts as read back.
+  std::uint64_t seal(std::uint64_t position, std::uint64_t length, bool padding) const noexcept
+  {
+    return ((std::uint64_t{tag(position)} << 32) | (padding ? padding_flag : 0) | length) ^ m_salt;
+  }
+  std::uint64_t invalid_header() const noexcept { return m_salt; }
+  bool sealed_at(std::uint64_t header, std::uint64_t position) const noexcept
+  {
+    return tag_of(header) == tag(position);
+  }
+  std::uint32_t tag_of(std::uint64_t header) const noexcept
+  {
+    return static_cast<std::uint32_t>((header ^ m_salt) >> 32);
+  }
+  static constexpr std::uint32_t tag_modulus = 0xffffffffu;
+  static std::uint32_t tag(std::uint64_t position) noexcept
+  {
+    return static_cast<std::uint32_t>((position / record_alignment) % tag_modulus) + 1;
+  }
+  static std::uint64_t length_of(std::uint64_t header, std::uint64_t salt) noexcept
+  {
+    return (header ^ salt) & (padding_flag - 1);
+  }
+  std::uint64_t length_of(std::uint64_t header) const noexcept { return length_of(header, m_salt); }
+  bool is_padding(std::uint64_t header) const noexcept
+  {
+    return ((header ^ m_salt) & padding_flag) != 0;
+  }
+
   std::uint64_t tail() const noexcept
   {
     return std::atomic_ref<std::uint64_t>(m_writer->tail).load(std::memory_order_acquire);
@@ -117,14 +155,17 @@ public:
   void drop_reader(std::size_t index) const noexcept;
 
 private:
+  static constexpr std::uint64_t padding_flag = std::uint64_t{1} << 31;
+
   RingView(std::span<std::byte> memory, std::uint64_t capacity, std::size_t readers,
-           History history) noexcept;
+           History history, std::uint64_t salt) noexcept;
 
   WriterLine* m_writer = nullptr;
   WakeLine* m_wake = nullptr;
   ReaderLine* m_reader_lines = nullptr;
   std::byte* m_data = nullptr;
   std::uint64_t m_capacity = 0;
+  std::uint64_t m_salt = 0;
   std::size_t m_readers = 0;
   History m_history = History::keep_last;
 };
@@ -152,7 +193,7 @@ public:
 private:
   bool has_room(std::uint64_t needed) noexcept;
   void claim(std::uint64_t position, std::uint64_t size) noexcept;
-  void put_header(std::uint64_t position, std::uint64_t length, std::uint32_t type) noexcept;
+  void put_header(std::uint64_t position, std::uint64_t length, bool padding) noexcept;
 
   RingView m_ring;
   std::uint64_t m_mask;
@@ -179,7 +220,7 @@ public:
   // True when the writer dropped our cursor (it thought our process dead).
   bool dropped() const noexcept;
   // True when the writer has published past our position (a record, or we were lapped).
-  bool readable() const noexcept { return m_ring.tail() != m_head; }
+  bool readable() const noexcept { return m_ring.tail() > m_head; }
 
   // Hands up to `max_records` records to deliver(std::span<const std::byte>) and returns how
   // many. Never blocks.
@@ -193,11 +234,30 @@ public:
 
 private:
   enum class Next { empty, retry };
-  // The stamp at our head is not ours: either nothing new, or the writer lapped us.
+  // What the header at our head says, when it is not our record.
+  enum class Seen { not_yet, lapped, unknown };
+  Seen classify(std::uint32_t tag) const noexcept
+  {
+    // The previous lap's record here: the writer has not come round yet. The common case of
+    // an empty poll, so it costs one compare.
+    return tag == m_tags.before ? Seen::not_yet : classify_rare(tag);
+  }
+  Seen classify_rare(std::uint32_t tag) const noexcept;
+  // The tags a header at our head may carry: ours, and the previous lap's. Kept with the head
+  // so that an empty poll computes nothing.
+  struct Tags {
+    std::uint32_t here = 0;
+    std::uint32_t before = 0;
+  };
+  Tags tags_at(std::uint64_t position) const noexcept;
+  // The header at our head is not ours: either nothing new, or the writer lapped us.
   Next resolve_mismatch() noexcept;
   void advance(std::uint64_t size) noexcept;
   // Leaves records unread (lapped, or a record that cannot be ours) and counts an overrun.
-  void skip_to(std::uint64_t position) noexcept;
+  // False (and nothing done) unless `position` is ahead of us.
+  bool skip_to(std::uint64_t position) noexcept;
+  // Empty polls since the last record: only every 16th looks at the writer's tail.
+  std::uint32_t m_misses = 0;
 
   RingView m_ring;
   std::size_t m_index;
@@ -205,6 +265,7 @@ private:
   std::uint64_t m_mask;
   std::uint64_t m_max_length;
   std::uint64_t m_head = 0;
+  Tags m_tags;
   bool m_attached = false;
   std::uint64_t m_overruns = 0;
   std::uint64_t m_bytes_skipped = 0;
@@ -214,22 +275,20 @@ private:
 
 namespace detail {
 
-inline constexpr std::uint32_t type_data = 1;
-inline constexpr std::uint32_t type_padding = 2;
-
 inline std::atomic_ref<std::uint64_t> word(std::byte* data, std::uint64_t offset) noexcept
 {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(data + offset));
 }
 
-// Copies a record's payload out word by word with relaxed atomic loads: the writer may be
-// overwriting it at this moment (keep_last), and the stamp check afterwards decides.
+// Copies a record's payload out word by word with acquire loads (plain loads on x86): the
+// writer may be overwriting it at this moment (keep_last). A word stored after the record was
+// invalidated carries the invalidation with it, and the header check afterwards decides.
 inline void load_words(const std::byte* source, std::uint64_t length, std::uint64_t* out) noexcept
 {
   auto* words = reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(source));
   const std::uint64_t count = (length + 7) / 8;
   for (std::uint64_t i = 0; i < count; ++i)
-    out[i] = std::atomic_ref<std::uint64_t>(words[i]).load(std::memory_order_relaxed);
+    out[i] = std::atomic_ref<std::uint64_t>(words[i]).load(std::memory_order_acquire);
 }
 
 } // namespace detail
@@ -240,45 +299,63 @@ std::size_t RingReader::read(Deliver&& deliver, std::size_t max_records) noexcep
   std::byte* const data = m_ring.data();
   const bool keep_all = m_ring.history() == History::keep_all;
   std::size_t delivered = 0;
+  // Bounds the turns spent catching up with a writer that keeps lapping us.
+  std::size_t retries = max_records + 8;
   while (delivered < max_records) {
     const std::uint64_t head = m_head;
     const std::uint64_t offset = head & m_mask;
-    if (detail::word(data, offset).load(std::memory_order_acquire) != head + 1) {
-      if (resolve_mismatch() == Next::empty)
+    const std::uint64_t header = detail::word(data, offset).load(std::memory_order_acquire);
+    const std::uint32_t tag = m_ring.tag_of(header);
+    if (tag != m_tags.here) {
+      // The writer's tail would settle "nothing yet" against "lapped", but it is a line the
+      // writer stores for every record: reading it at each empty poll would pull it away from
+      // the writer every time. Usually the header itself tells; when it cannot (old payload
+      // bytes lie there), a busy-polling reader looks at the tail every 16th poll.
+      const Seen seen = classify(tag);
+      if (seen == Seen::not_yet || (seen == Seen::unknown && (++m_misses & 15) != 0)) {
+        // The next record's second line: the writer stores it before the header, so fetching
+        // it while we wait overlaps its transfer with the header's.
+        __builtin_prefetch(data + ((head + record_alignment) & m_mask));
+        break;
+      }
+      if (resolve_mismatch() == Next::empty || --retries == 0)
         break;
       continue;
     }
-    const std::uint64_t info = detail::word(data, offset + 8).load(std::memory_order_relaxed);
-    const std::uint64_t length = info & 0xffffffffu;
-    const auto type = static_cast<std::uint32_t>(info >> 32);
+    m_misses = 0;
+    const std::uint64_t length = m_ring.length_of(header);
+    const bool padding = m_ring.is_padding(header);
     const std::uint64_t size = record_size(length);
     // A length no writer of ours would write can only be a record being overwritten under us
-    // (keep_last); the stamp check below turns it into an overrun instead of a wild copy.
-    const bool plausible = offset + size <= m_ring.capacity() &&
-                           (type == detail::type_padding || length <= m_max_length);
+    // (keep_last); the header check below turns it into an overrun instead of a wild copy.
+    const bool plausible =
+        offset + size <= m_ring.capacity() && (padding || length <= m_max_length);
     if (keep_all) {
       if (!plausible) {
-        skip_to(m_ring.tail()); // only a foreign process writes such a record: resynchronise
+        // Only a foreign process writes such a record: resynchronise at the tail.
+        if (!skip_to(m_ring.tail()))
+          break;
         continue;
       }
-      if (type == detail::type_data) {
+      if (!padding) {
         deliver(std::span<const std::byte>(data + offset + record_header_size, length));
         ++delivered;
       }
       advance(size);
       continue;
     }
-    if (plausible && type == detail::type_data)
+    if (plausible && !padding)
       detail::load_words(data + offset + record_header_size, length, m_copy.data());
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (detail::word(data, offset).load(std::memory_order_relaxed) != head + 1)
+    if (detail::word(data, offset).load(std::memory_order_acquire) != header)
       continue; // overwritten while we copied: the next turn finds the mismatch
     if (!plausible) {
-      skip_to(m_ring.tail()); // intact yet impossible: a foreign writer; resynchronise
+      // Intact yet impossible: a foreign writer. Resynchronise at the tail.
+      if (!skip_to(m_ring.tail()))
+        break;
       continue;
     }
     advance(size);
-    if (type == detail::type_data) {
+    if (!padding) {
       deliver(std::span<const std::byte>(reinterpret_cast<const std::byte*>(m_copy.data()),
                                          length));
       ++delivered;

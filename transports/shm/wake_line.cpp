@@ -10,13 +10,26 @@
 
 namespace netprof::shm {
 
-void ring(WakeLine& line) noexcept
+namespace {
+
+void wake_sleepers(WakeLine& line) noexcept
 {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (std::atomic_ref<std::uint32_t>(line.sleepers).load(std::memory_order_relaxed) == 0)
-    return;
   std::atomic_ref<std::uint32_t>(line.doorbell).fetch_add(1, std::memory_order_release);
   futex_wake_all(line.doorbell);
+}
+
+} // namespace
+
+void ring(WakeLine& line) noexcept
+{
+  if (std::atomic_ref<std::uint32_t>(line.sleepers).fetch_add(0, std::memory_order_seq_cst) != 0)
+    wake_sleepers(line);
+}
+
+void ring_if_sleeping(WakeLine& line) noexcept
+{
+  if (std::atomic_ref<std::uint32_t>(line.sleepers).load(std::memory_order_relaxed) != 0)
+    wake_sleepers(line);
 }
 
 void futex_wait(std::uint32_t& word, std::uint32_t expected, Nanoseconds timeout) noexcept

@@ -1,17 +1,14 @@
 #include "udp_transport.hpp"
 
+#include "free_ports.hpp"
 #include "socket_address.hpp"
 #include "udp_endpoint.hpp"
+#include "udp_sockets.hpp"
+#include "udp_tuning.hpp"
 
 #include <netprof/errors.hpp>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace netprof {
@@ -37,43 +34,17 @@ sockaddr_in parse_peer(const std::string& value)
   return peer;
 }
 
-// Binds 127.0.0.1:0 so the kernel picks a free port. The sockets stay open until both ports
-// are known, so the two differ; they are closed before the children bind, a small race that
-// a port in use would report clearly ("cannot bind UDP ...").
-std::vector<std::uint16_t> pick_free_loopback_ports(std::size_t count)
+std::vector<std::string> concatenated(std::vector<std::string> first,
+                                      const std::vector<std::string>& second)
 {
-  std::vector<int> sockets;
-  std::vector<std::uint16_t> ports;
-  const auto close_all = [&sockets] {
-    for (const int fd : sockets) {
-      close(fd);
-    }
-  };
-  for (std::size_t i = 0; i < count; ++i) {
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-      sockets.push_back(fd);
-    }
-    if (fd < 0 || bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      const int error = errno;
-      close_all();
-      throw TransportError("cannot pick a free loopback UDP port: " +
-                           std::generic_category().message(error));
-    }
-    ports.push_back(ntohs(address.sin_port));
-  }
-  close_all();
-  return ports;
+  first.insert(first.end(), second.begin(), second.end());
+  return first;
 }
 
 class UdpTransport final : public Transport {
 public:
-  UdpTransport() : m_options("UDP unicast")
+  explicit UdpTransport(std::shared_ptr<udp::UdpTuningOptions> tuning)
+      : m_tuning(std::move(tuning)), m_options("UDP unicast")
   {
     m_options.add_options()(
         "udp,u",
@@ -81,6 +52,7 @@ public:
         "UDP unicast, repeatable. The first -u is this process's own bind address; each further "
         "-u is a peer it sends to. A subscriber needs the publisher's address; a publisher also "
         "learns subscribers from their hellos.");
+    m_options.add(m_tuning->options());
   }
 
   UdpTransport(const UdpTransport&) = delete; // m_options points at m_addresses
@@ -90,29 +62,36 @@ public:
 
   bool selected(const po::variables_map& given) const override { return given.count("udp") > 0; }
 
-  void validate(Role role) const override { parse(role); }
+  void validate(Role role) const override
+  {
+    parse(role);
+    m_tuning->parse();
+  }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const UdpAddresses addresses = parse(request.role);
-    return std::make_unique<udp::UdpEndpoint>(addresses.own, addresses.peers,
-                                              request.queue_length_bytes);
+    return std::make_unique<udp::UdpEndpoint>(udp::open_unicast(addresses.own, addresses.peers),
+                                              m_tuning->parse(), request.queue_length_bytes);
   }
 
   LocalPairArguments local_pair_arguments() const override
   {
+    m_tuning->parse(); // a bad value is reported before the children start
+    const std::vector<std::string> tuning = m_tuning->arguments();
     if (m_addresses.empty()) {
-      const std::vector<std::uint16_t> ports = pick_free_loopback_ports(2);
+      const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(2);
       const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
       const std::string subscriber = "127.0.0.1:" + std::to_string(ports[1]);
-      return {{"-u", publisher}, {"-u", subscriber, "-u", publisher}};
+      return {concatenated({"-u", publisher}, tuning),
+              concatenated({"-u", subscriber, "-u", publisher}, tuning)};
     }
     if (m_addresses.size() == 2) {
       // Each is the other's peer, so both must be complete addresses with a real port.
       parse_peer(m_addresses[0]);
       parse_peer(m_addresses[1]);
-      return {{"-u", m_addresses[0], "-u", m_addresses[1]},
-              {"-u", m_addresses[1], "-u", m_addresses[0]}};
+      return {concatenated({"-u", m_addresses[0], "-u", m_addresses[1]}, tuning),
+              concatenated({"-u", m_addresses[1], "-u", m_addresses[0]}, tuning)};
     }
     throw UsageError("the local pair takes no -u (it picks two free loopback ports) or exactly "
                      "two: -u publisher_host:port -u subscriber_host:port");
@@ -136,22 +115,36 @@ private:
     for (std::size_t i = 1; i < m_addresses.size(); ++i) {
       addresses.peers.push_back(parse_peer(m_addresses[i]));
     }
-    if (addresses.peers.size() > udp::UdpEndpoint::max_peers) {
+    if (addresses.peers.size() > udp::PeerTable::capacity) {
       throw UsageError("too many -u peers: " + std::to_string(addresses.peers.size()) +
-                       " (at most " + std::to_string(udp::UdpEndpoint::max_peers) + ")");
+                       " (at most " + std::to_string(udp::PeerTable::capacity) + ")");
     }
     return addresses;
   }
 
+  std::shared_ptr<udp::UdpTuningOptions> m_tuning;
   po::options_description m_options;
   std::vector<std::string> m_addresses;
 };
 
 } // namespace
 
+std::unique_ptr<Transport> make_udp_transport(std::shared_ptr<udp::UdpTuningOptions> tuning)
+{
+  return std::make_unique<UdpTransport>(std::move(tuning));
+}
+
 std::unique_ptr<Transport> make_udp_transport()
 {
-  return std::make_unique<UdpTransport>();
+  return make_udp_transport(std::make_shared<udp::UdpTuningOptions>());
+}
+
+UdpTransportFactories make_udp_transport_factories()
+{
+  auto tuning = std::make_shared<udp::UdpTuningOptions>();
+  return {[tuning] { return make_udp_transport(tuning); },
+          [tuning] { return make_multicast_transport(tuning); },
+          [tuning] { return make_broadcast_transport(tuning); }};
 }
 
 } // namespace netprof

@@ -9,6 +9,7 @@
 #include <zmq.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,12 +60,22 @@ public:
 
   SendResult send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  DeliveryFacts last_delivery() const noexcept override;
   EndpointFacts facts() const override;
 
 private:
-  // Hands at most receive_batch waiting messages to the sink without blocking: how many, or
-  // -1 on a socket error.
-  int drain(MessageSink& sink) noexcept;
+  // What one drain did: how many messages went to the sink, and why it stopped.
+  struct Drained {
+    enum class End { batch_full, dry, interrupted, failed };
+    int delivered = 0;
+    End end = End::batch_full;
+  };
+  // Hands at most receive_batch waiting messages to the sink without blocking.
+  Drained drain(MessageSink& sink) noexcept;
+  // Waits on ZMQ_FD for up to the timeout (zero: just looks). True when it was signalled;
+  // otherwise `result` says why not.
+  bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
+                       ReceiveResult& result) noexcept;
   int send_escaped(std::span<const std::byte> message) noexcept;
   void configure(const EndpointSettings& settings);
   void bind_own(const Address& own);
@@ -77,6 +88,8 @@ private:
   int m_wakeup_fd = -1;     // ZMQ_FD: readable when the socket has something to look at
   bool m_publisher = true;
   zmq_msg_t m_received{};
+  bool m_dry = false; // the last drain ended in EAGAIN and no send() came after it
+  std::size_t m_received_wire_bytes = 0; // of the message being delivered, ZMTP framing included
 
   std::string m_own_file; // the ipc:// socket file this process bound, removed at exit
   FileIdentity m_own_file_identity;

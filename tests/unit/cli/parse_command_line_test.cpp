@@ -189,7 +189,9 @@ TEST_F(ParseCommandLineTest, ToleratesAnEmptyArgv)
 {
   const char* const argv[] = {nullptr};
 
-  EXPECT_THROW(parse_command_line(0, argv, m_registry), UsageError); // no transport, no crash
+  // No program name and no options: the defaults (a publisher on the default transport).
+  const auto sut = parse_command_line(0, argv, m_registry);
+  EXPECT_EQ(sut.config.role, Role::publisher);
 }
 
 // ---- errors: one line naming the problem ----
@@ -466,9 +468,9 @@ TEST_F(ParseCommandLineTest, LocalPairAcceptsTwoUdpAddresses)
   EXPECT_EQ(sut.config.transport_name, "udp");
 }
 
-TEST_F(ParseCommandLineTest, RejectsAMissingTransport)
+TEST_F(ParseCommandLineTest, WithoutATransportOptionUsesMadarasDefaultMulticast)
 {
-  EXPECT_EQ(usage_error({"-t", "3"}), "no transport given: use -u host:port (see --help)");
+  EXPECT_EQ(parse({"-t", "3"}).config.transport_name, "multicast");
 }
 
 TEST_F(ParseCommandLineTest, PassesTheTransportsOwnValidationError)

@@ -1,0 +1,187 @@
+// The physical floor for shared-memory latency: two threads, pinned to two cores, pass one
+// cache line back and forth through a single atomic word, with no netprof code. One round
+// trip is two transfers of the line between the cores; one-way = RTT / 2, as netprof reports.
+// scripts/bench_shm.sh compares netprof --shm ping-pong with this.
+//
+//   cache_line_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER]
+//
+// Each round trip is stamped with steady_clock on the pinger, like netprof's probes, so the
+// clock's own cost is in both figures; `batch_one_way_ns` (one stamp per whole run) shows what
+// the clock adds. Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad
+// command line.
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::uint64_t iterations = 1'000'000;
+  std::uint64_t warmup = 100'000;
+  std::optional<int> pinger_cpu = 0;
+  std::optional<int> ponger_cpu = 1;
+};
+
+struct UsageError {
+  const char* message;
+};
+
+std::uint64_t parse_count(std::string_view text, const char* message)
+{
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value == 0)
+    throw UsageError{message};
+  return value;
+}
+
+int parse_cpu(std::string_view text)
+{
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < 0 || value >= CPU_SETSIZE)
+    throw UsageError{"--cpu needs two CPU numbers: PINGER,PONGER"};
+  return value;
+}
+
+Options parse_options(int argc, char** argv)
+{
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (i + 1 >= argc)
+      throw UsageError{"every option takes a value"};
+    const std::string_view value = argv[++i];
+    if (flag == "--iterations") {
+      options.iterations = parse_count(value, "--iterations needs a whole number >= 1");
+    } else if (flag == "--warmup") {
+      options.warmup = parse_count(value, "--warmup needs a whole number >= 1");
+    } else if (flag == "--cpu") {
+      const std::size_t comma = value.find(',');
+      if (comma == std::string_view::npos)
+        throw UsageError{"--cpu needs PINGER,PONGER"};
+      options.pinger_cpu = parse_cpu(value.substr(0, comma));
+      options.ponger_cpu = parse_cpu(value.substr(comma + 1));
+    } else {
+      throw UsageError{"unknown option (expected --iterations, --warmup or --cpu)"};
+    }
+  }
+  return options;
+}
+
+// A pause between polls: the spinning side asks for the line less often, so the writer gets
+// it sooner (and, on a hyperthread, the sibling runs). Both loops use it; measured faster.
+inline void relax() noexcept
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+bool pin(std::optional<int> cpu)
+{
+  if (!cpu)
+    return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(static_cast<unsigned>(*cpu), &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// The one line both threads write: alone on its cache line, and on a 128-byte pair of lines
+// (the adjacent-line prefetcher moves pairs), so no other data rides on its traffic. A global,
+// not a local: a local's neighbours on main's stack are written by the pinger's loop.
+struct alignas(128) Line {
+  std::atomic<std::uint64_t> value{0};
+};
+Line g_line;
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "cache_line_pingpong: %s\n", error.message);
+    return 2;
+  }
+  const std::uint64_t total = options.warmup + options.iterations;
+  Line& line = g_line;
+  std::atomic<bool> ponger_pinned{true};
+
+  // The ponger answers every odd value with the next even one. It captures by value: reading
+  // the pinger's locals through a reference would put their cache line in the measurement.
+  std::thread ponger([&line, &ponger_pinned, total, cpu = options.ponger_cpu] {
+    if (!pin(cpu))
+      ponger_pinned = false;
+    for (std::uint64_t i = 0; i < total; ++i) {
+      const std::uint64_t ping = 2 * i + 1;
+      while (line.value.load(std::memory_order_acquire) != ping)
+        relax();
+      line.value.store(ping + 1, std::memory_order_release);
+    }
+  });
+  if (!pin(options.pinger_cpu)) {
+    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", *options.pinger_cpu);
+    line.value.store(~std::uint64_t{0}); // the ponger cannot finish; nothing sensible to do
+    ponger.detach();
+    return 1;
+  }
+
+  std::vector<std::int64_t> rtt(options.iterations);
+  Clock::time_point measured_start{};
+  for (std::uint64_t i = 0; i < total; ++i) {
+    if (i == options.warmup)
+      measured_start = Clock::now();
+    const auto start = Clock::now();
+    const std::uint64_t ping = 2 * i + 1;
+    line.value.store(ping, std::memory_order_release);
+    while (line.value.load(std::memory_order_acquire) != ping + 1)
+      relax();
+    const auto end = Clock::now();
+    if (i >= options.warmup)
+      rtt[i - options.warmup] = std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
+  }
+  const auto measured_end = Clock::now();
+  ponger.join();
+  if (!ponger_pinned) {
+    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", *options.ponger_cpu);
+    return 1;
+  }
+
+  std::sort(rtt.begin(), rtt.end());
+  // Nearest rank, as netprof's percentiles.
+  const auto percentile = [&](double p) {
+    const auto rank = static_cast<std::size_t>(p / 100.0 * static_cast<double>(rtt.size()) + 0.999999);
+    return rtt[std::min(rtt.size(), std::max<std::size_t>(rank, 1)) - 1];
+  };
+  const double batch_one_way =
+      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(measured_end -
+                                                                               measured_start)
+                              .count()) /
+      static_cast<double>(options.iterations) / 2.0;
+  std::printf("{\"iterations\": %llu, \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
+              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f, \"batch_one_way_ns\": %.1f}\n",
+              static_cast<unsigned long long>(options.iterations),
+              static_cast<long long>(rtt.front()), static_cast<long long>(percentile(50)),
+              static_cast<long long>(percentile(99)), static_cast<double>(percentile(50)) / 2.0,
+              batch_one_way);
+  return 0;
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# netprof --shm against the hardware, in one run: the physical floor of latency (one cache line
+# ping-ponged between two cores, bench/cache_line_pingpong.cpp) beside netprof's ping-pong, and
+# single-core memcpy bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof
+# streaming 1 MiB messages. Prints figures and ratios; a missed target is reported, never an
+# error: the exit status is 0 unless a run crashed or timed out.
+#
+#   scripts/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B]
+#
+# BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
+# docs/transport-shm.md for how to read the output.
+
+set -euo pipefail
+
+build_dir=./build
+seconds=3
+cpus=0,1
+payload=64
+big=1048576          # the stream's message payload: 1 MiB
+big_ring=4194304     # -q for it: the smallest ring that takes it (a message may take half);
+                     # measured faster than 8 or 32 MiB: the ring stays nearer the core
+target_latency=1.5   # netprof one-way p50 / floor one-way p50, at most
+target_bandwidth=0.5 # netprof payload B/s / memcpy B/s, at least
+
+usage()
+{
+  sed -n '8p' "$0" | sed 's/^# *//'
+}
+
+while (($# > 0)); do
+  case $1 in
+  --time) seconds=${2:?--time needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
+[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+first_cpu=${cpus%,*}
+
+netprof=$build_dir/netprof
+floor=$build_dir/bench/cache_line_pingpong
+memcpy=$build_dir/bench/memcpy_bandwidth
+for binary in "$netprof" "$floor" "$memcpy"; do
+  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
+done
+python=/usr/bin/python3
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench_shm.XXXXXX")
+running=""
+cleanup()
+{
+  # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
+  # so whatever is still running is stopped here by its PID; netprof then unlinks its segment.
+  if [[ -n $running ]]; then
+    kill -TERM "$running" 2>/dev/null || true
+    wait "$running" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failures=0
+# Runs a command under a deadline, stdout to $2; returns 0 without tripping set -e.
+run_limited()
+{
+  local limit=$1 out=$2 status=0
+  shift 2
+  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
+  running=$!
+  wait "$running" || status=$?
+  running=""
+  if ((status != 0)); then
+    ((failures += 1))
+    local why="exit $status"
+    ((status == 124 || status == 137)) && why+=", timed out"
+    echo "FAILED ($why): $*" >&2
+    tail -n 5 "$out.err" >&2 || true
+  fi
+  return 0
+}
+
+# One figure from a JSON file, or "n/a" when the run left none.
+field()
+{
+  "$python" -c '
+import json, sys
+try:
+    value = json.load(open(sys.argv[1]))
+    for key in sys.argv[2].split("."):
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    print(value)
+except Exception:
+    print("n/a")
+' "$1" "$2"
+}
+
+netprof_limit=$("$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$seconds")
+
+echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+echo "pinned to CPUs $cpus (publisher/pinger, subscriber/ponger); netprof runs -t $seconds s each"
+echo
+
+# --- latency: the floor, netprof, the floor again ----------------------------------------
+# Twice because on a VM the host may move the two vCPUs between runs (the floor then jumps,
+# e.g. from ~50 to ~200 ns); the ratio is only meaningful when both floors agree.
+run_limited 60 "$work/floor.json" "$floor" --cpu "$cpus"
+pingpong_json=$work/pingpong.json
+run_limited "$netprof_limit" "$work/pingpong.out" \
+  "$netprof" --local-pair --shm --mode ping-pong --wait-strategy spin --cpu "$cpus" \
+  -s "$payload" -t "$seconds" --json "$pingpong_json" --quiet
+run_limited 60 "$work/floor_after.json" "$floor" --cpu "$cpus"
+
+# --- bandwidth: memcpy, then netprof streaming 1 MiB messages ------------------------------
+run_limited 60 "$work/memcpy.json" "$memcpy" --block "$big" --span "$big_ring" --cpu "$first_cpu"
+for history in keep-all keep-last; do
+  run_limited "$netprof_limit" "$work/stream_$history.out" \
+    "$netprof" --local-pair --shm --shm-history "$history" --mode stream --wait-strategy spin \
+    --cpu "$cpus" -s "$big" -q "$big_ring" -t "$seconds" --json "$work/stream_$history.json" --quiet
+done
+
+if [[ $(field "$pingpong_json" tool.build_type) != Release ]]; then
+  echo "note: netprof was not built as Release; its timings are not representative" >&2
+fi
+
+# --- iceoryx, if Debian's package ships a latency example ----------------------------------
+iceoryx="n/a"
+iceperf=$(command -v iceperf-bare-metal iox-iceperf iceperf 2>/dev/null | head -n 1 || true)
+if [[ -z $iceperf ]] && dpkg -L iceoryx >/dev/null 2>&1; then
+  iceperf=$(dpkg -L iceoryx | grep -E '/bin/.*iceperf' | head -n 1 || true)
+fi
+if [[ -n $iceperf ]]; then
+  iceoryx="found $iceperf: run it with iox-roudi by hand (its output is not parsed here)"
+elif dpkg -L iceoryx >/dev/null 2>&1; then
+  iceoryx="Debian's iceoryx is installed but ships no latency example (only $(dpkg -L iceoryx | grep /bin/ | xargs -n1 basename | tr '\n' ' '))"
+else
+  iceoryx="not installed (Debian's iceoryx 2.0 package ships no latency example anyway)"
+fi
+
+"$python" - "$target_latency" "$target_bandwidth" \
+  "$(field "$work/floor.json" one_way_p50_ns)" \
+  "$(field "$work/floor_after.json" one_way_p50_ns)" \
+  "$(field "$pingpong_json" publisher.latency.one_way_ns.p50)" \
+  "$(field "$pingpong_json" publisher.latency.rtt_ns.p99)" \
+  "$(field "$pingpong_json" publisher.latency.rtt_ns.count)" \
+  "$(field "$work/memcpy.json" hot_bytes_per_second)" \
+  "$(field "$work/memcpy.json" span_bytes_per_second)" \
+  "$(field "$work/stream_keep-all.json" subscribers.0.throughput.payload_bytes_per_second)" \
+  "$(field "$work/stream_keep-last.json" subscribers.0.throughput.payload_bytes_per_second)" \
+  "$(field "$work/stream_keep-last.json" subscribers.0.lost)" \
+  "$iceoryx" <<'EOF'
+import sys
+
+(target_latency, target_bandwidth, floor, floor_after, ours, ours_p99, samples, memcpy_hot,
+ memcpy_span,
+ keep_all, keep_last, keep_last_lost, iceoryx) = sys.argv[1:]
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+def verdict(ratio, target, at_most):
+    if ratio is None:
+        return "n/a"
+    return "PASS" if (ratio <= target if at_most else ratio >= target) else "MISS"
+
+def gbps(value):
+    v = number(value)
+    return f"{v / 1e9:.2f} GB/s" if v else "n/a"
+
+f, f2, n = number(floor), number(floor_after), number(ours)
+ratio = n / f if f and n else None
+print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin):")
+print(f"  floor (cache line between two cores): {floor} ns before netprof, {floor_after} ns after")
+if f and f2 and max(f, f2) > 1.5 * min(f, f2):
+    print("  note: the floor moved during the run (the VM's cores were moved?): ratio unreliable")
+print(f"  netprof --shm ping-pong:              {ours} ns  (RTT p99 {ours_p99} ns, {samples} samples)")
+ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
+print(f"  ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
+      f"{verdict(ratio, float(target_latency), True)}")
+print()
+m, a, l = number(memcpy_hot), number(keep_all), number(keep_last)
+print("bandwidth, 1 MiB messages (payload B/s on the subscriber's clock):")
+s = number(memcpy_span)
+print(f"  memcpy, one core, 1 MiB blocks: {gbps(memcpy_hot)} cache-hot (same destination); "
+      f"{gbps(memcpy_span)} with the destination walking a ring-sized region (netprof's copy)")
+ratio = a / m if a and m else None
+ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
+like = f"{a / s:.2f}x" if a and s else "n/a"
+print(f"  netprof --shm keep-all (zero copy): {gbps(keep_all)}  ratio {ratio_text} of hot memcpy, "
+      f"target >= {float(target_bandwidth):.2f}x: {verdict(ratio, float(target_bandwidth), False)}; "
+      f"{like} of the like-for-like copy")
+ratio = l / m if l and m else None
+ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
+print(f"  netprof --shm keep-last (reader copies): {gbps(keep_last)}  ratio {ratio_text} "
+      f"(lost {keep_last_lost}: keep-last never waits)")
+print()
+print(f"iceoryx latency example: {iceoryx}")
+EOF
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi

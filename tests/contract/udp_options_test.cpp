@@ -1,0 +1,387 @@
+// The UDP transports' options beyond -u: large-message and batching options shared by every
+// mode, -m and the --mc-* options, -b and its check against the host's interfaces, selection,
+// and what the local pair passes on. Nothing here opens a socket.
+
+#include "udp/broadcast_address.hpp"
+#include "udp/interfaces.hpp"
+#include "udp/multicast_options.hpp"
+#include "udp/socket_address.hpp"
+#include "udp/udp_transport.hpp"
+#include "udp/udp_tuning.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Role;
+using netprof::Transport;
+using netprof::UsageError;
+namespace po = boost::program_options;
+namespace udp = netprof::udp;
+
+using Arguments = std::vector<std::string>;
+
+void give(po::options_description& options, const Arguments& arguments)
+{
+  po::variables_map given;
+  po::store(po::command_line_parser(arguments).options(options).run(), given);
+  po::notify(given);
+}
+
+template <typename Action>
+std::string usage_error(Action&& action)
+{
+  try {
+    action();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+in_addr address(const char* text)
+{
+  in_addr result{};
+  inet_pton(AF_INET, text, &result);
+  return result;
+}
+
+// The three UDP transports as one registry makes them, sharing their tuning options.
+struct Family {
+  netprof::UdpTransportFactories factories = netprof::make_udp_transport_factories();
+  std::unique_ptr<Transport> unicast = factories.unicast();
+  std::unique_ptr<Transport> multicast = factories.multicast();
+  std::unique_ptr<Transport> broadcast = factories.broadcast();
+};
+
+// --- options every UDP mode shares --------------------------------------------------------
+
+TEST(UdpTuning, DefaultsAreMadarasFragmentSizeFourSlotsOneSecondNoBatching)
+{
+  udp::UdpTuningOptions sut;
+  const udp::UdpTuning tuning = sut.parse();
+  EXPECT_FALSE(tuning.max_message);
+  EXPECT_EQ(tuning.fragment_size, 62000u);
+  EXPECT_EQ(tuning.reassembly_slots, 4u);
+  EXPECT_EQ(tuning.reassembly_timeout, 1s);
+  EXPECT_EQ(tuning.batch, 1u);
+  EXPECT_TRUE(sut.arguments().empty());
+}
+
+TEST(UdpTuning, GivenValuesAreParsedAndPassedOnToTheLocalPair)
+{
+  udp::UdpTuningOptions sut;
+  give(sut.options(), {"--udp-max-message", "2000000", "--fragment-size", "8000",
+                       "--reassembly-slots", "2", "--reassembly-timeout", "0.25", "--udp-batch",
+                       "32"});
+  const udp::UdpTuning tuning = sut.parse();
+  EXPECT_EQ(tuning.max_message, 2000000u);
+  EXPECT_EQ(tuning.fragment_size, 8000u);
+  EXPECT_EQ(tuning.reassembly_slots, 2u);
+  EXPECT_EQ(tuning.reassembly_timeout, 250ms);
+  EXPECT_EQ(tuning.batch, 32u);
+  EXPECT_EQ(sut.arguments(),
+            (Arguments{"--udp-max-message", "2000000", "--fragment-size", "8000",
+                       "--reassembly-slots", "2", "--reassembly-timeout", "0.25", "--udp-batch",
+                       "32"}));
+}
+
+struct BadTuning {
+  Arguments arguments;
+  std::string message;
+};
+
+class UdpTuningRejects : public ::testing::TestWithParam<BadTuning> {};
+
+TEST_P(UdpTuningRejects, WithOneLineNamingTheOption)
+{
+  udp::UdpTuningOptions sut;
+  give(sut.options(), GetParam().arguments);
+  EXPECT_EQ(usage_error([&] { sut.parse(); }), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, UdpTuningRejects,
+    ::testing::Values(
+        BadTuning{{"--fragment-size", "511"},
+                  "invalid value '511' for --fragment-size: expected a whole number from 512 to "
+                  "65479"},
+        BadTuning{{"--fragment-size", "65480"},
+                  "invalid value '65480' for --fragment-size: expected a whole number from 512 to "
+                  "65479"},
+        BadTuning{{"--fragment-size", "-1"},
+                  "invalid value '-1' for --fragment-size: expected a whole number from 512 to "
+                  "65479"},
+        BadTuning{{"--fragment-size", "8k"},
+                  "invalid value '8k' for --fragment-size: expected a whole number from 512 to "
+                  "65479"},
+        BadTuning{{"--udp-max-message", "0"},
+                  "invalid value '0' for --udp-max-message: expected a whole number from 1 to "
+                  "1073741824"},
+        BadTuning{{"--udp-max-message", "99999999999999999999999"},
+                  "invalid value '99999999999999999999999' for --udp-max-message: expected a "
+                  "whole number from 1 to 1073741824"},
+        BadTuning{{"--reassembly-slots", "0"},
+                  "invalid value '0' for --reassembly-slots: expected a whole number from 1 to 64"},
+        BadTuning{{"--reassembly-timeout", "0"},
+                  "invalid value '0' for --reassembly-timeout: expected seconds > 0, at most 3600"},
+        BadTuning{{"--reassembly-timeout", "nan"},
+                  "invalid value 'nan' for --reassembly-timeout: expected seconds > 0, at most "
+                  "3600"},
+        BadTuning{{"--udp-batch", "1025"},
+                  "invalid value '1025' for --udp-batch: expected a whole number from 1 to 1024"},
+        BadTuning{{"--udp-batch", ""},
+                  "invalid value '' for --udp-batch: expected a whole number from 1 to 1024"}));
+
+TEST(UdpTuning, LargestMessageFollowsTheReceiveBufferUnlessGiven)
+{
+  udp::UdpTuning tuning;
+  EXPECT_EQ(udp::largest_message(tuning, 1'000'000), 1'000'000u);
+  EXPECT_EQ(udp::largest_message(tuning, 1000), 65507u) << "one whole datagram at least";
+  EXPECT_EQ(udp::largest_message(tuning, 1u << 30), udp::default_max_message_cap);
+  EXPECT_EQ(udp::default_max_message_cap, 16u * 1024 * 1024 + 64 * 1024);
+  EXPECT_EQ(udp::largest_reassembled_message(tuning), udp::default_max_message_cap);
+  tuning.max_message = 5000;
+  EXPECT_EQ(udp::largest_message(tuning, 1u << 30), 5000u);
+  EXPECT_EQ(udp::largest_reassembled_message(tuning), 5000u);
+}
+
+// --- the family: three registry entries, one set of shared options -------------------------
+
+TEST(UdpFamily, AllOptionsTogetherParseWithoutAmbiguity)
+{
+  // What the command line does: every entry's group in one description.
+  Family family;
+  po::options_description everything;
+  for (Transport* transport : {family.unicast.get(), family.multicast.get(), family.broadcast.get()}) {
+    everything.add(transport->options());
+  }
+  po::variables_map given;
+  EXPECT_NO_THROW(po::store(po::command_line_parser(Arguments{"-m", "239.1.2.3:5000",
+                                                              "--fragment-size", "9000",
+                                                              "--mc-ttl", "3"})
+                                .options(everything)
+                                .run(),
+                            given));
+  po::notify(given);
+  EXPECT_FALSE(family.unicast->selected(given));
+  EXPECT_TRUE(family.multicast->selected(given));
+  EXPECT_FALSE(family.broadcast->selected(given));
+  // The option given to the udp entry's group is what multicast sends with.
+  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  EXPECT_EQ(pair.publisher,
+            (Arguments{"-m", "239.1.2.3:5000", "--mc-ttl", "3", "--fragment-size", "9000"}));
+  EXPECT_EQ(pair.subscriber, pair.publisher);
+}
+
+TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
+{
+  Family family;
+  give(family.unicast->options(), {"--udp-batch", "8"});
+  const Transport::LocalPairArguments pair = family.unicast->local_pair_arguments();
+  ASSERT_EQ(pair.publisher.size(), 4u);
+  EXPECT_EQ(pair.publisher[2], "--udp-batch");
+  EXPECT_EQ(pair.publisher[3], "8");
+  ASSERT_EQ(pair.subscriber.size(), 6u);
+  EXPECT_EQ(pair.subscriber[4], "--udp-batch");
+}
+
+TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
+{
+  Family family;
+  give(family.unicast->options(), {"-u", "127.0.0.1:0", "--fragment-size", "100"});
+  const std::string expected =
+      "invalid value '100' for --fragment-size: expected a whole number from 512 to 65479";
+  EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
+  EXPECT_EQ(usage_error([&] { family.multicast->validate(Role::publisher); }), expected);
+}
+
+// --- multicast -----------------------------------------------------------------------------
+
+TEST(MulticastOptions, WithoutMUsesMadarasGroupAndIsNotSelected)
+{
+  udp::MulticastOptions sut;
+  give(sut.options(), {});
+  EXPECT_FALSE(sut.selected(po::variables_map{}));
+  EXPECT_FALSE(sut.group_given());
+  const udp::MulticastSettings settings = sut.parse();
+  EXPECT_EQ(udp::to_string(settings.group.sin_addr), "239.255.0.1");
+  EXPECT_EQ(ntohs(settings.group.sin_port), 4150);
+  EXPECT_EQ(settings.ttl, 1);
+  EXPECT_TRUE(settings.loopback);
+  EXPECT_FALSE(settings.interface);
+}
+
+TEST(MulticastOptions, AnyMcOptionSelectsMulticast)
+{
+  for (const Arguments& arguments : {Arguments{"-m", "239.0.0.1:1"}, Arguments{"--mc-ttl", "2"},
+                                     Arguments{"--mc-loopback", "off"},
+                                     Arguments{"--mc-interface", "lo"}}) {
+    udp::MulticastOptions sut;
+    po::variables_map given;
+    po::store(po::command_line_parser(arguments).options(sut.options()).run(), given);
+    EXPECT_TRUE(sut.selected(given)) << arguments[0];
+  }
+}
+
+TEST(MulticastOptions, InterfaceByNameOrAddress)
+{
+  for (const char* value : {"lo", "127.0.0.1"}) {
+    udp::MulticastOptions sut;
+    give(sut.options(), {"--mc-interface", value, "--mc-ttl", "0", "--mc-loopback", "off"});
+    const udp::MulticastSettings settings = sut.parse();
+    ASSERT_TRUE(settings.interface) << value;
+    EXPECT_EQ(settings.interface->name, "lo");
+    EXPECT_EQ(udp::to_string(settings.interface->address), "127.0.0.1");
+    EXPECT_GT(settings.interface->index, 0u);
+    EXPECT_EQ(settings.ttl, 0);
+    EXPECT_FALSE(settings.loopback);
+  }
+}
+
+struct BadMulticast {
+  Arguments arguments;
+  std::string message; // the start of it, when it lists the host's interfaces
+};
+
+class MulticastRejects : public ::testing::TestWithParam<BadMulticast> {};
+
+TEST_P(MulticastRejects, WithOneClearLine)
+{
+  udp::MulticastOptions sut;
+  give(sut.options(), GetParam().arguments);
+  const std::string message = usage_error([&] { sut.parse(); });
+  EXPECT_EQ(message.rfind(GetParam().message, 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, MulticastRejects,
+    ::testing::Values(
+        BadMulticast{{"-m", "10.1.2.3:4150"},
+                     "bad -m value '10.1.2.3:4150': 10.1.2.3 is not a multicast group (224.0.0.0 "
+                     "to 239.255.255.255)"},
+        BadMulticast{{"-m", "240.0.0.1:4150"},
+                     "bad -m value '240.0.0.1:4150': 240.0.0.1 is not a multicast group"},
+        BadMulticast{{"-m", "239.255.0.1:0"},
+                     "bad -m value '239.255.0.1:0': the group needs a port other than 0"},
+        BadMulticast{{"-m", "239.255.0.1"}, "bad -m value '239.255.0.1': expected host:port"},
+        BadMulticast{{"--mc-ttl", "256"},
+                     "invalid value '256' for --mc-ttl: expected a whole number from 0 to 255"},
+        BadMulticast{{"--mc-loopback", "yes"},
+                     "invalid value 'yes' for --mc-loopback: expected on or off"},
+        BadMulticast{{"--mc-interface", "no-such-interface0"},
+                     "bad --mc-interface value 'no-such-interface0': no interface has this "
+                     "address or name (these do: 127.0.0.1 (lo)"},
+        BadMulticast{{"--mc-interface", "10.99.99.99"},
+                     "bad --mc-interface value '10.99.99.99': no interface has this address or "
+                     "name (these do: 127.0.0.1 (lo)"}));
+
+TEST(MulticastLocalPair, WithoutMBothJoinMadarasGroupOnAFreePortOnLoopback)
+{
+  Family family;
+  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  ASSERT_EQ(pair.publisher.size(), 6u);
+  EXPECT_EQ(pair.publisher[0], "-m");
+  EXPECT_EQ(pair.publisher[1].rfind("239.255.0.1:", 0), 0u);
+  EXPECT_NE(pair.publisher[1], "239.255.0.1:0");
+  EXPECT_EQ(Arguments(pair.publisher.begin() + 2, pair.publisher.end()),
+            (Arguments{"--mc-ttl", "0", "--mc-interface", "127.0.0.1"}))
+      << "the pair's traffic stays on this host";
+  EXPECT_EQ(pair.subscriber, pair.publisher) << "both processes share the group";
+}
+
+TEST(MulticastLocalPair, GivenGroupAndOptionsAreKept)
+{
+  Family family;
+  give(family.multicast->options(),
+       {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"});
+  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.9.9.9:7000", "--mc-loopback", "off",
+                                       "--mc-interface", "lo"}));
+  EXPECT_EQ(pair.subscriber, pair.publisher);
+}
+
+// --- broadcast -----------------------------------------------------------------------------
+
+TEST(BroadcastAddresses, FollowTheKernelsLocalRoutes)
+{
+  const std::vector<in_addr> lo =
+      udp::broadcast_addresses(address("127.0.0.1"), address("255.0.0.0"), nullptr);
+  ASSERT_EQ(lo.size(), 1u);
+  EXPECT_EQ(udp::to_string(lo[0]), "127.255.255.255");
+
+  const in_addr configured = address("10.0.0.200");
+  const std::vector<in_addr> both =
+      udp::broadcast_addresses(address("10.0.0.1"), address("255.255.255.0"), &configured);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(udp::to_string(both[0]), "10.0.0.200");
+  EXPECT_EQ(udp::to_string(both[1]), "10.0.0.255");
+
+  EXPECT_TRUE(udp::broadcast_addresses(address("10.0.0.1"), address("255.255.255.254"), nullptr)
+                  .empty())
+      << "a /31 has no broadcast address";
+}
+
+TEST(BroadcastAddress, LoopbacksAndTheLimitedBroadcastAreAccepted)
+{
+  EXPECT_EQ(udp::to_string(udp::parse_broadcast_address("127.255.255.255:4150")),
+            "127.255.255.255:4150");
+  EXPECT_EQ(udp::to_string(udp::parse_broadcast_address("255.255.255.255:4150")),
+            "255.255.255.255:4150");
+}
+
+TEST(BroadcastAddress, AnAddressNoInterfaceHasIsRefusedListingThoseThatExist)
+{
+  const std::string message =
+      usage_error([] { udp::parse_broadcast_address("10.123.255.255:4150"); });
+  EXPECT_EQ(message.rfind("bad -b value '10.123.255.255:4150': no interface has the broadcast "
+                          "address 10.123.255.255 (these do: ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("127.255.255.255 (lo)"), std::string::npos) << message;
+  EXPECT_NE(message.find("and 255.255.255.255)"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(BroadcastAddress, PortZeroIsRefused)
+{
+  EXPECT_EQ(usage_error([] { udp::parse_broadcast_address("127.255.255.255:0"); }),
+            "bad -b value '127.255.255.255:0': a port other than 0 is needed (every process "
+            "binds the same one)");
+}
+
+TEST(BroadcastTransport, NeedsAnAddressAndIsSelectedByB)
+{
+  Family family;
+  EXPECT_EQ(usage_error([&] { family.broadcast->validate(Role::subscriber); }),
+            "broadcast needs its address: -b addr:port, e.g. -b 127.255.255.255:4150");
+  po::variables_map given;
+  po::store(po::command_line_parser(Arguments{"-b", "127.255.255.255:1"})
+                .options(family.broadcast->options())
+                .run(),
+            given);
+  EXPECT_TRUE(family.broadcast->selected(given));
+}
+
+TEST(BroadcastLocalPair, WithoutBBothUseLoopbacksBroadcastOnAFreePort)
+{
+  Family family;
+  const Transport::LocalPairArguments pair = family.broadcast->local_pair_arguments();
+  ASSERT_EQ(pair.publisher.size(), 2u);
+  EXPECT_EQ(pair.publisher[0], "-b");
+  EXPECT_EQ(pair.publisher[1].rfind("127.255.255.255:", 0), 0u);
+  EXPECT_NE(pair.publisher[1], "127.255.255.255:0");
+  EXPECT_EQ(pair.subscriber, pair.publisher);
+}
+
+} // namespace

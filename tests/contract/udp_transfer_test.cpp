@@ -1,0 +1,436 @@
+// UDP endpoints moving real datagrams over loopback, beyond the contract: messages larger than
+// a datagram, what last_delivery() says about them, batching and flush(), several subscribers
+// on a shared medium (multicast and broadcast), and that a process never hears itself there.
+// Multicast is sent and joined on lo with TTL 0, so nothing leaves the machine.
+
+#include "udp/fragment_header.hpp"
+#include "udp/udp_transport.hpp"
+
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::DeliveryFacts;
+using netprof::Endpoint;
+using netprof::ReceiveResult;
+using netprof::Role;
+using netprof::SendResult;
+using netprof::Transport;
+namespace po = boost::program_options;
+namespace udp = netprof::udp;
+
+using Bytes = std::vector<std::byte>;
+using Arguments = std::vector<std::string>;
+
+constexpr std::size_t queue_length = std::size_t{8} << 20;
+
+Bytes pattern(std::size_t size, std::uint8_t seed)
+{
+  Bytes bytes(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    bytes[i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
+  }
+  return bytes;
+}
+
+// Keeps what arrives, with what the endpoint said about each delivery.
+class RecordingSink final : public netprof::MessageSink {
+public:
+  explicit RecordingSink(const Endpoint& endpoint) : m_endpoint(endpoint) {}
+  void on_message(std::span<const std::byte> message) noexcept override
+  {
+    messages.emplace_back(message.begin(), message.end());
+    deliveries.push_back(m_endpoint.last_delivery());
+  }
+  std::vector<Bytes> messages;
+  std::vector<DeliveryFacts> deliveries;
+
+private:
+  const Endpoint& m_endpoint;
+};
+
+// Adopts each sender while its message is being delivered, as a publisher does with hellos.
+class AdoptingSink final : public netprof::MessageSink {
+public:
+  explicit AdoptingSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
+  void on_message(std::span<const std::byte>) noexcept override
+  {
+    ++count;
+    m_endpoint.add_peer_from_last_message();
+  }
+  std::size_t count = 0;
+
+private:
+  Endpoint& m_endpoint;
+};
+
+bool receive_until(Endpoint& endpoint, RecordingSink& sink, std::size_t count)
+{
+  const auto deadline = Clock::now() + 5s;
+  while (sink.messages.size() < count && Clock::now() < deadline) {
+    if (endpoint.receive(sink, 10ms) == ReceiveResult::failed) {
+      return false;
+    }
+  }
+  return sink.messages.size() >= count;
+}
+
+// Nothing more arrives within a short wait.
+bool stays_quiet(Endpoint& endpoint)
+{
+  RecordingSink sink(endpoint);
+  return endpoint.receive(sink, 50ms) == ReceiveResult::timed_out && sink.messages.empty();
+}
+
+// Opens endpoints of one UDP mode the way the command line would configure them.
+class Opener {
+public:
+  Opener() : m_factories(netprof::make_udp_transport_factories()) {}
+
+  std::unique_ptr<Endpoint> open(const std::string& mode, const Arguments& arguments, Role role,
+                                 std::size_t queue = queue_length)
+  {
+    auto& transport = m_transports.emplace_back(mode == "udp"         ? m_factories.unicast()
+                                                : mode == "multicast" ? m_factories.multicast()
+                                                                      : m_factories.broadcast());
+    po::variables_map given;
+    po::store(po::command_line_parser(arguments).options(transport->options()).run(), given);
+    po::notify(given);
+    return transport->open({role, role == Role::publisher ? 0U : 1U, queue});
+  }
+
+private:
+  netprof::UdpTransportFactories m_factories;
+  std::vector<std::unique_ptr<Transport>> m_transports;
+};
+
+// A unicast publisher and subscriber that know each other.
+struct UnicastPair {
+  explicit UnicastPair(const Arguments& extra = {}, std::size_t queue = queue_length)
+  {
+    Arguments publisher_arguments = {"-u", "127.0.0.1:0"};
+    publisher_arguments.insert(publisher_arguments.end(), extra.begin(), extra.end());
+    publisher = opener.open("udp", publisher_arguments, Role::publisher, queue);
+    Arguments subscriber_arguments = {"-u", "127.0.0.1:0", "-u",
+                                      publisher->facts().local_addresses.at(0)};
+    subscriber_arguments.insert(subscriber_arguments.end(), extra.begin(), extra.end());
+    subscriber = opener.open("udp", subscriber_arguments, Role::subscriber, queue);
+    // The subscriber's hello teaches the publisher where it is.
+    EXPECT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
+    EXPECT_EQ(subscriber->flush(), SendResult::sent); // as the core does after a hello
+    RecordingSink sink(*publisher);
+    EXPECT_TRUE(receive_until(*publisher, sink, 1));
+    publisher->add_peer_from_last_message();
+  }
+
+  Opener opener;
+  std::unique_ptr<Endpoint> publisher;
+  std::unique_ptr<Endpoint> subscriber;
+};
+
+// --- large messages --------------------------------------------------------------------------
+
+TEST(UdpLargeMessage, OneMebibyteArrivesWholeInFragmentsOfTheDefaultSize)
+{
+  UnicastPair pair;
+  const Bytes message = pattern(1 << 20, 2);
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
+  EXPECT_TRUE(sink.messages.front() == message);
+  const std::size_t fragments = (message.size() + 61999) / 62000;
+  EXPECT_EQ(sink.deliveries.front().datagrams, fragments);
+  EXPECT_EQ(sink.deliveries.front().wire_bytes,
+            message.size() + fragments * udp::fragment_header_size);
+}
+
+TEST(UdpLargeMessage, FragmentSizeOptionIsHonoured)
+{
+  UnicastPair pair({"--fragment-size", "1000"});
+  const Bytes message = pattern(4500, 3);
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
+  EXPECT_TRUE(sink.messages.front() == message);
+  EXPECT_EQ(sink.deliveries.front().datagrams, 5u);
+}
+
+TEST(UdpLargeMessage, SmallMessageTravelsAsOneDatagramWithNoOverhead)
+{
+  UnicastPair pair;
+  const Bytes message = pattern(1000, 4);
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
+  EXPECT_EQ(sink.deliveries.front().datagrams, 1u);
+  EXPECT_EQ(sink.deliveries.front().wire_bytes, 1000u);
+}
+
+TEST(UdpLargeMessage, MessageThatLooksLikeAFragmentArrivesUnchanged)
+{
+  UnicastPair pair;
+  Bytes message = pattern(200, 5);
+  std::copy_n("NPFG", 4, reinterpret_cast<char*>(message.data()));
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
+  EXPECT_TRUE(sink.messages.front() == message);
+  EXPECT_EQ(sink.deliveries.front().wire_bytes, 200 + udp::fragment_header_size);
+}
+
+TEST(UdpLargeMessage, LargestMessageFollowsTheReceiveBuffer)
+{
+  Opener opener;
+  const auto endpoint = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher, 3'000'000);
+  EXPECT_EQ(endpoint->facts().max_message_size, endpoint->facts().granted_receive_buffer_bytes);
+  const auto given = opener.open("udp", {"-u", "127.0.0.1:0", "--udp-max-message", "123456"},
+                                 Role::publisher, 3'000'000);
+  EXPECT_EQ(given->facts().max_message_size, 123456u);
+  EXPECT_EQ(given->send(pattern(123457, 6)), SendResult::failed);
+}
+
+TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
+{
+  Opener opener;
+  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
+  const std::string address = publisher->facts().local_addresses.at(0);
+  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  ASSERT_EQ(first->send(pattern(8, 1)), SendResult::sent);
+  ASSERT_EQ(second->send(pattern(8, 1)), SendResult::sent);
+  // Adopted while each is delivered: one receive() may bring both hellos.
+  AdoptingSink hellos(*publisher);
+  const auto deadline = Clock::now() + 5s;
+  while (hellos.count < 2 && Clock::now() < deadline) {
+    ASSERT_NE(publisher->receive(hellos, 10ms), ReceiveResult::failed);
+  }
+  ASSERT_EQ(publisher->facts().peer_addresses.size(), 2u);
+  const Bytes message = pattern(300'000, 7);
+  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  for (Endpoint* subscriber : {first.get(), second.get()}) {
+    RecordingSink sink(*subscriber);
+    ASSERT_TRUE(receive_until(*subscriber, sink, 1));
+    EXPECT_TRUE(sink.messages.front() == message);
+  }
+}
+
+TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
+{
+  UnicastPair pair;
+  // A datagram with the fragment magic that no sender following the rules produces.
+  Bytes bogus(100, std::byte{0});
+  std::copy_n("NPFG\x01", 5, reinterpret_cast<char*>(bogus.data()));
+  ASSERT_EQ(pair.publisher->send(bogus), SendResult::sent); // framed: arrives as sent
+  const int raw = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(raw, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string subscriber = pair.subscriber->facts().local_addresses.at(0);
+  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(subscriber.substr(subscriber.rfind(':') + 1))));
+  ASSERT_EQ(sendto(raw, bogus.data(), bogus.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
+            static_cast<ssize_t>(bogus.size()));
+  close(raw);
+  const Bytes marker = pattern(10, 8);
+  ASSERT_EQ(pair.publisher->send(marker), SendResult::sent);
+
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 2));
+  EXPECT_TRUE(sink.messages[0] == bogus);
+  EXPECT_TRUE(sink.messages[1] == marker) << "the raw fragment was not delivered";
+  const std::vector<std::string> notes = pair.subscriber->facts().notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "reassembly: fragments dropped: 1 malformed"),
+            notes.end())
+      << ::testing::PrintToString(notes);
+}
+
+// --- batching ----------------------------------------------------------------------------------
+
+TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
+{
+  UnicastPair pair({"--udp-batch", "4"});
+  for (std::uint8_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(pair.publisher->send(pattern(100, i)), SendResult::sent);
+  }
+  EXPECT_TRUE(stays_quiet(*pair.subscriber)) << "three of four are held";
+  ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 3));
+  for (std::uint8_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(sink.messages[i] == pattern(100, i)) << int{i};
+    EXPECT_EQ(sink.deliveries[i].datagrams, 1u) << "one datagram per message";
+  }
+  EXPECT_EQ(pair.publisher->flush(), SendResult::sent) << "an empty flush is fine";
+}
+
+TEST(UdpBatch, FullBatchGoesWithoutFlush)
+{
+  UnicastPair pair({"--udp-batch", "4"});
+  for (std::uint8_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(pair.publisher->send(pattern(60, i)), SendResult::sent);
+  }
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 4));
+  EXPECT_TRUE(sink.messages[3] == pattern(60, 3));
+}
+
+TEST(UdpBatch, LargeMessageGoesAfterWhatIsHeld)
+{
+  UnicastPair pair({"--udp-batch", "8"});
+  const Bytes large = pattern(200'000, 9);
+  ASSERT_EQ(pair.publisher->send(pattern(50, 1)), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(large), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 2));
+  EXPECT_TRUE(sink.messages[0] == pattern(50, 1));
+  EXPECT_TRUE(sink.messages[1] == large);
+}
+
+TEST(UdpBatch, ThousandMessagesInBatchesOfThirtyTwoArriveInOrder)
+{
+  UnicastPair pair({"--udp-batch", "32"});
+  RecordingSink sink(*pair.subscriber);
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    Bytes message = pattern(64, 10);
+    std::copy_n(reinterpret_cast<const std::byte*>(&i), sizeof i, message.begin());
+    ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+    if (i % 64 == 63) {
+      ASSERT_NE(pair.subscriber->receive(sink, 0ns), ReceiveResult::failed);
+    }
+  }
+  ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1000)) << sink.messages.size();
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    std::uint32_t index = 0;
+    std::copy_n(sink.messages[i].begin(), sizeof index, reinterpret_cast<std::byte*>(&index));
+    ASSERT_EQ(index, i);
+  }
+}
+
+// --- shared media --------------------------------------------------------------------------------
+
+struct Medium {
+  std::string mode;
+  Arguments arguments; // the same for every process
+};
+
+void PrintTo(const Medium& medium, std::ostream* out)
+{
+  *out << medium.mode;
+}
+
+class SharedMedium : public ::testing::TestWithParam<Medium> {
+protected:
+  std::unique_ptr<Endpoint> open(Role role)
+  {
+    return m_opener.open(GetParam().mode, GetParam().arguments, role);
+  }
+
+private:
+  Opener m_opener;
+};
+
+TEST_P(SharedMedium, EverySubscriberHearsThePublisherOnceAndNobodyHearsItself)
+{
+  const auto publisher = open(Role::publisher);
+  std::vector<std::unique_ptr<Endpoint>> subscribers;
+  for (int i = 0; i < 3; ++i) {
+    subscribers.push_back(open(Role::subscriber));
+  }
+  const Bytes data = pattern(500, 11);
+  ASSERT_EQ(publisher->send(data), SendResult::sent);
+  for (const auto& subscriber : subscribers) {
+    RecordingSink sink(*subscriber);
+    ASSERT_TRUE(receive_until(*subscriber, sink, 1));
+    EXPECT_TRUE(sink.messages.front() == data);
+    EXPECT_TRUE(stays_quiet(*subscriber)) << "heard twice";
+  }
+  EXPECT_TRUE(stays_quiet(*publisher)) << "the publisher heard its own data";
+
+  // The back channel: the publisher and the other subscribers hear it, its sender does not.
+  const Bytes echo = pattern(60, 12);
+  ASSERT_EQ(subscribers[0]->send(echo), SendResult::sent);
+  RecordingSink at_publisher(*publisher);
+  ASSERT_TRUE(receive_until(*publisher, at_publisher, 1));
+  EXPECT_TRUE(at_publisher.messages.front() == echo);
+  EXPECT_TRUE(stays_quiet(*subscribers[0]));
+  RecordingSink at_other(*subscribers[1]);
+  EXPECT_TRUE(receive_until(*subscribers[1], at_other, 1));
+}
+
+TEST_P(SharedMedium, LargeMessageReachesEverySubscriber)
+{
+  const auto publisher = open(Role::publisher);
+  const auto first = open(Role::subscriber);
+  const auto second = open(Role::subscriber);
+  const Bytes message = pattern(1'500'000, 13);
+  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  for (Endpoint* subscriber : {first.get(), second.get()}) {
+    RecordingSink sink(*subscriber);
+    ASSERT_TRUE(receive_until(*subscriber, sink, 1));
+    EXPECT_TRUE(sink.messages.front() == message);
+    EXPECT_EQ(sink.deliveries.front().datagrams, 25u);
+  }
+  EXPECT_TRUE(stays_quiet(*publisher));
+}
+
+TEST_P(SharedMedium, FactsNameTheMediumAndIgnorePeerLearning)
+{
+  const auto publisher = open(Role::publisher);
+  const netprof::EndpointFacts facts = publisher->facts();
+  EXPECT_EQ(facts.transport, GetParam().mode);
+  ASSERT_EQ(facts.local_addresses.size(), 2u);
+  EXPECT_EQ(facts.local_addresses[0], GetParam().arguments[1]) << "the shared address first";
+  EXPECT_EQ(facts.peer_addresses, Arguments{GetParam().arguments[1]});
+  publisher->add_peer_from_last_message();
+  EXPECT_EQ(publisher->facts().peer_addresses.size(), 1u);
+}
+
+std::string free_port()
+{
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return std::to_string(ntohs(address.sin_port));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Loopback, SharedMedium,
+    ::testing::Values(Medium{"multicast",
+                             {"-m", "239.255.0.1:" + free_port(), "--mc-interface", "127.0.0.1",
+                              "--mc-ttl", "0"}},
+                      Medium{"broadcast", {"-b", "127.255.255.255:" + free_port()}}),
+    [](const auto& instance) { return instance.param.mode; });
+
+TEST(MulticastFacts, NoteSaysWhereItJoinedAndHow)
+{
+  Opener opener;
+  const auto endpoint =
+      opener.open("multicast",
+                  {"-m", "239.255.0.1:" + free_port(), "--mc-interface", "lo", "--mc-ttl", "0",
+                   "--mc-loopback", "off"},
+                  Role::subscriber);
+  const std::vector<std::string> notes = endpoint->facts().notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "multicast group 239.255.0.1 joined on lo (127.0.0.1), TTL 0, loopback off"),
+            notes.end())
+      << ::testing::PrintToString(notes);
+}
+
+} // namespace

@@ -1,0 +1,496 @@
+// ZeroMQ beyond the transport contract: strict --zmq parsing with one-line messages, the
+// high-water-mark rule, ipc:// socket files (stale, live, not a socket), the local pair's
+// arguments, bind errors, both topologies, the upstream escape and back-pressure under
+// --zmq-nodrop. Loopback and a temporary directory only.
+
+#include "zmq/zmq_address.hpp"
+#include "zmq/zmq_endpoint.hpp"
+#include "zmq/zmq_transport.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::Endpoint;
+using netprof::ReceiveResult;
+using netprof::Role;
+using netprof::SendResult;
+using netprof::Transport;
+using netprof::TransportError;
+using netprof::UsageError;
+namespace po = boost::program_options;
+namespace zeromq = netprof::zeromq;
+namespace fs = std::filesystem;
+
+using Bytes = std::vector<std::byte>;
+
+Bytes bytes(std::initializer_list<int> values)
+{
+  Bytes result;
+  for (const int value : values) {
+    result.push_back(static_cast<std::byte>(value));
+  }
+  return result;
+}
+
+std::string parse_message(const std::string& value, zeromq::Use use = zeromq::Use::bind)
+{
+  try {
+    zeromq::parse_address(value, use);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+std::unique_ptr<Transport> zmq_with(const std::vector<std::string>& arguments)
+{
+  auto transport = netprof::make_zmq_transport();
+  po::variables_map given;
+  po::store(po::command_line_parser(arguments).options(transport->options()).run(), given);
+  po::notify(given);
+  return transport;
+}
+
+class CollectingSink final : public netprof::MessageSink {
+public:
+  void on_message(std::span<const std::byte> message) noexcept override
+  {
+    messages.emplace_back(message.begin(), message.end());
+  }
+  std::vector<Bytes> messages;
+};
+
+bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
+{
+  const auto deadline = Clock::now() + 5s;
+  while (sink.messages.size() < count && Clock::now() < deadline) {
+    if (endpoint.receive(sink, 10ms) == ReceiveResult::failed) {
+      return false;
+    }
+  }
+  return sink.messages.size() >= count;
+}
+
+std::string free_tcp_endpoint()
+{
+  return "tcp://127.0.0.1:" + std::to_string(zeromq::pick_free_tcp_ports("127.0.0.1", 1)[0]);
+}
+
+class TemporaryDirectory {
+public:
+  TemporaryDirectory()
+  {
+    std::string pattern = (fs::temp_directory_path() / "zmq-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed");
+    }
+    m_path = pattern;
+  }
+  ~TemporaryDirectory() { fs::remove_all(m_path); }
+  std::string file(const std::string& name) const { return (m_path / name).string(); }
+
+private:
+  fs::path m_path;
+};
+
+// A Unix stream socket bound at `path`: listening (a live endpoint) or closed without unlinking
+// (what a crashed process leaves behind).
+int bind_unix_socket(const std::string& path, bool listen_on_it)
+{
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  EXPECT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  if (listen_on_it) {
+    EXPECT_EQ(listen(fd, 4), 0);
+    return fd;
+  }
+  close(fd);
+  return -1;
+}
+
+zeromq::EndpointSettings settings_for(Role role, const std::string& own,
+                                      const std::vector<std::string>& peers)
+{
+  zeromq::EndpointSettings settings;
+  settings.role = role;
+  settings.own = zeromq::parse_address(own, zeromq::Use::bind);
+  for (const std::string& peer : peers) {
+    settings.peers.push_back(zeromq::parse_address(peer, zeromq::Use::connect));
+  }
+  settings.queue_length_bytes = 1 << 20;
+  settings.message_bytes = 180;
+  return settings;
+}
+
+// --- parsing --------------------------------------------------------------------------------
+
+TEST(ZmqAddress, AcceptsTcpAndIpcForms)
+{
+  const auto tcp = zeromq::parse_address("tcp://127.0.0.1:5555", zeromq::Use::connect);
+  EXPECT_EQ(tcp.scheme, zeromq::Scheme::tcp);
+  EXPECT_EQ(tcp.text, "tcp://127.0.0.1:5555");
+  EXPECT_FALSE(tcp.wildcard);
+
+  const auto any = zeromq::parse_address("tcp://*:*", zeromq::Use::bind);
+  EXPECT_TRUE(any.wildcard);
+  EXPECT_EQ(any.host, "*");
+
+  const auto v6 = zeromq::parse_address("tcp://[::1]:5555", zeromq::Use::connect);
+  EXPECT_TRUE(v6.ipv6);
+  EXPECT_EQ(v6.text, "tcp://[::1]:5555");
+
+  const auto ipc = zeromq::parse_address("ipc:///tmp/x.ipc", zeromq::Use::connect);
+  EXPECT_EQ(ipc.scheme, zeromq::Scheme::ipc);
+  EXPECT_TRUE(ipc.is_ipc_file());
+  EXPECT_FALSE(zeromq::parse_address("ipc://@abstract", zeromq::Use::bind).is_ipc_file());
+  EXPECT_TRUE(zeromq::parse_address("ipc://*", zeromq::Use::bind).wildcard);
+}
+
+TEST(ZmqAddress, RefusesWithOneLineNamingTheValue)
+{
+  struct Case {
+    std::string value;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"127.0.0.1:5555", "expected tcp://host:port or ipc://path"},
+      {"inproc://x", "separate processes"},
+      {"pgm://eth0;239.1.1.1:5555", "not supported here"},
+      {"foo://bar", "unknown scheme 'foo'"},
+      {"tcp://127.0.0.1", "the port is missing"},
+      {"tcp://127.0.0.1:", "the port is missing"},
+      {"tcp://:5555", "the host is missing"},
+      {"tcp://127.0.0.1:65536", "not a number 0..65535"},
+      {"tcp://127.0.0.1:+5", "not a number 0..65535"},
+      {"tcp://::1:5555", "needs brackets"},
+      {"tcp://[::1:5555", "expected tcp://[ipv6]:port"},
+      {"tcp://300.1.1.1:5555", "not an IPv4 address"},
+      {"tcp://bad_host!:5555", "not a valid host or interface name"},
+      {"ipc://", "the path is missing"},
+      {"ipc://@", "after the @"},
+      {"ipc:///" + std::string(200, 'a'), "at most 107"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = parse_message(c.value);
+    EXPECT_NE(message.find("'" + c.value + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << c.value << ": " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(ZmqAddress, OnlyABoundEndpointMayLeaveThePortOrPathOpen)
+{
+  const auto connect = zeromq::Use::connect;
+  EXPECT_NE(parse_message("tcp://127.0.0.1:*", connect).find("needs a real port"),
+            std::string::npos);
+  EXPECT_NE(parse_message("tcp://127.0.0.1:0", connect).find("needs a real port"),
+            std::string::npos);
+  EXPECT_NE(parse_message("tcp://*:5555", connect).find("only binds"), std::string::npos);
+  EXPECT_NE(parse_message("ipc://*", connect).find("only binds"), std::string::npos);
+  EXPECT_NE(parse_message("tcp://no-such-host.invalid:5555", connect).find("cannot resolve"),
+            std::string::npos);
+  EXPECT_EQ(parse_message("tcp://localhost:5555", connect), "(no error)");
+}
+
+// --- the high-water mark ------------------------------------------------------------------
+
+TEST(ZmqHighWaterMark, HoldsAboutQueueLengthBytesOfMessages)
+{
+  EXPECT_EQ(zeromq::high_water_mark(0, 180), zeromq::default_high_water_mark);
+  EXPECT_EQ(zeromq::high_water_mark(1'000'000, 180), 5556); // rounded up
+  EXPECT_EQ(zeromq::high_water_mark(1'800, 180), 10);
+  EXPECT_EQ(zeromq::high_water_mark(1'000'000, 16'777'268), zeromq::min_high_water_mark);
+  EXPECT_EQ(zeromq::high_water_mark(400'000'000, 16'777'268), 24);
+  EXPECT_EQ(zeromq::high_water_mark(SIZE_MAX, 1), INT_MAX);
+  EXPECT_EQ(zeromq::high_water_mark(1000, 0), 1000); // a zero size counts as one byte
+}
+
+// --- ipc:// socket files ------------------------------------------------------------------
+
+TEST(ZmqIpcFile, NothingThereNeedsNothing)
+{
+  const TemporaryDirectory directory;
+  const auto address = zeromq::parse_address("ipc://" + directory.file("a.ipc"), zeromq::Use::bind);
+  EXPECT_FALSE(zeromq::prepare_ipc_bind(address).removed_stale);
+}
+
+TEST(ZmqIpcFile, StaleSocketIsRemoved)
+{
+  const TemporaryDirectory directory;
+  const std::string path = directory.file("stale.ipc");
+  bind_unix_socket(path, false);
+  ASSERT_TRUE(fs::exists(fs::symlink_status(path)));
+  const auto address = zeromq::parse_address("ipc://" + path, zeromq::Use::bind);
+  EXPECT_TRUE(zeromq::prepare_ipc_bind(address).removed_stale);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path)));
+}
+
+TEST(ZmqIpcFile, LiveSocketIsRefusedAndKept)
+{
+  const TemporaryDirectory directory;
+  const std::string path = directory.file("live.ipc");
+  const int listener = bind_unix_socket(path, true);
+  const auto address = zeromq::parse_address("ipc://" + path, zeromq::Use::bind);
+  try {
+    zeromq::prepare_ipc_bind(address);
+    ADD_FAILURE() << "a live socket was not refused";
+  } catch (const TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find("ipc://" + path + ": address in use"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(fs::exists(fs::symlink_status(path)));
+  close(listener);
+}
+
+TEST(ZmqIpcFile, AnythingButASocketIsRefusedAndKept)
+{
+  const TemporaryDirectory directory;
+  const std::string path = directory.file("regular");
+  std::ofstream(path) << "precious";
+  const auto address = zeromq::parse_address("ipc://" + path, zeromq::Use::bind);
+  EXPECT_THROW(zeromq::prepare_ipc_bind(address), TransportError);
+  std::ifstream file(path);
+  std::string content;
+  file >> content;
+  EXPECT_EQ(content, "precious");
+}
+
+TEST(ZmqIpcFile, EndpointRemovesItsOwnFileOnlyAndReportsAStaleOne)
+{
+  const TemporaryDirectory directory;
+  const std::string path = directory.file("own.ipc");
+  bind_unix_socket(path, false);
+  {
+    zeromq::ZmqEndpoint endpoint(settings_for(Role::publisher, "ipc://" + path, {}));
+    const auto facts = endpoint.facts();
+    EXPECT_EQ(facts.local_addresses, std::vector<std::string>{"ipc://" + path});
+    bool noted = false;
+    for (const std::string& note : facts.notes) {
+      noted = noted || note.find("removed a stale socket file at " + path) != std::string::npos;
+    }
+    EXPECT_TRUE(noted);
+    EXPECT_TRUE(fs::exists(fs::symlink_status(path)));
+  }
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path))) << "its own socket file was left behind";
+}
+
+// --- the transport's options --------------------------------------------------------------
+
+TEST(ZmqTransport, ValidateChecksEveryEndpointAndTheThreadCount)
+{
+  EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555"})->validate(Role::publisher));
+  EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5556", "--zmq", "tcp://127.0.0.1:5555"})
+                      ->validate(Role::subscriber));
+  EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555", "--zmq", "tcp://127.0.0.1:5555"})
+                   ->validate(Role::publisher),
+               UsageError);
+  EXPECT_THROW(zmq_with({"--zmq", "tcp://*:5555", "--zmq", "tcp://127.0.0.1:5555"})
+                   ->validate(Role::publisher),
+               UsageError);
+  EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:1", "--zmq", "tcp://127.0.0.1:2", "--zmq",
+                         "tcp://127.0.0.1:2"})
+                   ->validate(Role::publisher),
+               UsageError);
+  for (const char* threads : {"0", "65", "x", "-1", "1.5"}) {
+    EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555", "--zmq-io-threads", threads})
+                     ->validate(Role::publisher),
+                 UsageError)
+        << threads;
+  }
+}
+
+TEST(ZmqTransport, NoEndpointIsRefusedWhenOpening)
+{
+  auto transport = zmq_with({"--zmq-nodrop"});
+  EXPECT_NO_THROW(transport->validate(Role::publisher)); // the local pair may still pick some
+  EXPECT_THROW(transport->open({Role::publisher, 0, 0}), UsageError);
+}
+
+TEST(ZmqTransport, LocalPairPicksFreeLoopbackPortsByDefault)
+{
+  const auto arguments = zmq_with({})->local_pair_arguments();
+  ASSERT_EQ(arguments.publisher.size(), 4u);
+  ASSERT_EQ(arguments.subscriber.size(), 6u);
+  EXPECT_EQ(arguments.publisher[0], "--zmq");
+  EXPECT_EQ(arguments.publisher[1].rfind("tcp://127.0.0.1:", 0), 0u);
+  EXPECT_EQ(arguments.subscriber[3], arguments.publisher[1]) << "connects to the publisher's";
+  EXPECT_NE(arguments.subscriber[1], arguments.publisher[1]);
+  EXPECT_EQ(arguments.publisher[2], "--zmq-io-threads");
+}
+
+TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
+{
+  const auto tcp = zmq_with({"--zmq", "tcp://*:*", "--zmq-nodrop"})->local_pair_arguments();
+  EXPECT_EQ(tcp.publisher[1].rfind("tcp://*:", 0), 0u);
+  EXPECT_EQ(tcp.subscriber[1].rfind("tcp://127.0.0.1:", 0), 0u);
+  EXPECT_EQ(tcp.subscriber[3], "tcp://127.0.0.1:" + tcp.publisher[1].substr(8));
+  EXPECT_EQ(tcp.publisher.back(), "--zmq-nodrop");
+  EXPECT_EQ(tcp.subscriber.back(), "--zmq-nodrop");
+
+  const auto ipc = zmq_with({"--zmq", "ipc://*"})->local_pair_arguments();
+  EXPECT_NE(ipc.publisher[1].find("publisher.ipc"), std::string::npos) << ipc.publisher[1];
+  EXPECT_NE(ipc.subscriber[1].find("subscriber.ipc"), std::string::npos) << ipc.subscriber[1];
+  EXPECT_EQ(ipc.subscriber[3], ipc.publisher[1]);
+
+  const auto fixed = zmq_with({"--zmq", "ipc:///tmp/p.ipc"})->local_pair_arguments();
+  EXPECT_EQ(fixed.publisher[1], "ipc:///tmp/p.ipc");
+  EXPECT_NE(fixed.subscriber[1], fixed.publisher[1]);
+}
+
+TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
+{
+  const auto pair =
+      zmq_with({"--zmq", "ipc:///tmp/a.ipc", "--zmq", "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"})
+          ->local_pair_arguments();
+  EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "ipc:///tmp/a.ipc",
+                                                      "--zmq-io-threads", "2"}));
+  EXPECT_EQ(pair.subscriber,
+            (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq", "ipc:///tmp/a.ipc",
+                                      "--zmq-io-threads", "2"}));
+  EXPECT_THROW(zmq_with({"--zmq", "ipc:///tmp/a", "--zmq", "ipc:///tmp/b", "--zmq", "ipc:///tmp/c"})
+                   ->local_pair_arguments(),
+               UsageError);
+}
+
+// --- endpoints ----------------------------------------------------------------------------
+
+TEST(ZmqEndpoint, PortInUseIsATransportErrorNamingTheEndpoint)
+{
+  const std::string endpoint = free_tcp_endpoint();
+  zeromq::ZmqEndpoint first(settings_for(Role::publisher, endpoint, {}));
+  try {
+    zeromq::ZmqEndpoint second(settings_for(Role::publisher, endpoint, {}));
+    ADD_FAILURE() << "the second bind succeeded";
+  } catch (const TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot bind ZeroMQ " + endpoint), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ZmqEndpoint, MissingIpcDirectoryIsATransportError)
+{
+  EXPECT_THROW(
+      zeromq::ZmqEndpoint(settings_for(Role::publisher, "ipc:///no/such/dir/x.ipc", {})),
+      TransportError);
+}
+
+// The upstream direction: bytes that an XSUB would take for a subscription (a leading 0 or 1)
+// still arrive exactly, as do the escape byte itself and an empty message; the publisher's own
+// subscription notifications never reach the sink.
+TEST(ZmqEndpoint, BackChannelCarriesAnyBytesExactly)
+{
+  const std::string endpoint = free_tcp_endpoint();
+  zeromq::ZmqEndpoint publisher(settings_for(Role::publisher, endpoint, {}));
+  zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
+  const std::vector<Bytes> upstream = {bytes({0, 1, 2}), bytes({1}),    bytes({1, 'a'}),
+                                       bytes({1, 'a'}),  bytes({2, 7}), bytes({}),
+                                       bytes({'N', 0})};
+  for (const Bytes& message : upstream) {
+    ASSERT_EQ(subscriber.send(message), SendResult::sent);
+  }
+  CollectingSink sink;
+  ASSERT_TRUE(receive_until(publisher, sink, upstream.size()));
+  EXPECT_EQ(sink.messages, upstream);
+  EXPECT_EQ(publisher.receive(sink, 50ms), ReceiveResult::timed_out) << "something extra came";
+
+  ASSERT_EQ(publisher.send(bytes({0, 1})), SendResult::sent);
+  CollectingSink downstream;
+  ASSERT_TRUE(receive_until(subscriber, downstream, 1));
+  EXPECT_EQ(downstream.messages.front(), bytes({0, 1}));
+  EXPECT_EQ(subscriber.last_delivery().wire_bytes, 2u + 2u); // ZMTP: flags and a short size
+}
+
+// MADARA's other topology: the subscriber binds and the publisher connects to it.
+TEST(ZmqEndpoint, PublisherMayConnectToASubscriber)
+{
+  const std::string endpoint = free_tcp_endpoint();
+  zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, endpoint, {}));
+  zeromq::ZmqEndpoint publisher(settings_for(Role::publisher, free_tcp_endpoint(), {endpoint}));
+
+  // The subscriber says hello until the publisher hears it (the core repeats hellos too).
+  CollectingSink at_publisher;
+  const auto deadline = Clock::now() + 5s;
+  while (at_publisher.messages.empty() && Clock::now() < deadline) {
+    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+    ASSERT_NE(publisher.receive(at_publisher, 20ms), ReceiveResult::failed);
+  }
+  ASSERT_FALSE(at_publisher.messages.empty()) << "the hello never arrived";
+
+  const Bytes large(300, std::byte{'d'});
+  ASSERT_EQ(publisher.send(large), SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(subscriber, at_subscriber, 1));
+  EXPECT_EQ(at_subscriber.messages.front(), large);
+  EXPECT_EQ(subscriber.last_delivery().wire_bytes, 300u + 9u); // ZMTP: flags and a long size
+}
+
+// Under --zmq-nodrop a subscriber that stops reading pushes back instead of losing messages.
+TEST(ZmqEndpoint, NoDropPushesBackAtTheHighWaterMark)
+{
+  const std::string endpoint = free_tcp_endpoint();
+  auto publisher_settings = settings_for(Role::publisher, endpoint, {});
+  publisher_settings.no_drop = true;
+  publisher_settings.queue_length_bytes = 1; // the smallest queues there are
+  zeromq::ZmqEndpoint publisher(publisher_settings);
+  auto subscriber_settings = settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint});
+  subscriber_settings.queue_length_bytes = 1;
+  zeromq::ZmqEndpoint subscriber(subscriber_settings);
+
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  CollectingSink hello;
+  ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
+
+  const Bytes message(64 * 1024, std::byte{'d'});
+  SendResult result = SendResult::sent;
+  const auto deadline = Clock::now() + 5s;
+  std::size_t sent = 0;
+  while (result == SendResult::sent && Clock::now() < deadline) {
+    result = publisher.send(message);
+    sent += result == SendResult::sent;
+  }
+  EXPECT_EQ(result, SendResult::back_pressured) << "after " << sent << " messages";
+  EXPECT_GT(sent, 0u);
+
+  CollectingSink drained;
+  ASSERT_TRUE(receive_until(subscriber, drained, sent));
+  EXPECT_EQ(subscriber.receive(drained, 50ms), ReceiveResult::timed_out);
+  EXPECT_EQ(drained.messages.size(), sent) << "a message was dropped at the high-water mark";
+}
+
+TEST(ZmqEndpoint, FactsStateTheHighWaterMarkAndDropPolicy)
+{
+  auto settings = settings_for(Role::publisher, free_tcp_endpoint(), {});
+  settings.queue_length_bytes = 1'000'000;
+  zeromq::ZmqEndpoint publisher(settings);
+  std::string notes;
+  for (const std::string& note : publisher.facts().notes) {
+    notes += note + "\n";
+  }
+  EXPECT_NE(notes.find("high-water mark 5556 messages"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("drops silently"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("TCP_NODELAY"), std::string::npos) << notes;
+  EXPECT_EQ(publisher.facts().granted_send_buffer_bytes, 1'000'000u);
+}
+
+} // namespace

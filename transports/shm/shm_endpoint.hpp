@@ -1,0 +1,126 @@
+#pragma once
+
+// The two ends of the shared-memory transport. The publisher owns the segment: it creates it,
+// writes the data ring, reads every subscriber's back ring, and unlinks it when it closes.
+// A subscriber attaches to an existing segment, reads the data ring with its own cursor and
+// writes its own back ring; until the publisher's segment exists it retries on every call.
+
+#include "ring.hpp"
+#include "segment.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::shm {
+
+struct EndpointSettings {
+  std::string name;                    // --shm NAME
+  std::size_t ring_capacity = 0;       // -q, rounded up to a power of two
+  std::size_t requested_bytes = 0;     // -q as given
+  History history = History::keep_last; // --shm-history (the publisher's decides)
+  std::vector<std::string> notes;      // what the transport decided about -q
+};
+
+// Records handed to the sink per receive(): a batch large enough to drain a burst, small
+// enough that the core gets control back often.
+inline constexpr std::size_t receive_batch = 64;
+
+class PublisherEndpoint final : public Endpoint {
+public:
+  // Creates the segment (see Segment::create). Throws TransportError.
+  explicit PublisherEndpoint(EndpointSettings settings);
+  ~PublisherEndpoint() override;
+
+  PublisherEndpoint(const PublisherEndpoint&) = delete;
+  PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
+  SendResult flush() noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  // Wire bytes are the ring bytes a record took: header and padding to 64 B included.
+  DeliveryFacts last_delivery() const noexcept override { return m_last_delivery; }
+  EndpointFacts facts() const override;
+
+private:
+  struct BackChannel {
+    bool tracked = false;
+    std::uint64_t session = 0;
+    std::optional<RingReader> reader;
+  };
+
+  std::size_t poll_back_rings(MessageSink& sink) noexcept;
+  bool back_readable() noexcept;
+  void track_ready_slots() noexcept;
+  // Frees the slots of subscribers whose process is gone, so keep_all never waits for them.
+  void reap_dead_subscribers() noexcept;
+  void drop_slot(std::size_t index) noexcept;
+
+  EndpointSettings m_settings;
+  Segment m_segment;
+  std::string m_replaced_note; // before m_ring: the constructor fills both at once
+  RingView m_ring;
+  RingWriter m_writer;
+  std::array<BackChannel, slot_count> m_back{};
+  std::uint64_t m_tracked_mask = 0;
+  std::uint64_t m_seen_changes = ~std::uint64_t{0}; // SlotTable::changes when last tracked
+  Clock::time_point m_next_reap{};
+  std::uint64_t m_dropped = 0;
+  DeliveryFacts m_last_delivery;
+};
+
+class SubscriberEndpoint final : public Endpoint {
+public:
+  // Tries to attach at once; if the publisher is not there yet, every send() and receive()
+  // tries again. Never throws for a missing segment.
+  SubscriberEndpoint(EndpointSettings settings, std::uint32_t id);
+  ~SubscriberEndpoint() override;
+
+  SubscriberEndpoint(const SubscriberEndpoint&) = delete;
+  SubscriberEndpoint& operator=(const SubscriberEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
+  SendResult flush() noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  // Wire bytes are the ring bytes a record took: header and padding to 64 B included.
+  DeliveryFacts last_delivery() const noexcept override { return m_last_delivery; }
+  EndpointFacts facts() const override;
+
+private:
+  bool attached() const noexcept { return m_segment.has_value(); }
+  bool try_attach() noexcept;
+  // Leaves the segment; `keep_slot_bits` when the publisher already took our slot back.
+  void detach(bool keep_slot_bits = false) noexcept;
+  // Still attached to a live publisher's current segment? Detaches (to retry) if not.
+  bool check_health() noexcept;
+  std::size_t read(MessageSink& sink) noexcept;
+
+  EndpointSettings m_settings;
+  std::uint32_t m_id;
+  std::string m_path;
+  std::optional<Segment> m_segment;
+  std::optional<RingView> m_ring;
+  std::optional<RingReader> m_reader;
+  std::optional<RingWriter> m_back;
+  std::size_t m_slot = 0;
+  // keep_last copies records here before delivering them: half the ring, allocated once per
+  // attachment and left untouched until used (a vector would zero all of it).
+  std::unique_ptr<std::uint64_t[]> m_copy;
+  std::size_t m_copy_words = 0;
+  std::uint32_t m_idle_polls = 0;
+  Clock::time_point m_next_health_check{};
+  std::uint64_t m_attaches = 0;
+  std::uint64_t m_overruns = 0;      // over earlier attachments; the reader counts the current
+  std::uint64_t m_bytes_skipped = 0;
+  bool m_reported_full = false;
+  DeliveryFacts m_last_delivery;
+};
+
+} // namespace netprof::shm

@@ -1,0 +1,149 @@
+#include "shm_transport.hpp"
+
+#include "ring.hpp"
+#include "shm_endpoint.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstdio>
+#include <random>
+
+namespace netprof {
+
+namespace shm {
+
+std::size_t ring_capacity_for(std::size_t queue_length_bytes, std::vector<std::string>& notes)
+{
+  if (queue_length_bytes == 0) {
+    notes.push_back("ring " + std::to_string(default_ring_capacity) + " B (the default for -q 0)");
+    return default_ring_capacity;
+  }
+  if (queue_length_bytes > max_ring_capacity)
+    throw UsageError("-q " + std::to_string(queue_length_bytes) +
+                     " is too large for shm: the ring holds at most " +
+                     std::to_string(max_ring_capacity) + " B (1 GiB)");
+  const std::size_t capacity =
+      std::bit_ceil(std::max<std::size_t>(queue_length_bytes, smallest_ring_capacity));
+  if (capacity != queue_length_bytes)
+    notes.push_back("ring " + std::to_string(capacity) + " B: -q " +
+                    std::to_string(queue_length_bytes) + " rounded up to a power of two" +
+                    (queue_length_bytes < smallest_ring_capacity ? " of at least 4096" : ""));
+  return capacity;
+}
+
+void check_segment_name(const std::string& name)
+{
+  const bool allowed = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+  if (name.empty() || name.size() > 200 || name.front() == '.' || !allowed)
+    throw UsageError("bad --shm value '" + name +
+                     "': expected a name of 1 to 200 letters, digits, '.', '_' or '-' "
+                     "(not starting with '.'); the segment is /dev/shm/netprof-NAME");
+}
+
+} // namespace shm
+
+namespace {
+
+namespace po = boost::program_options;
+
+std::string unique_pair_name()
+{
+  std::random_device device;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", device(), device());
+  return "pair-" + std::to_string(getpid()) + "-" + suffix;
+}
+
+class ShmTransport final : public Transport {
+public:
+  ShmTransport() : m_options("Shared memory (one host)")
+  {
+    m_options.add_options()(
+        "shm", po::value<std::string>(&m_name)->implicit_value("")->value_name("NAME"),
+        "shared-memory ring /dev/shm/netprof-NAME, created by the publisher (-i 0); "
+        "subscribers attach to it, before or after it exists. With --local-pair, --shm alone "
+        "picks a unique NAME. -q sets the ring size in bytes (rounded up to a power of two; "
+        "-q 1000000 gives 1 MiB); a message may take up to half of it, so a 16 MiB payload "
+        "needs -q 33554432 or more.")(
+        "shm-history", po::value<std::string>(&m_history)->value_name("keep-last|keep-all"),
+        "publisher: keep-last (default) never waits, a subscriber that falls a ring behind "
+        "skips ahead and counts the loss; keep-all waits for the slowest live subscriber");
+  }
+
+  ShmTransport(const ShmTransport&) = delete; // m_options points at the members
+  ShmTransport& operator=(const ShmTransport&) = delete;
+
+  po::options_description& options() override { return m_options; }
+
+  bool selected(const po::variables_map& given) const override
+  {
+    return given.count("shm") > 0 || given.count("shm-history") > 0;
+  }
+
+  // An empty NAME is allowed here because the local pair validates before it picks one;
+  // open() refuses it.
+  void validate(Role) const override
+  {
+    history();
+    if (!m_name.empty())
+      shm::check_segment_name(m_name);
+  }
+
+  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
+  {
+    if (m_name.empty())
+      throw UsageError("--shm needs a NAME (only --local-pair picks one itself)");
+    shm::check_segment_name(m_name);
+    shm::EndpointSettings settings;
+    settings.name = m_name;
+    settings.requested_bytes = request.queue_length_bytes;
+    settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
+    settings.history = history();
+    if (request.role == Role::publisher)
+      return std::make_unique<shm::PublisherEndpoint>(std::move(settings));
+    return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
+  }
+
+  LocalPairArguments local_pair_arguments() const override
+  {
+    validate(Role::publisher);
+    const std::string name = m_name.empty() ? unique_pair_name() : m_name;
+    LocalPairArguments arguments{{"--shm", name}, {"--shm", name}};
+    if (!m_history.empty()) {
+      arguments.publisher.push_back("--shm-history");
+      arguments.publisher.push_back(m_history);
+    }
+    return arguments;
+  }
+
+private:
+  shm::History history() const
+  {
+    if (m_history.empty() || m_history == "keep-last")
+      return shm::History::keep_last;
+    if (m_history == "keep-all")
+      return shm::History::keep_all;
+    throw UsageError("invalid value '" + m_history +
+                     "' for --shm-history: expected keep-last or keep-all");
+  }
+
+  po::options_description m_options;
+  std::string m_name;
+  std::string m_history;
+};
+
+} // namespace
+
+std::unique_ptr<Transport> make_shm_transport()
+{
+  return std::make_unique<ShmTransport>();
+}
+
+} // namespace netprof

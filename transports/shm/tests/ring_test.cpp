@@ -1,0 +1,461 @@
+// The ring over an ordinary array: framing, wrap-around, both history policies, many readers,
+// waiting. One thread throughout; ring_stress_test.cpp runs it concurrently.
+
+#include "ring.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::shm::History;
+using netprof::shm::RingReader;
+using netprof::shm::RingView;
+using netprof::shm::RingWriter;
+using netprof::shm::WriteResult;
+
+using Bytes = std::vector<std::byte>;
+
+// A message whose first 8 bytes are its index and whose other bytes depend on both, so a
+// shifted, truncated or mixed-up copy shows.
+Bytes message(std::uint64_t index, std::size_t size)
+{
+  Bytes bytes(size);
+  for (std::size_t i = 0; i < size; ++i)
+    bytes[i] = static_cast<std::byte>((index * 131 + i * 7) & 0xff);
+  std::memcpy(bytes.data(), &index, std::min<std::size_t>(8, size));
+  return bytes;
+}
+
+std::uint64_t index_of(const Bytes& bytes)
+{
+  std::uint64_t index = 0;
+  std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
+  return index;
+}
+
+// A ring in a zeroed, 64-byte aligned array, as the transport's mapping would be.
+class TestRing {
+public:
+  TestRing(std::size_t capacity, std::size_t readers, History history)
+      : m_words(RingView::bytes_needed(capacity, readers) / 8 + 8)
+  {
+    auto* base = reinterpret_cast<std::byte*>(m_words.data());
+    const auto misalignment = reinterpret_cast<std::uintptr_t>(base) % 64;
+    base += misalignment == 0 ? 0 : 64 - misalignment;
+    view = RingView::format({base, RingView::bytes_needed(capacity, readers)}, capacity, readers,
+                            history, 0x1234);
+  }
+
+  std::optional<RingView> view;
+
+private:
+  std::vector<std::uint64_t> m_words;
+};
+
+// A reader with its own copy buffer, collecting what it is handed.
+class Collector {
+public:
+  Collector(const RingView& view, std::size_t index)
+      : m_copy((view.max_message_size() + 7) / 8), sut(view, index, m_copy)
+  {
+  }
+
+  std::size_t read(std::size_t max = 1000)
+  {
+    return sut.read([this](std::span<const std::byte> m) { got.emplace_back(m.begin(), m.end()); },
+                    max);
+  }
+
+private:
+  std::vector<std::uint64_t> m_copy;
+
+public:
+  RingReader sut;
+  std::vector<Bytes> got;
+};
+
+TEST(Ring, FormatRefusesWhatIsNotARing)
+{
+  alignas(64) static std::byte memory[8192];
+  EXPECT_FALSE(RingView::format(memory, 1000, 1, History::keep_last, 1)); // not a power of two
+  EXPECT_FALSE(RingView::format(memory, 128, 1, History::keep_last, 1));  // below the minimum
+  EXPECT_FALSE(RingView::format(memory, 8192, 1, History::keep_last, 1)); // span too small
+  EXPECT_FALSE(RingView::format(memory, 1024, 0, History::keep_last, 1)); // no reader
+  EXPECT_TRUE(RingView::format(memory, 1024, 2, History::keep_last, 1));
+  EXPECT_FALSE(RingView::format({memory + 8, 4096}, 1024, 1, History::keep_last, 1)); // unaligned
+}
+
+TEST(Ring, OpenSeesWhatFormatWrote)
+{
+  TestRing ring(4096, 3, History::keep_all);
+  const std::span<std::byte> memory{reinterpret_cast<std::byte*>(&ring.view->writer_line()) - 64,
+                                    RingView::bytes_needed(4096, 3)};
+  const auto opened = RingView::open(memory);
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(opened->capacity(), 4096u);
+  EXPECT_EQ(opened->readers(), 3u);
+  EXPECT_EQ(opened->history(), History::keep_all);
+  EXPECT_EQ(opened->max_message_size(), 4096u / 2 - 8);
+  EXPECT_FALSE(RingView::open(memory.first(memory.size() - 1)));
+}
+
+TEST(Ring, EmptyRingHasNothingToRead)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  EXPECT_FALSE(reader.sut.readable());
+  EXPECT_EQ(reader.read(), 0u);
+  EXPECT_EQ(reader.sut.overruns(), 0u);
+}
+
+TEST(Ring, RecordsArriveIntactAndInOrder)
+{
+  for (const History history : {History::keep_last, History::keep_all}) {
+    TestRing ring(4096, 1, history);
+    Collector reader(*ring.view, 0);
+    ASSERT_TRUE(reader.sut.attach());
+    RingWriter sut(*ring.view);
+    for (std::uint64_t i = 0; i < 5; ++i)
+      ASSERT_EQ(sut.write(message(i, 10 + i * 33)), WriteResult::written);
+    EXPECT_TRUE(reader.sut.readable());
+    EXPECT_EQ(reader.read(), 5u);
+    ASSERT_EQ(reader.got.size(), 5u);
+    for (std::uint64_t i = 0; i < 5; ++i)
+      EXPECT_EQ(reader.got[i], message(i, 10 + i * 33)) << to_string(history) << " record " << i;
+  }
+}
+
+TEST(Ring, EmptyMessageIsARecordToo)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  ASSERT_EQ(sut.write({}), WriteResult::written);
+  EXPECT_EQ(reader.read(), 1u);
+  ASSERT_EQ(reader.got.size(), 1u);
+  EXPECT_TRUE(reader.got[0].empty());
+}
+
+TEST(Ring, RecordThatWouldStraddleTheEndGoesAfterAPaddingRecord)
+{
+  for (const History history : {History::keep_last, History::keep_all}) {
+    TestRing ring(1024, 1, history);
+    Collector reader(*ring.view, 0);
+    ASSERT_TRUE(reader.sut.attach());
+    RingWriter sut(*ring.view);
+    // 300 B + 8 B header = a 320 B record: three fill 960 B, the fourth cannot fit in the
+    // 64 B left, so a padding record takes them and the fourth starts the next lap.
+    for (std::uint64_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(sut.write(message(i, 300)), WriteResult::written);
+      ASSERT_EQ(reader.read(), 1u);
+    }
+    ASSERT_EQ(sut.write(message(3, 300)), WriteResult::written);
+    EXPECT_EQ(ring.view->tail(), 1024u + 320u);
+    EXPECT_EQ(reader.read(), 1u) << "the padding record is skipped, not delivered";
+    ASSERT_EQ(reader.got.size(), 4u);
+    EXPECT_EQ(reader.got[3], message(3, 300));
+    EXPECT_EQ(reader.sut.position(), 1024u + 320u);
+  }
+}
+
+TEST(Ring, RecordThatEndsExactlyAtTheEndNeedsNoPadding)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  // 240 B + 8 B = 248 B, padded to 256 B: four records fill the ring exactly.
+  for (std::uint64_t i = 0; i < 4; ++i)
+    ASSERT_EQ(sut.write(message(i, 240)), WriteResult::written);
+  EXPECT_EQ(ring.view->tail(), 1024u);
+  EXPECT_EQ(reader.read(), 4u);
+  ASSERT_EQ(sut.write(message(4, 240)), WriteResult::written);
+  EXPECT_EQ(ring.view->tail(), 1024u + 256u) << "the next lap starts at offset 0, unpadded";
+  EXPECT_EQ(reader.read(), 1u);
+  EXPECT_EQ(reader.got.back(), message(4, 240));
+  EXPECT_EQ(reader.sut.overruns(), 0u);
+}
+
+TEST(Ring, LargestMessageFitsWhereverTheWriterStands)
+{
+  for (const History history : {History::keep_last, History::keep_all}) {
+    TestRing ring(4096, 1, history);
+    Collector reader(*ring.view, 0);
+    ASSERT_TRUE(reader.sut.attach());
+    RingWriter sut(*ring.view);
+    const std::size_t largest = ring.view->max_message_size();
+    EXPECT_EQ(largest, 2048u - 8u);
+    // From every 64 B offset: with padding in front, a largest record still fits once the
+    // reader has caught up.
+    for (std::uint64_t i = 0; i < 70; ++i) {
+      ASSERT_EQ(sut.write(message(i, 1)), WriteResult::written);
+      ASSERT_EQ(sut.write(message(i, largest)), WriteResult::written) << "after " << i;
+      ASSERT_EQ(reader.read(), 2u);
+      ASSERT_EQ(reader.got.back(), message(i, largest));
+    }
+    EXPECT_EQ(reader.sut.overruns(), 0u);
+  }
+}
+
+TEST(Ring, TooLargeMessageIsRefusedAndNothingIsPublished)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  EXPECT_EQ(sut.write(message(0, ring.view->max_message_size() + 1)), WriteResult::too_large);
+  EXPECT_EQ(ring.view->tail(), 0u);
+  EXPECT_EQ(reader.read(), 0u);
+  ASSERT_EQ(sut.write(message(1, 8)), WriteResult::written);
+  EXPECT_EQ(reader.read(), 1u);
+  EXPECT_EQ(reader.got[0], message(1, 8));
+}
+
+TEST(Ring, KeepLastDetectsOverrunPerReaderAndSkipsToIntactRecords)
+{
+  TestRing ring(1024, 3, History::keep_last);
+  Collector fast(*ring.view, 0);
+  Collector medium(*ring.view, 1);
+  Collector slow(*ring.view, 2);
+  ASSERT_TRUE(fast.sut.attach());
+  ASSERT_TRUE(medium.sut.attach());
+  ASSERT_TRUE(slow.sut.attach());
+  RingWriter sut(*ring.view);
+  // 48 B + 8 B, padded to 64 B records: 16 per lap. The writer never waits.
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    ASSERT_EQ(sut.write(message(i, 48)), WriteResult::written);
+    fast.read();
+    if (i % 10 == 9)
+      medium.read(); // 10 behind at most: within a lap
+  }
+  slow.read();
+
+  EXPECT_EQ(fast.got.size(), 100u);
+  EXPECT_EQ(fast.sut.overruns(), 0u);
+  EXPECT_EQ(medium.got.size(), 100u);
+  EXPECT_EQ(medium.sut.overruns(), 0u);
+  EXPECT_GE(slow.sut.overruns(), 1u) << "a reader six laps behind must notice";
+  ASSERT_FALSE(slow.got.empty());
+  ASSERT_LE(slow.got.size(), 16u);
+  std::uint64_t previous = 0;
+  for (std::size_t i = 0; i < slow.got.size(); ++i) {
+    const std::uint64_t index = index_of(slow.got[i]);
+    EXPECT_EQ(slow.got[i], message(index, 48)) << "a lapped reader delivered a damaged record";
+    if (i > 0) {
+      EXPECT_GT(index, previous);
+    }
+    previous = index;
+  }
+  EXPECT_EQ(previous, 99u) << "after skipping, the reader is current";
+  EXPECT_GT(slow.sut.bytes_skipped(), 0u);
+}
+
+TEST(Ring, KeepLastLappedReaderKeepsGoingAfterTheOverrun)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  for (std::uint64_t i = 0; i < 40; ++i)
+    ASSERT_EQ(sut.write(message(i, 100)), WriteResult::written);
+  reader.read();
+  const std::uint64_t overruns = reader.sut.overruns();
+  EXPECT_GE(overruns, 1u);
+  reader.got.clear();
+  for (std::uint64_t i = 40; i < 45; ++i) {
+    ASSERT_EQ(sut.write(message(i, 100)), WriteResult::written);
+    ASSERT_EQ(reader.read(), 1u);
+    EXPECT_EQ(reader.got.back(), message(i, 100));
+  }
+  EXPECT_EQ(reader.sut.overruns(), overruns);
+}
+
+TEST(Ring, KeepAllWriterIsBackPressuredByTheSlowestReader)
+{
+  TestRing ring(1024, 2, History::keep_all);
+  Collector fast(*ring.view, 0);
+  Collector slow(*ring.view, 1);
+  ASSERT_TRUE(fast.sut.attach());
+  ASSERT_TRUE(slow.sut.attach());
+  RingWriter sut(*ring.view);
+  std::uint64_t written = 0;
+  while (sut.write(message(written, 48)) == WriteResult::written) {
+    ++written;
+    fast.read();
+    ASSERT_LT(written, 100u) << "the writer never waited";
+  }
+  EXPECT_EQ(written, 16u) << "a lap of 64 B records";
+  EXPECT_EQ(sut.slowest_reader(), std::optional<std::size_t>(1));
+  EXPECT_EQ(slow.read(1), 1u);
+  EXPECT_EQ(sut.write(message(written, 48)), WriteResult::written) << "room for exactly one";
+  EXPECT_EQ(sut.write(message(written + 1, 48)), WriteResult::full);
+  slow.read();
+  fast.read();
+  EXPECT_EQ(slow.got.size(), 17u);
+  EXPECT_EQ(fast.got.size(), 17u);
+  for (std::uint64_t i = 0; i < 17; ++i)
+    EXPECT_EQ(slow.got[i], message(i, 48));
+  EXPECT_EQ(slow.sut.overruns(), 0u);
+}
+
+TEST(Ring, KeepAllWriterStopsWaitingForADroppedReader)
+{
+  TestRing ring(1024, 1, History::keep_all);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  for (std::uint64_t i = 0; i < 16; ++i)
+    ASSERT_EQ(sut.write(message(i, 48)), WriteResult::written);
+  ASSERT_EQ(sut.write(message(16, 48)), WriteResult::full);
+  ring.view->drop_reader(0); // what the publisher does when the reader's process is gone
+  EXPECT_EQ(sut.write(message(16, 48)), WriteResult::written);
+  EXPECT_TRUE(reader.sut.dropped());
+  EXPECT_FALSE(sut.slowest_reader());
+}
+
+TEST(Ring, KeepAllWithoutReadersNeverWaits)
+{
+  TestRing ring(1024, 4, History::keep_all);
+  RingWriter sut(*ring.view);
+  for (std::uint64_t i = 0; i < 100; ++i)
+    ASSERT_EQ(sut.write(message(i, 200)), WriteResult::written);
+}
+
+TEST(Ring, ACursorIsClaimedOnceAndFreedOnDetach)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector first(*ring.view, 0);
+  Collector second(*ring.view, 0);
+  ASSERT_TRUE(first.sut.attach());
+  EXPECT_FALSE(second.sut.attach());
+  first.sut.detach();
+  EXPECT_TRUE(second.sut.attach());
+}
+
+TEST(Ring, LateReaderStartsAtTheWritersTail)
+{
+  TestRing ring(1024, 1, History::keep_all);
+  RingWriter sut(*ring.view);
+  for (std::uint64_t i = 0; i < 5; ++i)
+    ASSERT_EQ(sut.write(message(i, 20)), WriteResult::written);
+  Collector late(*ring.view, 0);
+  ASSERT_TRUE(late.sut.attach());
+  EXPECT_EQ(late.read(), 0u);
+  ASSERT_EQ(sut.write(message(5, 20)), WriteResult::written);
+  EXPECT_EQ(late.read(), 1u);
+  EXPECT_EQ(late.got[0], message(5, 20));
+}
+
+TEST(Ring, ManyReadersEachGetEverything)
+{
+  constexpr std::size_t readers = 64;
+  for (const History history : {History::keep_last, History::keep_all}) {
+    TestRing ring(8192, readers, history);
+    std::vector<std::unique_ptr<Collector>> collectors;
+    for (std::size_t i = 0; i < readers; ++i) {
+      collectors.push_back(std::make_unique<Collector>(*ring.view, i));
+      ASSERT_TRUE(collectors.back()->sut.attach());
+    }
+    RingWriter sut(*ring.view);
+    for (std::uint64_t i = 0; i < 500; ++i) {
+      ASSERT_EQ(sut.write(message(i, 1 + (i * 37) % 300)), WriteResult::written);
+      if (i % 8 == 7)
+        for (auto& collector : collectors)
+          collector->read();
+    }
+    for (auto& collector : collectors) {
+      collector->read();
+      ASSERT_EQ(collector->got.size(), 500u);
+      for (std::uint64_t i = 0; i < 500; ++i)
+        ASSERT_EQ(collector->got[i], message(i, 1 + (i * 37) % 300));
+      EXPECT_EQ(collector->sut.overruns(), 0u);
+    }
+  }
+}
+
+TEST(Ring, ReaderAheadOfTheTailItSeesNeverGoesBack)
+{
+  // The writer stores a record's header before its tail, so another core can see the record
+  // and still the old tail: the reader is then a record ahead of the tail, which means
+  // "nothing new", not "go back" (going back delivered duplicates once).
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  ASSERT_EQ(sut.write(message(0, 40)), WriteResult::written);
+  std::atomic_ref<std::uint64_t> tail(ring.view->writer_line().tail);
+  const std::uint64_t published = tail.load();
+  tail.store(0); // as a reader on another core may still see it
+  for (int i = 0; i < 40; ++i)
+    reader.read();
+  tail.store(published);
+  ASSERT_EQ(sut.write(message(1, 40)), WriteResult::written);
+  reader.read();
+  ASSERT_EQ(reader.got.size(), 2u);
+  EXPECT_EQ(reader.got[0], message(0, 40));
+  EXPECT_EQ(reader.got[1], message(1, 40));
+  EXPECT_EQ(reader.sut.overruns(), 0u);
+}
+
+TEST(Ring, ReadHandsOverAtMostTheBatch)
+{
+  TestRing ring(4096, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  for (std::uint64_t i = 0; i < 10; ++i)
+    ASSERT_EQ(sut.write(message(i, 10)), WriteResult::written);
+  EXPECT_EQ(reader.read(3), 3u);
+  EXPECT_EQ(reader.read(100), 7u);
+}
+
+TEST(WakeLine, WaitReturnsAtOnceWhenAlreadyReady)
+{
+  netprof::shm::WakeLine line{};
+  const auto start = Clock::now();
+  EXPECT_TRUE(netprof::shm::wait(line, [] { return true; }, 5s));
+  EXPECT_LT(Clock::now() - start, 1s);
+}
+
+TEST(WakeLine, WaitTimesOutWhenNothingComes)
+{
+  netprof::shm::WakeLine line{};
+  const auto start = Clock::now();
+  EXPECT_FALSE(netprof::shm::wait(line, [] { return false; }, 30ms));
+  EXPECT_GE(Clock::now() - start, 25ms);
+}
+
+TEST(WakeLine, RingWakesASleeperLongBeforeItsTimeout)
+{
+  TestRing ring(1024, 1, History::keep_last);
+  Collector reader(*ring.view, 0);
+  ASSERT_TRUE(reader.sut.attach());
+  RingWriter sut(*ring.view);
+  std::atomic<bool> woke{false};
+  std::thread sleeper([&] {
+    const auto deadline = Clock::now() + 10s;
+    while (!reader.sut.readable() && Clock::now() < deadline)
+      netprof::shm::wait(ring.view->wake_line(), [&] { return reader.sut.readable(); },
+                         deadline - Clock::now());
+    woke = reader.sut.readable();
+  });
+  std::this_thread::sleep_for(20ms); // let it fall asleep (not needed for correctness)
+  const auto start = Clock::now();
+  ASSERT_EQ(sut.write(message(0, 8)), WriteResult::written);
+  netprof::shm::ring(ring.view->wake_line());
+  sleeper.join();
+  EXPECT_TRUE(woke);
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+} // namespace

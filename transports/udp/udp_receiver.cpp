@@ -1,0 +1,154 @@
+#include "udp_receiver.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace netprof::udp {
+
+namespace {
+
+std::uint64_t source_key(const sockaddr_in& source) noexcept
+{
+  return (std::uint64_t{ntohl(source.sin_addr.s_addr)} << 16) | ntohs(source.sin_port);
+}
+
+} // namespace
+
+UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
+                         std::optional<sockaddr_in> own_source)
+    : m_fd(fd), m_own_source(own_source), m_reassembler(limits),
+      m_storage(std::make_unique_for_overwrite<std::byte[]>(batch * slot_size)),
+      m_iovs(std::make_unique<iovec[]>(batch)), m_sources(std::make_unique<sockaddr_in[]>(batch)),
+      m_headers(std::make_unique<mmsghdr[]>(batch))
+{
+  for (std::size_t i = 0; i < batch; ++i) {
+    m_iovs[i].iov_base = m_storage.get() + i * slot_size;
+    m_iovs[i].iov_len = slot_size;
+    msghdr& header = m_headers[i].msg_hdr;
+    header.msg_name = &m_sources[i];
+    header.msg_iov = &m_iovs[i];
+    header.msg_iovlen = 1;
+  }
+}
+
+bool UdpReceiver::is_own(const sockaddr_in& source) const noexcept
+{
+  // A sender bound to no particular address may show up as 0.0.0.0 (a route without a
+  // preferred source, as on a namespace's bare lo); its port alone is then ours on this host.
+  return m_own_source && source.sin_port == m_own_source->sin_port &&
+         (m_own_source->sin_addr.s_addr == htonl(INADDR_ANY) ||
+          source.sin_addr.s_addr == m_own_source->sin_addr.s_addr);
+}
+
+void UdpReceiver::deliver(MessageSink& sink, std::span<const std::byte> message,
+                          const sockaddr_in& source, DeliveryFacts facts) noexcept
+{
+  // Set before the sink runs, so a sink that accepts a hello can add its sender right away.
+  m_last_source = source;
+  m_have_last_source = true;
+  m_last_delivery = facts;
+  sink.on_message(message);
+}
+
+int UdpReceiver::drain(MessageSink& sink) noexcept
+{
+  int delivered = 0;
+  for (std::size_t round = 0; round < max_batches_per_receive; ++round) {
+    for (std::size_t i = 0; i < batch; ++i) {
+      m_headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_in); // the kernel overwrites it
+    }
+    const int count =
+        recvmmsg(m_fd, m_headers.get(), static_cast<unsigned int>(batch), MSG_DONTWAIT, nullptr);
+    if (count < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        break;
+      }
+      return delivered > 0 ? delivered : -1;
+    }
+    // Read once per batch, and only for batches with fragments: the reassembler's notion of
+    // "idle" needs no finer grain.
+    Clock::time_point now{};
+    bool have_now = false;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+      const sockaddr_in& source = m_sources[i];
+      if (is_own(source)) {
+        continue;
+      }
+      const msghdr& header = m_headers[i].msg_hdr;
+      if ((header.msg_flags & MSG_TRUNC) != 0) {
+        ++m_truncated; // cannot happen with 64 KiB slots; counted rather than assumed
+        continue;
+      }
+      const std::span<const std::byte> datagram(m_storage.get() + i * slot_size,
+                                                m_headers[i].msg_len);
+      if (!has_fragment_magic(datagram)) {
+        deliver(sink, datagram, source, DeliveryFacts{1, datagram.size()});
+        ++delivered;
+        continue;
+      }
+      if (!have_now) {
+        now = Clock::now();
+        have_now = true;
+      }
+      const std::optional<ReassembledMessage> message =
+          m_reassembler.accept(source_key(source), datagram, now);
+      if (message) {
+        deliver(sink, message->bytes, source, DeliveryFacts{message->datagrams, message->wire_bytes});
+        ++delivered;
+      }
+    }
+    if (static_cast<std::size_t>(count) < batch) {
+      break; // the socket is empty
+    }
+  }
+  return delivered;
+}
+
+ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexcept
+{
+  if (timeout <= Nanoseconds::zero()) {
+    const int count = drain(sink);
+    return count < 0 ? ReceiveResult::failed
+                     : (count > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
+  }
+  // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
+  const auto deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  for (;;) {
+    const int count = drain(sink);
+    if (count < 0) {
+      return ReceiveResult::failed;
+    }
+    if (count > 0) {
+      return ReceiveResult::received;
+    }
+    const auto now = Clock::now();
+    const Nanoseconds remaining = deadline - now;
+    if (remaining <= Nanoseconds::zero()) {
+      m_reassembler.expire(now); // keeps the eviction counters current while idle
+      return ReceiveResult::timed_out;
+    }
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
+    const timespec wait{static_cast<time_t>(seconds.count()),
+                        static_cast<long>((remaining - seconds).count())};
+    pollfd readable{m_fd, POLLIN, 0};
+    const int ready = ppoll(&readable, 1, &wait, nullptr);
+    if (ready == 0) {
+      m_reassembler.expire(Clock::now());
+      return ReceiveResult::timed_out;
+    }
+    if (ready < 0) {
+      // EINTR: a signal (Ctrl-C) arrived; the core looks at its stop flag and calls again.
+      return errno == EINTR ? ReceiveResult::timed_out : ReceiveResult::failed;
+    }
+    if ((readable.revents & POLLNVAL) != 0) {
+      return ReceiveResult::failed;
+    }
+    // Readable (or a pending socket error, which drain reports): go round again. A datagram
+    // can vanish between poll and recv (bad checksum), or be one we drop (our own, a fragment
+    // of an unfinished message), hence the loop rather than one try.
+  }
+}
+
+} // namespace netprof::udp

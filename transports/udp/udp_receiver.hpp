@@ -1,0 +1,71 @@
+#pragma once
+
+#include "reassembler.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace netprof::udp {
+
+// The receiving half of a UDP endpoint: recvmmsg into preallocated slots, datagrams with the
+// fragment magic through the reassembler, everything else to the sink as it came. On a shared
+// medium it drops the datagrams its own endpoint sent.
+class UdpReceiver {
+public:
+  // Datagrams taken per recvmmsg: enough to amortise the syscall, small enough that the core
+  // gets control back often.
+  static constexpr std::size_t batch = 32;
+  // recvmmsg calls one receive() makes at most while the socket keeps filling whole batches,
+  // so a backlog (a fragmented message, or our own traffic on a shared medium) drains in one
+  // call without holding the core for long.
+  static constexpr std::size_t max_batches_per_receive = 8;
+  static constexpr std::size_t slot_size = 64 * 1024; // any IPv4 UDP datagram fits
+
+  UdpReceiver(int fd, const ReassemblyLimits& limits, std::optional<sockaddr_in> own_source);
+  UdpReceiver(const UdpReceiver&) = delete; // headers point into it
+  UdpReceiver& operator=(const UdpReceiver&) = delete;
+
+  // Endpoint::receive: with a zero timeout, one non-blocking drain.
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept;
+
+  // Valid inside MessageSink::on_message: the message being delivered.
+  const sockaddr_in* last_source() const noexcept
+  {
+    return m_have_last_source ? &m_last_source : nullptr;
+  }
+  DeliveryFacts last_delivery() const noexcept { return m_last_delivery; }
+
+  const ReassemblyCounters& reassembly() const noexcept { return m_reassembler.counters(); }
+  std::uint64_t truncated() const noexcept { return m_truncated; }
+
+private:
+  // Receives without blocking: the number of messages handed to the sink, or -1 on a socket
+  // error.
+  int drain(MessageSink& sink) noexcept;
+  void deliver(MessageSink& sink, std::span<const std::byte> message, const sockaddr_in& source,
+               DeliveryFacts facts) noexcept;
+  bool is_own(const sockaddr_in& source) const noexcept;
+
+  int m_fd;
+  std::optional<sockaddr_in> m_own_source;
+  Reassembler m_reassembler;
+
+  std::unique_ptr<std::byte[]> m_storage;
+  std::unique_ptr<iovec[]> m_iovs;
+  std::unique_ptr<sockaddr_in[]> m_sources;
+  std::unique_ptr<mmsghdr[]> m_headers;
+
+  sockaddr_in m_last_source{};
+  bool m_have_last_source = false;
+  DeliveryFacts m_last_delivery;
+  std::uint64_t m_truncated = 0;
+};
+
+} // namespace netprof::udp

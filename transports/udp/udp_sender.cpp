@@ -1,0 +1,337 @@
+#include "udp_sender.hpp"
+
+#include "udp_tuning.hpp"
+
+#include <netinet/udp.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace netprof::udp {
+
+namespace {
+
+bool would_block(int error) noexcept
+{
+  // ENOBUFS: Linux ran out of room in the device queue; like EAGAIN, waiting helps.
+  return error == EAGAIN || error == EWOULDBLOCK || error == ENOBUFS;
+}
+
+// The kernel's limits for one GSO send (UDP_MAX_SEGMENTS, and one IP datagram's worth).
+constexpr std::size_t max_gso_segments = 64;
+constexpr std::size_t max_gso_bytes = max_datagram_size;
+constexpr std::size_t control_size = CMSG_SPACE(sizeof(std::uint16_t));
+
+// What a kernel or a device without UDP GSO answers: no option, or no checksum offload.
+bool gso_refused(int error) noexcept
+{
+  return error == EIO || error == EINVAL || error == ENOPROTOOPT || error == EOPNOTSUPP;
+}
+
+void point_at(mmsghdr& header, iovec* iov, std::size_t iov_count) noexcept
+{
+  header.msg_hdr.msg_namelen = sizeof(sockaddr_in);
+  header.msg_hdr.msg_iov = iov;
+  header.msg_hdr.msg_iovlen = iov_count;
+}
+
+} // namespace
+
+SendResult UdpSender::Progress::result() const noexcept
+{
+  if (committed) {
+    return SendResult::sent;
+  }
+  if (would_block) {
+    return SendResult::back_pressured;
+  }
+  return failed ? SendResult::failed : SendResult::sent;
+}
+
+UdpSender::UdpSender(int fd, PeerTable& peers, const SenderSettings& settings)
+    : m_fd(fd), m_peers(peers), m_settings(settings), m_next_message_id(settings.first_message_id),
+      m_peer_headers(std::make_unique<mmsghdr[]>(PeerTable::capacity)),
+      m_fragmenter(settings.fragment_size, max_batch),
+      m_fragment_headers(std::make_unique<mmsghdr[]>(max_batch)),
+      m_peer_abandoned(std::make_unique<bool[]>(PeerTable::capacity))
+{
+  for (std::size_t i = 0; i < PeerTable::capacity; ++i) {
+    point_at(m_peer_headers[i], &m_single_iov, 1);
+    m_peer_headers[i].msg_hdr.msg_name = m_peers.address(i);
+  }
+  for (std::size_t i = 0; i < max_batch; ++i) {
+    point_at(m_fragment_headers[i], m_fragmenter.iovecs() + 2 * i, 2);
+  }
+  if (settings.batch > 1) {
+    // Not value-initialised: a slot is written before it is sent, and pages never written are
+    // never committed, so a large fragment size costs address space, not memory.
+    m_batch_slot_size = settings.fragment_size;
+    m_batch_storage = std::make_unique_for_overwrite<std::byte[]>(settings.batch * m_batch_slot_size);
+    m_batch_iovs = std::make_unique<iovec[]>(settings.batch);
+    m_batch_headers = std::make_unique<mmsghdr[]>(settings.batch);
+    for (std::size_t i = 0; i < settings.batch; ++i) {
+      m_batch_iovs[i].iov_base = m_batch_storage.get() + i * m_batch_slot_size;
+      point_at(m_batch_headers[i], &m_batch_iovs[i], 1);
+    }
+    m_run_headers = std::make_unique<mmsghdr[]>(settings.batch);
+    // Value-initialised, so every control buffer starts zeroed as CMSG_* expects.
+    m_run_control = std::make_unique<std::byte[]>(settings.batch * control_size);
+  }
+}
+
+std::size_t UdpSender::build_runs() noexcept
+{
+  std::size_t runs = 0;
+  for (std::size_t first = 0; first < m_queued; ++runs) {
+    const std::size_t size = m_batch_iovs[first].iov_len;
+    std::size_t end = first + 1;
+    std::size_t bytes = size;
+    if (m_settings.gso && size > 0) {
+      // Equal sizes, then at most one shorter message to end the run.
+      while (end < m_queued && end - first < max_gso_segments &&
+             bytes + m_batch_iovs[end].iov_len <= max_gso_bytes &&
+             m_batch_iovs[end].iov_len <= size && m_batch_iovs[end].iov_len > 0) {
+        bytes += m_batch_iovs[end].iov_len;
+        ++end;
+        if (m_batch_iovs[end - 1].iov_len < size) {
+          break;
+        }
+      }
+    }
+    msghdr& header = m_run_headers[runs].msg_hdr;
+    header = msghdr{};
+    header.msg_namelen = sizeof(sockaddr_in);
+    header.msg_iov = &m_batch_iovs[first];
+    header.msg_iovlen = end - first;
+    if (end - first > 1) {
+      std::byte* control = m_run_control.get() + runs * control_size;
+      header.msg_control = control;
+      header.msg_controllen = control_size;
+      cmsghdr* message = CMSG_FIRSTHDR(&header);
+      message->cmsg_level = SOL_UDP;
+      message->cmsg_type = UDP_SEGMENT;
+      message->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
+      const auto segment = static_cast<std::uint16_t>(size);
+      std::memcpy(CMSG_DATA(message), &segment, sizeof segment);
+    }
+    first = end;
+  }
+  return runs;
+}
+
+bool UdpSender::fits_batch(std::span<const std::byte> message) const noexcept
+{
+  return m_settings.batch > 1 && message.size() <= m_batch_slot_size &&
+         !has_fragment_magic(message);
+}
+
+SendResult UdpSender::send(std::span<const std::byte> message) noexcept
+{
+  if (message.size() > m_settings.max_message_size) {
+    return SendResult::failed;
+  }
+  if (!fits_batch(message)) {
+    // Whatever is queued goes first, so that messages leave in the order they were given.
+    if (m_queued > 0) {
+      const SendResult flushed = flush();
+      if (flushed != SendResult::sent) {
+        return flushed;
+      }
+    }
+    return send_now(message);
+  }
+  if (m_queued == m_settings.batch) {
+    const SendResult flushed = flush();
+    if (m_queued == m_settings.batch) {
+      return flushed == SendResult::failed ? SendResult::failed : SendResult::back_pressured;
+    }
+  }
+  std::memcpy(m_batch_iovs[m_queued].iov_base, message.data(), message.size());
+  m_batch_iovs[m_queued].iov_len = message.size();
+  ++m_queued;
+  if (m_queued == m_settings.batch && flush() == SendResult::failed) {
+    return SendResult::failed;
+  }
+  // Back-pressured here, it stays queued and goes out with a later send() or flush().
+  return SendResult::sent;
+}
+
+SendResult UdpSender::flush() noexcept
+{
+  if (m_queued == 0) {
+    return SendResult::sent;
+  }
+  Progress progress;
+  for (std::size_t peer = 0; peer < m_peers.size();) {
+    const std::size_t runs = build_runs();
+    for (std::size_t i = 0; i < runs; ++i) {
+      m_run_headers[i].msg_hdr.msg_name = m_peers.address(peer);
+    }
+    Progress attempt;
+    const std::size_t sent = push(m_run_headers.get(), runs, attempt);
+    if (sent == 0 && attempt.failed && m_settings.gso && gso_refused(m_last_error)) {
+      // This kernel or device cannot segment: from now on, and for this peer again, one
+      // entry per message.
+      m_settings.gso = false;
+      m_gso_refused_error = m_last_error;
+      continue;
+    }
+    progress.committed |= attempt.committed;
+    progress.would_block |= attempt.would_block;
+    progress.failed |= attempt.failed;
+    ++peer;
+  }
+  if (!progress.committed && progress.would_block) {
+    return SendResult::back_pressured; // nothing went out: all of it is retried later
+  }
+  m_queued = 0;
+  return progress.result();
+}
+
+SendResult UdpSender::send_now(std::span<const std::byte> message) noexcept
+{
+  // A message that begins with the fragment magic goes framed as a one-fragment message, so
+  // that the receiver cannot mistake it for a fragment.
+  if (message.size() > m_settings.fragment_size || has_fragment_magic(message)) {
+    return send_fragmented(message);
+  }
+  return send_single(message);
+}
+
+SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
+{
+  const std::size_t peer_count = m_peers.size();
+  // A publisher before its first hello sends to nobody, like a multicast group nobody joined.
+  if (peer_count == 0) {
+    return SendResult::sent;
+  }
+  if (peer_count == 1) {
+    for (;;) {
+      const ssize_t sent = sendto(m_fd, message.data(), message.size(), 0,
+                                  reinterpret_cast<const sockaddr*>(&m_peers[0]), sizeof(sockaddr_in));
+      if (sent >= 0) {
+        return SendResult::sent;
+      }
+      if (errno != EINTR) {
+        return would_block(errno) ? SendResult::back_pressured : SendResult::failed;
+      }
+    }
+  }
+
+  // Many peers: one sendmmsg for all of them. It stops at the first peer that fails, so go on
+  // from there. A peer that was skipped sees a gap, which the core counts as loss: that is
+  // honest for UDP, whereas reporting "not sent" would make the core resend to the peers
+  // that already have it.
+  m_single_iov.iov_base = const_cast<std::byte*>(message.data());
+  m_single_iov.iov_len = message.size();
+  std::size_t next = 0;
+  std::size_t delivered = 0;
+  int last_error = 0;
+  while (next < peer_count) {
+    const int sent = sendmmsg(m_fd, &m_peer_headers[next],
+                              static_cast<unsigned int>(std::min(peer_count - next, max_batch)), 0);
+    if (sent > 0) {
+      next += static_cast<std::size_t>(sent);
+      delivered += static_cast<std::size_t>(sent);
+      continue;
+    }
+    last_error = errno;
+    if (last_error == EINTR) {
+      continue;
+    }
+    if (would_block(last_error)) {
+      break; // the socket's send buffer is full: every later peer would fail the same way
+    }
+    ++next; // this peer is unreachable; the others may not be
+  }
+  if (delivered > 0) {
+    return SendResult::sent;
+  }
+  return would_block(last_error) ? SendResult::back_pressured : SendResult::failed;
+}
+
+SendResult UdpSender::send_fragmented(std::span<const std::byte> message) noexcept
+{
+  const std::size_t peer_count = m_peers.size();
+  if (peer_count == 0) {
+    return SendResult::sent;
+  }
+  const std::uint32_t count = m_fragmenter.count_for(message.size());
+  const std::uint32_t id = m_next_message_id++;
+  std::fill_n(m_peer_abandoned.get(), peer_count, false);
+  std::size_t abandoned = 0;
+  Progress progress;
+  for (std::uint32_t first = 0; first < count && abandoned < peer_count;) {
+    const std::size_t prepared = m_fragmenter.prepare(message, id, first);
+    for (std::size_t peer = 0; peer < peer_count; ++peer) {
+      if (m_peer_abandoned[peer]) {
+        continue;
+      }
+      for (std::size_t i = 0; i < prepared; ++i) {
+        m_fragment_headers[i].msg_hdr.msg_name = m_peers.address(peer);
+      }
+      if (push(m_fragment_headers.get(), prepared, progress) < prepared) {
+        // The rest of this message would arrive torn anyway: the receiver drops it whole.
+        m_peer_abandoned[peer] = true;
+        ++abandoned;
+      }
+    }
+    first += static_cast<std::uint32_t>(prepared);
+  }
+  return progress.result();
+}
+
+std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progress) noexcept
+{
+  std::size_t sent = 0;
+  bool stalled = false;
+  Clock::time_point give_up{};
+  while (sent < count) {
+    const int result = sendmmsg(m_fd, headers + sent,
+                                static_cast<unsigned int>(std::min(count - sent, max_batch)), 0);
+    if (result > 0) {
+      sent += static_cast<std::size_t>(result);
+      progress.committed = true;
+      stalled = false;
+      continue;
+    }
+    const int error = errno;
+    if (error == EINTR) {
+      continue;
+    }
+    m_last_error = error;
+    if (!would_block(error)) {
+      progress.failed = true;
+      break;
+    }
+    progress.would_block = true;
+    if (!progress.committed) {
+      break; // nothing of it went anywhere yet: the caller reports back-pressure
+    }
+    if (!stalled) {
+      stalled = true;
+      give_up = Clock::now() + stall_limit;
+    }
+    if (!wait_writable(give_up)) {
+      break;
+    }
+  }
+  return sent;
+}
+
+bool UdpSender::wait_writable(Clock::time_point deadline) noexcept
+{
+  const Nanoseconds remaining = deadline - Clock::now();
+  if (remaining <= Nanoseconds::zero()) {
+    return false;
+  }
+  const timespec wait{0, static_cast<long>(remaining.count())}; // below a second
+  pollfd writable{m_fd, POLLOUT, 0};
+  const int ready = ppoll(&writable, 1, &wait, nullptr);
+  // EINTR: try again; the deadline still bounds the whole wait.
+  return ready > 0 || (ready < 0 && errno == EINTR);
+}
+
+} // namespace netprof::udp

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "fragmenter.hpp"
+#include "peer_table.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace netprof::udp {
+
+struct SenderSettings {
+  std::size_t max_message_size = 0; // send() refuses larger messages
+  std::size_t fragment_size = 0;    // larger messages are fragmented
+  std::size_t batch = 1;            // messages per sendmmsg; 1 sends each at once
+  bool gso = true;                  // batches: equal-sized messages as one UDP GSO send
+  std::uint32_t first_message_id = 0;
+};
+
+// The sending half of a UDP endpoint: one datagram per message when it fits the fragment size,
+// fragments sent with sendmmsg straight from the caller's buffer otherwise, and optionally a
+// batch of small messages sent with one sendmmsg. Everything is allocated in the constructor.
+//
+// A batch goes out as one sendmmsg. With `gso`, each run of equal-sized messages in it (the
+// last may be shorter) is one entry with UDP_SEGMENT: the kernel walks its stack once per run
+// and still puts one datagram per message on the wire. A kernel or device that refuses GSO
+// turns it off for good, and the batch goes as one entry per message.
+//
+// Back-pressure: send() reports back_pressured only when nothing of the message went out, so
+// the core may simply retry. Once part of a message (or batch) is out, the rest is pushed
+// through, waiting for the socket at most `stall_limit` at a time; what still does not fit
+// is dropped and shows up as loss, like a peer that was skipped.
+class UdpSender {
+public:
+  UdpSender(int fd, PeerTable& peers, const SenderSettings& settings);
+  UdpSender(const UdpSender&) = delete; // headers point into it
+  UdpSender& operator=(const UdpSender&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept;
+  SendResult flush() noexcept;
+
+  std::size_t max_message_size() const noexcept { return m_settings.max_message_size; }
+  // The errno with which the kernel refused UDP GSO, once it did; 0 before.
+  int gso_refused_error() const noexcept { return m_gso_refused_error; }
+
+  static constexpr Nanoseconds stall_limit = std::chrono::milliseconds(100);
+
+private:
+  // How far pushing datagrams got, across all peers of one message or batch.
+  struct Progress {
+    bool committed = false; // at least one datagram went to at least one peer
+    bool would_block = false;
+    bool failed = false;
+    SendResult result() const noexcept;
+  };
+
+  SendResult send_now(std::span<const std::byte> message) noexcept;
+  SendResult send_single(std::span<const std::byte> message) noexcept;
+  SendResult send_fragmented(std::span<const std::byte> message) noexcept;
+  // Sends headers[0, count) (all to one peer), following the back-pressure rule above.
+  // Returns how many went out.
+  std::size_t push(mmsghdr* headers, std::size_t count, Progress& progress) noexcept;
+  bool wait_writable(Clock::time_point deadline) noexcept;
+  bool fits_batch(std::span<const std::byte> message) const noexcept;
+  // Groups the queued messages into m_run_headers; returns how many entries.
+  std::size_t build_runs() noexcept;
+
+  int m_fd;
+  PeerTable& m_peers;
+  SenderSettings m_settings;
+  std::uint32_t m_next_message_id;
+  int m_last_error = 0; // of the last failed sendmmsg in push()
+  int m_gso_refused_error = 0;
+
+  // One datagram to every peer: one header per peer, all sharing m_single_iov.
+  iovec m_single_iov{};
+  std::unique_ptr<mmsghdr[]> m_peer_headers;
+
+  // Fragments: one header per fragment of a chunk, two iovecs each (the fragmenter's).
+  Fragmenter m_fragmenter;
+  std::unique_ptr<mmsghdr[]> m_fragment_headers;
+  std::unique_ptr<bool[]> m_peer_abandoned;
+
+  // Batch: copies of up to `batch` small messages, one header each.
+  std::size_t m_batch_slot_size = 0;
+  std::unique_ptr<std::byte[]> m_batch_storage;
+  std::unique_ptr<iovec[]> m_batch_iovs;
+  std::unique_ptr<mmsghdr[]> m_batch_headers;
+  std::size_t m_queued = 0;
+  // GSO runs over the batch's iovecs, each with its own control message.
+  std::unique_ptr<mmsghdr[]> m_run_headers;
+  std::unique_ptr<std::byte[]> m_run_control;
+};
+
+} // namespace netprof::udp

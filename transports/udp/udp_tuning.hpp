@@ -1,0 +1,72 @@
+#pragma once
+
+// Options every UDP mode (-u, -m, -b) shares: large messages and send batching. One object of
+// this class is shared by the three UDP transports of a registry; the udp entry shows its
+// group in --help and on the command line, and each transport reads the values when it opens.
+
+#include "fragment_header.hpp"
+
+#include <netprof/clock.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::udp {
+
+// 16 MiB of payload plus room for netprof's header and records.
+inline constexpr std::size_t default_max_message_cap = (std::size_t{16} << 20) + (64 << 10);
+// Beyond this, slots x largest message stops being a sane memory bound.
+inline constexpr std::size_t max_message_limit = std::size_t{1} << 30;
+// The most datagrams one sendmmsg takes (the kernel's UIO_MAXIOV).
+inline constexpr std::size_t max_batch = 1024;
+
+struct UdpTuning {
+  // --udp-max-message. Unset: as large as the receive buffer holds, between max_datagram_size
+  // and default_max_message_cap (see largest_message()).
+  std::optional<std::size_t> max_message;
+  std::size_t fragment_size = 62000; // MADARA's default fragment size
+  std::size_t reassembly_slots = 4;
+  Nanoseconds reassembly_timeout = std::chrono::seconds(1);
+  std::size_t batch = 1;
+  bool gso = true; // batches: runs of equal-sized messages as one UDP GSO send
+};
+
+// The largest message an endpoint sends: what the user gave, or else what its own receive
+// buffer can hold whole, since the receiver on the other side is usually given the same -q and
+// a message larger than its buffer cannot be relied on to arrive.
+std::size_t largest_message(const UdpTuning& tuning, std::size_t granted_receive_buffer) noexcept;
+
+// The largest message an endpoint reassembles: what the user gave, or else the cap. Larger than
+// what it sends, so a sender with a bigger -q is still heard.
+std::size_t largest_reassembled_message(const UdpTuning& tuning) noexcept;
+
+class UdpTuningOptions {
+public:
+  UdpTuningOptions();
+  UdpTuningOptions(const UdpTuningOptions&) = delete; // the group points at the fields
+  UdpTuningOptions& operator=(const UdpTuningOptions&) = delete;
+
+  boost::program_options::options_description& options() noexcept { return m_options; }
+
+  // Throws UsageError naming the option and the value.
+  UdpTuning parse() const;
+
+  // The options whose values differ from their defaults, as arguments for the local pair's
+  // children (which must send and reassemble the same way).
+  std::vector<std::string> arguments() const;
+
+private:
+  boost::program_options::options_description m_options;
+  std::string m_max_message;
+  std::string m_fragment_size;
+  std::string m_reassembly_slots;
+  std::string m_reassembly_timeout;
+  std::string m_batch;
+  std::string m_gso;
+};
+
+} // namespace netprof::udp

@@ -1,0 +1,393 @@
+#include "zmq_endpoint.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <poll.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <system_error>
+
+namespace netprof::zeromq {
+
+namespace {
+
+// An XSUB sends any message upstream, but one whose first byte is 0 or 1 is taken for an
+// (un)subscription by both ends. netprof's own messages start with 'N' (the wire magic), so
+// only foreign bytes are affected: they go up behind this escape byte, as does a message that
+// starts with the escape byte itself, and the publisher strips it.
+constexpr unsigned char escape_byte = 2;
+
+// How long closing waits to flush what is queued (the publisher's last acknowledgements); a
+// peer that is gone must not hold the exit up for longer.
+constexpr int linger_ms = 100;
+
+std::string error_text(int error)
+{
+  return std::generic_category().message(error);
+}
+
+// ZMTP 3 frames a message with a flags byte and its size: one byte up to 255, else eight.
+constexpr std::size_t zmtp_wire_bytes(std::size_t size) noexcept
+{
+  return size + (size <= 255 ? 2 : 9);
+}
+
+bool needs_escape(std::span<const std::byte> message) noexcept
+{
+  return !message.empty() && static_cast<unsigned char>(message.front()) <= escape_byte;
+}
+
+std::size_t read_sysctl(const char* path)
+{
+  std::ifstream file(path);
+  std::size_t value = 0;
+  return (file >> value) ? value : 0;
+}
+
+std::string bind_hint(const Address& address, int error)
+{
+  if (address.scheme == Scheme::ipc && (error == ENOENT || error == EACCES || error == EROFS)) {
+    return " (is the directory there and writable?)";
+  }
+  if (error == EADDRINUSE) {
+    return " (the first --zmq is this process's own endpoint; a peer's comes after it)";
+  }
+  if (error == ENODEV || error == EADDRNOTAVAIL) {
+    return " (no such interface or address on this host)";
+  }
+  return "";
+}
+
+} // namespace
+
+int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept
+{
+  if (queue_length_bytes == 0) {
+    return default_high_water_mark;
+  }
+  const std::size_t size = std::max<std::size_t>(message_bytes, 1);
+  const std::size_t messages = queue_length_bytes / size + (queue_length_bytes % size != 0);
+  return static_cast<int>(
+      std::clamp<std::size_t>(messages, min_high_water_mark, static_cast<std::size_t>(INT_MAX)));
+}
+
+ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
+    : m_context(settings.io_threads), m_publisher(settings.role == Role::publisher)
+{
+  try {
+    m_socket = zmq::socket_t(m_context, m_publisher ? zmq::socket_type::xpub
+                                                    : zmq::socket_type::xsub);
+    m_handle = m_socket.handle();
+    configure(settings);
+    if (!m_publisher) {
+      // Subscribe to everything before any connection exists: the XSUB then sends the
+      // subscription first on every connection it makes, ahead of any hello.
+      const unsigned char subscribe_all = 1;
+      m_socket.send(zmq::const_buffer(&subscribe_all, 1), zmq::send_flags::none);
+    }
+    bind_own(settings.own);
+    for (const Address& peer : settings.peers) {
+      if (zmq_connect(m_handle, peer.text.c_str()) != 0) {
+        throw TransportError("cannot connect ZeroMQ " + peer.text + ": " + error_text(zmq_errno()));
+      }
+      m_peer_addresses.push_back(peer.text);
+    }
+    m_wakeup_fd = m_socket.get(zmq::sockopt::fd);
+  } catch (const zmq::error_t& error) {
+    throw TransportError(std::string("cannot set up the ZeroMQ socket: ") + error.what());
+  }
+  zmq_msg_init(&m_received);
+}
+
+ZmqEndpoint::~ZmqEndpoint()
+{
+  zmq_msg_close(&m_received);
+  if (!m_own_file.empty()) {
+    remove_if_same_file(m_own_file, m_own_file_identity);
+  }
+}
+
+void ZmqEndpoint::configure(const EndpointSettings& settings)
+{
+  const int hwm = high_water_mark(settings.queue_length_bytes, settings.message_bytes);
+  m_socket.set(zmq::sockopt::sndhwm, hwm);
+  m_socket.set(zmq::sockopt::rcvhwm, hwm);
+  m_socket.set(zmq::sockopt::linger, linger_ms);
+  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(max_message_size));
+  if (m_publisher && settings.no_drop) {
+    m_socket.set(zmq::sockopt::xpub_nodrop, true);
+  }
+  const bool ipv6 = settings.own.ipv6 || std::any_of(settings.peers.begin(), settings.peers.end(),
+                                                     [](const Address& a) { return a.ipv6; });
+  if (ipv6) {
+    m_socket.set(zmq::sockopt::ipv6, true);
+  }
+
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  zmq_version(&major, &minor, &patch);
+  m_notes.push_back("ZeroMQ " + std::to_string(major) + "." + std::to_string(minor) + "." +
+                    std::to_string(patch) + ", " + (m_publisher ? "XPUB" : "XSUB") +
+                    " socket carrying data and back channel, " +
+                    std::to_string(settings.io_threads) + " I/O thread" +
+                    (settings.io_threads == 1 ? "" : "s"));
+
+  std::string basis = settings.queue_length_bytes == 0
+                          ? std::string("ZeroMQ's default, -q 0")
+                          : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
+                                std::to_string(settings.message_bytes) +
+                                " B per message, at least " + std::to_string(min_high_water_mark);
+  std::string hwm_note = "high-water mark " + std::to_string(hwm) +
+                         " messages per peer and direction (" + basis + "): ";
+  if (!m_publisher) {
+    hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
+                "transport most likely means a full queue";
+  } else if (settings.no_drop) {
+    hwm_note += "at the HWM the publisher waits (--zmq-nodrop) instead of dropping";
+  } else {
+    hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
+                "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
+  }
+  m_notes.push_back(std::move(hwm_note));
+  size_buffers(settings);
+}
+
+void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
+{
+  const std::size_t requested = settings.queue_length_bytes;
+  m_requested_buffer_bytes = requested;
+  bool any_tcp = settings.own.scheme == Scheme::tcp;
+  bool any_ipc = settings.own.scheme == Scheme::ipc;
+  for (const Address& peer : settings.peers) {
+    any_tcp = any_tcp || peer.scheme == Scheme::tcp;
+    any_ipc = any_ipc || peer.scheme == Scheme::ipc;
+  }
+  if (any_tcp) {
+    m_notes.push_back("TCP_NODELAY on: ZeroMQ sets it on every tcp connection, and batches "
+                      "small messages itself");
+  }
+  if (any_ipc && requested > 0) {
+    m_notes.push_back("ipc: ZeroMQ applies -q to the high-water mark only; ipc socket buffers "
+                      "stay at the kernel's default");
+  }
+  if (requested == 0 || !any_tcp) {
+    return; // the kernel's defaults (tcp autotuning): not reported
+  }
+  // ZeroMQ hands the value to SO_SNDBUF/SO_RCVBUF of each tcp connection, where Linux caps
+  // it at the sysctl maximum; the cap is read here because ZeroMQ hides those sockets.
+  const int value = static_cast<int>(std::min<std::size_t>(requested, INT_MAX / 2));
+  m_socket.set(zmq::sockopt::sndbuf, value);
+  m_socket.set(zmq::sockopt::rcvbuf, value);
+  struct Buffer {
+    const char* name;
+    const char* sysctl;
+    const char* path;
+    std::size_t* granted;
+  };
+  const Buffer buffers[] = {
+      {"send", "net.core.wmem_max", "/proc/sys/net/core/wmem_max", &m_granted_send_buffer_bytes},
+      {"receive", "net.core.rmem_max", "/proc/sys/net/core/rmem_max",
+       &m_granted_receive_buffer_bytes},
+  };
+  for (const Buffer& buffer : buffers) {
+    const std::size_t limit = read_sysctl(buffer.path);
+    *buffer.granted = limit > 0 ? std::min<std::size_t>(static_cast<std::size_t>(value), limit)
+                                : static_cast<std::size_t>(value);
+    if (*buffer.granted < requested) {
+      m_notes.push_back(std::string("tcp ") + buffer.name + " buffer clamped to " +
+                        std::to_string(*buffer.granted) + " B by " + buffer.sysctl +
+                        " (requested " + std::to_string(requested) + " B)");
+    }
+  }
+}
+
+void ZmqEndpoint::bind_own(const Address& own)
+{
+  const IpcBindCheck check = prepare_ipc_bind(own);
+  if (zmq_bind(m_handle, own.text.c_str()) != 0) {
+    const int error = zmq_errno();
+    throw TransportError("cannot bind ZeroMQ " + own.text + ": " + error_text(error) +
+                         bind_hint(own, error));
+  }
+  std::string bound = m_socket.get(zmq::sockopt::last_endpoint);
+  m_local_addresses.push_back(bound.empty() ? own.text : bound);
+  if (own.is_ipc_file()) {
+    m_own_file = own.path;
+    m_own_file_identity = identify_file(own.path);
+  }
+  if (check.removed_stale) {
+    m_notes.push_back("removed a stale socket file at " + own.path +
+                      " (left by an earlier run: nobody was listening on it)");
+  }
+}
+
+SendResult ZmqEndpoint::send(std::span<const std::byte> message) noexcept
+{
+  if (message.size() > max_message_size) {
+    return SendResult::failed;
+  }
+  m_dry = false; // zmq_send may process the socket's commands, and with them ZMQ_FD's signal
+  // ZeroMQ copies the bytes into its own message before returning: the core rewrites this
+  // buffer's header for the next message at once, so lending it (zero copy) would let the
+  // I/O thread send a header that is already the next one's.
+  const int sent = !m_publisher && needs_escape(message)
+                       ? send_escaped(message)
+                       : zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT);
+  if (sent >= 0) {
+    return SendResult::sent;
+  }
+  const int error = zmq_errno();
+  if (error == EAGAIN) {
+    // The high-water mark under --zmq-nodrop. What drains the queue is ZeroMQ's I/O thread,
+    // which shares this thread's CPU once --cpu pinned it; the core retries at once, so give
+    // the CPU away first, or the retries starve the very thread they wait for.
+    sched_yield();
+    return SendResult::back_pressured;
+  }
+  // EINTR: a signal; the core looks at its stop flag and tries again.
+  return error == EINTR ? SendResult::back_pressured : SendResult::failed;
+}
+
+int ZmqEndpoint::send_escaped(std::span<const std::byte> message) noexcept
+{
+  // Only foreign bytes come here (never netprof's own messages), and zmq_send would have
+  // allocated a message of this size just the same.
+  zmq_msg_t escaped;
+  if (zmq_msg_init_size(&escaped, message.size() + 1) != 0) {
+    return -1;
+  }
+  auto* bytes = static_cast<unsigned char*>(zmq_msg_data(&escaped));
+  bytes[0] = escape_byte;
+  std::memcpy(bytes + 1, message.data(), message.size());
+  const int sent = zmq_msg_send(&escaped, m_handle, ZMQ_DONTWAIT);
+  if (sent < 0) {
+    const int error = zmq_errno();
+    zmq_msg_close(&escaped);
+    errno = error;
+  }
+  return sent;
+}
+
+ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
+{
+  Drained drained;
+  for (int i = 0; i < receive_batch; ++i) {
+    if (zmq_msg_recv(&m_received, m_handle, ZMQ_DONTWAIT) < 0) {
+      const int error = zmq_errno();
+      drained.end = error == EAGAIN ? Drained::End::dry
+                                    : (error == EINTR ? Drained::End::interrupted
+                                                      : Drained::End::failed);
+      m_dry = drained.end == Drained::End::dry;
+      return drained;
+    }
+    const auto* data = static_cast<const std::byte*>(zmq_msg_data(&m_received));
+    std::size_t size = zmq_msg_size(&m_received);
+    m_received_wire_bytes = zmtp_wire_bytes(size);
+    if (m_publisher && size > 0) {
+      const auto first = static_cast<unsigned char>(data[0]);
+      if (first < escape_byte) {
+        continue; // a subscriber's (un)subscription: ZeroMQ's business, not the core's
+      }
+      if (first == escape_byte) {
+        ++data;
+        --size;
+      }
+    }
+    sink.on_message(std::span<const std::byte>(data, size));
+    ++drained.delivered;
+  }
+  return drained;
+}
+
+bool ZmqEndpoint::wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
+                                  ReceiveResult& result) noexcept
+{
+  timespec wait{0, 0};
+  if (timeout > Nanoseconds::zero()) {
+    if (!deadline) {
+      // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
+      deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+    }
+    const Nanoseconds remaining = *deadline - Clock::now();
+    if (remaining <= Nanoseconds::zero()) {
+      result = ReceiveResult::timed_out;
+      return false;
+    }
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
+    wait = {static_cast<time_t>(seconds.count()),
+            static_cast<long>((remaining - seconds).count())};
+  }
+  // ppoll rather than zmq_poll: nanoseconds, where zmq_poll rounds to milliseconds; and with a
+  // zero timeout one system call, where an empty zmq_msg_recv costs three.
+  pollfd wakeup{m_wakeup_fd, POLLIN, 0};
+  const int ready = ppoll(&wakeup, 1, &wait, nullptr);
+  if (ready > 0) {
+    return true;
+  }
+  // EINTR: a signal (Ctrl-C) arrived; the core looks at its stop flag and calls again.
+  result = ready == 0 || errno == EINTR ? ReceiveResult::timed_out : ReceiveResult::failed;
+  return false;
+}
+
+ReceiveResult ZmqEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
+{
+  std::optional<Clock::time_point> deadline;
+  for (;;) {
+    if (m_dry) {
+      // The last drain came back dry, which leaves libzmq with its commands processed and its
+      // pipes marked empty, and nothing has called into the socket since (send() clears
+      // m_dry: it may process commands itself). So a message can only have arrived if ZMQ_FD
+      // was signalled, and looking at ZMQ_FD is enough, whatever the timeout.
+      ReceiveResult result = ReceiveResult::timed_out;
+      if (!wait_for_signal(timeout, deadline, result)) {
+        return result;
+      }
+      m_dry = false; // signalled: the drain processes the commands, a message or not
+    }
+    const Drained drained = drain(sink);
+    if (drained.end == Drained::End::failed) {
+      return ReceiveResult::failed;
+    }
+    if (drained.delivered > 0) {
+      return ReceiveResult::received;
+    }
+    if (drained.end == Drained::End::interrupted) {
+      return ReceiveResult::timed_out; // the core looks at its stop flag and calls again
+    }
+    if (drained.end == Drained::End::dry && timeout <= Nanoseconds::zero()) {
+      return ReceiveResult::timed_out;
+    }
+    // Dry with time left: wait on ZMQ_FD. A whole batch of subscriptions and nothing for the
+    // core: look again.
+  }
+}
+
+DeliveryFacts ZmqEndpoint::last_delivery() const noexcept
+{
+  DeliveryFacts delivery;
+  delivery.wire_bytes = m_received_wire_bytes;
+  return delivery;
+}
+
+EndpointFacts ZmqEndpoint::facts() const
+{
+  EndpointFacts facts;
+  facts.transport = "zmq";
+  facts.local_addresses = m_local_addresses;
+  facts.peer_addresses = m_peer_addresses;
+  facts.max_message_size = max_message_size;
+  facts.requested_buffer_bytes = m_requested_buffer_bytes;
+  facts.granted_send_buffer_bytes = m_granted_send_buffer_bytes;
+  facts.granted_receive_buffer_bytes = m_granted_receive_buffer_bytes;
+  facts.notes = m_notes;
+  return facts;
+}
+
+} // namespace netprof::zeromq
