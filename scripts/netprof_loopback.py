@@ -1,0 +1,385 @@
+"""How to run netprof on one machine: each transport's loopback addresses, the private network
+namespace that multicast and broadcast need, and one run of a publisher with its subscribers
+under a deadline. Shared by sweep.py and smoke.py. Standard library only.
+
+Every process is started here as a separate netprof (never --local-pair), so the scripts see
+exactly what two terminals would: each role's exit status and JSON report.
+"""
+
+import dataclasses
+import json
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import time
+
+# Beyond the payload, netprof's header on every message (docs/json-schema.md, settings).
+HEADER_BYTES = 52
+DEFAULT_QUEUE_BYTES = 1_000_000
+# How long each side waits for its peer (--wait); the deadline of a run allows for it.
+PEER_WAIT_SECONDS = 10
+# After SIGINT, netprof prints a partial report and exits; this long, then SIGKILL.
+INTERRUPT_GRACE_SECONDS = 3
+
+
+class SetupError(Exception):
+    """A transport name or environment problem the user has to fix (exit status 2)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Transports and their loopback addresses
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """One way of running a transport on this host."""
+    name: str            # what the user types: a transport name, or a variant such as zmq-ipc
+    transport: str       # the registry name netprof knows
+    needs_namespace: bool  # multicast/broadcast: only inside a private network namespace
+    description: str
+
+
+SETUPS = {
+    "udp": Setup("udp", "udp", False, "UDP unicast on 127.0.0.1, a free port per process"),
+    "multicast": Setup("multicast", "multicast", True,
+                       "UDP multicast 239.255.0.1 on lo, inside a private network namespace"),
+    "broadcast": Setup("broadcast", "broadcast", True,
+                       "UDP broadcast 127.255.255.255, inside a private network namespace"),
+    "zmq": Setup("zmq", "zmq", False, "ZeroMQ tcp:// on 127.0.0.1, a free port per process"),
+    "zmq-ipc": Setup("zmq-ipc", "zmq", False, "ZeroMQ ipc:// socket files, unique per run"),
+    "shm": Setup("shm", "shm", False, "shared-memory ring /dev/shm/netprof-NAME, unique per run"),
+}
+
+
+def list_transports(netprof):
+    """Transport names of this build, in netprof's order (`netprof --list-transports`)."""
+    try:
+        listing = subprocess.run([netprof, "--list-transports"], capture_output=True, text=True,
+                                 timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SetupError(f"cannot run {netprof} --list-transports: {error}") from error
+    if listing.returncode != 0:
+        raise SetupError(f"{netprof} --list-transports exited {listing.returncode}: "
+                         f"{listing.stderr.strip()}")
+    return [line.split("\t", 1)[0] for line in listing.stdout.splitlines() if line.strip()]
+
+
+def known_setup_names(built_transports):
+    """Every setup this build can run: its transports, plus variants of them (zmq-ipc)."""
+    return [setup.name for setup in SETUPS.values() if setup.transport in built_transports]
+
+
+def resolve_setups(requested, built_transports):
+    """Setups for the names the user gave; SetupError naming the unknown ones."""
+    known = known_setup_names(built_transports)
+    unknown = [name for name in requested if name not in known]
+    if unknown:
+        raise SetupError(f"unknown transport {', '.join(unknown)}: this netprof has "
+                         f"{', '.join(known)} (see netprof --list-transports)")
+    return [SETUPS[name] for name in requested]
+
+
+def default_setups(built_transports):
+    """One setup per transport of the build (zmq over tcp; zmq-ipc only when asked for)."""
+    return [SETUPS[name] for name in built_transports if name in SETUPS]
+
+
+def transports_without_recipe(built_transports):
+    """Transports of the build these scripts cannot run yet: a new one needs its entry in
+    SETUPS and loopback_endpoints()."""
+    return [name for name in built_transports
+            if not any(setup.transport == name for setup in SETUPS.values())]
+
+
+def free_port(kind=socket.SOCK_DGRAM):
+    """A loopback port the kernel just gave out, free again on return (a small race we accept)."""
+    with socket.socket(socket.AF_INET, kind) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclasses.dataclass
+class Endpoints:
+    publisher: list      # transport options of the publisher
+    subscribers: list    # one list of transport options per subscriber
+    leftovers: list      # files a killed run may leave behind, removed after the run
+
+
+def loopback_endpoints(setup, subscribers, unique_name, work_dir):
+    """Transport options for a publisher and `subscribers` subscribers on this host.
+
+    `unique_name` keeps runs apart: a shm segment or ipc socket file left by a killed run must
+    not be found by the next one.
+    """
+    if setup.name == "udp":
+        own = f"127.0.0.1:{free_port()}"
+        return Endpoints(["-u", own],
+                         [["-u", f"127.0.0.1:{free_port()}", "-u", own]
+                          for _ in range(subscribers)], [])
+    if setup.name == "zmq":
+        own = f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}"
+        return Endpoints(["--zmq", own],
+                         [["--zmq", f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}",
+                           "--zmq", own] for _ in range(subscribers)], [])
+    if setup.name == "zmq-ipc":
+        paths = [os.path.join(work_dir, f"{unique_name}-{i}.ipc") for i in range(subscribers + 1)]
+        own = f"ipc://{paths[0]}"
+        return Endpoints(["--zmq", own],
+                         [["--zmq", f"ipc://{path}", "--zmq", own] for path in paths[1:]], paths)
+    if setup.name == "shm":
+        options = ["--shm", unique_name]
+        return Endpoints(options, [options] * subscribers, [f"/dev/shm/netprof-{unique_name}"])
+    if setup.name == "multicast":
+        # The namespace is private, so any group and port are ours; a fresh port per run keeps
+        # a straggler of the previous run from being heard (netprof would reject it anyway).
+        options = ["-m", f"239.255.0.1:{free_port()}"]
+        return Endpoints(options, [options] * subscribers, [])
+    if setup.name == "broadcast":
+        options = ["-b", f"127.255.255.255:{free_port()}"]
+        return Endpoints(options, [options] * subscribers, [])
+    raise SetupError(f"no loopback recipe for {setup.name}")
+
+
+def remove_leftovers(paths):
+    for path in paths:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def queue_length_for(payload_size):
+    """-q that carries one payload with room to spare: socket buffers, or a shm ring in which a
+    message may take at most half."""
+    return max(DEFAULT_QUEUE_BYTES, 4 * payload_size)
+
+
+# ---------------------------------------------------------------------------------------------
+# The private network namespace for multicast and broadcast
+
+
+def namespace_unavailable_reason():
+    """None when this process can make network namespaces; else why not, for the user."""
+    if os.geteuid() != 0:
+        return "needs root to create a private network namespace (ip netns add)"
+    if not any(os.access(os.path.join(d, "ip"), os.X_OK) for d in ("/usr/sbin", "/sbin", "/bin",
+                                                                      "/usr/bin")):
+        return "the ip command (iproute2) is not installed"
+    return None
+
+
+class NetworkNamespace:
+    """A network namespace with only `lo`, up, and multicast routed to it.
+
+    Multicast and broadcast traffic then never leaves this host and nothing else on the host
+    hears it. Made once per sweep and deleted at the end, even when the sweep fails.
+    """
+
+    def __init__(self, name):
+        self.name = name
+        self.created = False
+
+    def create(self):
+        for command in (["ip", "netns", "add", self.name],
+                        ["ip", "-n", self.name, "link", "set", "lo", "up"],
+                        ["ip", "-n", self.name, "route", "add", "224.0.0.0/4", "dev", "lo"]):
+            done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+            if done.returncode != 0:
+                self.delete()
+                raise SetupError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
+            self.created = True
+
+    def delete(self):
+        if self.created:
+            subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+            self.created = False
+
+    def command_prefix(self):
+        # `ip netns exec` enters the namespace and execs the command: the PID we get is
+        # netprof's own, so killing it by PID kills netprof.
+        return ["ip", "netns", "exec", self.name]
+
+    def __enter__(self):
+        self.create()
+        return self
+
+    def __exit__(self, *exc):
+        self.delete()
+
+
+# ---------------------------------------------------------------------------------------------
+# One run: a publisher and its subscribers
+
+
+@dataclasses.dataclass
+class RunSpec:
+    setup: Setup
+    mode: str = "stream"
+    payload_size: int = 128
+    subscribers: int = 1
+    send_hz: float = 0.0
+    duration_seconds: float = 1.0
+    warmup_seconds: float = 0.2
+    queue_length: int = DEFAULT_QUEUE_BYTES
+    extra_args: tuple = ()  # given to every process, e.g. ("--wait-strategy", "spin")
+    deadline: float = None  # seconds; None: deadline_seconds() works it out
+
+    def deadline_seconds(self):
+        """Waiting for peers, warm-up, the measured phase, the end handshake, with slack for a
+        loaded 2-core machine."""
+        if self.deadline:
+            return self.deadline
+        return PEER_WAIT_SECONDS + self.warmup_seconds + self.duration_seconds + 20
+
+
+@dataclasses.dataclass
+class RunOutcome:
+    exit_code: int                 # the publisher's; negative: killed by that signal
+    subscriber_exit_codes: list
+    report: dict                   # the publisher's JSON report, None if it wrote none
+    subscriber_reports: list       # each subscriber's, None where missing
+    reason: str                    # why it failed, "" when it succeeded
+    elapsed_seconds: float
+    json_files: list               # every JSON file written, publisher first
+
+    @property
+    def ok(self):
+        return not self.reason
+
+
+def publisher_command(spec, endpoints, json_path):
+    command = ["-i", "0", *endpoints.publisher, "--subscribers", spec.subscribers,
+               "-t", spec.duration_seconds, "--warmup-time", spec.warmup_seconds,
+               "--mode", spec.mode, "--send-hz", spec.send_hz]
+    return command + common_options(spec, json_path)
+
+
+def subscriber_command(spec, index, endpoints, json_path):
+    return ["-i", index, *endpoints.subscribers[index - 1]] + common_options(spec, json_path)
+
+
+def common_options(spec, json_path):
+    # Subscribers get -s and -q too: some transports check the size before the publisher is
+    # there to tell them (shm).
+    return ["-s", spec.payload_size, "-q", spec.queue_length, "--wait", PEER_WAIT_SECONDS,
+            "--quiet", "--json", json_path, *spec.extra_args]
+
+
+def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None):
+    """Starts the subscribers, then the publisher, each as its own process; waits for all of
+    them until the deadline, then interrupts and kills what is left by PID.
+
+    Writes STEM.pub.json and STEM.subN.json (and STEM.*.stderr when a process said something)
+    into out_dir. Never raises for a failed run: the failure is in the outcome.
+    """
+    work_dir = work_dir or out_dir
+    endpoints = loopback_endpoints(spec.setup, spec.subscribers, f"{stem}-{os.getpid()}",
+                                   work_dir)
+    json_paths = [os.path.join(out_dir, f"{stem}.pub.json")] + [
+        os.path.join(out_dir, f"{stem}.sub{i}.json") for i in range(1, spec.subscribers + 1)]
+    for path in json_paths:
+        remove_leftovers([path])  # a stale report must not pass for this run's
+    started = time.monotonic()
+    processes = []
+    try:
+        for index in range(1, spec.subscribers + 1):
+            processes.append(start(netprof, prefix, subscriber_command(
+                spec, index, endpoints, json_paths[index]), out_dir, f"{stem}.sub{index}"))
+        processes.insert(0, start(netprof, prefix, publisher_command(
+            spec, endpoints, json_paths[0]), out_dir, f"{stem}.pub"))
+        timed_out = wait_all(processes, started + spec.deadline_seconds())
+    finally:
+        stop_stragglers(processes)
+        remove_leftovers(endpoints.leftovers)
+    codes = [process.returncode for process in processes]
+    reports = [read_report(path) for path in json_paths]
+    stderr_texts = [finish_stderr(process) for process in processes]
+    reason = failure_reason(codes, reports, stderr_texts, timed_out, spec.deadline_seconds())
+    return RunOutcome(exit_code=codes[0],
+                      subscriber_exit_codes=codes[1:], report=reports[0],
+                      subscriber_reports=reports[1:], reason=reason,
+                      elapsed_seconds=time.monotonic() - started,
+                      json_files=[path for path, report in zip(json_paths, reports) if report])
+
+
+def start(netprof, prefix, arguments, out_dir, stem):
+    argv = [*prefix, netprof, *[str(a) for a in arguments]]
+    stderr_path = os.path.join(out_dir, f"{stem}.stderr")
+    stderr_file = open(stderr_path, "w")
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=stderr_file)
+    stderr_file.close()  # the child has its own descriptor
+    process.stderr_path = stderr_path
+    return process
+
+
+def wait_all(processes, deadline):
+    """True if the deadline passed before every process had exited."""
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return True
+    return False
+
+
+def stop_stragglers(processes):
+    """SIGINT first (netprof then writes a partial report), SIGKILL if that is not enough."""
+    alive = [process for process in processes if process.poll() is None]
+    for process in alive:
+        process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
+    for process in alive:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def read_report(path):
+    """The JSON report, or None: netprof leaves an empty file when it stops before running."""
+    try:
+        with open(path) as f:
+            text = f.read()
+        return json.loads(text) if text.strip() else None
+    except (OSError, ValueError):
+        return None
+
+
+def finish_stderr(process):
+    """What the process wrote on stderr; the file is kept only when it is not empty."""
+    try:
+        with open(process.stderr_path) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    if not text.strip():
+        remove_leftovers([process.stderr_path])
+    return text
+
+
+def failure_reason(codes, reports, stderr_texts, timed_out, deadline_seconds):
+    """One line saying why the run failed, "" if it succeeded. The publisher's own words first:
+    netprof names the problem (e.g. a payload too large for the transport) on stderr, or in
+    its report's problems."""
+    if timed_out:
+        return (f"timed out after {deadline_seconds:.0f} s (stragglers interrupted, then killed); "
+                + (last_words(stderr_texts[0], reports[0]) or "no message"))
+    roles = ["publisher"] + [f"subscriber {i}" for i in range(1, len(codes))]
+    for role, code, report, text in zip(roles, codes, reports, stderr_texts):
+        if code != 0:
+            words = last_words(text, report)
+            return f"{role} exited {code}" + (f": {words}" if words else "")
+    return ""
+
+
+def last_words(stderr_text, report):
+    if report and report.get("result", {}).get("problems"):
+        return "; ".join(report["result"]["problems"])
+    lines = [line.strip() for line in stderr_text.splitlines() if line.strip()]
+    if lines:
+        return lines[-1].removeprefix("netprof: ")
+    return ""

@@ -1,0 +1,405 @@
+#!/usr/bin/python3
+"""Runs netprof over a grid of payload sizes and transports on this host and writes one CSV.
+
+For each point (transport, payload size, repetition) it starts the subscriber(s) and the
+publisher as separate processes on loopback, waits with a deadline, kills stragglers by PID and
+keeps every JSON report. The CSV has one row per point and repetition with every figure of the
+publisher's report flattened into columns (see docs/methodology.md and docs/json-schema.md).
+A failed point is recorded with its reason and the sweep goes on.
+
+Exit status: 0 the sweep ran (even with failed points), 1 every point failed, 2 bad arguments,
+130 interrupted. Standard library only.
+
+    scripts/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
+    scripts/plot.py results/s1/sweep.csv
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+
+import netprof_loopback as loopback
+
+DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
+# With --send-hz auto, stream mode offers at most this much payload per second (and at most
+# AUTO_MAX_HZ messages): a modest load that loopback carries on a 2-core machine, so latency
+# is not all queueing and large payloads do not simply overflow the buffers.
+AUTO_PAYLOAD_BYTES_PER_SECOND = 250_000_000
+AUTO_MAX_HZ = 10_000
+SIZE_SUFFIXES = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+
+# Columns every row has, before the flattened report.
+POINT_COLUMNS = [
+    "point", "repetition", "transport", "mode", "payload_size", "subscribers", "send_hz",
+    "queue_length", "duration_seconds", "status", "exit_code", "subscriber_exit_codes", "reason",
+    "elapsed_seconds", "started_at", "json_file",
+]
+# Headline figures, so a plot or a spreadsheet needs no knowledge of the report's nesting.
+# Throughput is the mean over subscribers, loss the total (percent: the worst subscriber's).
+SUMMARY_COLUMNS = [
+    "one_way_p50_ns", "one_way_p90_ns", "one_way_p99_ns", "one_way_max_ns", "rtt_p50_ns",
+    "rtt_p99_ns", "rtt_max_ns", "messages_per_second", "payload_bytes_per_second",
+    "wire_bytes_per_second", "lost", "loss_percent",
+]
+
+
+class ArgumentError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        description="Sweep netprof over payload sizes and transports on loopback; write a CSV.",
+        epilog="Exit status: 0 the sweep ran (even with failed points), 1 every point failed, "
+               "2 bad arguments, 130 interrupted.")
+    parser.add_argument("--netprof", default="./build/netprof", help="netprof binary "
+                        "(default: %(default)s)")
+    parser.add_argument("--transports", nargs="+", metavar="NAME", help="transports from "
+                        "`netprof --list-transports`, comma- or space-separated, plus zmq-ipc "
+                        "(zmq is tcp); default: every transport of the build")
+    parser.add_argument("--sizes", help="payload sizes in bytes, comma-separated; K and M "
+                        "suffixes mean KiB and MiB (default: powers of two, 64 B to 4 MiB)")
+    parser.add_argument("--repetitions", type=int, default=1, help="runs per point; repetitions "
+                        "are interleaved, a whole pass at a time (default: %(default)s)")
+    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run "
+                        "(netprof -t; default: %(default)s)")
+    parser.add_argument("--warmup", type=float, default=0.2, help="warm-up seconds per run "
+                        "(--warmup-time; default: %(default)s)")
+    parser.add_argument("--mode", choices=["stream", "ping-pong"], default="stream")
+    parser.add_argument("--send-hz", default="auto", help="messages per second, 0 = as fast as "
+                        "possible, or auto (default): stream mode at most "
+                        f"{AUTO_MAX_HZ} Hz and {AUTO_PAYLOAD_BYTES_PER_SECOND // 10**6} MB/s of "
+                        "payload; ping-pong back to back")
+    parser.add_argument("--subscribers", type=int, default=1, help="subscriber processes per "
+                        "run (default: %(default)s)")
+    parser.add_argument("--queue-length", type=int, help="-q for every run (default: "
+                        "max(1000000, 4 x payload size))")
+    parser.add_argument("--netprof-args", default="", help="more netprof options for every "
+                        "process, one string, e.g. \"--wait-strategy spin\"")
+    parser.add_argument("--deadline", type=float, help="seconds a run may take before its "
+                        "processes are interrupted and killed (default: wait + warm-up + "
+                        "duration + 20)")
+    parser.add_argument("--out", help="output folder (default: results/sweep-DATE-TIME)")
+    arguments = parser.parse_args(argv)
+    check_arguments(arguments)
+    return arguments
+
+
+def check_arguments(arguments):
+    arguments.sizes = DEFAULT_SIZES if arguments.sizes is None else parse_sizes(arguments.sizes)
+    if arguments.repetitions < 1:
+        raise ArgumentError("--repetitions must be at least 1")
+    if arguments.subscribers < 1:
+        raise ArgumentError("--subscribers must be at least 1")
+    if not arguments.duration > 0 or arguments.warmup < 0:
+        raise ArgumentError("--duration must be > 0 and --warmup >= 0")
+    if arguments.send_hz != "auto":
+        arguments.send_hz = parse_number(arguments.send_hz, "--send-hz", minimum=0)
+    if arguments.deadline is not None and not arguments.deadline > 0:
+        raise ArgumentError("--deadline must be > 0")
+    arguments.netprof_args = tuple(shlex.split(arguments.netprof_args))
+    if arguments.transports:
+        arguments.transports = [name for item in arguments.transports
+                                for name in item.split(",") if name]
+    if not arguments.out:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        arguments.out = os.path.join("results", f"sweep-{stamp}")
+
+
+def parse_sizes(text):
+    sizes = [parse_size(item.strip()) for item in text.split(",") if item.strip()]
+    if not sizes:
+        raise ArgumentError("--sizes needs at least one size")
+    return sizes
+
+
+def parse_size(item):
+    multiplier = SIZE_SUFFIXES.get(item[-1:].lower(), 1)
+    digits = item[:-1] if multiplier > 1 else item
+    if item.lower().endswith(("kib", "mib", "gib")):
+        multiplier, digits = SIZE_SUFFIXES[item[-3].lower()], item[:-3]
+    try:
+        size = int(digits) * multiplier
+    except ValueError:
+        raise ArgumentError(f"--sizes: '{item}' is not a size in bytes (e.g. 64, 4K, 1M)")
+    if size < 1:
+        raise ArgumentError(f"--sizes: {item} is not a payload size (at least 1 byte)")
+    return size
+
+
+def parse_number(text, option, minimum):
+    try:
+        value = float(text)
+    except ValueError:
+        raise ArgumentError(f"{option}: '{text}' is not a number")
+    if value < minimum:
+        raise ArgumentError(f"{option} must be at least {minimum}")
+    return value
+
+
+def send_hz_for(arguments, payload_size):
+    if arguments.send_hz != "auto":
+        return arguments.send_hz
+    if arguments.mode == "ping-pong":
+        return 0.0  # one probe in flight, the next as soon as its echo arrives
+    return float(min(AUTO_MAX_HZ, round(AUTO_PAYLOAD_BYTES_PER_SECOND / payload_size, 1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# The grid
+
+
+def plan_points(arguments, setups):
+    """(repetition, setup, size) in the order they run: a whole pass over transports and sizes
+    per repetition, so slow drift on the machine spreads over every point instead of biasing
+    the last transport."""
+    return [(repetition, setup, size)
+            for repetition in range(1, arguments.repetitions + 1)
+            for setup in setups
+            for size in arguments.sizes]
+
+
+def run_spec(arguments, setup, size):
+    return loopback.RunSpec(
+        setup=setup, mode=arguments.mode, payload_size=size, subscribers=arguments.subscribers,
+        send_hz=send_hz_for(arguments, size), duration_seconds=arguments.duration,
+        warmup_seconds=arguments.warmup,
+        queue_length=arguments.queue_length or loopback.queue_length_for(size),
+        extra_args=arguments.netprof_args, deadline=arguments.deadline)
+
+
+def choose_setups(arguments, built):
+    """The setups to run, and the namespace those that need one will share (or None)."""
+    if arguments.transports:
+        setups = loopback.resolve_setups(arguments.transports, built)
+    else:
+        setups = loopback.default_setups(built)
+        for name in loopback.transports_without_recipe(built):
+            print(f"sweep: skipping {name}: no loopback recipe in scripts/netprof_loopback.py "
+                  "yet", file=sys.stderr)
+    needing = [setup for setup in setups if setup.needs_namespace]
+    if not needing:
+        return setups, None
+    reason = loopback.namespace_unavailable_reason()
+    namespace = None
+    if reason is None:
+        namespace = loopback.NetworkNamespace(f"netprof-sweep-{os.getpid()}")
+        try:
+            namespace.create()
+        except loopback.SetupError as error:
+            reason, namespace = str(error), None
+    if namespace is None:
+        names = ", ".join(setup.name for setup in needing)
+        print(f"sweep: skipping {names}: {reason}", file=sys.stderr)
+        setups = [setup for setup in setups if not setup.needs_namespace]
+    return setups, namespace
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows
+
+
+def flatten(value, prefix=""):
+    """Every figure of a report as dotted-path columns: `publisher.latency.one_way_ns.p50`,
+    `subscribers.0.lost`, `host.cpu_model`. Lists other than subscribers (the command line, a
+    histogram) become one JSON cell."""
+    columns = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            columns.update(flatten(item, f"{prefix}{key}."))
+    elif isinstance(value, list) and prefix == "subscribers.":
+        for index, item in enumerate(value):
+            columns.update(flatten(item, f"{prefix}{index}."))
+    elif isinstance(value, list):
+        columns[prefix[:-1]] = json.dumps(value, separators=(",", ":"))
+    else:
+        columns[prefix[:-1]] = value
+    return columns
+
+
+def summary_figures(report):
+    """The headline figures of a publisher's report, or nothing if there is none."""
+    if not report or "publisher" not in report:
+        return {}
+    latency = report["publisher"]["latency"]
+    one_way, rtt = latency["one_way_ns"], latency["rtt_ns"]
+    counted = [s for s in report.get("subscribers", []) if s.get("counters_received")]
+    return {
+        "one_way_p50_ns": one_way["p50"], "one_way_p90_ns": one_way["p90"],
+        "one_way_p99_ns": one_way["p99"], "one_way_max_ns": one_way["max"],
+        "rtt_p50_ns": rtt["p50"], "rtt_p99_ns": rtt["p99"], "rtt_max_ns": rtt["max"],
+        "messages_per_second": mean(s["throughput"]["messages_per_second"] for s in counted),
+        "payload_bytes_per_second": mean(
+            s["throughput"]["payload_bytes_per_second"] for s in counted),
+        "wire_bytes_per_second": mean(s["throughput"]["wire_bytes_per_second"] for s in counted),
+        "lost": sum(s["lost"] for s in counted),
+        "loss_percent": max((s["loss_percent"] for s in counted), default=0),
+    }
+
+
+def mean(values):
+    values = list(values)
+    return sum(values) / len(values) if values else 0
+
+
+def make_row(index, repetition, spec, outcome, started_at, out_dir):
+    row = {
+        "point": index, "repetition": repetition, "transport": spec.setup.name,
+        "mode": spec.mode, "payload_size": spec.payload_size, "subscribers": spec.subscribers,
+        "send_hz": spec.send_hz, "queue_length": spec.queue_length,
+        "duration_seconds": spec.duration_seconds, "status": "ok" if outcome.ok else "failed",
+        "exit_code": outcome.exit_code,
+        "subscriber_exit_codes": " ".join(str(c) for c in outcome.subscriber_exit_codes),
+        "reason": outcome.reason, "elapsed_seconds": round(outcome.elapsed_seconds, 3),
+        "started_at": started_at,
+        "json_file": os.path.relpath(outcome.json_files[0], out_dir)
+        if outcome.report else "",
+    }
+    row.update(summary_figures(outcome.report))
+    if outcome.report:
+        row.update(flatten(outcome.report))
+    return row
+
+
+def write_csv(path, rows):
+    """The whole CSV, rewritten after every point so an interrupted sweep leaves a valid file."""
+    columns = list(POINT_COLUMNS + SUMMARY_COLUMNS)
+    seen = set(columns)
+    for row in rows:
+        for key in row:
+            if key not in seen:
+                seen.add(key)
+                columns.append(key)
+    temporary = path + ".tmp"
+    with open(temporary, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress
+
+
+def format_duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def progress_start(index, total, repetition, repetitions, setup, size):
+    print(f"[{index}/{total}] {setup.name} {size} B (rep {repetition}/{repetitions}) ...",
+          end="", file=sys.stderr, flush=True)
+
+
+def progress_end(outcome, index, total, sweep_started):
+    elapsed = time.monotonic() - sweep_started
+    eta = elapsed / index * (total - index)
+    verdict = "ok" if outcome.ok else f"FAILED ({outcome.reason})"
+    print(f" {verdict}, ETA {format_duration(eta)}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Main
+
+
+def sweep(arguments, setups, namespace):
+    """Runs every point; returns the rows."""
+    os.makedirs(os.path.join(arguments.out, "json"), exist_ok=True)
+    csv_path = os.path.join(arguments.out, "sweep.csv")
+    points = plan_points(arguments, setups)
+    rows = []
+    started = time.monotonic()
+    for index, (repetition, setup, size) in enumerate(points, start=1):
+        spec = run_spec(arguments, setup, size)
+        progress_start(index, len(points), repetition, arguments.repetitions, setup, size)
+        started_at = datetime.datetime.now().isoformat(timespec="seconds")
+        prefix = namespace.command_prefix() if setup.needs_namespace else ()
+        stem = f"{setup.name}-{size}-r{repetition}"
+        outcome = loopback.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
+                               stem, prefix=prefix)
+        rows.append(make_row(index, repetition, spec, outcome, started_at, arguments.out))
+        write_csv(csv_path, rows)
+        progress_end(outcome, index, len(points), started)
+    return rows
+
+
+def write_command(arguments, argv):
+    """How this sweep was made, for the results page."""
+    with open(os.path.join(arguments.out, "command.txt"), "w") as f:
+        f.write(f"date: {datetime.datetime.now().isoformat(timespec='seconds')}\n")
+        f.write(f"command: {shlex.join(['scripts/sweep.py', *argv])}\n")
+        f.write(f"load average at start: {load_average()}\n")
+
+
+def write_finish(arguments, started, rows):
+    """When it ended and how busy the machine was: other load skews every latency."""
+    failed = sum(1 for row in rows if row["status"] != "ok")
+    with open(os.path.join(arguments.out, "command.txt"), "a") as f:
+        f.write(f"finished: {datetime.datetime.now().isoformat(timespec='seconds')} after "
+                f"{format_duration(time.monotonic() - started)}; {len(rows) - failed} of "
+                f"{len(rows)} runs ok\n")
+        f.write(f"load average at end: {load_average()}\n")
+
+
+def load_average():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def raise_interrupt_on_sigterm():
+    """SIGTERM unwinds like Ctrl-C, so the namespace is deleted and the CSV kept."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, handler)
+
+
+def main(argv):
+    try:
+        arguments = parse_arguments(argv)
+        built = loopback.list_transports(arguments.netprof)
+        setups, namespace = choose_setups(arguments, built)
+    except (ArgumentError, loopback.SetupError) as error:
+        print(f"sweep: {error}", file=sys.stderr)
+        return 2
+    if not setups:
+        print("sweep: no transport left to run", file=sys.stderr)
+        return 2
+    raise_interrupt_on_sigterm()
+    try:
+        os.makedirs(arguments.out, exist_ok=True)
+        write_command(arguments, argv)
+        started = time.monotonic()
+        rows = sweep(arguments, setups, namespace)
+        write_finish(arguments, started, rows)
+    except KeyboardInterrupt:
+        print("\nsweep: interrupted; the CSV holds the points that finished", file=sys.stderr)
+        return 130
+    finally:
+        if namespace:
+            namespace.delete()
+    failed = sum(1 for row in rows if row["status"] != "ok")
+    print(f"sweep: {len(rows) - failed} of {len(rows)} runs ok; "
+          f"{os.path.join(arguments.out, 'sweep.csv')}", file=sys.stderr)
+    return 1 if failed == len(rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
