@@ -49,11 +49,19 @@ private:
   // Receives without blocking: the number of messages handed to the sink, or -1 on a socket
   // error.
   int drain(MessageSink& sink) noexcept;
+  // Fills the first `wanted` slots without blocking; the count, or -1 with errno set.
+  int receive_datagrams(std::size_t wanted) noexcept;
+  int deliver_batch(MessageSink& sink, std::size_t count) noexcept;
   void deliver(MessageSink& sink, std::span<const std::byte> message, const sockaddr_in& source,
                DeliveryFacts facts) noexcept;
   bool is_own(const sockaddr_in& source) const noexcept;
 
   int m_fd;
+  // Receives that found a datagram in a row while receiving one at a time; at the threshold
+  // the receiver switches to batches, and back after a batch that found fewer than two.
+  static constexpr std::size_t busy_streak_for_batching = 2;
+  std::size_t m_busy_streak = 0;
+  bool m_batching = false;
   std::optional<sockaddr_in> m_own_source;
   Reassembler m_reassembler;
 
