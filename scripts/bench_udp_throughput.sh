@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # netprof's UDP stream throughput against sockperf's throughput mode, over loopback, pinned the
-# same way, in one run: small messages with and without --udp-batch, then 1 MiB messages beside
-# a bare memcpy figure for scale. Prints figures; a missed target is reported, never an error:
+# same way, in one run: small messages without batching, with --udp-batch (sendmmsg and UDP GSO)
+# and with --udp-batch --udp-gso off (sendmmsg alone), then 1 MiB messages beside a bare memcpy
+# figure for scale. Prints figures; a missed target is reported, never an error:
 # the exit status is 0 unless a run crashed or timed out.
 #
 #   scripts/bench_udp_throughput.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B] [--batch N]
@@ -24,7 +25,7 @@ target_batch=1.5
 
 usage()
 {
-  sed -n '7p' "$0" | sed 's/^# *//'
+  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
 }
 
 while (($# > 0)); do
@@ -160,9 +161,10 @@ sockperf_rate "$wire_size" "$work/sockperf_wire"
 read -r sp_small_rx sp_small_tx <"$work/sockperf_small"
 read -r sp_wire_rx sp_wire_tx <"$work/sockperf_wire"
 
-for run in plain batch; do
+for run in plain batch sendmmsg; do
   extra=()
   [[ $run == batch ]] && extra=(--udp-batch "$batch")
+  [[ $run == sendmmsg ]] && extra=(--udp-batch "$batch" --udp-gso off)
   run_limited "$netprof_limit" "$work/netprof_$run.out" \
     "$netprof" --local-pair -s "$payload" -t "$seconds" --cpu "$cpus" "${extra[@]}" \
     --json "$work/netprof_$run.json" --quiet
@@ -215,7 +217,9 @@ rows.append((f"sockperf -m {payload}", fmt(number(sp_small_rx)), fmt(number(sp_s
 rows.append((f"sockperf -m {wire}", fmt(number(sp_wire_rx)), fmt(number(sp_wire_tx)),
              "", "", "", "", ""))
 for name, label, target in (("plain", f"netprof -s {payload}", target_plain),
-                            ("batch", f"netprof -s {payload} --udp-batch {batch}", target_batch)):
+                            ("batch", f"netprof -s {payload} --udp-batch {batch}", target_batch),
+                            ("sendmmsg", f"netprof -s {payload} --udp-batch {batch} --udp-gso off",
+                             target_batch)):
     report = load(f"netprof_{name}.json")
     rx = tx = lost = None
     if report and report.get("subscribers"):

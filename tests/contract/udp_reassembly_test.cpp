@@ -434,13 +434,14 @@ TEST(Reassembler, MemoryStaysWithinTheBoundWhateverArrives)
 
   std::uniform_int_distribution<std::uint32_t> small(0, 200);
   std::uniform_int_distribution<std::uint32_t> any;
+  constexpr auto beyond = static_cast<std::uint32_t>(max_message + 2000);
   for (int i = 0; i < 20'000; ++i) {
     udp::FragmentHeader header;
     header.message_id = small(random) % 16;
-    header.total = i % 2 == 0 ? any(random) % (max_message + 2000) : small(random) * 1000 + 1;
+    header.total = i % 2 == 0 ? any(random) % beyond : small(random) * 1000 + 1;
     header.count = small(random) % 120 + 1;
     header.index = small(random) % (header.count + 1);
-    header.offset = i % 3 == 0 ? header.index * 1000 : any(random) % (max_message + 2000);
+    header.offset = i % 3 == 0 ? header.index * 1000 : any(random) % beyond;
     const std::size_t payload = i % 3 == 0 ? 1000 : small(random) * 7 + 1;
     const std::uint64_t source = i % 5;
     const auto done = sut.accept(source, encoded(header, payload), t0 + std::chrono::milliseconds(i));

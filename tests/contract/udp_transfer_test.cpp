@@ -8,9 +8,17 @@
 
 #include <gtest/gtest.h>
 
+#include <linux/capability.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cstring>
+#include <iostream>
 
 #include <algorithm>
 #include <chrono>
@@ -316,6 +324,117 @@ TEST(UdpBatch, ThousandMessagesInBatchesOfThirtyTwoArriveInOrder)
     std::copy_n(sink.messages[i].begin(), sizeof index, reinterpret_cast<std::byte*>(&index));
     ASSERT_EQ(index, i);
   }
+}
+
+TEST(UdpBatch, MixedSizesArriveAsOneDatagramEachWithAndWithoutGso)
+{
+  // Runs of equal sizes, a shorter message ending a run, a longer one starting the next.
+  const std::vector<std::size_t> sizes = {100, 100, 100, 40, 100, 300, 300, 7, 7, 1200, 100};
+  for (const char* gso : {"on", "off"}) {
+    UnicastPair pair({"--udp-batch", "16", "--udp-gso", gso});
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      ASSERT_EQ(pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))),
+                SendResult::sent);
+    }
+    ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+    RecordingSink sink(*pair.subscriber);
+    ASSERT_TRUE(receive_until(*pair.subscriber, sink, sizes.size())) << gso;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      EXPECT_TRUE(sink.messages[i] == pattern(sizes[i], static_cast<std::uint8_t>(i)))
+          << "gso " << gso << ", message " << i;
+      EXPECT_EQ(sink.deliveries[i].datagrams, 1u);
+    }
+    EXPECT_TRUE(stays_quiet(*pair.subscriber)) << gso;
+    for (const std::string& note : pair.publisher->facts().notes) {
+      EXPECT_EQ(note.find("GSO"), std::string::npos) << "loopback does GSO: " << note;
+    }
+  }
+}
+
+TEST(UdpBatch, MoreThanSixtyFourEqualMessagesSplitIntoSeveralGsoRuns)
+{
+  UnicastPair pair({"--udp-batch", "200"});
+  for (std::uint8_t i = 0; i < 200; ++i) {
+    ASSERT_EQ(pair.publisher->send(pattern(500, i)), SendResult::sent);
+  }
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 200));
+  for (std::uint8_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(sink.messages[i] == pattern(500, i)) << int{i};
+  }
+}
+
+// In a network namespace of its own whose lo has a 1500-byte MTU, where the kernel refuses a
+// GSO segment larger than the MTU: run in a child (a death test), as unsharing changes the
+// whole process. Exits 0 when the batch still arrived and the refusal was noted, 77 when the
+// namespace cannot be made (no privilege), 1 otherwise.
+void expect_fallback_when_gso_is_refused()
+{
+  if (unshare(CLONE_NEWNET) != 0) {
+    std::_Exit(77);
+  }
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  request.ifr_mtu = 1500;
+  if (fd < 0 || ioctl(fd, SIOCSIFMTU, &request) != 0) {
+    std::_Exit(77);
+  }
+  request.ifr_flags = IFF_UP;
+  if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) {
+    std::_Exit(77);
+  }
+  close(fd);
+
+  // A small message first: the refusal comes at the batch's second entry, after the first
+  // went out, and the rest must still follow it.
+  const std::vector<std::size_t> sizes = {40, 1600, 1600, 1600};
+  UnicastPair pair({"--udp-batch", "4"});
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))) != SendResult::sent) {
+      std::cerr << "send " << i << " failed";
+      std::_Exit(1);
+    }
+  }
+  RecordingSink sink(*pair.subscriber);
+  if (!receive_until(*pair.subscriber, sink, sizes.size())) {
+    std::cerr << "received " << sink.messages.size() << " of " << sizes.size();
+    std::_Exit(1);
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sink.messages[i] != pattern(sizes[i], static_cast<std::uint8_t>(i))) {
+      std::cerr << "message " << i << " altered or out of order";
+      std::_Exit(1);
+    }
+  }
+  if (!stays_quiet(*pair.subscriber)) {
+    std::cerr << "a message arrived twice";
+    std::_Exit(1);
+  }
+  for (const std::string& note : pair.publisher->facts().notes) {
+    if (note.rfind("UDP GSO refused by the kernel (", 0) == 0) {
+      std::_Exit(0);
+    }
+  }
+  std::cerr << "no note about GSO";
+  std::_Exit(1);
+}
+
+bool has_sys_admin()
+{
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return syscall(SYS_capget, &header, data) == 0 &&
+         (data[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32))) != 0;
+}
+
+TEST(UdpBatchDeathTest, FallsBackToOneEntryPerMessageWhenTheKernelRefusesGso)
+{
+  if (!has_sys_admin()) {
+    GTEST_SKIP() << "needs CAP_SYS_ADMIN for a network namespace of its own (run as root)";
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(expect_fallback_when_gso_is_refused(), ::testing::ExitedWithCode(0), "");
 }
 
 // --- shared media --------------------------------------------------------------------------------

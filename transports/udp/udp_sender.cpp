@@ -24,10 +24,12 @@ constexpr std::size_t max_gso_segments = 64;
 constexpr std::size_t max_gso_bytes = max_datagram_size;
 constexpr std::size_t control_size = CMSG_SPACE(sizeof(std::uint16_t));
 
-// What a kernel or a device without UDP GSO answers: no option, or no checksum offload.
+// What the kernel answers when it cannot segment: no such option (ENOPROTOOPT, EINVAL on old
+// kernels), a device without checksum offload (EIO), a segment beyond the path MTU (EMSGSIZE).
 bool gso_refused(int error) noexcept
 {
-  return error == EIO || error == EINVAL || error == ENOPROTOOPT || error == EOPNOTSUPP;
+  return error == EIO || error == EINVAL || error == ENOPROTOOPT || error == EOPNOTSUPP ||
+         error == EMSGSIZE;
 }
 
 void point_at(mmsghdr& header, iovec* iov, std::size_t iov_count) noexcept
@@ -70,10 +72,8 @@ UdpSender::UdpSender(int fd, PeerTable& peers, const SenderSettings& settings)
     m_batch_slot_size = settings.fragment_size;
     m_batch_storage = std::make_unique_for_overwrite<std::byte[]>(settings.batch * m_batch_slot_size);
     m_batch_iovs = std::make_unique<iovec[]>(settings.batch);
-    m_batch_headers = std::make_unique<mmsghdr[]>(settings.batch);
     for (std::size_t i = 0; i < settings.batch; ++i) {
       m_batch_iovs[i].iov_base = m_batch_storage.get() + i * m_batch_slot_size;
-      point_at(m_batch_headers[i], &m_batch_iovs[i], 1);
     }
     m_run_headers = std::make_unique<mmsghdr[]>(settings.batch);
     // Value-initialised, so every control buffer starts zeroed as CMSG_* expects.
@@ -81,10 +81,10 @@ UdpSender::UdpSender(int fd, PeerTable& peers, const SenderSettings& settings)
   }
 }
 
-std::size_t UdpSender::build_runs() noexcept
+std::size_t UdpSender::build_runs(std::size_t from) noexcept
 {
   std::size_t runs = 0;
-  for (std::size_t first = 0; first < m_queued; ++runs) {
+  for (std::size_t first = from; first < m_queued; ++runs) {
     const std::size_t size = m_batch_iovs[first].iov_len;
     std::size_t end = first + 1;
     std::size_t bytes = size;
@@ -164,24 +164,29 @@ SendResult UdpSender::flush() noexcept
     return SendResult::sent;
   }
   Progress progress;
+  std::size_t runs = build_runs(0);
   for (std::size_t peer = 0; peer < m_peers.size();) {
-    const std::size_t runs = build_runs();
     for (std::size_t i = 0; i < runs; ++i) {
       m_run_headers[i].msg_hdr.msg_name = m_peers.address(peer);
     }
     Progress attempt;
     const std::size_t sent = push(m_run_headers.get(), runs, attempt);
-    if (sent == 0 && attempt.failed && m_settings.gso && gso_refused(m_last_error)) {
-      // This kernel or device cannot segment: from now on, and for this peer again, one
-      // entry per message.
+    progress.committed |= attempt.committed;
+    if (sent < runs && attempt.failed && m_settings.gso && gso_refused(m_last_error)) {
+      // This kernel or device cannot segment: from now on one entry per message, starting
+      // again for this peer with the first message it did not get.
+      const auto resume = static_cast<std::size_t>(m_run_headers[sent].msg_hdr.msg_iov -
+                                                   m_batch_iovs.get());
       m_settings.gso = false;
       m_gso_refused_error = m_last_error;
+      runs = build_runs(resume);
       continue;
     }
-    progress.committed |= attempt.committed;
     progress.would_block |= attempt.would_block;
     progress.failed |= attempt.failed;
-    ++peer;
+    if (++peer < m_peers.size() && m_run_headers[0].msg_hdr.msg_iov != m_batch_iovs.get()) {
+      runs = build_runs(0); // the next peer gets the whole batch
+    }
   }
   if (!progress.committed && progress.would_block) {
     return SendResult::back_pressured; // nothing went out: all of it is retried later

@@ -67,8 +67,9 @@ private:
   std::size_t push(mmsghdr* headers, std::size_t count, Progress& progress) noexcept;
   bool wait_writable(Clock::time_point deadline) noexcept;
   bool fits_batch(std::span<const std::byte> message) const noexcept;
-  // Groups the queued messages into m_run_headers; returns how many entries.
-  std::size_t build_runs() noexcept;
+  // Groups the queued messages from index `from` on into m_run_headers; returns how many
+  // entries.
+  std::size_t build_runs(std::size_t from) noexcept;
 
   int m_fd;
   PeerTable& m_peers;
@@ -86,13 +87,12 @@ private:
   std::unique_ptr<mmsghdr[]> m_fragment_headers;
   std::unique_ptr<bool[]> m_peer_abandoned;
 
-  // Batch: copies of up to `batch` small messages, one header each.
+  // Batch: copies of up to `batch` small messages, an iovec each, sent as runs: one sendmmsg
+  // entry per run of equal-sized messages with GSO, per message without.
   std::size_t m_batch_slot_size = 0;
   std::unique_ptr<std::byte[]> m_batch_storage;
   std::unique_ptr<iovec[]> m_batch_iovs;
-  std::unique_ptr<mmsghdr[]> m_batch_headers;
   std::size_t m_queued = 0;
-  // GSO runs over the batch's iovecs, each with its own control message.
   std::unique_ptr<mmsghdr[]> m_run_headers;
   std::unique_ptr<std::byte[]> m_run_control;
 };
