@@ -1,5 +1,7 @@
 #include "socket_address.hpp"
 
+#include "common/host_name.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <arpa/inet.h>
@@ -26,43 +28,8 @@ namespace {
   throw UsageError(message);
 }
 
-bool is_digit(char c) noexcept
-{
-  return c >= '0' && c <= '9';
-}
-
-bool looks_like_dotted_quad(std::string_view host) noexcept
-{
-  return std::all_of(host.begin(), host.end(), [](char c) { return is_digit(c) || c == '.'; });
-}
-
-// RFC 1123 labels, plus '_' which some /etc/hosts entries use. Checked here so that an obvious
-// typo gets a precise message instead of a resolver round trip and "Name or service not known".
-bool is_host_name(std::string_view host) noexcept
-{
-  if (host.empty() || host.size() > 253) {
-    return false;
-  }
-  if (host.back() == '.') {
-    host.remove_suffix(1);
-  }
-  std::size_t label_start = 0;
-  while (label_start <= host.size()) {
-    const std::size_t dot = std::min(host.find('.', label_start), host.size());
-    const std::string_view label = host.substr(label_start, dot - label_start);
-    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
-      return false;
-    }
-    for (const char c : label) {
-      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-      if (!letter && !is_digit(c) && c != '-' && c != '_') {
-        return false;
-      }
-    }
-    label_start = dot + 1;
-  }
-  return true;
-}
+using transport_common::is_host_name;
+using transport_common::looks_like_dotted_quad;
 
 struct AddrinfoDeleter {
   void operator()(addrinfo* list) const noexcept { freeaddrinfo(list); }

@@ -95,6 +95,7 @@ EndpointFacts UdpEndpoint::facts() const
     facts.peer_addresses.push_back(to_string(m_peers[i]));
   }
   facts.max_message_size = m_sender.max_message_size();
+  facts.size_hint = "a larger -q raises it up to 16 MiB, or give --udp-max-message";
   facts.requested_buffer_bytes = m_buffers.requested;
   facts.granted_send_buffer_bytes = m_buffers.granted_send;
   facts.granted_receive_buffer_bytes = m_buffers.granted_receive;
