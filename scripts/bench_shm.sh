@@ -43,62 +43,13 @@ first_cpu=${cpus%,*}
 netprof=$build_dir/netprof
 floor=$build_dir/bench/cache_line_pingpong
 memcpy=$build_dir/bench/memcpy_bandwidth
-for binary in "$netprof" "$floor" "$memcpy"; do
-  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
-done
 python=/usr/bin/python3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_shm.XXXXXX")
-running=""
-cleanup()
-{
-  # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
-  # so whatever is still running is stopped here by its PID; netprof then unlinks its segment.
-  if [[ -n $running ]]; then
-    kill -TERM "$running" 2>/dev/null || true
-    wait "$running" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof" "$floor" "$memcpy"
+bench_start bench_shm
 
-failures=0
-# Runs a command under a deadline, stdout to $2; returns 0 without tripping set -e.
-run_limited()
-{
-  local limit=$1 out=$2 status=0
-  shift 2
-  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
-  running=$!
-  wait "$running" || status=$?
-  running=""
-  if ((status != 0)); then
-    ((failures += 1))
-    local why="exit $status"
-    ((status == 124 || status == 137)) && why+=", timed out"
-    echo "FAILED ($why): $*" >&2
-    tail -n 5 "$out.err" >&2 || true
-  fi
-  return 0
-}
-
-# One figure from a JSON file, or "n/a" when the run left none.
-field()
-{
-  "$python" -c '
-import json, sys
-try:
-    value = json.load(open(sys.argv[1]))
-    for key in sys.argv[2].split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
-    print(value)
-except Exception:
-    print("n/a")
-' "$1" "$2"
-}
-
-netprof_limit=$("$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$seconds")
+netprof_limit=$(netprof_deadline "$seconds")
 
 echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 echo "pinned to CPUs $cpus (publisher/pinger, subscriber/ponger); netprof runs -t $seconds s each"

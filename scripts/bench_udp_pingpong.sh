@@ -42,67 +42,14 @@ done
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_udp_pingpong
 histogram_bench=$build_dir/bench/histogram_bench
-for binary in "$netprof" "$bare"; do
-  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
-done
 python=/usr/bin/python3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_udp_pingpong.XXXXXX")
-running=""
-cleanup()
-{
-  # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
-  # so whatever is still running is stopped here by its PID.
-  if [[ -n $running ]]; then
-    kill -TERM "$running" 2>/dev/null || true
-    wait "$running" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-failures=0
-last_status=0
-# Runs a command under a deadline, stdout to $3; a non-zero exit is reported and counted as a
-# failure, except the statuses listed in $1 (comma-separated), which the caller handles.
-run_limited()
-{
-  local tolerated=",$1," limit=$2 out=$3 status=0
-  shift 3
-  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
-  running=$!
-  wait "$running" || status=$?
-  running=""
-  last_status=$status
-  if ((status != 0)) && [[ $tolerated != *",$status,"* ]]; then
-    ((failures += 1))
-    local why="exit $status"
-    ((status == 124 || status == 137)) && why+=", timed out"
-    echo "FAILED ($why): $*" >&2
-    tail -n 5 "$out.err" >&2 || true
-  fi
-  return 0
-}
-
-# One figure from a JSON file, or "n/a" when the run left none.
-field()
-{
-  "$python" -c '
-import json, sys
-try:
-    value = json.load(open(sys.argv[1]))
-    for key in sys.argv[2].split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
-    print(value)
-except Exception:
-    print("n/a")
-' "$1" "$2"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof" "$bare"
+bench_start bench_udp_pingpong
 
 # netprof's timeout covers its warm-up and end-of-test handshake on top of -t.
-netprof_limit=$("$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$seconds")
+netprof_limit=$(netprof_deadline "$seconds")
 wire_size=$((payload + header))
 
 read -r load _ </proc/loadavg
@@ -118,14 +65,14 @@ echo
 rows=()
 for wait_strategy in block spin; do
   for size in "$wire_size" "$payload"; do
-    run_limited "" 60 "$work/bare_${wait_strategy}_$size.json" \
+    run_limited 60 "$work/bare_${wait_strategy}_$size.json" \
       "$bare" --size "$size" --iterations "$iterations" --warmup "$warmup" \
       --wait "$wait_strategy" --cpu "$cpus"
   done
   json=$work/netprof_$wait_strategy.json
   # netprof's exit 1 means the test ran but failed its own criteria (say, an echo later than
   # --probe-timeout on a starved machine): the figures exist, so they are shown with a note.
-  run_limited 1 "$netprof_limit" "$work/netprof_$wait_strategy.out" \
+  tolerated_statuses=1 run_limited "$netprof_limit" "$work/netprof_$wait_strategy.out" \
     "$netprof" --local-pair --mode ping-pong -s "$payload" --wait-strategy "$wait_strategy" \
     --cpu "$cpus" -t "$seconds" --json "$json" --quiet
   if ((last_status == 1)); then
@@ -186,7 +133,7 @@ EOF
 
 echo
 if [[ -x $histogram_bench ]]; then
-  run_limited "" 60 "$work/histogram.json" "$histogram_bench" \
+  run_limited 60 "$work/histogram.json" "$histogram_bench" \
     --benchmark_filter=BM_histogram_record --benchmark_format=json
   "$python" - "$work/histogram.json" "$target_record_ns" <<'EOF'
 import json, sys

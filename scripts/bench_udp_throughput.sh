@@ -46,60 +46,12 @@ receiver_cpu=${BASH_REMATCH[2]}
 
 netprof=$build_dir/netprof
 memcpy=$build_dir/bench/memcpy_bandwidth
-for binary in "$netprof" "$memcpy"; do
-  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
-done
 command -v sockperf >/dev/null || { echo "sockperf not found: apt-get install sockperf" >&2; exit 2; }
 python=/usr/bin/python3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_udp_throughput.XXXXXX")
-running=()
-cleanup()
-{
-  # Whatever is still running was started here; it is stopped by its PID.
-  for pid in "${running[@]}"; do
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-# Runs a command under a deadline, stdout to $2; returns its exit status without tripping set -e.
-run_limited()
-{
-  local limit=$1 out=$2 status=0
-  shift 2
-  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
-  running=($!)
-  wait "${running[0]}" || status=$?
-  running=()
-  if ((status != 0)); then
-    ((failures += 1))
-    local why="exit $status"
-    ((status == 124 || status == 137)) && why+=", timed out"
-    echo "FAILED ($why): $*" >&2
-    tail -n 5 "$out.err" >&2 || true
-  fi
-  return 0
-}
-
-# One figure from a JSON file, or "n/a" when the run left none.
-field()
-{
-  "$python" -c '
-import json, sys
-try:
-    value = json.load(open(sys.argv[1]))
-    for key in sys.argv[2].split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
-    print(value)
-except Exception:
-    print("n/a")
-' "$1" "$2"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof" "$memcpy"
+bench_start bench_udp_throughput
 
 free_port()
 {
@@ -146,7 +98,7 @@ else:
 EOF
 }
 
-netprof_limit=$((seconds + 60))
+netprof_limit=$(netprof_deadline "$seconds")
 wire_size=$((payload + header))
 
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"

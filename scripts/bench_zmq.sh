@@ -55,45 +55,11 @@ done
 netprof=$build_dir/netprof
 bare_pingpong=$build_dir/bench/bare_zmq_pingpong
 bare_stream=$build_dir/bench/bare_zmq_stream
-for binary in "$netprof" "$bare_pingpong" "$bare_stream"; do
-  [[ -x $binary ]] || { echo "missing $binary: build with NETPROF_BUILD_BENCH=ON first" >&2; exit 2; }
-done
 python=/usr/bin/python3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench_zmq.XXXXXX")
-running=""
-cleanup()
-{
-  # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
-  # so whatever is still running is stopped here by its PID.
-  if [[ -n $running ]]; then
-    kill -TERM "$running" 2>/dev/null || true
-    wait "$running" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-# Runs a command under a deadline, stdout to $2; returns 0 without tripping set -e.
-run_limited()
-{
-  local limit=$1 out=$2 status=0
-  shift 2
-  timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
-  running=$!
-  wait "$running" || status=$?
-  running=""
-  if ((status != 0)); then
-    ((failures += 1))
-    local why="exit $status"
-    ((status == 124 || status == 137)) && why+=", timed out"
-    echo "FAILED ($why): $*" >&2
-    tail -n 5 "$out.err" >&2 || true
-  fi
-  return 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof" "$bare_pingpong" "$bare_stream"
+bench_start bench_zmq
 
 # The median of one figure over the runs whose JSON files match a glob, or "n/a" when none has it.
 median()
