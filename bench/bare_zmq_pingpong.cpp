@@ -10,6 +10,8 @@
 // Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (socket error,
 // timeout, lost or corrupt echo), 2 bad command line.
 
+#include "bare_common.hpp"
+
 #include <zmq.hpp>
 
 #include <netinet/in.h>
@@ -33,6 +35,10 @@
 #include <vector>
 
 namespace {
+
+using bare::parse_number;
+using bare::percentile;
+using bare::UsageError;
 
 using Clock = std::chrono::steady_clock;
 
@@ -60,9 +66,6 @@ struct Options {
   std::optional<int> ponger_cpu;
 };
 
-struct UsageError {
-  const char* message; // null: help was asked for
-};
 
 constexpr const char* usage =
     "usage: bare_zmq_pingpong [--size BYTES (=64)] [--iterations N (=100000)]\n"
@@ -73,15 +76,6 @@ struct RuntimeError {
   std::string what;
 };
 
-template <typename Number>
-Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
-{
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
-    throw UsageError{message};
-  return value;
-}
 
 Options parse_options(int argc, char** argv)
 {
@@ -140,12 +134,7 @@ Options parse_options(int argc, char** argv)
 // Before the context exists, so its I/O thread inherits the pinning, as in netprof.
 void pin_to_cpu(std::optional<int> cpu)
 {
-  if (!cpu)
-    return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<unsigned>(*cpu), &set);
-  if (sched_setaffinity(0, sizeof set, &set) != 0)
+  if (!bare::pin_to_cpu(cpu))
     throw RuntimeError{std::string("cannot pin to the CPU given with --cpu: ") +
                        std::strerror(errno)};
 }
@@ -256,11 +245,6 @@ std::vector<std::int64_t> run_pinger(const std::string& endpoint, const Options&
 }
 
 // Nearest rank, as netprof's histogram defines it. Per mille in integers, so 99.9% is exact.
-std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::size_t per_mille)
-{
-  const std::size_t rank = (per_mille * sorted.size() + 999) / 1000;
-  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
-}
 
 void print_result(const Options& options, std::vector<std::int64_t> rtts)
 {
@@ -282,21 +266,7 @@ void print_result(const Options& options, std::vector<std::int64_t> rtts)
 // The ponger's status once it is done; kills it if it is not done within the timeout.
 bool reap_ponger(pid_t ponger)
 {
-  const auto give_up = Clock::now() + receive_timeout;
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(ponger, &status, WNOHANG);
-    if (done == ponger)
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (done < 0 && errno != EINTR)
-      return false;
-    if (Clock::now() >= give_up) {
-      kill(ponger, SIGKILL);
-      waitpid(ponger, &status, 0);
-      return false;
-    }
-    usleep(1000);
-  }
+  return bare::reap_child(ponger, receive_timeout);
 }
 
 } // namespace

@@ -13,6 +13,8 @@
 // as netprof's subscriber does. Prints one JSON line on stdout. Exit status: 0 measured,
 // 1 runtime error, 2 bad command line.
 
+#include "bare_common.hpp"
+
 #include <zmq.hpp>
 
 #include <netinet/in.h>
@@ -36,6 +38,10 @@
 #include <vector>
 
 namespace {
+
+using bare::parse_number;
+using bare::percentile;
+using bare::UsageError;
 
 using Clock = std::chrono::steady_clock;
 
@@ -67,9 +73,6 @@ struct Options {
   std::optional<int> receiver_cpu;
 };
 
-struct UsageError {
-  const char* message; // null: help was asked for
-};
 
 constexpr const char* usage =
     "usage: bare_zmq_stream [--size BYTES (=180)] [--seconds S (=3)] [--warmup S (=0.5)]\n"
@@ -81,15 +84,6 @@ struct RuntimeError {
   std::string what;
 };
 
-template <typename Number>
-Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
-{
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
-    throw UsageError{message};
-  return value;
-}
 
 Options parse_options(int argc, char** argv)
 {
@@ -150,12 +144,7 @@ Options parse_options(int argc, char** argv)
 // Before the context exists, so its I/O thread inherits the pinning, as in netprof.
 void pin_to_cpu(std::optional<int> cpu)
 {
-  if (!cpu)
-    return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<unsigned>(*cpu), &set);
-  if (sched_setaffinity(0, sizeof set, &set) != 0)
+  if (!bare::pin_to_cpu(cpu))
     throw RuntimeError{std::string("cannot pin to the CPU given with --cpu: ") +
                        std::strerror(errno)};
 }
@@ -289,21 +278,7 @@ Result run_receiver(const std::string& endpoint, const Options& options)
 
 bool reap(pid_t child)
 {
-  const auto give_up = Clock::now() + end_repeat_time + std::chrono::seconds(5);
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child)
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (done < 0 && errno != EINTR)
-      return false;
-    if (Clock::now() >= give_up) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      return false;
-    }
-    usleep(1000);
-  }
+  return bare::reap_child(child, end_repeat_time + std::chrono::seconds(5));
 }
 
 } // namespace

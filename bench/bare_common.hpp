@@ -1,0 +1,79 @@
+#pragma once
+
+// What the bare baselines in bench/ have in common (still no netprof code): strict option
+// parsing, pinning, percentiles and reaping the child process, so each baseline file holds only
+// its own transport's loop.
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace bare {
+
+struct UsageError {
+  const char* message; // null: help was asked for
+};
+
+template <typename Number>
+Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
+{
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
+    throw UsageError{message};
+  return value;
+}
+
+// Nearest rank, per mille (500 = p50, 999 = p99.9) of values sorted ascending; 0 when empty.
+inline std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::size_t per_mille)
+{
+  if (sorted.empty())
+    return 0;
+  const std::size_t rank = (per_mille * sorted.size() + 999) / 1000;
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+// Pins the calling process; false with errno set when the kernel refuses. No CPU: nothing to do.
+inline bool pin_to_cpu(std::optional<int> cpu) noexcept
+{
+  if (!cpu)
+    return true;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(static_cast<unsigned>(*cpu), &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+// True when the child exited 0 within `timeout`; otherwise it is killed, reaped, and false.
+inline bool reap_child(pid_t child, std::chrono::steady_clock::duration timeout)
+{
+  const auto give_up = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child)
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (done < 0 && errno != EINTR)
+      return false;
+    if (std::chrono::steady_clock::now() >= give_up) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      return false;
+    }
+    usleep(1000);
+  }
+}
+
+} // namespace bare
