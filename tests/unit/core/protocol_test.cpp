@@ -221,16 +221,15 @@ TEST(Protocol, EverySubscriberIsReportedWithItsOwnLatencyAndTheFanOutSkew)
   InMemoryFanOut sut(3);
   RunConfig publisher = config_for(Role::publisher);
   publisher.subscribers = 3;
+  // Every flag and counter exists before the first thread starts: none may move under it.
+  std::vector<StopFlag> stops(3);
+  std::vector<LiveCounters> lives(3);
   std::vector<std::future<RoleResult>> subscribers;
-  std::vector<std::unique_ptr<StopFlag>> stops;
-  std::vector<std::unique_ptr<LiveCounters>> lives;
   for (std::uint32_t id = 1; id <= 3; ++id) {
     RunConfig subscriber = config_for(Role::subscriber);
     subscriber.id = id;
-    stops.push_back(std::make_unique<StopFlag>());
-    lives.push_back(std::make_unique<LiveCounters>());
     subscribers.push_back(std::async(std::launch::async, [&, subscriber, id] {
-      return run_subscriber(subscriber, *sut.subscribers[id - 1], *stops[id - 1], *lives[id - 1]);
+      return run_subscriber(subscriber, *sut.subscribers[id - 1], stops[id - 1], lives[id - 1]);
     }));
   }
   StopFlag stop;
