@@ -4,7 +4,10 @@
 // parsing, pinning, percentiles and reaping the child process, so each baseline file holds only
 // its own transport's loop.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +21,8 @@
 #include <optional>
 #include <string_view>
 #include <system_error>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace bare {
@@ -34,6 +39,16 @@ Number parse_number(std::string_view text, Number lowest, Number highest, const 
   if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
     throw UsageError{message};
   return value;
+}
+
+// --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).
+inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* usage)
+{
+  const auto comma = value.find(',');
+  if (comma == std::string_view::npos)
+    throw UsageError{usage};
+  return {parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number"),
+          parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number")};
 }
 
 // Nearest rank, per mille (500 = p50, 999 = p99.9) of values sorted ascending; 0 when empty.
@@ -54,6 +69,25 @@ inline bool pin_to_cpu(std::optional<int> cpu) noexcept
   CPU_ZERO(&set);
   CPU_SET(static_cast<unsigned>(*cpu), &set);
   return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+// A loopback TCP port free right now (found before a fork so both processes know it); nothing
+// when the kernel would not give one, with errno set.
+inline std::optional<std::uint16_t> free_loopback_tcp_port() noexcept
+{
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return std::nullopt;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool bound = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int error = errno;
+  close(fd);
+  errno = error;
+  return bound ? std::optional<std::uint16_t>(ntohs(address.sin_port)) : std::nullopt;
 }
 
 // True when the child exited 0 within `timeout`; otherwise it is killed, reaped, and false.

@@ -96,13 +96,7 @@ Options parse_options(int argc, char** argv)
       else
         throw UsageError{"--wait must be block or spin"};
     } else if (flag == "--cpu") {
-      const auto comma = value.find(',');
-      if (comma == std::string_view::npos)
-        throw UsageError{"--cpu takes PINGER,PONGER, e.g. 0,1"};
-      options.pinger_cpu =
-          parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number");
-      options.ponger_cpu =
-          parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number");
+      std::tie(options.pinger_cpu, options.ponger_cpu) = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
     } else {
       throw UsageError{"unknown option (known: --size --iterations --warmup --wait --cpu)"};
     }

@@ -116,13 +116,7 @@ Options parse_options(int argc, char** argv)
       else
         throw UsageError{"--transport must be tcp or ipc"};
     } else if (flag == "--cpu") {
-      const auto comma = value.find(',');
-      if (comma == std::string_view::npos)
-        throw UsageError{"--cpu takes PINGER,PONGER, e.g. 0,1"};
-      options.pinger_cpu =
-          parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number");
-      options.ponger_cpu =
-          parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number");
+      std::tie(options.pinger_cpu, options.ponger_cpu) = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
     } else {
       throw UsageError{"unknown option (known: --size --iterations --warmup --wait --cpu "
                        "--pattern --transport)"};
@@ -142,16 +136,10 @@ void pin_to_cpu(std::optional<int> cpu)
 // A free loopback port, found before the fork so both processes know it.
 std::string free_tcp_endpoint()
 {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+  const auto port = bare::free_loopback_tcp_port();
+  if (!port)
     throw RuntimeError{std::string("cannot pick a free port: ") + std::strerror(errno)};
-  close(fd);
-  return "tcp://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  return "tcp://127.0.0.1:" + std::to_string(*port);
 }
 
 void configure(zmq::socket_t& socket, const Options& options)
