@@ -9,6 +9,8 @@
 #include <netprof/errors.hpp>
 #include <netprof/registry.hpp>
 
+#include "support/test_sinks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +34,8 @@ void PrintTo(const TransportEntry& entry, std::ostream* out)
 } // namespace netprof
 
 namespace {
+
+using netprof::testing::CollectingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
@@ -90,16 +94,6 @@ void give_arguments(Transport& transport, const std::vector<std::string>& argume
   po::store(po::command_line_parser(arguments).options(transport.options()).run(), given);
   po::notify(given);
 }
-
-class CollectingSink final : public netprof::MessageSink {
-public:
-  void on_message(std::span<const std::byte> message) noexcept override
-  {
-    messages.emplace_back(message.begin(), message.end());
-  }
-
-  std::vector<Bytes> messages;
-};
 
 // Echoes from inside on_message, as a subscriber echoes latency probes.
 class EchoSink final : public netprof::MessageSink {

@@ -8,6 +8,8 @@
 
 #include <netprof/errors.hpp>
 
+#include "support/test_sinks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -22,6 +24,9 @@
 #include <vector>
 
 namespace {
+
+using netprof::testing::CountingSink;
+using netprof::testing::AdoptingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
@@ -89,27 +94,6 @@ bool receive_until(Endpoint& endpoint, netprof::MessageSink& sink, const std::si
   }
   return received >= count;
 }
-
-class CountingSink final : public netprof::MessageSink {
-public:
-  void on_message(std::span<const std::byte>) noexcept override { ++count; }
-  std::size_t count = 0;
-};
-
-// Adopts each sender while its message is being delivered, as a publisher does with hellos.
-class AdoptingSink final : public netprof::MessageSink {
-public:
-  explicit AdoptingSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
-  void on_message(std::span<const std::byte>) noexcept override
-  {
-    ++count;
-    m_endpoint.add_peer_from_last_message();
-  }
-  std::size_t count = 0;
-
-private:
-  Endpoint& m_endpoint;
-};
 
 // --- split_host_port / parse_ipv4_endpoint -----------------------------------------------
 

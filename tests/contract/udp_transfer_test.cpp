@@ -6,6 +6,8 @@
 #include "udp/fragment_header.hpp"
 #include "udp/udp_transport.hpp"
 
+#include "support/test_sinks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <linux/capability.h>
@@ -26,6 +28,8 @@
 #include <vector>
 
 namespace {
+
+using netprof::testing::AdoptingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
@@ -66,21 +70,6 @@ public:
 
 private:
   const Endpoint& m_endpoint;
-};
-
-// Adopts each sender while its message is being delivered, as a publisher does with hellos.
-class AdoptingSink final : public netprof::MessageSink {
-public:
-  explicit AdoptingSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
-  void on_message(std::span<const std::byte>) noexcept override
-  {
-    ++count;
-    m_endpoint.add_peer_from_last_message();
-  }
-  std::size_t count = 0;
-
-private:
-  Endpoint& m_endpoint;
 };
 
 bool receive_until(Endpoint& endpoint, RecordingSink& sink, std::size_t count)

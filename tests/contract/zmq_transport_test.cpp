@@ -9,6 +9,8 @@
 
 #include <netprof/errors.hpp>
 
+#include "support/test_sinks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
@@ -25,6 +27,8 @@
 #include <vector>
 
 namespace {
+
+using netprof::testing::CollectingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
@@ -68,15 +72,6 @@ std::unique_ptr<Transport> zmq_with(const std::vector<std::string>& arguments)
   po::notify(given);
   return transport;
 }
-
-class CollectingSink final : public netprof::MessageSink {
-public:
-  void on_message(std::span<const std::byte> message) noexcept override
-  {
-    messages.emplace_back(message.begin(), message.end());
-  }
-  std::vector<Bytes> messages;
-};
 
 bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
 {

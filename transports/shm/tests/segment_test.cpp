@@ -8,6 +8,8 @@
 
 #include <netprof/errors.hpp>
 
+#include "support/test_sinks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -23,6 +25,8 @@
 
 namespace {
 
+using netprof::testing::CollectingSink;
+
 using namespace std::chrono_literals;
 using netprof::Clock;
 using netprof::ReceiveResult;
@@ -33,15 +37,6 @@ using netprof::shm::PublisherEndpoint;
 using netprof::shm::SubscriberEndpoint;
 
 using Bytes = std::vector<std::byte>;
-
-class CollectingSink final : public netprof::MessageSink {
-public:
-  void on_message(std::span<const std::byte> message) noexcept override
-  {
-    messages.emplace_back(message.begin(), message.end());
-  }
-  std::vector<Bytes> messages;
-};
 
 Bytes bytes(std::string_view text)
 {
