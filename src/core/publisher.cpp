@@ -379,16 +379,15 @@ bool Publisher::send_phase(bool warmup)
   for (;; ++index) {
     if (m_stop.requested())
       break;
-    if (count ? index >= *count : false)
+    if (count && index >= *count)
       break;
-    Clock::time_point intended = start;
     if (pacer.paced()) {
-      intended = pacer.due(index);
-      if (!count && intended >= end_time)
+      const auto due = pacer.due(index);
+      if (!count && due >= end_time)
         break;
       if (m_endpoint.flush() == SendResult::failed)
         return false;
-      if (!m_waiter.wait_until(intended, [] { return false; }))
+      if (!m_waiter.wait_until(due, [] { return false; }))
         return false;
       if (m_stop.requested())
         break;
@@ -396,8 +395,9 @@ bool Publisher::send_phase(bool warmup)
     const auto now = Clock::now();
     if (!count && now >= end_time)
       break;
-    if (!pacer.paced())
-      intended = now;
+    // Paced, the stamp is when the message was due, however late it went (no coordinated
+    // omission); unpaced, it is now.
+    const auto intended = pacer.paced() ? pacer.due(index) : now;
 
     bool probe = ping_pong;
     if (!ping_pong && now >= next_probe) {
