@@ -26,6 +26,13 @@ class LocalPairTest(NetprofTestCase):
         self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
         self.assertAlmostEqual(publisher["latency"]["one_way_ns"]["p50"],
                                publisher["latency"]["rtt_ns"]["p50"] / 2, delta=1)
+        # Paced, each probe leaves at or after it was due, so every round trip from the actual
+        # send is at most the one from the due time (within the histogram's 0.1%).
+        corrected = publisher["latency"]["rtt_ns"]
+        uncorrected = publisher["latency"]["rtt_uncorrected_ns"]
+        self.assertEqual(uncorrected["count"], corrected["count"])
+        for figure in ("min", "p50", "p99", "max"):
+            self.assertLessEqual(uncorrected[figure], corrected[figure] * 1.001, figure)
 
     def test_count_sends_exactly_that_many_messages(self):
         result = self.run_netprof("--local-pair", "--count", "500", "--send-hz", "5000",
