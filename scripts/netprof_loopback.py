@@ -267,9 +267,12 @@ def common_options(spec, json_path):
             "--quiet", "--json", json_path, *spec.extra_args]
 
 
-def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None):
+def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None, monitor=None):
     """Starts the subscribers, then the publisher, each as its own process; waits for all of
     them until the deadline, then interrupts and kills what is left by PID.
+
+    `monitor`, when given, has sample(processes), called every
+    monitor.interval_seconds while any process runs (the publisher first in the list).
 
     Writes STEM.pub.json and STEM.subN.json (and STEM.*.stderr when a process said something)
     into out_dir. Never raises for a failed run: the failure is in the outcome.
@@ -289,7 +292,7 @@ def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None):
                 spec, index, endpoints, json_paths[index]), out_dir, f"{stem}.sub{index}"))
         processes.insert(0, start(netprof, prefix, publisher_command(
             spec, endpoints, json_paths[0]), out_dir, f"{stem}.pub"))
-        timed_out = wait_all(processes, started + spec.deadline_seconds())
+        timed_out = wait_all(processes, started + spec.deadline_seconds(), monitor)
     finally:
         stop_stragglers(processes)
         remove_leftovers(endpoints.leftovers)
@@ -315,8 +318,12 @@ def start(netprof, prefix, arguments, out_dir, stem):
     return process
 
 
-def wait_all(processes, deadline):
+def wait_all(processes, deadline, monitor=None):
     """True if the deadline passed before every process had exited."""
+    if monitor is not None:
+        while time.monotonic() < deadline and any(p.poll() is None for p in processes):
+            monitor.sample(processes)
+            time.sleep(min(monitor.interval_seconds, max(0.0, deadline - time.monotonic())))
     for process in processes:
         try:
             process.wait(timeout=max(0.0, deadline - time.monotonic()))
