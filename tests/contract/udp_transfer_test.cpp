@@ -90,6 +90,21 @@ bool stays_quiet(Endpoint& endpoint)
   return endpoint.receive(sink, 50ms) == ReceiveResult::timed_out && sink.messages.empty();
 }
 
+// Sends one datagram from a socket of its own, as a stranger would.
+void send_raw(const std::string& address, const Bytes& datagram)
+{
+  const int raw = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(raw, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  EXPECT_EQ(sendto(raw, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&to),
+                   sizeof to),
+            static_cast<ssize_t>(datagram.size()));
+  close(raw);
+}
+
 // Opens endpoints of one UDP mode the way the command line would configure them.
 class Opener {
 public:
@@ -228,28 +243,88 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
   // A datagram with the fragment magic that no sender following the rules produces.
   Bytes bogus(100, std::byte{0});
   std::copy_n("NPFG\x01", 5, reinterpret_cast<char*>(bogus.data()));
-  ASSERT_EQ(pair.publisher->send(bogus), SendResult::sent); // framed: arrives as sent
-  const int raw = socket(AF_INET, SOCK_DGRAM, 0);
-  ASSERT_GE(raw, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const std::string subscriber = pair.subscriber->facts().local_addresses.at(0);
-  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(subscriber.substr(subscriber.rfind(':') + 1))));
-  ASSERT_EQ(sendto(raw, bogus.data(), bogus.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
-            static_cast<ssize_t>(bogus.size()));
-  close(raw);
+  ASSERT_EQ(pair.subscriber->send(bogus), SendResult::sent); // framed: arrives as sent
+  send_raw(pair.publisher->facts().local_addresses.at(0), bogus);
   const Bytes marker = pattern(10, 8);
-  ASSERT_EQ(pair.publisher->send(marker), SendResult::sent);
+  ASSERT_EQ(pair.subscriber->send(marker), SendResult::sent);
 
-  RecordingSink sink(*pair.subscriber);
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 2));
+  RecordingSink sink(*pair.publisher);
+  ASSERT_TRUE(receive_until(*pair.publisher, sink, 2));
+  EXPECT_TRUE(stays_quiet(*pair.publisher)) << "the raw fragment was delivered";
   EXPECT_TRUE(sink.messages[0] == bogus);
-  EXPECT_TRUE(sink.messages[1] == marker) << "the raw fragment was not delivered";
-  const std::vector<std::string> notes = pair.subscriber->facts().notes;
+  EXPECT_TRUE(sink.messages[1] == marker);
+  const std::vector<std::string> notes = pair.publisher->facts().notes;
   EXPECT_NE(std::find(notes.begin(), notes.end(), "reassembly: fragments dropped: 1 malformed"),
             notes.end())
       << ::testing::PrintToString(notes);
+}
+
+// --- one peer: connected sockets -------------------------------------------------------------
+
+TEST(UdpSinglePeer, SubscriberHearsOnlyItsPublisher)
+{
+  UnicastPair pair;
+  send_raw(pair.subscriber->facts().local_addresses.at(0), pattern(20, 3));
+  EXPECT_TRUE(stays_quiet(*pair.subscriber));
+  const Bytes message = pattern(64, 4);
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  RecordingSink sink(*pair.subscriber);
+  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
+  EXPECT_TRUE(sink.messages.front() == message);
+}
+
+TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
+{
+  UnicastPair pair; // the publisher now sends to its one subscriber through a connected twin
+  const auto late = pair.opener.open(
+      "udp", {"-u", "127.0.0.1:0", "-u", pair.publisher->facts().local_addresses.at(0)},
+      Role::subscriber);
+  ASSERT_EQ(late->send(pattern(16, 1)), SendResult::sent);
+  AdoptingSink hello(*pair.publisher);
+  const auto deadline = Clock::now() + 5s;
+  while (hello.count < 1 && Clock::now() < deadline) {
+    ASSERT_NE(pair.publisher->receive(hello, 10ms), ReceiveResult::failed);
+  }
+  ASSERT_EQ(pair.publisher->facts().peer_addresses.size(), 2u);
+
+  const Bytes message = pattern(64, 5);
+  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  for (Endpoint* subscriber : {pair.subscriber.get(), late.get()}) {
+    RecordingSink sink(*subscriber);
+    ASSERT_TRUE(receive_until(*subscriber, sink, 1));
+    EXPECT_TRUE(sink.messages.front() == message);
+  }
+  // The first subscriber's datagrams still arrive, now through the twin.
+  const Bytes echo = pattern(32, 6);
+  ASSERT_EQ(pair.subscriber->send(echo), SendResult::sent);
+  RecordingSink sink(*pair.publisher);
+  ASSERT_TRUE(receive_until(*pair.publisher, sink, 1));
+  EXPECT_TRUE(sink.messages.front() == echo);
+}
+
+TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
+{
+  // A port nobody listens on: the kernel answers the hello with ICMP port unreachable, which
+  // a connected socket reports on its next call.
+  const int placeholder = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(placeholder, 0);
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(placeholder, reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+  socklen_t length = sizeof any;
+  ASSERT_EQ(getsockname(placeholder, reinterpret_cast<sockaddr*>(&any), &length), 0);
+  close(placeholder);
+  Opener opener;
+  const auto subscriber = opener.open(
+      "udp", {"-u", "127.0.0.1:0", "-u", "127.0.0.1:" + std::to_string(ntohs(any.sin_port))},
+      Role::subscriber);
+  for (int hello = 0; hello < 3; ++hello) {
+    ASSERT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
+    RecordingSink sink(*subscriber);
+    EXPECT_EQ(subscriber->receive(sink, 20ms), ReceiveResult::timed_out);
+    EXPECT_EQ(subscriber->receive(sink, 0ms), ReceiveResult::timed_out);
+  }
 }
 
 // --- batching ----------------------------------------------------------------------------------

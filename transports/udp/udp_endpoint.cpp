@@ -72,6 +72,36 @@ UdpEndpoint::UdpEndpoint(UdpSockets sockets, const UdpTuning& tuning,
       ++m_ignored_peers;
     }
   }
+  route_single_peer();
+}
+
+void UdpEndpoint::route_single_peer() noexcept
+{
+  if (m_peers.size() != 1 || m_sockets.single_peer == SinglePeerRoute::unconnected) {
+    return;
+  }
+  try {
+    if (m_sockets.single_peer == SinglePeerRoute::connect_socket) {
+      connect_socket(m_sockets.receive.get(), m_peers[0]);
+      m_sender.send_single_peer_through(m_sockets.receive.get());
+      m_route_note = "socket connected to its one peer " + to_string(m_peers[0]) +
+                     ": datagrams from anyone else are dropped by the kernel";
+    } else if (!m_twin.valid()) {
+      m_twin = open_connected_twin(m_sockets.receive.get(), m_peers[0]);
+      // As large as the first socket's: the twin carries that peer's traffic both ways.
+      if (m_buffers.requested > 0) {
+        size_socket_buffers(m_twin.get(), m_twin.get(), m_buffers.requested);
+      }
+      m_receiver.add_peer_socket(m_twin.get());
+      m_sender.send_single_peer_through(m_twin.get());
+    }
+  } catch (const std::exception& error) {
+    m_sender.send_single_peer_through(-1);
+    try {
+      m_route_note = std::string("sending through an unconnected socket (slower): ") + error.what();
+    } catch (...) {
+    }
+  }
 }
 
 void UdpEndpoint::add_peer_from_last_message() noexcept
@@ -81,9 +111,14 @@ void UdpEndpoint::add_peer_from_last_message() noexcept
     return;
   }
   const sockaddr_in* source = m_receiver.last_source();
-  if (source != nullptr && !m_peers.add(*source)) {
-    ++m_ignored_peers;
+  if (source == nullptr) {
+    return;
   }
+  if (!m_peers.add(*source)) {
+    ++m_ignored_peers;
+    return;
+  }
+  route_single_peer();
 }
 
 EndpointFacts UdpEndpoint::facts() const
@@ -101,6 +136,9 @@ EndpointFacts UdpEndpoint::facts() const
   facts.granted_receive_buffer_bytes = m_buffers.granted_receive;
   facts.notes = m_sockets.notes;
   facts.notes.insert(facts.notes.end(), m_buffers.notes.begin(), m_buffers.notes.end());
+  if (!m_route_note.empty()) {
+    facts.notes.push_back(m_route_note);
+  }
   if (m_ignored_peers > 0) {
     facts.notes.push_back(std::to_string(m_ignored_peers) + " peers ignored beyond the limit of " +
                           std::to_string(PeerTable::capacity));

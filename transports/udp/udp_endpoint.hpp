@@ -10,6 +10,7 @@
 #include <netprof/transport.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace netprof::udp {
 
@@ -41,12 +42,18 @@ public:
   EndpointFacts facts() const override;
 
 private:
+  // With exactly one peer, sends go over a connected socket (udp_sockets.hpp). A failure only
+  // costs speed: it is noted, and sends stay on the unconnected socket.
+  void route_single_peer() noexcept;
+
   UdpSockets m_sockets;
   BufferSizes m_buffers;
   PeerTable m_peers;
   std::size_t m_ignored_peers = 0;
   UdpSender m_sender;
   UdpReceiver m_receiver;
+  UniqueFd m_twin;
+  std::string m_route_note;
 };
 
 } // namespace netprof::udp

@@ -18,7 +18,7 @@ std::uint64_t source_key(const sockaddr_in& source) noexcept
 
 UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
                          std::optional<sockaddr_in> own_source)
-    : m_fd(fd), m_own_source(own_source), m_reassembler(limits),
+    : m_socket{fd}, m_own_source(own_source), m_reassembler(limits),
       m_storage(std::make_unique_for_overwrite<std::byte[]>(batch * slot_size)),
       m_iovs(std::make_unique<iovec[]>(batch)), m_sources(std::make_unique<sockaddr_in[]>(batch)),
       m_headers(std::make_unique<mmsghdr[]>(batch))
@@ -52,7 +52,7 @@ void UdpReceiver::deliver(MessageSink& sink, std::span<const std::byte> message,
   sink.on_message(message);
 }
 
-int UdpReceiver::receive_datagrams(std::size_t wanted) noexcept
+int UdpReceiver::receive_datagrams(int fd, std::size_t wanted) noexcept
 {
   for (std::size_t i = 0; i < wanted; ++i) {
     m_headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_in); // the kernel overwrites it
@@ -60,14 +60,14 @@ int UdpReceiver::receive_datagrams(std::size_t wanted) noexcept
   if (wanted == 1) {
     // recvmsg, not recvmmsg with one slot: the batch set-up costs ~0.4 us per call, which is
     // a tenth of a loopback ping-pong.
-    const ssize_t length = recvmsg(m_fd, &m_headers[0].msg_hdr, MSG_DONTWAIT);
+    const ssize_t length = recvmsg(fd, &m_headers[0].msg_hdr, MSG_DONTWAIT);
     if (length < 0) {
       return -1;
     }
     m_headers[0].msg_len = static_cast<unsigned int>(length);
     return 1;
   }
-  return recvmmsg(m_fd, m_headers.get(), static_cast<unsigned int>(wanted), MSG_DONTWAIT, nullptr);
+  return recvmmsg(fd, m_headers.get(), static_cast<unsigned int>(wanted), MSG_DONTWAIT, nullptr);
 }
 
 int UdpReceiver::deliver_batch(MessageSink& sink, std::size_t count) noexcept
@@ -110,28 +110,51 @@ int UdpReceiver::deliver_batch(MessageSink& sink, std::size_t count) noexcept
 
 int UdpReceiver::drain(MessageSink& sink) noexcept
 {
+  if (m_peer_socket.fd < 0) {
+    return drain_socket(sink, m_socket);
+  }
+  const int from_peer = drain_socket(sink, m_peer_socket);
+  if (from_peer < 0) {
+    return -1;
+  }
+  if (!m_lobby_readable && ++m_polls_since_lobby < lobby_poll_period) {
+    return from_peer;
+  }
+  m_polls_since_lobby = 0;
+  m_lobby_readable = false;
+  const int from_lobby = drain_socket(sink, m_socket);
+  if (from_lobby < 0) {
+    return from_peer > 0 ? from_peer : -1;
+  }
+  return from_peer + from_lobby;
+}
+
+int UdpReceiver::drain_socket(MessageSink& sink, Socket& socket) noexcept
+{
   // While the socket is quiet (ping-pong, paced streams) one datagram per call, with no second
   // and empty system call after it; once datagrams keep arriving call after call, batches.
   int delivered = 0;
   for (std::size_t round = 0; round < max_batches_per_receive; ++round) {
-    const std::size_t wanted = m_batching ? batch : 1;
-    const int count = receive_datagrams(wanted);
+    const std::size_t wanted = socket.batching ? batch : 1;
+    const int count = receive_datagrams(socket.fd, wanted);
     if (count < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-        m_batching = false;
-        m_busy_streak = 0;
+      // ECONNREFUSED: a connected socket reporting that something it sent found no one
+      // listening (the peer is not up yet, or restarting). Nothing was received.
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNREFUSED) {
+        socket.batching = false;
+        socket.busy_streak = 0;
         break;
       }
       return delivered > 0 ? delivered : -1;
     }
     delivered += deliver_batch(sink, static_cast<std::size_t>(count));
-    if (!m_batching) {
-      m_batching = ++m_busy_streak >= busy_streak_for_batching;
+    if (!socket.batching) {
+      socket.batching = ++socket.busy_streak >= busy_streak_for_batching;
       break;
     }
     if (count < 2) {
-      m_batching = false;
-      m_busy_streak = 0;
+      socket.batching = false;
+      socket.busy_streak = 0;
     }
     if (static_cast<std::size_t>(count) < wanted) {
       break; // the socket is empty
@@ -163,11 +186,7 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
       m_reassembler.expire(now); // keeps the eviction counters current while idle
       return ReceiveResult::timed_out;
     }
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
-    const timespec wait{static_cast<time_t>(seconds.count()),
-                        static_cast<long>((remaining - seconds).count())};
-    pollfd readable{m_fd, POLLIN, 0};
-    const int ready = ppoll(&readable, 1, &wait, nullptr);
+    const int ready = wait_readable(remaining);
     if (ready == 0) {
       m_reassembler.expire(Clock::now());
       return ReceiveResult::timed_out;
@@ -176,13 +195,28 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
       // EINTR: a signal (Ctrl-C) arrived; the core looks at its stop flag and calls again.
       return errno == EINTR ? ReceiveResult::timed_out : ReceiveResult::failed;
     }
-    if ((readable.revents & POLLNVAL) != 0) {
-      return ReceiveResult::failed;
-    }
     // Readable (or a pending socket error, which drain reports): go round again. A datagram
     // can vanish between poll and recv (bad checksum), or be one we drop (our own, a fragment
     // of an unfinished message), hence the loop rather than one try.
   }
+}
+
+int UdpReceiver::wait_readable(Nanoseconds remaining) noexcept
+{
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
+  const timespec wait{static_cast<time_t>(seconds.count()),
+                      static_cast<long>((remaining - seconds).count())};
+  pollfd sockets[2] = {{m_socket.fd, POLLIN, 0}, {m_peer_socket.fd, POLLIN, 0}};
+  const nfds_t count = m_peer_socket.fd >= 0 ? 2 : 1;
+  const int ready = ppoll(sockets, count, &wait, nullptr);
+  if (ready > 0) {
+    if ((sockets[0].revents & POLLNVAL) != 0 || (sockets[1].revents & POLLNVAL) != 0) {
+      errno = EBADF;
+      return -1;
+    }
+    m_lobby_readable = sockets[0].revents != 0;
+  }
+  return ready;
 }
 
 } // namespace netprof::udp

@@ -35,6 +35,13 @@ public:
   // Endpoint::receive: with a zero timeout, one non-blocking drain.
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept;
 
+  // A second socket to drain: a twin connected to the only peer, which the kernel hands that
+  // peer's datagrams (udp_sockets.hpp). It is drained on every call; the first socket, which
+  // then hears only newcomers and strays, on every `lobby_poll_period`th busy-poll, or as soon
+  // as a blocking wait finds it readable.
+  void add_peer_socket(int fd) noexcept { m_peer_socket.fd = fd; }
+  static constexpr std::size_t lobby_poll_period = 16;
+
   // Valid inside MessageSink::on_message: the message being delivered.
   const sockaddr_in* last_source() const noexcept
   {
@@ -46,22 +53,33 @@ public:
   std::uint64_t truncated() const noexcept { return m_truncated; }
 
 private:
+  // A socket and how it is read: one datagram per call while it is quiet, batches while busy.
+  struct Socket {
+    int fd = -1;
+    // Receives that found a datagram in a row while receiving one at a time; at the threshold
+    // the receiver switches to batches, and back after a batch that found fewer than two.
+    std::size_t busy_streak = 0;
+    bool batching = false;
+  };
+  static constexpr std::size_t busy_streak_for_batching = 2;
+
   // Receives without blocking: the number of messages handed to the sink, or -1 on a socket
   // error.
   int drain(MessageSink& sink) noexcept;
-  // Fills the first `wanted` slots without blocking; the count, or -1 with errno set.
-  int receive_datagrams(std::size_t wanted) noexcept;
+  int drain_socket(MessageSink& sink, Socket& socket) noexcept;
+  // Waits up to `remaining` for either socket; what ppoll returned.
+  int wait_readable(Nanoseconds remaining) noexcept;
+  // Fills the first `wanted` slots from `fd` without blocking; the count, or -1 with errno set.
+  int receive_datagrams(int fd, std::size_t wanted) noexcept;
   int deliver_batch(MessageSink& sink, std::size_t count) noexcept;
   void deliver(MessageSink& sink, std::span<const std::byte> message, const sockaddr_in& source,
                DeliveryFacts facts) noexcept;
   bool is_own(const sockaddr_in& source) const noexcept;
 
-  int m_fd;
-  // Receives that found a datagram in a row while receiving one at a time; at the threshold
-  // the receiver switches to batches, and back after a batch that found fewer than two.
-  static constexpr std::size_t busy_streak_for_batching = 2;
-  std::size_t m_busy_streak = 0;
-  bool m_batching = false;
+  Socket m_socket;
+  Socket m_peer_socket;
+  std::size_t m_polls_since_lobby = 0;
+  bool m_lobby_readable = false;
   std::optional<sockaddr_in> m_own_source;
   Reassembler m_reassembler;
 

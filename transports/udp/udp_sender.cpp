@@ -213,11 +213,22 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
     return SendResult::sent;
   }
   if (peer_count == 1) {
+    bool refused_before = false;
     for (;;) {
-      const ssize_t sent = sendto(m_fd, message.data(), message.size(), 0,
-                                  reinterpret_cast<const sockaddr*>(&m_peers[0]), sizeof(sockaddr_in));
+      const ssize_t sent =
+          m_connected_fd >= 0
+              ? ::send(m_connected_fd, message.data(), message.size(), 0)
+              : sendto(m_fd, message.data(), message.size(), 0,
+                       reinterpret_cast<const sockaddr*>(&m_peers[0]), sizeof(sockaddr_in));
       if (sent >= 0) {
         return SendResult::sent;
+      }
+      if (errno == ECONNREFUSED && !refused_before) {
+        // A connected socket reports an earlier datagram that found no one listening (the peer
+        // is not up yet, or restarting), and sends nothing this once. Unconnected UDP never
+        // hears of it; neither should the core: send again.
+        refused_before = true;
+        continue;
       }
       if (errno != EINTR) {
         return would_block(errno) ? SendResult::back_pressured : SendResult::failed;
@@ -292,6 +303,7 @@ std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progr
 {
   std::size_t sent = 0;
   bool stalled = false;
+  bool refused_before = false;
   Clock::time_point give_up{};
   while (sent < count) {
     const int result = sendmmsg(m_fd, headers + sent,
@@ -303,7 +315,9 @@ std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progr
       continue;
     }
     const int error = errno;
-    if (error == EINTR) {
+    if (error == EINTR || (error == ECONNREFUSED && !refused_before)) {
+      // ECONNREFUSED: a connected socket's report of an earlier datagram (see send_single).
+      refused_before = refused_before || error == ECONNREFUSED;
       continue;
     }
     m_last_error = error;

@@ -44,6 +44,10 @@ public:
   SendResult send(std::span<const std::byte> message) noexcept;
   SendResult flush() noexcept;
 
+  // A socket connected to the only peer: while there is exactly one, single datagrams go
+  // through it with send(), which skips the route lookup of every sendto(). -1: none.
+  void send_single_peer_through(int connected_fd) noexcept { m_connected_fd = connected_fd; }
+
   std::size_t max_message_size() const noexcept { return m_settings.max_message_size; }
   // The errno with which the kernel refused UDP GSO, once it did; 0 before.
   int gso_refused_error() const noexcept { return m_gso_refused_error; }
@@ -72,6 +76,7 @@ private:
   std::size_t build_runs(std::size_t from) noexcept;
 
   int m_fd;
+  int m_connected_fd = -1;
   PeerTable& m_peers;
   SenderSettings m_settings;
   std::uint32_t m_next_message_id;

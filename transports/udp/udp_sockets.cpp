@@ -94,7 +94,8 @@ sockaddr_in any_address()
 
 } // namespace
 
-UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers)
+UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers,
+                        Role role)
 {
   UdpSockets sockets;
   sockets.transport = "udp";
@@ -105,7 +106,29 @@ UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& 
   sockets.local_addresses.push_back(to_string(bound_address(sockets.receive.get())));
   sockets.peers = peers;
   sockets.learns_peers = true;
+  sockets.single_peer =
+      role == Role::subscriber ? SinglePeerRoute::connect_socket : SinglePeerRoute::connected_twin;
   return sockets;
+}
+
+void connect_socket(int fd, const sockaddr_in& peer)
+{
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&peer), sizeof peer) != 0) {
+    throw TransportError("cannot connect UDP to " + to_string(peer) + ": " + error_text(errno));
+  }
+}
+
+UniqueFd open_connected_twin(int fd, const sockaddr_in& peer)
+{
+  const sockaddr_in own = bound_address(fd);
+  const std::string what = "share port " + std::to_string(ntohs(own.sin_port)) +
+                           " with a connected twin (SO_REUSEADDR)";
+  set_option(fd, SOL_SOCKET, SO_REUSEADDR, 1, what);
+  UniqueFd twin = new_socket();
+  set_option(twin.get(), SOL_SOCKET, SO_REUSEADDR, 1, what);
+  bind_to(twin.get(), own);
+  connect_socket(twin.get(), peer);
+  return twin;
 }
 
 UdpSockets open_multicast(const MulticastSettings& settings)

@@ -71,7 +71,8 @@ public:
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const UdpAddresses addresses = parse(request.role);
-    return std::make_unique<udp::UdpEndpoint>(udp::open_unicast(addresses.own, addresses.peers),
+    return std::make_unique<udp::UdpEndpoint>(udp::open_unicast(addresses.own, addresses.peers,
+                                                                request.role),
                                               m_tuning->parse(), request.queue_length_bytes);
   }
 
