@@ -161,14 +161,17 @@ class Hosts:
         """Polls until every host's link has carrier and every bridge port forwards."""
         deadline = time.monotonic() + LINK_UP_DEADLINE_S
         while True:
-            ready = all("LOWER_UP" in run(["ip", "-n", host.namespace, "link", "show",
-                                           host.interface]).stdout for host in self.hosts)
-            ports = run(["bridge", "-n", self.switch, "link", "show"], check=False).stdout
-            ready = ready and ports.count("state forwarding") == len(self.hosts)
-            if ready:
+            carrier = all("LOWER_UP" in run(["ip", "-n", host.namespace, "link", "show",
+                                             host.interface]).stdout for host in self.hosts)
+            ports = json.loads(run(["ip", "-n", self.switch, "-j", "-d", "link", "show",
+                                    "master", "br0"]).stdout or "[]")
+            states = [port.get("linkinfo", {}).get("info_slave_data", {}).get("state")
+                      for port in ports]
+            if carrier and states.count("forwarding") == len(self.hosts):
                 return
             if time.monotonic() >= deadline:
-                raise SetupError(f"links not up within {LINK_UP_DEADLINE_S} s:\n{ports}")
+                raise SetupError(f"links not up within {LINK_UP_DEADLINE_S} s: carrier on "
+                                 f"every host: {carrier}, bridge ports: {states}")
             time.sleep(0.02)
 
     # --- shaping ----------------------------------------------------------------------------
