@@ -7,14 +7,17 @@
 
 #include <boost/program_options.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -153,6 +156,28 @@ std::vector<int> cpu_list(const std::string& text, bool local_pair)
   return result;
 }
 
+// True when `path` can be opened for writing. An existing file is left as it was; one that did
+// not exist is removed again. O_NONBLOCK: a FIFO nobody reads fails at once instead of hanging.
+bool can_write(const std::string& path, std::string& reason)
+{
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC,
+                        0644);
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(path.c_str()); // it did not exist: leave nothing behind
+    return true;
+  }
+  if (errno == EEXIST) {
+    const int existing = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+    if (existing >= 0) {
+      ::close(existing);
+      return true;
+    }
+  }
+  reason = std::generic_category().message(errno);
+  return false;
+}
+
 void check_json_path(const std::string& path)
 {
   namespace fs = std::filesystem;
@@ -160,15 +185,37 @@ void check_json_path(const std::string& path)
     usage_error("invalid value '' for --json: expected a file name");
   }
   const fs::path file(path);
+  // Every check uses the error_code overloads: a name the system refuses (too long, a loop of
+  // links) is the user's mistake to hear about in one line, not an exception's text.
   std::error_code error;
-  if (fs::is_directory(file, error)) {
+  const fs::file_status status = fs::status(file, error);
+  if (error && error != std::errc::no_such_file_or_directory &&
+      error != std::errc::not_a_directory) {
+    usage_error(invalid_value("json", path) + ": " + error.message());
+  }
+  if (fs::is_directory(status)) {
     usage_error(invalid_value("json", path) + ": is a directory, expected a file name");
   }
-  // Checked now so a typo fails before a ten-second run, not after it.
+  // Checked now so a typo fails before a ten-second run (or before --local-pair starts its
+  // two processes), not after it.
   const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(directory, error)) {
+  const fs::file_status directory_status = fs::status(directory, error);
+  if (error && error != std::errc::no_such_file_or_directory &&
+      error != std::errc::not_a_directory) {
+    usage_error(invalid_value("json", path) + ": directory '" + directory.string() + "': " +
+                error.message());
+  }
+  if (!fs::exists(directory_status)) {
     usage_error(invalid_value("json", path) + ": directory '" + directory.string() +
                 "' does not exist");
+  }
+  if (!fs::is_directory(directory_status)) {
+    usage_error(invalid_value("json", path) + ": '" + directory.string() +
+                "' is not a directory");
+  }
+  std::string reason;
+  if (!can_write(path, reason)) {
+    usage_error(invalid_value("json", path) + ": cannot write it (" + reason + ")");
   }
 }
 
@@ -394,6 +441,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
                           .positional(positional)
                           .style(style)
                           .run();
+    // First: an option that swallowed the next option as its value ("--send-hz --count 5")
+    // leaves that option's value behind as a stray argument, and the missing value is the
+    // mistake to name.
+    reject_options_taken_as_values(parsed, description);
     for (const auto& option : parsed.options) {
       if (option.string_key != positional_name) {
         continue;
@@ -403,7 +454,6 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
       }
       usage_error("unexpected argument '" + option.value.front() + "'");
     }
-    reject_options_taken_as_values(parsed, description);
     po::store(parsed, vm);
   } catch (const po::error& error) {
     if (!asks_for_help(arguments)) {

@@ -235,6 +235,13 @@ TEST_F(ParseCommandLineTest, DoesNotTakeTheNextShortOptionAsAValue)
             "option '--size' needs a value");
 }
 
+TEST_F(ParseCommandLineTest, NamesTheMissingValueNotTheArgumentItLeftBehind)
+{
+  // --send-hz takes "--count" as its value, which leaves "5" as a stray argument.
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--send-hz", "--count", "5"}),
+            "option '--send-hz' needs a value");
+}
+
 TEST_F(ParseCommandLineTest, RejectsANonNumericValue)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--size", "abc"}),
