@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
-# already installed. Safe to run again: it asks apt only when something is missing.
+# already installed. clang and libclang-rt-14-dev are for scripts/fuzz.sh (libFuzzer); the
+# sanitizer runtimes scripts/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
+# Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   python3
   python3-matplotlib
   iproute2
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds netprof under the sanitizers and runs its tests there (CI runs both parts):
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer, the whole ctest suite
+#   tsan  ThreadSanitizer, only the tests with concurrent code: the shared-memory ring and
+#         segment, the transport contract, the core protocol and the live status reporter
+# Usage: scripts/sanitize.sh [asan|tsan|all]   (default all)
+# Build folders: ASAN_BUILD_DIR (default ./build-asan), TSAN_BUILD_DIR (default ./build-tsan).
+# Any sanitizer report fails the run: ASan and TSan exit non-zero on their first report, and
+# UBSan is made to halt as well. Needs only the packages scripts/install_deps.sh installs.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+asan_dir="${ASAN_BUILD_DIR:-$root/build-asan}"
+tsan_dir="${TSAN_BUILD_DIR:-$root/build-tsan}"
+jobs="${JOBS:-2}"
+which="${1:-all}"
+case "$which" in
+  asan | tsan | all) ;;
+  *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
+esac
+
+"$root/scripts/install_deps.sh"
+
+# Reports go to stderr, which ctest shows for a failing test (--output-on-failure).
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/tests/sanitizers/ubsan.supp"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
+
+# -O1 keeps sanitized builds and tests quick while leaving stacks readable; asserts stay on
+# (no NDEBUG). Benchmarks are not built: they test nothing.
+configure_and_build() {
+  local dir="$1" sanitizers="$2"
+  shift 2
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNETPROF_BUILD_BENCH=OFF \
+    -DNETPROF_SANITIZE="$sanitizers" >/dev/null
+  cmake --build "$dir" -j"$jobs" "$@"
+}
+
+run_asan() {
+  echo "== sanitize: AddressSanitizer + UndefinedBehaviorSanitizer, whole suite ($asan_dir)"
+  configure_and_build "$asan_dir" address,undefined
+  (cd "$asan_dir" && ctest --output-on-failure --no-tests=error -j"$jobs" --timeout 300)
+}
+
+# The tests whose code runs on more than one thread of one process (TSan sees nothing across
+# processes, so the two-process e2e tests are left out): the shm ring (single-writer and stress
+# tests with reader threads), the shm segment, the transport contract (shm's ring between a
+# sender and a receiver in one process; the others' own threads), the core protocol and fault
+# tests (publisher and subscribers on threads over an in-memory link). Chosen from `ctest -N`;
+# only these executables are built. Then the live status line's thread, which needs a terminal.
+tsan_targets=(shm_ring_test shm_segment_test shm_ring_stress_test contract_tests unit_core netprof)
+tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments)\.|Builtin/TransportContract\.)'
+
+run_tsan() {
+  echo "== sanitize: ThreadSanitizer, concurrent tests ($tsan_dir)"
+  local targets=()
+  for target in "${tsan_targets[@]}"; do
+    targets+=(--target "$target")
+  done
+  configure_and_build "$tsan_dir" thread "${targets[@]}"
+  (cd "$tsan_dir" && ctest --output-on-failure --no-tests=error -j"$jobs" --timeout 300 -R "$tsan_tests")
+  /usr/bin/python3 "$root/tests/sanitizers/status_line_on_terminal.py" "$tsan_dir/netprof"
+}
+
+case "$which" in
+  asan) run_asan ;;
+  tsan) run_tsan ;;
+  all) run_asan; run_tsan ;;
+esac
