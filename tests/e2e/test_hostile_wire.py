@@ -1,0 +1,418 @@
+"""End-to-end: garbage on the wire while a real publisher and subscriber run over UDP loopback.
+
+A third socket (this test) sends every kind of broken or foreign datagram to both processes'
+ports during the measured phase. Both must finish with SUCCESS and figures untouched by it
+(zero loss, sent == received, one latency sample per real probe), and each process must count
+what it refused: `rejected` for messages, the endpoint's reassembly note for fragments.
+
+To forge messages of *this* run (an echo for a probe never sent, say), the test must know the
+run id, which the publisher draws at random. It learns it the way any host on the path could:
+the publisher is given the test's "spy" socket as one more -u peer, so it sends the spy its
+data. A peer given on the command line is not a subscriber, so this changes no figure.
+
+Headers are built with struct from the wire v1 layout (include/netprof/wire.hpp) and the UDP
+fragment header (transports/udp/fragment_header.hpp). docs/hostile-input.md lists each kind
+of garbage and what netprof does with it.
+"""
+
+import os
+import random
+import re
+import socket
+import struct
+import threading
+import time
+import unittest
+
+from netprof_harness import NetprofTestCase, free_udp_port
+
+# wire v1: magic, version, kind, flags, sender_id, run_id, sequence, intended_ns, sent_ns,
+# payload_length, record_count (52 bytes, little-endian).
+HEADER = struct.Struct("<IBBHIQQqqII")
+MAGIC = 0x4652504E
+VERSION = 1
+HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK = range(1, 8)
+PROBE, WARMUP, DEPARTING = 1, 2, 4
+FINAL_COUNTERS_SIZE = 13 * 8
+# UDP fragment header: magic "NPFG", version 1, 3 reserved bytes, message_id, total, index,
+# count, offset (28 bytes, little-endian).
+FRAGMENT = struct.Struct("<4sB3sIIIII")
+MIN_FRAGMENT_PAYLOAD = 512
+
+assert HEADER.size == 52 and FRAGMENT.size == 28
+
+# Paced, so the run is the same on a quiet and a loaded machine; long enough that every
+# garbage datagram lands well inside the measured phase.
+STREAM = ["--send-hz", "1000", "-t", "2", "--warmup-time", "0.2"]
+PING_PONG = ["--mode", "ping-pong", "--send-hz", "500", "-t", "2", "--warmup-time", "0.2"]
+DEADLINE_S = 30
+
+
+def header(kind=DATA, flags=0, sender=0, run_id=0, sequence=0, intended=0, sent=0,
+           payload=b"", payload_length=None, record_count=0, magic=MAGIC, version=VERSION):
+    length = len(payload) if payload_length is None else payload_length
+    return HEADER.pack(magic, version, kind, flags, sender, run_id, sequence, intended, sent,
+                       length, record_count) + payload
+
+
+def fragment(payload, total, index, count, offset, message_id=77, version=1, reserved=b"\0\0\0"):
+    return FRAGMENT.pack(b"NPFG", version, reserved, message_id, total, index, count,
+                         offset) + payload
+
+
+def random_bytes(rng, length):
+    data = bytearray(rng.getrandbits(8) for _ in range(length))
+    if data:
+        data[0] = 0x20  # never "N": no accidental NPRF or NPFG magic
+    return bytes(data)
+
+
+def malformed_messages(rng, run_id):
+    """Datagrams every receiver must refuse before reading a field: (name, bytes)."""
+    good = header(kind=DATA, run_id=run_id)
+    out = [("random bytes", random_bytes(rng, rng.randint(1, 300))) for _ in range(10)]
+    out += [(f"truncated to {n}", good[:n]) for n in (0, 1, 4, 5, 8, 20, 44, 51)]
+    out += [("wrong magic", header(magic=0x4652504F, run_id=run_id)),
+            ("magic in big-endian order", header(magic=0x4E505246, run_id=run_id))]
+    out += [(f"version {v}", header(version=v, run_id=run_id)) for v in (0, 2, 255)]
+    out += [(f"kind {k}", header(kind=k, run_id=run_id)) for k in (0, 8, 255)]
+    out += [(f"flags {f:#x}", header(flags=f, run_id=run_id)) for f in (0x8, 0x8000)]
+    out += [("payload_length 0xffffffff", header(run_id=run_id, payload_length=0xFFFFFFFF)),
+            ("payload_length beyond the datagram", header(run_id=run_id, payload=b"x" * 10,
+                                                          payload_length=1000)),
+            ("payload_length short of the datagram", header(run_id=run_id, payload=b"x" * 10,
+                                                            payload_length=0)),
+            ("record_count absurd, length wrong", header(run_id=run_id, record_count=0xFFFFFFFF,
+                                                         payload_length=5))]
+    return out
+
+
+def malformed_fragments():
+    """NPFG datagrams the reassembler must drop as malformed, and one as too large."""
+    body = b"\x20" * 1000
+    malformed = [
+        ("fragment header cut short", b"NPFG\x01\0\0\0" + b"\0" * 4),
+        ("fragment version 2", fragment(body, 2000, 0, 2, 0, version=2)),
+        ("fragment reserved bytes set", fragment(body, 2000, 0, 2, 0, reserved=b"\0\1\0")),
+        ("fragment index == count", fragment(body, 2000, 2, 2, 1000)),
+        ("fragment index 0xffffffff", fragment(body, 2000, 0xFFFFFFFF, 2, 1000)),
+        ("fragment count 0", fragment(body, 2000, 0, 0, 0)),
+        ("fragment offset not index x size", fragment(body, 2000, 0, 2, 8)),
+        ("fragment beyond its total", fragment(body, 500, 0, 2, 0)),
+        ("fragment smaller than the minimum", fragment(b"\x20" * 10, 20, 0, 2, 0)),
+        ("fragment with no payload", fragment(b"", 0, 0, 1, 0)),
+    ]
+    # Passes every check on its own, but announces a ~4 GB message: dropped as too large
+    # before any memory is set aside for it.
+    count = 4_000_000
+    too_large = [("fragment count absurd (4 GB message)",
+                  fragment(body, (count - 1) * 1000 + 1, 0, count, 0))]
+    return malformed, too_large
+
+
+class Spy:
+    """The test's own peer of the publisher: learns the run id and catches the END."""
+
+    def __init__(self, test):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        test.addCleanup(self.sock.close)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.1)
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.run_id = None
+        self.measuring = threading.Event()
+        self.ends = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        test.addCleanup(self.stop)
+
+    def _read(self):
+        while not self._stop.is_set():
+            try:
+                datagram = self.sock.recv(70000)
+            except (socket.timeout, OSError):
+                continue
+            if len(datagram) < HEADER.size:
+                continue
+            fields = HEADER.unpack_from(datagram)
+            kind, flags, run_id = fields[2], fields[3], fields[5]
+            if fields[0] != MAGIC:
+                continue
+            if kind == DATA and not flags & WARMUP:
+                self.run_id = run_id
+                self.measuring.set()
+            elif kind == END:
+                self.ends.append(datagram)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def reassembly_counts(report):
+    """{'malformed': n, 'too large': n, ...} from the endpoint's reassembly note."""
+    counts = {}
+    for note in report["endpoint"]["notes"]:
+        match = re.search(r"fragments dropped: ([^;]*)", note)
+        if match:
+            for part in match.group(1).split(", "):
+                number, what = part.split(" ", 1)
+                counts[what] = int(number)
+    return counts
+
+
+class HostileWireCase(NetprofTestCase):
+    def setUp(self):
+        super().setUp()
+        self.rng = random.Random(0x6E657470726F66)  # fixed: a failure reproduces
+        self.garbage = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(self.garbage.close)
+        self.garbage.bind(("127.0.0.1", 0))
+
+    def start_pair(self, mode_args, subscriber_connected=False):
+        """Starts subscriber 1 and the publisher; returns the run id once data is measured.
+
+        A subscriber with one peer connects its socket to it, and the kernel then drops every
+        datagram from anyone else (transports/udp/udp_sockets.hpp). Unless asked for that,
+        the subscriber gets the spy as a second peer, so it stays unconnected and hears the
+        garbage, as it would from a forged source address or on a shared medium.
+        """
+        self.pub_port, self.sub_port = free_udp_port(), free_udp_port()
+        pub_addr, sub_addr = f"127.0.0.1:{self.pub_port}", f"127.0.0.1:{self.sub_port}"
+        self.spy = Spy(self)
+        extra_peer = [] if subscriber_connected else ["-u", self.spy.address]
+        self.subscriber, self.sub_json = self.start(
+            "-i", "1", "-u", sub_addr, "-u", pub_addr, *extra_peer, "--wait", "20",
+            json_name="sub")
+        self.publisher, self.pub_json = self.start(
+            "-i", "0", "-u", pub_addr, "-u", self.spy.address, "--wait", "20", *mode_args,
+            json_name="pub")
+        if not self.spy.measuring.wait(timeout=20):
+            self.fail("the measured phase never began")
+        return self.spy.run_id
+
+    def send(self, port, datagrams):
+        for _, datagram in datagrams:
+            self.garbage.sendto(datagram, ("127.0.0.1", port))
+
+    def assert_still_running(self):
+        # The garbage must have reached live processes for the counts below to mean anything.
+        self.assertIsNone(self.publisher.poll(), "the publisher finished before the garbage was sent")
+        self.assertIsNone(self.subscriber.poll(), "the subscriber finished before the garbage was sent")
+
+    def finish_pair(self):
+        pub = self.finish(self.publisher, self.pub_json, deadline_s=DEADLINE_S)
+        sub = self.finish(self.subscriber, self.sub_json, deadline_s=DEADLINE_S)
+        for name, result in (("publisher", pub), ("subscriber", sub)):
+            self.assertNotIn("Traceback", result.stderr)
+            self.assertIsNotNone(result.json, f"{name} wrote no JSON: {result.stderr}")
+        return pub, sub
+
+    def assert_figures_untouched(self, pub, sub):
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+        self.assertTrue(pub.stdout.startswith("Test: SUCCESS"), pub.stdout)
+        self.assertTrue(sub.stdout.startswith("Test: SUCCESS"), sub.stdout)
+        publisher = pub.json["publisher"]
+        [seen_by_publisher] = pub.json["subscribers"]  # no forged subscriber in the report
+        own = sub.json["subscriber"]
+        self.assertEqual(seen_by_publisher["id"], 1)
+        sent = publisher["messages_sent"]
+        self.assertGreater(sent, 0)
+        self.assertEqual(own["received"], sent)
+        self.assertEqual(own["unique"], sent)
+        self.assertEqual(own["lost"], 0)
+        self.assertEqual(own["duplicates"], 0)
+        self.assertEqual(seen_by_publisher["received"], sent)
+        self.assertEqual(seen_by_publisher["lost"], 0)
+        # One latency sample per real probe: none from a forged echo.
+        self.assertEqual(publisher["probes_sent"], own["probes_echoed"])
+        self.assertEqual(publisher["echoes_received"], publisher["probes_sent"])
+        self.assertEqual(publisher["latency"]["rtt_ns"]["count"], publisher["probes_sent"])
+        self.assertEqual(seen_by_publisher["echoes"], publisher["probes_sent"])
+
+
+class GarbageIsRejectedTest(HostileWireCase):
+    def run_with_garbage(self, mode_args):
+        run_id = self.start_pair(mode_args)
+        foreign_run = run_id ^ 0x5A5A5A5A5A5A5A5A
+        counters = b"\0" * FINAL_COUNTERS_SIZE
+        malformed, too_large = malformed_fragments()
+
+        # --- to the publisher ---
+        to_publisher = malformed_messages(self.rng, run_id) + [
+            # another run's messages
+            ("hello of another run", header(HELLO, sender=7, run_id=foreign_run)),
+            ("echo of another run", header(ECHO, flags=PROBE, sender=1, run_id=foreign_run)),
+            ("final counters of another run", header(FINAL_COUNTERS, sender=1, run_id=foreign_run,
+                                                     payload=counters)),
+            ("data of another publisher", header(DATA, sender=0, run_id=foreign_run)),
+            # echoes for probes never sent (this run, the real subscriber's id)
+            ("echo for a probe never sent", header(ECHO, flags=PROBE, sender=1, run_id=run_id,
+                                                   sequence=10**12, intended=1, sent=2)),
+            ("echo for a warm-up probe never sent", header(ECHO, flags=PROBE | WARMUP, sender=1,
+                                                           run_id=run_id, sequence=3,
+                                                           intended=5, sent=6)),
+            ("echo from an id that never said hello", header(ECHO, flags=PROBE, sender=999,
+                                                             run_id=run_id, sequence=0)),
+            # counters that cannot be decoded
+            ("final counters 10 bytes long", header(FINAL_COUNTERS, sender=1, run_id=run_id,
+                                                    payload=b"\0" * 10)),
+            # kinds only a publisher sends, from a subscriber id
+            ("data from a subscriber id", header(DATA, sender=1, run_id=run_id)),
+            ("hello_ack from a subscriber id", header(HELLO_ACK, sender=1, run_id=run_id)),
+            ("end from a subscriber id", header(END, sender=1, run_id=run_id)),
+            ("final_ack from a subscriber id", header(FINAL_ACK, sender=1, run_id=run_id)),
+            # a message framed as a one-fragment message: unwrapped, then refused by the core
+            ("one-fragment message of random bytes",
+             fragment(random_bytes(self.rng, 600), 600, 0, 1, 0)),
+        ]
+        # The real subscriber's id saying hello again (untagged): normal, answered, not counted.
+        repeated_hellos = [("hello repeated by the real id", header(HELLO, sender=1))] * 20
+
+        # --- to the subscriber ---
+        to_subscriber = malformed_messages(self.rng, run_id) + [
+            ("data of another run", header(DATA, sender=0, run_id=foreign_run, sequence=5)),
+            ("probe of another run", header(DATA, flags=PROBE, sender=0, run_id=foreign_run)),
+            ("end of another run", header(END, sender=0, run_id=foreign_run, sequence=5)),
+            ("hello_ack of another run", header(HELLO_ACK, sender=0, run_id=foreign_run,
+                                                sequence=1)),
+            ("final_ack of another run", header(FINAL_ACK, sender=0, run_id=foreign_run,
+                                                sequence=1)),
+            ("hello from the publisher id", header(HELLO, sender=0, run_id=run_id)),
+            ("echo from the publisher id", header(ECHO, sender=0, run_id=run_id)),
+            ("final counters from the publisher id", header(FINAL_COUNTERS, sender=0,
+                                                            run_id=run_id, payload=counters)),
+            ("one-fragment message of random bytes",
+             fragment(random_bytes(self.rng, 600), 600, 0, 1, 0)),
+        ]
+        # From a subscriber id: another subscriber's back channel on a shared medium, ignored
+        # without being counted (by design, see docs/hostile-input.md); allowed either way.
+        uncounted_at_subscriber = [
+            ("data from a subscriber id", header(DATA, sender=5, run_id=run_id, sequence=3)),
+            ("echo from another subscriber", header(ECHO, sender=6, run_id=run_id)),
+        ]
+
+        for port in (self.pub_port, self.sub_port):
+            self.send(port, malformed + too_large)
+        self.send(self.pub_port, to_publisher + repeated_hellos)
+        self.send(self.sub_port, to_subscriber + uncounted_at_subscriber)
+        self.assert_still_running()
+
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        # Nothing else is refused in a clean loopback run, so the counts are exact.
+        self.assertEqual(pub.json["rejected"], len(to_publisher))
+        self.assertGreaterEqual(sub.json["rejected"], len(to_subscriber))
+        self.assertLessEqual(sub.json["rejected"], len(to_subscriber) + len(uncounted_at_subscriber))
+        self.assertEqual(sub.json["subscriber"]["rejected"], sub.json["rejected"])
+        # The publisher's copy of the subscriber's counters says the same.
+        self.assertEqual(pub.json["subscribers"][0]["rejected"], sub.json["rejected"])
+        for name, result in (("publisher", pub), ("subscriber", sub)):
+            counts = reassembly_counts(result.json)
+            self.assertEqual(counts.get("malformed"), len(malformed), (name, counts))
+            self.assertEqual(counts.get("too large"), len(too_large), (name, counts))
+            self.assertIn(f"Rejected messages: {result.json['rejected']}", result.stdout, name)
+            self.assertIn(f"{len(malformed)} malformed", result.stdout, name)
+
+    def test_stream(self):
+        self.run_with_garbage(STREAM)
+
+    def test_ping_pong(self):
+        self.run_with_garbage(PING_PONG)
+
+    def test_a_connected_subscriber_never_hears_a_stranger(self):
+        # The default unicast subscriber: its socket is connected to the publisher, so the
+        # kernel drops the garbage before netprof sees it. Nothing to count, nothing changed.
+        self.start_pair(STREAM, subscriber_connected=True)
+        malformed, too_large = malformed_fragments()
+        self.send(self.sub_port, malformed_messages(self.rng, 0) + malformed + too_large)
+        self.assert_still_running()
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        self.assertEqual(sub.json["rejected"], 0)
+        self.assertEqual(reassembly_counts(sub.json), {})
+
+    def test_replayed_end_changes_nothing(self):
+        # Copies of the publisher's own END (it sends several itself) replayed to the
+        # subscriber as soon as the spy sees one: idempotent, not refused, nothing changes.
+        self.start_pair(STREAM)
+        deadline = time.monotonic() + DEADLINE_S
+        while not self.spy.ends and time.monotonic() < deadline:
+            time.sleep(0.001)
+        self.assertTrue(self.spy.ends, "the spy never saw the END")
+        for _ in range(5):
+            self.garbage.sendto(self.spy.ends[0], ("127.0.0.1", self.sub_port))
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        self.assertEqual(sub.json["rejected"], 0)
+
+
+class KnownGapsTest(HostileWireCase):
+    """Forged back-channel messages the publisher takes at their word today.
+
+    Each is a bug in src/core (owned elsewhere); docs/hostile-input.md gives the fix. They
+    need only a subscriber id, or this run's id, which any host on the path can read.
+    """
+
+    def attack_and_check(self, datagrams, port="publisher"):
+        self.start_pair(STREAM)
+        self.send(self.pub_port if port == "publisher" else self.sub_port, datagrams)
+        self.assert_still_running()
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        return pub, sub
+
+    @unittest.expectedFailure
+    def test_flood_of_hellos_from_many_ids(self):
+        # BUG (src/core/publisher.cpp, on_hello): every hello with a new id and run 0 adds a
+        # subscriber (and a peer) for good, up to the table's 1024; each then "vanished" and
+        # the run FAILs.
+        flood = [(f"hello {i}", header(HELLO, sender=100 + i)) for i in range(200)]
+        pub, _ = self.attack_and_check(flood)
+        self.assertGreaterEqual(pub.json["rejected"], len(flood))
+
+    @unittest.expectedFailure
+    def test_flood_of_hellos_from_one_new_id(self):
+        # BUG: the same, one forged subscriber that never echoes nor sends counters.
+        flood = [("hello 4242", header(HELLO, sender=4242))] * 200
+        self.attack_and_check(flood)
+
+    @unittest.expectedFailure
+    def test_final_counters_from_an_id_that_never_said_hello(self):
+        # BUG (on_final_counters): counters of this run from an unknown id add it to the
+        # report as a late joiner, whose zero counters FAIL the run.
+        run_id = self.start_pair(STREAM)
+        forged = [("counters of id 500", header(FINAL_COUNTERS, sender=500, run_id=run_id,
+                                                 payload=b"\0" * FINAL_COUNTERS_SIZE))]
+        self.send(self.pub_port, forged)
+        self.assert_still_running()
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        self.assertEqual(pub.json["rejected"], 1)
+
+    @unittest.expectedFailure
+    def test_hello_with_the_real_id_and_a_new_instance_tag(self):
+        # BUG (follow_instance): one forged hello naming the real subscriber's id with any
+        # other instance tag is taken as that subscriber restarting; the real process's
+        # echoes and counters are then refused as the retired instance's, and the run FAILs.
+        forged = [("hello id 1, tag 0x1234", header(HELLO, sender=1, record_count=0x1234))]
+        self.attack_and_check(forged)
+
+    @unittest.expectedFailure
+    def test_forged_end_mid_run(self):
+        # BUG (src/core/subscriber.cpp, on_end): an END of this run with any count ends the
+        # subscriber's test at once; its counters go back as final, it stops 1 s later, and
+        # the loss is computed against the forged count.
+        run_id = self.start_pair(STREAM)
+        forged = [("end with a made-up count", header(END, sender=0, run_id=run_id,
+                                                      sequence=10**9))]
+        self.send(self.sub_port, forged)
+        self.assert_still_running()
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+
+
+if __name__ == "__main__":
+    unittest.main()
