@@ -31,14 +31,20 @@ for name in "${targets[@]}"; do
 done
 cmake --build "$build_dir" -j"$jobs" "${build_targets[@]}"
 
-echo "== fuzz: every committed input once (regression)"
-(cd "$build_dir" && ctest --output-on-failure -L fuzz)
-
-artifacts="$build_dir/fuzz-artifacts"
+artifacts="$build_dir/fuzz-artifacts" # made by tests/fuzz/CMakeLists.txt
 logs="$build_dir/fuzz-logs"
-mkdir -p "$artifacts" "$logs"
+mkdir -p "$logs"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+touch "$work/start"
+
+echo "== fuzz: every committed input once (regression)"
+if ! (cd "$build_dir" && ctest --output-on-failure --no-tests=error -L fuzz); then
+  echo "!! fuzz: a committed corpus input fails; saved as:"
+  find "$artifacts" -type f -newer "$work/start" -printf '!! crash input: %p\n'
+  echo "!! replay one with: $build_dir/tests/fuzz/fuzz_<target> <crash input>"
+  exit 1
+fi
 
 failed=()
 for name in "${targets[@]}"; do
