@@ -40,6 +40,27 @@ struct Throughput {
 // N messages span N-1 intervals: rates are (N-1)/(last-first); zero when fewer than two.
 Throughput compute_throughput(const wire::SubscriberCounters& counters) noexcept;
 
+// What became of a subscriber, as its publisher saw it.
+enum class SubscriberOutcome {
+  complete,   // its final counters arrived from the process that took part
+  left_early, // it said it was leaving (interrupted): counters up to its departure
+  vanished,   // no final counters: it died or was cut off (last_heard_seconds says when)
+  restarted,  // a new process took over its id during the measured phase: the counters are
+              // the new process's only, so they cover part of the run
+};
+const char* to_string(SubscriberOutcome outcome) noexcept;
+
+// How a subscriber's run ended, on the subscriber.
+enum class RunEnding {
+  end,                 // the publisher's END arrived
+  publisher_silent,    // nothing from the publisher for --idle-timeout (killed?)
+  no_publisher,        // no publisher answered within --wait
+  publisher_restarted, // a new publisher took this subscriber into a new run
+  interrupted,         // SIGINT/SIGTERM
+  transport_failed,
+};
+const char* to_string(RunEnding ending) noexcept;
+
 struct SubscriberResult {
   std::uint32_t id = 0;
   bool counters_received = false; // its final counters reached the publisher
@@ -53,6 +74,18 @@ struct SubscriberResult {
   std::uint64_t probes_sent = 0;  // probes this subscriber was expected to echo
   std::uint64_t echoes = 0;       // echoes that came back in time
   LatencySummary rtt;             // round trips of this subscriber's echoes
+  // Publisher only:
+  SubscriberOutcome outcome = SubscriberOutcome::complete;
+  std::uint32_t restarts = 0;         // times a new process took over this id (any phase)
+  double restarted_seconds = -1;      // measured-phase seconds of the last restart; -1 if none
+                                      // happened after the measured phase began
+};
+
+// A run a subscriber took part in until its publisher was replaced by a new one: the figures
+// it had then, partial (no END, so loss is unknown).
+struct AbandonedRun {
+  std::uint64_t run_id = 0;
+  SubscriberResult figures;
 };
 
 // lost / (unique + lost) * 100: the share of what the publisher sent that never arrived;
@@ -89,6 +122,8 @@ struct RunReport {
   // Subscriber side: its own counters (also what it sent back to the publisher).
   std::optional<SubscriberResult> self;
   bool end_received = false;
+  RunEnding ended_by = RunEnding::end;
+  std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
 };

@@ -11,12 +11,21 @@
 //   5    1     kind             MessageKind
 //   6    2     flags            MessageFlags bits
 //   8    4     sender_id        0 = publisher, N >= 1 = subscriber N
-//   12   8     run_id           chosen at random by the publisher; 0 in a subscriber's first hello
+//   12   8     run_id           chosen at random by the publisher; 0 in a subscriber's hello
+//                                 while it has no run (first hellos, or looking for a
+//                                 restarted publisher after its own went silent)
 //   20   8     sequence         data: per-publisher sequence; see MessageKind for others
 //   28   8     intended_ns      steady-clock ns when the message was due to be sent
 //   36   8     sent_ns          steady-clock ns when it was actually sent
 //   44   4     payload_length   bytes after the header; must equal what arrived
-//   48   4     record_count     number of named records in the payload (--num-vars), else 0
+//   48   4     record_count     data: number of named records in the payload (--num-vars), else
+//                                 0; hello, echo, final_counters: the sender's instance tag
+//
+// Instance tag: messages from a subscriber carry no records, so their record_count field holds
+// a random nonzero number the subscriber process picks when it starts. A publisher tells a
+// restarted subscriber (same id, new process) from a repeated hello by it. 0 means "no tag"
+// (a subscriber that predates it), which never counts as a restart; publishers that predate it
+// ignore the field in these messages, so the format stays version 1.
 
 #include <array>
 #include <cstddef>
@@ -32,6 +41,7 @@ inline constexpr std::size_t header_size = 52;
 
 enum class MessageKind : std::uint8_t {
   hello = 1,          // subscriber -> publisher: "I am here"; repeated until acknowledged
+                      // (and again while its publisher is silent, to find a restarted one)
   hello_ack = 2,      // publisher -> subscribers: sequence = the subscriber id acknowledged
   data = 3,           // publisher -> subscribers: the measured stream (flags: probe, warmup)
   echo = 4,           // subscriber -> publisher: a probe's sequence and stamps, copied back
@@ -60,6 +70,12 @@ struct Header {
   std::uint32_t payload_length = 0;
   std::uint32_t record_count = 0;
 };
+
+// The instance tag a subscriber's message carries (see the layout above); 0 = none.
+inline std::uint32_t instance_tag(const Header& header) noexcept
+{
+  return header.kind == MessageKind::data ? 0 : header.record_count;
+}
 
 enum class DecodeError {
   none,

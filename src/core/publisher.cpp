@@ -7,6 +7,7 @@
 #include <netprof/histogram.hpp>
 #include <netprof/pacer.hpp>
 #include <netprof/records.hpp>
+#include <netprof/report.hpp>
 #include <netprof/wire.hpp>
 
 #include <algorithm>
@@ -47,6 +48,11 @@ struct SubscriberState {
   std::uint64_t last_echo_sequence = 0;
   bool left_early = false;
   Clock::time_point last_heard{};
+  // Which process speaks for this id (wire.hpp, instance tag): a new tag mid-run is a restart.
+  std::uint32_t instance = 0;
+  std::uint32_t retired_instance = 0; // the one before the last restart
+  std::uint32_t restarts = 0;
+  Clock::time_point restarted_at{};   // the last restart after the measured phase began
   std::unique_ptr<Histogram> rtt = std::make_unique<Histogram>();
 };
 
@@ -62,6 +68,8 @@ public:
       RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
     else
       std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
+    // Only the header of m_data is rewritten from here on (with_header).
+    m_endpoint.announce_payload(m_data.payload());
   }
 
   RoleResult run();
@@ -82,6 +90,7 @@ private:
   void on_hello(const wire::Header& header) noexcept;
   void on_echo(const wire::Header& header) noexcept;
   void on_final_counters(const wire::Header& header, std::span<const std::byte> payload) noexcept;
+  bool follow_instance(SubscriberState& subscriber, const wire::Header& header) noexcept;
   SubscriberState* find_subscriber(std::uint32_t id) noexcept;
   SubscriberState* add_subscriber(std::uint32_t id) noexcept;
   bool all_counters_received() const noexcept;
@@ -145,6 +154,31 @@ SubscriberState* Publisher::add_subscriber(std::uint32_t id) noexcept
   }
 }
 
+bool Publisher::follow_instance(SubscriberState& subscriber, const wire::Header& header) noexcept
+{
+  const std::uint32_t tag = wire::instance_tag(header);
+  if (tag == 0 || tag == subscriber.instance)
+    return true; // untagged (an older subscriber), or the process we know
+  if (subscriber.instance == 0) {
+    subscriber.instance = tag;
+    return true;
+  }
+  if (tag == subscriber.retired_instance)
+    return false; // still in flight from the process a restart replaced: not ours any more
+  // A new process took this id over (the old one was killed and restarted, most likely).
+  // Whatever the old one reported is void: the new one's counters will replace it.
+  subscriber.retired_instance = subscriber.instance;
+  subscriber.instance = tag;
+  ++subscriber.restarts;
+  if (m_phase == Phase::measuring || m_phase == Phase::ending)
+    subscriber.restarted_at = Clock::now();
+  subscriber.counters_received = false;
+  subscriber.counters = {};
+  subscriber.left_early = false;
+  m_endpoint.add_peer_from_last_message(); // it may listen on a new address
+  return true;
+}
+
 bool Publisher::all_counters_received() const noexcept
 {
   return std::all_of(m_subscribers.begin(), m_subscribers.end(),
@@ -195,6 +229,10 @@ void Publisher::on_hello(const wire::Header& header) noexcept
     }
     m_endpoint.add_peer_from_last_message();
   }
+  if (!follow_instance(*subscriber, header)) {
+    ++m_rejected;
+    return;
+  }
   subscriber->last_heard = Clock::now();
   // Every hello is answered: the subscriber repeats it until one acknowledgement gets through.
   send_control(wire::MessageKind::hello_ack, header.sender_id);
@@ -209,7 +247,7 @@ void Publisher::on_echo(const wire::Header& header) noexcept
       subscriber == nullptr || header.run_id != m_run_id
           ? nullptr
           : m_probes.find(header.sequence, warmup, header.intended_ns, header.sent_ns);
-  if (probe == nullptr) {
+  if (probe == nullptr || !follow_instance(*subscriber, header)) {
     ++m_rejected;
     return;
   }
@@ -264,6 +302,10 @@ void Publisher::on_final_counters(const wire::Header& header,
       return;
     }
     subscriber->joined_late = true;
+  }
+  if (!follow_instance(*subscriber, header)) {
+    ++m_rejected;
+    return;
   }
   subscriber->counters = counters;
   subscriber->counters_received = true;
@@ -466,6 +508,19 @@ void Publisher::end_test()
   }
 }
 
+// Says when a subscriber without final counters was last heard, which tells a process that
+// died mid-run (killed, crashed) from counters lost at the very end.
+std::string vanished_problem(const std::string& name, double last_heard_seconds,
+                             double measured_seconds)
+{
+  std::string text = name + " vanished: it sent no final counters, and ";
+  if (last_heard_seconds < 0)
+    return text + "was not heard during the measured phase (killed, crashed, or cut off?)";
+  return text + "was last heard " + format_number(last_heard_seconds) + " s into the " +
+         format_number(measured_seconds) +
+         " s measured phase (killed, crashed, or its counters were lost?)";
+}
+
 RoleResult Publisher::make_result(ExitStatus failure_status)
 {
   RoleResult result;
@@ -497,6 +552,15 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
     sub.probes_sent = m_probes_sent - state.probes_before_join;
     sub.echoes = state.echoes;
     sub.rtt = state.rtt->summarize();
+    sub.restarts = state.restarts;
+    if (state.restarted_at != Clock::time_point{} && m_measure_start != Clock::time_point{})
+      sub.restarted_seconds = to_seconds(state.restarted_at - m_measure_start);
+    if (!state.counters_received)
+      sub.outcome = SubscriberOutcome::vanished;
+    else if (state.left_early)
+      sub.outcome = SubscriberOutcome::left_early;
+    else if (sub.restarted_seconds >= 0)
+      sub.outcome = SubscriberOutcome::restarted;
     report.subscribers.push_back(sub);
   }
 
@@ -512,10 +576,15 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
       problems.push_back("no subscriber took part");
     for (const SubscriberResult& sub : report.subscribers) {
       const std::string name = "subscriber " + std::to_string(sub.id);
-      if (sub.left_early)
+      if (sub.outcome == SubscriberOutcome::left_early)
         problems.push_back(name + " left before the end of the test");
-      else if (!sub.counters_received)
-        problems.push_back(name + " sent no final counters (it left early, or they were lost)");
+      else if (sub.outcome == SubscriberOutcome::vanished)
+        problems.push_back(vanished_problem(name, sub.last_heard_seconds,
+                                            report.measured_seconds));
+      else if (sub.outcome == SubscriberOutcome::restarted)
+        problems.push_back(name + " restarted " + format_number(sub.restarted_seconds) +
+                           " s into the measured phase (a new process took over its id): its "
+                           "figures are the new process's only, a part of the run");
       else if (sub.counters.received == 0)
         problems.push_back(name + " received no measured data");
       else if (m_config.max_loss_percent && loss_percent(sub) > *m_config.max_loss_percent)
@@ -525,6 +594,9 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
       else if (sub.lost > 0)
         report.warnings.push_back(name + " lost " + std::to_string(sub.lost) + " of " +
                                   std::to_string(m_sent) + " messages");
+      if (sub.restarts > 0 && sub.restarted_seconds < 0)
+        report.warnings.push_back(name + " restarted before the measured phase (a new process "
+                                         "took over its id); its figures cover the whole phase");
       if (sub.joined_late)
         report.warnings.push_back(name + " joined after the measured phase began");
     }

@@ -4,11 +4,14 @@
 #include "waiting.hpp"
 
 #include <netprof/records.hpp>
+#include <netprof/report.hpp>
 #include <netprof/sequence_tracker.hpp>
 #include <netprof/wire.hpp>
 
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace netprof {
 
@@ -19,13 +22,27 @@ constexpr auto housekeeping_interval = std::chrono::milliseconds(10);
 // After END, the publisher stops repeating it once it has our counters; this much quiet
 // means it has them (or has given up), so the subscriber may leave.
 constexpr auto quiet_after_end = std::chrono::seconds(1);
+// A publisher silent this long (or a quarter of the silence allowed, if that is shorter) may
+// have been restarted: the subscriber says hello again with run id 0, so a new publisher can
+// take it into its run. A live publisher of our run just acknowledges again.
+constexpr auto seek_after = std::chrono::milliseconds(500);
+
+// Picked once per process, outside any measured loop (random_device may open a file).
+std::uint32_t random_instance_tag()
+{
+  std::random_device device;
+  std::uint32_t tag = 0;
+  while (tag == 0) // 0 means "no tag"
+    tag = device() ^ static_cast<std::uint32_t>(Clock::now().time_since_epoch().count());
+  return tag;
+}
 
 class Subscriber final : public MessageSink {
 public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
-        m_control(wire::final_counters_size)
+        m_control(wire::final_counters_size), m_instance(random_instance_tag())
   {
   }
 
@@ -35,6 +52,29 @@ public:
 private:
   enum class Outcome { running, finished, no_publisher, publisher_silent, transport_failed };
 
+  // Everything that belongs to one run: reset when a restarted publisher takes us into a new one.
+  struct RunState {
+    std::uint64_t run_id = 0;
+    bool acknowledged = false;
+    bool data_started = false;
+    bool end_received = false;
+    bool final_acknowledged = false;
+    std::uint64_t publisher_sent = 0;
+    std::uint64_t first_sequence = 0; // of the first measured message received
+    Clock::time_point last_end{};
+    Clock::time_point first_measured{};
+    Clock::time_point last_measured{};
+    SequenceTracker sequences;
+    std::unique_ptr<RecordReader> records;
+    std::uint64_t datagrams = 0;
+    std::uint64_t payload_bytes = 0;
+    std::uint64_t wire_bytes = 0;
+    std::uint64_t probes_echoed = 0;
+    std::uint64_t warmup_received = 0;
+    std::uint64_t records_decoded = 0;
+  };
+
+  bool take_run(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, std::span<const std::byte> message,
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
@@ -42,6 +82,8 @@ private:
   void send_hello() noexcept;
   void send_final_counters(std::uint16_t flags = 0) noexcept;
   wire::SubscriberCounters counters() const noexcept;
+  SubscriberResult figures(std::optional<std::uint64_t> sent) const;
+  Nanoseconds silence_allowed() const noexcept;
   Outcome check_deadlines(Clock::time_point start, Clock::time_point now) const noexcept;
   RoleResult make_result(Outcome outcome);
 
@@ -52,28 +94,14 @@ private:
   Waiter m_waiter;
   OutgoingMessage m_echo;
   OutgoingMessage m_control;
-  SequenceTracker m_sequences;
-  std::unique_ptr<RecordReader> m_records;
+  const std::uint32_t m_instance; // this process's instance tag (wire.hpp)
 
-  std::uint64_t m_run_id = 0;
-  bool m_heard_publisher = false;
-  bool m_acknowledged = false;
-  bool m_data_started = false;
-  bool m_end_received = false;
-  bool m_final_acknowledged = false;
-  std::uint64_t m_publisher_sent = 0;
+  std::unique_ptr<RunState> m_run = std::make_unique<RunState>();
+  std::vector<AbandonedRun> m_abandoned;
+  bool m_heard_publisher = false; // of the current run
+  bool m_seeking = false;         // our publisher is silent: hellos ask any publisher to take us
   Clock::time_point m_last_heard{};
-  Clock::time_point m_last_end{};
-  Clock::time_point m_first_measured{};
-  Clock::time_point m_last_measured{};
-
-  std::uint64_t m_datagrams = 0;
-  std::uint64_t m_payload_bytes = 0;
-  std::uint64_t m_wire_bytes = 0;
-  std::uint64_t m_probes_echoed = 0;
-  std::uint64_t m_rejected = 0;
-  std::uint64_t m_warmup_received = 0;
-  std::uint64_t m_records_decoded = 0;
+  std::uint64_t m_rejected = 0;   // over the whole process
 };
 
 void Subscriber::on_message(std::span<const std::byte> message) noexcept
@@ -87,12 +115,11 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
     // Back-channel traffic on a shared medium: other subscribers', or our own looped back.
     return;
   }
-  if (m_run_id == 0 && header.run_id != 0)
-    m_run_id = header.run_id; // the first publisher we hear defines the run
-  if (header.run_id != m_run_id) {
+  if (header.run_id != m_run->run_id && !take_run(header)) {
     ++m_rejected;
     return;
   }
+  RunState& run = *m_run;
   // A probe is echoed before anything else, even reading the clock: the round trip should
   // hold as little of the subscriber's own work as possible.
   if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0)
@@ -103,7 +130,7 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
   switch (header.kind) {
   case wire::MessageKind::hello_ack:
     if (header.sequence == m_config.id)
-      m_acknowledged = true;
+      run.acknowledged = true;
     break;
   case wire::MessageKind::data:
     on_data(header, message, now);
@@ -113,49 +140,83 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
     break;
   case wire::MessageKind::final_ack:
     if (header.sequence == m_config.id)
-      m_final_acknowledged = true;
+      run.final_acknowledged = true;
     break;
   default:
     ++m_rejected;
   }
 }
 
+bool Subscriber::take_run(const wire::Header& header) noexcept
+{
+  // Only a hello_ack addressed to us starts a run: it proves a publisher took this process as
+  // its subscriber. A stray or stale datagram of some other run, or another subscriber's
+  // acknowledgement on a shared medium, proves nothing and is rejected.
+  if (header.kind != wire::MessageKind::hello_ack || header.sequence != m_config.id ||
+      header.run_id == 0)
+    return false;
+  if (m_run->run_id == 0) {
+    m_run->run_id = header.run_id;
+    return true;
+  }
+  // While our publisher talks, an acknowledgement from another one (two publishers on one
+  // medium both answering our first hello) does not take us away from it.
+  if (!m_seeking)
+    return false;
+  // Our publisher went silent and a new one answered: it was restarted. The old run is kept,
+  // partial, for the report, unless nothing of it ever arrived (a stale acknowledgement).
+  // A control event, not the per-message path: these allocations are allowed here.
+  try {
+    if (m_run->data_started)
+      m_abandoned.push_back({m_run->run_id, figures(std::nullopt)});
+    m_run = std::make_unique<RunState>();
+  } catch (...) {
+    return false;
+  }
+  m_run->run_id = header.run_id;
+  m_seeking = false;
+  return true;
+}
+
 void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> message,
                          Clock::time_point now) noexcept
 {
-  m_data_started = true;
+  RunState& run = *m_run;
+  run.data_started = true;
   if ((header.flags & wire::flags::warmup) != 0) {
-    ++m_warmup_received; // its probes were echoed too, to warm the echo path
+    ++run.warmup_received; // its probes were echoed too, to warm the echo path
     return;
   }
   if ((header.flags & wire::flags::probe) != 0)
-    ++m_probes_echoed;
-  if (m_sequences.received() == 0)
-    m_first_measured = now;
-  m_last_measured = now;
-  m_sequences.observe(header.sequence);
+    ++run.probes_echoed;
+  if (run.sequences.received() == 0) {
+    run.first_measured = now;
+    run.first_sequence = header.sequence;
+  }
+  run.last_measured = now;
+  run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
   const DeliveryFacts delivery = m_endpoint.last_delivery();
-  m_datagrams += delivery.datagrams;
-  m_payload_bytes += header.payload_length;
-  m_wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
+  run.datagrams += delivery.datagrams;
+  run.payload_bytes += header.payload_length;
+  run.wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
 
   if (header.record_count > 0) {
-    if (!m_records) {
-      // Built once, at the first message that carries records; never again per message.
+    if (!run.records) {
+      // Built once per run, at the first message that carries records; never again per message.
       try {
-        m_records = std::make_unique<RecordReader>(header.record_count);
+        run.records = std::make_unique<RecordReader>(header.record_count);
       } catch (...) {
         ++m_rejected;
         return;
       }
     }
     const std::int64_t found =
-        m_records->read(message.subspan(wire::header_size), header.record_count);
+        run.records->read(message.subspan(wire::header_size), header.record_count);
     if (found < 0)
       ++m_rejected;
     else
-      m_records_decoded += static_cast<std::uint64_t>(found);
+      run.records_decoded += static_cast<std::uint64_t>(found);
   }
 }
 
@@ -164,40 +225,52 @@ void Subscriber::echo(const wire::Header& probe) noexcept
   wire::Header header = probe;
   header.kind = wire::MessageKind::echo;
   header.sender_id = m_config.id;
-  header.record_count = 0;
+  header.record_count = m_instance;
   m_endpoint.send(m_echo.with_header(header));
   m_endpoint.flush();
 }
 
 void Subscriber::on_end(const wire::Header& header, Clock::time_point now) noexcept
 {
-  m_end_received = true;
-  m_publisher_sent = header.sequence;
-  m_last_end = now;
-  if (!m_final_acknowledged)
+  RunState& run = *m_run;
+  run.end_received = true;
+  run.publisher_sent = header.sequence;
+  run.last_end = now;
+  if (!run.final_acknowledged)
     send_final_counters();
 }
 
 wire::SubscriberCounters Subscriber::counters() const noexcept
 {
+  const RunState& run = *m_run;
   wire::SubscriberCounters c;
-  c.received = m_sequences.received();
-  c.unique = m_sequences.unique();
-  c.duplicates = m_sequences.duplicates();
-  c.out_of_order = m_sequences.out_of_order();
-  c.gaps = m_sequences.gaps();
-  c.datagrams = m_datagrams;
-  c.payload_bytes = m_payload_bytes;
-  c.wire_bytes = m_wire_bytes;
-  c.first_to_last_ns =
-      static_cast<std::uint64_t>(std::chrono::duration_cast<Nanoseconds>(m_last_measured -
-                                                                         m_first_measured)
-                                     .count());
-  c.probes_echoed = m_probes_echoed;
+  c.received = run.sequences.received();
+  c.unique = run.sequences.unique();
+  c.duplicates = run.sequences.duplicates();
+  c.out_of_order = run.sequences.out_of_order();
+  c.gaps = run.sequences.gaps();
+  c.datagrams = run.datagrams;
+  c.payload_bytes = run.payload_bytes;
+  c.wire_bytes = run.wire_bytes;
+  c.first_to_last_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<Nanoseconds>(run.last_measured - run.first_measured).count());
+  c.probes_echoed = run.probes_echoed;
   c.rejected = m_rejected;
-  c.warmup_received = m_warmup_received;
-  c.records_decoded = m_records_decoded;
+  c.warmup_received = run.warmup_received;
+  c.records_decoded = run.records_decoded;
   return c;
+}
+
+SubscriberResult Subscriber::figures(std::optional<std::uint64_t> sent) const
+{
+  SubscriberResult self = subscriber_result(m_config.id, counters(), sent);
+  self.probes_sent = m_run->probes_echoed;
+  self.echoes = m_run->probes_echoed;
+  // Its first measured message was not the publisher's first, and no warm-up came before it:
+  // it joined after the measured phase began (or the first messages were lost).
+  self.joined_late = m_run->sequences.received() > 0 && m_run->first_sequence > 0 &&
+                     m_run->warmup_received == 0;
+  return self;
 }
 
 void Subscriber::send_hello() noexcept
@@ -205,7 +278,10 @@ void Subscriber::send_hello() noexcept
   wire::Header header;
   header.kind = wire::MessageKind::hello;
   header.sender_id = m_config.id;
-  header.run_id = m_run_id;
+  // Run id 0: "take me into your run". A hello is only sent without a run, or to find a
+  // publisher when ours fell silent; a live publisher of our run acknowledges either way.
+  header.run_id = 0;
+  header.record_count = m_instance;
   const std::int64_t now_ns = to_wire_ns(Clock::now());
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
@@ -219,8 +295,9 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.kind = wire::MessageKind::final_counters;
   header.flags = flags;
   header.sender_id = m_config.id;
-  header.run_id = m_run_id;
-  header.sequence = m_publisher_sent;
+  header.run_id = m_run->run_id;
+  header.sequence = m_run->publisher_sent;
+  header.record_count = m_instance;
   const std::int64_t now_ns = to_wire_ns(Clock::now());
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
@@ -229,20 +306,24 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   m_endpoint.flush();
 }
 
+Nanoseconds Subscriber::silence_allowed() const noexcept
+{
+  // Before data flows the publisher may still be waiting for other subscribers (up to its
+  // own --wait); once data flows, silence means it is gone.
+  return m_run->data_started && !m_run->end_received ? from_seconds(m_config.idle_timeout_seconds)
+                                                     : from_seconds(m_config.wait_seconds);
+}
+
 Subscriber::Outcome Subscriber::check_deadlines(Clock::time_point start,
                                                 Clock::time_point now) const noexcept
 {
-  if (m_final_acknowledged || (m_end_received && now - m_last_end >= quiet_after_end))
+  const RunState& run = *m_run;
+  if (run.final_acknowledged || (run.end_received && now - run.last_end >= quiet_after_end))
     return Outcome::finished;
   if (!m_heard_publisher)
     return now - start >= from_seconds(m_config.wait_seconds) ? Outcome::no_publisher
                                                                : Outcome::running;
-  // Before data flows the publisher may still be waiting for other subscribers (up to its
-  // own --wait); once data flows, silence means it is gone.
-  const auto allowed = m_data_started && !m_end_received
-                           ? from_seconds(m_config.idle_timeout_seconds)
-                           : from_seconds(m_config.wait_seconds);
-  return now - m_last_heard >= allowed ? Outcome::publisher_silent : Outcome::running;
+  return now - m_last_heard >= silence_allowed() ? Outcome::publisher_silent : Outcome::running;
 }
 
 RoleResult Subscriber::run()
@@ -252,7 +333,9 @@ RoleResult Subscriber::run()
   Outcome outcome = Outcome::running;
   while (outcome == Outcome::running && !m_stop.requested()) {
     const auto now = Clock::now();
-    if (!m_acknowledged && !m_data_started && now >= next_hello) {
+    m_seeking = m_heard_publisher && !m_run->end_received &&
+                now - m_last_heard >= std::min<Nanoseconds>(seek_after, silence_allowed() / 4);
+    if ((!m_run->acknowledged || m_seeking) && now >= next_hello) {
       send_hello();
       next_hello = now + hello_interval;
     }
@@ -261,10 +344,11 @@ RoleResult Subscriber::run()
       break;
     // Deadlines and hellos need a look only every few milliseconds; in between the waiter
     // receives at full speed.
-    if (!m_waiter.wait_until(now + housekeeping_interval, [&] { return m_final_acknowledged; }))
+    if (!m_waiter.wait_until(now + housekeeping_interval,
+                             [&] { return m_run->final_acknowledged; }))
       outcome = Outcome::transport_failed;
   }
-  if (m_stop.requested() && m_heard_publisher && !m_end_received) {
+  if (m_stop.requested() && m_heard_publisher && !m_run->end_received) {
     // Leaving mid-test: tell the publisher, so its report says so instead of guessing. Sent a
     // few times without waiting for an acknowledgement; it may be lost like any datagram.
     for (int i = 0; i < 3; ++i)
@@ -275,50 +359,71 @@ RoleResult Subscriber::run()
 
 RoleResult Subscriber::make_result(Outcome outcome)
 {
+  const RunState& run = *m_run;
   RoleResult result;
   RunReport& report = result.report;
-  report.run_id = m_run_id;
+  report.run_id = run.run_id;
   report.interrupted = m_stop.requested();
-  report.end_received = m_end_received;
+  report.end_received = run.end_received;
   report.rejected = m_rejected;
-  const auto sent = m_end_received ? std::optional<std::uint64_t>(m_publisher_sent) : std::nullopt;
-  SubscriberResult self = subscriber_result(m_config.id, counters(), sent);
-  self.probes_sent = m_probes_echoed;
-  self.echoes = m_probes_echoed;
+  const auto sent = run.end_received ? std::optional<std::uint64_t>(run.publisher_sent)
+                                     : std::nullopt;
+  const SubscriberResult self = figures(sent);
   report.self = self;
+  report.abandoned_runs = m_abandoned;
 
   auto& problems = report.problems;
+  auto& warnings = report.warnings;
   ExitStatus failure = ExitStatus::failed;
   switch (outcome) {
   case Outcome::no_publisher:
+    report.ended_by = RunEnding::no_publisher;
     problems.push_back("no publisher was heard within --wait " +
-                       std::to_string(m_config.wait_seconds) +
+                       format_number(m_config.wait_seconds) +
                        " s (is it running, and are the addresses right?)");
     failure = ExitStatus::runtime;
     break;
   case Outcome::publisher_silent:
-    problems.push_back(m_data_started
-                           ? "the publisher went silent before the end of the test (killed?)"
-                           : "the publisher acknowledged us but never started sending");
+    report.ended_by = RunEnding::publisher_silent;
+    problems.push_back(
+        run.data_started
+            ? "the publisher went silent before the end of the test (killed?): nothing for "
+              "--idle-timeout " + format_number(m_config.idle_timeout_seconds) +
+                  " s, so these figures are partial"
+            : "the publisher acknowledged us but never started sending");
     break;
   case Outcome::transport_failed:
+    report.ended_by = RunEnding::transport_failed;
     problems.push_back("the transport failed while receiving");
     failure = ExitStatus::runtime;
     break;
   case Outcome::running:
+    report.ended_by = report.interrupted ? RunEnding::interrupted : RunEnding::end;
+    break;
   case Outcome::finished:
+    report.ended_by = RunEnding::end;
     break;
   }
   if (!report.interrupted && outcome != Outcome::no_publisher && self.counters.received == 0)
     problems.push_back("no measured data was received");
-  if (m_end_received && self.lost > 0) {
+  for (const AbandonedRun& abandoned : m_abandoned)
+    warnings.push_back("the publisher restarted: run " + format_run_id(abandoned.run_id) +
+                       " ended after " + format_count(abandoned.figures.counters.received) +
+                       " measured messages without an end of test (partial figures under "
+                       "\"Earlier runs\"); this report's verdict is for run " +
+                       format_run_id(run.run_id));
+  if (self.joined_late)
+    warnings.push_back("joined after the measured phase began: the first measured message "
+                       "received was number " + format_count(run.first_sequence) +
+                       ", so the loss includes the messages sent before it");
+  if (run.end_received && self.lost > 0) {
     if (m_config.max_loss_percent && loss_percent(self) > *m_config.max_loss_percent)
-      problems.push_back("lost " + std::to_string(loss_percent(self)) +
-                         "% (more than --max-loss " +
-                         std::to_string(*m_config.max_loss_percent) + "%)");
+      problems.push_back("lost " + format_percent(loss_percent(self)) +
+                         " (more than --max-loss " + format_number(*m_config.max_loss_percent) +
+                         "%)");
     else
-      report.warnings.push_back("lost " + std::to_string(self.lost) + " of " +
-                                std::to_string(m_publisher_sent) + " messages");
+      warnings.push_back("lost " + format_count(self.lost) + " of " +
+                         format_count(run.publisher_sent) + " messages");
   }
 
   report.success = problems.empty() && !report.interrupted;

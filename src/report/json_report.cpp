@@ -216,17 +216,30 @@ nlohmann::json report_to_json(const RunReport& report)
     };
     json subscribers = json::array();
     for (const SubscriberResult& sub : report.subscribers) {
-      subscribers.push_back(subscriber_json(sub));
+      json entry = subscriber_json(sub);
+      entry["outcome"] = to_string(sub.outcome);
+      entry["restarts"] = sub.restarts;
+      entry["restarted_seconds"] = finite(sub.restarted_seconds);
+      subscribers.push_back(std::move(entry));
     }
     out["subscribers"] = std::move(subscribers);
   } else {
     if (report.self) {
       json self = subscriber_json(*report.self);
       self["end_received"] = report.end_received;
+      self["ended_by"] = to_string(report.ended_by);
       out["subscriber"] = std::move(self);
     } else {
       out["subscriber"] = nullptr;
     }
+    json abandoned = json::array();
+    for (const AbandonedRun& run : report.abandoned_runs) {
+      json figures = subscriber_json(run.figures);
+      figures["end_received"] = false;
+      figures["ended_by"] = to_string(RunEnding::publisher_restarted);
+      abandoned.push_back({{"run_id", format_run_id(run.run_id)}, {"subscriber", figures}});
+    }
+    out["abandoned_runs"] = std::move(abandoned);
   }
   return out;
 }

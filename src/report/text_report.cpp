@@ -271,10 +271,22 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
     if (sub.joined_late) {
       out << " (joined late)";
     }
-    if (sub.left_early) {
+    switch (sub.outcome) {
+    case SubscriberOutcome::left_early:
       out << " (left early: counters up to its departure)";
-    } else if (!sub.counters_received) {
-      out << " (no final counters: left early or lost)";
+      break;
+    case SubscriberOutcome::vanished:
+      out << " (vanished: no final counters)";
+      break;
+    case SubscriberOutcome::restarted:
+      out << " (restarted " << seconds(sub.restarted_seconds)
+          << " into the measured phase: figures from the new process only, not the whole run)";
+      break;
+    case SubscriberOutcome::complete:
+      break;
+    }
+    if (sub.restarts > 0 && sub.outcome != SubscriberOutcome::restarted) {
+      out << " (restarted " << sub.restarts << (sub.restarts == 1 ? " time" : " times") << ")";
     }
     out << "\n";
     if (!sub.counters_received && sub.last_heard_seconds >= 0) {
@@ -295,6 +307,26 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
   }
 }
 
+std::string ending_text(const RunReport& report)
+{
+  switch (report.ended_by) {
+  case RunEnding::end:
+    return report.end_received ? "the publisher's end of test" : "end";
+  case RunEnding::publisher_silent:
+    return "the publisher going silent for --idle-timeout " +
+           seconds(report.config.idle_timeout_seconds) + " (partial figures)";
+  case RunEnding::no_publisher:
+    return "no publisher within --wait " + seconds(report.config.wait_seconds);
+  case RunEnding::publisher_restarted:
+    return "the publisher restarting (new run detected)";
+  case RunEnding::interrupted:
+    return "an interrupt (partial figures)";
+  case RunEnding::transport_failed:
+    break;
+  }
+  return "a transport failure";
+}
+
 void write_subscriber_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
@@ -305,6 +337,21 @@ void write_subscriber_throughput(std::ostream& out, const RunReport& report)
     out << "  No counters.\n";
   }
   out << "  End of test received: " << (report.end_received ? "yes" : "no") << "\n";
+  out << "  Run ended by: " << ending_text(report) << "\n";
+}
+
+// Runs a subscriber took part in until their publisher was replaced: partial, loss unknown.
+void write_abandoned_runs(std::ostream& out, const RunReport& report)
+{
+  if (report.abandoned_runs.empty()) {
+    return;
+  }
+  out << "Earlier runs (abandoned when the publisher restarted; partial figures):\n";
+  for (const AbandonedRun& run : report.abandoned_runs) {
+    out << "  Run " << format_run_id(run.run_id) << ": new run detected, no end of test\n";
+    write_counters(out, "    ", run.figures, report.config.num_vars, false);
+    out << "    Probes echoed: " << format_count(run.figures.counters.probes_echoed) << "\n";
+  }
 }
 
 } // namespace
@@ -320,6 +367,7 @@ void write_text_report(std::ostream& out, const RunReport& report)
     out << "Latency:\n";
     out << "  Latency is measured on the publisher (round trip); see its report.\n";
     write_subscriber_throughput(out, report);
+    write_abandoned_runs(out, report);
   }
   if (report.rejected > 0) {
     out << "Rejected messages: " << format_count(report.rejected) << "\n";

@@ -104,6 +104,7 @@ RunReport sample_publisher()
   late.id = 2;
   late.joined_late = true;
   late.counters_received = false;
+  late.outcome = SubscriberOutcome::vanished;
   late.probes_sent = 400;
   report.subscribers.push_back(late);
   report.rejected = 3;
@@ -188,6 +189,15 @@ const std::set<std::string> subscriber_keys{"id",
                                             "records_decoded",
                                             "throughput",
                                             "latency"};
+
+// A subscriber's entry in a publisher's report: its figures and what became of it.
+std::set<std::string> publisher_view_keys()
+{
+  std::set<std::string> keys = subscriber_keys;
+  keys.insert({"outcome", "restarts", "restarted_seconds"});
+  return keys;
+}
+
 
 // ---- text ----
 
@@ -361,11 +371,60 @@ TEST(TextReport, PublisherThroughputPerSubscriber)
 TEST(TextReport, MarksLateAndSilentSubscribers)
 {
   std::string text = text_of(sample_publisher());
-  EXPECT_NE(text.find("  Subscriber 2: (joined late) (no final counters: left early or lost)\n"
+  EXPECT_NE(text.find("  Subscriber 2: (joined late) (vanished: no final counters)\n"
                       "    Probes echoed: 0 of 400\n"
                       "    One-way (RTT/2): no probes echoed\n"),
             std::string::npos)
       << text;
+}
+
+TEST(TextReport, MarksARestartedSubscriberAsPartial)
+{
+  RunReport sut = sample_publisher();
+  sut.subscribers[0].outcome = SubscriberOutcome::restarted;
+  sut.subscribers[0].restarts = 1;
+  sut.subscribers[0].restarted_seconds = 1.25;
+  EXPECT_TRUE(has_line(text_of(sut),
+                       "  Subscriber 1: (restarted 1.25 s into the measured phase: figures from "
+                       "the new process only, not the whole run)"))
+      << text_of(sut);
+}
+
+TEST(TextReport, CountsRestartsBeforeTheMeasuredPhase)
+{
+  RunReport sut = sample_publisher();
+  sut.subscribers[0].restarts = 2;
+  EXPECT_TRUE(has_line(text_of(sut), "  Subscriber 1: (restarted 2 times)")) << text_of(sut);
+}
+
+TEST(TextReport, SubscriberSaysHowItsRunEnded)
+{
+  RunReport sut = sample_subscriber_report();
+  EXPECT_TRUE(has_line(text_of(sut), "  Run ended by: the publisher's end of test"));
+  sut.end_received = false;
+  sut.ended_by = RunEnding::publisher_silent;
+  sut.config.idle_timeout_seconds = 2;
+  EXPECT_TRUE(has_line(text_of(sut),
+                       "  Run ended by: the publisher going silent for --idle-timeout 2 s "
+                       "(partial figures)"))
+      << text_of(sut);
+}
+
+TEST(TextReport, AbandonedRunsFollowTheLastRunWithUnknownLoss)
+{
+  RunReport sut = sample_subscriber_report();
+  AbandonedRun abandoned;
+  abandoned.run_id = 0xfedcba9876543210ULL;
+  abandoned.figures.counters.received = 1'234;
+  sut.abandoned_runs.push_back(abandoned);
+  const std::string text = text_of(sut);
+  EXPECT_NE(text.find("Earlier runs (abandoned when the publisher restarted; partial figures):\n"
+                      "  Run fedcba9876543210: new run detected, no end of test\n"
+                      "    Messages received: 1,234\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(has_line(text, "    Lost: unknown (no end of test received)")) << text;
+  EXPECT_LT(text.find("  End of test received: yes"), text.find("Earlier runs")) << text;
 }
 
 TEST(TextReport, RecordsDecodedOnlyWithNumVars)
@@ -395,7 +454,8 @@ TEST(TextReport, SubscriberPointsToThePublisherForLatency)
   EXPECT_TRUE(has_line(text, "  Messages received: 99,990")) << text;
   EXPECT_TRUE(has_line(text, "  Lost: 10 (0.010%)")) << text;
   EXPECT_TRUE(has_line(text, "  Probes echoed: 1,000")) << text;
-  EXPECT_EQ(last_line(text), "  End of test received: yes");
+  EXPECT_TRUE(has_line(text, "  End of test received: yes")) << text;
+  EXPECT_EQ(last_line(text), "  Run ended by: the publisher's end of test");
   EXPECT_EQ(text.find("Subscriber 1:"), std::string::npos);
   EXPECT_EQ(text.find("Round trip"), std::string::npos);
 }
@@ -591,8 +651,11 @@ TEST(JsonReport, OneObjectPerSubscriber)
   json subscribers = parsed(sample_publisher())["subscribers"];
   ASSERT_EQ(subscribers.size(), 2u);
   const json& sut = subscribers[0];
-  EXPECT_EQ(keys_of(sut), subscriber_keys);
+  EXPECT_EQ(keys_of(sut), publisher_view_keys());
   EXPECT_EQ(sut["id"], 1);
+  EXPECT_EQ(sut["outcome"], "complete");
+  EXPECT_EQ(sut["restarts"], 0);
+  EXPECT_EQ(sut["restarted_seconds"], -1.0);
   EXPECT_EQ(sut["counters_received"], true);
   EXPECT_EQ(sut["joined_late"], false);
   EXPECT_EQ(sut["received"], 99'990);
@@ -617,7 +680,8 @@ TEST(JsonReport, OneObjectPerSubscriber)
   EXPECT_DOUBLE_EQ(sut["latency"]["one_way_ns"]["p50"].get<double>(), 20'000.5);
 
   const json& late = subscribers[1];
-  EXPECT_EQ(keys_of(late), subscriber_keys);
+  EXPECT_EQ(keys_of(late), publisher_view_keys());
+  EXPECT_EQ(late["outcome"], "vanished");
   EXPECT_EQ(late["joined_late"], true);
   EXPECT_EQ(late["counters_received"], false);
   EXPECT_EQ(late["loss_percent"], 0.0);
@@ -629,14 +693,52 @@ TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
   json sut = parsed(sample_subscriber_report());
   EXPECT_EQ(keys_of(sut),
             (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
-                                   "endpoint", "run_id", "result", "rejected", "subscriber"}));
+                                   "endpoint", "run_id", "result", "rejected", "subscriber",
+                                   "abandoned_runs"}));
   EXPECT_EQ(sut["settings"]["role"], "subscriber");
+  EXPECT_TRUE(sut["abandoned_runs"].is_array());
+  EXPECT_TRUE(sut["abandoned_runs"].empty());
   EXPECT_EQ(sut["settings"]["id"], 1);
   std::set<std::string> expected = subscriber_keys;
   expected.insert("end_received");
+  expected.insert("ended_by");
   EXPECT_EQ(keys_of(sut["subscriber"]), expected);
+  EXPECT_EQ(sut["subscriber"]["ended_by"], "end");
   EXPECT_EQ(sut["subscriber"]["end_received"], true);
   EXPECT_EQ(sut["subscriber"]["received"], 99'990);
+}
+
+TEST(JsonReport, AbandonedRunsCarryTheirRunIdAndPartialFigures)
+{
+  RunReport report = sample_subscriber_report();
+  report.ended_by = RunEnding::publisher_silent;
+  AbandonedRun abandoned;
+  abandoned.run_id = 0xfedcba9876543210ULL;
+  abandoned.figures.counters.received = 1'234;
+  report.abandoned_runs.push_back(abandoned);
+  json sut = parsed(report);
+  EXPECT_EQ(sut["subscriber"]["ended_by"], "publisher_silent");
+  ASSERT_EQ(sut["abandoned_runs"].size(), 1u);
+  const json& run = sut["abandoned_runs"][0];
+  EXPECT_EQ(keys_of(run), (std::set<std::string>{"run_id", "subscriber"}));
+  EXPECT_EQ(run["run_id"], "fedcba9876543210");
+  EXPECT_EQ(run["subscriber"]["received"], 1'234);
+  EXPECT_EQ(run["subscriber"]["end_received"], false);
+  EXPECT_EQ(run["subscriber"]["ended_by"], "publisher_restarted");
+}
+
+TEST(JsonReport, OutcomeNamesAreStable)
+{
+  EXPECT_STREQ(to_string(SubscriberOutcome::complete), "complete");
+  EXPECT_STREQ(to_string(SubscriberOutcome::left_early), "left_early");
+  EXPECT_STREQ(to_string(SubscriberOutcome::vanished), "vanished");
+  EXPECT_STREQ(to_string(SubscriberOutcome::restarted), "restarted");
+  EXPECT_STREQ(to_string(RunEnding::end), "end");
+  EXPECT_STREQ(to_string(RunEnding::publisher_silent), "publisher_silent");
+  EXPECT_STREQ(to_string(RunEnding::no_publisher), "no_publisher");
+  EXPECT_STREQ(to_string(RunEnding::publisher_restarted), "publisher_restarted");
+  EXPECT_STREQ(to_string(RunEnding::interrupted), "interrupted");
+  EXPECT_STREQ(to_string(RunEnding::transport_failed), "transport_failed");
 }
 
 TEST(JsonReport, SubscriberWithoutCountersIsNull)

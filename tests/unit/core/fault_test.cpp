@@ -1,0 +1,286 @@
+// What each side reports when its peer fails: killed mid-run, restarted mid-run, or a stale
+// message of another run arrives. Real publisher and subscriber loops (threads) over the
+// in-memory link; a "kill" severs a role's endpoint, so its goodbyes are never heard.
+
+#include "core/publisher.hpp"
+#include "core/subscriber.hpp"
+#include "in_memory_link.hpp"
+#include "severable_endpoint.hpp"
+
+#include <netprof/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace {
+
+using namespace netprof;
+using namespace std::chrono_literals;
+using netprof::testing::InMemoryLink;
+using netprof::testing::SeverableEndpoint;
+
+RunConfig config_for(Role role)
+{
+  RunConfig config;
+  config.role = role;
+  config.id = role == Role::publisher ? 0 : 1;
+  config.transport_name = "in-memory";
+  config.test_seconds = 1.5;
+  config.send_hz = 2000;
+  config.warmup_count = 20;
+  config.probe_hz = 200;
+  config.wait_seconds = 5;
+  config.idle_timeout_seconds = 3;
+  return config;
+}
+
+// Runs a role on its own thread; every flag it uses outlives it.
+struct RoleThread {
+  StopFlag stop;
+  LiveCounters live;
+  std::future<RoleResult> result;
+
+  void start_subscriber(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_subscriber(config, endpoint, stop, live); });
+  }
+  void start_publisher(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_publisher(config, endpoint, stop, live); });
+  }
+  // As SIGKILL: cut off, then stopped; nothing it says on the way out is heard.
+  RoleResult kill(SeverableEndpoint& endpoint)
+  {
+    endpoint.sever();
+    stop.request();
+    return result.get();
+  }
+};
+
+// Waits (bounded) until the publisher is in its measured phase and has sent `messages`.
+void wait_until_sent(const RoleThread& publisher, std::uint64_t messages)
+{
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (publisher.live.sent.load() < messages) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the publisher never got going";
+    std::this_thread::sleep_for(1ms);
+  }
+}
+
+std::vector<std::byte> message_of(wire::Header header)
+{
+  std::vector<std::byte> bytes(wire::header_size);
+  header.payload_length = 0;
+  wire::encode_header(header, bytes);
+  return bytes;
+}
+
+TEST(Faults, SubscriberKilledMidRunIsReportedAsVanished)
+{
+  InMemoryLink link;
+  SeverableEndpoint subscriber_end(link.subscriber);
+  RoleThread subscriber, publisher;
+  subscriber.start_subscriber(config_for(Role::subscriber), subscriber_end);
+  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  wait_until_sent(publisher, 400);
+  subscriber.kill(subscriber_end);
+  const RoleResult outcome = publisher.result.get();
+
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+  ASSERT_EQ(outcome.report.subscribers.size(), 1u);
+  const SubscriberResult& sub = outcome.report.subscribers[0];
+  EXPECT_EQ(sub.outcome, SubscriberOutcome::vanished);
+  EXPECT_FALSE(sub.counters_received);
+  EXPECT_GE(sub.last_heard_seconds, 0.0);
+  EXPECT_LT(sub.last_heard_seconds, outcome.report.measured_seconds);
+  ASSERT_FALSE(outcome.report.problems.empty());
+  EXPECT_NE(outcome.report.problems[0].find("vanished"), std::string::npos);
+}
+
+TEST(Faults, PublisherKilledMidRunLeavesThePartialSubscriberFailingAfterItsIdleTimeout)
+{
+  InMemoryLink link;
+  SeverableEndpoint publisher_end(link.publisher);
+  RunConfig subscriber_config = config_for(Role::subscriber);
+  subscriber_config.idle_timeout_seconds = 0.6;
+  RoleThread subscriber, publisher;
+  subscriber.start_subscriber(subscriber_config, link.subscriber);
+  publisher.start_publisher(config_for(Role::publisher), publisher_end);
+  wait_until_sent(publisher, 400);
+  const auto killed = std::chrono::steady_clock::now();
+  publisher.kill(publisher_end);
+  const RoleResult outcome = subscriber.result.get();
+  const auto took = std::chrono::steady_clock::now() - killed;
+
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+  EXPECT_EQ(outcome.report.ended_by, RunEnding::publisher_silent);
+  EXPECT_FALSE(outcome.report.end_received);
+  EXPECT_GT(outcome.report.self->counters.received, 0u);
+  EXPECT_TRUE(outcome.report.abandoned_runs.empty());
+  EXPECT_GE(took, 550ms);
+  EXPECT_LT(took, 3s);
+}
+
+TEST(Faults, RestartedSubscriberIsReportedAsRestartedNotAsACleanFigure)
+{
+  InMemoryLink link;
+  SeverableEndpoint first_end(link.subscriber);
+  RoleThread first, second, publisher;
+  first.start_subscriber(config_for(Role::subscriber), first_end);
+  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  wait_until_sent(publisher, 600);
+  first.kill(first_end);
+  // The same id, a new process: it reads the same inbox and says hello with a new instance.
+  second.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  const RoleResult outcome = publisher.result.get();
+  const RoleResult restarted = second.result.get();
+
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+  ASSERT_EQ(outcome.report.subscribers.size(), 1u);
+  const SubscriberResult& sub = outcome.report.subscribers[0];
+  EXPECT_EQ(sub.outcome, SubscriberOutcome::restarted);
+  EXPECT_EQ(sub.restarts, 1u);
+  EXPECT_GT(sub.restarted_seconds, 0.0);
+  EXPECT_TRUE(sub.counters_received);
+  // The counters are the new process's: fewer than were sent, and the report says why.
+  EXPECT_GT(sub.counters.received, 0u);
+  EXPECT_LT(sub.counters.received, outcome.report.messages_sent);
+  ASSERT_FALSE(outcome.report.problems.empty());
+  EXPECT_NE(outcome.report.problems[0].find("restarted"), std::string::npos);
+
+  // The new process itself saw a late join into a run that ended properly.
+  EXPECT_EQ(restarted.report.run_id, outcome.report.run_id);
+  EXPECT_TRUE(restarted.report.end_received);
+  EXPECT_TRUE(restarted.report.self->joined_late);
+  EXPECT_EQ(restarted.report.self->counters.received, sub.counters.received);
+}
+
+TEST(Faults, RestartedPublisherTakesTheSubscriberIntoItsNewRun)
+{
+  InMemoryLink link;
+  SeverableEndpoint first_end(link.publisher);
+  RoleThread subscriber, first, second;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  first.start_publisher(config_for(Role::publisher), first_end);
+  wait_until_sent(first, 400);
+  const RoleResult killed = first.kill(first_end);
+  RunConfig again = config_for(Role::publisher);
+  again.test_seconds = 0.5;
+  second.start_publisher(again, link.publisher);
+  const RoleResult renewed = second.result.get();
+  const RoleResult outcome = subscriber.result.get();
+
+  EXPECT_EQ(renewed.status, ExitStatus::passed);
+  ASSERT_EQ(renewed.report.subscribers.size(), 1u);
+  EXPECT_EQ(renewed.report.subscribers[0].counters.received, renewed.report.messages_sent);
+
+  EXPECT_EQ(outcome.status, ExitStatus::passed);
+  EXPECT_EQ(outcome.report.run_id, renewed.report.run_id);
+  EXPECT_EQ(outcome.report.ended_by, RunEnding::end);
+  EXPECT_EQ(outcome.report.self->counters.received, renewed.report.messages_sent);
+  ASSERT_EQ(outcome.report.abandoned_runs.size(), 1u);
+  const AbandonedRun& abandoned = outcome.report.abandoned_runs[0];
+  EXPECT_EQ(abandoned.run_id, killed.report.run_id);
+  EXPECT_GT(abandoned.figures.counters.received, 0u);
+  EXPECT_LE(abandoned.figures.counters.received, killed.report.messages_sent);
+  ASSERT_FALSE(outcome.report.warnings.empty());
+  EXPECT_NE(outcome.report.warnings[0].find("the publisher restarted"), std::string::npos);
+}
+
+TEST(Faults, StaleTrafficOfAnotherRunDoesNotCaptureANewSubscriber)
+{
+  InMemoryLink link;
+  // Left in flight by some earlier run: data, an END, and an acknowledgement for another id.
+  wire::Header stale;
+  stale.run_id = 0x57a1e;
+  stale.kind = wire::MessageKind::data;
+  stale.sequence = 77;
+  link.to_subscriber->push(message_of(stale));
+  stale.kind = wire::MessageKind::end;
+  stale.sequence = 1000;
+  link.to_subscriber->push(message_of(stale));
+  stale.kind = wire::MessageKind::hello_ack;
+  stale.sequence = 9;
+  link.to_subscriber->push(message_of(stale));
+
+  RoleThread subscriber, publisher;
+  RunConfig publisher_config = config_for(Role::publisher);
+  publisher_config.test_seconds = 0.5;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  publisher.start_publisher(publisher_config, link.publisher);
+  const RoleResult pub = publisher.result.get();
+  const RoleResult sub = subscriber.result.get();
+
+  EXPECT_EQ(pub.status, ExitStatus::passed);
+  EXPECT_EQ(sub.status, ExitStatus::passed);
+  EXPECT_EQ(sub.report.run_id, pub.report.run_id);
+  EXPECT_EQ(sub.report.rejected, 3u);
+  EXPECT_EQ(sub.report.self->counters.received, pub.report.messages_sent);
+  EXPECT_TRUE(sub.report.abandoned_runs.empty());
+}
+
+TEST(Faults, AStaleAcknowledgementForUsHealsWithoutAnAbandonedRun)
+{
+  // A publisher of an earlier run acknowledged this id just before it died. The subscriber
+  // takes that run (nothing tells them apart), hears nothing more of it, looks for a
+  // publisher again and joins the live one, missing at most the first half second.
+  InMemoryLink link;
+  wire::Header stale;
+  stale.run_id = 0x57a1e;
+  stale.kind = wire::MessageKind::hello_ack;
+  stale.sequence = 1;
+  link.to_subscriber->push(message_of(stale));
+
+  RoleThread subscriber, publisher;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  const RoleResult pub = publisher.result.get();
+  const RoleResult sub = subscriber.result.get();
+
+  EXPECT_EQ(sub.report.run_id, pub.report.run_id);
+  EXPECT_TRUE(sub.report.end_received);
+  EXPECT_TRUE(sub.report.abandoned_runs.empty()); // nothing of the stale run ever arrived
+  EXPECT_GT(sub.report.self->counters.received, pub.report.messages_sent / 2);
+  ASSERT_EQ(pub.report.subscribers.size(), 1u);
+  EXPECT_TRUE(pub.report.subscribers[0].counters_received);
+  EXPECT_EQ(pub.report.subscribers[0].restarts, 0u);
+}
+
+TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
+{
+  // A scripted subscriber id 1: instance A says hello, then instance B (a restart), then a
+  // late hellos from A arrive: they neither count as another restart nor switch back to A.
+  InMemoryLink link;
+  RunConfig publisher_config = config_for(Role::publisher);
+  publisher_config.test_seconds = 0.3;
+  publisher_config.warmup_count = 0;
+  wire::Header hello;
+  hello.kind = wire::MessageKind::hello;
+  hello.sender_id = 1;
+  hello.record_count = 0xAAAA;
+  link.to_publisher->push(message_of(hello));
+  RoleThread publisher;
+  publisher.start_publisher(publisher_config, link.publisher);
+  wait_until_sent(publisher, 100);
+  hello.record_count = 0xBBBB;
+  link.to_publisher->push(message_of(hello));
+  hello.record_count = 0xAAAA; // still in flight from the replaced process
+  link.to_publisher->push(message_of(hello));
+  link.to_publisher->push(message_of(hello));
+  const RoleResult outcome = publisher.result.get();
+
+  ASSERT_EQ(outcome.report.subscribers.size(), 1u);
+  const SubscriberResult& sub = outcome.report.subscribers[0];
+  EXPECT_EQ(sub.restarts, 1u);
+  EXPECT_GT(sub.restarted_seconds, 0.0);
+  EXPECT_EQ(sub.outcome, SubscriberOutcome::vanished); // neither instance sent counters
+  EXPECT_GE(outcome.report.rejected, 2u);
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+}
+
+} // namespace
