@@ -93,6 +93,14 @@ public:
   // starts sending to its source. Shared media (multicast, shared memory) ignore it.
   virtual void add_peer_from_last_message() noexcept {}
 
+  // Called by the core once, before the first data message, with the payload every data
+  // message will end with: the same bytes at the same address, never rewritten while the
+  // endpoint lives (the core rewrites only the header in front of it). A transport may then
+  // send data messages without copying the payload again (ZeroMQ lends buffers holding a copy
+  // of it). Other messages (hellos, END, counters) end with other bytes and go as usual.
+  // Called at setup, so it may allocate; throws TransportError when it cannot.
+  virtual void announce_payload(std::span<const std::byte> /*payload*/) {}
+
   // Valid only inside MessageSink::on_message: facts of the message being delivered.
   virtual DeliveryFacts last_delivery() const noexcept { return {}; }
 

@@ -3,6 +3,7 @@
 // arguments, bind errors, both topologies, the upstream escape and back-pressure under
 // --zmq-nodrop. Loopback and a temporary directory only.
 
+#include "zmq/zero_copy_pool.hpp"
 #include "zmq/zmq_address.hpp"
 #include "zmq/zmq_endpoint.hpp"
 #include "zmq/zmq_transport.hpp"
@@ -18,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -486,6 +488,138 @@ TEST(ZmqEndpoint, FactsStateTheHighWaterMarkAndDropPolicy)
   EXPECT_NE(notes.find("drops silently"), std::string::npos) << notes;
   EXPECT_NE(notes.find("TCP_NODELAY"), std::string::npos) << notes;
   EXPECT_EQ(publisher.facts().granted_send_buffer_bytes, 1'000'000u);
+}
+
+// --- zero-copy sends ---------------------------------------------------------------------------
+
+TEST(ZmqZeroCopyPool, LendsEachBufferOnceUntilZeroMqGivesItBack)
+{
+  const Bytes payload(1000, std::byte{'p'});
+  zeromq::ZeroCopyPool pool(payload, 2);
+  const Bytes header = bytes({'h', 1});
+  zmq_msg_t first;
+  zmq_msg_t second;
+  zmq_msg_t third;
+  ASSERT_TRUE(pool.lend(first, header));
+  ASSERT_TRUE(pool.lend(second, header));
+  EXPECT_FALSE(pool.lend(third, header)) << "both buffers are still lent";
+  EXPECT_EQ(pool.outstanding(), 2u);
+
+  const auto* data = static_cast<const std::byte*>(zmq_msg_data(&first));
+  ASSERT_EQ(zmq_msg_size(&first), header.size() + payload.size());
+  EXPECT_TRUE(std::equal(header.begin(), header.end(), data));
+  EXPECT_TRUE(std::equal(payload.begin(), payload.end(), data + header.size()));
+
+  zmq_msg_close(&first); // what ZeroMQ does once the message is written
+  EXPECT_EQ(pool.outstanding(), 1u);
+  ASSERT_TRUE(pool.lend(third, bytes({'x'})));
+  zmq_msg_close(&second);
+  zmq_msg_close(&third);
+  EXPECT_EQ(pool.outstanding(), 0u);
+}
+
+TEST(ZmqZeroCopyPool, CarriesOnlyMessagesEndingWithTheAnnouncedPayloadItself)
+{
+  Bytes message(10 + 500, std::byte{'m'});
+  const std::span<const std::byte> payload(message.data() + 10, 500);
+  zeromq::ZeroCopyPool pool(payload, 1);
+  EXPECT_TRUE(pool.carries(message));
+  const Bytes same_bytes_elsewhere = message;
+  EXPECT_FALSE(pool.carries(same_bytes_elsewhere));
+  EXPECT_FALSE(pool.carries(std::span<const std::byte>(message).first(400)));
+}
+
+TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
+{
+  const std::string endpoint = free_tcp_endpoint();
+  auto publisher_settings = settings_for(Role::publisher, endpoint, {});
+  publisher_settings.zero_copy_from = 1000;
+  publisher_settings.no_drop = true; // every message must arrive
+  zeromq::ZmqEndpoint publisher(publisher_settings);
+  zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  CollectingSink hello;
+  ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
+
+  // As the core does: one buffer, a header rewritten in place before each send.
+  constexpr std::size_t header_size = 8;
+  Bytes message(header_size + 100'000);
+  for (std::size_t i = header_size; i < message.size(); ++i) {
+    message[i] = static_cast<std::byte>(i * 7);
+  }
+  publisher.announce_payload(std::span<const std::byte>(message).subspan(header_size));
+  constexpr int count = 40;
+  for (int i = 0; i < count; ++i) {
+    std::fill_n(message.begin(), header_size, static_cast<std::byte>(i));
+    SendResult result = SendResult::back_pressured;
+    const auto deadline = Clock::now() + 5s;
+    while (result == SendResult::back_pressured && Clock::now() < deadline) {
+      result = publisher.send(message);
+    }
+    ASSERT_EQ(result, SendResult::sent);
+  }
+  std::fill_n(message.begin(), header_size, std::byte{0xff});
+
+  CollectingSink received;
+  ASSERT_TRUE(receive_until(subscriber, received, count));
+  for (int i = 0; i < count; ++i) {
+    Bytes expected = message;
+    std::fill_n(expected.begin(), header_size, static_cast<std::byte>(i));
+    EXPECT_TRUE(received.messages[static_cast<std::size_t>(i)] == expected) << "message " << i;
+  }
+  std::string notes;
+  for (const std::string& note : publisher.facts().notes) {
+    notes += note + "\n";
+  }
+  EXPECT_NE(notes.find("zero-copy sends: " + std::to_string(count) + " of " +
+                       std::to_string(count) + " data messages"),
+            std::string::npos)
+      << notes;
+}
+
+TEST(ZmqZeroCopy, OffMeansNoBuffersAndNoNote)
+{
+  auto settings = settings_for(Role::publisher, free_tcp_endpoint(), {});
+  settings.zero_copy_from = 0;
+  zeromq::ZmqEndpoint publisher(settings);
+  const Bytes payload(100'000, std::byte{'p'});
+  publisher.announce_payload(payload);
+  for (const std::string& note : publisher.facts().notes) {
+    EXPECT_EQ(note.find("zero-copy"), std::string::npos) << note;
+  }
+}
+
+TEST(ZmqZeroCopy, BuffersCoverTheHighWaterMarkWithinTheBudget)
+{
+  EXPECT_EQ(zeromq::ZmqEndpoint::zero_copy_buffers(25, 4'000'000), 27u);
+  EXPECT_EQ(zeromq::ZmqEndpoint::zero_copy_buffers(1000, std::size_t{16} << 20), 16u);
+  EXPECT_EQ(zeromq::ZmqEndpoint::zero_copy_buffers(1, 100), 4u);
+}
+
+TEST(ZmqZeroCopy, LocalPairGivesTheOptionToThePublisherOnly)
+{
+  const auto arguments =
+      zmq_with({"--zmq", "ipc://*", "--zmq-zero-copy", "4096"})->local_pair_arguments();
+  const auto& publisher = arguments.publisher;
+  const auto option = std::find(publisher.begin(), publisher.end(), "--zmq-zero-copy");
+  ASSERT_NE(option, publisher.end());
+  ASSERT_NE(option + 1, publisher.end());
+  EXPECT_EQ(*(option + 1), "4096");
+  EXPECT_EQ(std::count(arguments.subscriber.begin(), arguments.subscriber.end(), "--zmq-zero-copy"),
+            0);
+}
+
+TEST(ZmqZeroCopy, OptionTakesAByteCountOrRefusesWithOneLine)
+{
+  EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "0"})
+                      ->validate(Role::publisher));
+  try {
+    zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "-1"})->validate(Role::publisher);
+    FAIL() << "a negative size was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_STREQ(error.what(), "invalid value '-1' for --zmq-zero-copy: expected a whole number "
+                               "from 0 to 16777268");
+  }
 }
 
 } // namespace

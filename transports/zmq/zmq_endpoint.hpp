@@ -1,5 +1,6 @@
 #pragma once
 
+#include "zero_copy_pool.hpp"
 #include "zmq_address.hpp"
 
 #include <netprof/transport.hpp>
@@ -9,6 +10,7 @@
 #include <zmq.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ struct EndpointSettings {
   std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
   int io_threads = 1;
   bool no_drop = false; // publisher: wait at the high-water mark instead of dropping
+  std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
 };
 
 // ZeroMQ's own default high-water mark, used when -q is 0.
@@ -50,6 +53,12 @@ public:
   // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
   // the core gets control back often.
   static constexpr int receive_batch = 32;
+  // Buffers for zero-copy sends: a lent buffer comes back only once the I/O thread has
+  // written its message, so as many as the high-water mark lets ZeroMQ queue (plus the one
+  // being written and the one being sent), within a memory budget, and never fewer than a few.
+  static constexpr std::size_t min_zero_copy_buffers = 4;
+  static constexpr std::size_t zero_copy_memory_budget = std::size_t{256} << 20;
+  static std::size_t zero_copy_buffers(int high_water_mark, std::size_t message_bytes) noexcept;
 
   // Opens, binds and connects; throws TransportError when the system refuses.
   explicit ZmqEndpoint(const EndpointSettings& settings);
@@ -60,6 +69,7 @@ public:
 
   SendResult send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  void announce_payload(std::span<const std::byte> payload) override;
   DeliveryFacts last_delivery() const noexcept override;
   EndpointFacts facts() const override;
 
@@ -77,16 +87,25 @@ private:
   bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
                        ReceiveResult& result) noexcept;
   int send_escaped(std::span<const std::byte> message) noexcept;
+  // A data message through a buffer lent to ZeroMQ, or copied when none is free.
+  int send_lent(std::span<const std::byte> message) noexcept;
   void configure(const EndpointSettings& settings);
   void bind_own(const Address& own);
   void size_buffers(const EndpointSettings& settings);
 
-  // Declared first so that it is destroyed last, after the socket.
+  // Declared before the context, so that it outlives ZeroMQ's I/O threads, which hand lent
+  // buffers back until the context is gone.
+  std::unique_ptr<ZeroCopyPool> m_zero_copy;
+  std::size_t m_zero_copy_from = 0;
+  std::uint64_t m_sent_lent = 0;   // data messages ZeroMQ took from a lent buffer
+  std::uint64_t m_sent_copied = 0; // ... and copied, every buffer being still lent
+  // Declared before the socket so that it is destroyed after it.
   zmq::context_t m_context;
   zmq::socket_t m_socket;
   void* m_handle = nullptr; // the raw socket, for the noexcept hot path
   int m_wakeup_fd = -1;     // ZMQ_FD: readable when the socket has something to look at
   bool m_publisher = true;
+  int m_high_water_mark = default_high_water_mark;
   zmq_msg_t m_received{};
   bool m_dry = false; // the last drain ended in EAGAIN and no send() came after it
   std::size_t m_received_wire_bytes = 0; // of the message being delivered, ZMTP framing included

@@ -6,7 +6,6 @@
 #include <netprof/errors.hpp>
 #include <netprof/wire.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <string>
 #include <vector>
@@ -21,8 +20,11 @@ using zeromq::Scheme;
 using zeromq::Use;
 
 constexpr int max_io_threads = 64;
-// The core's default -s, for when the payload size is not known (see message_bytes_given).
+// The core's default -s, for when the payload size is not known.
 constexpr std::size_t default_payload_bytes = 128;
+// Off by default: on loopback it saves the publisher's copy but not throughput
+// (docs/transport-zmq.md, "Zero-copy sends").
+constexpr const char* default_zero_copy_from = "0";
 
 struct ZmqAddresses {
   Address own;
@@ -34,26 +36,18 @@ bool given(const po::variables_map& vm, const char* name)
   return vm.count(name) != 0 && !vm[name].defaulted();
 }
 
-// The high-water mark depends on the message size, which the seam does not pass to open()
-// (EndpointRequest has no message size yet). Until it does, the core's -s is read from the
-// parsed command line here; anything unreadable falls back to the core's default, and the
-// core itself reports a bad -s.
-std::size_t message_bytes_given(const po::variables_map& vm)
+// A whole number from `low` to `high` in an option's text; UsageError naming the option if not.
+template <typename Number>
+Number whole_number(const std::string& text, const char* option, Number low, Number high)
 {
-  std::size_t payload = default_payload_bytes;
-  if (vm.count("size") != 0) {
-    try {
-      const std::string& text = vm["size"].as<std::string>();
-      std::size_t value = 0;
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error == std::errc{} && end == text.data() + text.size() && value > 0) {
-        payload = value;
-      }
-    } catch (const boost::bad_any_cast&) {
-      // not the core's text option: keep the default
-    }
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < low || value > high) {
+    throw UsageError("invalid value '" + text + "' for --" + option +
+                     ": expected a whole number from " + std::to_string(low) + " to " +
+                     std::to_string(high));
   }
-  return wire::header_size + std::min(payload, zeromq::ZmqEndpoint::max_message_size);
+  return value;
 }
 
 // The endpoint a subscriber connects to, for one the publisher binds.
@@ -83,7 +77,13 @@ public:
         "ZeroMQ I/O threads per process (1 to 64)")(
         "zmq-nodrop", po::bool_switch(&m_no_drop),
         "at the high-water mark the publisher waits instead of dropping silently "
-        "(ZMQ_XPUB_NODROP). The HWM is -q bytes' worth of messages per peer and direction.");
+        "(ZMQ_XPUB_NODROP). The HWM is -q bytes' worth of messages per peer and direction.")(
+        "zmq-zero-copy", po::value<std::string>(&m_zero_copy_text)
+                             ->default_value(default_zero_copy_from)->value_name("BYTES"),
+        "publisher: payloads of at least BYTES are sent without copying them, from buffers "
+        "lent to ZeroMQ in turn (as many as the high-water mark queues, within 256 MiB; a "
+        "message is copied only while all are still lent); 0, the default, copies every "
+        "message");
   }
 
   ZmqTransport(const ZmqTransport&) = delete; // m_options points at the members
@@ -93,8 +93,7 @@ public:
 
   bool selected(const po::variables_map& vm) const override
   {
-    m_message_bytes = message_bytes_given(vm);
-    return vm.count("zmq") > 0 || given(vm, "zmq-io-threads") ||
+    return vm.count("zmq") > 0 || given(vm, "zmq-io-threads") || given(vm, "zmq-zero-copy") ||
            (given(vm, "zmq-nodrop") && vm["zmq-nodrop"].as<bool>());
   }
 
@@ -106,6 +105,7 @@ public:
       parse();
     }
     io_threads();
+    zero_copy_from();
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
@@ -116,9 +116,11 @@ public:
     settings.own = std::move(addresses.own);
     settings.peers = std::move(addresses.peers);
     settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = m_message_bytes;
+    settings.message_bytes = request.message_size > 0 ? request.message_size
+                                                      : wire::header_size + default_payload_bytes;
     settings.io_threads = io_threads();
     settings.no_drop = m_no_drop;
+    settings.zero_copy_from = zero_copy_from();
     return std::make_unique<zeromq::ZmqEndpoint>(settings);
   }
 
@@ -145,6 +147,10 @@ public:
       if (m_no_drop) {
         side->push_back("--zmq-nodrop");
       }
+    }
+    if (const std::size_t zero_copy = zero_copy_from(); zero_copy > 0) {
+      arguments.publisher.insert(arguments.publisher.end(),
+                                 {"--zmq-zero-copy", std::to_string(zero_copy)});
     }
     return arguments;
   }
@@ -184,15 +190,13 @@ private:
 
   int io_threads() const
   {
-    const std::string& text = m_io_threads_text;
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size() || value < 1 ||
-        value > max_io_threads) {
-      throw UsageError("invalid value '" + text + "' for --zmq-io-threads: expected a whole "
-                       "number from 1 to " + std::to_string(max_io_threads));
-    }
-    return value;
+    return whole_number(m_io_threads_text, "zmq-io-threads", 1, max_io_threads);
+  }
+
+  std::size_t zero_copy_from() const
+  {
+    return whole_number<std::size_t>(m_zero_copy_text, "zmq-zero-copy", 0,
+                                     zeromq::ZmqEndpoint::max_message_size);
   }
 
   // The subscriber's own endpoint when the user gave only the publisher's: the same scheme,
@@ -246,8 +250,8 @@ private:
   po::options_description m_options;
   std::vector<std::string> m_endpoints;
   std::string m_io_threads_text = "1";
+  std::string m_zero_copy_text = default_zero_copy_from;
   bool m_no_drop = false;
-  mutable std::size_t m_message_bytes = wire::header_size + default_payload_bytes;
 };
 
 } // namespace
