@@ -195,7 +195,9 @@ UdpSockets open_broadcast(const sockaddr_in& address)
   sockets.send = new_socket();
   const int send = sockets.send.get();
   set_option(send, SOL_SOCKET, SO_BROADCAST, 1, "allow broadcast (SO_BROADCAST)");
-  const sockaddr_in own = connect_sender(send, any_address(), address, "broadcast", nullptr);
+  const sockaddr_in own = connect_sender(
+      send, any_address(), address, "broadcast",
+      "255.255.255.255 needs a default route; otherwise give the subnet's broadcast address");
 
   sockets.own_source = own;
   sockets.peers = {address};
