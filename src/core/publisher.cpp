@@ -568,7 +568,7 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
   if (m_transport_failed)
     problems.push_back("the transport failed while sending or receiving");
   if (m_phase == Phase::waiting) {
-    problems.push_back("waited " + std::to_string(m_config.wait_seconds) + " s for " +
+    problems.push_back("waited " + format_number(m_config.wait_seconds) + " s for " +
                        std::to_string(m_config.subscribers) + " subscriber(s); " +
                        std::to_string(m_subscribers.size()) + " announced themselves");
   } else {

@@ -87,7 +87,9 @@ class MissingPeerTest(NetprofTestCase):
         self.assertEqual(result.returncode, 3)
         self.assertTrue(result.stdout.startswith("Test: FAIL"), result.stdout)
         self.assertEqual(result.json["result"]["status"], "FAIL")
-        self.assertIn("subscriber", result.json["result"]["problems"][0])
+        self.assertTrue(result.json["result"]["problems"][0].startswith(
+            "waited 1 s for 1 subscriber(s); 0 announced themselves"),
+            result.json["result"]["problems"])
 
     def test_subscriber_without_publisher_fails_within_its_wait(self):
         result = self.run_netprof("-i", "1", "-u", f"127.0.0.1:{free_udp_port()}",
