@@ -25,8 +25,29 @@ public:
   // open() reads them after the command line was parsed and notified.
   virtual boost::program_options::options_description& options() = 0;
 
-  // True when the user gave an option that selects this transport (e.g. -u for udp).
+  // True when the user gave an option that selects this transport (e.g. -u for udp, or
+  // --mc-ttl for multicast).
   virtual bool selected(const boost::program_options::variables_map& given) const = 0;
+
+  // True when the user gave the option that names this transport (-m for multicast), not just
+  // one of its settings (--mc-ttl). A transport named beside another one is a conflict; one
+  // that is only selected by a setting beside another transport's name is not chosen, and the
+  // setting is refused as an option that does not apply. Most transports are selected only
+  // by their name, hence the default.
+  virtual bool named(const boost::program_options::variables_map& given) const
+  {
+    return selected(given);
+  }
+
+  // True when this transport reads the option of this long name ("fragment-size") when it is
+  // chosen. The command line refuses every option the user gave that neither the core nor the
+  // chosen transport reads, so no option is silently ignored. Defaults to the options of its
+  // own group; a transport that also reads options shown in another's group says so. Not
+  // const only because options() is not.
+  virtual bool reads_option(const std::string& long_name)
+  {
+    return options().find_nothrow(long_name, false) != nullptr;
+  }
 
   // Checks the values of its own options once parsing is done; throws UsageError with one
   // line naming the problem.

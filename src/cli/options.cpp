@@ -354,8 +354,12 @@ void check_combinations(const po::variables_map& vm, const RunConfig& config)
   }
 }
 
-std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
-                                            const po::variables_map& vm, RunConfig& config)
+// The transport the command line chose: the one named (-u, -m, -b, --zmq, --shm); else the one
+// a setting of its own selects (--mc-ttl, --zmq-nodrop, --shm-history); else the default.
+// Two named, or two selected by settings alone, are a conflict. A setting beside another
+// transport's name is not a second transport: check_options_read() refuses it by name.
+TransportSlot* choose_transport(std::vector<TransportSlot>& slots, const po::variables_map& vm,
+                                const RunConfig& config)
 {
   const auto find_slot = [&](std::string_view name) -> TransportSlot* {
     for (auto& slot : slots) {
@@ -365,38 +369,85 @@ std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
     }
     return nullptr;
   };
-  TransportSlot* chosen = nullptr;
-  for (auto& slot : slots) {
-    if (!slot.transport->selected(vm)) {
-      continue;
+  const auto the_only = [&](auto&& picks) -> TransportSlot* {
+    TransportSlot* found = nullptr;
+    for (auto& slot : slots) {
+      if (!picks(*slot.transport)) {
+        continue;
+      }
+      if (found != nullptr) {
+        usage_error("conflicting transports: " + found->entry->name + " and " +
+                    slot.entry->name + "; give only one");
+      }
+      found = &slot;
     }
-    if (chosen != nullptr) {
-      usage_error("conflicting transports: " + chosen->entry->name + " and " + slot.entry->name +
-                  "; give only one");
-    }
-    chosen = &slot;
-  }
+    return found;
+  };
 
-  if (chosen != nullptr) {
-    chosen->transport->validate(config.role);
-    if (config.local_pair) {
-      // The core asks again when it starts the pair; asking now reports a wrong transport
-      // option (say, one -u where the pair needs none or two) before anything runs.
-      chosen->transport->local_pair_arguments();
-    }
-  } else if (config.local_pair) {
-    chosen = find_slot("udp");
-    if (chosen == nullptr) {
+  if (auto* by_name = the_only([&](const Transport& t) { return t.named(vm); })) {
+    return by_name;
+  }
+  if (auto* by_setting = the_only([&](const Transport& t) { return t.selected(vm); })) {
+    return by_setting;
+  }
+  if (config.local_pair) {
+    auto* udp = find_slot("udp");
+    if (udp == nullptr) {
       usage_error("--local-pair needs a transport: this build has no udp (see --help)");
     }
-    // Not validated: the user gave none of its options, and the local pair derives each
-    // process's own arguments from the transport's loopback defaults.
-  } else {
-    // MADARA's default: multicast on 239.255.0.1:4150, when this build has it.
-    chosen = find_slot("multicast");
-    if (chosen == nullptr) {
-      usage_error("no transport given: use -u host:port (see --help)");
+    return udp;
+  }
+  // MADARA's default: multicast on 239.255.0.1:4150, when this build has it.
+  auto* multicast = find_slot("multicast");
+  if (multicast == nullptr) {
+    usage_error("no transport given: use -u host:port (see --help)");
+  }
+  return multicast;
+}
+
+// Every option the user gave is read by the core or by the chosen transport: one that belongs
+// to another transport (--fragment-size with --shm, --mc-ttl with -b) would otherwise be
+// ignored without a word.
+void check_options_read(TransportSlot& chosen, std::vector<TransportSlot>& slots,
+                        const std::vector<std::string>& given_options,
+                        const po::options_description& core)
+{
+  for (const std::string& name : given_options) {
+    if (core.find_nothrow(name, false) != nullptr || chosen.transport->reads_option(name)) {
+      continue;
     }
+    std::vector<std::string> readers;
+    for (auto& slot : slots) {
+      if (slot.transport->reads_option(name)) {
+        readers.push_back(slot.entry->name);
+      }
+    }
+    std::string owners;
+    for (std::size_t i = 0; i < readers.size(); ++i) {
+      owners += i == 0 ? "" : (i + 1 == readers.size() ? " and " : ", ");
+      owners += readers[i];
+    }
+    usage_error("--" + name + " does not apply to the " + chosen.entry->name + " transport" +
+                (owners.empty() ? "" : " (it is an option of " + owners + ")"));
+  }
+}
+
+std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
+                                            const po::variables_map& vm,
+                                            const std::vector<std::string>& given_options,
+                                            const po::options_description& core,
+                                            RunConfig& config)
+{
+  TransportSlot* chosen = choose_transport(slots, vm, config);
+  check_options_read(*chosen, slots, given_options, core);
+  if (config.local_pair) {
+    // The local pair derives each process's arguments from the transport's (or from its
+    // loopback defaults when none were given), and each child validates its own with its
+    // role. Asking now reports a wrong transport option (say, one -u where the pair needs
+    // none or two) before anything runs. Not validate(publisher): the pair may leave the
+    // publisher's port to netprof (tcp://127.0.0.1:*), which a lone publisher may not.
+    chosen->transport->local_pair_arguments();
+  } else {
     chosen->transport->validate(config.role);
   }
   config.transport_name = chosen->entry->name;
@@ -414,10 +465,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   const std::vector<std::string> options_given(arguments.begin() + (arguments.empty() ? 0 : 1),
                                                arguments.end());
 
-  po::options_description description;
+  po::options_description core;
   for (const auto& group : cli::core_option_groups()) {
-    description.add(group);
+    core.add(group);
   }
+  po::options_description description;
+  description.add(core);
   std::vector<TransportSlot> slots;
   for (const auto& entry : registry.entries()) {
     auto& slot = slots.emplace_back(TransportSlot{&entry, entry.make()});
@@ -431,6 +484,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   positional.add(positional_name, -1);
 
   po::variables_map vm;
+  std::vector<std::string> given_options; // long names, in the order given, each once
   try {
     // Guessing is off: "--wait" must never silently become "--wait-strategy", and a typo
     // must be reported, not completed.
@@ -453,6 +507,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
         usage_error("unknown option '" + option.original_tokens.front() + "' (see --help)");
       }
       usage_error("unexpected argument '" + option.value.front() + "'");
+    }
+    for (const auto& option : parsed.options) {
+      if (std::find(given_options.begin(), given_options.end(), option.string_key) ==
+          given_options.end()) {
+        given_options.push_back(option.string_key);
+      }
     }
     po::store(parsed, vm);
   } catch (const po::error& error) {
@@ -491,7 +551,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
 
   result.config = core_config(vm);
   check_combinations(vm, result.config);
-  result.transport = select_transport(slots, vm, result.config);
+  result.transport = select_transport(slots, vm, given_options, core, result.config);
   result.config.command_line = arguments;
   return result;
 }

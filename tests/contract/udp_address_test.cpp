@@ -222,9 +222,29 @@ TEST(UdpTransport, SubscriberNeedsThePublishersAddress)
 
 TEST(UdpTransport, PublisherMayHaveNoPeersButNeedsItsOwnAddress)
 {
-  EXPECT_EQ(validate_message({"-u", "127.0.0.1:0"}, Role::publisher), "(no error)");
+  EXPECT_EQ(validate_message({"-u", "127.0.0.1:40000"}, Role::publisher), "(no error)");
   EXPECT_EQ(validate_message({}, Role::publisher).rfind("a publisher needs its own address", 0),
             0u);
+}
+
+TEST(UdpTransport, PublisherMustNotBindPortZero)
+{
+  // No subscriber could be given the port the system picks, so none could say hello.
+  const std::string expected = "bad -u value '127.0.0.1:0': a publisher needs a port other "
+                               "than 0, since its subscribers send to it (only a subscriber's "
+                               "own port may be 0)";
+  EXPECT_EQ(validate_message({"-u", "127.0.0.1:0"}, Role::publisher), expected);
+  EXPECT_EQ(validate_message({"-u", "127.0.0.1:0", "-u", "127.0.0.1:40001"}, Role::publisher),
+            expected);
+  EXPECT_EQ(validate_message({"-u", "0.0.0.0:0"}, Role::publisher).rfind("bad -u value '0.0.0.0:0'", 0),
+            0u);
+}
+
+TEST(UdpTransport, SubscriberMayBindPortZero)
+{
+  // The publisher learns the subscriber's port from its hello.
+  EXPECT_EQ(validate_message({"-u", "127.0.0.1:0", "-u", "127.0.0.1:40001"}, Role::subscriber),
+            "(no error)");
 }
 
 TEST(UdpTransport, PeerMustNotHavePortZero)
@@ -255,6 +275,14 @@ TEST(UdpLocalPair, PicksTwoFreeLoopbackPortsWhenNoneGiven)
     EXPECT_EQ(address.rfind("127.0.0.1:", 0), 0u) << address;
     EXPECT_NE(port_of(address), 0);
   }
+}
+
+TEST(UdpLocalPair, EachChildsArgumentsPassItsOwnRolesValidation)
+{
+  // The parent does not validate itself as a publisher; each child does, with its role.
+  const Transport::LocalPairArguments pair = udp_with({"--udp-batch", "4"})->local_pair_arguments();
+  EXPECT_EQ(validate_message(pair.publisher, Role::publisher), "(no error)");
+  EXPECT_EQ(validate_message(pair.subscriber, Role::subscriber), "(no error)");
 }
 
 TEST(UdpLocalPair, TwoGivenAddressesAreSwappedForTheSubscriber)

@@ -197,11 +197,61 @@ TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
 TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
 {
   Family family;
-  give(family.unicast->options(), {"-u", "127.0.0.1:0", "--fragment-size", "100"});
+  give(family.unicast->options(), {"-u", "127.0.0.1:40000", "--fragment-size", "100"});
   const std::string expected =
       "invalid value '100' for --fragment-size: expected a whole number from 512 to 65479";
   EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
   EXPECT_EQ(usage_error([&] { family.multicast->validate(Role::publisher); }), expected);
+}
+
+TEST(UdpFamily, EveryModeReadsTheSharedOptionsAndOnlyItsOwnAddressOptions)
+{
+  // What the command line asks before it refuses an option the chosen transport ignores.
+  Family family;
+  for (const char* shared : {"udp-max-message", "fragment-size", "reassembly-slots",
+                             "reassembly-timeout", "udp-batch", "udp-gso"}) {
+    EXPECT_TRUE(family.unicast->reads_option(shared)) << shared;
+    EXPECT_TRUE(family.multicast->reads_option(shared)) << shared;
+    EXPECT_TRUE(family.broadcast->reads_option(shared)) << shared;
+  }
+  EXPECT_TRUE(family.unicast->reads_option("udp"));
+  EXPECT_FALSE(family.unicast->reads_option("multicast"));
+  EXPECT_FALSE(family.unicast->reads_option("mc-ttl"));
+  EXPECT_FALSE(family.unicast->reads_option("broadcast"));
+  for (const char* own : {"multicast", "mc-ttl", "mc-loopback", "mc-interface"}) {
+    EXPECT_TRUE(family.multicast->reads_option(own)) << own;
+    EXPECT_FALSE(family.broadcast->reads_option(own)) << own;
+  }
+  EXPECT_FALSE(family.multicast->reads_option("udp"));
+  EXPECT_FALSE(family.multicast->reads_option("broadcast"));
+  EXPECT_TRUE(family.broadcast->reads_option("broadcast"));
+  EXPECT_FALSE(family.broadcast->reads_option("udp"));
+  EXPECT_FALSE(family.broadcast->reads_option("zmq-nodrop"));
+}
+
+TEST(UdpFamily, OnlyMNamesMulticastThoughAnyMcOptionSelectsIt)
+{
+  // So -b with --mc-ttl is broadcast given an option it does not read, not two transports.
+  Family family;
+  po::options_description everything;
+  for (Transport* transport : {family.unicast.get(), family.multicast.get(), family.broadcast.get()}) {
+    everything.add(transport->options());
+  }
+  po::variables_map setting_only;
+  po::store(po::command_line_parser(Arguments{"-b", "127.255.255.255:1", "--mc-ttl", "3"})
+                .options(everything)
+                .run(),
+            setting_only);
+  EXPECT_TRUE(family.multicast->selected(setting_only));
+  EXPECT_FALSE(family.multicast->named(setting_only));
+  EXPECT_TRUE(family.broadcast->named(setting_only));
+  EXPECT_FALSE(family.unicast->named(setting_only));
+
+  po::variables_map with_m;
+  po::store(po::command_line_parser(Arguments{"-m", "239.1.2.3:5000"}).options(everything).run(),
+            with_m);
+  EXPECT_TRUE(family.multicast->named(with_m));
+  EXPECT_FALSE(family.broadcast->named(with_m));
 }
 
 // --- multicast -----------------------------------------------------------------------------

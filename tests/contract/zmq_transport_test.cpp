@@ -317,6 +317,78 @@ TEST(ZmqTransport, ValidateChecksEveryEndpointAndTheThreadCount)
   }
 }
 
+std::string validate_message(const std::vector<std::string>& arguments, Role role)
+{
+  try {
+    zmq_with(arguments)->validate(role);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(ZmqTransport, PublisherMayNotLeaveItsOwnEndpointToZeroMq)
+{
+  // Its subscribers connect to it, and none can be given a port or path ZeroMQ picks: it would
+  // wait out --wait alone.
+  for (const char* open : {"tcp://127.0.0.1:0", "tcp://127.0.0.1:*", "tcp://*:*"}) {
+    EXPECT_EQ(validate_message({"--zmq", open}, Role::publisher),
+              std::string("bad --zmq value '") + open +
+                  "': a publisher needs a port other than 0 or *, since its subscribers connect "
+                  "to it (only --local-pair picks one itself)");
+  }
+  EXPECT_EQ(validate_message({"--zmq", "ipc://*"}, Role::publisher),
+            "bad --zmq value 'ipc://*': a publisher needs a definite path, since its "
+            "subscribers connect to it (only --local-pair picks one itself)");
+}
+
+TEST(ZmqTransport, OwnEndpointLeftOpenIsFineWhereNobodyHasToFindIt)
+{
+  // A subscriber connects to the publisher; a publisher given subscribers connects to them.
+  EXPECT_EQ(validate_message({"--zmq", "tcp://127.0.0.1:*", "--zmq", "tcp://127.0.0.1:5555"},
+                             Role::subscriber),
+            "(no error)");
+  EXPECT_EQ(validate_message({"--zmq", "ipc://*", "--zmq", "ipc:///tmp/p.ipc"}, Role::subscriber),
+            "(no error)");
+  EXPECT_EQ(validate_message({"--zmq", "tcp://127.0.0.1:0", "--zmq", "tcp://127.0.0.1:5555"},
+                             Role::publisher),
+            "(no error)");
+}
+
+TEST(ZmqTransport, LocalPairMakesThePublishersEndpointDefinite)
+{
+  // The parent does not validate itself as a publisher; each child does, with its role.
+  for (const char* given : {"tcp://127.0.0.1:*", "ipc://*"}) {
+    const auto pair = zmq_with({"--zmq", given})->local_pair_arguments();
+    EXPECT_EQ(validate_message(pair.publisher, Role::publisher), "(no error)") << given;
+    EXPECT_EQ(validate_message(pair.subscriber, Role::subscriber), "(no error)") << given;
+  }
+}
+
+TEST(ZmqTransport, NamedOnlyByZmqAndReadsOnlyItsOwnOptions)
+{
+  auto transport = netprof::make_zmq_transport();
+  po::variables_map setting_only;
+  po::store(po::command_line_parser(std::vector<std::string>{"--zmq-nodrop"})
+                .options(transport->options())
+                .run(),
+            setting_only);
+  EXPECT_TRUE(transport->selected(setting_only));
+  EXPECT_FALSE(transport->named(setting_only));
+  po::variables_map with_zmq;
+  po::store(po::command_line_parser(std::vector<std::string>{"--zmq", "ipc:///tmp/p.ipc"})
+                .options(transport->options())
+                .run(),
+            with_zmq);
+  EXPECT_TRUE(transport->named(with_zmq));
+  for (const char* own : {"zmq", "zmq-io-threads", "zmq-nodrop", "zmq-zero-copy"}) {
+    EXPECT_TRUE(transport->reads_option(own)) << own;
+  }
+  for (const char* other : {"fragment-size", "udp-batch", "mc-ttl", "shm-history", "udp"}) {
+    EXPECT_FALSE(transport->reads_option(other)) << other;
+  }
+}
+
 TEST(ZmqTransport, NoEndpointIsRefusedWhenOpening)
 {
   auto transport = zmq_with({"--zmq-nodrop"});

@@ -143,14 +143,30 @@ ROWS = [
      lit("conflicting transports: udp and shm; give only one")),
     (["--zmq", "tcp://127.0.0.1:5555", "--shm", "h"], USAGE,
      lit("conflicting transports: zmq and shm; give only one")),
+    (["--mc-ttl", "3", "--zmq-nodrop"], USAGE,
+     lit("conflicting transports: multicast and zmq; give only one")),
     (["-u", "127.0.0.1:1", "--mc-ttl", "3"], USAGE,
-     lit("conflicting transports: udp and multicast; give only one")),
+     lit("--mc-ttl does not apply to the udp transport (it is an option of multicast)")),
     (["-b", "127.255.255.255:4150", "--mc-loopback", "off"], USAGE,
-     lit("conflicting transports: multicast and broadcast; give only one")),
+     lit("--mc-loopback does not apply to the broadcast transport (it is an option of multicast)")),
+    (["-b", "127.255.255.255:4150", "--mc-ttl", "3"], USAGE,
+     lit("--mc-ttl does not apply to the broadcast transport (it is an option of multicast)")),
     (["-u", "127.0.0.1:1", "--zmq-nodrop"], USAGE,
-     lit("conflicting transports: udp and zmq; give only one")),
+     lit("--zmq-nodrop does not apply to the udp transport (it is an option of zmq)")),
+    (["-u", "127.0.0.1:1", "--zmq-io-threads", "2"], USAGE,
+     lit("--zmq-io-threads does not apply to the udp transport (it is an option of zmq)")),
     (["--zmq", "tcp://127.0.0.1:5555", "--shm-history", "keep-all"], USAGE,
-     lit("conflicting transports: zmq and shm; give only one")),
+     lit("--shm-history does not apply to the zmq transport (it is an option of shm)")),
+    (["-m", "239.255.0.1:4150", "--shm-history", "keep-all"], USAGE,
+     lit("--shm-history does not apply to the multicast transport (it is an option of shm)")),
+    (["--shm", "h", "--udp-gso", "off"], USAGE,
+     lit("--udp-gso does not apply to the shm transport (it is an option of udp, multicast "
+         "and broadcast)")),
+    (["--local-pair", "--shm", "--reassembly-slots", "2"], USAGE,
+     lit("--reassembly-slots does not apply to the shm transport (it is an option of udp, "
+         "multicast and broadcast)")),
+    (["--local-pair", "--zmq", "ipc://*", "--mc-ttl", "0"], USAGE,
+     lit("--mc-ttl does not apply to the zmq transport (it is an option of multicast)")),
     (["--shm-history", "keep-all"], USAGE,
      lit("--shm needs a NAME (only --local-pair picks one itself)")),
     (["--zmq-io-threads", "2"], USAGE,
@@ -202,6 +218,16 @@ ROWS = [
      lit("bad --zmq value 'tcp://127.0.0.1:5556': that is this process's own endpoint "
          "(the first --zmq); give the peer's")),
     (["--zmq", "ipc://"], USAGE, lit("bad --zmq value 'ipc://': expected ipc://path, the path is missing")),
+    # -- a publisher's own port or path left to the system: no subscriber could find it
+    (["-u", "0.0.0.0:0", "-u", "127.0.0.1:40001"], USAGE,
+     lit("bad -u value '0.0.0.0:0': a publisher needs a port other than 0, since its "
+         "subscribers send to it (only a subscriber's own port may be 0)")),
+    (["--zmq", "tcp://*:*"], USAGE,
+     lit("bad --zmq value 'tcp://*:*': a publisher needs a port other than 0 or *, since its "
+         "subscribers connect to it (only --local-pair picks one itself)")),
+    (["--zmq", "ipc://*"], USAGE,
+     lit("bad --zmq value 'ipc://*': a publisher needs a definite path, since its subscribers "
+         "connect to it (only --local-pair picks one itself)")),
     # -- shared-memory names
     (["--shm"], USAGE, lit("--shm needs a NAME (only --local-pair picks one itself)")),
     (["--shm", "../etc"], USAGE,
@@ -322,34 +348,36 @@ class HostileCommandLineTest(NetprofTestCase):
             self.refuse(["-i", "1", "-u", taken, "-u", f"127.0.0.1:{free_udp_port()}"], RUNTIME,
                         lit(f"cannot bind UDP {taken}: Address already in use") + ".*")
 
-    # ---- known gaps: each fails today; docs/hostile-input.md says what fixes it ----
+    # ---- an option another transport reads (was: silently ignored) ----
 
-    @unittest.expectedFailure
     def test_udp_option_given_with_shm_is_refused(self):
-        # BUG: the UDP tuning options (--fragment-size, --udp-batch, --reassembly-*, ...) belong
-        # to the udp option group and select no transport, so with --shm or --zmq they are
-        # silently ignored and the run goes ahead. Needs the Transport seam to say which
-        # options a transport reads (see docs/hostile-input.md).
+        # The UDP tuning options select no transport; with --shm or --zmq they used to be
+        # ignored without a word and the run went ahead.
         self.refuse(["--shm", f"hostile-frag-{os.getpid()}", "--fragment-size", "1000"], USAGE,
-                    ".*--fragment-size.*")
+                    lit("--fragment-size does not apply to the shm transport (it is an option "
+                        "of udp, multicast and broadcast)"))
 
-    @unittest.expectedFailure
     def test_udp_option_given_with_zmq_is_refused(self):
-        # BUG: as above, for --zmq.
-        self.refuse(["--zmq", "tcp://127.0.0.1:0", "--udp-batch", "4"], USAGE, ".*--udp-batch.*")
+        self.refuse(["--zmq", "tcp://127.0.0.1:0", "--udp-batch", "4"], USAGE,
+                    lit("--udp-batch does not apply to the zmq transport (it is an option of "
+                        "udp, multicast and broadcast)"))
 
-    @unittest.expectedFailure
+    # ---- a publisher's own port 0 (was: bound where no subscriber could find it, exit 3
+    # after --wait) ----
+
     def test_publisher_on_port_zero_is_refused(self):
-        # BUG: a publisher's own -u port 0 binds a port no subscriber can know; it waits out
-        # --wait and exits 3. transports/udp/udp_transport.cpp should refuse it (exit 2) for
-        # role publisher, as it does for a peer's port 0.
-        self.refuse(["-i", "0", "-u", "127.0.0.1:0"], USAGE, ".*port other than 0.*")
+        self.refuse(["-i", "0", "-u", "127.0.0.1:0"], USAGE,
+                    lit("bad -u value '127.0.0.1:0': a publisher needs a port other than 0, "
+                        "since its subscribers send to it (only a subscriber's own port may "
+                        "be 0)"))
 
-    @unittest.expectedFailure
     def test_zmq_publisher_on_port_zero_is_refused(self):
-        # BUG: likewise tcp://host:0 (or :*, or ipc://*) as a publisher's own endpoint outside
-        # --local-pair: bound somewhere no subscriber can find. transports/zmq.
-        self.refuse(["-i", "0", "--zmq", "tcp://127.0.0.1:0"], USAGE, ".*0.*")
+        self.refuse(["-i", "0", "--zmq", "tcp://127.0.0.1:0"], USAGE,
+                    lit("bad --zmq value 'tcp://127.0.0.1:0': a publisher needs a port other "
+                        "than 0 or *, since its subscribers connect to it (only --local-pair "
+                        "picks one itself)"))
+
+    # ---- known gaps: each fails today; docs/hostile-input.md says what fixes it ----
 
     @unittest.expectedFailure
     def test_local_pair_whose_publisher_cannot_bind_fails_fast(self):

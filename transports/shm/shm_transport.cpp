@@ -87,6 +87,10 @@ public:
     return given.count("shm") > 0 || given.count("shm-history") > 0;
   }
 
+  // --shm-history alone selects shm (and is refused for want of a NAME); beside another
+  // transport it is an option that transport does not read.
+  bool named(const po::variables_map& given) const override { return given.count("shm") > 0; }
+
   // An empty NAME is allowed here because the local pair validates before it picks one;
   // open() refuses it.
   void validate(Role) const override

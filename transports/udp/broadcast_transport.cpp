@@ -45,6 +45,12 @@ public:
     return given.count("broadcast") > 0;
   }
 
+  // The options every UDP mode shares are shown in the udp entry's group.
+  bool reads_option(const std::string& long_name) override
+  {
+    return Transport::reads_option(long_name) || m_tuning->has_option(long_name);
+  }
+
   void validate(Role) const override
   {
     parse();

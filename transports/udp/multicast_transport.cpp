@@ -27,9 +27,22 @@ public:
 
   po::options_description& options() override { return m_multicast.options(); }
 
+  // Any --mc-* option selects multicast, so that `--mc-ttl 0` alone still means MADARA's group.
   bool selected(const po::variables_map& given) const override
   {
     return m_multicast.selected(given);
+  }
+
+  // Only -m names it: -b with --mc-ttl is broadcast given an option it does not read, not two
+  // transports.
+  bool named(const po::variables_map& given) const override
+  {
+    return given.count("multicast") > 0;
+  }
+
+  bool reads_option(const std::string& long_name) override
+  {
+    return Transport::reads_option(long_name) || m_tuning->has_option(long_name);
   }
 
   // The roles need nothing different: everyone joins the same group.

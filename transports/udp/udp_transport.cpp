@@ -64,7 +64,16 @@ public:
 
   void validate(Role role) const override
   {
-    parse(role);
+    const UdpAddresses addresses = parse(role);
+    // Subscribers send their hellos to the address they were given, and none can be given
+    // port 0, so a publisher bound to a port the system picks would wait out --wait alone.
+    // (The local pair gives its publisher a real port; a subscriber may use 0: the publisher
+    // learns its port from its hello.)
+    if (role == Role::publisher && addresses.own.sin_port == 0) {
+      throw UsageError(std::string("bad ") + flag + " value '" + m_addresses[0] +
+                       "': a publisher needs a port other than 0, since its subscribers send "
+                       "to it (only a subscriber's own port may be 0)");
+    }
     m_tuning->parse();
   }
 

@@ -69,6 +69,11 @@ UdpTuningOptions::UdpTuningOptions()
      "one sendmmsg entry per message. Turned off by itself where the kernel refuses it");
 }
 
+bool UdpTuningOptions::has_option(const std::string& long_name) const
+{
+  return m_options.find_nothrow(long_name, false) != nullptr;
+}
+
 UdpTuning UdpTuningOptions::parse() const
 {
   UdpTuning tuning;

@@ -52,6 +52,10 @@ public:
 
   boost::program_options::options_description& options() noexcept { return m_options; }
 
+  // True for the long name of one of these options ("fragment-size"): every UDP mode reads
+  // them, though only the udp entry's group shows them.
+  bool has_option(const std::string& long_name) const;
+
   // Throws UsageError naming the option and the value.
   UdpTuning parse() const;
 

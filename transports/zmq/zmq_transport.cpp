@@ -93,16 +93,29 @@ public:
 
   bool selected(const po::variables_map& vm) const override
   {
-    return vm.count("zmq") > 0 || given(vm, "zmq-io-threads") || given(vm, "zmq-zero-copy") ||
+    return named(vm) || given(vm, "zmq-io-threads") || given(vm, "zmq-zero-copy") ||
            (given(vm, "zmq-nodrop") && vm["zmq-nodrop"].as<bool>());
   }
 
-  void validate(Role) const override
+  bool named(const po::variables_map& vm) const override { return vm.count("zmq") > 0; }
+
+  void validate(Role role) const override
   {
     // No --zmq at all is checked by open(): the local pair, selected by --zmq-nodrop alone
-    // say, validates the same way and then picks its own endpoints.
+    // say, picks its own endpoints.
     if (!m_endpoints.empty()) {
-      parse();
+      const ZmqAddresses addresses = parse();
+      // Subscribers connect to the publisher's endpoint, and none can connect to a port or
+      // path left to ZeroMQ: such a publisher would wait out --wait alone. It is fine for a
+      // subscriber's own endpoint, or for a publisher that connects to its subscribers; the
+      // local pair makes its publisher's definite before starting it.
+      if (role == Role::publisher && addresses.own.wildcard && addresses.peers.empty()) {
+        const bool ipc = addresses.own.scheme == Scheme::ipc;
+        throw UsageError("bad --zmq value '" + m_endpoints[0] + "': a publisher needs " +
+                         (ipc ? "a definite path" : "a port other than 0 or *") +
+                         ", since its subscribers connect to it (only --local-pair picks one "
+                         "itself)");
+      }
     }
     io_threads();
     zero_copy_from();

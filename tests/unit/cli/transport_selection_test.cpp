@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -20,6 +21,8 @@ namespace po = boost::program_options;
 // What the fake saw, shared with the test because the parser owns the transport.
 struct FakeLog {
   std::optional<Role> validated_role;
+  bool asked_for_local_pair_arguments = false;
+  std::vector<std::string> also_reads; // options of other groups it reads, like UDP's shared ones
 };
 
 class FakeTransport final : public Transport {
@@ -45,7 +48,18 @@ public:
 
   std::unique_ptr<Endpoint> open(const EndpointRequest&) override { return nullptr; }
 
-  LocalPairArguments local_pair_arguments() const override { return {}; }
+  bool reads_option(const std::string& long_name) override
+  {
+    return Transport::reads_option(long_name) ||
+           std::find(m_log->also_reads.begin(), m_log->also_reads.end(), long_name) !=
+             m_log->also_reads.end();
+  }
+
+  LocalPairArguments local_pair_arguments() const override
+  {
+    m_log->asked_for_local_pair_arguments = true;
+    return {};
+  }
 
   const std::string& name() const { return m_name; }
 
@@ -131,6 +145,130 @@ TEST_F(TransportSelectionTest, RejectsTwoTransports)
 
   EXPECT_EQ(usage_error(registry, {"-u", "127.0.0.1:40000", "--fake", "m1"}),
             "conflicting transports: udp and fake; give only one");
+}
+
+TEST_F(TransportSelectionTest, RefusesAnOptionTheChosenTransportDoesNotRead)
+{
+  const auto registry = with_udp_and_fake();
+
+  EXPECT_EQ(usage_error(registry, {"--fake", "m1", "--fragment-size", "1000"}),
+            "--fragment-size does not apply to the fake transport (it is an option of udp, "
+            "multicast and broadcast)");
+}
+
+TEST_F(TransportSelectionTest, RefusesAnOptionGivenAtItsDefaultValueToo)
+{
+  const auto registry = with_udp_and_fake();
+
+  EXPECT_EQ(usage_error(registry, {"--fake", "m1", "--udp-batch", "1"}),
+            "--udp-batch does not apply to the fake transport (it is an option of udp, "
+            "multicast and broadcast)");
+}
+
+TEST_F(TransportSelectionTest, AcceptsAnOptionOfAnotherGroupThatTheTransportReads)
+{
+  m_log->also_reads = {"fragment-size"};
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--fake", "m1", "--fragment-size", "1000"});
+
+  EXPECT_EQ(sut.config.transport_name, "fake");
+}
+
+TEST_F(TransportSelectionTest, ASettingBesideAnotherTransportsNameIsRefusedByName)
+{
+  // Each of these selects its own transport when given alone (--mc-ttl means multicast on
+  // MADARA's group); beside another transport's name it is that transport's wrong option,
+  // not a second transport.
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+    {{"-b", "127.255.255.255:4150", "--mc-ttl", "3"},
+     "--mc-ttl does not apply to the broadcast transport (it is an option of multicast)"},
+    {{"-u", "127.0.0.1:40000", "--mc-loopback", "off"},
+     "--mc-loopback does not apply to the udp transport (it is an option of multicast)"},
+    {{"-u", "127.0.0.1:40000", "--zmq-nodrop"},
+     "--zmq-nodrop does not apply to the udp transport (it is an option of zmq)"},
+    {{"-m", "239.255.0.1:4150", "--shm-history", "keep-all"},
+     "--shm-history does not apply to the multicast transport (it is an option of shm)"},
+    {{"--shm", "h", "--zmq-io-threads", "2"},
+     "--zmq-io-threads does not apply to the shm transport (it is an option of zmq)"},
+    {{"--zmq", "tcp://127.0.0.1:5555", "--reassembly-timeout", "2"},
+     "--reassembly-timeout does not apply to the zmq transport (it is an option of udp, "
+     "multicast and broadcast)"},
+  };
+  for (const auto& [arguments, expected] : cases) {
+    std::vector<std::string> storage{"netprof"};
+    storage.insert(storage.end(), arguments.begin(), arguments.end());
+    std::vector<const char*> argv;
+    for (const auto& argument : storage) {
+      argv.push_back(argument.c_str());
+    }
+    std::string message = "(parsed without error)";
+    try {
+      parse_command_line(static_cast<int>(argv.size()), argv.data(), registry);
+    } catch (const UsageError& error) {
+      message = error.what();
+    }
+    EXPECT_EQ(message, expected) << arguments[0] << " " << arguments[2];
+  }
+}
+
+TEST_F(TransportSelectionTest, EveryUdpModeTakesTheSharedUdpOptions)
+{
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+
+  EXPECT_EQ(parse(registry, {"-m", "239.255.0.1:4150", "--udp-batch", "4"}).config.transport_name,
+            "multicast");
+  EXPECT_EQ(parse(registry, {"-u", "127.0.0.1:40000", "--udp-gso", "off"}).config.transport_name,
+            "udp");
+  EXPECT_EQ(parse(registry, {"--fragment-size", "1000"}).config.transport_name, "multicast");
+  EXPECT_EQ(parse(registry, {"--local-pair", "--fragment-size", "1000"}).config.transport_name,
+            "udp");
+}
+
+TEST_F(TransportSelectionTest, TwoTransportsSelectedOnlyBySettingsConflict)
+{
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+
+  EXPECT_EQ(usage_error(registry, {"--mc-ttl", "3", "--zmq-nodrop"}),
+            "conflicting transports: multicast and zmq; give only one");
+}
+
+TEST_F(TransportSelectionTest, LocalPairAsksForTheChildrensArgumentsInsteadOfValidating)
+{
+  // Each child validates its own arguments with its role; the parent is neither.
+  const auto registry = with_udp_and_fake();
+
+  parse(registry, {"--local-pair", "--fake", "m1"});
+
+  EXPECT_TRUE(m_log->asked_for_local_pair_arguments);
+  EXPECT_FALSE(m_log->validated_role);
+}
+
+TEST_F(TransportSelectionTest, APublishersOwnEndpointNeedsAPortOutsideTheLocalPair)
+{
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+
+  EXPECT_EQ(usage_error(registry, {"-u", "127.0.0.1:0"}).rfind("bad -u value '127.0.0.1:0': a "
+                                                               "publisher needs a port other "
+                                                               "than 0",
+                                                               0),
+            0u);
+  EXPECT_EQ(usage_error(registry, {"--zmq", "tcp://127.0.0.1:*"})
+              .rfind("bad --zmq value 'tcp://127.0.0.1:*': a publisher needs", 0),
+            0u);
+  EXPECT_EQ(usage_error(registry, {"--zmq", "ipc://*"}).rfind("bad --zmq value 'ipc://*'", 0), 0u);
+  // A subscriber may leave its own open; the local pair makes the publisher's definite.
+  EXPECT_EQ(parse(registry, {"-i", "1", "-u", "127.0.0.1:0", "-u", "127.0.0.1:40000"})
+              .config.transport_name,
+            "udp");
+  EXPECT_EQ(parse(registry, {"--local-pair", "--zmq", "tcp://127.0.0.1:*"}).config.transport_name,
+            "zmq");
+  EXPECT_EQ(parse(registry, {"--local-pair", "--zmq", "ipc://*"}).config.transport_name, "zmq");
 }
 
 TEST_F(TransportSelectionTest, LocalPairPrefersTheGivenTransport)
