@@ -22,6 +22,9 @@ namespace netprof {
 
 namespace {
 
+// How long a subscriber child has to leave after SIGTERM before it is killed.
+constexpr auto subscriber_grace = std::chrono::seconds(2);
+
 std::string number(double value)
 {
   char buffer[64];
@@ -87,6 +90,23 @@ int wait_for_child(pid_t pid, std::optional<Clock::time_point> deadline, bool& f
 }
 
 } // namespace
+
+int end_child(pid_t pid, Nanoseconds grace)
+{
+  if (auto status = reap(pid))
+    return *status;
+  kill(pid, SIGTERM);
+  const auto give_up = Clock::now() + grace;
+  while (Clock::now() < give_up) {
+    if (auto status = reap(pid))
+      return *status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return static_cast<int>(ExitStatus::runtime);
+}
 
 std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role role,
                                                    const std::vector<std::string>& transport_args)
@@ -162,6 +182,14 @@ int run_local_pair(const RunConfig& config, const Transport& transport)
                                                      config.warmup_seconds + config.test_seconds +
                                                      30.0);
   const int publisher_status = wait_for_child(publisher, publisher_deadline, forwarded_stop);
+  if (publisher_status != 0) {
+    // The publisher failed (at once, say, on a port in use, or after a failed run): the
+    // subscriber has nothing left to wait for, and its report is not printed, so it is stopped
+    // now rather than left to give up on its own after --wait. Its goodbye is a SIGTERM's
+    // (departing counters to a publisher that is gone); a child that ignores it is killed.
+    end_child(subscriber, subscriber_grace);
+    return publisher_status;
+  }
   bool subscriber_forwarded = forwarded_stop;
   if (forwarded_stop)
     kill(subscriber, SIGTERM);

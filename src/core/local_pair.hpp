@@ -3,7 +3,10 @@
 #include <netprof/config.hpp>
 #include <netprof/registry.hpp>
 
+#include <netprof/clock.hpp>
+
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace netprof {
@@ -17,5 +20,9 @@ std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role
 // report is printed. Returns the exit status (the publisher's, unless only the subscriber
 // failed).
 int run_local_pair(const RunConfig& config, const Transport& transport);
+
+// Stops and reaps a child process: SIGTERM, then SIGKILL if it is still there after `grace`.
+// Returns its exit status in our terms (killed: ExitStatus::runtime).
+int end_child(pid_t pid, Nanoseconds grace);
 
 } // namespace netprof

@@ -26,6 +26,11 @@ constexpr auto echo_poll_interval = std::chrono::microseconds(2);
 constexpr auto end_resend_interval = std::chrono::milliseconds(20);
 constexpr auto end_collection_time = std::chrono::seconds(3);
 constexpr auto end_collection_time_interrupted = std::chrono::milliseconds(500);
+// Before the measured phase a hello alone admits a subscriber, up to --subscribers plus this
+// many more (subscribers started beyond --subscribers are normal; a flood of ids is not).
+constexpr std::size_t subscribers_beyond_expected = 8;
+// Hellos waiting to be proven (see Candidate); the least recently heard gives way when full.
+constexpr std::size_t max_candidates = 64;
 
 std::uint64_t random_run_id()
 {
@@ -56,6 +61,21 @@ struct SubscriberState {
   std::unique_ptr<Histogram> rtt = std::make_unique<Histogram>();
 };
 
+// A hello that has not earned a place in the report: a new id once the measured phase began
+// (or beyond the admission cap), or a known id's new instance tag. Anyone can send a hello, so
+// it is acknowledged (a real late joiner needs that to take the run) but not believed until the
+// same id and tag send what only a process taking part in this run can: an echo of a real probe
+// of this run, or final counters of this run. Hellos never proven count as rejected.
+struct Candidate {
+  std::uint32_t id = 0;
+  std::uint32_t instance = 0;
+  std::uint64_t hellos = 0;
+  std::uint64_t probes_at_hello = 0; // measured probes sent before its first hello
+  bool hello_while_measuring = false;
+  Clock::time_point first_heard{};
+  Clock::time_point last_heard{};
+};
+
 class Publisher final : public MessageSink {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
@@ -64,6 +84,7 @@ public:
         m_data(config.payload_size), m_control(0)
   {
     m_subscribers.reserve(max_subscribers);
+    m_candidates.reserve(max_candidates);
     if (config.num_vars > 0)
       RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
     else
@@ -93,6 +114,12 @@ private:
   bool follow_instance(SubscriberState& subscriber, const wire::Header& header) noexcept;
   SubscriberState* find_subscriber(std::uint32_t id) noexcept;
   SubscriberState* add_subscriber(std::uint32_t id) noexcept;
+  SubscriberState* find_or_admit(const wire::Header& proof) noexcept;
+  bool admits_on_hello() const noexcept;
+  bool measured_phase_began() const noexcept;
+  Candidate* find_candidate(std::uint32_t id, std::uint32_t instance) noexcept;
+  void note_candidate(const wire::Header& hello, Clock::time_point now) noexcept;
+  void forget_candidate(const Candidate& candidate) noexcept;
   bool all_counters_received() const noexcept;
   RoleResult make_result(ExitStatus failure_status);
 
@@ -107,6 +134,7 @@ private:
   OutgoingMessage m_control;
   ProbeRing m_probes;
   std::vector<SubscriberState> m_subscribers;
+  std::vector<Candidate> m_candidates;
   Phase m_phase = Phase::waiting;
 
   Histogram m_rtt;
@@ -146,7 +174,7 @@ SubscriberState* Publisher::add_subscriber(std::uint32_t id) noexcept
   try {
     SubscriberState& added = m_subscribers.emplace_back();
     added.id = id;
-    added.joined_late = m_phase == Phase::measuring || m_phase == Phase::ending;
+    added.joined_late = measured_phase_began();
     added.probes_before_join = m_probes_sent;
     return &added;
   } catch (...) {
@@ -154,6 +182,78 @@ SubscriberState* Publisher::add_subscriber(std::uint32_t id) noexcept
   }
 }
 
+bool Publisher::measured_phase_began() const noexcept
+{
+  return m_phase == Phase::measuring || m_phase == Phase::ending;
+}
+
+bool Publisher::admits_on_hello() const noexcept
+{
+  const std::size_t cap =
+      std::min(max_subscribers, m_config.subscribers + subscribers_beyond_expected);
+  return !measured_phase_began() && m_subscribers.size() < cap;
+}
+
+Candidate* Publisher::find_candidate(std::uint32_t id, std::uint32_t instance) noexcept
+{
+  for (auto& candidate : m_candidates)
+    if (candidate.id == id && candidate.instance == instance)
+      return &candidate;
+  return nullptr;
+}
+
+void Publisher::note_candidate(const wire::Header& hello, Clock::time_point now) noexcept
+{
+  const std::uint32_t tag = wire::instance_tag(hello);
+  if (Candidate* known = find_candidate(hello.sender_id, tag)) {
+    ++known->hellos;
+    known->last_heard = now;
+    return;
+  }
+  Candidate* slot = nullptr;
+  if (m_candidates.size() < max_candidates) {
+    slot = &m_candidates.emplace_back(); // reserved: never allocates
+  } else {
+    // Full (a flood): the one heard least recently gives way, its hellos counted as rejected.
+    slot = &*std::min_element(m_candidates.begin(), m_candidates.end(),
+                              [](const Candidate& a, const Candidate& b) {
+                                return a.last_heard < b.last_heard;
+                              });
+    m_rejected += slot->hellos;
+  }
+  *slot = Candidate{hello.sender_id, tag, 1, m_probes_sent, measured_phase_began(), now, now};
+  // A real late joiner or restarted process may listen on an address not known yet: without
+  // this it would never hear the acknowledgement nor the data that let it prove itself.
+  m_endpoint.add_peer_from_last_message();
+}
+
+void Publisher::forget_candidate(const Candidate& candidate) noexcept
+{
+  const auto at = m_candidates.begin() + (&candidate - m_candidates.data());
+  m_candidates.erase(at); // no allocation: elements only move down
+}
+
+SubscriberState* Publisher::find_or_admit(const wire::Header& proof) noexcept
+{
+  if (SubscriberState* known = find_subscriber(proof.sender_id))
+    return known;
+  // Only an id whose hello was acknowledged can have taken part: without a hello this is a
+  // forgery, or a stray of another run's subscriber.
+  Candidate* candidate = find_candidate(proof.sender_id, wire::instance_tag(proof));
+  if (candidate == nullptr)
+    return nullptr;
+  SubscriberState* admitted = add_subscriber(proof.sender_id);
+  if (admitted == nullptr)
+    return nullptr;
+  admitted->instance = candidate->instance;
+  admitted->joined_late = candidate->hello_while_measuring;
+  admitted->probes_before_join = candidate->probes_at_hello;
+  forget_candidate(*candidate);
+  return admitted;
+}
+
+// Called only with a message that proves it belongs to this run (an echo of a real probe, final
+// counters of this run): a hello alone never retires the process we know (see Candidate).
 bool Publisher::follow_instance(SubscriberState& subscriber, const wire::Header& header) noexcept
 {
   const std::uint32_t tag = wire::instance_tag(header);
@@ -165,13 +265,21 @@ bool Publisher::follow_instance(SubscriberState& subscriber, const wire::Header&
   }
   if (tag == subscriber.retired_instance)
     return false; // still in flight from the process a restart replaced: not ours any more
-  // A new process took this id over (the old one was killed and restarted, most likely).
-  // Whatever the old one reported is void: the new one's counters will replace it.
+  // A new process took this id over (the old one was killed and restarted, most likely). It
+  // restarted when it said hello; whatever the old one reported is void: the new one's
+  // counters will replace it.
+  bool while_measuring = measured_phase_began();
+  Clock::time_point when = Clock::now();
+  if (const Candidate* candidate = find_candidate(subscriber.id, tag)) {
+    while_measuring = candidate->hello_while_measuring;
+    when = candidate->first_heard;
+    forget_candidate(*candidate);
+  }
   subscriber.retired_instance = subscriber.instance;
   subscriber.instance = tag;
   ++subscriber.restarts;
-  if (m_phase == Phase::measuring || m_phase == Phase::ending)
-    subscriber.restarted_at = Clock::now();
+  if (while_measuring)
+    subscriber.restarted_at = std::max(when, m_measure_start);
   subscriber.counters_received = false;
   subscriber.counters = {};
   subscriber.left_early = false;
@@ -181,7 +289,9 @@ bool Publisher::follow_instance(SubscriberState& subscriber, const wire::Header&
 
 bool Publisher::all_counters_received() const noexcept
 {
-  return std::all_of(m_subscribers.begin(), m_subscribers.end(),
+  // An unproven hello may be a late joiner whose counters are its proof: END keeps going for it
+  // (bounded by end_collection_time, which is all a forged hello can cost).
+  return m_candidates.empty() && std::all_of(m_subscribers.begin(), m_subscribers.end(),
                      [](const SubscriberState& s) { return s.counters_received; });
 }
 
@@ -220,8 +330,19 @@ void Publisher::on_hello(const wire::Header& header) noexcept
     ++m_rejected;
     return;
   }
+  const auto now = Clock::now();
+  const std::uint32_t tag = wire::instance_tag(header);
   SubscriberState* subscriber = find_subscriber(header.sender_id);
-  if (subscriber == nullptr) {
+  if (subscriber != nullptr && tag != 0 && subscriber->instance != 0 &&
+      tag != subscriber->instance) {
+    if (tag == subscriber->retired_instance) {
+      ++m_rejected; // still in flight from a process a restart replaced
+      return;
+    }
+    // Another process names a known id: a restart, or a forgery. Not believed yet (Candidate);
+    // the process we know keeps its place meanwhile.
+    subscriber = nullptr;
+  } else if (subscriber == nullptr && admits_on_hello()) {
     subscriber = add_subscriber(header.sender_id);
     if (subscriber == nullptr) {
       ++m_rejected;
@@ -229,11 +350,13 @@ void Publisher::on_hello(const wire::Header& header) noexcept
     }
     m_endpoint.add_peer_from_last_message();
   }
-  if (!follow_instance(*subscriber, header)) {
-    ++m_rejected;
-    return;
+  if (subscriber != nullptr) {
+    if (subscriber->instance == 0)
+      subscriber->instance = tag;
+    subscriber->last_heard = now;
+  } else {
+    note_candidate(header, now);
   }
-  subscriber->last_heard = Clock::now();
   // Every hello is answered: the subscriber repeats it until one acknowledgement gets through.
   send_control(wire::MessageKind::hello_ack, header.sender_id);
 }
@@ -241,13 +364,15 @@ void Publisher::on_hello(const wire::Header& header) noexcept
 void Publisher::on_echo(const wire::Header& header) noexcept
 {
   const auto now = Clock::now();
-  SubscriberState* subscriber = find_subscriber(header.sender_id);
   const bool warmup = (header.flags & wire::flags::warmup) != 0;
   ProbeRing::Entry* probe =
-      subscriber == nullptr || header.run_id != m_run_id
+      header.run_id != m_run_id
           ? nullptr
           : m_probes.find(header.sequence, warmup, header.intended_ns, header.sent_ns);
-  if (probe == nullptr || !follow_instance(*subscriber, header)) {
+  // An echo of a real probe of this run is the proof a late joiner or a restarted process
+  // needs (see Candidate): a hello alone admitted neither.
+  SubscriberState* subscriber = probe == nullptr ? nullptr : find_or_admit(header);
+  if (subscriber == nullptr || !follow_instance(*subscriber, header)) {
     ++m_rejected;
     return;
   }
@@ -293,23 +418,24 @@ void Publisher::on_final_counters(const wire::Header& header,
     ++m_rejected;
     return;
   }
-  SubscriberState* subscriber = find_subscriber(header.sender_id);
-  if (subscriber == nullptr) {
-    // Its hello never reached us, yet it took part (possible on a shared medium).
-    subscriber = add_subscriber(header.sender_id);
-    if (subscriber == nullptr) {
-      ++m_rejected;
-      return;
-    }
-    subscriber->joined_late = true;
+  // Final counters answer an END, whose count they carry back in `sequence`: before our END,
+  // or with another count, they answer a forged one. A departing subscriber sends its
+  // counters so far, with whatever END it had (none: 0).
+  const bool departing = (header.flags & wire::flags::departing) != 0;
+  if (!departing && (m_phase != Phase::ending || header.sequence != m_sent)) {
+    ++m_rejected;
+    return;
   }
-  if (!follow_instance(*subscriber, header)) {
+  // An id we never acknowledged cannot have taken part; one we acknowledged but did not yet
+  // believe (a late joiner that echoed no probe) proves itself with these.
+  SubscriberState* subscriber = find_or_admit(header);
+  if (subscriber == nullptr || !follow_instance(*subscriber, header)) {
     ++m_rejected;
     return;
   }
   subscriber->counters = counters;
   subscriber->counters_received = true;
-  subscriber->left_early = (header.flags & wire::flags::departing) != 0;
+  subscriber->left_early = departing;
   subscriber->last_heard = Clock::now();
   send_control(wire::MessageKind::final_ack, header.sender_id);
 }
@@ -536,6 +662,8 @@ RoleResult Publisher::make_result(ExitStatus failure_status)
   report.fanout_skew = m_fanout_skew.summarize();
   report.rtt_bins = log_bins(m_rtt, distribution_bins);
   report.rejected = m_rejected;
+  for (const Candidate& candidate : m_candidates)
+    report.rejected += candidate.hellos; // never proven: a hello is not a subscriber
   if (m_measure_end > m_measure_start)
     report.measured_seconds = to_seconds(m_measure_end - m_measure_start);
 

@@ -8,7 +8,9 @@
 #include <netprof/sequence_tracker.hpp>
 #include <netprof/wire.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -59,8 +61,14 @@ private:
     bool data_started = false;
     bool end_received = false;
     bool final_acknowledged = false;
-    std::uint64_t publisher_sent = 0;
+    std::uint64_t publisher_sent = 0; // the END's count, while end_received
     std::uint64_t first_sequence = 0; // of the first measured message received
+    std::uint64_t highest_sequence = 0; // of the measured messages received
+    // An END that data followed (see on_data): its count, in case a copy of it comes again.
+    std::optional<std::uint64_t> withdrawn_end;
+    // ENDs refused because another END's count already stood: one of them was forged.
+    std::uint64_t conflicting_ends = 0;
+    std::uint64_t conflicting_count = 0;
     Clock::time_point last_end{};
     Clock::time_point first_measured{};
     Clock::time_point last_measured{};
@@ -139,8 +147,14 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
     on_end(header, now);
     break;
   case wire::MessageKind::final_ack:
-    if (header.sequence == m_config.id)
+    // Only the answer to our final counters, which we send only on an END: one without an END
+    // standing (forged, or of an END that data then proved premature) ends nothing.
+    if (header.sequence != m_config.id)
+      break;
+    if (run.end_received)
       run.final_acknowledged = true;
+    else
+      ++m_rejected;
     break;
   default:
     ++m_rejected;
@@ -183,6 +197,15 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
 {
   RunState& run = *m_run;
   run.data_started = true;
+  if (run.end_received && !run.final_acknowledged) {
+    // The publisher sends nothing after its END, so an END that data follows was not its last
+    // word: forged, or (rarely, on a network that reorders) overtaken by data sent before it.
+    // It stops counting as the end; a copy of it arriving again restores it (on_end).
+    run.end_received = false;
+    run.withdrawn_end = run.publisher_sent;
+    run.publisher_sent = 0;
+    ++m_rejected;
+  }
   if ((header.flags & wire::flags::warmup) != 0) {
     ++run.warmup_received; // its probes were echoed too, to warm the echo path
     return;
@@ -192,7 +215,9 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
   if (run.sequences.received() == 0) {
     run.first_measured = now;
     run.first_sequence = header.sequence;
+    run.highest_sequence = header.sequence;
   }
+  run.highest_sequence = std::max(run.highest_sequence, header.sequence);
   run.last_measured = now;
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
@@ -233,8 +258,28 @@ void Subscriber::echo(const wire::Header& probe) noexcept
 void Subscriber::on_end(const wire::Header& header, Clock::time_point now) noexcept
 {
   RunState& run = *m_run;
+  const std::uint64_t count = header.sequence;
+  // Measured messages are numbered from 0 and END follows the last: an END counting no more
+  // than the highest number already received is impossible.
+  if (run.sequences.received() > 0 && count <= run.highest_sequence) {
+    ++m_rejected;
+    return;
+  }
+  if (run.end_received && count != run.publisher_sent) {
+    // Two ENDs with no data between them disagree: one is forged, and nothing here tells
+    // which. The first stands; the verdict says so unless the publisher accepts our counters
+    // (it takes only those carrying its own count back).
+    ++m_rejected;
+    ++run.conflicting_ends;
+    run.conflicting_count = count;
+    return;
+  }
+  if (!run.end_received && run.withdrawn_end == count) {
+    --m_rejected; // the END data followed was real after all (reordered), not a forgery
+    run.withdrawn_end.reset();
+  }
   run.end_received = true;
-  run.publisher_sent = header.sequence;
+  run.publisher_sent = count;
   run.last_end = now;
   if (!run.final_acknowledged)
     send_final_counters();
@@ -416,6 +461,12 @@ RoleResult Subscriber::make_result(Outcome outcome)
     warnings.push_back("joined after the measured phase began: the first measured message "
                        "received was number " + format_count(run.first_sequence) +
                        ", so the loss includes the messages sent before it");
+  if (run.conflicting_ends > 0 && !run.final_acknowledged)
+    problems.push_back("ENDs of this run disagreed on the number of messages sent (" +
+                       format_count(run.publisher_sent) + ", then " +
+                       format_count(run.conflicting_count) +
+                       "), and the publisher did not confirm either: one was forged, so the "
+                       "loss cannot be known");
   if (run.end_received && self.lost > 0) {
     if (m_config.max_loss_percent && loss_percent(self) > *m_config.max_loss_percent)
       problems.push_back("lost " + format_percent(loss_percent(self)) +

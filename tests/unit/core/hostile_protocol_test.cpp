@@ -1,0 +1,439 @@
+// Forged protocol messages (docs/hostile-input.md, "On the wire"): each needs only a subscriber
+// id or this run's id, which anyone on the path reads from the data. None may add a subscriber,
+// retire the real one, or end the test; each is counted as rejected. Real late joiners still
+// join. Real publisher and subscriber loops (threads) over the in-memory link; the forger
+// pushes its messages straight into the link's queues.
+
+#include "core/local_pair.hpp"
+#include "core/publisher.hpp"
+#include "core/subscriber.hpp"
+#include "in_memory_link.hpp"
+
+#include <netprof/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <future>
+#include <spawn.h>
+#include <thread>
+
+extern char** environ;
+
+namespace {
+
+using namespace netprof;
+using namespace std::chrono_literals;
+using netprof::testing::InMemoryLink;
+
+RunConfig config_for(Role role)
+{
+  RunConfig config;
+  config.role = role;
+  config.id = role == Role::publisher ? 0 : 1;
+  config.transport_name = "in-memory";
+  config.test_seconds = 1.0;
+  config.send_hz = 2000;
+  config.warmup_count = 20;
+  config.probe_hz = 200;
+  config.wait_seconds = 5;
+  config.idle_timeout_seconds = 3;
+  return config;
+}
+
+struct RoleThread {
+  StopFlag stop;
+  LiveCounters live;
+  std::future<RoleResult> result;
+
+  void start_subscriber(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_subscriber(config, endpoint, stop, live); });
+  }
+  void start_publisher(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_publisher(config, endpoint, stop, live); });
+  }
+};
+
+void wait_until_sent(const RoleThread& publisher, std::uint64_t messages)
+{
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (publisher.live.sent.load() < messages) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the publisher never got going";
+    std::this_thread::sleep_for(1ms);
+  }
+}
+
+std::vector<std::byte> message_of(wire::Header header, std::size_t payload_size = 0)
+{
+  std::vector<std::byte> bytes(wire::header_size + payload_size);
+  header.payload_length = static_cast<std::uint32_t>(payload_size);
+  wire::encode_header(header, bytes);
+  return bytes;
+}
+
+std::vector<std::byte> counters_message(std::uint32_t sender, std::uint64_t run_id,
+                                        std::uint64_t end_count, std::uint16_t flags = 0)
+{
+  wire::Header header;
+  header.kind = wire::MessageKind::final_counters;
+  header.flags = flags;
+  header.sender_id = sender;
+  header.run_id = run_id;
+  header.sequence = end_count;
+  auto bytes = message_of(header, wire::final_counters_size);
+  wire::encode_counters({}, std::span(bytes).subspan(wire::header_size));
+  return bytes;
+}
+
+// What a host on the path learns from the publisher's traffic: the run id, and each END.
+struct Snoop {
+  std::atomic<std::uint64_t> run_id{0};
+  std::atomic<int> ends{0};
+  std::atomic<std::uint64_t> end_count{0};
+  std::function<void(int end_number, std::uint64_t count)> on_end;
+
+  netprof::testing::Forwarding forwarding()
+  {
+    return [this](std::span<const std::byte> message) {
+      wire::Header header;
+      if (wire::decode_header(message, header) == wire::DecodeError::none) {
+        run_id.store(header.run_id);
+        if (header.kind == wire::MessageKind::end) {
+          end_count.store(header.sequence);
+          const int number = ++ends;
+          if (on_end)
+            on_end(number, header.sequence);
+        }
+      }
+      return 1;
+    };
+  }
+};
+
+struct Pair {
+  RoleResult publisher;
+  RoleResult subscriber;
+};
+
+// A real subscriber 1 and publisher; `attack` runs once the measured phase is under way.
+Pair run_attacked(InMemoryLink& link, const std::function<void()>& attack,
+                  RunConfig publisher_config = config_for(Role::publisher))
+{
+  RoleThread subscriber, publisher;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  publisher.start_publisher(publisher_config, link.publisher);
+  wait_until_sent(publisher, 400);
+  attack();
+  return {publisher.result.get(), subscriber.result.get()};
+}
+
+// The figures of a run the forger did not touch: both pass, one subscriber, nothing lost.
+void expect_untouched(const Pair& pair)
+{
+  EXPECT_EQ(pair.publisher.status, ExitStatus::passed) << ::testing::PrintToString(
+      pair.publisher.report.problems);
+  EXPECT_EQ(pair.subscriber.status, ExitStatus::passed) << ::testing::PrintToString(
+      pair.subscriber.report.problems);
+  const RunReport& report = pair.publisher.report;
+  ASSERT_EQ(report.subscribers.size(), 1u);
+  const SubscriberResult& seen = report.subscribers[0];
+  EXPECT_EQ(seen.id, 1u);
+  EXPECT_EQ(seen.outcome, SubscriberOutcome::complete);
+  EXPECT_EQ(seen.restarts, 0u);
+  EXPECT_FALSE(seen.joined_late);
+  EXPECT_EQ(seen.counters.received, report.messages_sent);
+  EXPECT_EQ(seen.lost, 0u);
+  EXPECT_EQ(report.echoes_received, report.probes_sent);
+  ASSERT_TRUE(pair.subscriber.report.self.has_value());
+  EXPECT_TRUE(pair.subscriber.report.end_received);
+  EXPECT_EQ(pair.subscriber.report.self->counters.received, report.messages_sent);
+  EXPECT_EQ(pair.subscriber.report.self->lost, 0u);
+}
+
+wire::Header hello_from(std::uint32_t id, std::uint32_t tag = 0)
+{
+  wire::Header hello;
+  hello.kind = wire::MessageKind::hello;
+  hello.sender_id = id;
+  hello.record_count = tag;
+  return hello;
+}
+
+TEST(HostileProtocol, HelloFloodFromManyIdsMidRunAddsNoSubscriber)
+{
+  InMemoryLink link;
+  const Pair pair = run_attacked(link, [&] {
+    for (std::uint32_t id = 100; id < 300; ++id)
+      link.to_publisher->push(message_of(hello_from(id, id)));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.publisher.report.rejected, 200u);
+}
+
+TEST(HostileProtocol, HelloFloodFromOneNewIdMidRunAddsNoSubscriber)
+{
+  InMemoryLink link;
+  const Pair pair = run_attacked(link, [&] {
+    for (int i = 0; i < 200; ++i)
+      link.to_publisher->push(message_of(hello_from(4242)));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.publisher.report.rejected, 200u);
+}
+
+TEST(HostileProtocol, HellosBeforeTheMeasuredPhaseAdmitOnlyUpToTheCap)
+{
+  // 50 ids say hello before the publisher starts (--subscribers 1): a hello alone admits at
+  // most --subscribers plus 8 (fewer if the measured phase begins before all are read); the
+  // rest must prove themselves, never do, and are counted as rejected.
+  InMemoryLink link;
+  for (std::uint32_t id = 100; id < 150; ++id)
+    link.to_publisher->push(message_of(hello_from(id)));
+  RunConfig config = config_for(Role::publisher);
+  config.test_seconds = 0.2;
+  RoleThread publisher;
+  publisher.start_publisher(config, link.publisher);
+  const RoleResult outcome = publisher.result.get();
+
+  EXPECT_GE(outcome.report.subscribers.size(), 1u);
+  EXPECT_LE(outcome.report.subscribers.size(), 9u);
+  EXPECT_EQ(outcome.report.subscribers.size() + outcome.report.rejected, 50u);
+  EXPECT_EQ(outcome.status, ExitStatus::failed); // the nine admitted never sent counters
+}
+
+TEST(HostileProtocol, FinalCountersFromAnIdThatNeverSaidHelloAreRejected)
+{
+  // Sent in the ending phase, carrying the publisher's own END count: only the unknown id is
+  // wrong with them. Departing counters from another unknown id mid-run, too.
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  snoop.on_end = [&](int number, std::uint64_t count) {
+    if (number == 1)
+      link.to_publisher->push(counters_message(500, snoop.run_id.load(), count));
+  };
+  const Pair pair = run_attacked(link, [&] {
+    link.to_publisher->push(counters_message(501, snoop.run_id.load(), 0, wire::flags::departing));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.publisher.report.rejected, 2u);
+}
+
+TEST(HostileProtocol, PublisherRejectsCountersAnsweringAnEndItDidNotSend)
+{
+  // The real id, untagged, this run, in the ending phase, but carrying another END count back:
+  // they answer a forged END, and must not replace the real counters.
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  snoop.on_end = [&](int number, std::uint64_t count) {
+    if (number == 3) // the real counters are in by now; these would overwrite them
+      link.to_publisher->push(counters_message(1, snoop.run_id.load(), count + 5));
+  };
+  const Pair pair = run_attacked(link, [&] {
+    // Mid-run, with a count the publisher may well reach: still not an answer to its END.
+    link.to_publisher->push(counters_message(1, snoop.run_id.load(), 2000));
+  });
+  expect_untouched(pair);
+  EXPECT_GE(snoop.ends.load(), 3);
+  EXPECT_EQ(pair.publisher.report.rejected, 2u);
+}
+
+TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
+{
+  InMemoryLink link;
+  const Pair pair = run_attacked(link, [&] {
+    link.to_publisher->push(message_of(hello_from(1, 0x1234)));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.publisher.report.rejected, 1u);
+}
+
+TEST(HostileProtocol, ALateJoinerIsAdmittedByItsFirstEchoAndReportedAsLate)
+{
+  InMemoryLink link;
+  RunConfig config = config_for(Role::publisher);
+  config.subscribers = 0; // start at once
+  RoleThread subscriber, publisher;
+  publisher.start_publisher(config, link.publisher);
+  wait_until_sent(publisher, 400);
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  const RoleResult pub = publisher.result.get();
+  const RoleResult sub = subscriber.result.get();
+
+  ASSERT_EQ(pub.report.subscribers.size(), 1u);
+  const SubscriberResult& seen = pub.report.subscribers[0];
+  EXPECT_TRUE(seen.joined_late);
+  EXPECT_TRUE(seen.counters_received);
+  EXPECT_GT(seen.echoes, 0u);
+  EXPECT_LT(seen.probes_sent, pub.report.probes_sent); // counted from its join
+  EXPECT_EQ(pub.status, ExitStatus::passed);           // a late join is a warning
+  EXPECT_TRUE(sub.report.self->joined_late);
+  EXPECT_EQ(sub.status, ExitStatus::passed);
+  EXPECT_EQ(pub.report.rejected, 0u); // its hello was proven, so not counted
+}
+
+TEST(HostileProtocol, ALateJoinerThatEchoedNoProbeIsAdmittedByItsCounters)
+{
+  InMemoryLink link;
+  RunConfig config = config_for(Role::publisher);
+  config.subscribers = 0;
+  config.probe_hz = 0.5; // one probe, at the start: none after it joins
+  RoleThread subscriber, publisher;
+  publisher.start_publisher(config, link.publisher);
+  wait_until_sent(publisher, 400);
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  const RoleResult pub = publisher.result.get();
+  subscriber.result.get();
+
+  ASSERT_EQ(pub.report.subscribers.size(), 1u);
+  EXPECT_TRUE(pub.report.subscribers[0].joined_late);
+  EXPECT_TRUE(pub.report.subscribers[0].counters_received);
+  EXPECT_EQ(pub.report.subscribers[0].echoes, 0u);
+  EXPECT_EQ(pub.report.rejected, 0u);
+}
+
+TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
+{
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  const Pair pair = run_attacked(link, [&] {
+    wire::Header end;
+    end.kind = wire::MessageKind::end;
+    end.run_id = snoop.run_id.load();
+    end.sequence = 1'000'000'000;
+    link.to_subscriber->push(message_of(end));
+  });
+  expect_untouched(pair);
+  EXPECT_GE(pair.subscriber.report.rejected, 1u);
+  // The counters it sent back for the forged END were refused by the publisher.
+  EXPECT_EQ(pair.publisher.report.rejected, 1u);
+}
+
+TEST(HostileProtocol, AnEndCountingFewerThanWereReceivedIsRejected)
+{
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  const Pair pair = run_attacked(link, [&] {
+    wire::Header end;
+    end.kind = wire::MessageKind::end;
+    end.run_id = snoop.run_id.load();
+    end.sequence = 5;
+    link.to_subscriber->push(message_of(end));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.subscriber.report.rejected, 1u);
+  EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
+}
+
+TEST(HostileProtocol, AForgedFinalAckMidRunDoesNotEndTheTest)
+{
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  const Pair pair = run_attacked(link, [&] {
+    wire::Header ack;
+    ack.kind = wire::MessageKind::final_ack;
+    ack.run_id = snoop.run_id.load();
+    ack.sequence = 1;
+    link.to_subscriber->push(message_of(ack));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.subscriber.report.rejected, 1u);
+}
+
+// A scripted publisher of run 0x5c21 for a real subscriber: acknowledgement, ten measured
+// messages, then `ends` (and a final_ack if asked).
+RoleResult scripted_end(const std::vector<std::uint64_t>& ends, bool final_ack)
+{
+  InMemoryLink link;
+  wire::Header header;
+  header.run_id = 0x5c21;
+  header.kind = wire::MessageKind::hello_ack;
+  header.sequence = 1;
+  link.to_subscriber->push(message_of(header));
+  header.kind = wire::MessageKind::data;
+  for (std::uint64_t sequence = 0; sequence < 10; ++sequence) {
+    header.sequence = sequence;
+    link.to_subscriber->push(message_of(header));
+  }
+  header.kind = wire::MessageKind::end;
+  for (std::uint64_t count : ends) {
+    header.sequence = count;
+    link.to_subscriber->push(message_of(header));
+  }
+  if (final_ack) {
+    header.kind = wire::MessageKind::final_ack;
+    header.sequence = 1;
+    link.to_subscriber->push(message_of(header));
+  }
+  RoleThread subscriber;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  return subscriber.result.get();
+}
+
+TEST(HostileProtocol, TheFirstEndStandsAndALaterDifferentCountIsRejected)
+{
+  const RoleResult confirmed = scripted_end({10, 2000, 10}, true);
+  EXPECT_EQ(confirmed.status, ExitStatus::passed);
+  EXPECT_TRUE(confirmed.report.end_received);
+  EXPECT_EQ(confirmed.report.self->lost, 0u);
+  EXPECT_EQ(confirmed.report.rejected, 1u);
+
+  // Unconfirmed, the disagreement is the verdict: one END was forged, which one is unknown.
+  const RoleResult disputed = scripted_end({10, 2000}, false);
+  EXPECT_EQ(disputed.status, ExitStatus::failed);
+  EXPECT_EQ(disputed.report.self->lost, 0u);
+  ASSERT_FALSE(disputed.report.problems.empty());
+  EXPECT_NE(disputed.report.problems[0].find("disagreed"), std::string::npos);
+}
+
+pid_t start(std::vector<std::string> args)
+{
+  std::vector<char*> argv;
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  return pid;
+}
+
+// Polls /proc (bounded) until the child has set SIGTERM to ignored, so the test does not race
+// its shell.
+bool ignores_sigterm_soon(pid_t pid)
+{
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("SigIgn:", 0) == 0 &&
+          (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGTERM - 1))) != 0)
+        return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
+}
+
+TEST(LocalPair, AChildThatHasNothingLeftToWaitForIsEndedPromptly)
+{
+  const auto started = std::chrono::steady_clock::now();
+  end_child(start({"/bin/sleep", "30"}), 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+
+  // One that ignores SIGTERM is killed once the grace is over.
+  const pid_t stubborn = start({"/bin/sh", "-c", "trap '' TERM; exec sleep 30"});
+  ASSERT_TRUE(ignores_sigterm_soon(stubborn));
+  const auto again = std::chrono::steady_clock::now();
+  const int status = end_child(stubborn, 300ms);
+  const auto took = std::chrono::steady_clock::now() - again;
+  EXPECT_EQ(status, static_cast<int>(ExitStatus::runtime));
+  EXPECT_GE(took, 300ms);
+  EXPECT_LT(took, 3s);
+}
+
+} // namespace
