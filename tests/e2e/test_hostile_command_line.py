@@ -379,7 +379,6 @@ class HostileCommandLineTest(NetprofTestCase):
 
     # ---- known gaps: each fails today; docs/hostile-input.md says what fixes it ----
 
-    @unittest.expectedFailure
     def test_local_pair_whose_publisher_cannot_bind_fails_fast(self):
         # BUG: the publisher child exits 3 at once, but run_local_pair (src/core/local_pair.cpp)
         # then waits for the subscriber child to give up on its own (--wait, 10 s by default)
