@@ -83,6 +83,7 @@ void UdpEndpoint::route_single_peer() noexcept
   try {
     if (m_sockets.single_peer == SinglePeerRoute::connect_socket) {
       connect_socket(m_sockets.receive.get(), m_peers[0]);
+      m_receiver.socket_connected_to(m_peers[0]);
       m_sender.send_single_peer_through(m_sockets.receive.get());
       m_route_note = "socket connected to its one peer " + to_string(m_peers[0]) +
                      ": datagrams from anyone else are dropped by the kernel";
@@ -92,7 +93,7 @@ void UdpEndpoint::route_single_peer() noexcept
       if (m_buffers.requested > 0) {
         size_socket_buffers(m_twin.get(), m_twin.get(), m_buffers.requested);
       }
-      m_receiver.add_peer_socket(m_twin.get());
+      m_receiver.add_peer_socket(m_twin.get(), m_peers[0]);
       m_sender.send_single_peer_through(m_twin.get());
     }
   } catch (const std::exception& error) {
