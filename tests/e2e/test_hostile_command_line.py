@@ -377,13 +377,9 @@ class HostileCommandLineTest(NetprofTestCase):
                         "than 0 or *, since its subscribers connect to it (only --local-pair "
                         "picks one itself)"))
 
-    # ---- known gaps: each fails today; docs/hostile-input.md says what fixes it ----
-
     def test_local_pair_whose_publisher_cannot_bind_fails_fast(self):
-        # BUG: the publisher child exits 3 at once, but run_local_pair (src/core/local_pair.cpp)
-        # then waits for the subscriber child to give up on its own (--wait, 10 s by default)
-        # instead of stopping it. The one line is right; the wait is not. --wait 3 keeps the
-        # failing test short; fixed, the refusal takes well under a second.
+        # The publisher child exits 3 at once; run_local_pair must then stop the subscriber
+        # child rather than let it wait out --wait (it once did: 3 s here, 10 s by default).
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as holder:
             holder.bind(("127.0.0.1", 0))
             taken = f"127.0.0.1:{holder.getsockname()[1]}"
