@@ -228,6 +228,12 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
 
   if (header.record_count > 0) {
     if (!run.records) {
+      // A payload too small for that many records cannot be ours: building a reader for a
+      // forged count of millions would cost seconds and hundreds of MB in the receive path.
+      if (RecordLayout::minimum_payload_size(header.record_count) > header.payload_length) {
+        ++m_rejected;
+        return;
+      }
       // Built once per run, at the first message that carries records; never again per message.
       try {
         run.records = std::make_unique<RecordReader>(header.record_count);

@@ -392,6 +392,43 @@ TEST(HostileProtocol, TheFirstEndStandsAndALaterDifferentCountIsRejected)
   EXPECT_NE(disputed.report.problems[0].find("disagreed"), std::string::npos);
 }
 
+TEST(HostileProtocol, AnAbsurdRecordCountIsRejectedBeforeAnyReaderIsBuilt)
+{
+  // Ahead of the first measured data message, one claiming 20 million records in an empty
+  // payload: building a reader for it would take seconds and hundreds of MB, and every real
+  // message after it would fail to decode against that count.
+  netprof::testing::MessageQueue* to_subscriber = nullptr;
+  bool forged = false;
+  InMemoryLink link([&](std::span<const std::byte> message) {
+    wire::Header header;
+    if (!forged && wire::decode_header(message, header) == wire::DecodeError::none &&
+        header.kind == wire::MessageKind::data && (header.flags & wire::flags::warmup) == 0) {
+      forged = true;
+      header.flags = 0;
+      header.record_count = 20'000'000;
+      // Its sequence is the real message's, which then arrives as a duplicate.
+      to_subscriber->push(message_of(header));
+    }
+    return 1;
+  });
+  to_subscriber = link.to_subscriber.get();
+  RunConfig publisher_config = config_for(Role::publisher);
+  publisher_config.payload_size = 256;
+  publisher_config.num_vars = 4;
+  RoleThread subscriber, publisher;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  publisher.start_publisher(publisher_config, link.publisher);
+  const RoleResult published = publisher.result.get();
+  const RoleResult subscribed = subscriber.result.get();
+  ASSERT_TRUE(forged);
+  ASSERT_TRUE(subscribed.report.self.has_value());
+  EXPECT_GE(subscribed.report.rejected, 1u);
+  // The real messages' records decoded (all but the one the forgery took the place of): the
+  // forged count never became the reader's.
+  EXPECT_GE(subscribed.report.self->counters.records_decoded,
+            4 * (published.report.messages_sent - 1));
+}
+
 pid_t start(std::vector<std::string> args)
 {
   std::vector<char*> argv;
