@@ -60,7 +60,10 @@ class ZmqTestCase(NetprofTestCase):
                                       "--wait", "20", json_name=f"sub{i}"))
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         subs = [self.finish(process, path, DEADLINE_S) for process, path in started]
-        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        # Each subscriber's own words too: a publisher that missed one cannot say why.
+        said = "".join(f"\n--- subscriber {i}: exit {sub.returncode}\n{sub.stderr}"
+                       for i, sub in enumerate(subs, 1))
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr + said)
         return pub, subs
 
 
