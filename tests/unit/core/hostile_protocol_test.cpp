@@ -8,6 +8,7 @@
 #include "core/publisher.hpp"
 #include "core/subscriber.hpp"
 #include "in_memory_link.hpp"
+#include "role_thread.hpp"
 
 #include <netprof/wire.hpp>
 
@@ -28,54 +29,11 @@ namespace {
 using namespace netprof;
 using namespace std::chrono_literals;
 using netprof::testing::InMemoryLink;
+using namespace netprof::testing;
 
 RunConfig config_for(Role role)
 {
-  RunConfig config;
-  config.role = role;
-  config.id = role == Role::publisher ? 0 : 1;
-  config.transport_name = "in-memory";
-  config.test_seconds = 1.0;
-  config.send_hz = 2000;
-  config.warmup_count = 20;
-  config.probe_hz = 200;
-  config.wait_seconds = 5;
-  config.idle_timeout_seconds = 3;
-  return config;
-}
-
-struct RoleThread {
-  StopFlag stop;
-  LiveCounters live;
-  std::future<RoleResult> result;
-
-  void start_subscriber(const RunConfig& config, Endpoint& endpoint)
-  {
-    result = std::async(std::launch::async,
-                        [&, config] { return run_subscriber(config, endpoint, stop, live); });
-  }
-  void start_publisher(const RunConfig& config, Endpoint& endpoint)
-  {
-    result = std::async(std::launch::async,
-                        [&, config] { return run_publisher(config, endpoint, stop, live); });
-  }
-};
-
-void wait_until_sent(const RoleThread& publisher, std::uint64_t messages)
-{
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (publisher.live.sent.load() < messages) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the publisher never got going";
-    std::this_thread::sleep_for(1ms);
-  }
-}
-
-std::vector<std::byte> message_of(wire::Header header, std::size_t payload_size = 0)
-{
-  std::vector<std::byte> bytes(wire::header_size + payload_size);
-  header.payload_length = static_cast<std::uint32_t>(payload_size);
-  wire::encode_header(header, bytes);
-  return bytes;
+  return paced_config(role, 1.0);
 }
 
 std::vector<std::byte> counters_message(std::uint32_t sender, std::uint64_t run_id,

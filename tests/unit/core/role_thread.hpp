@@ -1,0 +1,82 @@
+#pragma once
+
+// What the threaded protocol tests share: a role (publisher or subscriber loop) on a thread of
+// its own, the paced configuration they run, and a message built from a bare header.
+
+#include "core/publisher.hpp"
+#include "core/subscriber.hpp"
+#include "severable_endpoint.hpp"
+
+#include <netprof/wire.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+#include <vector>
+
+namespace netprof::testing {
+
+// A paced stream (2000 msg/s, probes at 200 Hz) of `test_seconds`, ids 0 and 1, short waits.
+inline RunConfig paced_config(Role role, double test_seconds)
+{
+  RunConfig config;
+  config.role = role;
+  config.id = role == Role::publisher ? 0 : 1;
+  config.transport_name = "in-memory";
+  config.test_seconds = test_seconds;
+  config.send_hz = 2000;
+  config.warmup_count = 20;
+  config.probe_hz = 200;
+  config.wait_seconds = 5;
+  config.idle_timeout_seconds = 3;
+  return config;
+}
+
+// Runs a role on its own thread; every flag it uses outlives it.
+struct RoleThread {
+  StopFlag stop;
+  LiveCounters live;
+  std::future<RoleResult> result;
+
+  void start_subscriber(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_subscriber(config, endpoint, stop, live); });
+  }
+  void start_publisher(const RunConfig& config, Endpoint& endpoint)
+  {
+    result = std::async(std::launch::async,
+                        [&, config] { return run_publisher(config, endpoint, stop, live); });
+  }
+  // As SIGKILL: cut off, then stopped; nothing it says on the way out is heard.
+  RoleResult kill(SeverableEndpoint& endpoint)
+  {
+    endpoint.sever();
+    stop.request();
+    return result.get();
+  }
+};
+
+// Waits (bounded) until the publisher is in its measured phase and has sent `messages`.
+inline void wait_until_sent(const RoleThread& publisher, std::uint64_t messages)
+{
+  using namespace std::chrono_literals;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (publisher.live.sent.load() < messages) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the publisher never got going";
+    std::this_thread::sleep_for(1ms);
+  }
+}
+
+// `header` encoded in front of `payload_size` zero bytes (its payload_length set to match).
+inline std::vector<std::byte> message_of(wire::Header header, std::size_t payload_size = 0)
+{
+  std::vector<std::byte> bytes(wire::header_size + payload_size);
+  header.payload_length = static_cast<std::uint32_t>(payload_size);
+  wire::encode_header(header, bytes);
+  return bytes;
+}
+
+} // namespace netprof::testing
