@@ -45,12 +45,16 @@ public:
   static constexpr Nanoseconds slice = std::chrono::milliseconds(20);
   // Few enough that a paced sender overshoots its due time by only a few empty polls.
   static constexpr int polls_per_clock_read = 16;
+  // Blocking: non-blocking looks before sleeping while messages keep coming (about as long as
+  // a few small messages take to arrive back to back).
+  static constexpr int polls_before_sleeping = 8;
 
 private:
   Endpoint& m_endpoint;
   MessageSink& m_sink;
   WaitStrategy m_strategy;
   const StopFlag& m_stop;
+  bool m_flowing = false; // the last blocking receive found a message
 };
 
 } // namespace netprof
