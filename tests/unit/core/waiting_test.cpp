@@ -1,0 +1,77 @@
+// The blocking Waiter's looks before sleeping: while messages keep arriving it polls a few
+// times without blocking first; after a quiet wait it blocks at once.
+
+#include "core/waiting.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace {
+
+using namespace netprof;
+
+// Answers each receive() from a script of results, and records which receives could block.
+class ScriptedEndpoint final : public Endpoint {
+public:
+  std::deque<ReceiveResult> script;
+  int non_blocking = 0;
+  int blocking = 0;
+
+  SendResult send(std::span<const std::byte>) noexcept override { return SendResult::sent; }
+  ReceiveResult receive(MessageSink&, Nanoseconds timeout) noexcept override
+  {
+    (timeout > Nanoseconds::zero() ? blocking : non_blocking) += 1;
+    if (script.empty())
+      return ReceiveResult::timed_out;
+    const ReceiveResult next = script.front();
+    script.pop_front();
+    return next;
+  }
+  EndpointFacts facts() const override { return {}; }
+};
+
+class NullSink final : public MessageSink {
+public:
+  void on_message(std::span<const std::byte>) noexcept override {}
+};
+
+struct WaiterTest : ::testing::Test {
+  ScriptedEndpoint endpoint;
+  NullSink sink;
+  StopFlag stop;
+  Waiter sut{endpoint, sink, WaitStrategy::block, stop};
+};
+
+TEST_F(WaiterTest, AfterAQuietWaitTheNextWaitBlocksAtOnce)
+{
+  endpoint.script = {ReceiveResult::timed_out, ReceiveResult::received};
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1)));
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1)));
+  EXPECT_EQ(endpoint.non_blocking, 0);
+  EXPECT_EQ(endpoint.blocking, 2);
+}
+
+TEST_F(WaiterTest, WhileMessagesFlowItLooksBeforeSleeping)
+{
+  endpoint.script = {ReceiveResult::received};
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1))); // blocks: nothing flowed yet
+  // The next message is there at the third look: no sleep.
+  endpoint.script = {ReceiveResult::timed_out, ReceiveResult::timed_out, ReceiveResult::received};
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1)));
+  EXPECT_EQ(endpoint.non_blocking, 3);
+  EXPECT_EQ(endpoint.blocking, 1);
+  // Nothing at any look: it sleeps after Waiter::polls_before_sleeping of them.
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1)));
+  EXPECT_EQ(endpoint.non_blocking, 3 + Waiter::polls_before_sleeping);
+  EXPECT_EQ(endpoint.blocking, 2);
+}
+
+TEST_F(WaiterTest, AFailureWhileLookingIsReported)
+{
+  endpoint.script = {ReceiveResult::received, ReceiveResult::failed};
+  ASSERT_TRUE(sut.receive_once(std::chrono::milliseconds(1)));
+  EXPECT_FALSE(sut.receive_once(std::chrono::milliseconds(1)));
+}
+
+} // namespace
