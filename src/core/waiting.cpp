@@ -5,6 +5,23 @@
 
 namespace netprof {
 
+namespace {
+
+// Between empty polls of a spinning wait: tells the core this is a spin loop, so it does not
+// fill its pipeline with loads of the very line another core is about to write, and leaving
+// the loop costs no memory-order flush. On this VM (a pause is ~27 ns) it shortened a bare
+// ring ping-pong by 10-20 ns per round trip; the cache-line floor's loops pause the same way.
+inline void relax() noexcept
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+} // namespace
+
 Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
                const StopFlag& stop) noexcept
     : m_endpoint(endpoint), m_sink(sink), m_strategy(strategy), m_stop(stop)
@@ -28,8 +45,12 @@ bool Waiter::receive_once(Nanoseconds remaining) noexcept
     return result != ReceiveResult::failed;
   }
   const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
-  if (result == ReceiveResult::timed_out && m_strategy == WaitStrategy::yield)
-    sched_yield();
+  if (result == ReceiveResult::timed_out) {
+    if (m_strategy == WaitStrategy::yield)
+      sched_yield();
+    else
+      relax();
+  }
   return result != ReceiveResult::failed;
 }
 
