@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # netprof --shm against the hardware, in one run: the physical floor of latency (one cache line
-# ping-ponged between two cores, bench/cache_line_pingpong.cpp) beside netprof's ping-pong, and
+# ping-ponged between two cores, bench/cache_line_pingpong.cpp) beside netprof's ping-pong and
+# the ring alone without netprof's core (bench/shm_ring_pingpong.cpp), and
 # single-core memcpy bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof
 # streaming 1 MiB messages. Prints figures and ratios; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
@@ -16,6 +17,7 @@ build_dir=./build
 seconds=3
 cpus=0,1
 payload=64
+header=52            # netprof's wire header, in front of every payload
 big=1048576          # the stream's message payload: 1 MiB
 big_ring=4194304     # -q for it: the smallest ring that takes it (a message may take half);
                      # measured faster than 8 or 32 MiB: the ring stays nearer the core
@@ -42,11 +44,12 @@ first_cpu=${cpus%,*}
 
 netprof=$build_dir/netprof
 floor=$build_dir/bench/cache_line_pingpong
+ring_alone=$build_dir/bench/shm_ring_pingpong
 memcpy=$build_dir/bench/memcpy_bandwidth
 python=/usr/bin/python3
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-require_binaries "$netprof" "$floor" "$memcpy"
+require_binaries "$netprof" "$floor" "$ring_alone" "$memcpy"
 bench_start bench_shm
 
 netprof_limit=$(netprof_deadline "$seconds")
@@ -59,6 +62,8 @@ echo
 # Twice because on a VM the host may move the two vCPUs between runs (the floor then jumps,
 # e.g. from ~50 to ~200 ns); the ratio is only meaningful when both floors agree.
 run_limited 60 "$work/floor.json" "$floor" --cpu "$cpus"
+# The same record protocol with none of the core's work: what the ring itself costs.
+run_limited 60 "$work/ring_alone.json" "$ring_alone" --cpu "$cpus" --size $((payload + header))
 pingpong_json=$work/pingpong.json
 run_limited "$netprof_limit" "$work/pingpong.out" \
   "$netprof" --local-pair --shm --mode ping-pong --wait-strategy spin --cpu "$cpus" \
@@ -94,6 +99,7 @@ fi
 "$python" - "$target_latency" "$target_bandwidth" \
   "$(field "$work/floor.json" one_way_p50_ns)" \
   "$(field "$work/floor_after.json" one_way_p50_ns)" \
+  "$(field "$work/ring_alone.json" one_way_p50_ns)" \
   "$(field "$pingpong_json" publisher.latency.one_way_ns.p50)" \
   "$(field "$pingpong_json" publisher.latency.rtt_ns.p99)" \
   "$(field "$pingpong_json" publisher.latency.rtt_ns.count)" \
@@ -105,7 +111,8 @@ fi
   "$iceoryx" <<'EOF'
 import sys
 
-(target_latency, target_bandwidth, floor, floor_after, ours, ours_p99, samples, memcpy_hot,
+(target_latency, target_bandwidth, floor, floor_after, ring_alone, ours, ours_p99, samples,
+ memcpy_hot,
  memcpy_span,
  keep_all, keep_last, keep_last_lost, iceoryx) = sys.argv[1:]
 
@@ -130,6 +137,9 @@ print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin):")
 print(f"  floor (cache line between two cores): {floor} ns before netprof, {floor_after} ns after")
 if f and f2 and max(f, f2) > 1.5 * min(f, f2):
     print("  note: the floor moved during the run (the VM's cores were moved?): ratio unreliable")
+r = number(ring_alone)
+print(f"  the ring alone, no netprof core:      {ring_alone} ns"
+      + (f"  ({r / f:.2f}x the floor)" if r and f else ""))
 print(f"  netprof --shm ping-pong:              {ours} ns  (RTT p99 {ours_p99} ns, {samples} samples)")
 ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
 print(f"  ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
