@@ -17,8 +17,6 @@
 
 #include "ring.hpp"
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -93,14 +91,6 @@ inline void relax() noexcept
 #endif
 }
 
-bool pin_thread(int cpu) noexcept
-{
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<unsigned>(cpu), &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
 struct FreeDeleter {
   void operator()(std::byte* memory) const noexcept { std::free(memory); }
 };
@@ -152,7 +142,7 @@ int main(int argc, char** argv)
   // Each thread builds its own cursor: a reader object on the other thread's stack would share
   // its cache lines with that thread's locals and put false sharing in the measurement.
   std::thread ponger([&, total] {
-    if (!pin_thread(options.cpus.second))
+    if (!bare::pin_to_cpu(options.cpus.second))
       ponger_pinned = false;
     std::vector<std::uint64_t> copy((data_ring->max_message_size() + 7) / 8);
     RingReader reader(*data_ring, 0, copy);
@@ -173,7 +163,7 @@ int main(int argc, char** argv)
   });
   while (!ponger_attached && ponger_pinned)
     relax();
-  if (!ponger_pinned || !pin_thread(options.cpus.first)) {
+  if (!ponger_pinned || !bare::pin_to_cpu(options.cpus.first)) {
     std::fprintf(stderr, "shm_ring_pingpong: cannot pin to CPUs %d,%d\n", options.cpus.first,
                  options.cpus.second);
     ponger_pinned = false;
