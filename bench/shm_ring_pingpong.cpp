@@ -137,8 +137,12 @@ int main(int argc, char** argv)
   }
 
   const std::uint64_t total = options.warmup + options.iterations;
+  // Setting up, the threads meet through these; measuring, the ponger reads nothing of main's
+  // stack, where the pinger's own locals would share its cache lines.
+  enum Phase { waiting, go, abort };
   std::atomic<bool> ponger_attached{false};
   std::atomic<bool> ponger_pinned{true};
+  std::atomic<Phase> phase{waiting};
   // Each thread builds its own cursor: a reader object on the other thread's stack would share
   // its cache lines with that thread's locals and put false sharing in the measurement.
   std::thread ponger([&, total] {
@@ -150,6 +154,10 @@ int main(int argc, char** argv)
     RingWriter echo_writer(*back_ring);
     std::vector<std::byte> echo(options.echo_size);
     ponger_attached = true;
+    while (phase == waiting)
+      relax();
+    if (phase == abort)
+      return;
     std::uint64_t answered = 0;
     const auto answer = [&](std::span<const std::byte> message) {
       std::memcpy(echo.data(), message.data(), std::min(message.size(), echo.size()));
@@ -157,19 +165,20 @@ int main(int argc, char** argv)
         relax();
       ++answered;
     };
-    while (answered < total && ponger_pinned)
+    while (answered < total)
       if (reader.read(answer, 64) == 0)
         relax();
   });
-  while (!ponger_attached && ponger_pinned)
+  while (!ponger_attached)
     relax();
   if (!ponger_pinned || !bare::pin_to_cpu(options.cpus.first)) {
     std::fprintf(stderr, "shm_ring_pingpong: cannot pin to CPUs %d,%d\n", options.cpus.first,
                  options.cpus.second);
-    ponger_pinned = false;
+    phase = abort;
     ponger.join();
     return 1;
   }
+  phase = go;
 
   RingWriter writer(*data_ring);
   RingReader echo_reader(*back_ring, 0, {});
