@@ -3,7 +3,11 @@
 // trip is two transfers of the line between the cores; one-way = RTT / 2, as netprof reports.
 // scripts/bench_shm.sh compares netprof --shm ping-pong with this.
 //
-//   cache_line_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER]
+// With --lines 2 the answer comes back in a second line, as it must through any transport
+// with a channel each way (netprof's data ring one way, a back ring the other): each side then
+// writes a line the other holds, instead of the line it has just read.
+//
+//   cache_line_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--lines 1|2]
 //
 // Each round trip is stamped with steady_clock on the pinger, like netprof's probes, so the
 // clock's own cost is in both figures; `batch_one_way_ns` (one stamp per whole run) shows what
@@ -34,6 +38,7 @@ struct Options {
   std::uint64_t warmup = 100'000;
   std::optional<int> pinger_cpu = 0;
   std::optional<int> ponger_cpu = 1;
+  bool two_lines = false;
 };
 
 struct UsageError {
@@ -76,8 +81,12 @@ Options parse_options(int argc, char** argv)
         throw UsageError{"--cpu needs PINGER,PONGER"};
       options.pinger_cpu = parse_cpu(value.substr(0, comma));
       options.ponger_cpu = parse_cpu(value.substr(comma + 1));
+    } else if (flag == "--lines") {
+      if (value != "1" && value != "2")
+        throw UsageError{"--lines needs 1 or 2"};
+      options.two_lines = value == "2";
     } else {
-      throw UsageError{"unknown option (expected --iterations, --warmup or --cpu)"};
+      throw UsageError{"unknown option (expected --iterations, --warmup, --cpu or --lines)"};
     }
   }
   return options;
@@ -109,6 +118,7 @@ struct alignas(128) Line {
   std::atomic<std::uint64_t> value{0};
 };
 Line g_line;
+Line g_answer_line;
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
 } // namespace
@@ -124,18 +134,19 @@ int main(int argc, char** argv)
   }
   const std::uint64_t total = options.warmup + options.iterations;
   Line& line = g_line;
+  Line& answer = options.two_lines ? g_answer_line : g_line;
   std::atomic<bool> ponger_pinned{true};
 
   // The ponger answers every odd value with the next even one. It captures by value: reading
   // the pinger's locals through a reference would put their cache line in the measurement.
-  std::thread ponger([&line, &ponger_pinned, total, cpu = options.ponger_cpu] {
+  std::thread ponger([&line, &answer, &ponger_pinned, total, cpu = options.ponger_cpu] {
     if (!pin(cpu))
       ponger_pinned = false;
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
       while (line.value.load(std::memory_order_acquire) != ping)
         relax();
-      line.value.store(ping + 1, std::memory_order_release);
+      answer.value.store(ping + 1, std::memory_order_release);
     }
   });
   if (!pin(options.pinger_cpu)) {
@@ -153,7 +164,7 @@ int main(int argc, char** argv)
     const auto start = Clock::now();
     const std::uint64_t ping = 2 * i + 1;
     line.value.store(ping, std::memory_order_release);
-    while (line.value.load(std::memory_order_acquire) != ping + 1)
+    while (answer.value.load(std::memory_order_acquire) != ping + 1)
       relax();
     const auto end = Clock::now();
     if (i >= options.warmup)
@@ -177,9 +188,9 @@ int main(int argc, char** argv)
                                                                                measured_start)
                               .count()) /
       static_cast<double>(options.iterations) / 2.0;
-  std::printf("{\"iterations\": %llu, \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
+  std::printf("{\"iterations\": %llu, \"lines\": %d, \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
               "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f, \"batch_one_way_ns\": %.1f}\n",
-              static_cast<unsigned long long>(options.iterations),
+              static_cast<unsigned long long>(options.iterations), options.two_lines ? 2 : 1,
               static_cast<long long>(rtt.front()), static_cast<long long>(percentile(50)),
               static_cast<long long>(percentile(99)), static_cast<double>(percentile(50)) / 2.0,
               batch_one_way);

@@ -62,12 +62,20 @@ echo
 # Twice because on a VM the host may move the two vCPUs between runs (the floor then jumps,
 # e.g. from ~50 to ~200 ns); the ratio is only meaningful when both floors agree.
 run_limited 60 "$work/floor.json" "$floor" --cpu "$cpus"
+# For scale, not the target: the answer in a line of its own, as through any channel pair.
+run_limited 60 "$work/floor_two_lines.json" "$floor" --cpu "$cpus" --lines 2
 # The same record protocol with none of the core's work: what the ring itself costs.
 run_limited 60 "$work/ring_alone.json" "$ring_alone" --cpu "$cpus" --size $((payload + header))
+# Both histories: keep-last (the default) copies each record out before delivering it, so its
+# second line is one more trip between the cores; keep-all delivers in place.
 pingpong_json=$work/pingpong.json
 run_limited "$netprof_limit" "$work/pingpong.out" \
   "$netprof" --local-pair --shm --mode ping-pong --wait-strategy spin --cpu "$cpus" \
   -s "$payload" -t "$seconds" --json "$pingpong_json" --quiet
+pingpong_all_json=$work/pingpong_keep_all.json
+run_limited "$netprof_limit" "$work/pingpong_keep_all.out" \
+  "$netprof" --local-pair --shm --shm-history keep-all --mode ping-pong --wait-strategy spin \
+  --cpu "$cpus" -s "$payload" -t "$seconds" --json "$pingpong_all_json" --quiet
 run_limited 60 "$work/floor_after.json" "$floor" --cpu "$cpus"
 
 # --- bandwidth: memcpy, then netprof streaming 1 MiB messages ------------------------------
@@ -99,10 +107,13 @@ fi
 "$python" - "$target_latency" "$target_bandwidth" \
   "$(field "$work/floor.json" one_way_p50_ns)" \
   "$(field "$work/floor_after.json" one_way_p50_ns)" \
+  "$(field "$work/floor_two_lines.json" one_way_p50_ns)" \
   "$(field "$work/ring_alone.json" one_way_p50_ns)" \
   "$(field "$pingpong_json" publisher.latency.one_way_ns.p50)" \
   "$(field "$pingpong_json" publisher.latency.rtt_ns.p99)" \
   "$(field "$pingpong_json" publisher.latency.rtt_ns.count)" \
+  "$(field "$pingpong_all_json" publisher.latency.one_way_ns.p50)" \
+  "$(field "$pingpong_all_json" publisher.latency.rtt_ns.p99)" \
   "$(field "$work/memcpy.json" hot_bytes_per_second)" \
   "$(field "$work/memcpy.json" span_bytes_per_second)" \
   "$(field "$work/stream_keep-all.json" subscribers.0.throughput.payload_bytes_per_second)" \
@@ -111,7 +122,8 @@ fi
   "$iceoryx" <<'EOF'
 import sys
 
-(target_latency, target_bandwidth, floor, floor_after, ring_alone, ours, ours_p99, samples,
+(target_latency, target_bandwidth, floor, floor_after, floor_two_lines, ring_alone, ours, ours_p99, samples,
+ ours_all, ours_all_p99,
  memcpy_hot,
  memcpy_span,
  keep_all, keep_last, keep_last_lost, iceoryx) = sys.argv[1:]
@@ -131,19 +143,25 @@ def gbps(value):
     v = number(value)
     return f"{v / 1e9:.2f} GB/s" if v else "n/a"
 
-f, f2, n = number(floor), number(floor_after), number(ours)
-ratio = n / f if f and n else None
+f, f2 = number(floor), number(floor_after)
 print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin):")
 print(f"  floor (cache line between two cores): {floor} ns before netprof, {floor_after} ns after")
 if f and f2 and max(f, f2) > 1.5 * min(f, f2):
     print("  note: the floor moved during the run (the VM's cores were moved?): ratio unreliable")
+t = number(floor_two_lines)
+print(f"  for scale, the answer in a second line: {floor_two_lines} ns"
+      + (f"  ({t / f:.2f}x the floor; what any transport with a channel each way pays)" if t and f else ""))
 r = number(ring_alone)
 print(f"  the ring alone, no netprof core:      {ring_alone} ns"
       + (f"  ({r / f:.2f}x the floor)" if r and f else ""))
-print(f"  netprof --shm ping-pong:              {ours} ns  (RTT p99 {ours_p99} ns, {samples} samples)")
-ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
-print(f"  ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
-      f"{verdict(ratio, float(target_latency), True)}")
+for name, value, p99 in (("keep-last (default)", ours, ours_p99), ("keep-all", ours_all, ours_all_p99)):
+    n = number(value)
+    ratio = n / f if f and n else None
+    ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
+    print(f"  netprof --shm ping-pong, {name + ':':20} {value} ns  (RTT p99 {p99} ns)  "
+          f"ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
+          f"{verdict(ratio, float(target_latency), True)}")
+print(f"  ({samples} round trips in the keep-last run)")
 print()
 m, a, l = number(memcpy_hot), number(keep_all), number(keep_last)
 print("bandwidth, 1 MiB messages (payload B/s on the subscriber's clock):")

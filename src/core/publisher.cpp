@@ -108,9 +108,10 @@ private:
   bool send_control(wire::MessageKind kind, std::uint64_t sequence) noexcept;
   bool send_with_retry(std::span<const std::byte> message) noexcept;
 
-  void on_hello(const wire::Header& header) noexcept;
-  void on_echo(const wire::Header& header) noexcept;
-  void on_final_counters(const wire::Header& header, std::span<const std::byte> payload) noexcept;
+  void on_hello(const wire::Header& header, Clock::time_point now) noexcept;
+  void on_echo(const wire::Header& header, Clock::time_point now) noexcept;
+  void on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
+                         Clock::time_point now) noexcept;
   bool follow_instance(SubscriberState& subscriber, const wire::Header& header) noexcept;
   SubscriberState* find_subscriber(std::uint32_t id) noexcept;
   SubscriberState* add_subscriber(std::uint32_t id) noexcept;
@@ -297,6 +298,8 @@ bool Publisher::all_counters_received() const noexcept
 
 void Publisher::on_message(std::span<const std::byte> message) noexcept
 {
+  // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
+  const auto arrived = Clock::now();
   wire::Header header;
   if (wire::decode_header(message, header) != wire::DecodeError::none) {
     ++m_rejected;
@@ -311,26 +314,25 @@ void Publisher::on_message(std::span<const std::byte> message) noexcept
   }
   switch (header.kind) {
   case wire::MessageKind::hello:
-    on_hello(header);
+    on_hello(header, arrived);
     break;
   case wire::MessageKind::echo:
-    on_echo(header);
+    on_echo(header, arrived);
     break;
   case wire::MessageKind::final_counters:
-    on_final_counters(header, message.subspan(wire::header_size));
+    on_final_counters(header, message.subspan(wire::header_size), arrived);
     break;
   default:
     ++m_rejected;
   }
 }
 
-void Publisher::on_hello(const wire::Header& header) noexcept
+void Publisher::on_hello(const wire::Header& header, Clock::time_point now) noexcept
 {
   if (header.run_id != 0 && header.run_id != m_run_id) {
     ++m_rejected;
     return;
   }
-  const auto now = Clock::now();
   const std::uint32_t tag = wire::instance_tag(header);
   SubscriberState* subscriber = find_subscriber(header.sender_id);
   if (subscriber != nullptr && tag != 0 && subscriber->instance != 0 &&
@@ -361,9 +363,8 @@ void Publisher::on_hello(const wire::Header& header) noexcept
   send_control(wire::MessageKind::hello_ack, header.sender_id);
 }
 
-void Publisher::on_echo(const wire::Header& header) noexcept
+void Publisher::on_echo(const wire::Header& header, Clock::time_point now) noexcept
 {
-  const auto now = Clock::now();
   const bool warmup = (header.flags & wire::flags::warmup) != 0;
   ProbeRing::Entry* probe =
       header.run_id != m_run_id
@@ -410,8 +411,8 @@ void Publisher::on_echo(const wire::Header& header) noexcept
     ++m_echoes_late; // its probe had already timed out
 }
 
-void Publisher::on_final_counters(const wire::Header& header,
-                                  std::span<const std::byte> payload) noexcept
+void Publisher::on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
+                                  Clock::time_point now) noexcept
 {
   wire::SubscriberCounters counters;
   if (header.run_id != m_run_id || !wire::decode_counters(payload, counters)) {
@@ -436,7 +437,7 @@ void Publisher::on_final_counters(const wire::Header& header,
   subscriber->counters = counters;
   subscriber->counters_received = true;
   subscriber->left_early = departing;
-  subscriber->last_heard = Clock::now();
+  subscriber->last_heard = now;
   send_control(wire::MessageKind::final_ack, header.sender_id);
 }
 

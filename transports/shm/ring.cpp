@@ -207,16 +207,26 @@ WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
     return WriteResult::full;
 
   if (padding != 0) {
-    claim(m_tail, padding);
+    if (!keep_all)
+      claim(m_tail, padding);
     put_header(m_tail, padding - record_header_size, true);
     m_tail += padding;
   }
-  claim(m_tail, size);
+  // The record's first line, which holds its header and which readers poll, is written last
+  // (keep_last marks the old record there invalid first, see claim): a reader polling that line
+  // then takes it from us once more, not between every line of the record.
   std::byte* payload = m_ring.data() + (m_tail & m_mask) + record_header_size;
-  if (keep_all)
-    std::memcpy(payload, message.data(), length); // no reader is within a lap: nobody races us
-  else
-    store_words(payload, message);
+  const std::size_t in_first_line =
+      std::min<std::size_t>(length, record_alignment - record_header_size);
+  if (keep_all) {
+    // No reader is within a lap of us: nothing to invalidate, nobody races us.
+    std::memcpy(payload + in_first_line, message.data() + in_first_line, length - in_first_line);
+    std::memcpy(payload, message.data(), in_first_line);
+  } else {
+    claim(m_tail, size);
+    store_words(payload + in_first_line, message.subspan(in_first_line));
+    store_words(payload, message.first(in_first_line));
+  }
   put_header(m_tail, length, false);
   m_tail += size;
   shared(m_ring.writer_line().tail).store(m_tail, std::memory_order_release);

@@ -19,8 +19,9 @@
 // last (release), in one atomic store, and a reader at position h takes the record only when
 // the tag is h's. The salt is a random 64-bit value chosen when the ring is formatted: format()
 // writes a header of the lap before the first at every 64 B offset, and payload bytes left over
-// from another lap would have to contain this exact salted value to pass for a header. A writer
-// about to overwrite an old record first invalidates that record's header (tag 0).
+// from another lap would have to contain this exact salted value to pass for a header. A
+// keep_last writer about to overwrite an old record first invalidates that record's header
+// (tag 0); a keep_all writer never comes within a lap of a reader, so it has nothing to guard.
 //
 // Memory layout (bytes_needed()): config line | writer line | wake line | one line per reader |
 // data area (capacity bytes). All shared words are accessed through std::atomic_ref.
@@ -76,7 +77,7 @@ struct alignas(cache_line) RingConfig {
 
 struct alignas(cache_line) WriterLine {
   std::uint64_t tail;   // position after the last published record
-  std::uint64_t oldest; // position of the oldest record not invalidated (where lapped readers go)
+  std::uint64_t oldest; // keep_last: the oldest record not invalidated (where lapped readers go)
 };
 
 enum class ReaderState : std::uint32_t { free = 0, reserved = 1, active = 2 };
