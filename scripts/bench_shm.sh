@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # netprof --shm against the hardware, in one run: the physical floor of latency (one cache line
 # ping-ponged between two cores, bench/cache_line_pingpong.cpp) beside netprof's ping-pong and
-# the ring alone without netprof's core (bench/shm_ring_pingpong.cpp), and
+# the ring alone without netprof's core (bench/shm_ring_pingpong.cpp) and, when built, the same
+# ping-pong through iceoryx (bench/iceoryx_pingpong.cpp, under an iox-roudi started here), and
 # single-core memcpy bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof
 # streaming 1 MiB messages. Prints figures and ratios; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
@@ -26,7 +27,7 @@ target_bandwidth=0.5 # netprof payload B/s / memcpy B/s, at least
 
 usage()
 {
-  sed -n '8p' "$0" | sed 's/^# *//'
+  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
 }
 
 while (($# > 0)); do
@@ -51,8 +52,80 @@ python=/usr/bin/python3
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$floor" "$ring_alone" "$memcpy"
 bench_start bench_shm
+# run_limited keeps only its own command in `running`, so RouDi has a stop of its own.
+trap 'stop_roudi; bench_cleanup' EXIT
 
 netprof_limit=$(netprof_deadline "$seconds")
+
+# --- RouDi, iceoryx's broker, for bench/iceoryx_pingpong: started and stopped here ---------
+iceoryx_pingpong=$build_dir/bench/iceoryx_pingpong
+roudi_socket=/tmp/roudi # iceoryx 2.0's IOX_UDS_SOCKET_PATH_PREFIX + "roudi"
+roudi_pid=""            # the `timeout` wrapping the iox-roudi started here
+roudi_note=""
+
+# True when a RouDi answers on its socket (a datagram connect fails when no one is bound).
+roudi_listening()
+{
+  "$python" -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).connect(sys.argv[1])' \
+    "$roudi_socket" 2>/dev/null
+}
+
+# A RouDi this script started in a run that was killed before its cleanup (its environment names
+# that run's PID, now gone) is stopped: otherwise the new one could not take RouDi's lock. Files
+# such a RouDi leaves in /dev/shm and /tmp when killed outright, the next iox-roudi reclaims.
+stop_stale_roudi()
+{
+  local pid owner
+  for pid in $(pgrep -x iox-roudi || true); do
+    owner=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^NETPROF_BENCH_SHM_PID=//p')
+    if [[ -z $owner ]] || kill -0 "$owner" 2>/dev/null; then continue; fi
+    echo "stopping iox-roudi (PID $pid) left behind by an earlier run" >&2
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+}
+
+# Starts iox-roudi in the background and waits (at most 10 s) until it is ready for clients.
+# Its lifetime is bounded too, should this script be killed before it can stop it. A RouDi
+# already running (someone else's) is used as it is, and left running.
+start_roudi()
+{
+  stop_stale_roudi
+  if roudi_listening; then
+    roudi_note="the iox-roudi already running (not started here)"
+    return 0
+  fi
+  NETPROF_BENCH_SHM_PID=$$ timeout --kill-after=5 300 iox-roudi >"$work/roudi.log" 2>&1 &
+  roudi_pid=$!
+  for _ in $(seq 100); do
+    grep -q "RouDi is ready for clients" "$work/roudi.log" && return 0
+    kill -0 "$roudi_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "iox-roudi did not get ready; its log ends:" >&2
+  tail -n 3 "$work/roudi.log" >&2 || true
+  stop_roudi
+  return 1
+}
+
+# Stops the RouDi started here, by PID: `timeout` passes the SIGTERM on and SIGKILLs it 5 s later
+# if need be. Stopped so, RouDi removes its shared memory and sockets itself; killed, it cannot,
+# and what it made (named in its log) is removed here.
+stop_roudi()
+{
+  [[ -n $roudi_pid ]] || return 0
+  local status=0
+  kill -TERM "$roudi_pid" 2>/dev/null || true
+  wait "$roudi_pid" 2>/dev/null || status=$?
+  roudi_pid=""
+  if ((status == 137)) && ! roudi_listening; then
+    echo "iox-roudi had to be killed; removing its shared memory and sockets" >&2
+    sed -n 's/^Reserving .* in the shared memory \[\(.*\)\]$/\1/p' "$work/roudi.log" |
+      while read -r segment; do rm -f "/dev/shm/$segment"; done
+    rm -f "$roudi_socket" /tmp/roudi.lock /tmp/iox-unique-roudi.lock
+  fi
+}
 
 echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 echo "pinned to CPUs $cpus (publisher/pinger, subscriber/ponger); netprof runs -t $seconds s each"
@@ -76,6 +149,20 @@ pingpong_all_json=$work/pingpong_keep_all.json
 run_limited "$netprof_limit" "$work/pingpong_keep_all.out" \
   "$netprof" --local-pair --shm --shm-history keep-all --mode ping-pong --wait-strategy spin \
   --cpu "$cpus" -s "$payload" -t "$seconds" --json "$pingpong_all_json" --quiet
+# iceoryx's own ping-pong, the same 116 B one way and 52 B back, busy-polling, pinned alike:
+# inside the floor's bracket, and with RouDi up only for it.
+iceoryx_json=$work/iceoryx.json
+if [[ ! -x $iceoryx_pingpong ]]; then
+  roudi_note="not built: apt-get install libiceoryx-posh-dev iceoryx, then configure and build again"
+elif ! command -v iox-roudi >/dev/null; then
+  roudi_note="iox-roudi is not on PATH: apt-get install iceoryx"
+elif start_roudi; then
+  run_limited 60 "$iceoryx_json" "$iceoryx_pingpong" --cpu "$cpus" --size $((payload + header))
+  stop_roudi
+else
+  ((failures += 1))
+  roudi_note="not measured: iox-roudi did not start"
+fi
 run_limited 60 "$work/floor_after.json" "$floor" --cpu "$cpus"
 
 # --- bandwidth: memcpy, then netprof streaming 1 MiB messages ------------------------------
@@ -88,20 +175,6 @@ done
 
 if [[ $(field "$pingpong_json" tool.build_type) != Release ]]; then
   echo "note: netprof was not built as Release; its timings are not representative" >&2
-fi
-
-# --- iceoryx, if Debian's package ships a latency example ----------------------------------
-iceoryx="n/a"
-iceperf=$(command -v iceperf-bare-metal iox-iceperf iceperf 2>/dev/null | head -n 1 || true)
-if [[ -z $iceperf ]] && dpkg -L iceoryx >/dev/null 2>&1; then
-  iceperf=$(dpkg -L iceoryx | grep -E '/bin/.*iceperf' | head -n 1 || true)
-fi
-if [[ -n $iceperf ]]; then
-  iceoryx="found $iceperf: run it with iox-roudi by hand (its output is not parsed here)"
-elif dpkg -L iceoryx >/dev/null 2>&1; then
-  iceoryx="Debian's iceoryx is installed but ships no latency example (only $(dpkg -L iceoryx | grep /bin/ | xargs -n1 basename | tr '\n' ' '))"
-else
-  iceoryx="not installed (Debian's iceoryx 2.0 package ships no latency example anyway)"
 fi
 
 "$python" - "$target_latency" "$target_bandwidth" \
@@ -119,14 +192,18 @@ fi
   "$(field "$work/stream_keep-all.json" subscribers.0.throughput.payload_bytes_per_second)" \
   "$(field "$work/stream_keep-last.json" subscribers.0.throughput.payload_bytes_per_second)" \
   "$(field "$work/stream_keep-last.json" subscribers.0.lost)" \
-  "$iceoryx" <<'EOF'
+  "$(field "$iceoryx_json" one_way_p50_ns)" \
+  "$(field "$iceoryx_json" rtt_p99_ns)" \
+  "$(field "$iceoryx_json" iceoryx_version)" \
+  "$roudi_note" <<'EOF'
 import sys
 
 (target_latency, target_bandwidth, floor, floor_after, floor_two_lines, ring_alone, ours, ours_p99, samples,
  ours_all, ours_all_p99,
  memcpy_hot,
  memcpy_span,
- keep_all, keep_last, keep_last_lost, iceoryx) = sys.argv[1:]
+ keep_all, keep_last, keep_last_lost,
+ iceoryx, iceoryx_p99, iceoryx_version, roudi_note) = sys.argv[1:]
 
 def number(text):
     try:
@@ -161,6 +238,14 @@ for name, value, p99 in (("keep-last (default)", ours, ours_p99), ("keep-all", o
     print(f"  netprof --shm ping-pong, {name + ':':20} {value} ns  (RTT p99 {p99} ns)  "
           f"ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
           f"{verdict(ratio, float(target_latency), True)}")
+i = number(iceoryx)
+label = f"iceoryx (Debian {iceoryx_version})" if iceoryx_version != "n/a" else "iceoryx"
+if i:
+    print(f"  {label} ping-pong: {iceoryx} ns one-way p50"
+          + (f" ({i / f:.2f}x the floor)" if f else "") + f"  (RTT p99 {iceoryx_p99} ns)"
+          + (f"; {roudi_note}" if roudi_note else ""))
+else:
+    print(f"  {label} ping-pong: {roudi_note or 'n/a (the run failed)'}")
 print(f"  ({samples} round trips in the keep-last run)")
 print()
 m, a, l = number(memcpy_hot), number(keep_all), number(keep_last)
@@ -178,8 +263,6 @@ ratio = l / m if l and m else None
 ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
 print(f"  netprof --shm keep-last (reader copies): {gbps(keep_last)}  ratio {ratio_text} "
       f"(lost {keep_last_lost}: keep-last never waits)")
-print()
-print(f"iceoryx latency example: {iceoryx}")
 EOF
 
 if ((failures > 0)); then

@@ -329,11 +329,14 @@ class HostileCommandLineTest(NetprofTestCase):
 
     def test_shm_name_held_by_a_live_publisher(self):
         name = f"hostile-{os.getpid()}"
+        segment = f"/dev/shm/netprof-{name}"
+        # Cleanups run last first: the holder is killed (it cannot unlink what it made), then
+        # its segment is removed.
+        self.addCleanup(lambda: os.path.exists(segment) and os.unlink(segment))
         holder = subprocess.Popen([NETPROF, "-i", "0", "--shm", name, "--wait", "20"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(holder.wait, 10)
         self.addCleanup(holder.kill)
-        segment = f"/dev/shm/netprof-{name}"
         deadline = time.monotonic() + 10
         while not os.path.exists(segment) and time.monotonic() < deadline:
             time.sleep(0.02)
