@@ -60,6 +60,15 @@ inline std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::siz
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// Between empty polls of a busy-polling loop, as netprof's spin waits do: the core does not
+// fill its pipeline with loads of the line the other core is about to write.
+inline void relax() noexcept
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // Pins the calling process; false with errno set when the kernel refuses. No CPU: nothing to do.
 inline bool pin_to_cpu(std::optional<int> cpu) noexcept
 {

@@ -97,13 +97,6 @@ Options parse_options(int argc, char** argv)
   return options;
 }
 
-inline void relax() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 // SIGTERM (run_limited's deadline, or the pinger giving up on the ponger) and SIGINT end the
 // loops instead of the process, so each runtime is destroyed and unregisters from RouDi: killed
 // outright, a runtime leaves its socket and lock file in /tmp behind.
@@ -234,7 +227,7 @@ const void* take(UntypedSubscriber& subscriber, Clock::duration timeout, const c
       else if (now >= give_up)
         throw RuntimeError{timed_out};
     }
-    relax();
+    bare::relax();
   }
 }
 

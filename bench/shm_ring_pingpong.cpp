@@ -84,13 +84,6 @@ Options parse_options(int argc, char** argv)
   return options;
 }
 
-inline void relax() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 struct FreeDeleter {
   void operator()(std::byte* memory) const noexcept { std::free(memory); }
 };
@@ -155,22 +148,22 @@ int main(int argc, char** argv)
     std::vector<std::byte> echo(options.echo_size);
     ponger_attached = true;
     while (phase == waiting)
-      relax();
+      bare::relax();
     if (phase == abort)
       return;
     std::uint64_t answered = 0;
     const auto answer = [&](std::span<const std::byte> message) {
       std::memcpy(echo.data(), message.data(), std::min(message.size(), echo.size()));
       while (echo_writer.write(echo) != WriteResult::written)
-        relax();
+        bare::relax();
       ++answered;
     };
     while (answered < total)
       if (reader.read(answer, 64) == 0)
-        relax();
+        bare::relax();
   });
   while (!ponger_attached)
-    relax();
+    bare::relax();
   if (!ponger_pinned || !bare::pin_to_cpu(options.cpus.first)) {
     std::fprintf(stderr, "shm_ring_pingpong: cannot pin to CPUs %d,%d\n", options.cpus.first,
                  options.cpus.second);
@@ -194,7 +187,7 @@ int main(int argc, char** argv)
     echoed = false;
     while (!echoed)
       if (echo_reader.read(take_echo, 64) == 0)
-        relax();
+        bare::relax();
     const auto end = Clock::now();
     if (i >= options.warmup)
       rtt[i - options.warmup] =
