@@ -41,6 +41,21 @@ Number parse_number(std::string_view text, Number lowest, Number highest, const 
   return value;
 }
 
+// Walks argv as flag-value pairs, handing each to take(flag, value). -h/--help, and a flag
+// given last without its value, end the walk with a UsageError.
+template <typename Take>
+void for_each_option(int argc, char** argv, Take&& take)
+{
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "-h" || flag == "--help")
+      throw UsageError{nullptr};
+    if (i + 1 >= argc)
+      throw UsageError{"every option takes a value"};
+    take(flag, std::string_view(argv[++i]));
+  }
+}
+
 // --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).
 inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* usage)
 {
@@ -49,6 +64,28 @@ inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* us
     throw UsageError{usage};
   return {parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number"),
           parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number")};
+}
+
+// What the shared-memory ping-pongs (shm_ring_pingpong, iceoryx_pingpong) run: round trips
+// measured after a warm-up, pinger and ponger pinned.
+struct RoundTrips {
+  std::uint64_t iterations = 1'000'000;
+  std::uint64_t warmup = 100'000;
+  std::pair<int, int> cpus{0, 1};
+};
+
+// Takes --iterations, --warmup or --cpu into `runs`; false for any other flag.
+inline bool take_round_trip_option(std::string_view flag, std::string_view value, RoundTrips& runs)
+{
+  if (flag == "--iterations")
+    runs.iterations = parse_number<std::uint64_t>(value, 1, 1'000'000'000, "--iterations needs 1..1e9");
+  else if (flag == "--warmup")
+    runs.warmup = parse_number<std::uint64_t>(value, 0, 1'000'000'000, "--warmup needs 0..1e9");
+  else if (flag == "--cpu")
+    runs.cpus = parse_cpu_pair(value, "--cpu needs PINGER,PONGER");
+  else
+    return false;
+  return true;
 }
 
 // Nearest rank, per mille (500 = p50, 999 = p99.9) of values sorted ascending; 0 when empty.

@@ -80,13 +80,7 @@ struct RuntimeError {
 Options parse_options(int argc, char** argv)
 {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help")
-      throw UsageError{nullptr};
-    if (i + 1 >= argc)
-      throw UsageError{"every option takes a value"};
-    const std::string_view value = argv[++i];
+  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
     if (flag == "--size") {
       options.size = parse_number<std::size_t>(value, min_size, max_size,
                                                "--size must be 9 to 1048576 bytes");
@@ -121,7 +115,7 @@ Options parse_options(int argc, char** argv)
       throw UsageError{"unknown option (known: --size --iterations --warmup --wait --cpu "
                        "--pattern --transport)"};
     }
-  }
+  });
   return options;
 }
 

@@ -14,6 +14,8 @@
 // the clock adds. Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad
 // command line.
 
+#include "bare_common.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -92,15 +94,6 @@ Options parse_options(int argc, char** argv)
   return options;
 }
 
-// A pause between polls: the spinning side asks for the line less often, so the writer gets
-// it sooner (and, on a hyperthread, the sibling runs). Both loops use it; measured faster.
-inline void relax() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 bool pin(std::optional<int> cpu)
 {
   if (!cpu)
@@ -145,7 +138,7 @@ int main(int argc, char** argv)
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
       while (line.value.load(std::memory_order_acquire) != ping)
-        relax();
+        bare::relax();
       answer.value.store(ping + 1, std::memory_order_release);
     }
   });
@@ -165,7 +158,7 @@ int main(int argc, char** argv)
     const std::uint64_t ping = 2 * i + 1;
     line.value.store(ping, std::memory_order_release);
     while (answer.value.load(std::memory_order_acquire) != ping + 1)
-      relax();
+      bare::relax();
     const auto end = Clock::now();
     if (i >= options.warmup)
       rtt[i - options.warmup] = std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();

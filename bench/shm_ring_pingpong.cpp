@@ -37,10 +37,7 @@ using netprof::shm::WriteResult;
 constexpr std::size_t data_capacity = std::size_t{1} << 20; // netprof's default ring
 constexpr std::size_t back_capacity = std::size_t{1} << 16; // netprof's back rings
 
-struct Options {
-  std::uint64_t iterations = 1'000'000;
-  std::uint64_t warmup = 100'000;
-  std::pair<int, int> cpus{0, 1};
+struct Options : bare::RoundTrips {
   std::size_t size = 116;
   std::size_t echo_size = 52;
   History history = History::keep_last;
@@ -49,22 +46,10 @@ struct Options {
 Options parse_options(int argc, char** argv)
 {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help")
-      throw bare::UsageError{nullptr};
-    if (i + 1 >= argc)
-      throw bare::UsageError{"every option takes a value"};
-    const std::string_view value = argv[++i];
-    if (flag == "--iterations") {
-      options.iterations = bare::parse_number<std::uint64_t>(value, 1, 1'000'000'000,
-                                                             "--iterations needs 1..1e9");
-    } else if (flag == "--warmup") {
-      options.warmup = bare::parse_number<std::uint64_t>(value, 0, 1'000'000'000,
-                                                         "--warmup needs 0..1e9");
-    } else if (flag == "--cpu") {
-      options.cpus = bare::parse_cpu_pair(value, "--cpu needs PINGER,PONGER");
-    } else if (flag == "--size") {
+  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_round_trip_option(flag, value, options))
+      return;
+    if (flag == "--size") {
       options.size = bare::parse_number<std::size_t>(
           value, 1, netprof::shm::max_message_size(data_capacity), "--size needs 1..524280");
     } else if (flag == "--echo-size") {
@@ -80,7 +65,7 @@ Options parse_options(int argc, char** argv)
     } else {
       throw bare::UsageError{"unknown option (see --help)"};
     }
-  }
+  });
   return options;
 }
 

@@ -139,16 +139,13 @@ run_limited 60 "$work/floor.json" "$floor" --cpu "$cpus"
 run_limited 60 "$work/floor_two_lines.json" "$floor" --cpu "$cpus" --lines 2
 # The same record protocol with none of the core's work: what the ring itself costs.
 run_limited 60 "$work/ring_alone.json" "$ring_alone" --cpu "$cpus" --size $((payload + header))
-# Both histories: keep-last (the default) copies each record out before delivering it, so its
-# second line is one more trip between the cores; keep-all delivers in place.
-pingpong_json=$work/pingpong.json
-run_limited "$netprof_limit" "$work/pingpong.out" \
-  "$netprof" --local-pair --shm --mode ping-pong --wait-strategy spin --cpu "$cpus" \
-  -s "$payload" -t "$seconds" --json "$pingpong_json" --quiet
-pingpong_all_json=$work/pingpong_keep_all.json
-run_limited "$netprof_limit" "$work/pingpong_keep_all.out" \
-  "$netprof" --local-pair --shm --shm-history keep-all --mode ping-pong --wait-strategy spin \
-  --cpu "$cpus" -s "$payload" -t "$seconds" --json "$pingpong_all_json" --quiet
+# Both histories: keep-last (the default) copies each record out before delivering it, word by
+# word, so that a record overwritten meanwhile is detected; keep-all delivers in place.
+for history in keep-last keep-all; do
+  run_limited "$netprof_limit" "$work/pingpong_$history.out" \
+    "$netprof" --local-pair --shm --shm-history "$history" --mode ping-pong --wait-strategy spin \
+    --cpu "$cpus" -s "$payload" -t "$seconds" --json "$work/pingpong_$history.json" --quiet
+done
 # iceoryx's own ping-pong, the same 116 B one way and 52 B back, busy-polling, pinned alike:
 # inside the floor's bracket, and with RouDi up only for it.
 iceoryx_json=$work/iceoryx.json
@@ -173,7 +170,7 @@ for history in keep-all keep-last; do
     --cpu "$cpus" -s "$big" -q "$big_ring" -t "$seconds" --json "$work/stream_$history.json" --quiet
 done
 
-if [[ $(field "$pingpong_json" tool.build_type) != Release ]]; then
+if [[ $(field "$work/pingpong_keep-last.json" tool.build_type) != Release ]]; then
   echo "note: netprof was not built as Release; its timings are not representative" >&2
 fi
 
@@ -182,11 +179,11 @@ fi
   "$(field "$work/floor_after.json" one_way_p50_ns)" \
   "$(field "$work/floor_two_lines.json" one_way_p50_ns)" \
   "$(field "$work/ring_alone.json" one_way_p50_ns)" \
-  "$(field "$pingpong_json" publisher.latency.one_way_ns.p50)" \
-  "$(field "$pingpong_json" publisher.latency.rtt_ns.p99)" \
-  "$(field "$pingpong_json" publisher.latency.rtt_ns.count)" \
-  "$(field "$pingpong_all_json" publisher.latency.one_way_ns.p50)" \
-  "$(field "$pingpong_all_json" publisher.latency.rtt_ns.p99)" \
+  "$(field "$work/pingpong_keep-last.json" publisher.latency.one_way_ns.p50)" \
+  "$(field "$work/pingpong_keep-last.json" publisher.latency.rtt_ns.p99)" \
+  "$(field "$work/pingpong_keep-last.json" publisher.latency.rtt_ns.count)" \
+  "$(field "$work/pingpong_keep-all.json" publisher.latency.one_way_ns.p50)" \
+  "$(field "$work/pingpong_keep-all.json" publisher.latency.rtt_ns.p99)" \
   "$(field "$work/memcpy.json" hot_bytes_per_second)" \
   "$(field "$work/memcpy.json" span_bytes_per_second)" \
   "$(field "$work/stream_keep-all.json" subscribers.0.throughput.payload_bytes_per_second)" \

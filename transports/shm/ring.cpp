@@ -140,6 +140,8 @@ void RingWriter::put_header(std::uint64_t position, std::uint64_t length, bool p
 
 void RingWriter::claim(std::uint64_t position, std::uint64_t size) noexcept
 {
+  if (m_ring.history() == History::keep_all)
+    return; // no reader is ever within a lap of us: nothing of theirs to invalidate
   const std::uint64_t end = position + size;
   if (end <= m_ring.capacity())
     return; // the first lap overwrites nothing
@@ -207,11 +209,11 @@ WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
     return WriteResult::full;
 
   if (padding != 0) {
-    if (!keep_all)
-      claim(m_tail, padding);
+    claim(m_tail, padding);
     put_header(m_tail, padding - record_header_size, true);
     m_tail += padding;
   }
+  claim(m_tail, size);
   // The record's first line, which holds its header and which readers poll, is written last
   // (keep_last marks the old record there invalid first, see claim): a reader polling that line
   // then takes it from us once more, not between every line of the record.
@@ -219,11 +221,10 @@ WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
   const std::size_t in_first_line =
       std::min<std::size_t>(length, record_alignment - record_header_size);
   if (keep_all) {
-    // No reader is within a lap of us: nothing to invalidate, nobody races us.
+    // No reader is within a lap of us: nobody races us.
     std::memcpy(payload + in_first_line, message.data() + in_first_line, length - in_first_line);
     std::memcpy(payload, message.data(), in_first_line);
   } else {
-    claim(m_tail, size);
     store_words(payload + in_first_line, message.subspan(in_first_line));
     store_words(payload, message.first(in_first_line));
   }
