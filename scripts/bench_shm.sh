@@ -131,17 +131,25 @@ echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clockso
 echo "pinned to CPUs $cpus (publisher/pinger, subscriber/ponger); netprof runs -t $seconds s each"
 echo
 
-# --- latency: the floor, netprof, the floor again ----------------------------------------
-# Twice because on a VM the host may move the two vCPUs between runs (the floor then jumps,
-# e.g. from ~50 to ~200 ns); the ratio is only meaningful when both floors agree.
-run_limited 60 "$work/floor.json" "$floor" --cpu "$cpus"
+# --- latency: each figure right after a floor of its own -----------------------------------
+# On a VM the host may move the two vCPUs at any moment (the floor then jumps, e.g. from 40 to
+# 195 ns, and back): a floor taken at the start and at the end can agree while the figures
+# between them ran on the other placement. So each figure is divided by the floor measured
+# just before it, and the report says when the floors disagree.
+floor_before()
+{
+  run_limited 60 "$work/floor_before_$1.json" "$floor" --cpu "$cpus" --iterations 200000
+}
 # For scale, not the target: the answer in a line of its own, as through any channel pair.
+floor_before two_lines
 run_limited 60 "$work/floor_two_lines.json" "$floor" --cpu "$cpus" --lines 2
 # The same record protocol with none of the core's work: what the ring itself costs.
+floor_before ring_alone
 run_limited 60 "$work/ring_alone.json" "$ring_alone" --cpu "$cpus" --size $((payload + header))
 # Both histories: keep-last (the default) copies each record out before delivering it, word by
 # word, so that a record overwritten meanwhile is detected; keep-all delivers in place.
 for history in keep-last keep-all; do
+  floor_before "$history"
   run_limited "$netprof_limit" "$work/pingpong_$history.out" \
     "$netprof" --local-pair --shm --shm-history "$history" --mode ping-pong --wait-strategy spin \
     --cpu "$cpus" -s "$payload" -t "$seconds" --json "$work/pingpong_$history.json" --quiet
@@ -154,13 +162,14 @@ if [[ ! -x $iceoryx_pingpong ]]; then
 elif ! command -v iox-roudi >/dev/null; then
   roudi_note="iox-roudi is not on PATH: apt-get install iceoryx"
 elif start_roudi; then
+  floor_before iceoryx
   run_limited 60 "$iceoryx_json" "$iceoryx_pingpong" --cpu "$cpus" --size $((payload + header))
   stop_roudi
 else
   ((failures += 1))
   roudi_note="not measured: iox-roudi did not start"
 fi
-run_limited 60 "$work/floor_after.json" "$floor" --cpu "$cpus"
+floor_before end
 
 # --- bandwidth: memcpy, then netprof streaming 1 MiB messages ------------------------------
 run_limited 60 "$work/memcpy.json" "$memcpy" --block "$big" --span "$big_ring" --cpu "$first_cpu"
@@ -175,8 +184,9 @@ if [[ $(field "$work/pingpong_keep-last.json" tool.build_type) != Release ]]; th
 fi
 
 "$python" - "$target_latency" "$target_bandwidth" \
-  "$(field "$work/floor.json" one_way_p50_ns)" \
-  "$(field "$work/floor_after.json" one_way_p50_ns)" \
+  "$(for row in two_lines ring_alone keep-last keep-all iceoryx end; do
+       printf '%s ' "$(field "$work/floor_before_$row.json" one_way_p50_ns)"
+     done)" \
   "$(field "$work/floor_two_lines.json" one_way_p50_ns)" \
   "$(field "$work/ring_alone.json" one_way_p50_ns)" \
   "$(field "$work/pingpong_keep-last.json" publisher.latency.one_way_ns.p50)" \
@@ -195,7 +205,7 @@ fi
   "$roudi_note" <<'EOF'
 import sys
 
-(target_latency, target_bandwidth, floor, floor_after, floor_two_lines, ring_alone, ours, ours_p99, samples,
+(target_latency, target_bandwidth, floors, floor_two_lines, ring_alone, ours, ours_p99, samples,
  ours_all, ours_all_p99,
  memcpy_hot,
  memcpy_span,
@@ -217,29 +227,37 @@ def gbps(value):
     v = number(value)
     return f"{v / 1e9:.2f} GB/s" if v else "n/a"
 
-f, f2 = number(floor), number(floor_after)
-print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin):")
-print(f"  floor (cache line between two cores): {floor} ns before netprof, {floor_after} ns after")
-if f and f2 and max(f, f2) > 1.5 * min(f, f2):
-    print("  note: the floor moved during the run (the VM's cores were moved?): ratio unreliable")
-t = number(floor_two_lines)
-print(f"  for scale, the answer in a second line: {floor_two_lines} ns"
-      + (f"  ({t / f:.2f}x the floor; what any transport with a channel each way pays)" if t and f else ""))
-r = number(ring_alone)
-print(f"  the ring alone, no netprof core:      {ring_alone} ns"
-      + (f"  ({r / f:.2f}x the floor)" if r and f else ""))
-for name, value, p99 in (("keep-last (default)", ours, ours_p99), ("keep-all", ours_all, ours_all_p99)):
-    n = number(value)
-    ratio = n / f if f and n else None
-    ratio_text = f"{ratio:.2f}x" if ratio else "n/a"
-    print(f"  netprof --shm ping-pong, {name + ':':20} {value} ns  (RTT p99 {p99} ns)  "
-          f"ratio {ratio_text}, target <= {float(target_latency):.2f}x: "
-          f"{verdict(ratio, float(target_latency), True)}")
-i = number(iceoryx)
+# The floor measured just before each row (and one at the end), in the order they ran.
+floor_of = dict(zip(("two_lines", "ring_alone", "keep-last", "keep-all", "iceoryx", "end"),
+                    (number(text) for text in floors.split())))
+seen = [v for v in floor_of.values() if v]
+
+def against_floor(row, value):
+    """'(floor F ns: R x)' for a figure and the floor taken just before it, and the ratio."""
+    v, f = number(value), floor_of.get(row)
+    ratio = v / f if v and f else None
+    return (f"(floor {f:g} ns: {ratio:.2f}x)" if ratio else "(no floor)"), ratio
+
+print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin); each figure is divided by")
+print("the floor (one cache line between the two cores) measured just before it:")
+print("  floors, in order: " + ", ".join(f"{v:g}" if v else "n/a" for v in floor_of.values()) + " ns")
+if seen and max(seen) > 1.5 * min(seen):
+    print("  note: the floor moved during the run (the host moved the vCPUs); "
+          "compare each figure with its own floor only")
+text, _ = against_floor("two_lines", floor_two_lines)
+print(f"  for scale, the answer in a second line: {floor_two_lines} ns {text}; "
+      "what any transport with a channel each way pays")
+text, _ = against_floor("ring_alone", ring_alone)
+print(f"  the ring alone, no netprof core:      {ring_alone} ns {text}")
+for row, name, value, p99 in (("keep-last", "keep-last (default)", ours, ours_p99),
+                              ("keep-all", "keep-all", ours_all, ours_all_p99)):
+    text, ratio = against_floor(row, value)
+    print(f"  netprof --shm ping-pong, {name + ':':20} {value} ns {text}  (RTT p99 {p99} ns)  "
+          f"target <= {float(target_latency):.2f}x: {verdict(ratio, float(target_latency), True)}")
 label = f"iceoryx (Debian {iceoryx_version})" if iceoryx_version != "n/a" else "iceoryx"
-if i:
-    print(f"  {label} ping-pong: {iceoryx} ns one-way p50"
-          + (f" ({i / f:.2f}x the floor)" if f else "") + f"  (RTT p99 {iceoryx_p99} ns)"
+if number(iceoryx):
+    text, _ = against_floor("iceoryx", iceoryx)
+    print(f"  {label} ping-pong: {iceoryx} ns one-way p50 {text}  (RTT p99 {iceoryx_p99} ns)"
           + (f"; {roudi_note}" if roudi_note else ""))
 else:
     print(f"  {label} ping-pong: {roudi_note or 'n/a (the run failed)'}")
