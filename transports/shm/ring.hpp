@@ -27,8 +27,8 @@
 // data area (capacity bytes). All shared words are accessed through std::atomic_ref.
 //
 // History:
-//  - keep_last: the writer never waits. A reader copies the record out (acquire loads), then
-//    re-reads its header; the writer invalidates a record's header before it writes a byte
+//  - keep_last: the writer never waits. A reader copies the record out (record_copy.hpp: loads
+//    ordered before what follows), then re-reads its header; the writer invalidates a record's header before it writes a byte
 //    over it (release stores), so a copy whose header is unchanged afterwards is whole: a
 //    reader that loaded any new byte also sees the invalidation. A torn read cannot
 //    be delivered. A reader whose record was invalidated has been lapped: it counts an overrun
@@ -36,6 +36,7 @@
 //  - keep_all: the writer never passes the slowest active reader (write() says `full`), and
 //    readers hand the record over in place (zero copy) before they advance their cursor.
 
+#include "record_copy.hpp"
 #include "wake_line.hpp"
 
 #include <atomic>
@@ -281,17 +282,6 @@ inline std::atomic_ref<std::uint64_t> word(std::byte* data, std::uint64_t offset
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(data + offset));
 }
 
-// Copies a record's payload out word by word with acquire loads (plain loads on x86): the
-// writer may be overwriting it at this moment (keep_last). A word stored after the record was
-// invalidated carries the invalidation with it, and the header check afterwards decides.
-inline void load_words(const std::byte* source, std::uint64_t length, std::uint64_t* out) noexcept
-{
-  auto* words = reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(source));
-  const std::uint64_t count = (length + 7) / 8;
-  for (std::uint64_t i = 0; i < count; ++i)
-    out[i] = std::atomic_ref<std::uint64_t>(words[i]).load(std::memory_order_acquire);
-}
-
 } // namespace detail
 
 template <typename Deliver>
@@ -346,7 +336,7 @@ std::size_t RingReader::read(Deliver&& deliver, std::size_t max_records) noexcep
       continue;
     }
     if (plausible && !padding)
-      detail::load_words(data + offset + record_header_size, length, m_copy.data());
+      copy_racing_writer(data + offset + record_header_size, length, m_copy.data());
     if (detail::word(data, offset).load(std::memory_order_acquire) != header)
       continue; // overwritten while we copied: the next turn finds the mismatch
     if (!plausible) {
