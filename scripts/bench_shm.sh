@@ -239,9 +239,23 @@ floor_of = dict(zip(("two_lines", "ring_alone", "keep-last", "keep-all", "iceory
 seen = [v for v in floor_of.values() if v]
 floor_mean_of = dict(zip(("keep-last", "keep-all"), (number(text) for text in floor_means.split())))
 
+rows = list(floor_of)
+
+def floor_after(row):
+    """The floor taken just after a figure: the one before the next row."""
+    after = rows.index(row) + 1
+    return floor_of.get(rows[after]) if after < len(rows) else None
+
+def moved_during(row):
+    before, after = floor_of.get(row), floor_after(row)
+    return bool(before and after and max(before, after) > 1.5 * min(before, after))
+
 def against_floor(row, value):
-    """'(floor F ns: R x)' for a figure and the floor taken just before it, and the ratio."""
+    """'(floor F ns: R x)' for a figure and the floor taken just before it, and the ratio; no
+    ratio when the floor after the figure says the vCPUs moved while it ran."""
     v, f = number(value), floor_of.get(row)
+    if moved_during(row):
+        return f"(floors {f:g} ns before, {floor_after(row):g} ns after: the vCPUs moved)", None
     ratio = v / f if v and f else None
     return (f"(floor {f:g} ns: {ratio:.2f}x)" if ratio else "(no floor)"), ratio
 
@@ -265,7 +279,7 @@ for row, name, value, mean, p99 in (
     # The clock moves in steps (10 ns on our VMs: 5 ns one-way), so a p50 near the bound flips
     # with a small shift of the samples; the ratio of means does not, and shows which way it leans.
     m, fm = number(mean), floor_mean_of.get(row)
-    if m and fm:
+    if m and fm and ratio:
         print(f"  {'':45} means: {m:.1f} / {fm:.1f} ns = {m / fm:.2f}x")
 label = f"iceoryx (Debian {iceoryx_version})" if iceoryx_version != "n/a" else "iceoryx"
 if number(iceoryx):
