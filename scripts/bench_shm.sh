@@ -237,7 +237,8 @@ def gbps(value):
 floor_of = dict(zip(("two_lines", "ring_alone", "keep-last", "keep-all", "iceoryx", "end"),
                     (number(text) for text in floors.split())))
 seen = [v for v in floor_of.values() if v]
-floor_mean_of = dict(zip(("keep-last", "keep-all"), (number(text) for text in floor_means.split())))
+floor_mean_of = dict(zip(("keep-last", "keep-all"),
+                         (number(text) for text in floor_means.split())))
 
 rows = list(floor_of)
 

@@ -24,15 +24,16 @@
 // (tag 0); a keep_all writer never comes within a lap of a reader, so it has nothing to guard.
 //
 // Memory layout (bytes_needed()): config line | writer line | wake line | one line per reader |
-// data area (capacity bytes). All shared words are accessed through std::atomic_ref.
+// data area (capacity bytes). All shared words are accessed through std::atomic_ref, except by
+// keep_last's copy (record_copy.hpp), which says why.
 //
 // History:
 //  - keep_last: the writer never waits. A reader copies the record out (record_copy.hpp: loads
-//    ordered before what follows), then re-reads its header; the writer invalidates a record's header before it writes a byte
-//    over it (release stores), so a copy whose header is unchanged afterwards is whole: a
-//    reader that loaded any new byte also sees the invalidation. A torn read cannot
-//    be delivered. A reader whose record was invalidated has been lapped: it counts an overrun
-//    and skips ahead to the oldest record still intact.
+//    ordered before what follows), then re-reads its header; the writer invalidates a record's
+//    header before it writes a byte over it (release stores), so a copy whose header is
+//    unchanged afterwards is whole: a reader that loaded any new byte also sees the
+//    invalidation. A torn read cannot be delivered. A reader whose record was invalidated has
+//    been lapped: it counts an overrun and skips ahead to the oldest record still intact.
 //  - keep_all: the writer never passes the slowest active reader (write() says `full`), and
 //    readers hand the record over in place (zero copy) before they advance their cursor.
 
