@@ -23,6 +23,15 @@ void install_stop_signal_handlers()
   action.sa_flags = static_cast<int>(SA_RESETHAND);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // The terminal closing is a stop too: by default it would kill the process before it removes
+  // what it made (a shared-memory segment, a local pair's children).
+  sigaction(SIGHUP, &action, nullptr);
+  // A reader of our output that went away (`netprof ... | head`) must not kill the run before
+  // it cleans up either: writes to it fail instead, and the run ends as it would have.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 } // namespace netprof

@@ -4,7 +4,7 @@
 
 namespace netprof {
 
-// Set by SIGINT/SIGTERM; every loop checks it so an interrupted run still reports what it
+// Set by SIGINT/SIGTERM/SIGHUP; every loop checks it so an interrupted run still reports what it
 // measured. A second signal of the same kind kills the process (the handler is one-shot).
 class StopFlag {
 public:
@@ -18,6 +18,7 @@ private:
 // The process-wide flag the signal handlers set.
 StopFlag& process_stop_flag() noexcept;
 
+// SIGINT, SIGTERM and SIGHUP request a stop; SIGPIPE is ignored.
 void install_stop_signal_handlers();
 
 } // namespace netprof
