@@ -4,8 +4,8 @@
 
 namespace netprof {
 
-// Set by SIGINT/SIGTERM/SIGHUP; every loop checks it so an interrupted run still reports what it
-// measured. A second signal of the same kind kills the process (the handler is one-shot).
+// Set by SIGINT, SIGTERM and SIGHUP; every loop checks it so an interrupted run still reports
+// what it measured. A second signal of the same kind kills the process (the handler is one-shot).
 class StopFlag {
 public:
   bool requested() const noexcept { return m_requested.load(std::memory_order_relaxed); }

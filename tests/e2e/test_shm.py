@@ -155,25 +155,27 @@ class LifecycleTest(ShmTestCase):
         self.assertEqual(result.returncode, 130, result.stdout + result.stderr)
         self.assertFalse(os.path.exists(path), "SIGINT left the segment behind")
 
+    def signal_publisher(self, signum, wait_s):
+        """Sends `signum` to a publisher waiting for subscribers; returns its exit and whether
+        its segment is gone."""
+        name, path = self.segment()
+        publisher, _ = self.start("-i", "0", "--shm", name, "--wait", str(wait_s))
+        self.wait_for_segment(path, publisher)
+        publisher.send_signal(signum)
+        result = self.finish(publisher, deadline_s=20)
+        return result, not os.path.exists(path)
+
     def test_sighup_unlinks_the_segment(self):
         # The terminal closing: by default SIGHUP would kill the publisher where it stands.
-        name, path = self.segment()
-        publisher, _ = self.start("-i", "0", "--shm", name, "--wait", "30")
-        self.wait_for_segment(path, publisher)
-        publisher.send_signal(signal.SIGHUP)
-        result = self.finish(publisher, deadline_s=20)
+        result, removed = self.signal_publisher(signal.SIGHUP, 30)
         self.assertEqual(result.returncode, 130, result.stdout + result.stderr)
-        self.assertFalse(os.path.exists(path), "SIGHUP left the segment behind")
+        self.assertTrue(removed, "SIGHUP left the segment behind")
 
     def test_sigpipe_does_not_end_the_run_before_it_removes_the_segment(self):
         # What `netprof ... | head` sends when head has gone: the run must still clean up.
-        name, path = self.segment()
-        publisher, _ = self.start("-i", "0", "--shm", name, "--wait", "1")
-        self.wait_for_segment(path, publisher)
-        publisher.send_signal(signal.SIGPIPE)
-        result = self.finish(publisher, deadline_s=20)
+        result, removed = self.signal_publisher(signal.SIGPIPE, 1)
         self.assertEqual(result.returncode, 3, "no subscriber came: exit 3, not death by SIGPIPE")
-        self.assertFalse(os.path.exists(path), "SIGPIPE left the segment behind")
+        self.assertTrue(removed, "SIGPIPE left the segment behind")
 
     def test_subscriber_that_joins_after_the_publisher(self):
         name, path = self.segment()
