@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -30,6 +31,18 @@ namespace bare {
 struct UsageError {
   const char* message; // null: help was asked for
 };
+
+// What a baseline's main does with a UsageError: help goes to stdout (exit 0); a mistake is
+// named on stderr with the usage after it (exit 2). `usage` ends with a newline.
+inline int usage_exit_status(const UsageError& error, const char* program, const char* usage)
+{
+  if (error.message == nullptr) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "%s: %s\n%s", program, error.message, usage);
+  return 2;
+}
 
 template <typename Number>
 Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)

@@ -290,12 +290,7 @@ int main(int argc, char** argv)
   try {
     options = parse_options(argc, argv);
   } catch (const bare::UsageError& error) {
-    if (error.message == nullptr) {
-      std::fputs(usage, stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "iceoryx_pingpong: %s\n%s", error.message, usage);
-    return 2;
+    return bare::usage_exit_status(error, "iceoryx_pingpong", usage);
   }
 
   try {

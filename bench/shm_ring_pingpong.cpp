@@ -72,6 +72,10 @@ Options parse_options(int argc, char** argv)
 struct FreeDeleter {
   void operator()(std::byte* memory) const noexcept { std::free(memory); }
 };
+constexpr const char* usage =
+    "usage: shm_ring_pingpong [--iterations N] [--warmup N] [--cpu A,B] [--size BYTES]\n"
+    "                         [--echo-size BYTES] [--history keep-last|keep-all]\n";
+
 using RingMemory = std::unique_ptr<std::byte, FreeDeleter>;
 
 RingMemory allocate_ring(std::size_t capacity)
@@ -88,13 +92,7 @@ int main(int argc, char** argv)
   try {
     options = parse_options(argc, argv);
   } catch (const bare::UsageError& error) {
-    if (error.message == nullptr) {
-      std::printf("usage: shm_ring_pingpong [--iterations N] [--warmup N] [--cpu A,B] "
-                  "[--size BYTES] [--echo-size BYTES] [--history keep-last|keep-all]\n");
-      return 0;
-    }
-    std::fprintf(stderr, "shm_ring_pingpong: %s\n", error.message);
-    return 2;
+    return bare::usage_exit_status(error, "shm_ring_pingpong", usage);
   }
 
   RingMemory data_memory = allocate_ring(data_capacity);
