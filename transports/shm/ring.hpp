@@ -188,6 +188,12 @@ public:
 
   WriteResult write(std::span<const std::byte> message) noexcept;
 
+  // Before a write() that may come soon: asks the processor to take the line the next record's
+  // header goes to for writing now (PREFETCHW), so that write's stores need not wait for a
+  // reader's core to give the line up. A reader polling that line takes it back, so this pays
+  // only just before a write. Changes nothing anyone reads.
+  void prepare_next_record() const noexcept;
+
   // keep_all, after `full`: the active reader with the lowest head, the one to check for life.
   std::optional<std::size_t> slowest_reader() const noexcept;
 

@@ -134,6 +134,28 @@ TEST(Ring, RecordsArriveIntactAndInOrder)
   }
 }
 
+TEST(Ring, PreparingTheNextRecordChangesNothingAReaderSees)
+{
+  for (const History history : {History::keep_last, History::keep_all}) {
+    TestRing ring(1024, 1, history);
+    Collector reader(*ring.view, 0);
+    ASSERT_TRUE(reader.sut.attach());
+    RingWriter sut(*ring.view);
+    // Two and a half laps of 192 B records, so some are prepared where a padding record goes.
+    for (std::uint64_t i = 0; i < 14; ++i) {
+      sut.prepare_next_record();
+      const std::uint64_t tail = ring.view->tail();
+      EXPECT_FALSE(reader.sut.readable()) << "prepared, not published";
+      EXPECT_EQ(reader.read(), 0u);
+      ASSERT_EQ(sut.write(message(i, 130)), WriteResult::written);
+      EXPECT_GT(ring.view->tail(), tail);
+      ASSERT_EQ(reader.read(), 1u) << to_string(history) << " record " << i;
+      EXPECT_EQ(reader.got.back(), message(i, 130));
+    }
+    EXPECT_EQ(reader.sut.overruns(), 0u);
+  }
+}
+
 TEST(Ring, EmptyMessageIsARecordToo)
 {
   TestRing ring(1024, 1, History::keep_last);
