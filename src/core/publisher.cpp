@@ -501,8 +501,11 @@ bool Publisher::send_data(bool warmup, bool probe, std::uint64_t sequence,
   header.intended_ns = to_wire_ns(intended);
   header.sent_ns = to_wire_ns(now);
   header.record_count = m_config.num_vars;
-  if (probe) {
-    // Remembered before sending: on a fast transport the echo can beat send()'s return.
+  const bool sent = send_with_retry(m_data.with_header(header));
+  if (sent && probe) {
+    // Remembered after the send, which keeps this work out of the round trip: echoes are
+    // handled only inside receive(), and nothing calls it between a successful send and here.
+    // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
     m_probes.remember(sequence, warmup, header.intended_ns, header.sent_ns,
                       static_cast<std::uint32_t>(m_subscribers.size()));
     m_current_probe = sequence;
@@ -511,8 +514,7 @@ bool Publisher::send_data(bool warmup, bool probe, std::uint64_t sequence,
     m_awaiting_echoes = true;
     m_current_probe_deadline = now + from_seconds(m_config.probe_timeout_seconds);
   }
-  if (!send_with_retry(m_data.with_header(header)) ||
-      (probe && m_endpoint.flush() == SendResult::failed)) {
+  if (!sent || (probe && m_endpoint.flush() == SendResult::failed)) {
     m_awaiting_echoes = false;
     return false;
   }
