@@ -37,9 +37,9 @@ void store_words(std::byte* destination, std::span<const std::byte> message) noe
 }
 
 // Takes a line for writing: PREFETCHW on x86, where a plain prefetch would only fetch it shared
-// and the store would still wait for the upgrade. (Written out, because GCC gives that
-// instruction only to code built for a processor that has it, and drops a function holding
-// nothing but a prefetch as if it did nothing.)
+// and the store would still wait for the upgrade. (Written out: GCC emits PREFETCHW only in code
+// built for a processor that has it, and it dropped calls to such a function, holding nothing
+// but the prefetch, as if they did nothing.)
 void prefetch_for_write(const std::byte* line) noexcept
 {
 #if defined(__x86_64__)

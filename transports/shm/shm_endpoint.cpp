@@ -405,7 +405,7 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
       [this, &sink](std::span<const std::byte> message) {
         // The core may answer this record (a probe's echo) from inside on_message: the line
         // the answer goes to is taken now, while the core decodes, rather than by the echo's
-        // store. On this VM it took 5 ns off each way of a ping-pong (see RingWriter::prepare).
+        // store (docs/transport-shm.md, "Measured here": 3-15 ns off each way of a ping-pong).
         m_back->prepare_next_record();
         m_last_delivery.wire_bytes = record_size(message.size());
         sink.on_message(message);
