@@ -19,12 +19,17 @@ void install_stop_signal_handlers()
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  // No SA_RESTART: a blocking receive returns EINTR so the loop sees the flag at once.
+  // No SA_RESTART: a blocking receive returns EINTR so the loop sees the flag at once. A second
+  // Ctrl-C ends the process where it stands (SA_RESETHAND), for a user who will not wait.
   action.sa_flags = static_cast<int>(SA_RESETHAND);
   sigaction(SIGINT, &action, nullptr);
+  // SIGTERM and SIGHUP stop the run however often they come: a local pair's children get them
+  // twice when a whole process group is signalled (`timeout`, `kill -- -PGID`, a closing
+  // terminal), once from the sender and once forwarded by their parent, and dying at the
+  // second would leave their shared-memory segment behind. The terminal closing is a stop too:
+  // by default it would kill the process before it removes what it made.
+  action.sa_flags = 0;
   sigaction(SIGTERM, &action, nullptr);
-  // The terminal closing is a stop too: by default it would kill the process before it removes
-  // what it made (a shared-memory segment, a local pair's children).
   sigaction(SIGHUP, &action, nullptr);
   // A reader of our output that went away (`netprof ... | head`) must not kill the run before
   // it cleans up either: writes to it fail instead, and the run ends as it would have.

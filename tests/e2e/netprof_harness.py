@@ -34,28 +34,39 @@ class Finished:
 class NetprofTestCase(unittest.TestCase):
     def setUp(self):
         self._processes = []
+        self._group_leaders = []
         self._tmp = tempfile.TemporaryDirectory(prefix="netprof-e2e-")
         self.addCleanup(self._tmp.cleanup)
         self.addCleanup(self._kill_all)
 
     def _kill_all(self):
         for process in self._processes:
-            if process.poll() is None:
+            if process in self._group_leaders:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)  # and whatever it started
+                except ProcessLookupError:
+                    pass
+            elif process.poll() is None:
                 process.kill()
             process.communicate(timeout=10)  # reaps it and closes its pipes
 
     def json_path(self, name):
         return os.path.join(self._tmp.name, name + ".json")
 
-    def start(self, *args, json_name=None):
-        """Starts netprof; returns (process, json_path or None)."""
+    def start(self, *args, json_name=None, own_group=False):
+        """Starts netprof; returns (process, json_path or None). With `own_group` it leads a
+        process group of its own, which a test may signal as a whole (os.killpg) and which
+        cleanup kills as a whole."""
         argv = [NETPROF] + [str(a) for a in args]
         path = None
         if json_name:
             path = self.json_path(json_name)
             argv += ["--json", path]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=own_group)
         self._processes.append(process)
+        if own_group:
+            self._group_leaders.append(process)
         return process, path
 
     def finish(self, process, path=None, deadline_s=DEFAULT_DEADLINE_S):

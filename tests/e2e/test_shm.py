@@ -4,6 +4,7 @@ Every test uses its own segment name and removes /dev/shm/netprof-NAME by name w
 whatever happened; the harness kills every process it started.
 """
 
+import glob
 import itertools
 import os
 import signal
@@ -176,6 +177,24 @@ class LifecycleTest(ShmTestCase):
         result, removed = self.signal_publisher(signal.SIGPIPE, 1)
         self.assertEqual(result.returncode, 3, "no subscriber came: exit 3, not death by SIGPIPE")
         self.assertTrue(removed, "SIGPIPE left the segment behind")
+
+    def test_sigterm_to_a_local_pairs_whole_group_unlinks_the_segment(self):
+        # What `timeout` and `kill -- -PGID` do: each child gets the signal from the sender and
+        # again from its parent, which forwards it. The second used to kill the publisher child.
+        pair, _ = self.start("--local-pair", "--shm", "-t", "30", "--quiet", own_group=True)
+        pattern = f"/dev/shm/netprof-pair-{pair.pid}-*"
+        self.addCleanup(lambda: [self._remove(path) for path in glob.glob(pattern)])
+        deadline = time.monotonic() + 10
+        while not glob.glob(pattern):
+            self.assertIsNone(pair.poll(), "the local pair exited before its segment existed")
+            self.assertLess(time.monotonic(), deadline, f"no {pattern} appeared")
+            time.sleep(0.02)
+        self.wait_for_segment(glob.glob(pattern)[0], pair)
+        time.sleep(0.3)  # into the run; the outcome is asserted, not timing
+        os.killpg(pair.pid, signal.SIGTERM)
+        result = self.finish(pair, deadline_s=20)
+        self.assertEqual(result.returncode, 130, result.stdout + result.stderr)
+        self.assertEqual(glob.glob(pattern), [], "a signalled local pair left its segment behind")
 
     def test_subscriber_that_joins_after_the_publisher(self):
         name, path = self.segment()
