@@ -354,6 +354,8 @@ bool SubscriberEndpoint::try_attach() noexcept
   m_ring = *ring;
   m_reader.emplace(reader);
   m_back.emplace(*back);
+  m_take_answer_line = ring->history() == History::keep_last;
+  m_answer_line_taken = false;
   m_slot = index;
   m_next_health_check = Clock::now() + health_interval;
   ++m_attaches;
@@ -405,8 +407,15 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
       [this, &sink](std::span<const std::byte> message) {
         // The core may answer this record (a probe's echo) from inside on_message: the line
         // the answer goes to is taken now, while the core decodes, rather than by the echo's
-        // store (docs/transport-shm.md, "Measured here": 3-15 ns off each way of a ping-pong).
-        m_back->prepare_next_record();
+        // store (docs/transport-shm.md, "Measured here": 3-15 ns off each way of a keep-last
+        // ping-pong). Once per answer: taking it at every record of a stream would take it
+        // from the publisher at each of its polls. Not in keep-all, where a record is handed
+        // over the moment its header is seen: there the publisher's polls took the line back
+        // before the echo was written, and the median round trip grew by a clock step.
+        if (m_take_answer_line && !m_answer_line_taken) {
+          m_back->prepare_next_record();
+          m_answer_line_taken = true;
+        }
         m_last_delivery.wire_bytes = record_size(message.size());
         sink.on_message(message);
       },
@@ -419,6 +428,7 @@ SendResult SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
     return SendResult::sent; // no publisher yet: like a datagram nobody listens to
   switch (m_back->write(message)) {
   case WriteResult::written:
+    m_answer_line_taken = false;
     ring_if_sleeping(m_segment->publisher_wake());
     return SendResult::sent;
   case WriteResult::full:
