@@ -258,6 +258,10 @@ def against_floor(row, value):
     if moved_during(row):
         return f"(floors {f:g} ns before, {floor_after(row):g} ns after: the vCPUs moved)", None
     ratio = v / f if v and f else None
+    if ratio is not None and ratio < 1:
+        # Nothing crosses between the cores faster than the floor: the vCPUs came close during
+        # the figure and went apart again before the floor after it.
+        return f"(floor {f:g} ns: below it, so the vCPUs moved during the figure)", None
     return (f"(floor {f:g} ns: {ratio:.2f}x)" if ratio else "(no floor)"), ratio
 
 print("latency, one-way p50 = RTT p50 / 2 (64 B payload, busy spin); each figure is divided by")
