@@ -178,9 +178,9 @@ class LifecycleTest(ShmTestCase):
         self.assertEqual(result.returncode, 3, "no subscriber came: exit 3, not death by SIGPIPE")
         self.assertTrue(removed, "SIGPIPE left the segment behind")
 
-    def test_sigterm_to_a_local_pairs_whole_group_unlinks_the_segment(self):
-        # What `timeout` and `kill -- -PGID` do: each child gets the signal from the sender and
-        # again from its parent, which forwards it. The second used to kill the publisher child.
+    def start_pair_in_own_group(self):
+        """A 30 s local pair leading its own process group, once its segment is ready; returns
+        (process, segment path pattern). Its segment is removed when the test ends."""
         pair, _ = self.start("--local-pair", "--shm", "-t", "30", "--quiet", own_group=True)
         pattern = f"/dev/shm/netprof-pair-{pair.pid}-*"
         self.addCleanup(lambda: [self._remove(path) for path in glob.glob(pattern)])
@@ -190,11 +190,37 @@ class LifecycleTest(ShmTestCase):
             self.assertLess(time.monotonic(), deadline, f"no {pattern} appeared")
             time.sleep(0.02)
         self.wait_for_segment(glob.glob(pattern)[0], pair)
+        return pair, pattern
+
+    def test_sigterm_to_a_local_pairs_whole_group_unlinks_the_segment(self):
+        # What `timeout` and `kill -- -PGID` do: each child gets the signal from the sender and
+        # again from its parent, which forwards it. The second used to kill the publisher child.
+        pair, pattern = self.start_pair_in_own_group()
         time.sleep(0.3)  # into the run; the outcome is asserted, not timing
         os.killpg(pair.pid, signal.SIGTERM)
         result = self.finish(pair, deadline_s=20)
         self.assertEqual(result.returncode, 130, result.stdout + result.stderr)
         self.assertEqual(glob.glob(pattern), [], "a signalled local pair left its segment behind")
+
+    def test_next_local_pair_removes_the_segment_of_one_killed_outright(self):
+        # SIGKILL leaves the segment; its name is never used again, so no publisher would ever
+        # find and replace it.
+        killed, pattern = self.start_pair_in_own_group()
+        path = glob.glob(pattern)[0]
+        with open(path, "rb") as f:
+            owner = struct.unpack_from("<i", f.read(72), 64)[0]
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{owner}"):  # the orphaned publisher, until it is reaped
+            self.assertLess(time.monotonic(), deadline, f"PID {owner} outlived SIGKILL")
+            time.sleep(0.02)
+        self.assertTrue(os.path.exists(path), "SIGKILL cannot have removed it")
+        result = self.run_netprof("--local-pair", "--shm", "-t", "0.2", "--warmup-time", "0.1",
+                                  "--quiet", deadline_s=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(path), "the abandoned segment is still there")
+        self.assertIn(f"removed {path}", result.stderr)
 
     def test_subscriber_that_joins_after_the_publisher(self):
         name, path = self.segment()

@@ -2,6 +2,7 @@
 
 #include <netprof/errors.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -79,6 +80,30 @@ Existing inspect_existing(const std::string& object)
 }
 
 } // namespace
+
+std::vector<std::string> remove_abandoned_segments(const std::string& name_prefix) noexcept
+{
+  std::vector<std::string> removed;
+  const std::string file_prefix = object_name(name_prefix).substr(1);
+  DIR* directory = opendir("/dev/shm");
+  if (directory == nullptr)
+    return removed;
+  try {
+    while (const dirent* entry = readdir(directory)) {
+      const std::string file = entry->d_name;
+      if (file.rfind(file_prefix, 0) != 0)
+        continue;
+      const std::string object = "/" + file;
+      if (inspect_existing(object).kind == Existing::Kind::dead_owner &&
+          shm_unlink(object.c_str()) == 0)
+        removed.push_back("/dev/shm" + object);
+    }
+  } catch (...) {
+    // Someone else's segment we may not read, or no memory: what was removed stays removed.
+  }
+  closedir(directory);
+  return removed;
+}
 
 SegmentLayout SegmentLayout::compute(std::size_t ring_capacity, std::size_t back_capacity,
                                      std::size_t slots) noexcept

@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace netprof::shm {
 
@@ -91,6 +92,12 @@ std::string object_path(const std::string& name);
 
 // Whether `pid` names a live process: kill(pid, 0) succeeds or fails with EPERM.
 bool process_alive(pid_t pid) noexcept;
+
+// Removes the segments named `name_prefix`* whose owner process has died (a run killed with
+// SIGKILL, or crashed), and returns their paths. Segments it cannot read, being set up, or
+// owned by a live process are left alone. For names nobody will create again (a local pair's),
+// which Segment::create would otherwise never find and replace.
+std::vector<std::string> remove_abandoned_segments(const std::string& name_prefix) noexcept;
 
 // A mapped segment, unmapped and closed by the destructor. Whether to unlink is the owner's
 // decision (Segment::unlink_if_ours).

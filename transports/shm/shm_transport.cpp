@@ -11,6 +11,7 @@
 #include <bit>
 #include <cctype>
 #include <cstdio>
+#include <iostream>
 #include <random>
 
 namespace netprof {
@@ -53,12 +54,14 @@ namespace {
 
 namespace po = boost::program_options;
 
+const std::string pair_prefix = "pair-";
+
 std::string unique_pair_name()
 {
   std::random_device device;
   char suffix[17];
   std::snprintf(suffix, sizeof suffix, "%08x%08x", device(), device());
-  return "pair-" + std::to_string(getpid()) + "-" + suffix;
+  return pair_prefix + std::to_string(getpid()) + "-" + suffix;
 }
 
 class ShmTransport final : public Transport {
@@ -118,6 +121,12 @@ public:
   LocalPairArguments local_pair_arguments() const override
   {
     validate(Role::publisher);
+    if (m_name.empty()) {
+      // A pair's segment has a name of its own, never created again: one left by a pair that
+      // was killed outright would stay in /dev/shm for good unless a later pair removes it.
+      for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
+        std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
+    }
     const std::string name = m_name.empty() ? unique_pair_name() : m_name;
     LocalPairArguments arguments{{"--shm", name}, {"--shm", name}};
     if (!m_history.empty()) {
