@@ -88,8 +88,8 @@ std::vector<std::string> remove_abandoned_segments(const std::string& name_prefi
   DIR* directory = opendir("/dev/shm");
   if (directory == nullptr)
     return removed;
-  try {
-    while (const dirent* entry = readdir(directory)) {
+  while (const dirent* entry = readdir(directory)) {
+    try {
       const std::string file = entry->d_name;
       if (file.rfind(file_prefix, 0) != 0)
         continue;
@@ -97,9 +97,9 @@ std::vector<std::string> remove_abandoned_segments(const std::string& name_prefi
       if (inspect_existing(object).kind == Existing::Kind::dead_owner &&
           shm_unlink(object.c_str()) == 0)
         removed.push_back("/dev/shm" + object);
+    } catch (...) {
+      // Someone else's segment we may not read (or no memory): on to the next.
     }
-  } catch (...) {
-    // Someone else's segment we may not read, or no memory: what was removed stays removed.
   }
   closedir(directory);
   return removed;
