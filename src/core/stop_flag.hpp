@@ -5,7 +5,8 @@
 namespace netprof {
 
 // Set by SIGINT, SIGTERM and SIGHUP; every loop checks it so an interrupted run still reports
-// what it measured. A second signal of the same kind kills the process (the handler is one-shot).
+// what it measured. A second SIGINT kills the process (that handler is one-shot); SIGTERM and
+// SIGHUP only ever request the stop.
 class StopFlag {
 public:
   bool requested() const noexcept { return m_requested.load(std::memory_order_relaxed); }

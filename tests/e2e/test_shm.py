@@ -185,11 +185,10 @@ class LifecycleTest(ShmTestCase):
         pattern = f"/dev/shm/netprof-pair-{pair.pid}-*"
         self.addCleanup(lambda: [self._remove(path) for path in glob.glob(pattern)])
         deadline = time.monotonic() + 10
-        while not glob.glob(pattern):
-            self.assertIsNone(pair.poll(), "the local pair exited before its segment existed")
-            self.assertLess(time.monotonic(), deadline, f"no {pattern} appeared")
+        while not (paths := glob.glob(pattern)) or not self._ready(paths[0]):
+            self.assertIsNone(pair.poll(), "the local pair exited before its segment was ready")
+            self.assertLess(time.monotonic(), deadline, f"no ready {pattern} appeared")
             time.sleep(0.02)
-        self.wait_for_segment(glob.glob(pattern)[0], pair)
         return pair, pattern
 
     def test_sigterm_to_a_local_pairs_whole_group_unlinks_the_segment(self):

@@ -354,7 +354,6 @@ bool SubscriberEndpoint::try_attach() noexcept
   m_ring = *ring;
   m_reader.emplace(reader);
   m_back.emplace(*back);
-  m_take_answer_line = ring->history() == History::keep_last;
   m_answer_line_taken = false;
   m_slot = index;
   m_next_health_check = Clock::now() + health_interval;
@@ -412,7 +411,7 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
         // from the publisher at each of its polls. Not in keep-all, where a record is handed
         // over the moment its header is seen: there the publisher's polls took the line back
         // before the echo was written, and the median round trip grew by a clock step.
-        if (m_take_answer_line && !m_answer_line_taken) {
+        if (!m_answer_line_taken && m_ring->history() == History::keep_last) {
           m_back->prepare_next_record();
           m_answer_line_taken = true;
         }

@@ -120,7 +120,6 @@ private:
   std::uint64_t m_overruns = 0;      // over earlier attachments; the reader counts the current
   std::uint64_t m_bytes_skipped = 0;
   bool m_reported_full = false;
-  bool m_take_answer_line = false;  // keep_last (see read())
   bool m_answer_line_taken = false; // since our last write to the back ring
   DeliveryFacts m_last_delivery;
 };
