@@ -6,10 +6,11 @@
 // latency is the ring's record protocol and how much the core's work per message.
 //
 //   shm_ring_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
-//                     [--echo-size BYTES] [--history keep-last|keep-all]
+//                     [--echo-size BYTES] [--history keep-last|keep-all] [--capacity BYTES]
 //
 // --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 52 (an
-// echo is a bare header). Both sides pause between empty polls, like netprof's spin waits.
+// echo is a bare header), --capacity (the data ring's, a power of two) to netprof's default of
+// 1 MiB. Both sides pause between empty polls, like netprof's spin waits.
 // Each round trip is stamped with steady_clock on the pinger, like the floor and netprof.
 // Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad command line.
 
@@ -18,6 +19,7 @@
 #include "ring.hpp"
 
 #include <atomic>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,17 +31,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using netprof::shm::History;
+using netprof::shm::max_message_size;
+using netprof::shm::max_ring_capacity;
+using netprof::shm::min_ring_capacity;
 using netprof::shm::RingReader;
 using netprof::shm::RingView;
 using netprof::shm::RingWriter;
 using netprof::shm::WriteResult;
 
-constexpr std::size_t data_capacity = std::size_t{1} << 20; // netprof's default ring
-constexpr std::size_t back_capacity = std::size_t{1} << 16; // netprof's back rings
+constexpr std::size_t default_data_capacity = std::size_t{1} << 20; // netprof's default ring
+constexpr std::size_t back_capacity = std::size_t{1} << 16;         // netprof's back rings
 
 struct Options : bare::RoundTrips {
   std::size_t size = 116;
   std::size_t echo_size = 52;
+  std::size_t capacity = default_data_capacity;
   History history = History::keep_last;
 };
 
@@ -50,8 +56,13 @@ Options parse_options(int argc, char** argv)
     if (bare::take_round_trip_option(flag, value, options))
       return;
     if (flag == "--size") {
-      options.size = bare::parse_number<std::size_t>(
-          value, 1, netprof::shm::max_message_size(data_capacity), "--size needs 1..524280");
+      options.size = bare::parse_number<std::size_t>(value, 1, max_message_size(max_ring_capacity),
+                                                     "--size needs 1 or more");
+    } else if (flag == "--capacity") {
+      options.capacity = bare::parse_number<std::size_t>(
+          value, min_ring_capacity, max_ring_capacity, "--capacity needs 256..2^30");
+      if (!std::has_single_bit(options.capacity))
+        throw bare::UsageError{"--capacity needs a power of two"};
     } else if (flag == "--echo-size") {
       options.echo_size = bare::parse_number<std::size_t>(
           value, 1, netprof::shm::max_message_size(back_capacity), "--echo-size needs 1..32760");
@@ -74,7 +85,8 @@ struct FreeDeleter {
 };
 constexpr const char* usage =
     "usage: shm_ring_pingpong [--iterations N] [--warmup N] [--cpu A,B] [--size BYTES]\n"
-    "                         [--echo-size BYTES] [--history keep-last|keep-all]\n";
+    "                         [--echo-size BYTES] [--history keep-last|keep-all]\n"
+    "                         [--capacity BYTES]\n";
 
 using RingMemory = std::unique_ptr<std::byte, FreeDeleter>;
 
@@ -95,6 +107,12 @@ int main(int argc, char** argv)
     return bare::usage_exit_status(error, "shm_ring_pingpong", usage);
   }
 
+  const std::size_t data_capacity = options.capacity;
+  if (options.size > netprof::shm::max_message_size(data_capacity)) {
+    std::fprintf(stderr, "shm_ring_pingpong: --size %zu does not fit a ring of %zu bytes\n%s",
+                 options.size, data_capacity, usage);
+    return 2;
+  }
   RingMemory data_memory = allocate_ring(data_capacity);
   RingMemory back_memory = allocate_ring(back_capacity);
   if (!data_memory || !back_memory) {
@@ -161,8 +179,15 @@ int main(int argc, char** argv)
   echo_reader.adopt();
   std::vector<std::byte> message(options.size);
   std::vector<std::int64_t> rtt(options.iterations);
+  // The round trip ends as the echo is handed over, as netprof's publisher reads its clock in
+  // the sink: read() goes on to look at the next record's header (a load that may miss)
+  // before it returns, and that is not the echo's latency.
   bool echoed = false;
-  const auto take_echo = [&](std::span<const std::byte>) { echoed = true; };
+  Clock::time_point end{};
+  const auto take_echo = [&](std::span<const std::byte>) {
+    end = Clock::now();
+    echoed = true;
+  };
   for (std::uint64_t i = 0; i < total; ++i) {
     const auto start = Clock::now();
     std::memcpy(message.data(), &i, std::min(sizeof i, message.size()));
@@ -171,7 +196,6 @@ int main(int argc, char** argv)
     while (!echoed)
       if (echo_reader.read(take_echo, 64) == 0)
         bare::relax();
-    const auto end = Clock::now();
     if (i >= options.warmup)
       rtt[i - options.warmup] =
           std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
