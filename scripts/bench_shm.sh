@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # netprof --shm against the hardware, in one run: the physical floor of latency (one cache line
-# ping-ponged between two cores, bench/cache_line_pingpong.cpp) beside netprof's ping-pong and
+# ping-ponged between two cores, bench/cache_line_pingpong.cpp; for scale, the same with the
+# answer in a second line and with each message in a new line, as a ring's records go) beside
+# netprof's ping-pong and
 # the ring alone without netprof's core (bench/shm_ring_pingpong.cpp) and, when built, the same
 # ping-pong through iceoryx (bench/iceoryx_pingpong.cpp, under an iox-roudi started here), and
 # single-core memcpy bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof
@@ -143,6 +145,10 @@ floor_before()
 # For scale, not the target: the answer in a line of its own, as through any channel pair.
 floor_before two_lines
 run_limited 60 "$work/floor_two_lines.json" "$floor" --cpu "$cpus" --lines 2
+# For scale: each message in the next line of a walk, as a ring's records go (netprof's default
+# 1 MiB ring holds 8192 of its 116 B records), and each side storing nothing else.
+floor_before walk
+run_limited 60 "$work/floor_walk.json" "$floor" --cpu "$cpus" --walk 8192
 # The same record protocol with none of the core's work: what the ring itself costs.
 floor_before ring_alone
 run_limited 60 "$work/ring_alone.json" "$ring_alone" --cpu "$cpus" --size $((payload + header))
@@ -184,13 +190,14 @@ if [[ $(field "$work/pingpong_keep-last.json" tool.build_type) != Release ]]; th
 fi
 
 "$python" - "$target_latency" "$target_bandwidth" \
-  "$(for row in two_lines ring_alone keep-last keep-all iceoryx end; do
+  "$(for row in two_lines walk ring_alone keep-last keep-all iceoryx end; do
        printf '%s ' "$(field "$work/floor_before_$row.json" one_way_p50_ns)"
      done)" \
   "$(for row in keep-last keep-all; do
        printf '%s ' "$(field "$work/floor_before_$row.json" one_way_mean_ns)"
      done)" \
   "$(field "$work/floor_two_lines.json" one_way_p50_ns)" \
+  "$(field "$work/floor_walk.json" one_way_p50_ns)" \
   "$(field "$work/ring_alone.json" one_way_p50_ns)" \
   "$(field "$work/pingpong_keep-last.json" publisher.latency.one_way_ns.p50)" \
   "$(field "$work/pingpong_keep-last.json" publisher.latency.one_way_ns.mean)" \
@@ -210,7 +217,7 @@ fi
   "$roudi_note" <<'EOF'
 import sys
 
-(target_latency, target_bandwidth, floors, floor_means, floor_two_lines, ring_alone,
+(target_latency, target_bandwidth, floors, floor_means, floor_two_lines, floor_walk, ring_alone,
  ours, ours_mean, ours_p99, samples,
  ours_all, ours_all_mean, ours_all_p99,
  memcpy_hot,
@@ -234,7 +241,7 @@ def gbps(value):
     return f"{v / 1e9:.2f} GB/s" if v else "n/a"
 
 # The floor measured just before each row (and one at the end), in the order they ran.
-floor_of = dict(zip(("two_lines", "ring_alone", "keep-last", "keep-all", "iceoryx", "end"),
+floor_of = dict(zip(("two_lines", "walk", "ring_alone", "keep-last", "keep-all", "iceoryx", "end"),
                     (number(text) for text in floors.split())))
 seen = [v for v in floor_of.values() if v]
 floor_mean_of = dict(zip(("keep-last", "keep-all"),
@@ -273,6 +280,9 @@ if seen and max(seen) > 1.5 * min(seen):
 text, _ = against_floor("two_lines", floor_two_lines)
 print(f"  for scale, the answer in a second line: {floor_two_lines} ns {text}; "
       "what any transport with a channel each way pays")
+text, _ = against_floor("walk", floor_walk)
+print(f"  for scale, a new line per message:    {floor_walk} ns {text}; "
+      "what the hardware charges any ring")
 text, _ = against_floor("ring_alone", ring_alone)
 print(f"  the ring alone, no netprof core:      {ring_alone} ns {text}")
 for row, name, value, mean, p99 in (
