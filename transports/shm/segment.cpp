@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <chrono>
 #include <random>
 #include <system_error>
@@ -128,9 +130,41 @@ std::string object_path(const std::string& name)
   return "/dev/shm" + object_name(name);
 }
 
+namespace {
+
+// A zombie (killed, not yet reaped by its parent) still answers kill(pid, 0), but it will never
+// touch its segment again. /proc/PID/stat's third field is the state; the second, the command
+// name in parentheses, may itself hold ") ", so the state follows the last ')'. Without /proc
+// (or once the process is gone) this says nothing and kill's answer stands.
+bool is_zombie(pid_t pid) noexcept
+{
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char stat[512];
+  const ssize_t length = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (length <= 0)
+    return false;
+  stat[length] = '\0';
+  const char* name_end = std::strrchr(stat, ')');
+  if (name_end == nullptr || name_end[1] != ' ')
+    return false;
+  const char state = name_end[2];
+  return state == 'Z' || state == 'X';
+}
+
+} // namespace
+
 bool process_alive(pid_t pid) noexcept
 {
-  return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+  if (pid <= 0)
+    return false;
+  if (kill(pid, 0) != 0 && errno == ESRCH)
+    return false;
+  return !is_zombie(pid);
 }
 
 Segment::Segment(int fd, std::byte* base, std::size_t size, SegmentLayout layout) noexcept

@@ -90,7 +90,8 @@ struct SegmentLayout {
 std::string object_name(const std::string& name);
 std::string object_path(const std::string& name);
 
-// Whether `pid` names a live process: kill(pid, 0) succeeds or fails with EPERM.
+// Whether `pid` names a live process: kill(pid, 0) succeeds or fails with EPERM, and it is not a
+// zombie (killed outright, its parent not yet reaped it: its segment is abandoned all the same).
 bool process_alive(pid_t pid) noexcept;
 
 // Removes the segments named `name_prefix`* whose owner process has died (a run killed with

@@ -329,4 +329,21 @@ TEST(ShmOptions, SegmentNamesAreCheckedCharacterByCharacter)
   EXPECT_THROW(netprof::shm::check_segment_name(std::string(201, 'a')), netprof::UsageError);
 }
 
+// A publisher killed outright stays a zombie until its parent reaps it; its segment is
+// abandoned from the moment it died, not from the reaping.
+TEST(ShmProcessAlive, AProcessThatExitedIsDeadBeforeItsParentReapsIt)
+{
+  EXPECT_TRUE(netprof::shm::process_alive(getpid()));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    _exit(0);
+  siginfo_t info{};
+  // Waits for the exit but leaves the child unreaped: a zombie.
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
+  EXPECT_FALSE(netprof::shm::process_alive(child));
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  EXPECT_FALSE(netprof::shm::process_alive(child));
+}
+
 } // namespace
