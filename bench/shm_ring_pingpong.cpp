@@ -77,6 +77,9 @@ Options parse_options(int argc, char** argv)
       throw bare::UsageError{"unknown option (see --help)"};
     }
   });
+  // After the walk: --size and --capacity may come in either order.
+  if (options.size > max_message_size(options.capacity))
+    throw bare::UsageError{"--size does not fit the data ring: at most half of --capacity, less 8"};
   return options;
 }
 
@@ -108,11 +111,6 @@ int main(int argc, char** argv)
   }
 
   const std::size_t data_capacity = options.capacity;
-  if (options.size > netprof::shm::max_message_size(data_capacity)) {
-    std::fprintf(stderr, "shm_ring_pingpong: --size %zu does not fit a ring of %zu bytes\n%s",
-                 options.size, data_capacity, usage);
-    return 2;
-  }
   RingMemory data_memory = allocate_ring(data_capacity);
   RingMemory back_memory = allocate_ring(back_capacity);
   if (!data_memory || !back_memory) {
