@@ -158,13 +158,14 @@ bool is_zombie(pid_t pid) noexcept
 
 } // namespace
 
+bool process_exists(pid_t pid) noexcept
+{
+  return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
 bool process_alive(pid_t pid) noexcept
 {
-  if (pid <= 0)
-    return false;
-  if (kill(pid, 0) != 0 && errno == ESRCH)
-    return false;
-  return !is_zombie(pid);
+  return process_exists(pid) && !is_zombie(pid);
 }
 
 Segment::Segment(int fd, std::byte* base, std::size_t size, SegmentLayout layout) noexcept

@@ -90,8 +90,12 @@ struct SegmentLayout {
 std::string object_name(const std::string& name);
 std::string object_path(const std::string& name);
 
-// Whether `pid` names a live process: kill(pid, 0) succeeds or fails with EPERM, and it is not a
-// zombie (killed outright, its parent not yet reaped it: its segment is abandoned all the same).
+// Whether `pid` names a process at all: kill(pid, 0) succeeds or fails with EPERM. A zombie
+// (killed outright, its parent has not reaped it yet) counts. One syscall, about 0.5 us here.
+bool process_exists(pid_t pid) noexcept;
+
+// Whether `pid` names a live process: it exists and is not a zombie, whose segment is abandoned
+// all the same. Reads /proc/PID/stat as well: about 7.5 us here, so not for a measured loop.
 bool process_alive(pid_t pid) noexcept;
 
 // Removes the segments named `name_prefix`* whose owner process has died (a run killed with

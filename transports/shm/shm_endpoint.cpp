@@ -392,7 +392,9 @@ bool SubscriberEndpoint::check_health() noexcept
     return try_attach();
   }
   const SegmentHeader& header = m_segment->header();
-  if (m_segment->state() == SegmentState::closed || !process_alive(header.owner_pid) ||
+  // Inside the measured loop (every health_polls empty polls when spinning), so the cheap
+  // check: a publisher killed outright is noticed once its parent reaps it, not as a zombie.
+  if (m_segment->state() == SegmentState::closed || !process_exists(header.owner_pid) ||
       !m_segment->still_named(m_path)) {
     detach(); // the publisher left or was replaced: attach to whatever comes next
     return try_attach();

@@ -342,8 +342,10 @@ TEST(ShmProcessAlive, AProcessThatExitedIsDeadBeforeItsParentReapsIt)
   // Waits for the exit but leaves the child unreaped: a zombie.
   ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
   EXPECT_FALSE(netprof::shm::process_alive(child));
+  EXPECT_TRUE(netprof::shm::process_exists(child)); // what a bare kill(pid, 0) says
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
   EXPECT_FALSE(netprof::shm::process_alive(child));
+  EXPECT_FALSE(netprof::shm::process_exists(child));
 }
 
 } // namespace
