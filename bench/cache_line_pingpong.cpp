@@ -7,14 +7,17 @@
 // with a channel each way (netprof's data ring one way, a back ring the other): each side then
 // writes a line the other holds, instead of the line it has just read.
 //
-// With --walk N each message goes to the next of N lines one way (and the answer to the next of
-// N others), as a ring's records walk through its memory: what the hardware charges any ring
-// for writing each message to a line other than the last one. On the AMD EPYC VMs we measure
-// on, a walk of 16 lines or more costs 20 ns more one-way than --lines 2 when the vCPUs sit
-// close, with nothing but one store and one poll per message.
+// With --walk N each message goes to the next of N records one way (and the answer to the next
+// of N lines the other way, 64 B apart), as a ring's records walk through its memory: what the
+// hardware charges any ring for writing each message to a line other than the last one. On the
+// AMD EPYC VMs we measure on, a walk of 16 lines or more costs 15-20 ns more one-way than
+// --lines 2 when the vCPUs sit close, with nothing but one store and one poll per message.
+// --record-lines 2 makes each record of the walk two lines, 128 B apart, as netprof's 64 B
+// payload is (116 B with its header): the second line is stored before the polled one and read
+// after it, so this is the least any ring pays for that message, with no protocol of its own.
 //
 //   cache_line_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--lines 1|2]
-//                       [--walk LINES]
+//                       [--walk RECORDS] [--record-lines 1|2]
 //
 // Each round trip is stamped with steady_clock on the pinger, like netprof's probes, so the
 // clock's own cost is in both figures; `batch_one_way_ns` (one stamp per whole run) shows what
@@ -23,17 +26,13 @@
 
 #include "bare_common.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -43,78 +42,38 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  std::uint64_t iterations = 1'000'000;
-  std::uint64_t warmup = 100'000;
-  std::optional<int> pinger_cpu = 0;
-  std::optional<int> ponger_cpu = 1;
+struct Options : bare::RoundTrips {
   bool two_lines = false;
-  std::uint64_t walk = 0; // lines each way, a power of two; 0: no walk
+  std::uint64_t walk = 0; // records each way, a power of two; 0: no walk
+  bool two_line_records = false;
 };
 
-struct UsageError {
-  const char* message;
-};
-
-std::uint64_t parse_count(std::string_view text, const char* message)
-{
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value == 0)
-    throw UsageError{message};
-  return value;
-}
-
-int parse_cpu(std::string_view text)
-{
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < 0 || value >= CPU_SETSIZE)
-    throw UsageError{"--cpu needs two CPU numbers: PINGER,PONGER"};
-  return value;
-}
+constexpr const char* usage =
+    "usage: cache_line_pingpong [--iterations N] [--warmup N] [--cpu A,B] [--lines 1|2]\n"
+    "                           [--walk RECORDS] [--record-lines 1|2]\n";
 
 Options parse_options(int argc, char** argv)
 {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (i + 1 >= argc)
-      throw UsageError{"every option takes a value"};
-    const std::string_view value = argv[++i];
-    if (flag == "--iterations") {
-      options.iterations = parse_count(value, "--iterations needs a whole number >= 1");
-    } else if (flag == "--warmup") {
-      options.warmup = parse_count(value, "--warmup needs a whole number >= 1");
-    } else if (flag == "--cpu") {
-      const std::size_t comma = value.find(',');
-      if (comma == std::string_view::npos)
-        throw UsageError{"--cpu needs PINGER,PONGER"};
-      options.pinger_cpu = parse_cpu(value.substr(0, comma));
-      options.ponger_cpu = parse_cpu(value.substr(comma + 1));
-    } else if (flag == "--lines") {
+  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_round_trip_option(flag, value, options))
+      return;
+    if (flag == "--lines" || flag == "--record-lines") {
       if (value != "1" && value != "2")
-        throw UsageError{"--lines needs 1 or 2"};
-      options.two_lines = value == "2";
+        throw bare::UsageError{flag == "--lines" ? "--lines needs 1 or 2" : "--record-lines needs 1 or 2"};
+      (flag == "--lines" ? options.two_lines : options.two_line_records) = value == "2";
     } else if (flag == "--walk") {
-      options.walk = parse_count(value, "--walk needs a power of two >= 1");
-      if (!std::has_single_bit(options.walk) || options.walk > (std::uint64_t{1} << 20))
-        throw UsageError{"--walk needs a power of two, at most 1048576"};
+      options.walk = bare::parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 20,
+                                                       "--walk needs 1..1048576 records");
+      if (!std::has_single_bit(options.walk))
+        throw bare::UsageError{"--walk needs a power of two"};
     } else {
-      throw UsageError{"unknown option (expected --iterations, --warmup, --cpu, --lines or --walk)"};
+      throw bare::UsageError{"unknown option (see --help)"};
     }
-  }
+  });
+  if (options.two_line_records && options.walk == 0)
+    throw bare::UsageError{"--record-lines 2 needs --walk"};
   return options;
-}
-
-bool pin(std::optional<int> cpu)
-{
-  if (!cpu)
-    return true;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(static_cast<unsigned>(*cpu), &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
 // The one line both threads write: alone on its cache line, and on a 128-byte pair of lines
@@ -127,19 +86,49 @@ Line g_line;
 Line g_answer_line;
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
-// Where message i goes, one way. The floor's lane is one fixed line, so its loops hold no index
-// arithmetic at all; a walking lane has its lines 64 B apart, as a ring's records.
-struct FixedLane {
-  Line* line;
-  std::atomic<std::uint64_t>& at(std::uint64_t) const noexcept { return line->value; }
-};
 struct alignas(64) Slot {
   std::atomic<std::uint64_t> value{0};
 };
+
+// Where message i goes, one way: send() publishes it, receive() waits for it and reads it all.
+// The floor's lane is one fixed line, so its loops hold no index arithmetic at all.
+struct FixedLane {
+  Line* line;
+  void send(std::uint64_t, std::uint64_t value) const noexcept
+  {
+    line->value.store(value, std::memory_order_release);
+  }
+  void receive(std::uint64_t, std::uint64_t value) const noexcept
+  {
+    while (line->value.load(std::memory_order_acquire) != value)
+      bare::relax();
+  }
+};
+
+// Records of `lines_per_record` lines, 64 B apart each, as a ring's. The polled line goes last;
+// a record's other line is stored first and read once the polled one has come.
+template <std::uint64_t lines_per_record>
 struct WalkingLane {
+  static_assert(lines_per_record == 1 || lines_per_record == 2);
   Slot* slots;
-  std::uint64_t mask;
-  std::atomic<std::uint64_t>& at(std::uint64_t i) const noexcept { return slots[i & mask].value; }
+  std::uint64_t mask; // records - 1
+  Slot* record(std::uint64_t i) const noexcept { return slots + lines_per_record * (i & mask); }
+  void send(std::uint64_t i, std::uint64_t value) const noexcept
+  {
+    Slot* const first = record(i);
+    if constexpr (lines_per_record == 2)
+      first[1].value.store(value, std::memory_order_relaxed);
+    first->value.store(value, std::memory_order_release);
+  }
+  void receive(std::uint64_t i, std::uint64_t value) const noexcept
+  {
+    Slot* const first = record(i);
+    while (first->value.load(std::memory_order_acquire) != value)
+      bare::relax();
+    if constexpr (lines_per_record == 2)
+      if (first[1].value.load(std::memory_order_relaxed) != value)
+        std::abort(); // the release/acquire pair above makes this impossible
+  }
 };
 
 struct Measured {
@@ -149,27 +138,26 @@ struct Measured {
 
 // Pings `forward`, waits for the answer on `backward`. nullopt (said on stderr) if a thread
 // could not be pinned.
-template <typename Lane>
-std::optional<Measured> ping_pong(const Options& options, Lane forward, Lane backward)
+template <typename Forward, typename Backward>
+std::optional<Measured> ping_pong(const Options& options, Forward forward, Backward backward)
 {
   const std::uint64_t total = options.warmup + options.iterations;
   std::atomic<bool> ponger_pinned{true};
 
   // The ponger answers every odd value with the next even one. It captures by value: reading
   // the pinger's locals through a reference would put their cache line in the measurement.
-  std::thread ponger([forward, backward, &ponger_pinned, total, cpu = options.ponger_cpu] {
-    if (!pin(cpu))
+  std::thread ponger([forward, backward, &ponger_pinned, total, cpu = options.cpus.second] {
+    if (!bare::pin_to_cpu(cpu))
       ponger_pinned = false;
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
-      while (forward.at(i).load(std::memory_order_acquire) != ping)
-        bare::relax();
-      backward.at(i).store(ping + 1, std::memory_order_release);
+      forward.receive(i, ping);
+      backward.send(i, ping + 1);
     }
   });
-  if (!pin(options.pinger_cpu)) {
-    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", *options.pinger_cpu);
-    forward.at(0).store(~std::uint64_t{0}); // the ponger cannot finish; nothing sensible to do
+  if (!bare::pin_to_cpu(options.cpus.first)) {
+    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", options.cpus.first);
+    forward.send(0, ~std::uint64_t{0}); // the ponger cannot finish; nothing sensible to do
     ponger.detach();
     return std::nullopt;
   }
@@ -181,9 +169,8 @@ std::optional<Measured> ping_pong(const Options& options, Lane forward, Lane bac
       measured_start = Clock::now();
     const auto start = Clock::now();
     const std::uint64_t ping = 2 * i + 1;
-    forward.at(i).store(ping, std::memory_order_release);
-    while (backward.at(i).load(std::memory_order_acquire) != ping + 1)
-      bare::relax();
+    forward.send(i, ping);
+    backward.receive(i, ping + 1);
     const auto end = Clock::now();
     if (i >= options.warmup)
       result.rtt[i - options.warmup] =
@@ -192,10 +179,23 @@ std::optional<Measured> ping_pong(const Options& options, Lane forward, Lane bac
   result.measured = Clock::now() - measured_start;
   ponger.join();
   if (!ponger_pinned) {
-    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", *options.ponger_cpu);
+    std::fprintf(stderr, "cache_line_pingpong: cannot pin to CPU %d\n", options.cpus.second);
     return std::nullopt;
   }
   return result;
+}
+
+std::optional<Measured> run(const Options& options)
+{
+  if (options.walk == 0)
+    return ping_pong(options, FixedLane{&g_line},
+                     FixedLane{options.two_lines ? &g_answer_line : &g_line});
+  const std::uint64_t forward_lines = (options.two_line_records ? 2 : 1) * options.walk;
+  std::vector<Slot> walk_lines(forward_lines + options.walk);
+  const WalkingLane<1> backward{walk_lines.data() + forward_lines, options.walk - 1};
+  if (options.two_line_records)
+    return ping_pong(options, WalkingLane<2>{walk_lines.data(), options.walk - 1}, backward);
+  return ping_pong(options, WalkingLane<1>{walk_lines.data(), options.walk - 1}, backward);
 }
 
 } // namespace
@@ -205,18 +205,10 @@ int main(int argc, char** argv)
   Options options;
   try {
     options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    std::fprintf(stderr, "cache_line_pingpong: %s\n", error.message);
-    return 2;
+  } catch (const bare::UsageError& error) {
+    return bare::usage_exit_status(error, "cache_line_pingpong", usage);
   }
-  std::optional<Measured> measured;
-  std::vector<Slot> walk_lines(2 * options.walk);
-  if (options.walk > 0)
-    measured = ping_pong(options, WalkingLane{walk_lines.data(), options.walk - 1},
-                         WalkingLane{walk_lines.data() + options.walk, options.walk - 1});
-  else
-    measured = ping_pong(options, FixedLane{&g_line},
-                         FixedLane{options.two_lines ? &g_answer_line : &g_line});
+  std::optional<Measured> measured = run(options);
   if (!measured)
     return 1;
   std::vector<std::int64_t>& rtt = measured->rtt;
@@ -228,23 +220,19 @@ int main(int argc, char** argv)
     rtt_sum += static_cast<double>(sample);
   const double one_way_mean = rtt_sum / static_cast<double>(rtt.size()) / 2.0;
   std::sort(rtt.begin(), rtt.end());
-  // Nearest rank, as netprof's percentiles.
-  const auto percentile = [&](double p) {
-    const auto rank = static_cast<std::size_t>(p / 100.0 * static_cast<double>(rtt.size()) + 0.999999);
-    return rtt[std::min(rtt.size(), std::max<std::size_t>(rank, 1)) - 1];
-  };
   const double batch_one_way =
       static_cast<double>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(measured->measured).count()) /
       static_cast<double>(options.iterations) / 2.0;
-  std::printf("{\"iterations\": %llu, \"lines\": %d, \"walk\": %llu, \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
-              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f, \"one_way_mean_ns\": %.1f, "
-              "\"batch_one_way_ns\": %.1f}\n",
+  std::printf("{\"iterations\": %llu, \"lines\": %d, \"walk\": %llu, \"record_lines\": %d, "
+              "\"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, \"rtt_p99_ns\": %lld, "
+              "\"one_way_p50_ns\": %.1f, \"one_way_mean_ns\": %.1f, \"batch_one_way_ns\": %.1f}\n",
               static_cast<unsigned long long>(options.iterations),
               options.walk > 0 || options.two_lines ? 2 : 1,
-              static_cast<unsigned long long>(options.walk),
-              static_cast<long long>(rtt.front()), static_cast<long long>(percentile(50)),
-              static_cast<long long>(percentile(99)), static_cast<double>(percentile(50)) / 2.0,
-              one_way_mean, batch_one_way);
+              static_cast<unsigned long long>(options.walk), options.two_line_records ? 2 : 1,
+              static_cast<long long>(rtt.front()),
+              static_cast<long long>(bare::percentile(rtt, 500)),
+              static_cast<long long>(bare::percentile(rtt, 990)),
+              static_cast<double>(bare::percentile(rtt, 500)) / 2.0, one_way_mean, batch_one_way);
   return 0;
 }
