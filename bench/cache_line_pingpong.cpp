@@ -52,16 +52,24 @@ constexpr const char* usage =
     "usage: cache_line_pingpong [--iterations N] [--warmup N] [--cpu A,B] [--lines 1|2]\n"
     "                           [--walk RECORDS] [--record-lines 1|2]\n";
 
+// True for "2".
+bool parse_one_or_two(std::string_view value, const char* message)
+{
+  if (value != "1" && value != "2")
+    throw bare::UsageError{message};
+  return value == "2";
+}
+
 Options parse_options(int argc, char** argv)
 {
   Options options;
   bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
     if (bare::take_round_trip_option(flag, value, options))
       return;
-    if (flag == "--lines" || flag == "--record-lines") {
-      if (value != "1" && value != "2")
-        throw bare::UsageError{flag == "--lines" ? "--lines needs 1 or 2" : "--record-lines needs 1 or 2"};
-      (flag == "--lines" ? options.two_lines : options.two_line_records) = value == "2";
+    if (flag == "--lines") {
+      options.two_lines = parse_one_or_two(value, "--lines needs 1 or 2");
+    } else if (flag == "--record-lines") {
+      options.two_line_records = parse_one_or_two(value, "--record-lines needs 1 or 2");
     } else if (flag == "--walk") {
       options.walk = bare::parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 20,
                                                        "--walk needs 1..1048576 records");
@@ -107,8 +115,7 @@ struct FixedLane {
 
 // Records of `lines_per_record` lines, 64 B apart each, as a ring's. The polled line goes last;
 // a record's other line is stored first and read once the polled one has come.
-template <std::uint64_t lines_per_record>
-struct WalkingLane {
+template <std::uint64_t lines_per_record> struct WalkingLane {
   static_assert(lines_per_record == 1 || lines_per_record == 2);
   Slot* slots;
   std::uint64_t mask; // records - 1
