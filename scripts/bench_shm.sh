@@ -5,9 +5,9 @@
 # go) beside netprof's ping-pong and the ring alone without netprof's core
 # (bench/shm_ring_pingpong.cpp) and, when built, the same ping-pong through iceoryx
 # (bench/iceoryx_pingpong.cpp, under an iox-roudi started here), and single-core memcpy
-# bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof streaming 1 MiB messages. Prints figures and
-# ratios; a missed target is reported, never an error: the exit status is 0 unless a run
-# crashed or timed out.
+# bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof streaming 1 MiB
+# messages. Prints figures and ratios; a missed target is reported, never an error: the exit
+# status is 0 unless a run crashed or timed out.
 #
 #   scripts/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B]
 #
