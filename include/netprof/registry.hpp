@@ -4,9 +4,8 @@
 // --help and the list of transports come from here; adding a transport touches its own
 // folder plus one line there.
 
+#include <netprof/options.hpp>
 #include <netprof/transport.hpp>
-
-#include <boost/program_options.hpp>
 
 #include <functional>
 #include <memory>
@@ -16,37 +15,38 @@
 namespace netprof {
 
 // A transport as the command line sees it: its own option group and how to open it.
-// One instance per process; it keeps the values of its own options.
+// One instance per process; it keeps the values the user gave.
 class Transport {
 public:
   virtual ~Transport() = default;
 
-  // This transport's option group. The values are stored in the object itself, so
-  // open() reads them after the command line was parsed and notified.
-  virtual boost::program_options::options_description& options() = 0;
+  // This transport's option group, shown in --help under its name: each option's flag, kind
+  // and range, help, and how the local pair passes it on. The command line declares, parses
+  // and forwards them; the transport reads their values through option_values().
+  virtual const OptionGroup& options() const = 0;
+
+  // Hands over what the user gave (every group's options, not only this one's). Called once,
+  // after parsing and before selected(); until then the transport sees only defaults.
+  void set_option_values(OptionValues values) { m_values = std::move(values); }
 
   // True when the user gave an option that selects this transport (e.g. -u for udp, or
   // --mc-ttl for multicast).
-  virtual bool selected(const boost::program_options::variables_map& given) const = 0;
+  virtual bool selected() const = 0;
 
   // True when the user gave the option that names this transport (-m for multicast), not just
   // one of its settings (--mc-ttl). A transport named beside another one is a conflict; one
   // that is only selected by a setting beside another transport's name is not chosen, and the
   // setting is refused as an option that does not apply. Most transports are selected only
   // by their name, hence the default.
-  virtual bool named(const boost::program_options::variables_map& given) const
-  {
-    return selected(given);
-  }
+  virtual bool named() const { return selected(); }
 
   // True when this transport reads the option of this long name ("fragment-size") when it is
   // chosen. The command line refuses every option the user gave that neither the core nor the
   // chosen transport reads, so no option is silently ignored. Defaults to the options of its
-  // own group; a transport that also reads options shown in another's group says so. Not
-  // const only because options() is not.
-  virtual bool reads_option(const std::string& long_name)
+  // own group; a transport that also reads options shown in another's group says so.
+  virtual bool reads_option(const std::string& long_name) const
   {
-    return options().find_nothrow(long_name, false) != nullptr;
+    return options().contains(long_name);
   }
 
   // Checks the values of its own options once parsing is done; throws UsageError with one
@@ -57,13 +57,23 @@ public:
   virtual std::unique_ptr<Endpoint> open(const EndpointRequest& request) = 0;
 
   // The one-command local pair runs a publisher and a subscriber as two processes. This gives
-  // the transport's own arguments for each, derived from what the user gave (or a loopback
-  // default when nothing was given). Called only when selected() or as the default transport.
-  struct LocalPairArguments {
-    std::vector<std::string> publisher;
-    std::vector<std::string> subscriber;
-  };
+  // the arguments the transport derives for each (its addresses, from what the user gave or a
+  // loopback default); the options it declares with another PairRoute are forwarded as the
+  // user gave them. Checks the values it reads, so a bad one is reported before the children
+  // start. Called only when selected() or as the default transport.
+  using LocalPairArguments = netprof::LocalPairArguments;
   virtual LocalPairArguments local_pair_arguments() const = 0;
+
+  // True when a run of this transport can be kept to one host only inside a network namespace
+  // of its own, with nothing but lo (multicast and broadcast reach every process that joined
+  // or bound, whatever started it). Scripts read it from --list-transports --json.
+  virtual bool needs_private_netns() const { return false; }
+
+protected:
+  const OptionValues& option_values() const noexcept { return m_values; }
+
+private:
+  OptionValues m_values;
 };
 
 struct TransportEntry {

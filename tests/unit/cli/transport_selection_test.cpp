@@ -16,8 +16,6 @@
 namespace netprof {
 namespace {
 
-namespace po = boost::program_options;
-
 // What the fake saw, shared with the test because the parser owns the transport.
 struct FakeLog {
   std::optional<Role> validated_role;
@@ -28,27 +26,28 @@ struct FakeLog {
 class FakeTransport final : public Transport {
 public:
   explicit FakeTransport(std::shared_ptr<FakeLog> log)
-    : m_log(std::move(log)), m_options("Fake medium")
+    : m_log(std::move(log)),
+      m_options{"Fake medium",
+                {OptionSpec("fake", "NAME", Text{}, "name of the fake medium")
+                   .passed(PairRoute::neither)}}
   {
-    m_options.add_options()("fake", po::value<std::string>(&m_name)->value_name("NAME"),
-                            "name of the fake medium");
   }
 
-  po::options_description& options() override { return m_options; }
+  const OptionGroup& options() const override { return m_options; }
 
-  bool selected(const po::variables_map& given) const override { return given.count("fake") != 0; }
+  bool selected() const override { return option_values().given("fake"); }
 
   void validate(Role role) const override
   {
     m_log->validated_role = role;
-    if (m_name == "bad") {
+    if (name() == "bad") {
       throw UsageError("bad --fake value 'bad'");
     }
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest&) override { return nullptr; }
 
-  bool reads_option(const std::string& long_name) override
+  bool reads_option(const std::string& long_name) const override
   {
     return Transport::reads_option(long_name) ||
            std::find(m_log->also_reads.begin(), m_log->also_reads.end(), long_name) !=
@@ -58,15 +57,14 @@ public:
   LocalPairArguments local_pair_arguments() const override
   {
     m_log->asked_for_local_pair_arguments = true;
-    return {};
+    return {{"--fake", "pair"}, {"--fake", "pair"}};
   }
 
-  const std::string& name() const { return m_name; }
+  std::string name() const { return option_values().text(m_options["fake"]).value_or(""); }
 
 private:
   std::shared_ptr<FakeLog> m_log;
-  po::options_description m_options;
-  std::string m_name;
+  OptionGroup m_options;
 };
 
 class TransportSelectionTest : public ::testing::Test {

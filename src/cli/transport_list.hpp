@@ -1,0 +1,20 @@
+#pragma once
+
+// --list-transports: what this build carries, for scripts.
+
+#include <netprof/registry.hpp>
+
+#include <string>
+
+namespace netprof::cli {
+
+// One line per transport: its name, a tab, its summary.
+std::string transport_list(const TransportRegistry& registry);
+
+// With --json: one JSON object (schema_version 1) naming the version, the wire header's size
+// and, per transport, its summary, the options it reads, the arguments of a local pair on
+// loopback (fresh free ports on each call) and whether it needs a network namespace of its
+// own. Scripts read this instead of restating each transport's arguments.
+std::string transport_list_json(const TransportRegistry& registry);
+
+} // namespace netprof::cli
