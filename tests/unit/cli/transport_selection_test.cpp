@@ -3,8 +3,10 @@
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
+#include <netprof/wire.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <initializer_list>
@@ -316,6 +318,34 @@ TEST_F(TransportSelectionTest, ListTransportsPrintsOneNameAndSummaryPerLine)
   EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
   EXPECT_NE(sut.text.find("udp\tUDP unicast"), std::string::npos);
   EXPECT_NE(sut.text.find("fake\ta fake medium for tests: --fake NAME\n"), std::string::npos);
+}
+
+TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTransport)
+{
+  m_log->also_reads = {"fragment-size"};
+  const auto registry = with_udp_and_fake();
+
+  // --json takes a FILE everywhere else; beside --list-transports, given bare, it asks for JSON.
+  for (const auto& arguments : {std::initializer_list<std::string>{"--list-transports", "--json"},
+                                std::initializer_list<std::string>{"--json", "--list-transports"}}) {
+    const auto sut = parse(registry, arguments);
+
+    EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
+    const auto listing = nlohmann::json::parse(sut.text);
+    EXPECT_EQ(listing["schema_version"], 1);
+    EXPECT_EQ(listing["version"], NETPROF_VERSION);
+    EXPECT_EQ(listing["wire_header_bytes"], wire::header_size);
+    const auto& fake = listing["transports"].back();
+    EXPECT_EQ(fake["name"], "fake");
+    EXPECT_EQ(fake["summary"], "a fake medium for tests: --fake NAME");
+    EXPECT_EQ(fake["options"], (std::vector<std::string>{"fake", "fragment-size"}))
+      << "its own options, then those of other groups it reads";
+    EXPECT_EQ(fake["local_pair"]["publisher"], (std::vector<std::string>{"--fake", "pair"}));
+    EXPECT_EQ(fake["local_pair"]["subscriber"], (std::vector<std::string>{"--fake", "pair"}));
+    EXPECT_EQ(fake["needs_private_netns"], false);
+    EXPECT_EQ(listing["transports"][1]["name"], "multicast");
+    EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
+  }
 }
 
 TEST_F(TransportSelectionTest, HelpListsEveryRegisteredTransport)
