@@ -8,7 +8,7 @@ fast as they can by default. Every --interval seconds the script reads VmRSS fro
 after a settling time the resident size of each side may grow by at most
 max(--tolerance-kib, --tolerance-percent of its size when settled):
 
-    scripts/soak.py --netprof build/netprof --duration 600 --out results/soak
+    scripts/tools/soak.py --netprof build/netprof --duration 600 --out results/soak
 
 Writes OUT/rss.csv (one row per sample), OUT/summary.md, both JSON reports, and OUT/rss.png
 when Debian's python3-matplotlib is there. CI runs a short version (tests/e2e/test_soak.py).
@@ -25,7 +25,8 @@ import os
 import sys
 import time
 
-import netprof_loopback as loopback
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_harness as harness  # noqa: E402
 
 STEM = "soak"
 ROLES = ("publisher", "subscriber")
@@ -38,7 +39,7 @@ class Sample:
 
 
 class RssMonitor:
-    """Reads each process's VmRSS; what netprof_loopback.run calls while the run goes on."""
+    """Reads each process's VmRSS; what netprof_harness.run calls while the run goes on."""
 
     def __init__(self, interval_seconds):
         self.interval_seconds = interval_seconds
@@ -204,7 +205,8 @@ def parse_arguments(argv):
                         help="folder for rss.csv, summary.md, rss.png and the JSON reports "
                              "(default: %(default)s)")
     parser.add_argument("--transport", default="udp",
-                        help=f"one of {', '.join(loopback.SETUPS)} (default: %(default)s)")
+                        help="a transport of `netprof --list-transports`, or zmq-ipc "
+                             "(default: %(default)s)")
     parser.add_argument("--duration", type=float, default=600.0,
                         help="measured seconds (default: %(default)s)")
     parser.add_argument("--warmup", type=float, default=1.0,
@@ -234,22 +236,22 @@ def parse_arguments(argv):
 
 
 def soak(arguments, setup):
-    spec = loopback.RunSpec(setup=setup, mode="stream", payload_size=arguments.size,
+    spec = harness.RunSpec(setup=setup, mode="stream", payload_size=arguments.size,
                             send_hz=arguments.send_hz, duration_seconds=arguments.duration,
                             warmup_seconds=arguments.warmup,
-                            queue_length=loopback.queue_length_for(arguments.size))
+                            queue_length=harness.queue_length_for(arguments.size))
     monitor = RssMonitor(arguments.interval)
     namespace = None
     prefix = ()
     if setup.needs_namespace:
-        reason = loopback.namespace_unavailable_reason()
+        reason = harness.namespace_unavailable_reason()
         if reason:
-            raise loopback.SetupError(f"{setup.name}: {reason}")
-        namespace = loopback.NetworkNamespace(f"netprof-soak-{os.getpid()}")
+            raise harness.SetupError(f"{setup.name}: {reason}")
+        namespace = harness.NetworkNamespace(f"netprof-soak-{os.getpid()}")
         namespace.create()
         prefix = namespace.command_prefix()
     try:
-        outcome = loopback.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
+        outcome = harness.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
                                monitor=monitor)
     finally:
         if namespace:
@@ -260,9 +262,9 @@ def soak(arguments, setup):
 def main(argv):
     arguments = parse_arguments(argv)
     try:
-        built = loopback.list_transports(arguments.netprof)
-        [setup] = loopback.resolve_setups([arguments.transport], built)
-    except loopback.SetupError as error:
+        built = harness.list_transports(arguments.netprof)
+        [setup] = harness.resolve_setups([arguments.transport], built)
+    except harness.SetupError as error:
         print(f"soak: {error}", file=sys.stderr)
         return 2
     os.makedirs(arguments.out, exist_ok=True)
@@ -270,7 +272,7 @@ def main(argv):
           f"{arguments.interval:g} s ...", flush=True)
     try:
         outcome, samples = soak(arguments, setup)
-    except loopback.SetupError as error:
+    except harness.SetupError as error:
         print(f"soak: {error}", file=sys.stderr)
         return 2
     settle = settle_seconds_for(arguments)
