@@ -7,6 +7,7 @@ Every process is started here as a separate netprof (never --local-pair), so cal
 exactly what two terminals would: each role's exit status and JSON report.
 """
 
+import argparse
 import dataclasses
 import json
 import os
@@ -195,6 +196,33 @@ class NetworkNamespace:
 
     def __exit__(self, *exc):
         self.delete()
+
+
+def namespace_for(setups, tool):
+    """(namespace, None) when a setup needs a private namespace and one was made, named after
+    the tool and this process; (None, reason) when one is needed but cannot be made;
+    (None, None) when none is needed. The caller deletes the namespace."""
+    if not any(setup.needs_namespace for setup in setups):
+        return None, None
+    reason = namespace_unavailable_reason()
+    if reason is not None:
+        return None, reason
+    namespace = NetworkNamespace(f"netprof-{tool}-{os.getpid()}")
+    try:
+        namespace.create()
+    except SetupError as error:
+        return None, str(error)
+    return namespace, None
+
+
+def tool_arguments(description, epilog, default_out, out_contents):
+    """An argument parser with the options every tool has: --netprof and --out."""
+    parser = argparse.ArgumentParser(description=description, epilog=epilog)
+    parser.add_argument("--netprof", default="./build/netprof",
+                        help="netprof binary (default: %(default)s)")
+    parser.add_argument("--out", default=default_out,
+                        help=f"folder for {out_contents} (default: %(default)s)")
+    return parser
 
 
 # ---------------------------------------------------------------------------------------------

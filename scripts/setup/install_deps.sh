@@ -13,7 +13,7 @@ packages=(
   python3
   python3-matplotlib
   iproute2
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
 )
 
 missing=()

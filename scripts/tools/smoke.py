@@ -21,7 +21,6 @@ Exit status: 0 every check passed, 1 a check or the gate failed, 2 bad arguments
 could not be run. Standard library only.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -246,15 +245,11 @@ def host_line(results):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(
-        description="Smoke benchmark: every transport over loopback; asserts SUCCESS, zero "
-                    "loss and every probe echoed.",
-        epilog="Exit status: 0 passed, 1 a check or the regression gate failed, 2 bad "
-               "arguments or netprof could not be run.")
-    parser.add_argument("--netprof", default="./build/netprof",
-                        help="netprof binary (default: %(default)s)")
-    parser.add_argument("--out", default="results/smoke",
-                        help="folder for summary.md and the JSON reports (default: %(default)s)")
+    parser = harness.tool_arguments(
+        "Smoke benchmark: every transport over loopback; asserts SUCCESS, zero loss and every "
+        "probe echoed.",
+        "Exit status: 0 passed, 1 a check or the regression gate failed, 2 bad arguments or "
+        "netprof could not be run.", "results/smoke", "summary.md and the JSON reports")
     parser.add_argument("--baseline", help="a publisher JSON report from an earlier smoke run")
     parser.add_argument("--metric", default="publisher.latency.one_way_ns.p50",
                         help="dotted path of the figure to compare (default: %(default)s)")
@@ -299,20 +294,10 @@ def run_all(arguments, runs, namespace):
 
 def open_namespace(runs):
     """(namespace or None, runs it allows, skipped lines)."""
-    needing = [label for label, spec in runs if spec.setup.needs_namespace]
-    if not needing:
-        return None, runs, []
-    reason = harness.namespace_unavailable_reason()
-    namespace = None
+    namespace, reason = harness.namespace_for([spec.setup for _, spec in runs], "smoke")
     if reason is None:
-        namespace = harness.NetworkNamespace(f"netprof-smoke-{os.getpid()}")
-        try:
-            namespace.create()
-        except harness.SetupError as error:
-            reason, namespace = str(error), None
-    if namespace:
         return namespace, runs, []
-    skipped = [f"{label}: {reason}" for label in needing]
+    skipped = [f"{label}: {reason}" for label, spec in runs if spec.setup.needs_namespace]
     for line in skipped:
         print(f"smoke: skipping {line}")
     return None, [(label, spec) for label, spec in runs if not spec.setup.needs_namespace], skipped

@@ -18,7 +18,6 @@ failed; 2 bad arguments or netprof could not be run. Standard library only (matp
 optional).
 """
 
-import argparse
 import csv
 import dataclasses
 import os
@@ -194,16 +193,12 @@ def settle_seconds_for(arguments):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(
-        description="Soak test: a long stream run; fails when either side's resident memory "
-                    "grows after settling.",
-        epilog="Exit status: 0 flat and SUCCESS, 1 memory grew or a run failed, 2 bad "
-               "arguments or netprof could not be run.")
-    parser.add_argument("--netprof", default="./build/netprof",
-                        help="netprof binary (default: %(default)s)")
-    parser.add_argument("--out", default="results/soak",
-                        help="folder for rss.csv, summary.md, rss.png and the JSON reports "
-                             "(default: %(default)s)")
+    parser = harness.tool_arguments(
+        "Soak test: a long stream run; fails when either side's resident memory grows after "
+        "settling.",
+        "Exit status: 0 flat and SUCCESS, 1 memory grew or a run failed, 2 bad arguments or "
+        "netprof could not be run.", "results/soak",
+        "rss.csv, summary.md, rss.png and the JSON reports")
     parser.add_argument("--transport", default="udp",
                         help="a transport of `netprof --list-transports`, or zmq-ipc "
                              "(default: %(default)s)")
@@ -241,15 +236,10 @@ def soak(arguments, setup):
                             warmup_seconds=arguments.warmup,
                             queue_length=harness.queue_length_for(arguments.size))
     monitor = RssMonitor(arguments.interval)
-    namespace = None
-    prefix = ()
-    if setup.needs_namespace:
-        reason = harness.namespace_unavailable_reason()
-        if reason:
-            raise harness.SetupError(f"{setup.name}: {reason}")
-        namespace = harness.NetworkNamespace(f"netprof-soak-{os.getpid()}")
-        namespace.create()
-        prefix = namespace.command_prefix()
+    namespace, reason = harness.namespace_for([setup], "soak")
+    if reason:
+        raise harness.SetupError(f"{setup.name}: {reason}")
+    prefix = namespace.command_prefix() if namespace else ()
     try:
         outcome = harness.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
                                monitor=monitor)

@@ -185,19 +185,9 @@ def choose_setups(arguments, built):
         setups = harness.resolve_setups(arguments.transports, built)
     else:
         setups = harness.default_setups(built)
-    needing = [setup for setup in setups if setup.needs_namespace]
-    if not needing:
-        return setups, None
-    reason = harness.namespace_unavailable_reason()
-    namespace = None
-    if reason is None:
-        namespace = harness.NetworkNamespace(f"netprof-sweep-{os.getpid()}")
-        try:
-            namespace.create()
-        except harness.SetupError as error:
-            reason, namespace = str(error), None
-    if namespace is None:
-        names = ", ".join(setup.name for setup in needing)
+    namespace, reason = harness.namespace_for(setups, "sweep")
+    if reason is not None:
+        names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
         print(f"sweep: skipping {names}: {reason}", file=sys.stderr)
         setups = [setup for setup in setups if not setup.needs_namespace]
     return setups, namespace
