@@ -135,11 +135,6 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
   return SendResult::back_pressured;
 }
 
-SendResult PublisherEndpoint::send_announced(std::span<const std::byte> message) noexcept
-{
-  return send(message); // nothing to lend: the record is a copy in the ring whatever it holds
-}
-
 SendResult PublisherEndpoint::flush() noexcept
 {
   ring(m_ring.wake_line());

@@ -41,7 +41,11 @@ public:
   PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
-  SendResult send_announced(std::span<const std::byte> message) noexcept override;
+  // Nothing to lend: a record is a copy in the ring whatever it holds.
+  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  {
+    return send(message);
+  }
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
   SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
