@@ -7,6 +7,7 @@
 #include <netprof/options.hpp>
 #include <netprof/transport.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,13 +57,25 @@ public:
   // Opens an endpoint. Throws TransportError when the system refuses (bind failed...).
   virtual std::unique_ptr<Endpoint> open(const EndpointRequest& request) = 0;
 
-  // The one-command local pair runs a publisher and a subscriber as two processes. This gives
-  // the arguments the transport derives for each (its addresses, from what the user gave or a
-  // loopback default); the options it declares with another PairRoute are forwarded as the
-  // user gave them. Checks the values it reads, so a bad one is reported before the children
-  // start. Called only when selected() or as the default transport.
+  // The arguments this transport derives for a publisher and `subscribers` subscribers on
+  // this host: its addresses, from what the user gave or loopback defaults (fresh free ports
+  // and names on each call). The options it declares with another PairRoute are forwarded as
+  // the user gave them. Checks the values it reads, so a bad one is reported before any
+  // process starts. Throws UsageError.
+  struct LoopbackArguments {
+    std::vector<std::string> publisher;
+    std::vector<std::vector<std::string>> subscribers;
+    std::vector<std::string> files; // what a killed run may leave behind, to remove after it
+  };
+  virtual LoopbackArguments loopback_arguments(std::size_t subscribers) const = 0;
+
+  // The one-command local pair: a publisher and one subscriber, as two processes.
   using LocalPairArguments = netprof::LocalPairArguments;
-  virtual LocalPairArguments local_pair_arguments() const = 0;
+  LocalPairArguments local_pair_arguments() const
+  {
+    LoopbackArguments loopback = loopback_arguments(1);
+    return {std::move(loopback.publisher), std::move(loopback.subscribers.at(0))};
+  }
 
   // True when a run of this transport can be kept to one host only inside a network namespace
   // of its own, with nothing but lo (multicast and broadcast reach every process that joined

@@ -66,8 +66,9 @@ void add_general(std::vector<CoreOption>& rows)
     {heading, switch_spec("version", "print the version and exit", none), Readers::none},
     {heading, switch_spec("list-transports", "print the name and summary of every transport in "
                           "this build, one per line, and exit (for scripts); with --json, one "
-                          "JSON object that also gives each transport's options and local-pair "
-                          "arguments", none), Readers::none},
+                          "JSON object that also gives each transport's options and its "
+                          "arguments on loopback, for a local pair and for a publisher and "
+                          "--subscribers N subscribers", none), Readers::none},
     {heading, spec("id,i", "N", whole(0, 65'535), "0",
                    "0: the publisher; N >= 1: subscriber N (at most 65535)", none),
      Readers::both, field<&RunConfig::id>},

@@ -92,7 +92,8 @@ bool answer_action(const OptionValues& values, bool listing_as_json,
     result.text = cli::version_text();
   } else if (values.given("list-transports")) {
     result.action = Action::list_transports;
-    result.text = listing_as_json ? cli::transport_list_json(registry)
+    result.text = listing_as_json ? cli::transport_list_json(registry, values,
+                                                             cli::core_config(values).subscribers)
                                   : cli::transport_list(registry);
   }
   return result.action != Action::run;

@@ -45,20 +45,27 @@ std::string transport_list(const TransportRegistry& registry)
   return text;
 }
 
-std::string transport_list_json(const TransportRegistry& registry)
+std::string transport_list_json(const TransportRegistry& registry, const OptionValues& given,
+                                std::size_t subscribers)
 {
   std::vector<std::unique_ptr<Transport>> transports;
   for (const TransportEntry& entry : registry.entries()) {
     transports.push_back(entry.make());
+    transports.back()->set_option_values(given);
   }
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < transports.size(); ++i) {
     const Transport& transport = *transports[i];
     const LocalPairArguments pair = transport.local_pair_arguments();
+    const Transport::LoopbackArguments loopback = transport.loopback_arguments(subscribers);
     list.push_back({{"name", registry.entries()[i].name},
                     {"summary", registry.entries()[i].summary},
                     {"options", options_read(transport, transports)},
                     {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
+                    {"loopback",
+                     {{"publisher", loopback.publisher},
+                      {"subscribers", loopback.subscribers},
+                      {"files", loopback.files}}},
                     {"needs_private_netns", transport.needs_private_netns()}});
   }
   const nlohmann::ordered_json document = {{"schema_version", 1},

@@ -94,7 +94,7 @@ public:
   }
 
   RoleResult run();
-  void on_message(std::span<const std::byte> message) noexcept override;
+  void on_message(const Delivery& delivery) noexcept override;
 
 private:
   enum class Phase { waiting, warmup, measuring, ending };
@@ -157,6 +157,7 @@ private:
   bool m_awaiting_echoes = false;
   std::size_t m_current_echoes = 0;
   Clock::time_point m_current_probe_deadline{};
+  PeerHandle m_sender; // of the message on_message is handling: adopted if it says hello
 };
 
 SubscriberState* Publisher::find_subscriber(std::uint32_t id) noexcept
@@ -225,7 +226,7 @@ void Publisher::note_candidate(const wire::Header& hello, Clock::time_point now)
   *slot = Candidate{hello.sender_id, tag, 1, m_probes_sent, measured_phase_began(), now, now};
   // A real late joiner or restarted process may listen on an address not known yet: without
   // this it would never hear the acknowledgement nor the data that let it prove itself.
-  m_endpoint.add_peer_from_last_message();
+  m_endpoint.adopt_peer(m_sender);
 }
 
 void Publisher::forget_candidate(const Candidate& candidate) noexcept
@@ -284,7 +285,7 @@ bool Publisher::follow_instance(SubscriberState& subscriber, const wire::Header&
   subscriber.counters_received = false;
   subscriber.counters = {};
   subscriber.left_early = false;
-  m_endpoint.add_peer_from_last_message(); // it may listen on a new address
+  m_endpoint.adopt_peer(m_sender); // it may listen on a new address
   return true;
 }
 
@@ -296,12 +297,13 @@ bool Publisher::all_counters_received() const noexcept
                      [](const SubscriberState& s) { return s.counters_received; });
 }
 
-void Publisher::on_message(std::span<const std::byte> message) noexcept
+void Publisher::on_message(const Delivery& delivery) noexcept
 {
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
   const auto arrived = Clock::now();
+  m_sender = delivery.sender;
   wire::Header header;
-  if (wire::decode_header(message, header) != wire::DecodeError::none) {
+  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
@@ -320,7 +322,7 @@ void Publisher::on_message(std::span<const std::byte> message) noexcept
     on_echo(header, arrived);
     break;
   case wire::MessageKind::final_counters:
-    on_final_counters(header, message.subspan(wire::header_size), arrived);
+    on_final_counters(header, delivery.bytes.subspan(wire::header_size), arrived);
     break;
   default:
     ++m_rejected;
@@ -350,7 +352,7 @@ void Publisher::on_hello(const wire::Header& header, Clock::time_point now) noex
       ++m_rejected;
       return;
     }
-    m_endpoint.add_peer_from_last_message();
+    m_endpoint.adopt_peer(m_sender);
   }
   if (subscriber != nullptr) {
     if (subscriber->instance == 0)
@@ -457,13 +459,13 @@ bool Publisher::send_control(wire::MessageKind kind, std::uint64_t sequence) noe
 bool Publisher::send_with_retry(std::span<const std::byte> message) noexcept
 {
   // The first attempt reads no clock: it sits between the probe's stamp and its send.
-  SendResult result = m_endpoint.send(message);
+  SendResult result = m_endpoint.send_announced(message);
   if (result == SendResult::sent)
     return true;
   // A back-pressured transport is waited on, draining the back channel meanwhile, but never
   // forever: a stuck peer must not hang the publisher.
   const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
-  for (;; result = m_endpoint.send(message)) {
+  for (;; result = m_endpoint.send_announced(message)) {
     if (result == SendResult::sent)
       return true;
     if (result == SendResult::failed || m_stop.requested() || Clock::now() >= give_up)

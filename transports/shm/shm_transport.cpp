@@ -120,7 +120,8 @@ public:
     return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process names the same segment.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     validate(Role::publisher);
     const std::string given = segment_name();
@@ -131,7 +132,8 @@ public:
         std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
     }
     const std::string name = given.empty() ? unique_pair_name() : given;
-    return {{"--shm", name}, {"--shm", name}};
+    const std::vector<std::string> arguments = {"--shm", name};
+    return {arguments, std::vector(subscribers, arguments), {shm::object_path(name)}};
   }
 
 private:

@@ -59,7 +59,8 @@ public:
                                               request.queue_length_bytes);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process binds the same address and port.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     udp::parse_tuning(option_values()); // a bad value is reported before the children start
     std::vector<std::string> arguments = {"-b"};
@@ -69,7 +70,7 @@ public:
     } else {
       arguments.push_back(udp::to_string(parse()));
     }
-    return {arguments, arguments};
+    return {arguments, std::vector(subscribers, arguments), {}};
   }
 
   // Its datagrams reach every process bound to the address and port, whatever started it.

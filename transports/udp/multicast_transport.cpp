@@ -45,11 +45,12 @@ public:
                                               request.queue_length_bytes);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process joins the same group.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     udp::parse_tuning(option_values()); // a bad value is reported before the children start
     const std::vector<std::string> arguments = udp::multicast_pair_arguments(option_values());
-    return {arguments, arguments};
+    return {arguments, std::vector(subscribers, arguments), {}};
   }
 
   // Its datagrams reach every process that joined the group on any interface they share.

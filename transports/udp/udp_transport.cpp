@@ -81,21 +81,25 @@ public:
                                               request.queue_length_bytes);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     udp::parse_tuning(option_values()); // a bad value is reported before the children start
     const std::vector<std::string> given = given_addresses();
     if (given.empty()) {
-      const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(2);
+      const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(subscribers + 1);
       const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
-      const std::string subscriber = "127.0.0.1:" + std::to_string(ports[1]);
-      return {{"-u", publisher}, {"-u", subscriber, "-u", publisher}};
+      LoopbackArguments arguments{{"-u", publisher}, {}, {}};
+      for (std::size_t i = 1; i <= subscribers; ++i) {
+        arguments.subscribers.push_back(
+            {"-u", "127.0.0.1:" + std::to_string(ports[i]), "-u", publisher});
+      }
+      return arguments;
     }
-    if (given.size() == 2) {
+    if (given.size() == 2 && subscribers == 1) {
       // Each is the other's peer, so both must be complete addresses with a real port.
       parse_peer(given[0]);
       parse_peer(given[1]);
-      return {{"-u", given[0], "-u", given[1]}, {"-u", given[1], "-u", given[0]}};
+      return {{"-u", given[0], "-u", given[1]}, {{"-u", given[1], "-u", given[0]}}, {}};
     }
     throw UsageError("the local pair takes no -u (it picks two free loopback ports) or exactly "
                      "two: -u publisher_host:port -u subscriber_host:port");

@@ -4,7 +4,6 @@
 #include "zmq_endpoint.hpp"
 
 #include <netprof/errors.hpp>
-#include <netprof/wire.hpp>
 
 #include <string>
 #include <vector>
@@ -58,7 +57,7 @@ const OptionGroup& zmq_options()
                   "direction."),
        // Off by default: on loopback it saves the publisher's copy but not throughput
        // (docs/transport-zmq.md, "Zero-copy sends").
-       OptionSpec("zmq-zero-copy", "BYTES", WholeNumber{0, zeromq::ZmqEndpoint::max_message_size},
+       OptionSpec("zmq-zero-copy", "BYTES", WholeNumber{0, zeromq::ZmqEndpoint::max_payload_size},
                   "publisher: payloads of at least BYTES are sent without copying them, from "
                   "buffers lent to ZeroMQ in turn (as many as the high-water mark queues, within "
                   "256 MiB; a message is copied only while all are still lent); 0, the default, "
@@ -111,34 +110,33 @@ public:
     settings.own = std::move(addresses.own);
     settings.peers = std::move(addresses.peers);
     settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size > 0 ? request.message_size
-                                                      : wire::header_size + default_payload_bytes;
+    settings.message_bytes = request.message_size > 0
+                                 ? request.message_size
+                                 : request.header_bytes + default_payload_bytes;
+    settings.header_bytes = request.header_bytes;
     settings.io_threads = io_threads();
     settings.no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
     settings.zero_copy_from = zero_copy_from();
     return std::make_unique<zeromq::ZmqEndpoint>(settings);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     io_threads(); // a bad value is reported before the children start
     zero_copy_from();
-    const std::vector<std::string> given = endpoints();
-    std::vector<Address> pair;
-    if (given.empty()) {
-      pair = {zeromq::parse_address("tcp://127.0.0.1:*", Use::bind),
-              zeromq::parse_address("tcp://127.0.0.1:*", Use::bind)};
-    } else if (given.size() <= 2) {
-      pair.push_back(zeromq::parse_address(given[0], Use::bind));
-      pair.push_back(given.size() == 2 ? zeromq::parse_address(given[1], Use::bind)
-                                       : same_kind(pair[0]));
-    } else {
-      throw UsageError("the local pair takes at most two --zmq: the publisher's own endpoint, "
-                       "then the subscriber's (or none: tcp on free loopback ports)");
+    const std::vector<std::string> bound = concrete(wanted_endpoints(subscribers));
+    const std::string publisher = connect_form(zeromq::parse_address(bound[0], Use::bind));
+    LoopbackArguments arguments{{"--zmq", bound[0]}, {}, {}};
+    for (std::size_t i = 1; i < bound.size(); ++i) {
+      arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
     }
-    const std::vector<std::string> bound = concrete(pair);
-    const Address publisher = zeromq::parse_address(bound[0], Use::bind);
-    return {{"--zmq", bound[0]}, {"--zmq", bound[1], "--zmq", connect_form(publisher)}};
+    for (const std::string& endpoint : bound) {
+      if (const Address address = zeromq::parse_address(endpoint, Use::bind);
+          address.is_ipc_file()) {
+        arguments.files.push_back(address.path);
+      }
+    }
+    return arguments;
   }
 
 private:
@@ -190,13 +188,46 @@ private:
     return *option_values().whole_number(zmq_options()["zmq-zero-copy"]);
   }
 
-  // The subscriber's own endpoint when the user gave only the publisher's: the same scheme,
-  // a free port on the same host or a fresh ipc path.
-  static Address same_kind(const Address& publisher)
+  // "publisher", then "subscriber" (or "subscriber-1", "subscriber-2"... for several): in the
+  // names of the ipc paths netprof picks.
+  static std::string role_name(std::size_t index, std::size_t count)
+  {
+    if (index == 0) {
+      return "publisher";
+    }
+    return count == 2 ? "subscriber" : "subscriber-" + std::to_string(index);
+  }
+
+  // Each process's own endpoint, the publisher's first, ports and paths maybe still open: the
+  // ones given (two only for one subscriber), else tcp on loopback; a subscriber's is of the
+  // publisher's kind.
+  std::vector<Address> wanted_endpoints(std::size_t subscribers) const
+  {
+    const std::vector<std::string> given = endpoints();
+    if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
+      throw UsageError("the local pair takes at most two --zmq: the publisher's own endpoint, "
+                       "then the subscriber's (or none: tcp on free loopback ports)");
+    }
+    std::vector<Address> wanted;
+    for (const std::string& endpoint : given) {
+      wanted.push_back(zeromq::parse_address(endpoint, Use::bind));
+    }
+    if (wanted.empty()) {
+      wanted.push_back(zeromq::parse_address("tcp://127.0.0.1:*", Use::bind));
+    }
+    while (wanted.size() < subscribers + 1) {
+      wanted.push_back(same_kind(wanted[0], role_name(wanted.size(), subscribers + 1)));
+    }
+    return wanted;
+  }
+
+  // A subscriber's own endpoint when the user gave only the publisher's: the same scheme, a
+  // free port on the same host or a fresh ipc path.
+  static Address same_kind(const Address& publisher, const std::string& role)
   {
     if (publisher.scheme == Scheme::ipc) {
       const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
-      return zeromq::parse_address(abstract ? publisher.text + "-subscriber" : "ipc://*",
+      return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*",
                                    Use::bind);
     }
     const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
@@ -204,24 +235,24 @@ private:
                                  Use::bind);
   }
 
-  // The local pair's two bound endpoints with every port or path left open made definite, so
-  // that the subscriber can connect to the publisher's. Free ports on one host are picked
-  // together, so they differ from each other and from any port given.
+  // The bound endpoints with every port or path left open made definite, so that the
+  // subscribers can connect to the publisher's. Free ports on one host are picked together, so
+  // they differ from each other and from any port given.
   static std::vector<std::string> concrete(const std::vector<Address>& pair)
   {
-    static constexpr std::string_view roles[] = {"publisher", "subscriber"};
     std::vector<std::string> result;
     for (std::size_t i = 0; i < pair.size(); ++i) {
       const Address& address = pair[i];
       if (!address.wildcard) {
         result.push_back(address.text);
       } else if (address.scheme == Scheme::ipc) {
-        result.push_back("ipc://" + zeromq::temporary_ipc_path(roles[i]));
+        result.push_back("ipc://" + zeromq::temporary_ipc_path(role_name(i, pair.size())));
       } else if (address.ipv6) {
         throw UsageError("bad --zmq value '" + address.text +
                          "': the local pair picks free ports on IPv4 only; give the port");
       } else {
-        std::vector<std::uint16_t> ports = zeromq::pick_free_tcp_ports(address.host, 3);
+        std::vector<std::uint16_t> ports =
+            zeromq::pick_free_tcp_ports(address.host, pair.size() + 2);
         for (const Address& other : pair) {
           if (!other.wildcard && other.scheme == Scheme::tcp) {
             std::erase(ports, static_cast<std::uint16_t>(std::stoul(other.port)));

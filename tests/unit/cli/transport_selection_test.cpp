@@ -56,10 +56,12 @@ public:
              m_log->also_reads.end();
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     m_log->asked_for_local_pair_arguments = true;
-    return {{"--fake", "pair"}, {"--fake", "pair"}};
+    const std::string name = this->name().empty() ? "pair" : this->name();
+    return {{"--fake", name}, std::vector(subscribers, std::vector<std::string>{"--fake", name}),
+            {"/tmp/" + name}};
   }
 
   std::string name() const { return option_values().text(m_options["fake"]).value_or(""); }
