@@ -77,6 +77,11 @@ public:
     return {std::move(loopback.publisher), std::move(loopback.subscribers.at(0))};
   }
 
+  // Called by the local pair before it starts its processes, never by a query such as
+  // --list-transports: a transport may remove what earlier pairs left when they were killed
+  // outright (shm removes their segments, whose names are never used again).
+  virtual void clean_up_after_killed_pairs() const {}
+
   // True when a run of this transport can be kept to one host only inside a network namespace
   // of its own, with nothing but lo (multicast and broadcast reach every process that joined
   // or bound, whatever started it). Scripts read it from --list-transports --json.

@@ -116,6 +116,7 @@ std::vector<std::string> local_pair_role_arguments(Role role,
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
                    const Transport& transport)
 {
+  transport.clean_up_after_killed_pairs();
   const auto transport_args = transport.local_pair_arguments();
   const std::string program = self_executable();
 

@@ -97,7 +97,7 @@ class TransportListJsonTest(NetprofTestCase):
         for transport in listing["transports"]:
             with self.subTest(transport=transport["name"]):
                 self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",
-                                                  "needs_private_netns"})
+                                                  "loopback", "needs_private_netns"})
                 self.assertTrue(transport["summary"])
                 for option in transport["options"]:
                     self.assertIn("--" + option, help_text)
@@ -107,6 +107,17 @@ class TransportListJsonTest(NetprofTestCase):
                                  transport["name"] in ("multicast", "broadcast"))
         udp = next(t for t in listing["transports"] if t["name"] == "udp")
         self.assertIn("udp-batch", udp["options"])
+
+    def test_loopback_arguments_for_several_subscribers(self):
+        result = self.run_netprof("--list-transports", "--json", "--subscribers", "3",
+                                  deadline_s=20)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for transport in json.loads(result.stdout)["transports"]:
+            with self.subTest(transport=transport["name"]):
+                loopback = transport["loopback"]
+                self.assertTrue(loopback["publisher"])
+                self.assertEqual(len(loopback["subscribers"]), 3)
+                self.assertIsInstance(loopback["files"], list)
 
     def test_each_call_gives_fresh_ports(self):
         first, second = (next(t for t in self.listing()["transports"] if t["name"] == "udp")

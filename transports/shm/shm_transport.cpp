@@ -125,15 +125,19 @@ public:
   {
     validate(Role::publisher);
     const std::string given = segment_name();
-    if (given.empty()) {
-      // A pair's segment has a name of its own, never created again: one left by a pair that
-      // was killed outright would stay in /dev/shm for good unless a later pair removes it.
-      for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
-        std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
-    }
     const std::string name = given.empty() ? unique_pair_name() : given;
     const std::vector<std::string> arguments = {"--shm", name};
     return {arguments, std::vector(subscribers, arguments), {shm::object_path(name)}};
+  }
+
+  // A pair's segment has a name of its own, never created again: one left by a pair that was
+  // killed outright would stay in /dev/shm for good unless a later pair removes it.
+  void clean_up_after_killed_pairs() const override
+  {
+    if (!segment_name().empty())
+      return;
+    for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
+      std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
   }
 
 private:

@@ -344,10 +344,27 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
       << "its own options, then those of other groups it reads";
     EXPECT_EQ(fake["local_pair"]["publisher"], (std::vector<std::string>{"--fake", "pair"}));
     EXPECT_EQ(fake["local_pair"]["subscriber"], (std::vector<std::string>{"--fake", "pair"}));
+    EXPECT_EQ(fake["loopback"]["subscribers"].size(), 1u);
+    EXPECT_EQ(fake["loopback"]["files"], std::vector<std::string>{"/tmp/pair"});
     EXPECT_EQ(fake["needs_private_netns"], false);
     EXPECT_EQ(listing["transports"][1]["name"], "multicast");
     EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
   }
+}
+
+TEST_F(TransportSelectionTest, ListTransportsAsJsonDerivesLoopbackArgumentsFromWhatWasGiven)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--list-transports", "--json", "--subscribers", "2", "--fake",
+                                    "medium"});
+
+  const auto fake = nlohmann::json::parse(sut.text)["transports"].back();
+  const std::vector<std::string> arguments = {"--fake", "medium"};
+  EXPECT_EQ(fake["loopback"]["publisher"], arguments);
+  EXPECT_EQ(fake["loopback"]["subscribers"],
+            (std::vector<std::vector<std::string>>{arguments, arguments}));
+  EXPECT_EQ(fake["local_pair"]["subscriber"], arguments);
 }
 
 TEST_F(TransportSelectionTest, HelpListsEveryRegisteredTransport)
