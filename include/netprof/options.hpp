@@ -62,9 +62,9 @@ struct OptionSpec {
   OptionSpec repeatable() &&;                    // -u a -u b: every value is kept, in order
   OptionSpec passed(PairRoute route) &&;         // how the local pair passes it on
 
-  std::string long_name;   // "size"
-  char short_name = '\0';  // 's'; '\0' for none
-  std::string value_name;  // "BYTES", shown in --help; unused for a Switch
+  std::string long_name;  // "size"
+  char short_name = '\0'; // 's'; '\0' for none
+  std::string value_name; // "BYTES", shown in --help; unused for a Switch
   ValueRule rule;
   std::string help;
   std::optional<std::string> default_text;
@@ -111,12 +111,12 @@ public:
   // Every value given to a repeatable option, in order.
   std::vector<std::string> texts(const OptionSpec& spec) const;
 
-  bool on(const OptionSpec& spec) const;                              // Switch
+  bool on(const OptionSpec& spec) const;                                   // Switch
   std::optional<std::uint64_t> whole_number(const OptionSpec& spec) const; // WholeNumber
-  std::optional<double> real_number(const OptionSpec& spec) const;   // RealNumber
-  std::optional<std::size_t> choice(const OptionSpec& spec) const;   // Choice: the index
-  std::optional<std::vector<int>> cpu_list(const OptionSpec& spec) const; // CpuList
-  std::optional<std::string> file_path(const OptionSpec& spec) const;     // FilePath
+  std::optional<double> real_number(const OptionSpec& spec) const;         // RealNumber
+  std::optional<std::size_t> choice(const OptionSpec& spec) const;         // Choice: the index
+  std::optional<std::vector<int>> cpu_list(const OptionSpec& spec) const;  // CpuList
+  std::optional<std::string> file_path(const OptionSpec& spec) const;      // FilePath
 
 private:
   const GivenOption* last(std::string_view long_name) const noexcept;

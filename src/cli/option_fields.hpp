@@ -14,10 +14,10 @@
 
 namespace netprof::cli {
 
-template <typename T>
-struct is_optional : std::false_type {};
-template <typename T>
-struct is_optional<std::optional<T>> : std::true_type {};
+template <typename T> struct is_optional : std::false_type {
+};
+template <typename T> struct is_optional<std::optional<T>> : std::true_type {
+};
 
 template <typename Value>
 std::optional<Value> typed_value(const OptionValues& values, const OptionSpec& spec)
@@ -35,8 +35,7 @@ std::optional<Value> typed_value(const OptionValues& values, const OptionSpec& s
     return values.cpu_list(spec);
   } else {
     static_assert(std::is_same_v<Value, std::string>);
-    return std::holds_alternative<FilePath>(spec.rule) ? values.file_path(spec)
-                                                       : values.text(spec);
+    return std::holds_alternative<FilePath>(spec.rule) ? values.file_path(spec) : values.text(spec);
   }
 }
 

@@ -31,10 +31,9 @@ void check_payload(const RunConfig& config, const EndpointFacts& facts)
     throw UsageError("-s " + size + " exceeds the wire format's limit of " +
                      std::to_string(RecordLayout::max_payload_size) + " B");
   case LayoutStatus::too_small_for_records:
-    throw UsageError("--num-vars " + std::to_string(config.num_vars) +
-                     " needs a payload of at least " +
-                     std::to_string(RecordLayout::minimum_payload_size(config.num_vars)) +
-                     " B; -s is " + size);
+    throw UsageError(
+        "--num-vars " + std::to_string(config.num_vars) + " needs a payload of at least " +
+        std::to_string(RecordLayout::minimum_payload_size(config.num_vars)) + " B; -s is " + size);
   }
 }
 

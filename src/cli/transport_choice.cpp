@@ -27,8 +27,7 @@ std::string listed(const std::vector<std::string>& names)
 }
 
 // The one slot `picks` accepts; two are a conflict.
-template <typename Picks>
-TransportSlot* the_only(std::vector<TransportSlot>& slots, Picks&& picks)
+template <typename Picks> TransportSlot* the_only(std::vector<TransportSlot>& slots, Picks&& picks)
 {
   TransportSlot* found = nullptr;
   for (auto& slot : slots) {
@@ -89,9 +88,8 @@ void check_options_read(const TransportSlot& chosen, const std::vector<Transport
 {
   for (const GivenOption& option : values.in_order()) {
     const std::string& name = option.long_name;
-    const bool core_reads = std::any_of(core.begin(), core.end(), [&](const OptionGroup& group) {
-      return group.contains(name);
-    });
+    const bool core_reads = std::any_of(
+        core.begin(), core.end(), [&](const OptionGroup& group) { return group.contains(name); });
     if (core_reads || chosen.transport->reads_option(name)) {
       continue;
     }
@@ -119,8 +117,7 @@ std::vector<TransportSlot> make_transports(const TransportRegistry& registry)
 
 std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
                                             const OptionValues& values,
-                                            const std::vector<OptionGroup>& core,
-                                            RunConfig& config)
+                                            const std::vector<OptionGroup>& core, RunConfig& config)
 {
   for (auto& slot : slots) {
     slot.transport->set_option_values(values);

@@ -58,20 +58,21 @@ std::string transport_list_json(const TransportRegistry& registry, const OptionV
     const Transport& transport = *transports[i];
     const LocalPairArguments pair = transport.local_pair_arguments();
     const Transport::LoopbackArguments loopback = transport.loopback_arguments(subscribers);
-    list.push_back({{"name", registry.entries()[i].name},
-                    {"summary", registry.entries()[i].summary},
-                    {"options", options_read(transport, transports)},
-                    {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
-                    {"loopback",
-                     {{"publisher", loopback.publisher},
-                      {"subscribers", loopback.subscribers},
-                      {"files", loopback.files}}},
-                    {"needs_private_netns", transport.needs_private_netns()}});
+    list.push_back(
+        {{"name", registry.entries()[i].name},
+         {"summary", registry.entries()[i].summary},
+         {"options", options_read(transport, transports)},
+         {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
+         {"loopback",
+          {{"publisher", loopback.publisher},
+           {"subscribers", loopback.subscribers},
+           {"files", loopback.files}}},
+         {"needs_private_netns", transport.needs_private_netns()}});
   }
   const nlohmann::ordered_json document = {{"schema_version", 1},
-                                   {"version", NETPROF_VERSION},
-                                   {"wire_header_bytes", wire::header_size},
-                                   {"transports", list}};
+                                           {"version", NETPROF_VERSION},
+                                           {"wire_header_bytes", wire::header_size},
+                                           {"transports", list}};
   return document.dump(2) + "\n";
 }
 

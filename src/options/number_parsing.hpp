@@ -15,8 +15,7 @@ enum class NumberStatus {
   out_of_range // a well-formed number the target type cannot hold
 };
 
-template <typename T>
-struct ParsedNumber {
+template <typename T> struct ParsedNumber {
   NumberStatus status = NumberStatus::malformed;
   T value{};
 };

@@ -10,8 +10,7 @@ namespace netprof {
 namespace {
 
 // The rule of the kind a getter reads; asking for another kind is a mistake in the code.
-template <typename Rule>
-const Rule& rule_of(const OptionSpec& spec)
+template <typename Rule> const Rule& rule_of(const OptionSpec& spec)
 {
   const Rule* rule = std::get_if<Rule>(&spec.rule);
   if (rule == nullptr) {
@@ -94,9 +93,8 @@ bool OptionValues::given(std::string_view long_name) const noexcept
 
 const GivenOption* OptionValues::last(std::string_view long_name) const noexcept
 {
-  const auto found = std::find_if(m_given.rbegin(), m_given.rend(), [&](const GivenOption& o) {
-    return o.long_name == long_name;
-  });
+  const auto found = std::find_if(m_given.rbegin(), m_given.rend(),
+                                  [&](const GivenOption& o) { return o.long_name == long_name; });
   return found == m_given.rend() ? nullptr : &*found;
 }
 

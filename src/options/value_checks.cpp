@@ -85,10 +85,9 @@ std::uint64_t checked_whole_number(const OptionSpec& spec, const WholeNumber& ru
 double checked_real_number(const OptionSpec& spec, const RealNumber& rule, std::string_view text)
 {
   const auto parsed = parse_finite_double(text);
-  const bool in_range =
-      parsed.status == NumberStatus::ok &&
-      (rule.min_inclusive ? parsed.value >= rule.min : parsed.value > rule.min) &&
-      parsed.value <= rule.max;
+  const bool in_range = parsed.status == NumberStatus::ok &&
+                        (rule.min_inclusive ? parsed.value >= rule.min : parsed.value > rule.min) &&
+                        parsed.value <= rule.max;
   if (!in_range) {
     refuse(spec, text, "expected " + rule.expected);
   }

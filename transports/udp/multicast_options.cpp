@@ -1,7 +1,7 @@
 #include "multicast_options.hpp"
 
-#include "interfaces.hpp"
 #include "free_ports.hpp"
+#include "interfaces.hpp"
 #include "socket_address.hpp"
 
 #include <netprof/errors.hpp>
@@ -27,7 +27,8 @@ MulticastInterface find_interface(const std::string& value)
     if (by_address ? candidate.address.s_addr == wanted.s_addr : candidate.name == value) {
       return MulticastInterface{candidate.name, candidate.address, candidate.index};
     }
-    known += (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
+    known +=
+        (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
   }
   throw UsageError("bad --mc-interface value '" + value +
                    "': no interface has this address or name (these do: " +
@@ -90,7 +91,8 @@ MulticastSettings parse_multicast(const OptionValues& values)
   }
   settings.ttl = static_cast<int>(*values.whole_number(options["mc-ttl"]));
   settings.loopback = *values.choice(options["mc-loopback"]) == on;
-  if (const auto interface = values.text(options["mc-interface"]); interface && !interface->empty()) {
+  if (const auto interface = values.text(options["mc-interface"]);
+      interface && !interface->empty()) {
     settings.interface = find_interface(*interface);
   }
   return settings;
@@ -105,9 +107,9 @@ std::vector<std::string> multicast_pair_arguments(const OptionValues& values)
   // MADARA's group on a port nobody uses, sent and joined on lo: the pair's traffic stays on
   // this host and away from any real MADARA traffic on the default port.
   const std::string group = default_multicast_group;
-  std::vector<std::string> arguments = {
-      "-m", group.substr(0, group.rfind(':') + 1) +
-                std::to_string(pick_free_loopback_ports(1).front())};
+  std::vector<std::string> arguments = {"-m",
+                                        group.substr(0, group.rfind(':') + 1) +
+                                            std::to_string(pick_free_loopback_ports(1).front())};
   if (!values.given("mc-ttl")) {
     arguments.insert(arguments.end(), {"--mc-ttl", "0"});
   }

@@ -40,9 +40,9 @@ public:
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
-    return std::make_unique<udp::UdpEndpoint>(udp::open_multicast(udp::parse_multicast(option_values())),
-                                              udp::parse_tuning(option_values()),
-                                              request.queue_length_bytes);
+    return std::make_unique<udp::UdpEndpoint>(
+        udp::open_multicast(udp::parse_multicast(option_values())),
+        udp::parse_tuning(option_values()), request.queue_length_bytes);
   }
 
   // Every process joins the same group.

@@ -75,10 +75,9 @@ public:
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const UdpAddresses addresses = parse(request.role);
-    return std::make_unique<udp::UdpEndpoint>(udp::open_unicast(addresses.own, addresses.peers,
-                                                                request.role),
-                                              udp::parse_tuning(option_values()),
-                                              request.queue_length_bytes);
+    return std::make_unique<udp::UdpEndpoint>(
+        udp::open_unicast(addresses.own, addresses.peers, request.role),
+        udp::parse_tuning(option_values()), request.queue_length_bytes);
   }
 
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override

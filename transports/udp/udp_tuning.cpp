@@ -38,8 +38,7 @@ const OptionGroup& tuning_options()
                       std::to_string(default_max_message_cap) +
                       " (16 MiB + 64 KiB); reassembling, " +
                       std::to_string(default_max_message_cap)),
-       OptionSpec("fragment-size", "BYTES",
-                  WholeNumber{min_fragment_payload, max_fragment_payload},
+       OptionSpec("fragment-size", "BYTES", WholeNumber{min_fragment_payload, max_fragment_payload},
                   "every UDP mode: a larger message is split into fragments of this many bytes, "
                   "each sent with a " +
                       std::to_string(fragment_header_size) + "-byte header (" +

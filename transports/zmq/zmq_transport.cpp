@@ -142,10 +142,7 @@ public:
 private:
   // Parsed again by open() rather than cached by validate(): validate() is const, and
   // resolving twice at setup costs nothing that matters.
-  std::vector<std::string> endpoints() const
-  {
-    return option_values().texts(zmq_options()["zmq"]);
-  }
+  std::vector<std::string> endpoints() const { return option_values().texts(zmq_options()["zmq"]); }
 
   ZmqAddresses parse() const
   {
@@ -227,8 +224,7 @@ private:
   {
     if (publisher.scheme == Scheme::ipc) {
       const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
-      return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*",
-                                   Use::bind);
+      return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);
     }
     const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
     return zeromq::parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*",

@@ -24,13 +24,37 @@ ParsedCommandLine parse(const std::vector<std::string>& args)
   return parse_command_line(static_cast<int>(argv.size()), argv.data(), registry);
 }
 
-const std::vector<std::string> unusual_settings = {
-    "--local-pair", "-s",        "777",  "-q",        "123456",    "-t",
-    "2.25",         "--send-hz", "1234.5", "--num-vars", "3",       "--wait",
-    "7.5",          "--warmup-time", "0.125", "--mode", "ping-pong", "--probe-hz",
-    "99",           "--probe-timeout", "0.3", "--idle-timeout", "4.5", "--wait-strategy",
-    "spin",         "--max-loss", "0.5", "--cpu",     "0,1",       "--udp-batch",
-    "4"};
+const std::vector<std::string> unusual_settings = {"--local-pair",
+                                                   "-s",
+                                                   "777",
+                                                   "-q",
+                                                   "123456",
+                                                   "-t",
+                                                   "2.25",
+                                                   "--send-hz",
+                                                   "1234.5",
+                                                   "--num-vars",
+                                                   "3",
+                                                   "--wait",
+                                                   "7.5",
+                                                   "--warmup-time",
+                                                   "0.125",
+                                                   "--mode",
+                                                   "ping-pong",
+                                                   "--probe-hz",
+                                                   "99",
+                                                   "--probe-timeout",
+                                                   "0.3",
+                                                   "--idle-timeout",
+                                                   "4.5",
+                                                   "--wait-strategy",
+                                                   "spin",
+                                                   "--max-loss",
+                                                   "0.5",
+                                                   "--cpu",
+                                                   "0,1",
+                                                   "--udp-batch",
+                                                   "4"};
 
 const std::vector<std::string> udp_publisher = {"-u", "127.0.0.1:40000"};
 const std::vector<std::string> udp_subscriber = {"-u", "127.0.0.1:40001", "-u", "127.0.0.1:40000"};
@@ -38,10 +62,9 @@ const std::vector<std::string> udp_subscriber = {"-u", "127.0.0.1:40001", "-u", 
 std::vector<std::string> child(const ParsedCommandLine& parent, Role role)
 {
   const bool publisher = role == Role::publisher;
-  return local_pair_role_arguments(role,
-                                   publisher ? parent.local_pair_options.publisher
-                                             : parent.local_pair_options.subscriber,
-                                   publisher ? udp_publisher : udp_subscriber);
+  return local_pair_role_arguments(
+      role, publisher ? parent.local_pair_options.publisher : parent.local_pair_options.subscriber,
+      publisher ? udp_publisher : udp_subscriber);
 }
 
 bool has(const std::vector<std::string>& args, const std::string& token)

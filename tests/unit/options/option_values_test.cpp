@@ -36,8 +36,7 @@ OptionValues parsed(const Arguments& arguments)
   return parse_options(arguments, {&sample()});
 }
 
-template <typename Action>
-std::string refusal(Action&& action)
+template <typename Action> std::string refusal(Action&& action)
 {
   try {
     action();
@@ -51,7 +50,9 @@ TEST(ParseOptions, RefusesWhatIsNoOptionInOneLine)
 {
   EXPECT_EQ(refusal([] { parsed({"--bogus"}); }), "unknown option '--bogus' (see --help)");
   EXPECT_EQ(refusal([] { parsed({"--count"}); }), "option '--count' needs a value");
-  EXPECT_EQ(refusal([] { parsed({"--name", "a", "--name", "b"}); }),
+  EXPECT_EQ(refusal([] {
+              parsed({"--name", "a", "--name", "b"});
+            }),
             "option '--name' given more than once");
   EXPECT_EQ(refusal([] { parsed({"stray"}); }), "unexpected argument 'stray'");
   EXPECT_EQ(refusal([] { parsed({"--rate", "--verbose"}); }), "option '--rate' needs a value");
@@ -75,18 +76,29 @@ TEST(OptionValues, GivenValueElseImplicitElseDefault)
 TEST(OptionValues, EachKindRefusesInTheSharedWording)
 {
   const OptionGroup& options = sample();
-  EXPECT_EQ(refusal([&] { parsed({"-c", "11"}).whole_number(options["count"]); }),
+  EXPECT_EQ(refusal([&] {
+              parsed({"-c", "11"}).whole_number(options["count"]);
+            }),
             "invalid value '11' for --count: expected a whole number from 1 to 10");
-  EXPECT_EQ(refusal([&] { parsed({"--limit", "101"}).whole_number(options["limit"]); }),
+  EXPECT_EQ(refusal([&] {
+              parsed({"--limit", "101"}).whole_number(options["limit"]);
+            }),
             "invalid value '101' for --limit: too large (at most 100)");
-  EXPECT_EQ(refusal([&] { parsed({"--limit", "-1"}).whole_number(options["limit"]); }),
+  EXPECT_EQ(refusal([&] {
+              parsed({"--limit", "-1"}).whole_number(options["limit"]);
+            }),
             "invalid value '-1' for --limit: expected a whole number from 0 to 100");
-  EXPECT_EQ(refusal([&] { parsed({"--rate", "0"}).real_number(options["rate"]); }),
+  EXPECT_EQ(refusal([&] {
+              parsed({"--rate", "0"}).real_number(options["rate"]);
+            }),
             "invalid value '0' for --rate: expected a rate > 0, at most 1000");
-  EXPECT_EQ(refusal([&] { parsed({"--colour", "green"}).choice(options["colour"]); }),
+  EXPECT_EQ(refusal([&] {
+              parsed({"--colour", "green"}).choice(options["colour"]);
+            }),
             "invalid value 'green' for --colour: expected red or blue");
-  EXPECT_EQ(refusal([&] { parsed({"--pin", "0,x"}).cpu_list(options["pin"]); })
-                .rfind("invalid value '0,x' for --pin: expected comma-separated CPU numbers", 0),
+  EXPECT_EQ(refusal([&] {
+              parsed({"--pin", "0,x"}).cpu_list(options["pin"]);
+            }).rfind("invalid value '0,x' for --pin: expected comma-separated CPU numbers", 0),
             0u);
 }
 
