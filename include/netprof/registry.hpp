@@ -7,6 +7,7 @@
 #include <netprof/options.hpp>
 #include <netprof/transport.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -30,9 +31,14 @@ public:
   // after parsing and before selected(); until then the transport sees only defaults.
   void set_option_values(OptionValues values) { m_values = std::move(values); }
 
-  // True when the user gave an option that selects this transport (e.g. -u for udp, or
-  // --mc-ttl for multicast).
-  virtual bool selected() const = 0;
+  // True when the user gave an option that selects this transport: by default any option of
+  // its own group (-m or --mc-ttl for multicast, --zmq-nodrop for zmq).
+  virtual bool selected() const
+  {
+    const std::vector<OptionSpec>& own = options().options;
+    return std::any_of(own.begin(), own.end(),
+                       [&](const OptionSpec& spec) { return m_values.given(spec.long_name); });
+  }
 
   // True when the user gave the option that names this transport (-m for multicast), not just
   // one of its settings (--mc-ttl). A transport named beside another one is a conflict; one

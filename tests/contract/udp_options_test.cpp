@@ -267,7 +267,7 @@ TEST(UdpFamily, OnlyMNamesMulticastThoughAnyMcOptionSelectsIt)
 TEST(MulticastOptions, WithoutMUsesMadarasGroupAndIsNotSelected)
 {
   const OptionValues nothing = multicast_values({});
-  EXPECT_FALSE(udp::multicast_selected(nothing));
+  EXPECT_FALSE(Family().multicast->selected());
   EXPECT_FALSE(udp::group_given(nothing));
   const udp::MulticastSettings settings = udp::parse_multicast(nothing);
   EXPECT_EQ(udp::to_string(settings.group.sin_addr), "239.255.0.1");
@@ -282,7 +282,9 @@ TEST(MulticastOptions, AnyMcOptionSelectsMulticast)
   for (const Arguments& arguments : {Arguments{"-m", "239.0.0.1:1"}, Arguments{"--mc-ttl", "2"},
                                      Arguments{"--mc-loopback", "off"},
                                      Arguments{"--mc-interface", "lo"}}) {
-    EXPECT_TRUE(udp::multicast_selected(multicast_values(arguments))) << arguments[0];
+    Family family;
+    family.give(arguments);
+    EXPECT_TRUE(family.multicast->selected()) << arguments[0];
   }
 }
 

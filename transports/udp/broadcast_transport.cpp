@@ -38,8 +38,6 @@ class BroadcastTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return broadcast_options(); }
 
-  bool selected() const override { return option_values().given("broadcast"); }
-
   // The options every UDP mode shares are shown in the udp entry's group.
   bool reads_option(const std::string& long_name) const override
   {

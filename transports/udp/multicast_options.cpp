@@ -8,8 +8,6 @@
 
 #include <arpa/inet.h>
 
-#include <algorithm>
-
 namespace netprof::udp {
 
 namespace {
@@ -65,13 +63,6 @@ bool group_given(const OptionValues& values)
 {
   const auto group = values.text(multicast_options()["multicast"]);
   return group && !group->empty();
-}
-
-bool multicast_selected(const OptionValues& values)
-{
-  const OptionGroup& options = multicast_options();
-  return std::any_of(options.options.begin(), options.options.end(),
-                     [&](const OptionSpec& spec) { return values.given(spec.long_name); });
 }
 
 MulticastSettings parse_multicast(const OptionValues& values)

@@ -35,9 +35,6 @@ const OptionGroup& multicast_options();
 // -m given, with a group (without one the transport uses MADARA's).
 bool group_given(const OptionValues& values);
 
-// -m or any --mc-* option given on the command line.
-bool multicast_selected(const OptionValues& values);
-
 // Throws UsageError: not a multicast group, port 0, an unknown interface, a bad TTL...
 MulticastSettings parse_multicast(const OptionValues& values);
 

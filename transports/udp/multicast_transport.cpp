@@ -18,11 +18,9 @@ class MulticastTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return udp::multicast_options(); }
 
-  // Any --mc-* option selects multicast, so that `--mc-ttl 0` alone still means MADARA's group.
-  bool selected() const override { return udp::multicast_selected(option_values()); }
-
-  // Only -m names it: -b with --mc-ttl is broadcast given an option it does not read, not two
-  // transports.
+  // Any --mc-* option selects multicast (the default selected()), so that `--mc-ttl 0` alone
+  // still means MADARA's group. Only -m names it: -b with --mc-ttl is broadcast given an option it
+  // does not read, not two transports.
   bool named() const override { return option_values().given("multicast"); }
 
   // The options every UDP mode shares are shown in the udp entry's group.

@@ -55,6 +55,7 @@ class UdpTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return unicast_options(); }
 
+  // Only -u: the options every UDP mode shares, shown in this group, select none of them.
   bool selected() const override { return option_values().given("udp"); }
 
   void validate(Role role) const override

@@ -71,13 +71,7 @@ class ZmqTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return zmq_options(); }
 
-  bool selected() const override
-  {
-    const OptionValues& given = option_values();
-    return named() || given.given("zmq-io-threads") || given.given("zmq-zero-copy") ||
-           given.given("zmq-nodrop");
-  }
-
+  // Any of its options selects it (the default selected()); only --zmq names it.
   bool named() const override { return option_values().given("zmq"); }
 
   void validate(Role role) const override
