@@ -21,8 +21,7 @@ HelloDecision Membership::on_hello(std::uint32_t id, std::uint32_t instance,
 {
   HelloDecision decision = HelloDecision::acknowledge;
   Member* member = find(id);
-  if (member != nullptr && instance != 0 && member->instance != 0 &&
-      instance != member->instance) {
+  if (member != nullptr && instance != 0 && member->instance != 0 && instance != member->instance) {
     if (instance == member->retired_instance)
       return HelloDecision::reject; // still in flight from a process a restart replaced
     // Another process names a known id: a restart, or a forgery. Not believed yet (Candidate);
@@ -43,8 +42,7 @@ HelloDecision Membership::on_hello(std::uint32_t id, std::uint32_t instance,
   return decision;
 }
 
-ProofDecision Membership::on_unusual_proof(Member* member, std::uint32_t id,
-                                           std::uint32_t instance,
+ProofDecision Membership::on_unusual_proof(Member* member, std::uint32_t id, std::uint32_t instance,
                                            Clock::time_point now) noexcept
 {
   ProofDecision decision;
@@ -129,8 +127,7 @@ Candidate* Membership::find_candidate(std::uint32_t id, std::uint32_t instance) 
 }
 
 HelloDecision Membership::note_candidate(std::uint32_t id, std::uint32_t instance,
-                                         std::uint64_t probes_sent,
-                                         Clock::time_point now) noexcept
+                                         std::uint64_t probes_sent, Clock::time_point now) noexcept
 {
   if (Candidate* known = find_candidate(id, instance)) {
     ++known->hellos;
@@ -142,10 +139,9 @@ HelloDecision Membership::note_candidate(std::uint32_t id, std::uint32_t instanc
     slot = &m_candidates.emplace_back(); // reserved: never allocates
   } else {
     // Full (a flood): the one heard least recently gives way, its hellos counted as rejected.
-    slot = &*std::min_element(m_candidates.begin(), m_candidates.end(),
-                              [](const Candidate& a, const Candidate& b) {
-                                return a.last_heard < b.last_heard;
-                              });
+    slot = &*std::min_element(
+        m_candidates.begin(), m_candidates.end(),
+        [](const Candidate& a, const Candidate& b) { return a.last_heard < b.last_heard; });
     m_evicted_hellos += slot->hellos;
   }
   *slot = Candidate{id, instance, 1, probes_sent, !m_admission_open, now, now};

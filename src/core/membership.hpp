@@ -131,8 +131,8 @@ private:
   Member* admit_candidate(std::uint32_t id, std::uint32_t instance) noexcept;
   void follow_restart(Member& member, std::uint32_t instance, Clock::time_point now) noexcept;
   Candidate* find_candidate(std::uint32_t id, std::uint32_t instance) noexcept;
-  HelloDecision note_candidate(std::uint32_t id, std::uint32_t instance,
-                               std::uint64_t probes_sent, Clock::time_point now) noexcept;
+  HelloDecision note_candidate(std::uint32_t id, std::uint32_t instance, std::uint64_t probes_sent,
+                               Clock::time_point now) noexcept;
   void forget(const Candidate& candidate) noexcept;
 
   std::size_t m_admission_cap;

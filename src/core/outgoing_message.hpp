@@ -13,10 +13,7 @@ namespace netprof {
 // A message buffer allocated once at setup; the loops only rewrite its header.
 class OutgoingMessage {
 public:
-  explicit OutgoingMessage(std::size_t payload_size)
-      : m_bytes(wire::header_size + payload_size)
-  {
-  }
+  explicit OutgoingMessage(std::size_t payload_size) : m_bytes(wire::header_size + payload_size) {}
 
   std::span<std::byte> payload() noexcept
   {

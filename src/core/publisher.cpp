@@ -84,6 +84,15 @@ private:
   bool m_transport_failed = false;
 };
 
+} // namespace
+
+RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                         LiveCounters& live)
+{
+  return Publisher(config, endpoint, stop, live).run();
+}
+
+
 void Publisher::on_message(std::span<const std::byte> message) noexcept
 {
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
@@ -126,8 +135,8 @@ Reply Publisher::on_hello(const wire::Header& header, Clock::time_point now) noe
 {
   if (header.run_id != 0 && header.run_id != m_run_id)
     return Reply::rejection();
-  switch (m_members.on_hello(header.sender_id, wire::instance_tag(header),
-                             m_sender.probes_sent(), now)) {
+  switch (m_members.on_hello(header.sender_id, wire::instance_tag(header), m_sender.probes_sent(),
+                             now)) {
   case HelloDecision::reject:
     return Reply::rejection();
   case HelloDecision::acknowledge:
@@ -162,8 +171,7 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
   const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
   if (proof.member == nullptr)
     return Reply::rejection();
-  ResultCollection::record(*proof.member, counters,
-                           (header.flags & wire::flags::departing) != 0);
+  ResultCollection::record(*proof.member, counters, (header.flags & wire::flags::departing) != 0);
   return Reply::answering(wire::MessageKind::final_ack, proof.adopt_sender);
 }
 
@@ -182,8 +190,8 @@ RoleResult Publisher::run()
 {
   if (!wait_for_subscribers())
     return make_result(false);
-  const bool warmup_wanted = m_config.warmup_count ? *m_config.warmup_count > 0
-                                                   : m_config.warmup_seconds > 0;
+  const bool warmup_wanted =
+      m_config.warmup_count ? *m_config.warmup_count > 0 : m_config.warmup_seconds > 0;
   bool ok = !warmup_wanted || m_sender.run_phase(true);
   if (ok && !m_stop.requested())
     ok = m_sender.run_phase(false);
@@ -221,7 +229,6 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   apply_verdict(publisher_verdict(facts, m_config), result);
   RunReport& report = result.report;
   report.run_id = m_run_id;
-  report.interrupted = facts.interrupted;
   report.messages_sent = facts.messages_sent;
   report.probes_sent = facts.probes_sent;
   report.echoes_received = facts.echoes;
@@ -235,15 +242,6 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.measured_seconds = facts.measured_seconds;
   report.subscribers = std::move(facts.subscribers);
   return result;
-}
-
-} // namespace
-
-RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                         LiveCounters& live)
-{
-  Publisher publisher(config, endpoint, stop, live);
-  return publisher.run();
 }
 
 } // namespace netprof

@@ -30,9 +30,8 @@ bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
   m_collecting = true;
   m_sent = sent;
   const auto start = Clock::now();
-  const auto deadline =
-      start + (m_stop.requested() ? Nanoseconds(end_collection_time_interrupted)
-                                  : Nanoseconds(end_collection_time));
+  const auto deadline = start + (m_stop.requested() ? Nanoseconds(end_collection_time_interrupted)
+                                                    : Nanoseconds(end_collection_time));
   // Collecting goes on after a stop request: an interrupted publisher still ends the test.
   const StopFlag never_stop;
   Waiter waiter(m_endpoint, m_sink, m_config.wait_strategy, never_stop);

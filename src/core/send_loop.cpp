@@ -40,8 +40,8 @@ private:
 } // namespace
 
 SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
-                   const StopFlag& stop, LiveCounters& live, Membership& members,
-                   EchoTimer& echoes, std::uint64_t run_id)
+                   const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
+                   std::uint64_t run_id)
     : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
       m_members(members), m_echoes(echoes), m_run_id(run_id),
       m_ping_pong(config.mode == Mode::ping_pong),
@@ -174,8 +174,8 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now,
 
 bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
 {
-  const bool ok = m_waiter.wait_until(
-      deadline, [&] { return m_echoes.current_echoes() >= m_members.size(); });
+  const bool ok =
+      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= m_members.size(); });
   m_echoes.stop_awaiting();
   return ok;
 }

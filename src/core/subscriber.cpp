@@ -74,6 +74,15 @@ private:
   std::uint64_t m_rejected = 0; // over the whole process
 };
 
+} // namespace
+
+RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                          LiveCounters& live)
+{
+  return Subscriber(config, endpoint, stop, live).run();
+}
+
+
 void Subscriber::on_message(std::span<const std::byte> message) noexcept
 {
   wire::Header header;
@@ -168,11 +177,11 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
     ++m_rejected;
   }
   if ((header.flags & wire::flags::warmup) != 0) {
-    ++run.warmup_received; // its probes were echoed too, to warm the echo path
+    ++run.tally.warmup_received; // its probes were echoed too, to warm the echo path
     return;
   }
   if ((header.flags & wire::flags::probe) != 0)
-    ++run.probes_echoed;
+    ++run.tally.probes_echoed;
   if (run.sequences.received() == 0) {
     run.first_measured = now;
     run.first_sequence = header.sequence;
@@ -183,9 +192,9 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
   const DeliveryFacts delivery = m_endpoint.last_delivery();
-  run.datagrams += delivery.datagrams;
-  run.payload_bytes += header.payload_length;
-  run.wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
+  run.tally.datagrams += delivery.datagrams;
+  run.tally.payload_bytes += header.payload_length;
+  run.tally.wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
 
   if (header.record_count > 0) {
     if (!run.records) {
@@ -208,7 +217,7 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
     if (found < 0)
       ++m_rejected;
     else
-      run.records_decoded += static_cast<std::uint64_t>(found);
+      run.tally.records_decoded += static_cast<std::uint64_t>(found);
   }
 }
 
@@ -340,22 +349,12 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   apply_verdict(subscriber_verdict(facts, m_config), result);
   RunReport& report = result.report;
   report.run_id = run.run_id;
-  report.interrupted = facts.interrupted;
   report.end_received = run.end_received;
   report.ended_by = facts.ended_by;
   report.rejected = m_rejected;
   report.self = facts.self;
   report.abandoned_runs = std::move(facts.abandoned_runs);
   return result;
-}
-
-} // namespace
-
-RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                          LiveCounters& live)
-{
-  Subscriber subscriber(config, endpoint, stop, live);
-  return subscriber.run();
 }
 
 } // namespace netprof

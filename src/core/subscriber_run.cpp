@@ -19,21 +19,15 @@ constexpr auto seek_after = std::chrono::milliseconds(500);
 
 wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const noexcept
 {
-  wire::SubscriberCounters c;
+  wire::SubscriberCounters c = tally;
   c.received = sequences.received();
   c.unique = sequences.unique();
   c.duplicates = sequences.duplicates();
   c.out_of_order = sequences.out_of_order();
   c.gaps = sequences.gaps();
-  c.datagrams = datagrams;
-  c.payload_bytes = payload_bytes;
-  c.wire_bytes = wire_bytes;
   c.first_to_last_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<Nanoseconds>(last_measured - first_measured).count());
-  c.probes_echoed = probes_echoed;
   c.rejected = rejected;
-  c.warmup_received = warmup_received;
-  c.records_decoded = records_decoded;
   return c;
 }
 
@@ -41,11 +35,11 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
                                         std::optional<std::uint64_t> sent) const
 {
   SubscriberResult self = subscriber_result(id, counters(rejected), sent);
-  self.probes_sent = probes_echoed;
-  self.echoes = probes_echoed;
+  self.probes_sent = tally.probes_echoed;
+  self.echoes = tally.probes_echoed;
   // Its first measured message was not the publisher's first, and no warm-up came before it:
   // it joined after the measured phase began (or the first messages were lost).
-  self.joined_late = sequences.received() > 0 && first_sequence > 0 && warmup_received == 0;
+  self.joined_late = sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;
   return self;
 }
 

@@ -34,12 +34,9 @@ struct SubscriberRun {
   Clock::time_point last_measured{};
   SequenceTracker sequences;
   std::unique_ptr<RecordReader> records;
-  std::uint64_t datagrams = 0;
-  std::uint64_t payload_bytes = 0;
-  std::uint64_t wire_bytes = 0;
-  std::uint64_t probes_echoed = 0;
-  std::uint64_t warmup_received = 0;
-  std::uint64_t records_decoded = 0;
+  // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
+  // sequence counts, the span and `rejected` are filled in by counters().
+  wire::SubscriberCounters tally;
 
   // The counters the subscriber sends back; `rejected` counts over the whole process.
   wire::SubscriberCounters counters(std::uint64_t rejected) const noexcept;

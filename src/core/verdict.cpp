@@ -10,6 +10,7 @@ namespace {
 // otherwise any problem fails it with the status its kind of failure calls for.
 void conclude(Verdict& verdict, bool interrupted, ExitStatus failure)
 {
+  verdict.interrupted = interrupted;
   verdict.success = verdict.problems.empty() && !interrupted;
   if (interrupted)
     verdict.status = ExitStatus::interrupted;
@@ -29,8 +30,8 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
     verdict.problems.push_back(subject + format_percent(loss_percent(figures)) +
                                " (more than --max-loss " + format_number(*max_loss) + "%)");
   else
-    verdict.warnings.push_back(subject + format_count(figures.lost) + " of " +
-                               format_count(sent) + " messages");
+    verdict.warnings.push_back(subject + format_count(figures.lost) + " of " + format_count(sent) +
+                               " messages");
 }
 
 // Says when a subscriber without final counters was last heard, which tells a process that
@@ -71,8 +72,7 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
 }
 
 // How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
-ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
-                        Verdict& verdict)
+ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
 {
   switch (facts.ended_by) {
   case RunEnding::no_publisher:
@@ -85,8 +85,7 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
         facts.data_started
             ? "the publisher went silent before the end of the test (killed?): nothing for "
               "--idle-timeout " +
-                  format_number(criteria.idle_timeout_seconds) +
-                  " s, so these figures are partial"
+                  format_number(criteria.idle_timeout_seconds) + " s, so these figures are partial"
             : "the publisher acknowledged us but never started sending");
     return ExitStatus::failed;
   case RunEnding::transport_failed:
@@ -107,8 +106,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   if (!facts.subscribers_arrived) {
     verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
                                std::to_string(criteria.subscribers) + " subscriber(s); " +
-                               std::to_string(facts.subscribers.size()) +
-                               " announced themselves");
+                               std::to_string(facts.subscribers.size()) + " announced themselves");
   } else {
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");
@@ -164,6 +162,7 @@ void apply_verdict(Verdict verdict, RoleResult& result)
   result.report.problems = std::move(verdict.problems);
   result.report.warnings = std::move(verdict.warnings);
   result.report.success = verdict.success;
+  result.report.interrupted = verdict.interrupted;
   result.status = verdict.status;
 }
 

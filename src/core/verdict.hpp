@@ -31,9 +31,9 @@ struct PublisherFacts {
 struct SubscriberFacts {
   bool interrupted = false;
   RunEnding ended_by = RunEnding::end;
-  bool data_started = false;  // any data (warm-up included) of this run arrived
-  bool end_received = false;  // an END stands
-  bool end_confirmed = false; // the publisher acknowledged the counters sent for it
+  bool data_started = false;          // any data (warm-up included) of this run arrived
+  bool end_received = false;          // an END stands
+  bool end_confirmed = false;         // the publisher acknowledged the counters sent for it
   std::uint64_t publisher_sent = 0;   // the END's count, while end_received
   std::uint64_t first_sequence = 0;   // of the first measured message received
   std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
@@ -47,6 +47,7 @@ struct Verdict {
   std::vector<std::string> problems; // why the test failed, one line each
   std::vector<std::string> warnings; // did not fail it, but the user should know
   bool success = false;
+  bool interrupted = false; // the report is partial
   ExitStatus status = ExitStatus::passed;
 };
 
@@ -54,7 +55,8 @@ struct Verdict {
 Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
 Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
 
-// Writes the verdict into the role's report and status.
+// Writes the verdict into the role's report (problems, warnings, success, interrupted) and
+// status.
 void apply_verdict(Verdict verdict, RoleResult& result);
 
 } // namespace netprof
