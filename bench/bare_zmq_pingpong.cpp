@@ -1,7 +1,7 @@
 // The floor netprof's ZeroMQ ping-pong is compared against: the leanest honest round trip
 // over ZeroMQ between two processes, with cppzmq and no netprof code. By default it uses the
 // sockets netprof's zmq transport uses (an XPUB bound by the pinger, an XSUB that connects,
-// subscribes to everything and echoes upstream), so the ratio printed by scripts/bench_zmq.sh
+// subscribes to everything and echoes upstream), so the ratio printed by scripts/bench/bench_zmq.sh
 // is netprof's own cost; --pattern pair shows what a PAIR socket would give instead.
 //
 //   bare_zmq_pingpong [--size BYTES] [--iterations N] [--warmup N] [--wait block|spin]

@@ -2,7 +2,7 @@
 // fast as ZeroMQ takes them, one receiver counting them, with cppzmq and no netprof code. By
 // default it uses netprof's sockets (XPUB bound by the sender, XSUB connected by the
 // receiver; the XPUB drops at its high-water mark like netprof's), so the ratio printed by
-// scripts/bench_zmq.sh is netprof's own cost; --pattern push-pull shows a lossless PUSH/PULL
+// scripts/bench/bench_zmq.sh is netprof's own cost; --pattern push-pull shows a lossless PUSH/PULL
 // blast instead.
 //
 //   bare_zmq_stream [--size BYTES] [--seconds S] [--warmup S] [--hwm N] [--buffer BYTES]

@@ -12,7 +12,7 @@ import struct
 import time
 import unittest
 
-from netprof_harness import NetprofTestCase
+from netprof_test_case import NetprofTestCase
 
 # A modest rate that a loaded 2-core machine carries without loss.
 MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]

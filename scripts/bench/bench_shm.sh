@@ -9,7 +9,7 @@
 # messages. Prints figures and ratios; a missed target is reported, never an error: the exit
 # status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B]
+#   scripts/bench/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
 # docs/transport-shm.md for how to read the output.

@@ -5,7 +5,7 @@
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   scripts/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS] [--cpu A,B]
+#   scripts/bench/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS] [--cpu A,B]
 #                        [--wait block|spin]
 #
 # Every measurement is repeated --repeat times (3), the runs of the baseline and of netprof
