@@ -92,7 +92,6 @@ RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const Stop
   return Publisher(config, endpoint, stop, live).run();
 }
 
-
 void Publisher::on_message(std::span<const std::byte> message) noexcept
 {
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.

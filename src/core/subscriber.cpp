@@ -82,7 +82,6 @@ RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const Sto
   return Subscriber(config, endpoint, stop, live).run();
 }
 
-
 void Subscriber::on_message(std::span<const std::byte> message) noexcept
 {
   wire::Header header;
