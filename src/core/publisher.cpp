@@ -59,7 +59,7 @@ public:
   }
 
   RoleResult run();
-  void on_message(std::span<const std::byte> message) noexcept override;
+  void on_message(const Delivery& delivery) noexcept override;
 
 private:
   bool wait_for_subscribers();
@@ -92,12 +92,12 @@ RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const Stop
   return Publisher(config, endpoint, stop, live).run();
 }
 
-void Publisher::on_message(std::span<const std::byte> message) noexcept
+void Publisher::on_message(const Delivery& delivery) noexcept
 {
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
   const auto arrived = Clock::now();
   wire::Header header;
-  if (wire::decode_header(message, header) != wire::DecodeError::none) {
+  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
@@ -117,7 +117,7 @@ void Publisher::on_message(std::span<const std::byte> message) noexcept
     reply = on_echo(header, arrived);
     break;
   case wire::MessageKind::final_counters:
-    reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
+    reply = on_final_counters(header, delivery.bytes.subspan(wire::header_size), arrived);
     break;
   default:
     break;
@@ -125,7 +125,7 @@ void Publisher::on_message(std::span<const std::byte> message) noexcept
   if (reply.rejected)
     ++m_rejected;
   if (reply.adopt_sender)
-    m_endpoint.add_peer_from_last_message();
+    m_endpoint.adopt_peer(delivery.sender);
   if (reply.answer)
     m_control.send(*reply.answer, header.sender_id);
 }

@@ -183,13 +183,13 @@ bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
 bool SendLoop::send_with_retry(std::span<const std::byte> message) noexcept
 {
   // The first attempt reads no clock: it sits between the probe's stamp and its send.
-  SendResult result = m_endpoint.send(message);
+  SendResult result = m_endpoint.send_announced(message);
   if (result == SendResult::sent)
     return true;
   // A back-pressured transport is waited on, draining the back channel meanwhile, but never
   // forever: a stuck peer must not hang the publisher.
   const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
-  for (;; result = m_endpoint.send(message)) {
+  for (;; result = m_endpoint.send_announced(message)) {
     if (result == SendResult::sent)
       return true;
     if (result == SendResult::failed || m_stop.requested() || Clock::now() >= give_up)

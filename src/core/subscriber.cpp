@@ -45,11 +45,11 @@ public:
   }
 
   RoleResult run();
-  void on_message(std::span<const std::byte> message) noexcept override;
+  void on_message(const Delivery& delivery) noexcept override;
 
 private:
   bool take_run(const wire::Header& header) noexcept;
-  void on_data(const wire::Header& header, std::span<const std::byte> message,
+  void on_data(const wire::Header& header, const Delivery& delivery,
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
   void echo(const wire::Header& probe) noexcept;
@@ -82,10 +82,10 @@ RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const Sto
   return Subscriber(config, endpoint, stop, live).run();
 }
 
-void Subscriber::on_message(std::span<const std::byte> message) noexcept
+void Subscriber::on_message(const Delivery& delivery) noexcept
 {
   wire::Header header;
-  if (wire::decode_header(message, header) != wire::DecodeError::none) {
+  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
@@ -110,7 +110,7 @@ void Subscriber::on_message(std::span<const std::byte> message) noexcept
       run.acknowledged = true;
     break;
   case wire::MessageKind::data:
-    on_data(header, message, now);
+    on_data(header, delivery, now);
     break;
   case wire::MessageKind::end:
     on_end(header, now);
@@ -161,7 +161,7 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
   return true;
 }
 
-void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> message,
+void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
                          Clock::time_point now) noexcept
 {
   SubscriberRun& run = *m_run;
@@ -190,10 +190,9 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
   run.last_measured = now;
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
-  const DeliveryFacts delivery = m_endpoint.last_delivery();
   run.tally.datagrams += delivery.datagrams;
   run.tally.payload_bytes += header.payload_length;
-  run.tally.wire_bytes += delivery.wire_bytes != 0 ? delivery.wire_bytes : message.size();
+  run.tally.wire_bytes += delivery.wire_bytes;
 
   if (header.record_count > 0) {
     if (!run.records) {
@@ -212,7 +211,7 @@ void Subscriber::on_data(const wire::Header& header, std::span<const std::byte> 
       }
     }
     const std::int64_t found =
-        run.records->read(message.subspan(wire::header_size), header.record_count);
+        run.records->read(delivery.bytes.subspan(wire::header_size), header.record_count);
     if (found < 0)
       ++m_rejected;
     else
