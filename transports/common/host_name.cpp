@@ -1,6 +1,9 @@
 #include "host_name.hpp"
 
+#include <netprof/errors.hpp>
+
 #include <algorithm>
+#include <string>
 
 namespace netprof::transport_common {
 
@@ -42,6 +45,17 @@ bool is_host_name(std::string_view host) noexcept
     label_start = dot + 1;
   }
   return true;
+}
+
+void throw_bad_address(std::string_view flag, std::string_view value, std::string_view reason)
+{
+  std::string message = "bad ";
+  message += flag;
+  message += " value '";
+  message += value;
+  message += "': ";
+  message += reason;
+  throw UsageError(message);
 }
 
 } // namespace netprof::transport_common

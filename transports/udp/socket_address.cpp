@@ -16,55 +16,41 @@ namespace netprof::udp {
 
 namespace {
 
-[[noreturn]] void throw_bad_value(std::string_view flag, std::string_view value,
-                                  std::string_view reason)
-{
-  std::string message = "bad ";
-  message += flag;
-  message += " value '";
-  message += value;
-  message += "': ";
-  message += reason;
-  throw UsageError(message);
-}
-
+using transport_common::AddrinfoList;
 using transport_common::is_host_name;
 using transport_common::looks_like_dotted_quad;
-
-struct AddrinfoDeleter {
-  void operator()(addrinfo* list) const noexcept { freeaddrinfo(list); }
-};
+using transport_common::throw_bad_address;
 
 } // namespace
 
 HostPort split_host_port(std::string_view value, std::string_view flag)
 {
   if (!value.empty() && value.front() == '[') {
-    throw_bad_value(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
+    throw_bad_address(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
   }
   const std::size_t colon = value.rfind(':');
   if (colon == std::string_view::npos) {
-    throw_bad_value(flag, value, "expected host:port");
+    throw_bad_address(flag, value, "expected host:port");
   }
   const std::string_view host = value.substr(0, colon);
   const std::string_view port = value.substr(colon + 1);
   if (host.find(':') != std::string_view::npos) {
-    throw_bad_value(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
+    throw_bad_address(flag, value, "IPv6 is not supported; give an IPv4 address or a host name");
   }
   if (host.empty()) {
-    throw_bad_value(flag, value, "expected host:port, the host is missing (0.0.0.0 means any)");
+    throw_bad_address(flag, value, "expected host:port, the host is missing (0.0.0.0 means any)");
   }
   if (port.empty()) {
-    throw_bad_value(flag, value, "expected host:port, the port is missing");
+    throw_bad_address(flag, value, "expected host:port, the port is missing");
   }
   // from_chars rejects signs and spaces, and ptr tells us about trailing junk.
   std::uint32_t number = 0;
   const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
   if (error == std::errc::invalid_argument || end != port.data() + port.size()) {
-    throw_bad_value(flag, value, "the port '" + std::string(port) + "' is not a number 0..65535");
+    throw_bad_address(flag, value, "the port '" + std::string(port) + "' is not a number 0..65535");
   }
   if (error == std::errc::result_out_of_range || number > 65535) {
-    throw_bad_value(flag, value, "the port " + std::string(port) + " is not in 0..65535");
+    throw_bad_address(flag, value, "the port " + std::string(port) + " is not in 0..65535");
   }
   return HostPort{std::string(host), static_cast<std::uint16_t>(number)};
 }
@@ -80,12 +66,12 @@ sockaddr_in parse_ipv4_endpoint(std::string_view value, std::string_view flag)
   if (looks_like_dotted_quad(parts.host)) {
     // glibc's inet_pton accepts exactly four decimal parts 0..255 without leading zeros.
     if (inet_pton(AF_INET, parts.host.c_str(), &address.sin_addr) != 1) {
-      throw_bad_value(flag, value, "'" + parts.host + "' is not an IPv4 address a.b.c.d");
+      throw_bad_address(flag, value, "'" + parts.host + "' is not an IPv4 address a.b.c.d");
     }
     return address;
   }
   if (!is_host_name(parts.host)) {
-    throw_bad_value(flag, value, "'" + parts.host + "' is not a valid host name");
+    throw_bad_address(flag, value, "'" + parts.host + "' is not a valid host name");
   }
 
   addrinfo hints{};
@@ -93,9 +79,9 @@ sockaddr_in parse_ipv4_endpoint(std::string_view value, std::string_view flag)
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo* raw = nullptr;
   const int status = getaddrinfo(parts.host.c_str(), nullptr, &hints, &raw);
-  const std::unique_ptr<addrinfo, AddrinfoDeleter> list(raw);
+  const AddrinfoList list(raw);
   if (status != 0 || list == nullptr) {
-    throw_bad_value(flag, value,
+    throw_bad_address(flag, value,
                     "cannot resolve '" + parts.host + "' to an IPv4 address: " +
                         (status != 0 ? gai_strerror(status) : "no answer"));
   }

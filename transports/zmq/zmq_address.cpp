@@ -1,5 +1,6 @@
 #include "zmq_address.hpp"
 
+#include "common/free_ports.hpp"
 #include "common/host_name.hpp"
 
 #include <netprof/errors.hpp>
@@ -35,19 +36,13 @@ std::string error_text(int error)
 
 [[noreturn]] void throw_bad_value(std::string_view value, std::string_view reason)
 {
-  std::string message = "bad --zmq value '";
-  message += value;
-  message += "': ";
-  message += reason;
-  throw UsageError(message);
+  transport_common::throw_bad_address("--zmq", value, reason);
 }
 
 using transport_common::is_host_name;
 using transport_common::looks_like_dotted_quad;
 
-struct AddrinfoDeleter {
-  void operator()(addrinfo* list) const noexcept { freeaddrinfo(list); }
-};
+using transport_common::AddrinfoList;
 
 // Resolves like libzmq does without ZMQ_IPV6 (IPv4 only), so that a name that cannot work
 // fails now instead of leaving ZeroMQ retrying in the background until --wait runs out.
@@ -58,7 +53,7 @@ bool resolves(const std::string& host, int family, in_addr* first_ipv4)
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* raw = nullptr;
   const int status = getaddrinfo(host.c_str(), nullptr, &hints, &raw);
-  const std::unique_ptr<addrinfo, AddrinfoDeleter> list(raw);
+  const AddrinfoList list(raw);
   if (status != 0 || list == nullptr) {
     return false;
   }
@@ -210,32 +205,7 @@ std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::siz
                      "': give an IPv4 address or a port (tcp://host:port)");
   }
 
-  std::vector<int> sockets;
-  std::vector<std::uint16_t> ports;
-  const auto close_all = [&sockets] {
-    for (const int fd : sockets) {
-      close(fd);
-    }
-  };
-  for (std::size_t i = 0; i < count; ++i) {
-    sockaddr_in bound = address;
-    bound.sin_port = 0;
-    socklen_t length = sizeof bound;
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-      sockets.push_back(fd);
-    }
-    // Kept open until every port is known, so the ports differ.
-    if (fd < 0 || bind(fd, reinterpret_cast<const sockaddr*>(&bound), sizeof bound) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
-      const int error = errno;
-      close_all();
-      throw TransportError("cannot pick a free TCP port on " + host + ": " + error_text(error));
-    }
-    ports.push_back(ntohs(bound.sin_port));
-  }
-  close_all();
-  return ports;
+  return transport_common::pick_free_ports(SOCK_STREAM, address.sin_addr, count);
 }
 
 std::string temporary_ipc_path(std::string_view role)
