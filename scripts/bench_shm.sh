@@ -230,12 +230,7 @@ import statistics, sys
 target, min_rounds, rows = float(target), int(min_rounds), rows.split()
 
 def numbers(text):
-    values = []
-    for word in text.split():
-        try:
-            values.append(float(word))
-        except ValueError:
-            values.append(None)
+    values = [None if word == "n/a" else float(word) for word in text.split()]
     return dict(zip(rows, values))
 
 def either(first, second):

@@ -166,13 +166,7 @@ import statistics, sys
 target_latency, target_rate = float(target_latency), float(target_rate)
 
 def numbers(text):
-    values = []
-    for word in text.split():
-        try:
-            values.append(float(word))
-        except ValueError:
-            values.append(None)
-    return values
+    return [None if word == "n/a" else float(word) for word in text.split()]
 
 (bare_pp, ours_pp, bare_pair, bare_drop, ours_drop, bare_nodrop, ours_nodrop, bare_push,
  bare_drop_lost, ours_drop_lost, ours_nodrop_lost, ours_drop_probe10,
