@@ -4,7 +4,7 @@
 // by the pinger; an XSUB that subscribes to everything, connects, says hello upstream and
 // answers each ping upstream. With --size 116 --echo-size 52 the wire sizes are netprof's too
 // (`-s 64` plus its 52-byte header out, a bare header back), so the ratio printed by
-// scripts/bench_zmq.sh is netprof's own cost; --pattern pair shows what a PAIR socket would
+// scripts/bench/bench_zmq.sh is netprof's own cost; --pattern pair shows what a PAIR socket would
 // give for the same bytes.
 //
 //   bare_zmq_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]

@@ -4,7 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build}"
-"$root/scripts/install_deps.sh"
-"$root/scripts/build.sh"
+"$root/scripts/setup/install_deps.sh"
+"$root/scripts/setup/build.sh"
 cd "$build_dir"
 ctest --output-on-failure -j2 --timeout 300

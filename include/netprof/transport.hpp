@@ -16,15 +16,38 @@ namespace netprof {
 
 enum class Role { publisher, subscriber };
 
+// Names the sender of a delivered message, in the transport's own encoding (UDP: its IPv4
+// address and port). A value: the core may keep it after on_message returns and hand it back
+// to Endpoint::adopt_peer of the same endpoint at any later time. The core never looks inside.
+// none(): the medium has no per-peer addressing (or the transport cannot name the sender).
+struct PeerHandle {
+  std::uint64_t value = 0;
+
+  bool none() const noexcept { return value == 0; }
+  friend bool operator==(PeerHandle, PeerHandle) = default;
+};
+
+// One received message, with what the transport knows of it: a transport that splits messages
+// into datagrams, or adds framing of its own, says so here, so the report can show datagrams
+// and wire bytes beside messages and payload bytes.
+struct Delivery {
+  // Borrowed: valid only for the duration of MessageSink::on_message, so the core copies what
+  // it keeps. Every other field is a plain value the core may keep.
+  std::span<const std::byte> bytes;
+  std::uint32_t datagrams = 1; // at least 1
+  std::size_t wire_bytes = 0;  // bytes the transport carried for it, framing included; at
+                               // least bytes.size()
+  PeerHandle sender;
+};
+
 // Receives every message an endpoint takes in. Owned by the core.
 class MessageSink {
 public:
   virtual ~MessageSink() = default;
 
   // Called once per received message, on the thread inside Endpoint::receive, before it
-  // returns. The bytes are valid only for the duration of the call, so the core copies what
-  // it keeps. The sink may call Endpoint::send from here (subscribers echo probes this way).
-  virtual void on_message(std::span<const std::byte> message) noexcept = 0;
+  // returns. The sink may call Endpoint::send from here (subscribers echo probes this way).
+  virtual void on_message(const Delivery& delivery) noexcept = 0;
 };
 
 enum class SendResult {
@@ -40,6 +63,21 @@ enum class ReceiveResult {
   failed     // a transport error; the core ends the run
 };
 
+// What a transport can do, declared when an endpoint opens and fixed for its life, so that
+// neither the core nor the report has to guess it from the transport's name.
+struct Capabilities {
+  // Sends only to the peers it knows, so a publisher adopts each subscriber that says hello
+  // (Endpoint::adopt_peer). False: whatever it sends reaches every subscriber on the medium.
+  bool addresses_peers_one_by_one = false;
+  // Everyone on it hears whatever anyone else sends there (multicast, broadcast): subscribers
+  // hear one another's hellos and echoes, and a second publisher's data reaches them all.
+  bool shared_medium = false;
+  // May send a data message given to send_announced() without copying its payload again.
+  bool lends_announced_payload = false;
+
+  friend bool operator==(const Capabilities&, const Capabilities&) = default;
+};
+
 // What an endpoint tells the report about itself after opening.
 struct EndpointFacts {
   std::string transport;                   // registry name, e.g. "udp"
@@ -50,15 +88,8 @@ struct EndpointFacts {
   std::size_t requested_buffer_bytes = 0;  // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request
   std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)
+  Capabilities capabilities;               // the same as Endpoint::capabilities()
   std::vector<std::string> notes;          // e.g. "receive buffer clamped by net.core.rmem_max"
-};
-
-// What the transport knows of the message it is delivering: a transport that splits messages
-// into datagrams, or adds framing of its own, says so here, so the report can show datagrams
-// and wire bytes beside messages and payload bytes.
-struct DeliveryFacts {
-  std::uint32_t datagrams = 1;
-  std::size_t wire_bytes = 0; // bytes the transport carried for it; 0: the message's own size
 };
 
 // What the core asks of a transport when opening an endpoint.
@@ -67,6 +98,9 @@ struct EndpointRequest {
   std::uint32_t id = 0;
   std::size_t queue_length_bytes = 0; // -q: socket buffers or ring capacity; 0 = default
   std::size_t message_size = 0;       // the data messages' size (header + -s), for sizing queues
+  // The bytes the core puts in front of every payload (its header): a transport whose limits
+  // are stated in payload bytes adds these to size its messages.
+  std::size_t header_bytes = 0;
 };
 
 // One open endpoint. Used from a single thread: the measured loop.
@@ -87,22 +121,30 @@ public:
   // blocks, so the core can busy-poll; otherwise it waits up to `timeout` for the first one.
   virtual ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept = 0;
 
-  // Called by the core from inside MessageSink::on_message, while a hello from a new
-  // subscriber is being delivered (one receive() may deliver several senders' messages, so
-  // "last" means the one being delivered now): a transport that addresses peers one by one
-  // starts sending to its source. Shared media (multicast, shared memory) ignore it.
-  virtual void add_peer_from_last_message() noexcept {}
+  // Starts sending to the sender of a delivered message (the core adopts each subscriber
+  // that says hello), at any time after its delivery. True when it is a peer now; false when
+  // it cannot be (the peer table is full, or the handle names no one). A transport that
+  // reaches everyone anyway (Capabilities::addresses_peers_one_by_one false) returns true.
+  virtual bool adopt_peer(PeerHandle /*sender*/) noexcept { return true; }
 
   // Called by the core once, before the first data message, with the payload every data
-  // message will end with: the same bytes at the same address, never rewritten while the
-  // endpoint lives (the core rewrites only the header in front of it). A transport may then
-  // send data messages without copying the payload again (ZeroMQ lends buffers holding a copy
-  // of it). Other messages (hellos, END, counters) end with other bytes and go as usual.
-  // Called at setup, so it may allocate; throws TransportError when it cannot.
+  // message will end with: bytes never rewritten while the endpoint lives (the core rewrites
+  // only the header in front of them). A transport may keep a copy of them so as to send data
+  // messages without copying the payload again (ZeroMQ lends buffers holding it). Called at
+  // setup, so it may allocate; throws TransportError when it cannot.
   virtual void announce_payload(std::span<const std::byte> /*payload*/) {}
 
-  // Valid only inside MessageSink::on_message: facts of the message being delivered.
-  virtual DeliveryFacts last_delivery() const noexcept { return {}; }
+  // send() for a data message, which the core promises ends with the announced payload:
+  // message.size() minus the payload's size is the header in front of it. A transport that
+  // lends (Capabilities::lends_announced_payload) sends its own copy of the payload; others
+  // send as send() does, and override this only to save the call through the base class.
+  virtual SendResult send_announced(std::span<const std::byte> message) noexcept
+  {
+    return send(message);
+  }
+
+  // What it can do; the same for the endpoint's whole life.
+  virtual Capabilities capabilities() const noexcept = 0;
 
   virtual EndpointFacts facts() const = 0;
 };

@@ -106,6 +106,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     request.id = config.id;
     request.queue_length_bytes = config.queue_length;
     request.message_size = wire::header_size + config.payload_size;
+    request.header_bytes = wire::header_size;
     const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
     const EndpointFacts facts = endpoint->facts();
     check_payload_fits(config, facts);

@@ -110,6 +110,12 @@ json endpoint_json(const EndpointFacts& endpoint)
            {"granted_send", endpoint.granted_send_buffer_bytes},
            {"granted_receive", endpoint.granted_receive_buffer_bytes},
        }},
+      {"capabilities",
+       {
+           {"addresses_peers_one_by_one", endpoint.capabilities.addresses_peers_one_by_one},
+           {"shared_medium", endpoint.capabilities.shared_medium},
+           {"lends_announced_payload", endpoint.capabilities.lends_announced_payload},
+       }},
       {"notes", endpoint.notes},
   };
 }

@@ -1,3 +1,4 @@
+#include <netprof/enum_names.hpp>
 #include <netprof/report.hpp>
 
 // The names the JSON report uses for how a run and a subscriber ended (docs/json-schema.md).
@@ -6,36 +7,16 @@ namespace netprof {
 
 const char* to_string(SubscriberOutcome outcome) noexcept
 {
-  switch (outcome) {
-  case SubscriberOutcome::complete:
-    return "complete";
-  case SubscriberOutcome::left_early:
-    return "left_early";
-  case SubscriberOutcome::vanished:
-    return "vanished";
-  case SubscriberOutcome::restarted:
-    break;
-  }
-  return "restarted";
+  static constexpr const char* names[] = {"complete", "left_early", "vanished", "restarted"};
+  return enum_name(outcome, names, "unknown");
 }
 
 const char* to_string(RunEnding ending) noexcept
 {
-  switch (ending) {
-  case RunEnding::end:
-    return "end";
-  case RunEnding::publisher_silent:
-    return "publisher_silent";
-  case RunEnding::no_publisher:
-    return "no_publisher";
-  case RunEnding::publisher_restarted:
-    return "publisher_restarted";
-  case RunEnding::interrupted:
-    return "interrupted";
-  case RunEnding::transport_failed:
-    break;
-  }
-  return "transport_failed";
+  static constexpr const char* names[] = {"end",          "publisher_silent",
+                                          "no_publisher", "publisher_restarted",
+                                          "interrupted",  "transport_failed"};
+  return enum_name(ending, names, "unknown");
 }
 
 } // namespace netprof

@@ -1,5 +1,6 @@
 #include "little_endian.hpp"
 
+#include <netprof/enum_names.hpp>
 #include <netprof/wire.hpp>
 
 namespace netprof::wire {
@@ -8,18 +9,13 @@ namespace {
 
 // Field offsets, the single source of truth for the layout documented in wire.hpp.
 namespace offset {
-inline constexpr std::size_t magic = 0;
-inline constexpr std::size_t version = 4;
-inline constexpr std::size_t kind = 5;
-inline constexpr std::size_t flags = 6;
-inline constexpr std::size_t sender_id = 8;
-inline constexpr std::size_t run_id = 12;
-inline constexpr std::size_t sequence = 20;
-inline constexpr std::size_t intended_ns = 28;
-inline constexpr std::size_t sent_ns = 36;
-inline constexpr std::size_t payload_length = 44;
-inline constexpr std::size_t record_count = 48;
-inline constexpr std::size_t end = 52;
+// The layout reads as one table, in wire order.
+// clang-format off
+enum : std::size_t {
+  magic = 0, version = 4, kind = 5, flags = 6, sender_id = 8, run_id = 12, sequence = 20,
+  intended_ns = 28, sent_ns = 36, payload_length = 44, record_count = 48, end = 52
+};
+// clang-format on
 } // namespace offset
 
 static_assert(offset::end == header_size, "wire.hpp layout and header_size disagree");
@@ -31,23 +27,9 @@ inline constexpr std::uint8_t last_kind = static_cast<std::uint8_t>(MessageKind:
 
 std::string_view to_string(DecodeError error) noexcept
 {
-  switch (error) {
-  case DecodeError::none:
-    return "none";
-  case DecodeError::truncated:
-    return "truncated";
-  case DecodeError::bad_magic:
-    return "bad_magic";
-  case DecodeError::bad_version:
-    return "bad_version";
-  case DecodeError::bad_kind:
-    return "bad_kind";
-  case DecodeError::bad_flags:
-    return "bad_flags";
-  case DecodeError::length_mismatch:
-    return "length_mismatch";
-  }
-  return "unknown";
+  static constexpr const char* names[] = {"none",     "truncated", "bad_magic",      "bad_version",
+                                          "bad_kind", "bad_flags", "length_mismatch"};
+  return enum_name(error, names, "unknown");
 }
 
 void encode_header(const Header& header, std::span<std::byte> out) noexcept

@@ -100,9 +100,9 @@ class EchoSink final : public netprof::MessageSink {
 public:
   explicit EchoSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
 
-  void on_message(std::span<const std::byte> message) noexcept override
+  void on_message(const netprof::Delivery& delivery) noexcept override
   {
-    results.push_back(m_endpoint.send(message));
+    results.push_back(m_endpoint.send(delivery.bytes));
   }
 
   std::vector<SendResult> results;
@@ -121,6 +121,26 @@ bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count,
     }
   }
   return sink.messages.size() >= count;
+}
+
+// What every delivery record must say, whatever the transport: it took at least one datagram,
+// and at least its own bytes on the wire.
+void expect_sound_records(const CollectingSink& sink)
+{
+  ASSERT_EQ(sink.deliveries.size(), sink.messages.size());
+  for (std::size_t i = 0; i < sink.deliveries.size(); ++i) {
+    const netprof::testing::KeptDelivery& delivery = sink.deliveries[i];
+    EXPECT_GE(delivery.datagrams, 1u) << "delivery " << i;
+    EXPECT_GE(delivery.wire_bytes, delivery.size) << "delivery " << i;
+    EXPECT_EQ(delivery.size, sink.messages[i].size()) << "delivery " << i;
+  }
+}
+
+// Nothing arrives within a short wait.
+bool stays_quiet(Endpoint& endpoint)
+{
+  CollectingSink sink;
+  return endpoint.receive(sink, 50ms) != ReceiveResult::received && sink.messages.empty();
 }
 
 // back_pressured means "not sent, try again"; anything else is the answer.
@@ -156,7 +176,7 @@ protected:
   }
 
   // What a subscriber's hello does: only the subscriber knows the other side at first, so it
-  // speaks first and the publisher adopts the sender. Shared media ignore the adoption.
+  // speaks first and the publisher adopts the sender. Media that reach everyone ignore that.
   void connect()
   {
     const Bytes hello = pattern(16, 1);
@@ -165,7 +185,7 @@ protected:
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*publisher, sink, 1, deadline)) << "the hello never arrived";
     ASSERT_EQ(sink.messages.front(), hello);
-    publisher->add_peer_from_last_message();
+    ASSERT_TRUE(publisher->adopt_peer(sink.deliveries.front().sender));
   }
 
   // Declared before the endpoints so that the endpoints close first.
@@ -204,13 +224,58 @@ TEST_P(TransportContract, MessagesArriveByteExactInBothDirections)
   CollectingSink at_publisher;
   ASSERT_TRUE(receive_until(*publisher, at_publisher, 1, deadline));
   EXPECT_EQ(at_publisher.messages.front(), upstream);
+  expect_sound_records(at_publisher);
 
-  publisher->add_peer_from_last_message();
+  ASSERT_TRUE(publisher->adopt_peer(at_publisher.deliveries.front().sender));
   const Bytes downstream = pattern(173, 9);
   ASSERT_EQ(send_until_taken(*publisher, downstream, deadline), SendResult::sent);
   CollectingSink at_subscriber;
   ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
   EXPECT_EQ(at_subscriber.messages.front(), downstream);
+  expect_sound_records(at_subscriber);
+}
+
+// The sender's handle is a value: kept after its delivery returned, with other messages
+// delivered since, adopting it still reaches that subscriber.
+TEST_P(TransportContract, SenderKeptAfterItsDeliveryIsAdoptedLater)
+{
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes hello = pattern(16, 1);
+  const Bytes later = pattern(24, 2);
+  ASSERT_EQ(send_until_taken(*subscriber, hello, deadline), SendResult::sent);
+  CollectingSink at_publisher;
+  ASSERT_TRUE(receive_until(*publisher, at_publisher, 1, deadline));
+  ASSERT_EQ(send_until_taken(*subscriber, later, deadline), SendResult::sent);
+  ASSERT_TRUE(receive_until(*publisher, at_publisher, 2, deadline));
+  const netprof::PeerHandle kept = at_publisher.deliveries.front().sender;
+
+  const bool one_by_one = publisher->capabilities().addresses_peers_one_by_one;
+  if (one_by_one) {
+    EXPECT_FALSE(kept.none()) << "a transport that adopts peers must name the sender";
+    ASSERT_EQ(publisher->send(pattern(8, 3)), SendResult::sent);
+    ASSERT_EQ(publisher->flush(), SendResult::sent);
+    EXPECT_TRUE(stays_quiet(*subscriber)) << "reached a subscriber it never adopted";
+  }
+  ASSERT_TRUE(publisher->adopt_peer(kept));
+  const Bytes data = pattern(40, 4);
+  ASSERT_EQ(send_until_taken(*publisher, data, deadline), SendResult::sent);
+  ASSERT_EQ(publisher->flush(), SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline))
+      << "the adopted subscriber was not reached";
+  EXPECT_EQ(at_subscriber.messages.front(), data);
+}
+
+TEST_P(TransportContract, CapabilitiesAreFixedAndShownInTheFacts)
+{
+  for (const Endpoint* endpoint : {publisher.get(), subscriber.get()}) {
+    const netprof::Capabilities declared = endpoint->capabilities();
+    EXPECT_TRUE(endpoint->facts().capabilities == declared);
+  }
+  ASSERT_NO_FATAL_FAILURE(connect());
+  EXPECT_TRUE(publisher->facts().capabilities == publisher->capabilities());
+  EXPECT_FALSE(subscriber->capabilities().lends_announced_payload)
+      << "only a publisher sends data messages";
 }
 
 TEST_P(TransportContract, SinkMaySendFromInsideOnMessage)
@@ -246,6 +311,7 @@ TEST_P(TransportContract, SmallestAndLargestMessagesArriveIntact)
   EXPECT_EQ(at_subscriber.messages[0], one_byte);
   EXPECT_EQ(at_subscriber.messages[1].size(), largest);
   EXPECT_TRUE(at_subscriber.messages[1] == biggest) << "the largest message was altered";
+  expect_sound_records(at_subscriber);
 }
 
 TEST_P(TransportContract, OversizedMessageIsRefusedAndNothingOfItArrives)
@@ -290,6 +356,7 @@ TEST_P(TransportContract, ThousandMessagesArriveInOrderWithoutLoss)
     ASSERT_EQ(index_of(at_subscriber.messages[i]), i) << "out of order or lost at " << i;
     ASSERT_EQ(at_subscriber.messages[i], indexed_message(i)) << "altered at " << i;
   }
+  expect_sound_records(at_subscriber);
 }
 
 TEST_P(TransportContract, FactsDescribeTheEndpoint)

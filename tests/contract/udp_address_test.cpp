@@ -464,10 +464,11 @@ TEST(UdpSend, ExplicitPeersAreDeduplicated)
   EXPECT_EQ(endpoint->facts().peer_addresses, std::vector<std::string>{"127.0.0.1:40001"});
 }
 
-TEST(UdpSend, AddPeerBeforeAnyMessageDoesNothing)
+TEST(UdpSend, AdoptingAHandleThatNamesNoOneAddsNoPeer)
 {
   const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
-  endpoint->add_peer_from_last_message();
+  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{}));
+  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{42})) << "not a handle UDP made";
   EXPECT_TRUE(endpoint->facts().peer_addresses.empty());
 }
 

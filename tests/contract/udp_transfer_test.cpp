@@ -1,5 +1,5 @@
 // UDP endpoints moving real datagrams over loopback, beyond the contract: messages larger than
-// a datagram, what last_delivery() says about them, batching and flush(), several subscribers
+// a datagram, what their deliveries say about them, batching and flush(), several subscribers
 // on a shared medium (multicast and broadcast), and that a process never hears itself there.
 // Multicast is sent and joined on lo with TTL 0, so nothing leaves the machine.
 
@@ -30,10 +30,10 @@
 namespace {
 
 using netprof::testing::AdoptingSink;
+using netprof::testing::CollectingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
-using netprof::DeliveryFacts;
 using netprof::Endpoint;
 using netprof::ReceiveResult;
 using netprof::Role;
@@ -56,23 +56,7 @@ Bytes pattern(std::size_t size, std::uint8_t seed)
   return bytes;
 }
 
-// Keeps what arrives, with what the endpoint said about each delivery.
-class RecordingSink final : public netprof::MessageSink {
-public:
-  explicit RecordingSink(const Endpoint& endpoint) : m_endpoint(endpoint) {}
-  void on_message(std::span<const std::byte> message) noexcept override
-  {
-    messages.emplace_back(message.begin(), message.end());
-    deliveries.push_back(m_endpoint.last_delivery());
-  }
-  std::vector<Bytes> messages;
-  std::vector<DeliveryFacts> deliveries;
-
-private:
-  const Endpoint& m_endpoint;
-};
-
-bool receive_until(Endpoint& endpoint, RecordingSink& sink, std::size_t count)
+bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
 {
   const auto deadline = Clock::now() + 5s;
   while (sink.messages.size() < count && Clock::now() < deadline) {
@@ -86,7 +70,7 @@ bool receive_until(Endpoint& endpoint, RecordingSink& sink, std::size_t count)
 // Nothing more arrives within a short wait.
 bool stays_quiet(Endpoint& endpoint)
 {
-  RecordingSink sink(endpoint);
+  CollectingSink sink;
   return endpoint.receive(sink, 50ms) == ReceiveResult::timed_out && sink.messages.empty();
 }
 
@@ -141,9 +125,9 @@ struct UnicastPair {
     // The subscriber's hello teaches the publisher where it is.
     EXPECT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
     EXPECT_EQ(subscriber->flush(), SendResult::sent); // as the core does after a hello
-    RecordingSink sink(*publisher);
+    CollectingSink sink;
     EXPECT_TRUE(receive_until(*publisher, sink, 1));
-    publisher->add_peer_from_last_message();
+    EXPECT_TRUE(publisher->adopt_peer(sink.deliveries.at(0).sender));
   }
 
   Opener opener;
@@ -158,7 +142,7 @@ TEST(UdpLargeMessage, OneMebibyteArrivesWholeInFragmentsOfTheDefaultSize)
   UnicastPair pair;
   const Bytes message = pattern(1 << 20, 2);
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
   const std::size_t fragments = (message.size() + 61999) / 62000;
@@ -172,7 +156,7 @@ TEST(UdpLargeMessage, FragmentSizeOptionIsHonoured)
   UnicastPair pair({"--fragment-size", "1000"});
   const Bytes message = pattern(4500, 3);
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
   EXPECT_EQ(sink.deliveries.front().datagrams, 5u);
@@ -183,7 +167,7 @@ TEST(UdpLargeMessage, SmallMessageTravelsAsOneDatagramWithNoOverhead)
   UnicastPair pair;
   const Bytes message = pattern(1000, 4);
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_EQ(sink.deliveries.front().datagrams, 1u);
   EXPECT_EQ(sink.deliveries.front().wire_bytes, 1000u);
@@ -195,7 +179,7 @@ TEST(UdpLargeMessage, MessageThatLooksLikeAFragmentArrivesUnchanged)
   Bytes message = pattern(200, 5);
   std::copy_n("NPFG", 4, reinterpret_cast<char*>(message.data()));
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
   EXPECT_EQ(sink.deliveries.front().wire_bytes, 200 + udp::fragment_header_size);
@@ -231,7 +215,7 @@ TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
   const Bytes message = pattern(300'000, 7);
   ASSERT_EQ(publisher->send(message), SendResult::sent);
   for (Endpoint* subscriber : {first.get(), second.get()}) {
-    RecordingSink sink(*subscriber);
+    CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
     EXPECT_TRUE(sink.messages.front() == message);
   }
@@ -248,7 +232,7 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
   const Bytes marker = pattern(10, 8);
   ASSERT_EQ(pair.subscriber->send(marker), SendResult::sent);
 
-  RecordingSink sink(*pair.publisher);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.publisher, sink, 2));
   EXPECT_TRUE(stays_quiet(*pair.publisher)) << "the raw fragment was delivered";
   EXPECT_TRUE(sink.messages[0] == bogus);
@@ -257,6 +241,42 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
   EXPECT_NE(std::find(notes.begin(), notes.end(), "reassembly: fragments dropped: 1 malformed"),
             notes.end())
       << ::testing::PrintToString(notes);
+}
+
+// --- sender handles --------------------------------------------------------------------------
+
+// A handle names its own sender, whatever was delivered since: the publisher adopts the first
+// subscriber after the second one's hello, each once however often it is adopted, and each
+// hears the data once.
+TEST(UdpSenderHandle, NamesItsOwnSenderWhateverCameSince)
+{
+  Opener opener;
+  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
+  const std::string address = publisher->facts().local_addresses.at(0);
+  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  CollectingSink hellos;
+  ASSERT_EQ(first->send(pattern(8, 1)), SendResult::sent);
+  ASSERT_TRUE(receive_until(*publisher, hellos, 1));
+  ASSERT_EQ(second->send(pattern(8, 2)), SendResult::sent);
+  ASSERT_TRUE(receive_until(*publisher, hellos, 2));
+  const netprof::PeerHandle first_sender = hellos.deliveries[0].sender;
+  const netprof::PeerHandle second_sender = hellos.deliveries[1].sender;
+  ASSERT_FALSE(first_sender == second_sender);
+
+  EXPECT_TRUE(publisher->adopt_peer(second_sender));
+  EXPECT_TRUE(publisher->adopt_peer(first_sender));
+  EXPECT_TRUE(publisher->adopt_peer(second_sender));
+  EXPECT_EQ(publisher->facts().peer_addresses, (Arguments{second->facts().local_addresses.at(0),
+                                                          first->facts().local_addresses.at(0)}));
+  const Bytes message = pattern(100, 3);
+  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  for (Endpoint* subscriber : {first.get(), second.get()}) {
+    CollectingSink sink;
+    ASSERT_TRUE(receive_until(*subscriber, sink, 1));
+    EXPECT_TRUE(sink.messages.front() == message);
+    EXPECT_TRUE(stays_quiet(*subscriber)) << "heard twice";
+  }
 }
 
 // --- one peer: connected sockets -------------------------------------------------------------
@@ -268,7 +288,7 @@ TEST(UdpSinglePeer, SubscriberHearsOnlyItsPublisher)
   EXPECT_TRUE(stays_quiet(*pair.subscriber));
   const Bytes message = pattern(64, 4);
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
 }
@@ -290,14 +310,14 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   const Bytes message = pattern(64, 5);
   ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
   for (Endpoint* subscriber : {pair.subscriber.get(), late.get()}) {
-    RecordingSink sink(*subscriber);
+    CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
     EXPECT_TRUE(sink.messages.front() == message);
   }
   // The first subscriber's datagrams still arrive, now through the twin.
   const Bytes echo = pattern(32, 6);
   ASSERT_EQ(pair.subscriber->send(echo), SendResult::sent);
-  RecordingSink sink(*pair.publisher);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.publisher, sink, 1));
   EXPECT_TRUE(sink.messages.front() == echo);
 }
@@ -321,7 +341,7 @@ TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
       Role::subscriber);
   for (int hello = 0; hello < 3; ++hello) {
     ASSERT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
-    RecordingSink sink(*subscriber);
+    CollectingSink sink;
     EXPECT_EQ(subscriber->receive(sink, 20ms), ReceiveResult::timed_out);
     EXPECT_EQ(subscriber->receive(sink, 0ms), ReceiveResult::timed_out);
   }
@@ -337,7 +357,7 @@ TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
   }
   EXPECT_TRUE(stays_quiet(*pair.subscriber)) << "three of four are held";
   ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 3));
   for (std::uint8_t i = 0; i < 3; ++i) {
     EXPECT_TRUE(sink.messages[i] == pattern(100, i)) << int{i};
@@ -352,7 +372,7 @@ TEST(UdpBatch, FullBatchGoesWithoutFlush)
   for (std::uint8_t i = 0; i < 4; ++i) {
     ASSERT_EQ(pair.publisher->send(pattern(60, i)), SendResult::sent);
   }
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 4));
   EXPECT_TRUE(sink.messages[3] == pattern(60, 3));
 }
@@ -363,7 +383,7 @@ TEST(UdpBatch, LargeMessageGoesAfterWhatIsHeld)
   const Bytes large = pattern(200'000, 9);
   ASSERT_EQ(pair.publisher->send(pattern(50, 1)), SendResult::sent);
   ASSERT_EQ(pair.publisher->send(large), SendResult::sent);
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 2));
   EXPECT_TRUE(sink.messages[0] == pattern(50, 1));
   EXPECT_TRUE(sink.messages[1] == large);
@@ -372,7 +392,7 @@ TEST(UdpBatch, LargeMessageGoesAfterWhatIsHeld)
 TEST(UdpBatch, ThousandMessagesInBatchesOfThirtyTwoArriveInOrder)
 {
   UnicastPair pair({"--udp-batch", "32"});
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   for (std::uint32_t i = 0; i < 1000; ++i) {
     Bytes message = pattern(64, 10);
     std::copy_n(reinterpret_cast<const std::byte*>(&i), sizeof i, message.begin());
@@ -401,7 +421,7 @@ TEST(UdpBatch, MixedSizesArriveAsOneDatagramEachWithAndWithoutGso)
                 SendResult::sent);
     }
     ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
-    RecordingSink sink(*pair.subscriber);
+    CollectingSink sink;
     ASSERT_TRUE(receive_until(*pair.subscriber, sink, sizes.size())) << gso;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       EXPECT_TRUE(sink.messages[i] == pattern(sizes[i], static_cast<std::uint8_t>(i)))
@@ -421,7 +441,7 @@ TEST(UdpBatch, MoreThanSixtyFourEqualMessagesSplitIntoSeveralGsoRuns)
   for (std::uint8_t i = 0; i < 200; ++i) {
     ASSERT_EQ(pair.publisher->send(pattern(500, i)), SendResult::sent);
   }
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 200));
   for (std::uint8_t i = 0; i < 200; ++i) {
     ASSERT_TRUE(sink.messages[i] == pattern(500, i)) << int{i};
@@ -460,7 +480,7 @@ void expect_fallback_when_gso_is_refused()
       std::_Exit(1);
     }
   }
-  RecordingSink sink(*pair.subscriber);
+  CollectingSink sink;
   if (!receive_until(*pair.subscriber, sink, sizes.size())) {
     std::cerr << "received " << sink.messages.size() << " of " << sizes.size();
     std::_Exit(1);
@@ -534,7 +554,7 @@ TEST_P(SharedMedium, EverySubscriberHearsThePublisherOnceAndNobodyHearsItself)
   const Bytes data = pattern(500, 11);
   ASSERT_EQ(publisher->send(data), SendResult::sent);
   for (const auto& subscriber : subscribers) {
-    RecordingSink sink(*subscriber);
+    CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
     EXPECT_TRUE(sink.messages.front() == data);
     EXPECT_TRUE(stays_quiet(*subscriber)) << "heard twice";
@@ -544,11 +564,11 @@ TEST_P(SharedMedium, EverySubscriberHearsThePublisherOnceAndNobodyHearsItself)
   // The back channel: the publisher and the other subscribers hear it, its sender does not.
   const Bytes echo = pattern(60, 12);
   ASSERT_EQ(subscribers[0]->send(echo), SendResult::sent);
-  RecordingSink at_publisher(*publisher);
+  CollectingSink at_publisher;
   ASSERT_TRUE(receive_until(*publisher, at_publisher, 1));
   EXPECT_TRUE(at_publisher.messages.front() == echo);
   EXPECT_TRUE(stays_quiet(*subscribers[0]));
-  RecordingSink at_other(*subscribers[1]);
+  CollectingSink at_other;
   EXPECT_TRUE(receive_until(*subscribers[1], at_other, 1));
 }
 
@@ -560,7 +580,7 @@ TEST_P(SharedMedium, LargeMessageReachesEverySubscriber)
   const Bytes message = pattern(1'500'000, 13);
   ASSERT_EQ(publisher->send(message), SendResult::sent);
   for (Endpoint* subscriber : {first.get(), second.get()}) {
-    RecordingSink sink(*subscriber);
+    CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
     EXPECT_TRUE(sink.messages.front() == message);
     EXPECT_EQ(sink.deliveries.front().datagrams, 25u);
@@ -576,7 +596,14 @@ TEST_P(SharedMedium, FactsNameTheMediumAndIgnorePeerLearning)
   ASSERT_EQ(facts.local_addresses.size(), 2u);
   EXPECT_EQ(facts.local_addresses[0], GetParam().arguments[1]) << "the shared address first";
   EXPECT_EQ(facts.peer_addresses, Arguments{GetParam().arguments[1]});
-  publisher->add_peer_from_last_message();
+  EXPECT_TRUE(facts.capabilities.shared_medium);
+  EXPECT_FALSE(facts.capabilities.addresses_peers_one_by_one);
+
+  const auto subscriber = open(Role::subscriber);
+  ASSERT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
+  CollectingSink hello;
+  ASSERT_TRUE(receive_until(*publisher, hello, 1));
+  EXPECT_TRUE(publisher->adopt_peer(hello.deliveries.front().sender)) << "reaches everyone";
   EXPECT_EQ(publisher->facts().peer_addresses.size(), 1u);
 }
 

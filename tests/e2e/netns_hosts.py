@@ -21,6 +21,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "lib"))
+from netprof_harness import Processes  # noqa: E402
+
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")
 PREFIX = "nph-"                 # every namespace this helper makes starts with it
 MULTICAST_RANGE = "224.0.0.0/4"
@@ -108,7 +112,7 @@ class Hosts:
         # finds its interface; without it only --mc-interface can say where to join.
         self.multicast_route = multicast_route
         self._namespaces = []       # created so far, deleted in cleanup
-        self._processes = []
+        self._processes = Processes()
         self._torn_down = False
 
     @property
@@ -199,13 +203,10 @@ class Hosts:
 
     def start(self, host, *args, json_path=None):
         """Starts netprof on `host`; returns its Popen, tracked until cleanup."""
-        argv = ["ip", "netns", "exec", host.namespace, NETPROF] + [str(a) for a in args]
+        argv = ["ip", "netns", "exec", host.namespace, NETPROF, *args]
         if json_path:
             argv += ["--json", json_path]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True)
-        self._processes.append(process)
-        return process
+        return self._processes.start(argv)
 
     # --- teardown ---------------------------------------------------------------------------
 
@@ -215,13 +216,7 @@ class Hosts:
         if self._torn_down:
             return
         self._torn_down = True
-        for process in self._processes:
-            if process.poll() is None:
-                process.kill()
-            try:
-                process.communicate(timeout=10)
-            except (subprocess.TimeoutExpired, ValueError, OSError):
-                pass
+        self._processes.kill_all()
         for namespace in reversed(self._namespaces):
             run(["ip", "netns", "delete", namespace], check=False)
         if self in _live:

@@ -6,7 +6,7 @@ import socket
 import time
 import unittest
 
-from netprof_harness import NetprofTestCase, free_udp_port
+from netprof_test_case import NetprofTestCase, free_udp_port
 
 
 class BadInputTest(NetprofTestCase):

@@ -13,11 +13,10 @@ import re
 import select
 import signal
 import socket
-import subprocess
 import time
 import unittest
 
-from netprof_harness import NETPROF, NetprofTestCase, free_udp_port
+from netprof_test_case import NetprofTestCase, free_udp_port
 
 # Short phases: the file must stay well under a minute and a half on a quiet machine.
 PACED = ["--send-hz", "1000", "--warmup-time", "0.2"]
@@ -44,12 +43,8 @@ class FaultTestCase(NetprofTestCase):
     def start_watched(self, *args, json_name):
         """Starts netprof with stderr on a pseudo-terminal (so it shows its live status line)."""
         primary, secondary = pty.openpty()
-        path = self.json_path(json_name)
-        argv = [NETPROF] + [str(a) for a in args] + ["--json", path]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=secondary,
-                                   stdin=subprocess.DEVNULL, text=True)
+        process, path = self.start(*args, json_name=json_name, stderr=secondary)
         os.close(secondary)
-        self._processes.append(process)
         self.addCleanup(os.close, primary)
         return Watched(process, path, primary)
 

@@ -17,7 +17,7 @@ import subprocess
 import time
 import unittest
 
-from netprof_harness import NETPROF, NetprofTestCase, free_udp_port
+from netprof_test_case import NETPROF, NetprofTestCase, free_udp_port
 
 # A refusal happens while parsing or opening, in milliseconds; this allows for a loaded CI box.
 REFUSAL_DEADLINE_S = 5

@@ -24,7 +24,7 @@ import threading
 import time
 import unittest
 
-from netprof_harness import NetprofTestCase, free_udp_port
+from netprof_test_case import NetprofTestCase, free_udp_port
 
 # wire v1: magic, version, kind, flags, sender_id, run_id, sequence, intended_ns, sent_ns,
 # payload_length, record_count (52 bytes, little-endian).

@@ -15,7 +15,7 @@ exactly sent - received. The arithmetic, and a recipe to do the same by hand: do
 import sys
 import unittest
 
-from netprof_harness import NetprofTestCase
+from netprof_test_case import NetprofTestCase
 from netns_hosts import Hosts, SetupError
 
 PORT = 4150

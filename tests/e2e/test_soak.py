@@ -1,4 +1,4 @@
-"""The short soak CI runs: scripts/soak.py for a few seconds per transport, as a user runs it,
+"""The short soak CI runs: scripts/tools/soak.py for a few seconds per transport, as a user runs it,
 must find both sides' resident memory flat; and its verdict must fail a side that grows.
 
 The long soak (10 minutes) is a script run, not a test: docs/benchmarks.md.
@@ -11,11 +11,11 @@ import sys
 import tempfile
 import unittest
 
-from netprof_harness import NETPROF
+from netprof_test_case import NETPROF
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SOAK = os.path.join(ROOT, "scripts", "soak.py")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+SOAK = os.path.join(ROOT, "scripts", "tools", "soak.py")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "tools"))
 import soak  # noqa: E402  (the verdict logic, tested without processes)
 
 SHORT = ["--duration", "8", "--warmup", "0.5", "--interval", "0.25", "--settle", "2.5"]

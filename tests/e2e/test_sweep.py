@@ -1,4 +1,4 @@
-"""End-to-end: scripts/sweep.py and scripts/plot.py on a tiny sweep over UDP loopback.
+"""End-to-end: scripts/tools/sweep.py and scripts/tools/plot.py on a tiny sweep over UDP loopback.
 
 The scripts run as a user runs them (by path, through their #!/usr/bin/python3 line), each
 under a deadline; whatever they leave behind is in a temporary folder removed at the end.
@@ -11,11 +11,11 @@ import tempfile
 import textwrap
 import unittest
 
-from netprof_harness import NETPROF
+from netprof_test_case import NETPROF
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SWEEP = os.path.join(ROOT, "scripts", "sweep.py")
-PLOT = os.path.join(ROOT, "scripts", "plot.py")
+SWEEP = os.path.join(ROOT, "scripts", "tools", "sweep.py")
+PLOT = os.path.join(ROOT, "scripts", "tools", "plot.py")
 DEADLINE_S = 120
 TINY = ["--transports", "udp", "--duration", "0.3", "--warmup", "0.1", "--send-hz", "2000"]
 # A UDP message limit below the second size: netprof refuses it (exit 2, naming the size).
@@ -96,7 +96,7 @@ class TinySweepTest(SweepTestCase):
         self.assertIn("[2/2] udp 1024 B (rep 1/1) ... ok, ETA 0s", stderr)
 
     @unittest.skipUnless(system_python_has_matplotlib(),
-                         "/usr/bin/python3 has no matplotlib (scripts/install_deps.sh installs "
+                         "/usr/bin/python3 has no matplotlib (scripts/setup/install_deps.sh installs "
                          "python3-matplotlib)")
     def test_plot_writes_valid_pngs_and_a_markdown_table(self):
         plots = os.path.join(self._class_tmp.name, "plots")

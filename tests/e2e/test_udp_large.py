@@ -8,7 +8,7 @@ how many datagrams and wire bytes carried the messages, so the split is checked 
 import os
 import unittest
 
-from netprof_harness import NetprofTestCase
+from netprof_test_case import NetprofTestCase
 
 HEADER = 52          # netprof's own header, inside every message
 FRAGMENT_HEADER = 28  # the UDP transport's, on every fragment

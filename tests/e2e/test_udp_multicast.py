@@ -10,7 +10,7 @@ import itertools
 import os
 import subprocess
 
-from netprof_harness import NETPROF, NetprofTestCase
+from netprof_test_case import NetprofTestCase
 
 # A modest rate that loopback carries without loss on a loaded 2-core machine.
 MODEST = ["--send-hz", "1000", "-t", "1", "--warmup-time", "0.2"]
@@ -52,14 +52,8 @@ class NamespaceTestCase(NetprofTestCase):
     def start_in_namespace(self, *args, json_name=None):
         """Like start(), inside the namespace. `ip netns exec` execs netprof in place, so the
         tracked PID is netprof's own and the harness's cleanup kills it."""
-        argv = ["ip", "netns", "exec", self.namespace, NETPROF] + [str(a) for a in args]
-        path = None
-        if json_name:
-            path = self.json_path(json_name)
-            argv += ["--json", path]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self._processes.append(process)
-        return process, path
+        return self.start(*args, json_name=json_name,
+                          prefix=["ip", "netns", "exec", self.namespace])
 
 
 class ThreeSubscribersTest(NamespaceTestCase):

@@ -3,7 +3,7 @@
 import time
 import unittest
 
-from netprof_harness import NetprofTestCase, free_udp_port
+from netprof_test_case import NetprofTestCase, free_udp_port
 
 # A modest rate that loopback carries without loss on a loaded 2-core machine.
 MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]

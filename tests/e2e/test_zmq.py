@@ -8,7 +8,7 @@ import socket
 import time
 import unittest
 
-from netprof_harness import NetprofTestCase
+from netprof_test_case import NetprofTestCase
 
 # A modest rate that loopback carries without loss on a loaded 2-core machine.
 MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]

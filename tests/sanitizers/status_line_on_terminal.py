@@ -2,7 +2,7 @@
 """Runs `netprof --local-pair` with stderr on a pseudo-terminal, so each role's live status
 line runs on its own thread (src/core/live_status.*: it starts only when stderr is a terminal,
 which it never is under the e2e harness). Fails unless the run succeeds and the status line was
-drawn. scripts/sanitize.sh runs it against the ThreadSanitizer build, where any report makes
+drawn. scripts/setup/sanitize.sh runs it against the ThreadSanitizer build, where any report makes
 netprof exit non-zero; it works against any build.
 
 Usage: status_line_on_terminal.py NETPROF [TRANSPORT OPTIONS...]

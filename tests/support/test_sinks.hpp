@@ -6,26 +6,38 @@
 #include <netprof/transport.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 namespace netprof::testing {
 
-// Keeps a copy of every message delivered.
+// A delivery's values, kept after on_message returned (its bytes are kept apart).
+struct KeptDelivery {
+  std::uint32_t datagrams = 0;
+  std::size_t wire_bytes = 0;
+  std::size_t size = 0; // of its bytes
+  PeerHandle sender;
+};
+
+// Keeps a copy of every message delivered, and what the transport said of it.
 class CollectingSink final : public MessageSink {
 public:
-  void on_message(std::span<const std::byte> message) noexcept override
+  void on_message(const Delivery& delivery) noexcept override
   {
-    messages.emplace_back(message.begin(), message.end());
+    messages.emplace_back(delivery.bytes.begin(), delivery.bytes.end());
+    deliveries.push_back(
+        {delivery.datagrams, delivery.wire_bytes, delivery.bytes.size(), delivery.sender});
   }
 
   std::vector<std::vector<std::byte>> messages;
+  std::vector<KeptDelivery> deliveries;
 };
 
 // Counts deliveries only.
 class CountingSink final : public MessageSink {
 public:
-  void on_message(std::span<const std::byte>) noexcept override { ++count; }
+  void on_message(const Delivery&) noexcept override { ++count; }
 
   std::size_t count = 0;
 };
@@ -35,10 +47,10 @@ class AdoptingSink final : public MessageSink {
 public:
   explicit AdoptingSink(Endpoint& endpoint) : m_endpoint(endpoint) {}
 
-  void on_message(std::span<const std::byte>) noexcept override
+  void on_message(const Delivery& delivery) noexcept override
   {
     ++count;
-    m_endpoint.add_peer_from_last_message();
+    m_endpoint.adopt_peer(delivery.sender);
   }
 
   std::size_t count = 0;

@@ -74,6 +74,13 @@ std::string history_note(History history)
          "ahead and the core counts what it lost";
 }
 
+// Wire bytes are the ring bytes a record took: header and padding to 64 B included. The ring
+// names no sender: a subscriber hears only its publisher, which reaches every subscriber.
+Delivery delivery_of(std::span<const std::byte> message) noexcept
+{
+  return Delivery{message, 1, record_size(message.size()), PeerHandle{}};
+}
+
 void add_ring_facts(EndpointFacts& facts, const RingView& ring)
 {
   facts.notes.push_back("ring " + std::to_string(ring.capacity()) + " B: largest message " +
@@ -173,10 +180,7 @@ std::size_t PublisherEndpoint::poll_back_rings(MessageSink& sink) noexcept
     BackChannel& channel = m_back[static_cast<std::size_t>(std::countr_zero(bits))];
     if (channel.tracked)
       delivered += channel.reader->read(
-          [this, &sink](std::span<const std::byte> message) {
-            m_last_delivery.wire_bytes = record_size(message.size());
-            sink.on_message(message);
-          },
+          [&sink](std::span<const std::byte> message) { sink.on_message(delivery_of(message)); },
           receive_batch);
   }
   return delivered;
@@ -249,6 +253,7 @@ EndpointFacts PublisherEndpoint::facts() const
   facts.requested_buffer_bytes = m_settings.requested_bytes;
   facts.granted_send_buffer_bytes = m_ring.capacity();
   facts.granted_receive_buffer_bytes = m_segment.layout().back_capacity;
+  facts.capabilities = capabilities();
   facts.notes = m_settings.notes;
   if (!m_replaced_note.empty())
     facts.notes.push_back(m_replaced_note);
@@ -417,8 +422,7 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
           m_back->prepare_next_record();
           m_answer_line_taken = true;
         }
-        m_last_delivery.wire_bytes = record_size(message.size());
-        sink.on_message(message);
+        sink.on_message(delivery_of(message));
       },
       receive_batch);
 }
@@ -493,6 +497,7 @@ EndpointFacts SubscriberEndpoint::facts() const
   EndpointFacts facts;
   facts.transport = "shm";
   facts.requested_buffer_bytes = m_settings.requested_bytes;
+  facts.capabilities = capabilities();
   facts.notes = m_settings.notes;
   facts.notes.push_back(strategy_note());
   if (attached()) {

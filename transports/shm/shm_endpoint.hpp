@@ -41,11 +41,16 @@ public:
   PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
+  // Nothing to lend: a record is a copy in the ring whatever it holds.
+  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  {
+    return send(message);
+  }
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
   SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  // Wire bytes are the ring bytes a record took: header and padding to 64 B included.
-  DeliveryFacts last_delivery() const noexcept override { return m_last_delivery; }
+  // One ring every subscriber reads: nobody to adopt, nobody hears another's back ring.
+  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:
@@ -72,7 +77,6 @@ private:
   std::uint64_t m_seen_changes = ~std::uint64_t{0}; // SlotTable::changes when last tracked
   Clock::time_point m_next_reap{};
   std::uint64_t m_dropped = 0;
-  DeliveryFacts m_last_delivery;
 };
 
 class SubscriberEndpoint final : public Endpoint {
@@ -89,8 +93,7 @@ public:
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
   SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  // Wire bytes are the ring bytes a record took: header and padding to 64 B included.
-  DeliveryFacts last_delivery() const noexcept override { return m_last_delivery; }
+  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:
@@ -121,7 +124,6 @@ private:
   std::uint64_t m_bytes_skipped = 0;
   bool m_reported_full = false;
   bool m_answer_line_taken = false; // since our last write to the back ring
-  DeliveryFacts m_last_delivery;
 };
 
 } // namespace netprof::shm

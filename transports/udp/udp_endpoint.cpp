@@ -1,5 +1,6 @@
 #include "udp_endpoint.hpp"
 
+#include "peer_handle.hpp"
 #include "socket_address.hpp"
 
 #include <random>
@@ -105,21 +106,29 @@ void UdpEndpoint::route_single_peer() noexcept
   }
 }
 
-void UdpEndpoint::add_peer_from_last_message() noexcept
+bool UdpEndpoint::adopt_peer(PeerHandle sender) noexcept
 {
-  // Shared media already send to everyone who listens.
   if (!m_sockets.learns_peers) {
-    return;
+    return true;
   }
-  const sockaddr_in* source = m_receiver.last_source();
-  if (source == nullptr) {
-    return;
+  const std::optional<sockaddr_in> address = peer_address(sender);
+  if (!address) {
+    return false;
   }
-  if (!m_peers.add(*source)) {
+  if (!m_peers.add(*address)) {
     ++m_ignored_peers;
-    return;
+    return false;
   }
   route_single_peer();
+  return true;
+}
+
+Capabilities UdpEndpoint::capabilities() const noexcept
+{
+  Capabilities capabilities;
+  capabilities.addresses_peers_one_by_one = m_sockets.learns_peers;
+  capabilities.shared_medium = !m_sockets.learns_peers;
+  return capabilities;
 }
 
 EndpointFacts UdpEndpoint::facts() const
@@ -135,6 +144,7 @@ EndpointFacts UdpEndpoint::facts() const
   facts.requested_buffer_bytes = m_buffers.requested;
   facts.granted_send_buffer_bytes = m_buffers.granted_send;
   facts.granted_receive_buffer_bytes = m_buffers.granted_receive;
+  facts.capabilities = capabilities();
   facts.notes = m_sockets.notes;
   facts.notes.insert(facts.notes.end(), m_buffers.notes.begin(), m_buffers.notes.end());
   if (!m_route_note.empty()) {

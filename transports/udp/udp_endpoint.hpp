@@ -37,8 +37,13 @@ public:
   {
     return m_receiver.receive(sink, timeout);
   }
-  void add_peer_from_last_message() noexcept override;
-  DeliveryFacts last_delivery() const noexcept override { return m_receiver.last_delivery(); }
+  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  {
+    return m_sender.send(message);
+  }
+  // Unicast adopts the handle's address; shared media already send to everyone who listens.
+  bool adopt_peer(PeerHandle sender) noexcept override;
+  Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
 private:

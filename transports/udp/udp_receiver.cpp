@@ -1,20 +1,13 @@
 #include "udp_receiver.hpp"
 
+#include "peer_handle.hpp"
+
 #include <poll.h>
 
 #include <algorithm>
 #include <cerrno>
 
 namespace netprof::udp {
-
-namespace {
-
-std::uint64_t source_key(const sockaddr_in& source) noexcept
-{
-  return (std::uint64_t{ntohl(source.sin_addr.s_addr)} << 16) | ntohs(source.sin_port);
-}
-
-} // namespace
 
 UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
                          std::optional<sockaddr_in> own_source)
@@ -41,16 +34,6 @@ bool UdpReceiver::is_own(const sockaddr_in& source) const noexcept
   return m_own_source && source.sin_port == m_own_source->sin_port &&
          (m_own_source->sin_addr.s_addr == htonl(INADDR_ANY) ||
           source.sin_addr.s_addr == m_own_source->sin_addr.s_addr);
-}
-
-void UdpReceiver::deliver(MessageSink& sink, std::span<const std::byte> message,
-                          const sockaddr_in& source, DeliveryFacts facts) noexcept
-{
-  // Set before the sink runs, so a sink that accepts a hello can add its sender right away.
-  m_last_source = source;
-  m_have_last_source = true;
-  m_last_delivery = facts;
-  sink.on_message(message);
 }
 
 int UdpReceiver::receive_datagrams(const Socket& socket, std::size_t wanted) noexcept
@@ -99,7 +82,7 @@ int UdpReceiver::deliver_batch(MessageSink& sink, std::size_t count) noexcept
     const std::span<const std::byte> datagram(m_storage.get() + i * slot_size,
                                               m_headers[i].msg_len);
     if (!has_fragment_magic(datagram)) {
-      deliver(sink, datagram, source, DeliveryFacts{1, datagram.size()});
+      sink.on_message(Delivery{datagram, 1, datagram.size(), peer_handle(source)});
       ++delivered;
       continue;
     }
@@ -110,7 +93,8 @@ int UdpReceiver::deliver_batch(MessageSink& sink, std::size_t count) noexcept
     const std::optional<ReassembledMessage> message =
         m_reassembler.accept(source_key(source), datagram, now);
     if (message) {
-      deliver(sink, message->bytes, source, DeliveryFacts{message->datagrams, message->wire_bytes});
+      sink.on_message(
+          Delivery{message->bytes, message->datagrams, message->wire_bytes, peer_handle(source)});
       ++delivered;
     }
   }

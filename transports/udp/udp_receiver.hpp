@@ -48,13 +48,6 @@ public:
   void socket_connected_to(const sockaddr_in& peer) noexcept { m_socket.connected_to = peer; }
   static constexpr std::size_t lobby_poll_period = 16;
 
-  // Valid inside MessageSink::on_message: the message being delivered.
-  const sockaddr_in* last_source() const noexcept
-  {
-    return m_have_last_source ? &m_last_source : nullptr;
-  }
-  DeliveryFacts last_delivery() const noexcept { return m_last_delivery; }
-
   const ReassemblyCounters& reassembly() const noexcept { return m_reassembler.counters(); }
   std::uint64_t truncated() const noexcept { return m_truncated; }
 
@@ -82,8 +75,6 @@ private:
   // errno set.
   int receive_datagrams(const Socket& socket, std::size_t wanted) noexcept;
   int deliver_batch(MessageSink& sink, std::size_t count) noexcept;
-  void deliver(MessageSink& sink, std::span<const std::byte> message, const sockaddr_in& source,
-               DeliveryFacts facts) noexcept;
   bool is_own(const sockaddr_in& source) const noexcept;
 
   Socket m_socket;
@@ -98,9 +89,6 @@ private:
   std::unique_ptr<sockaddr_in[]> m_sources;
   std::unique_ptr<mmsghdr[]> m_headers;
 
-  sockaddr_in m_last_source{};
-  bool m_have_last_source = false;
-  DeliveryFacts m_last_delivery;
   std::uint64_t m_truncated = 0;
 };
 

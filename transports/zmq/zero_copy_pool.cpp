@@ -5,19 +5,12 @@
 namespace netprof::zeromq {
 
 ZeroCopyPool::ZeroCopyPool(std::span<const std::byte> payload, std::size_t buffers)
-    : m_payload(payload.data()), m_payload_size(payload.size()), m_count(buffers),
-      m_slots(std::make_unique<Slot[]>(buffers))
+    : m_payload_size(payload.size()), m_count(buffers), m_slots(std::make_unique<Slot[]>(buffers))
 {
   for (std::size_t i = 0; i < m_count; ++i) {
     m_slots[i].bytes = std::make_unique_for_overwrite<std::byte[]>(max_prefix + m_payload_size);
     std::memcpy(m_slots[i].bytes.get() + max_prefix, payload.data(), m_payload_size);
   }
-}
-
-bool ZeroCopyPool::carries(std::span<const std::byte> message) const noexcept
-{
-  return message.size() >= m_payload_size &&
-         message.data() + (message.size() - m_payload_size) == m_payload;
 }
 
 bool ZeroCopyPool::lend(zmq_msg_t& message, std::span<const std::byte> prefix) noexcept

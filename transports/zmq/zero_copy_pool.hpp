@@ -24,10 +24,6 @@ public:
   ZeroCopyPool(const ZeroCopyPool&) = delete; // ZeroMQ holds pointers into it
   ZeroCopyPool& operator=(const ZeroCopyPool&) = delete;
 
-  // True when `message` is a prefix followed by the payload this pool was made from (the same
-  // bytes at the same address, as the core promises in Endpoint::announce_payload).
-  bool carries(std::span<const std::byte> message) const noexcept;
-
   // Builds `message` as `prefix` followed by the payload in a free buffer, lent to ZeroMQ.
   // False, with `message` untouched, when every buffer is lent (or the prefix is too long).
   bool lend(zmq_msg_t& message, std::span<const std::byte> prefix) noexcept;
@@ -44,7 +40,6 @@ private:
   };
   static void give_back(void* data, void* slot) noexcept;
 
-  const std::byte* m_payload; // the core's, compared by address only
   std::size_t m_payload_size;
   std::size_t m_count;
   std::unique_ptr<Slot[]> m_slots;

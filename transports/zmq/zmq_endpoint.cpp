@@ -78,7 +78,8 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 }
 
 ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
-    : m_zero_copy_from(settings.zero_copy_from), m_context(settings.io_threads),
+    : m_zero_copy_from(settings.zero_copy_from), m_header_bytes(settings.header_bytes),
+      m_max_message_size(max_payload_size + settings.header_bytes), m_context(settings.io_threads),
       m_publisher(settings.role == Role::publisher)
 {
   try {
@@ -121,7 +122,7 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
   m_socket.set(zmq::sockopt::sndhwm, hwm);
   m_socket.set(zmq::sockopt::rcvhwm, hwm);
   m_socket.set(zmq::sockopt::linger, linger_ms);
-  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(max_message_size));
+  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_max_message_size));
   if (m_publisher && settings.no_drop) {
     m_socket.set(zmq::sockopt::xpub_nodrop, true);
   }
@@ -232,21 +233,31 @@ void ZmqEndpoint::bind_own(const Address& own)
 
 SendResult ZmqEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  if (message.size() > max_message_size) {
+  if (message.size() > m_max_message_size) {
     return SendResult::failed;
   }
   m_dry = false; // zmq_send may process the socket's commands, and with them ZMQ_FD's signal
+  if (!m_publisher && needs_escape(message)) {
+    return outcome(send_escaped(message));
+  }
+  return outcome(zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT));
+}
+
+SendResult ZmqEndpoint::send_announced(std::span<const std::byte> message) noexcept
+{
   // zmq_send copies the bytes into ZeroMQ's own message before returning: the core rewrites
   // this buffer's header for the next message at once, so it cannot be lent as it is. Only a
   // copy of the announced payload, in a buffer of our own, can (send_lent).
-  int sent = 0;
-  if (m_zero_copy && m_zero_copy->carries(message)) {
-    sent = send_lent(message);
-  } else if (!m_publisher && needs_escape(message)) {
-    sent = send_escaped(message);
-  } else {
-    sent = zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT);
+  if (!m_zero_copy || message.size() > m_max_message_size ||
+      message.size() < m_zero_copy->payload_size()) {
+    return send(message);
   }
+  m_dry = false;
+  return outcome(send_lent(message));
+}
+
+SendResult ZmqEndpoint::outcome(int sent) noexcept
+{
   if (sent >= 0) {
     return SendResult::sent;
   }
@@ -266,7 +277,7 @@ void ZmqEndpoint::announce_payload(std::span<const std::byte> payload)
 {
   if (m_publisher && m_zero_copy_from > 0 && payload.size() >= m_zero_copy_from) {
     m_zero_copy = std::make_unique<ZeroCopyPool>(
-        payload, zero_copy_buffers(m_high_water_mark, payload.size() + wire::header_size));
+        payload, zero_copy_buffers(m_high_water_mark, payload.size() + m_header_bytes));
   }
 }
 
@@ -330,7 +341,7 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
     }
     const auto* data = static_cast<const std::byte*>(zmq_msg_data(&m_received));
     std::size_t size = zmq_msg_size(&m_received);
-    m_received_wire_bytes = zmtp_wire_bytes(size);
+    const std::size_t wire_bytes = zmtp_wire_bytes(size);
     if (m_publisher && size > 0) {
       const auto first = static_cast<unsigned char>(data[0]);
       if (first < escape_byte) {
@@ -341,7 +352,7 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
         --size;
       }
     }
-    sink.on_message(std::span<const std::byte>(data, size));
+    sink.on_message(Delivery{std::span<const std::byte>(data, size), 1, wire_bytes, PeerHandle{}});
     ++drained.delivered;
   }
   return drained;
@@ -410,11 +421,11 @@ ReceiveResult ZmqEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   }
 }
 
-DeliveryFacts ZmqEndpoint::last_delivery() const noexcept
+Capabilities ZmqEndpoint::capabilities() const noexcept
 {
-  DeliveryFacts delivery;
-  delivery.wire_bytes = m_received_wire_bytes;
-  return delivery;
+  Capabilities capabilities;
+  capabilities.lends_announced_payload = m_publisher && m_zero_copy_from > 0;
+  return capabilities;
 }
 
 EndpointFacts ZmqEndpoint::facts() const
@@ -423,10 +434,11 @@ EndpointFacts ZmqEndpoint::facts() const
   facts.transport = "zmq";
   facts.local_addresses = m_local_addresses;
   facts.peer_addresses = m_peer_addresses;
-  facts.max_message_size = max_message_size;
+  facts.max_message_size = m_max_message_size;
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
   facts.granted_send_buffer_bytes = m_granted_send_buffer_bytes;
   facts.granted_receive_buffer_bytes = m_granted_receive_buffer_bytes;
+  facts.capabilities = capabilities();
   facts.notes = m_notes;
   if (m_zero_copy) {
     // Read at the end of a run: how the data messages actually went.

@@ -4,7 +4,6 @@
 #include "zmq_address.hpp"
 
 #include <netprof/transport.hpp>
-#include <netprof/wire.hpp>
 
 #include <zmq.h>
 #include <zmq.hpp>
@@ -24,6 +23,7 @@ struct EndpointSettings {
   std::vector<Address> peers; // connected
   std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
   std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
+  std::size_t header_bytes = 0;       // the core's header in front of each payload
   int io_threads = 1;
   bool no_drop = false; // publisher: wait at the high-water mark instead of dropping
   std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
@@ -47,9 +47,9 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 // cannot cost the measured phase anything.
 class ZmqEndpoint final : public Endpoint {
 public:
-  // 16 MiB of payload plus netprof's header as one ZeroMQ message; also each socket's
-  // ZMQ_MAXMSGSIZE, so a foreign peer cannot make us allocate more.
-  static constexpr std::size_t max_message_size = (std::size_t{16} << 20) + wire::header_size;
+  // The largest payload: with the core's header in front of it, the largest message send()
+  // takes, and each socket's ZMQ_MAXMSGSIZE, so a foreign peer cannot make us allocate more.
+  static constexpr std::size_t max_payload_size = std::size_t{16} << 20;
   // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
   // the core gets control back often.
   static constexpr int receive_batch = 32;
@@ -68,9 +68,12 @@ public:
   ZmqEndpoint& operator=(const ZmqEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
+  // Through a buffer lent to ZeroMQ when --zmq-zero-copy took the announced payload.
+  SendResult send_announced(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   void announce_payload(std::span<const std::byte> payload) override;
-  DeliveryFacts last_delivery() const noexcept override;
+  // The publisher may lend (--zmq-zero-copy); an XPUB reaches every subscriber by itself.
+  Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
 private:
@@ -86,6 +89,8 @@ private:
   // otherwise `result` says why not.
   bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
                        ReceiveResult& result) noexcept;
+  // What a zmq send call's return value means to the core.
+  static SendResult outcome(int sent) noexcept;
   int send_escaped(std::span<const std::byte> message) noexcept;
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
   int send_lent(std::span<const std::byte> message) noexcept;
@@ -97,6 +102,8 @@ private:
   // buffers back until the context is gone.
   std::unique_ptr<ZeroCopyPool> m_zero_copy;
   std::size_t m_zero_copy_from = 0;
+  std::size_t m_header_bytes = 0;
+  std::size_t m_max_message_size = 0;
   std::uint64_t m_sent_lent = 0;   // data messages ZeroMQ took from a lent buffer
   std::uint64_t m_sent_copied = 0; // ... and copied, every buffer being still lent
   // Declared before the socket so that it is destroyed after it.
@@ -108,7 +115,6 @@ private:
   int m_high_water_mark = default_high_water_mark;
   zmq_msg_t m_received{};
   bool m_dry = false; // the last drain ended in EAGAIN and no send() came after it
-  std::size_t m_received_wire_bytes = 0; // of the message being delivered, ZMTP framing included
 
   std::string m_own_file; // the ipc:// socket file this process bound, removed at exit
   FileIdentity m_own_file_identity;

@@ -4,7 +4,6 @@
 #include "zmq_endpoint.hpp"
 
 #include <netprof/errors.hpp>
-#include <netprof/wire.hpp>
 
 #include <charconv>
 #include <string>
@@ -129,8 +128,10 @@ public:
     settings.own = std::move(addresses.own);
     settings.peers = std::move(addresses.peers);
     settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size > 0 ? request.message_size
-                                                      : wire::header_size + default_payload_bytes;
+    settings.message_bytes = request.message_size > 0
+                                 ? request.message_size
+                                 : request.header_bytes + default_payload_bytes;
+    settings.header_bytes = request.header_bytes;
     settings.io_threads = io_threads();
     settings.no_drop = m_no_drop;
     settings.zero_copy_from = zero_copy_from();
@@ -209,7 +210,7 @@ private:
   std::size_t zero_copy_from() const
   {
     return whole_number<std::size_t>(m_zero_copy_text, "zmq-zero-copy", 0,
-                                     zeromq::ZmqEndpoint::max_message_size);
+                                     zeromq::ZmqEndpoint::max_payload_size);
   }
 
   // The subscriber's own endpoint when the user gave only the publisher's: the same scheme,

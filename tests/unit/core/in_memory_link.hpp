@@ -69,9 +69,12 @@ public:
   {
     if (!m_inbox->pop(m_buffer, timeout))
       return ReceiveResult::timed_out;
-    sink.on_message(m_buffer);
+    sink.on_message(Delivery{m_buffer, 1, m_buffer.size(), PeerHandle{}});
     return ReceiveResult::received;
   }
+
+  // Every message goes to every outbox: nobody to adopt.
+  Capabilities capabilities() const noexcept override { return {}; }
 
   EndpointFacts facts() const override
   {

@@ -31,8 +31,17 @@ public:
     return ReceiveResult::timed_out;
   }
 
-  void add_peer_from_last_message() noexcept override { m_inner.add_peer_from_last_message(); }
-  DeliveryFacts last_delivery() const noexcept override { return m_inner.last_delivery(); }
+  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  {
+    return m_severed.load() ? SendResult::sent : m_inner.send_announced(message);
+  }
+
+  bool adopt_peer(PeerHandle sender) noexcept override { return m_inner.adopt_peer(sender); }
+  void announce_payload(std::span<const std::byte> payload) override
+  {
+    m_inner.announce_payload(payload);
+  }
+  Capabilities capabilities() const noexcept override { return m_inner.capabilities(); }
   EndpointFacts facts() const override { return m_inner.facts(); }
 
 private:

@@ -28,12 +28,13 @@ public:
     script.pop_front();
     return next;
   }
+  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override { return {}; }
 };
 
 class NullSink final : public MessageSink {
 public:
-  void on_message(std::span<const std::byte>) noexcept override {}
+  void on_message(const Delivery&) noexcept override {}
 };
 
 struct WaiterTest : ::testing::Test {

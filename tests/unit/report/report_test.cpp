@@ -74,6 +74,7 @@ RunReport sample_publisher()
   report.endpoint.requested_buffer_bytes = 1'000'000;
   report.endpoint.granted_send_buffer_bytes = 2'000'000;
   report.endpoint.granted_receive_buffer_bytes = 425'984;
+  report.endpoint.capabilities.addresses_peers_one_by_one = true;
   report.endpoint.notes = {"receive buffer clamped by net.core.rmem_max"};
   report.host.hostname = "bench1";
   report.host.kernel = "Linux 6.1.0-18-amd64";
@@ -539,6 +540,10 @@ TEST(JsonReport, HostAndEndpoint)
             {"max_message_size", 65'475},
             {"buffer",
              {{"requested", 1'000'000}, {"granted_send", 2'000'000}, {"granted_receive", 425'984}}},
+            {"capabilities",
+             {{"addresses_peers_one_by_one", true},
+              {"shared_medium", false},
+              {"lends_announced_payload", false}}},
             {"notes", {"receive buffer clamped by net.core.rmem_max"}}}));
 }
 

@@ -296,17 +296,12 @@ TEST_F(ShmSegment, SubscriberReportsTheRecordAsWireBytes)
   PublisherEndpoint publisher(settings());
   SubscriberEndpoint subscriber(settings(), 1);
   ASSERT_EQ(publisher.send(Bytes(100)), SendResult::sent);
-  struct Sink final : netprof::MessageSink {
-    explicit Sink(netprof::Endpoint& e) : endpoint(e) {}
-    void on_message(std::span<const std::byte>) noexcept override
-    {
-      wire = endpoint.last_delivery().wire_bytes;
-    }
-    netprof::Endpoint& endpoint;
-    std::size_t wire = 0;
-  } sink(subscriber);
+  CollectingSink sink;
   ASSERT_EQ(subscriber.receive(sink, 1s), ReceiveResult::received);
-  EXPECT_EQ(sink.wire, 128u) << "8 B header + 100 B, padded to 64";
+  ASSERT_EQ(sink.deliveries.size(), 1u);
+  EXPECT_EQ(sink.deliveries.front().wire_bytes, 128u) << "8 B header + 100 B, padded to 64";
+  EXPECT_EQ(sink.deliveries.front().datagrams, 1u);
+  EXPECT_TRUE(sink.deliveries.front().sender.none()) << "the ring names no sender";
 }
 
 TEST(ShmOptions, QueueLengthBecomesAPowerOfTwoRing)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
-# already installed. clang and libclang-rt-14-dev are for scripts/fuzz.sh (libFuzzer); the
-# sanitizer runtimes scripts/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
+# already installed. clang and libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the
+# sanitizer runtimes scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
 # Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
@@ -13,7 +13,7 @@ packages=(
   python3
   python3-matplotlib
   iproute2
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
 )
 
 missing=()

@@ -3,14 +3,14 @@
 #   wire_header      a whole received message: header, then final counters or records
 #   wire_records     the --num-vars record decoder
 #   udp_reassembler  the UDP fragment reassembler, fed scripts of datagrams
-# Usage: scripts/fuzz.sh [seconds-per-target]   (default 30)
+# Usage: scripts/setup/fuzz.sh [seconds-per-target]   (default 30)
 # Builds in FUZZ_BUILD_DIR (default ./build-fuzz), first runs every target once over its
 # committed corpus (tests/fuzz/corpus/<target>/, ctest label fuzz), then fuzzes each from a
 # temporary copy of that corpus, so the committed one never grows by itself. Exits non-zero on
 # any crash, leak, sanitizer report or broken check; the input that caused it is kept in
 # FUZZ_BUILD_DIR/fuzz-artifacts/ and its path printed, with the command that reproduces it.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build_dir="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${JOBS:-2}"
 seconds="${1:-30}"
@@ -20,7 +20,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 [seconds-per-target]   (a whole number, at least 1; default 30)" >&2
   exit 2
 fi
-"$root/scripts/install_deps.sh" # clang and libFuzzer among the rest
+"$root/scripts/setup/install_deps.sh" # clang and libFuzzer among the rest
 
 cmake -S "$root" -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g" -DNETPROF_FUZZ=ON -DNETPROF_BUILD_TESTS=OFF \

@@ -3,12 +3,12 @@
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer, the whole ctest suite
 #   tsan  ThreadSanitizer, only the tests with concurrent code: the shared-memory ring and
 #         segment, the transport contract, the core protocol and the live status reporter
-# Usage: scripts/sanitize.sh [asan|tsan|all]   (default all)
+# Usage: scripts/setup/sanitize.sh [asan|tsan|all]   (default all)
 # Build folders: ASAN_BUILD_DIR (default ./build-asan), TSAN_BUILD_DIR (default ./build-tsan).
 # Any sanitizer report fails the run: ASan and TSan exit non-zero on their first report, and
-# UBSan is made to halt as well. Needs only the packages scripts/install_deps.sh installs.
+# UBSan is made to halt as well. Needs only the packages scripts/setup/install_deps.sh installs.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 asan_dir="${ASAN_BUILD_DIR:-$root/build-asan}"
 tsan_dir="${TSAN_BUILD_DIR:-$root/build-tsan}"
 jobs="${JOBS:-2}"
@@ -18,7 +18,7 @@ case "$which" in
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
 
-"$root/scripts/install_deps.sh"
+"$root/scripts/setup/install_deps.sh"
 
 # Reports go to stderr, which ctest shows for a failing test (--output-on-failure).
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/tests/sanitizers/ubsan.supp"

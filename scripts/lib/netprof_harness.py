@@ -1,11 +1,13 @@
-"""How to run netprof on one machine: each transport's loopback addresses, the private network
-namespace that multicast and broadcast need, and one run of a publisher with its subscribers
-under a deadline. Shared by sweep.py and smoke.py. Standard library only.
+"""How scripts and end-to-end tests run netprof: each transport's loopback arguments (asked of
+the binary, `netprof --list-transports --json`), the private network namespace that multicast
+and broadcast need, processes started under a deadline and stopped by PID, and JSON reports
+read back. Shared by scripts/tools (sweep, smoke, soak) and tests/e2e. Standard library only.
 
-Every process is started here as a separate netprof (never --local-pair), so the scripts see
+Every process is started here as a separate netprof (never --local-pair), so callers see
 exactly what two terminals would: each role's exit status and JSON report.
 """
 
+import argparse
 import dataclasses
 import json
 import os
@@ -15,13 +17,13 @@ import socket
 import subprocess
 import time
 
-# Beyond the payload, netprof's header on every message (docs/json-schema.md, settings).
-HEADER_BYTES = 52
 DEFAULT_QUEUE_BYTES = 1_000_000
 # How long each side waits for its peer (--wait); the deadline of a run allows for it.
 PEER_WAIT_SECONDS = 10
 # After SIGINT, netprof prints a partial report and exits; this long, then SIGKILL.
 INTERRUPT_GRACE_SECONDS = 3
+# How long asking the binary about itself may take.
+QUERY_TIMEOUT_SECONDS = 30
 
 
 class SetupError(Exception):
@@ -29,75 +31,83 @@ class SetupError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------
-# Transports and their loopback addresses
+# What the binary says about itself
+
+
+def describe(netprof, subscribers=1, options=()):
+    """`netprof --list-transports --json`: the build's transports, each with its loopback
+    arguments for a publisher and `subscribers` subscribers (fresh ports and names on every
+    call), derived from `options` where they name the transport's endpoints."""
+    command = [netprof, "--list-transports", "--json", "--subscribers", str(subscribers),
+               *[str(option) for option in options]]
+    try:
+        listing = subprocess.run(command, capture_output=True, text=True,
+                                 timeout=QUERY_TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SetupError(f"cannot run {shlex.join(command)}: {error}") from error
+    if listing.returncode != 0:
+        raise SetupError(f"{shlex.join(command)} exited {listing.returncode}: "
+                         f"{listing.stderr.strip()}")
+    try:
+        return json.loads(listing.stdout)
+    except ValueError as error:
+        raise SetupError(f"{shlex.join(command)} printed no JSON: {error}") from error
+
+
+def wire_header_bytes(netprof):
+    """Bytes of netprof's own header in front of every payload (-s excludes it)."""
+    return describe(netprof)["wire_header_bytes"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Transports and their loopback arguments
 
 
 @dataclasses.dataclass(frozen=True)
 class Setup:
     """One way of running a transport on this host."""
-    name: str            # what the user types: a transport name, or a variant such as zmq-ipc
-    transport: str       # the registry name netprof knows
+    name: str              # what the user types: a transport name, or a variant such as zmq-ipc
+    transport: str         # the registry name netprof knows
     needs_namespace: bool  # multicast/broadcast: only inside a private network namespace
     description: str
+    # Options that pick the variant's endpoints, given the run's unique name and work folder.
+    variant_options: object = None
 
 
-SETUPS = {
-    "udp": Setup("udp", "udp", False, "UDP unicast on 127.0.0.1, a free port per process"),
-    "multicast": Setup("multicast", "multicast", True,
-                       "UDP multicast 239.255.0.1 on lo, inside a private network namespace"),
-    "broadcast": Setup("broadcast", "broadcast", True,
-                       "UDP broadcast 127.255.255.255, inside a private network namespace"),
-    "zmq": Setup("zmq", "zmq", False, "ZeroMQ tcp:// on 127.0.0.1, a free port per process"),
-    "zmq-ipc": Setup("zmq-ipc", "zmq", False, "ZeroMQ ipc:// socket files, unique per run"),
-    "shm": Setup("shm", "shm", False, "shared-memory ring /dev/shm/netprof-NAME, unique per run"),
-}
+def _ipc_endpoint(unique_name, work_dir):
+    return ["--zmq", f"ipc://{os.path.join(work_dir, unique_name)}.ipc"]
+
+
+# Variants of a transport that differ only in the kind of endpoint the binary is asked for.
+VARIANTS = {"zmq-ipc": ("zmq", "ZeroMQ ipc:// socket files, unique per run", _ipc_endpoint)}
 
 
 def list_transports(netprof):
-    """Transport names of this build, in netprof's order (`netprof --list-transports`)."""
-    try:
-        listing = subprocess.run([netprof, "--list-transports"], capture_output=True, text=True,
-                                 timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SetupError(f"cannot run {netprof} --list-transports: {error}") from error
-    if listing.returncode != 0:
-        raise SetupError(f"{netprof} --list-transports exited {listing.returncode}: "
-                         f"{listing.stderr.strip()}")
-    return [line.split("\t", 1)[0] for line in listing.stdout.splitlines() if line.strip()]
+    """Setups of every transport this build has, in netprof's order, then their variants."""
+    transports = describe(netprof)["transports"]
+    setups = [Setup(t["name"], t["name"], t["needs_private_netns"], t["summary"])
+              for t in transports]
+    by_name = {t["name"]: t for t in transports}
+    for name, (transport, description, options) in VARIANTS.items():
+        if transport in by_name:
+            setups.append(Setup(name, transport, by_name[transport]["needs_private_netns"],
+                                description, options))
+    return setups
 
 
-def known_setup_names(built_transports):
-    """Every setup this build can run: its transports, plus variants of them (zmq-ipc)."""
-    return [setup.name for setup in SETUPS.values() if setup.transport in built_transports]
-
-
-def resolve_setups(requested, built_transports):
+def resolve_setups(requested, setups):
     """Setups for the names the user gave; SetupError naming the unknown ones."""
-    known = known_setup_names(built_transports)
+    known = {setup.name: setup for setup in setups}
     unknown = [name for name in requested if name not in known]
     if unknown:
         raise SetupError(f"unknown transport {', '.join(unknown)}: this netprof has "
                          f"{', '.join(known)} (see netprof --list-transports)")
-    return [SETUPS[name] for name in requested]
+    return [known[name] for name in requested]
 
 
-def default_setups(built_transports):
-    """One setup per transport of the build (zmq over tcp; zmq-ipc only when asked for)."""
-    return [SETUPS[name] for name in built_transports if name in SETUPS]
-
-
-def transports_without_recipe(built_transports):
-    """Transports of the build these scripts cannot run yet: a new one needs its entry in
-    SETUPS and loopback_endpoints()."""
-    return [name for name in built_transports
-            if not any(setup.transport == name for setup in SETUPS.values())]
-
-
-def free_port(kind=socket.SOCK_DGRAM):
-    """A loopback port the kernel just gave out, free again on return (a small race we accept)."""
-    with socket.socket(socket.AF_INET, kind) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def default_setups(setups):
+    """One setup per transport of the build (variants only when asked for)."""
+    return [setup for setup in setups if setup.variant_options is None]
 
 
 @dataclasses.dataclass
@@ -107,39 +117,18 @@ class Endpoints:
     leftovers: list      # files a killed run may leave behind, removed after the run
 
 
-def loopback_endpoints(setup, subscribers, unique_name, work_dir):
-    """Transport options for a publisher and `subscribers` subscribers on this host.
-
-    `unique_name` keeps runs apart: a shm segment or ipc socket file left by a killed run must
-    not be found by the next one.
-    """
-    if setup.name == "udp":
-        own = f"127.0.0.1:{free_port()}"
-        return Endpoints(["-u", own],
-                         [["-u", f"127.0.0.1:{free_port()}", "-u", own]
-                          for _ in range(subscribers)], [])
-    if setup.name == "zmq":
-        own = f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}"
-        return Endpoints(["--zmq", own],
-                         [["--zmq", f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}",
-                           "--zmq", own] for _ in range(subscribers)], [])
-    if setup.name == "zmq-ipc":
-        paths = [os.path.join(work_dir, f"{unique_name}-{i}.ipc") for i in range(subscribers + 1)]
-        own = f"ipc://{paths[0]}"
-        return Endpoints(["--zmq", own],
-                         [["--zmq", f"ipc://{path}", "--zmq", own] for path in paths[1:]], paths)
-    if setup.name == "shm":
-        options = ["--shm", unique_name]
-        return Endpoints(options, [options] * subscribers, [f"/dev/shm/netprof-{unique_name}"])
-    if setup.name == "multicast":
-        # The namespace is private, so any group and port are ours; a fresh port per run keeps
-        # a straggler of the previous run from being heard (netprof would reject it anyway).
-        options = ["-m", f"239.255.0.1:{free_port()}"]
-        return Endpoints(options, [options] * subscribers, [])
-    if setup.name == "broadcast":
-        options = ["-b", f"127.255.255.255:{free_port()}"]
-        return Endpoints(options, [options] * subscribers, [])
-    raise SetupError(f"no loopback recipe for {setup.name}")
+def loopback_endpoints(netprof, setup, subscribers, unique_name, work_dir):
+    """Transport options for a publisher and `subscribers` subscribers on this host, as the
+    binary gives them. `unique_name` keeps runs apart: a shm segment or ipc socket file left by
+    a killed run must not be found by the next one."""
+    options = setup.variant_options(unique_name, work_dir) if setup.variant_options else ()
+    described = describe(netprof, subscribers, options)
+    for transport in described["transports"]:
+        if transport["name"] == setup.transport:
+            loopback = transport["loopback"]
+            return Endpoints(loopback["publisher"], loopback["subscribers"],
+                             loopback.get("files", []))
+    raise SetupError(f"{netprof} has no {setup.transport} transport")
 
 
 def remove_leftovers(paths):
@@ -207,6 +196,33 @@ class NetworkNamespace:
 
     def __exit__(self, *exc):
         self.delete()
+
+
+def namespace_for(setups, tool):
+    """(namespace, None) when a setup needs a private namespace and one was made, named after
+    the tool and this process; (None, reason) when one is needed but cannot be made;
+    (None, None) when none is needed. The caller deletes the namespace."""
+    if not any(setup.needs_namespace for setup in setups):
+        return None, None
+    reason = namespace_unavailable_reason()
+    if reason is not None:
+        return None, reason
+    namespace = NetworkNamespace(f"netprof-{tool}-{os.getpid()}")
+    try:
+        namespace.create()
+    except SetupError as error:
+        return None, str(error)
+    return namespace, None
+
+
+def tool_arguments(description, epilog, default_out, out_contents):
+    """An argument parser with the options every tool has: --netprof and --out."""
+    parser = argparse.ArgumentParser(description=description, epilog=epilog)
+    parser.add_argument("--netprof", default="./build/netprof",
+                        help="netprof binary (default: %(default)s)")
+    parser.add_argument("--out", default=default_out,
+                        help=f"folder for {out_contents} (default: %(default)s)")
+    return parser
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,8 +294,8 @@ def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None, monitor=None):
     into out_dir. Never raises for a failed run: the failure is in the outcome.
     """
     work_dir = work_dir or out_dir
-    endpoints = loopback_endpoints(spec.setup, spec.subscribers, f"{stem}-{os.getpid()}",
-                                   work_dir)
+    endpoints = loopback_endpoints(netprof, spec.setup, spec.subscribers,
+                                   f"{stem}-{os.getpid()}", work_dir)
     json_paths = [os.path.join(out_dir, f"{stem}.pub.json")] + [
         os.path.join(out_dir, f"{stem}.sub{i}.json") for i in range(1, spec.subscribers + 1)]
     for path in json_paths:
@@ -390,3 +406,72 @@ def last_words(stderr_text, report):
     if lines:
         return lines[-1].removeprefix("netprof: ")
     return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes under a deadline, for tests: tracked by PID, killed in cleanup
+
+
+def free_port(kind=socket.SOCK_DGRAM):
+    """A loopback port the kernel just gave out, free again on return (a small race we accept)."""
+    with socket.socket(socket.AF_INET, kind) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclasses.dataclass
+class Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+    json: dict  # the report written to --json, None when there is none
+
+
+class DeadlineExceeded(Exception):
+    """A process did not finish within its deadline (it was killed)."""
+
+
+class Processes:
+    """Every process started through it, killed by PID (or by process group, for the ones that
+    lead a group of their own) when kill_all() runs, so a hung run cannot outlive its caller."""
+
+    def __init__(self):
+        self._processes = []
+        self._group_leaders = []
+
+    def start(self, argv, own_group=False, stderr=subprocess.PIPE):
+        """Starts argv with stdout (and, unless told otherwise, stderr) captured as text."""
+        process = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                   start_new_session=own_group)
+        self._processes.append(process)
+        if own_group:
+            self._group_leaders.append(process)
+        return process
+
+    def finish(self, process, json_path=None, deadline_s=60):
+        """Waits for `process`; DeadlineExceeded (after killing it) when it takes longer."""
+        try:
+            stdout, stderr = process.communicate(timeout=deadline_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise DeadlineExceeded(f"did not finish within {deadline_s} s: {process.args}")
+        return Finished(process.returncode, stdout, stderr,
+                        read_report(json_path) if json_path else None)
+
+    def kill_all(self):
+        for process in self._processes:
+            if process in self._group_leaders:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)  # and whatever it started
+                except ProcessLookupError:
+                    pass
+            elif process.poll() is None:
+                process.kill()
+            try:
+                process.communicate(timeout=10)  # reaps it and closes its pipes
+            except (subprocess.TimeoutExpired, ValueError, OSError):
+                pass
+        self._processes.clear()
+        self._group_leaders.clear()

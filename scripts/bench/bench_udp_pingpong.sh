@@ -3,7 +3,7 @@
 # strategy, plus the histogram's cost per record. Prints figures; a missed target is reported,
 # never an error: the exit status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench_udp_pingpong.sh [BUILD_DIR] [--iterations N] [--time SECONDS] [--cpu A,B]
+#   scripts/bench/bench_udp_pingpong.sh [BUILD_DIR] [--iterations N] [--time SECONDS] [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
 # docs/benchmarks.md for how to read the output.

@@ -10,8 +10,8 @@ A failed point is recorded with its reason and the sweep goes on.
 Exit status: 0 the sweep ran (even with failed points), 1 every point failed, 2 bad arguments,
 130 interrupted. Standard library only.
 
-    scripts/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
-    scripts/plot.py results/s1/sweep.csv
+    scripts/tools/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
+    scripts/tools/plot.py results/s1/sweep.csv
 """
 
 import argparse
@@ -24,7 +24,8 @@ import signal
 import sys
 import time
 
-import netprof_loopback as loopback
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_harness as harness  # noqa: E402
 
 DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
 # With --send-hz auto, stream mode offers at most this much payload per second (and at most
@@ -170,36 +171,23 @@ def plan_points(arguments, setups):
 
 
 def run_spec(arguments, setup, size):
-    return loopback.RunSpec(
+    return harness.RunSpec(
         setup=setup, mode=arguments.mode, payload_size=size, subscribers=arguments.subscribers,
         send_hz=send_hz_for(arguments, size), duration_seconds=arguments.duration,
         warmup_seconds=arguments.warmup,
-        queue_length=arguments.queue_length or loopback.queue_length_for(size),
+        queue_length=arguments.queue_length or harness.queue_length_for(size),
         extra_args=arguments.netprof_args, deadline=arguments.deadline)
 
 
 def choose_setups(arguments, built):
     """The setups to run, and the namespace those that need one will share (or None)."""
     if arguments.transports:
-        setups = loopback.resolve_setups(arguments.transports, built)
+        setups = harness.resolve_setups(arguments.transports, built)
     else:
-        setups = loopback.default_setups(built)
-        for name in loopback.transports_without_recipe(built):
-            print(f"sweep: skipping {name}: no loopback recipe in scripts/netprof_loopback.py "
-                  "yet", file=sys.stderr)
-    needing = [setup for setup in setups if setup.needs_namespace]
-    if not needing:
-        return setups, None
-    reason = loopback.namespace_unavailable_reason()
-    namespace = None
-    if reason is None:
-        namespace = loopback.NetworkNamespace(f"netprof-sweep-{os.getpid()}")
-        try:
-            namespace.create()
-        except loopback.SetupError as error:
-            reason, namespace = str(error), None
-    if namespace is None:
-        names = ", ".join(setup.name for setup in needing)
+        setups = harness.default_setups(built)
+    namespace, reason = harness.namespace_for(setups, "sweep")
+    if reason is not None:
+        names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
         print(f"sweep: skipping {names}: {reason}", file=sys.stderr)
         setups = [setup for setup in setups if not setup.needs_namespace]
     return setups, namespace
@@ -330,7 +318,7 @@ def sweep(arguments, setups, namespace):
         started_at = datetime.datetime.now().isoformat(timespec="seconds")
         prefix = namespace.command_prefix() if setup.needs_namespace else ()
         stem = f"{setup.name}-{size}-r{repetition}"
-        outcome = loopback.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
+        outcome = harness.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
                                stem, prefix=prefix)
         rows.append(make_row(index, repetition, spec, outcome, started_at, arguments.out))
         write_csv(csv_path, rows)
@@ -342,7 +330,7 @@ def write_command(arguments, argv):
     """How this sweep was made, for the results page."""
     with open(os.path.join(arguments.out, "command.txt"), "w") as f:
         f.write(f"date: {datetime.datetime.now().isoformat(timespec='seconds')}\n")
-        f.write(f"command: {shlex.join(['scripts/sweep.py', *argv])}\n")
+        f.write(f"command: {shlex.join(['scripts/tools/sweep.py', *argv])}\n")
         f.write(f"load average at start: {load_average()}\n")
 
 
@@ -374,9 +362,9 @@ def raise_interrupt_on_sigterm():
 def main(argv):
     try:
         arguments = parse_arguments(argv)
-        built = loopback.list_transports(arguments.netprof)
+        built = harness.list_transports(arguments.netprof)
         setups, namespace = choose_setups(arguments, built)
-    except (ArgumentError, loopback.SetupError) as error:
+    except (ArgumentError, harness.SetupError) as error:
         print(f"sweep: {error}", file=sys.stderr)
         return 2
     if not setups:

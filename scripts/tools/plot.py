@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Turns sweep CSVs (scripts/sweep.py) into PNG plots and a Markdown table.
+"""Turns sweep CSVs (scripts/tools/sweep.py) into PNG plots and a Markdown table.
 
-    scripts/plot.py results/s1/sweep.csv [more.csv ...] [--out DIR] [--name NAME]
+    scripts/tools/plot.py results/s1/sweep.csv [more.csv ...] [--out DIR] [--name NAME]
 
 writes, into DIR (default: the first CSV's folder):
   NAME-latency.png     one-way latency (RTT/2) p50, p99 and max vs payload size
@@ -286,7 +286,7 @@ def markdown(rows, groups, title):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(description="Plot netprof sweep CSVs (scripts/sweep.py).")
+    parser = argparse.ArgumentParser(description="Plot netprof sweep CSVs (scripts/tools/sweep.py).")
     parser.add_argument("csv", nargs="+", help="sweep CSV files; rows are combined")
     parser.add_argument("--out", help="output folder (default: the first CSV's folder)")
     parser.add_argument("--name", help="file name prefix (default: the first CSV's name, "

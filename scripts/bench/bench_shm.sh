@@ -12,7 +12,7 @@
 # Prints figures and ratios; a missed target is reported, never an error: the exit status is 0
 # unless a run crashed or timed out.
 #
-#   scripts/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--rounds N] [--cpu A,B]
+#   scripts/bench/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--rounds N] [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
 # docs/transport-shm.md for how to read the output.
@@ -321,7 +321,8 @@ for group in placements:
     for name, label in (("keep-last", "keep-last (default)"), ("keep-all", "keep-all")):
         m, values = median_text(ratios[name], group)
         if len(values) < min_rounds:
-            print(f"    {label:20} {len(values)} round(s) with a ratio, {min_rounds} needed: not judged")
+            print(f"    {label:20} {len(values)} round(s) with a ratio, {min_rounds} needed:"
+                  " not judged")
             continue
         judged = True
         # The clock moves in steps (10 ns on our VMs: 5 ns one-way), so a p50 flips with a small
@@ -337,7 +338,8 @@ for group in placements:
         print(f"    for scale, medians: the ring alone {ring or 0:.2f}x the walk;"
               f" keep-last {core or 0:.2f}x the ring alone (netprof's core)")
 if not judged:
-    print(f"  not judged: no placement held for {min_rounds} rounds; run again (or give more --rounds)")
+    print(f"  not judged: no placement held for {min_rounds} rounds;"
+          " run again (or give more --rounds)")
 
 label = f"iceoryx (Debian {iceoryx_version})" if iceoryx_version != "n/a" else "iceoryx"
 if p50.get("iceoryx"):

@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sourced: callers set python and read last_status
-# Shared by scripts/bench_*.sh (sourced, not run): a work folder removed on exit, commands run
+# Shared by scripts/bench/bench_*.sh (sourced, not run): a work folder removed on exit, commands run
 # under a deadline and stopped by PID, figures read from JSON. Set `python` before sourcing.
 
 # PIDs started here and still running; a script may add its own (a server beside a client).
@@ -114,7 +114,10 @@ except Exception:
       bytes=$(((wire - payload) / messages))
     fi
   fi
-  [[ $bytes =~ ^[0-9]+$ ]] || { echo "cannot learn netprof's header size from $netprof" >&2; exit 2; }
+  if [[ ! $bytes =~ ^[0-9]+$ ]]; then
+    echo "cannot learn netprof's header size from $netprof" >&2
+    exit 2
+  fi
   echo "$bytes"
 }
 

@@ -8,7 +8,7 @@ fast as they can by default. Every --interval seconds the script reads VmRSS fro
 after a settling time the resident size of each side may grow by at most
 max(--tolerance-kib, --tolerance-percent of its size when settled):
 
-    scripts/soak.py --netprof build/netprof --duration 600 --out results/soak
+    scripts/tools/soak.py --netprof build/netprof --duration 600 --out results/soak
 
 Writes OUT/rss.csv (one row per sample), OUT/summary.md, both JSON reports, and OUT/rss.png
 when Debian's python3-matplotlib is there. CI runs a short version (tests/e2e/test_soak.py).
@@ -18,14 +18,14 @@ failed; 2 bad arguments or netprof could not be run. Standard library only (matp
 optional).
 """
 
-import argparse
 import csv
 import dataclasses
 import os
 import sys
 import time
 
-import netprof_loopback as loopback
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_harness as harness  # noqa: E402
 
 STEM = "soak"
 ROLES = ("publisher", "subscriber")
@@ -38,7 +38,7 @@ class Sample:
 
 
 class RssMonitor:
-    """Reads each process's VmRSS; what netprof_loopback.run calls while the run goes on."""
+    """Reads each process's VmRSS; what netprof_harness.run calls while the run goes on."""
 
     def __init__(self, interval_seconds):
         self.interval_seconds = interval_seconds
@@ -193,18 +193,15 @@ def settle_seconds_for(arguments):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(
-        description="Soak test: a long stream run; fails when either side's resident memory "
-                    "grows after settling.",
-        epilog="Exit status: 0 flat and SUCCESS, 1 memory grew or a run failed, 2 bad "
-               "arguments or netprof could not be run.")
-    parser.add_argument("--netprof", default="./build/netprof",
-                        help="netprof binary (default: %(default)s)")
-    parser.add_argument("--out", default="results/soak",
-                        help="folder for rss.csv, summary.md, rss.png and the JSON reports "
-                             "(default: %(default)s)")
+    parser = harness.tool_arguments(
+        "Soak test: a long stream run; fails when either side's resident memory grows after "
+        "settling.",
+        "Exit status: 0 flat and SUCCESS, 1 memory grew or a run failed, 2 bad arguments or "
+        "netprof could not be run.", "results/soak",
+        "rss.csv, summary.md, rss.png and the JSON reports")
     parser.add_argument("--transport", default="udp",
-                        help=f"one of {', '.join(loopback.SETUPS)} (default: %(default)s)")
+                        help="a transport of `netprof --list-transports`, or zmq-ipc "
+                             "(default: %(default)s)")
     parser.add_argument("--duration", type=float, default=600.0,
                         help="measured seconds (default: %(default)s)")
     parser.add_argument("--warmup", type=float, default=1.0,
@@ -234,22 +231,17 @@ def parse_arguments(argv):
 
 
 def soak(arguments, setup):
-    spec = loopback.RunSpec(setup=setup, mode="stream", payload_size=arguments.size,
+    spec = harness.RunSpec(setup=setup, mode="stream", payload_size=arguments.size,
                             send_hz=arguments.send_hz, duration_seconds=arguments.duration,
                             warmup_seconds=arguments.warmup,
-                            queue_length=loopback.queue_length_for(arguments.size))
+                            queue_length=harness.queue_length_for(arguments.size))
     monitor = RssMonitor(arguments.interval)
-    namespace = None
-    prefix = ()
-    if setup.needs_namespace:
-        reason = loopback.namespace_unavailable_reason()
-        if reason:
-            raise loopback.SetupError(f"{setup.name}: {reason}")
-        namespace = loopback.NetworkNamespace(f"netprof-soak-{os.getpid()}")
-        namespace.create()
-        prefix = namespace.command_prefix()
+    namespace, reason = harness.namespace_for([setup], "soak")
+    if reason:
+        raise harness.SetupError(f"{setup.name}: {reason}")
+    prefix = namespace.command_prefix() if namespace else ()
     try:
-        outcome = loopback.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
+        outcome = harness.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
                                monitor=monitor)
     finally:
         if namespace:
@@ -260,9 +252,9 @@ def soak(arguments, setup):
 def main(argv):
     arguments = parse_arguments(argv)
     try:
-        built = loopback.list_transports(arguments.netprof)
-        [setup] = loopback.resolve_setups([arguments.transport], built)
-    except loopback.SetupError as error:
+        built = harness.list_transports(arguments.netprof)
+        [setup] = harness.resolve_setups([arguments.transport], built)
+    except harness.SetupError as error:
         print(f"soak: {error}", file=sys.stderr)
         return 2
     os.makedirs(arguments.out, exist_ok=True)
@@ -270,7 +262,7 @@ def main(argv):
           f"{arguments.interval:g} s ...", flush=True)
     try:
         outcome, samples = soak(arguments, setup)
-    except loopback.SetupError as error:
+    except harness.SetupError as error:
         print(f"soak: {error}", file=sys.stderr)
         return 2
     settle = settle_seconds_for(arguments)

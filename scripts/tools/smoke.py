@@ -10,7 +10,7 @@ the first failure either way. Writes OUT/summary.md and each run's JSON reports.
 
 Optional regression gate against a saved publisher report from an earlier smoke run:
 
-    scripts/smoke.py --baseline saved/udp-stream.pub.json \\
+    scripts/tools/smoke.py --baseline saved/udp-stream.pub.json \\
         --metric publisher.latency.one_way_ns.p50 --max-ratio 1.5
 
 fails when that figure of the matching run (same transport and mode) got worse by more than
@@ -21,12 +21,12 @@ Exit status: 0 every check passed, 1 a check or the gate failed, 2 bad arguments
 could not be run. Standard library only.
 """
 
-import argparse
 import os
 import sys
 import time
 
-import netprof_loopback as loopback
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_harness as harness  # noqa: E402
 
 # A rate loopback carries without loss on a loaded 2-core machine (as the e2e tests use).
 SEND_HZ = 2000
@@ -47,17 +47,18 @@ class GateError(Exception):
 def smoke_runs(built):
     """(label, RunSpec) for every transport of the build in stream mode, zmq over ipc too, and
     one unloaded ping-pong run."""
-    setups = loopback.default_setups(built)
-    if "zmq" in built:
-        setups.append(loopback.SETUPS["zmq-ipc"])
+    by_name = {setup.name: setup for setup in built}
+    setups = harness.default_setups(built)
+    if "zmq-ipc" in by_name:
+        setups.append(by_name["zmq-ipc"])
     runs = [(f"{setup.name}-stream", spec_for(setup, "stream")) for setup in setups]
-    if "udp" in built:
-        runs.append(("udp-ping-pong", spec_for(loopback.SETUPS["udp"], "ping-pong")))
+    if "udp" in by_name:
+        runs.append(("udp-ping-pong", spec_for(by_name["udp"], "ping-pong")))
     return runs
 
 
 def spec_for(setup, mode):
-    return loopback.RunSpec(setup=setup, mode=mode, payload_size=128,
+    return harness.RunSpec(setup=setup, mode=mode, payload_size=128,
                             send_hz=SEND_HZ if mode == "stream" else 0,
                             duration_seconds=DURATION_SECONDS, warmup_seconds=WARMUP_SECONDS,
                             deadline=RUN_DEADLINE_SECONDS)
@@ -137,7 +138,7 @@ def check_baseline(arguments):
     regression)."""
     if not arguments.baseline:
         return
-    baseline = loopback.read_report(arguments.baseline)
+    baseline = harness.read_report(arguments.baseline)
     if baseline is None:
         raise GateError(f"cannot read a JSON report from {arguments.baseline}")
     if "publisher" not in baseline:
@@ -155,7 +156,7 @@ def higher_is_better(arguments):
 
 def gate(arguments, results):
     """One line saying how the chosen figure compares; GateError if it got too much worse."""
-    baseline = loopback.read_report(arguments.baseline)
+    baseline = harness.read_report(arguments.baseline)
     if baseline is None:
         raise GateError(f"cannot read a JSON report from {arguments.baseline}")
     key = run_key(baseline)
@@ -209,7 +210,7 @@ def summary_markdown(results, retried, skipped, gate_line, elapsed, host):
     lines = ["# netprof smoke benchmark", "",
              f"{host}. {len(results)} runs in {elapsed:.1f} s; each: 128 B payload, "
              f"{SEND_HZ} msg/s for {DURATION_SECONDS:g} s after {WARMUP_SECONDS:g} s of warm-up "
-             "(ping-pong: back to back), one subscriber, over loopback.", "",
+             "(ping-pong: back to back), one subscriber, over harness.", "",
              "| run | transport | mode | verdict | sent | lost | echoes/probes | one-way p50 "
              "| one-way p99 | msg/s | time |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -244,15 +245,11 @@ def host_line(results):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(
-        description="Smoke benchmark: every transport over loopback; asserts SUCCESS, zero "
-                    "loss and every probe echoed.",
-        epilog="Exit status: 0 passed, 1 a check or the regression gate failed, 2 bad "
-               "arguments or netprof could not be run.")
-    parser.add_argument("--netprof", default="./build/netprof",
-                        help="netprof binary (default: %(default)s)")
-    parser.add_argument("--out", default="results/smoke",
-                        help="folder for summary.md and the JSON reports (default: %(default)s)")
+    parser = harness.tool_arguments(
+        "Smoke benchmark: every transport over loopback; asserts SUCCESS, zero loss and every "
+        "probe echoed.",
+        "Exit status: 0 passed, 1 a check or the regression gate failed, 2 bad arguments or "
+        "netprof could not be run.", "results/smoke", "summary.md and the JSON reports")
     parser.add_argument("--baseline", help="a publisher JSON report from an earlier smoke run")
     parser.add_argument("--metric", default="publisher.latency.one_way_ns.p50",
                         help="dotted path of the figure to compare (default: %(default)s)")
@@ -281,7 +278,7 @@ def run_all(arguments, runs, namespace):
         first_problems = None
         for attempt in range(1, attempts + 1):
             print(f"smoke: {label} ...", end="", flush=True)
-            outcome = loopback.run(arguments.netprof, spec, arguments.out, label, prefix=prefix)
+            outcome = harness.run(arguments.netprof, spec, arguments.out, label, prefix=prefix)
             problems = check_outcome(outcome, spec)
             print(" PASS" if not problems else " FAIL: " + "; ".join(problems), flush=True)
             if not problems:
@@ -297,20 +294,10 @@ def run_all(arguments, runs, namespace):
 
 def open_namespace(runs):
     """(namespace or None, runs it allows, skipped lines)."""
-    needing = [label for label, spec in runs if spec.setup.needs_namespace]
-    if not needing:
-        return None, runs, []
-    reason = loopback.namespace_unavailable_reason()
-    namespace = None
+    namespace, reason = harness.namespace_for([spec.setup for _, spec in runs], "smoke")
     if reason is None:
-        namespace = loopback.NetworkNamespace(f"netprof-smoke-{os.getpid()}")
-        try:
-            namespace.create()
-        except loopback.SetupError as error:
-            reason, namespace = str(error), None
-    if namespace:
         return namespace, runs, []
-    skipped = [f"{label}: {reason}" for label in needing]
+    skipped = [f"{label}: {reason}" for label, spec in runs if spec.setup.needs_namespace]
     for line in skipped:
         print(f"smoke: skipping {line}")
     return None, [(label, spec) for label, spec in runs if not spec.setup.needs_namespace], skipped
@@ -320,8 +307,8 @@ def main(argv):
     arguments = parse_arguments(argv)
     started = time.monotonic()
     try:
-        built = loopback.list_transports(arguments.netprof)
-    except loopback.SetupError as error:
+        built = harness.list_transports(arguments.netprof)
+    except harness.SetupError as error:
         print(f"smoke: {error}", file=sys.stderr)
         return 2
     try:
@@ -331,9 +318,6 @@ def main(argv):
         return 2
     os.makedirs(arguments.out, exist_ok=True)
     namespace, runs, skipped = open_namespace(smoke_runs(built))
-    for name in loopback.transports_without_recipe(built):
-        skipped.append(f"{name}: no loopback recipe in scripts/netprof_loopback.py yet")
-        print(f"smoke: skipping {skipped[-1]}")
     try:
         results, retried = run_all(arguments, runs, namespace)
     finally:

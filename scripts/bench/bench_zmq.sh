@@ -11,8 +11,8 @@
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   scripts/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS] [--cpu A,B]
-#                        [--placement pinned|unpinned|both] [--wait block|spin] [--diagnostic]
+#   scripts/bench/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
+#       [--cpu A,B] [--placement pinned|unpinned|both] [--wait block|spin] [--diagnostic]
 #
 # Every measurement is repeated --repeat times (5), baselines, netprof and placements
 # interleaved, and the medians compared, because one run on a shared VM swings by 20-40%.
@@ -38,7 +38,7 @@ target_rate=0.80
 
 usage()
 {
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^# *//'
+  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
 }
 
 while (($# > 0)); do
@@ -131,7 +131,7 @@ for ((run = 1; run <= repeat; run++)); do
 done
 build_type=$(field "$work/${placements[0]}.netprof_pp.1.json" tool.build_type)
 if [[ $build_type != Release ]]; then
-  echo "note: netprof's build type is $build_type, not Release; its timings are not representative" >&2
+  echo "note: netprof's build type is $build_type, not Release: its timings are not representative" >&2
 fi
 
 # One figure of every run of one kind on one placement, in run order ("n/a" where it failed).
@@ -201,7 +201,8 @@ def table(rows):
 
 placement = f"pinned, --cpu {cpus}" if where == "pinned" else "unpinned (the scheduler places them)"
 print(f"== {placement}: medians of {repeat} interleaved runs ==")
-print(f"ping-pong, -s {pp_payload}: {pp_wire} B out, {header} B back; one-way p50 = RTT p50 / 2, us")
+print(f"ping-pong, -s {pp_payload}: {pp_wire} B out, {header} B back;"
+      " one-way p50 = RTT p50 / 2, us")
 r = ratio(ours_pp, bare_pp)
 table([("", "bare", "netprof", "ratio", f"target <= {target_latency:.2f}x", "per run"),
        ("XPUB/XSUB", shown(median(bare_pp), 1e3), shown(median(ours_pp), 1e3),
@@ -226,7 +227,8 @@ print(f"  reference, bare PUSH/PULL with the same messages: {shown(median(bare_p
       f" (per run {per_run(bare_nodrop, bare_push)}),"
       f" netprof --zmq-nodrop {times(ratio(ours_nodrop, bare_push))}")
 if median(ours_drop_probe10) or median(ours_nodrop_probe10):
-    print(f"  diagnostic, netprof with --probe-hz 10: drop {shown(median(ours_drop_probe10), 1e3)}k/s"
+    print(f"  diagnostic, netprof with --probe-hz 10:"
+          f" drop {shown(median(ours_drop_probe10), 1e3)}k/s"
           f" ({times(ratio(ours_drop_probe10, bare_drop))}), wait"
           f" {shown(median(ours_nodrop_probe10), 1e3)}k/s"
           f" ({times(ratio(ours_nodrop_probe10, bare_nodrop))})")

@@ -1,0 +1,207 @@
+#include "send_loop.hpp"
+
+#include <netprof/records.hpp>
+
+#include <algorithm>
+#include <sched.h>
+
+namespace netprof {
+
+namespace {
+
+constexpr auto echo_poll_interval = std::chrono::microseconds(2);
+
+// In ping-pong every message is a probe; in a stream, one every 1/--probe-hz, never in a burst.
+class ProbeSchedule {
+public:
+  ProbeSchedule(bool every_message, double probe_hz, Clock::time_point start) noexcept
+      : m_every_message(every_message), m_period(from_seconds(1.0 / probe_hz)), m_next(start)
+  {
+  }
+
+  bool due(Clock::time_point now) noexcept
+  {
+    if (m_every_message)
+      return true;
+    if (now < m_next)
+      return false;
+    m_next += m_period;
+    if (m_next <= now) // after a stall, do not burst probes to catch up
+      m_next = now + m_period;
+    return true;
+  }
+
+private:
+  const bool m_every_message;
+  const Nanoseconds m_period;
+  Clock::time_point m_next;
+};
+
+} // namespace
+
+SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
+                   const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
+                   std::uint64_t run_id)
+    : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
+      m_members(members), m_echoes(echoes), m_run_id(run_id),
+      m_ping_pong(config.mode == Mode::ping_pong),
+      m_probe_timeout(from_seconds(config.probe_timeout_seconds)), m_data(config.payload_size)
+{
+  if (config.num_vars > 0)
+    RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
+  else
+    std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
+  // Only the header of m_data is rewritten from here on (with_header).
+  m_endpoint.announce_payload(m_data.payload());
+}
+
+double SendLoop::measured_seconds() const noexcept
+{
+  return m_measure_end > m_measure_start ? to_seconds(m_measure_end - m_measure_start) : 0.0;
+}
+
+bool SendLoop::run_phase(bool warmup)
+{
+  const auto start = Clock::now();
+  const Pacer pacer(m_config.send_hz, start);
+  const auto end_time = start + (warmup ? from_seconds(m_config.warmup_seconds)
+                                        : from_seconds(m_config.test_seconds));
+  const std::optional<std::uint64_t> count = warmup ? m_config.warmup_count : m_config.count;
+  ProbeSchedule probes(m_ping_pong, m_config.probe_hz, start);
+  auto last_poll = start;
+
+  if (!warmup) {
+    m_measure_start = start;
+    m_members.start_measuring(start);
+    m_live.measuring.store(true, std::memory_order_relaxed);
+  }
+  for (std::uint64_t index = 0;; ++index) {
+    if (m_stop.requested() || (count && index >= *count))
+      break;
+    if (pacer.paced()) {
+      const Turn turn = wait_for_turn(pacer, index, count.has_value(), end_time);
+      if (turn == Turn::fail)
+        return false;
+      if (turn == Turn::stop)
+        break;
+    }
+    const auto now = Clock::now();
+    if (!count && now >= end_time)
+      break;
+    // Paced, the stamp is when the message was due, however late it went (no coordinated
+    // omission); unpaced, it is now.
+    const auto intended = pacer.paced() ? pacer.due(index) : now;
+    const bool probe = probes.due(now);
+    if (!send_data(warmup, probe, index, intended, now))
+      return false;
+    if (!warmup) {
+      ++m_sent;
+      if (probe)
+        ++m_probes_sent;
+      LiveCounters::bump(m_live.sent);
+    }
+    if (!look_for_echoes(index, now, last_poll))
+      return false;
+  }
+  if (m_endpoint.flush() == SendResult::failed)
+    return false;
+  if (!warmup) {
+    m_measure_end = Clock::now();
+    m_live.measuring.store(false, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
+                                       Clock::time_point end_time) noexcept
+{
+  const auto due = pacer.due(index);
+  if (!counted && due >= end_time)
+    return Turn::stop;
+  if (m_endpoint.flush() == SendResult::failed)
+    return Turn::fail;
+  if (!m_waiter.wait_until(due, [] { return false; }))
+    return Turn::fail;
+  return m_stop.requested() ? Turn::stop : Turn::send;
+}
+
+bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
+                         Clock::time_point intended, Clock::time_point now) noexcept
+{
+  wire::Header header;
+  header.kind = wire::MessageKind::data;
+  header.flags = static_cast<std::uint16_t>((probe ? wire::flags::probe : 0) |
+                                            (warmup ? wire::flags::warmup : 0));
+  header.run_id = m_run_id;
+  header.sequence = sequence;
+  header.intended_ns = to_wire_ns(intended);
+  header.sent_ns = to_wire_ns(now);
+  header.record_count = m_config.num_vars;
+  const bool sent = send_with_retry(m_data.with_header(header));
+  if (sent && probe) {
+    // Remembered after the send, which keeps this work out of the round trip: echoes are
+    // handled only inside receive(), and nothing calls it between a successful send and here.
+    // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
+    m_echoes.probe_sent(header, static_cast<std::uint32_t>(m_members.size()),
+                        now + m_probe_timeout);
+  }
+  if (!sent || (probe && m_endpoint.flush() == SendResult::failed)) {
+    m_echoes.stop_awaiting();
+    return false;
+  }
+  return true;
+}
+
+bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now,
+                               Clock::time_point& last_poll) noexcept
+{
+  if (m_ping_pong)
+    return wait_for_echoes(m_echoes.current_deadline());
+  // While a probe is out, look for its echo often enough that it is timed within a couple of
+  // microseconds, but not after every send: an empty poll can cost more than a send (about
+  // 1 us over ZeroMQ). Otherwise only now and then, for late joiners.
+  const bool awaiting = m_echoes.awaiting();
+  if (!(awaiting && now - last_poll >= echo_poll_interval) && (index & 63) != 0)
+    return true;
+  last_poll = now;
+  if (!m_waiter.poll())
+    return false;
+  if (m_echoes.awaiting() &&
+      (m_echoes.current_echoes() >= m_members.size() || now >= m_echoes.current_deadline()))
+    m_echoes.stop_awaiting();
+  return true;
+}
+
+bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
+{
+  const bool ok =
+      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= m_members.size(); });
+  m_echoes.stop_awaiting();
+  return ok;
+}
+
+bool SendLoop::send_with_retry(std::span<const std::byte> message) noexcept
+{
+  // The first attempt reads no clock: it sits between the probe's stamp and its send.
+  SendResult result = m_endpoint.send_announced(message);
+  if (result == SendResult::sent)
+    return true;
+  // A back-pressured transport is waited on, draining the back channel meanwhile, but never
+  // forever: a stuck peer must not hang the publisher.
+  const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
+  for (;; result = m_endpoint.send_announced(message)) {
+    if (result == SendResult::sent)
+      return true;
+    if (result == SendResult::failed || m_stop.requested() || Clock::now() >= give_up)
+      return false;
+    ++m_back_pressure_waits;
+    if (!m_waiter.poll())
+      return false;
+    // Unless told to spin, give the core away: on a pinned CPU the transport's own I/O
+    // thread may be what has to run before there is room again.
+    if (m_config.wait_strategy != WaitStrategy::spin)
+      sched_yield();
+  }
+}
+
+} // namespace netprof

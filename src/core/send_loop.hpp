@@ -1,0 +1,72 @@
+#pragma once
+
+#include "echo_timing.hpp"
+#include "live_status.hpp"
+#include "membership.hpp"
+#include "outgoing_message.hpp"
+#include "stop_flag.hpp"
+#include "waiting.hpp"
+
+#include <netprof/clock.hpp>
+#include <netprof/config.hpp>
+#include <netprof/pacer.hpp>
+#include <netprof/transport.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace netprof {
+
+// The publisher's data phases: the warm-up (not counted) and the measured phase, paced by
+// --send-hz or as fast as the transport takes them, with probes among the data. In ping-pong
+// each probe's echoes are awaited before the next message; in a stream they are polled for
+// between sends. A back-pressured transport is retried, draining the back channel meanwhile.
+class SendLoop {
+public:
+  SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter, const StopFlag& stop,
+           LiveCounters& live, Membership& members, EchoTimer& echoes, std::uint64_t run_id);
+
+  // Runs one phase to its end (time, count or a stop request); false on a transport failure.
+  // The measured phase closes the membership's admission when it starts.
+  bool run_phase(bool warmup);
+
+  std::uint64_t sent() const noexcept { return m_sent; }
+  std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
+  std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
+  // The measured phase's start on the publisher's clock; the epoch until it began.
+  Clock::time_point measure_start() const noexcept { return m_measure_start; }
+  // Its length; 0 until it ended.
+  double measured_seconds() const noexcept;
+
+private:
+  enum class Turn { send, stop, fail };
+
+  Turn wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
+                     Clock::time_point end_time) noexcept;
+  bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
+                 Clock::time_point now) noexcept;
+  bool look_for_echoes(std::uint64_t index, Clock::time_point now,
+                       Clock::time_point& last_poll) noexcept;
+  bool wait_for_echoes(Clock::time_point deadline) noexcept;
+  bool send_with_retry(std::span<const std::byte> message) noexcept;
+
+  const RunConfig& m_config;
+  Endpoint& m_endpoint;
+  Waiter& m_waiter;
+  const StopFlag& m_stop;
+  LiveCounters& m_live;
+  Membership& m_members;
+  EchoTimer& m_echoes;
+  const std::uint64_t m_run_id;
+  const bool m_ping_pong;
+  const Nanoseconds m_probe_timeout;
+  OutgoingMessage m_data;
+
+  std::uint64_t m_sent = 0;
+  std::uint64_t m_probes_sent = 0;
+  std::uint64_t m_back_pressure_waits = 0;
+  Clock::time_point m_measure_start{};
+  Clock::time_point m_measure_end{};
+};
+
+} // namespace netprof

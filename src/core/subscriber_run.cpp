@@ -1,0 +1,68 @@
+#include "subscriber_run.hpp"
+
+#include "role_result.hpp"
+
+#include <algorithm>
+
+namespace netprof {
+
+namespace {
+
+// After END, the publisher stops repeating it once it has our counters; this much quiet
+// means it has them (or has given up), so the subscriber may leave.
+constexpr auto quiet_after_end = std::chrono::seconds(1);
+// A publisher silent this long (or a quarter of the silence allowed, if that is shorter) may
+// have been restarted.
+constexpr auto seek_after = std::chrono::milliseconds(500);
+
+} // namespace
+
+wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const noexcept
+{
+  wire::SubscriberCounters c = tally;
+  c.received = sequences.received();
+  c.unique = sequences.unique();
+  c.duplicates = sequences.duplicates();
+  c.out_of_order = sequences.out_of_order();
+  c.gaps = sequences.gaps();
+  c.first_to_last_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<Nanoseconds>(last_measured - first_measured).count());
+  c.rejected = rejected;
+  return c;
+}
+
+SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected,
+                                        std::optional<std::uint64_t> sent) const
+{
+  SubscriberResult self = subscriber_result(id, counters(rejected), sent);
+  self.probes_sent = tally.probes_echoed;
+  self.echoes = tally.probes_echoed;
+  // Its first measured message was not the publisher's first, and no warm-up came before it:
+  // it joined after the measured phase began (or the first messages were lost).
+  self.joined_late = sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;
+  return self;
+}
+
+Nanoseconds SubscriberDeadlines::silence_allowed(const SubscriberRun& run) const noexcept
+{
+  return run.data_started && !run.end_received ? m_idle_timeout : m_wait;
+}
+
+bool SubscriberDeadlines::seeking(const SubscriberRun& run, Clock::time_point now) const noexcept
+{
+  return m_heard && !run.end_received &&
+         now - m_last_heard >= std::min<Nanoseconds>(seek_after, silence_allowed(run) / 4);
+}
+
+std::optional<RunEnding> SubscriberDeadlines::ending(const SubscriberRun& run,
+                                                     Clock::time_point now) const noexcept
+{
+  if (run.final_acknowledged || (run.end_received && now - run.last_end >= quiet_after_end))
+    return RunEnding::end;
+  if (!m_heard)
+    return now - m_start >= m_wait ? std::optional(RunEnding::no_publisher) : std::nullopt;
+  return now - m_last_heard >= silence_allowed(run) ? std::optional(RunEnding::publisher_silent)
+                                                    : std::nullopt;
+}
+
+} // namespace netprof

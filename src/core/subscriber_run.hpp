@@ -1,0 +1,82 @@
+#pragma once
+
+#include <netprof/clock.hpp>
+#include <netprof/config.hpp>
+#include <netprof/records.hpp>
+#include <netprof/report.hpp>
+#include <netprof/sequence_tracker.hpp>
+#include <netprof/wire.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace netprof {
+
+// Everything a subscriber knows of one run: replaced when a restarted publisher takes it into
+// a new one.
+struct SubscriberRun {
+  std::uint64_t run_id = 0;
+  bool acknowledged = false;
+  bool data_started = false;
+  bool end_received = false;
+  bool final_acknowledged = false;
+  std::uint64_t publisher_sent = 0;   // the END's count, while end_received
+  std::uint64_t first_sequence = 0;   // of the first measured message received
+  std::uint64_t highest_sequence = 0; // of the measured messages received
+  // An END that data followed: its count, in case a copy of it comes again.
+  std::optional<std::uint64_t> withdrawn_end;
+  // ENDs refused because another END's count already stood: one of them was forged.
+  std::uint64_t conflicting_ends = 0;
+  std::uint64_t conflicting_count = 0;
+  Clock::time_point last_end{};
+  Clock::time_point first_measured{};
+  Clock::time_point last_measured{};
+  SequenceTracker sequences;
+  std::unique_ptr<RecordReader> records;
+  // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
+  // sequence counts, the span and `rejected` are filled in by counters().
+  wire::SubscriberCounters tally;
+
+  // The counters the subscriber sends back; `rejected` counts over the whole process.
+  wire::SubscriberCounters counters(std::uint64_t rejected) const noexcept;
+  // Its figures as the report shows them; `sent` is the END's count, unknown without one.
+  SubscriberResult figures(std::uint32_t id, std::uint64_t rejected,
+                           std::optional<std::uint64_t> sent) const;
+};
+
+// When a subscriber stops waiting, and when it looks for a new publisher. Its publisher may be
+// waiting for other subscribers before data flows (up to its own --wait); once data flows,
+// silence means it is gone.
+class SubscriberDeadlines {
+public:
+  SubscriberDeadlines(const RunConfig& config, Clock::time_point start) noexcept
+      : m_wait(from_seconds(config.wait_seconds)),
+        m_idle_timeout(from_seconds(config.idle_timeout_seconds)), m_start(start)
+  {
+  }
+
+  void heard_publisher(Clock::time_point now) noexcept
+  {
+    m_heard = true;
+    m_last_heard = now;
+  }
+  bool heard_publisher() const noexcept { return m_heard; }
+
+  // Our publisher has been silent long enough that it may have been restarted: hellos with
+  // run id 0 ask any publisher to take us. A live publisher of our run just acknowledges again.
+  bool seeking(const SubscriberRun& run, Clock::time_point now) const noexcept;
+  // How the run ended by `now`, or nothing while it goes on.
+  std::optional<RunEnding> ending(const SubscriberRun& run, Clock::time_point now) const noexcept;
+
+private:
+  Nanoseconds silence_allowed(const SubscriberRun& run) const noexcept;
+
+  const Nanoseconds m_wait;
+  const Nanoseconds m_idle_timeout;
+  const Clock::time_point m_start;
+  bool m_heard = false;
+  Clock::time_point m_last_heard{};
+};
+
+} // namespace netprof

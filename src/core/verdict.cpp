@@ -1,0 +1,169 @@
+#include "verdict.hpp"
+
+#include <optional>
+
+namespace netprof {
+
+namespace {
+
+// The one status rule: an interrupted run neither passes nor fails (its report is partial);
+// otherwise any problem fails it with the status its kind of failure calls for.
+void conclude(Verdict& verdict, bool interrupted, ExitStatus failure)
+{
+  verdict.interrupted = interrupted;
+  verdict.success = verdict.problems.empty() && !interrupted;
+  if (interrupted)
+    verdict.status = ExitStatus::interrupted;
+  else if (!verdict.problems.empty())
+    verdict.status = failure;
+}
+
+// Loss beyond --max-loss fails the test; any other loss is a warning. `who` names the
+// subscriber in a publisher's report and is empty in the subscriber's own.
+void judge_loss(const std::string& who, const SubscriberResult& figures, std::uint64_t sent,
+                const std::optional<double>& max_loss, Verdict& verdict)
+{
+  if (figures.lost == 0)
+    return;
+  const std::string subject = who.empty() ? "lost " : who + " lost ";
+  if (max_loss && loss_percent(figures) > *max_loss)
+    verdict.problems.push_back(subject + format_percent(loss_percent(figures)) +
+                               " (more than --max-loss " + format_number(*max_loss) + "%)");
+  else
+    verdict.warnings.push_back(subject + format_count(figures.lost) + " of " + format_count(sent) +
+                               " messages");
+}
+
+// Says when a subscriber without final counters was last heard, which tells a process that
+// died mid-run (killed, crashed) from counters lost at the very end.
+std::string vanished_problem(const std::string& name, double last_heard_seconds,
+                             double measured_seconds)
+{
+  std::string text = name + " vanished: it sent no final counters, and ";
+  if (last_heard_seconds < 0)
+    return text + "was not heard during the measured phase (killed, crashed, or cut off?)";
+  return text + "was last heard " + format_number(last_heard_seconds) + " s into the " +
+         format_number(measured_seconds) +
+         " s measured phase (killed, crashed, or its counters were lost?)";
+}
+
+void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
+                  const RunConfig& criteria, Verdict& verdict)
+{
+  const std::string name = "subscriber " + std::to_string(sub.id);
+  if (sub.outcome == SubscriberOutcome::left_early)
+    verdict.problems.push_back(name + " left before the end of the test");
+  else if (sub.outcome == SubscriberOutcome::vanished)
+    verdict.problems.push_back(
+        vanished_problem(name, sub.last_heard_seconds, facts.measured_seconds));
+  else if (sub.outcome == SubscriberOutcome::restarted)
+    verdict.problems.push_back(name + " restarted " + format_number(sub.restarted_seconds) +
+                               " s into the measured phase (a new process took over its id): "
+                               "its figures are the new process's only, a part of the run");
+  else if (sub.counters.received == 0)
+    verdict.problems.push_back(name + " received no measured data");
+  else
+    judge_loss(name, sub, facts.messages_sent, criteria.max_loss_percent, verdict);
+  if (sub.restarts > 0 && sub.restarted_seconds < 0)
+    verdict.warnings.push_back(name + " restarted before the measured phase (a new process "
+                                      "took over its id); its figures cover the whole phase");
+  if (sub.joined_late)
+    verdict.warnings.push_back(name + " joined after the measured phase began");
+}
+
+// How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
+ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  switch (facts.ended_by) {
+  case RunEnding::no_publisher:
+    verdict.problems.push_back("no publisher was heard within --wait " +
+                               format_number(criteria.wait_seconds) +
+                               " s (is it running, and are the addresses right?)");
+    return ExitStatus::runtime;
+  case RunEnding::publisher_silent:
+    verdict.problems.push_back(
+        facts.data_started
+            ? "the publisher went silent before the end of the test (killed?): nothing for "
+              "--idle-timeout " +
+                  format_number(criteria.idle_timeout_seconds) + " s, so these figures are partial"
+            : "the publisher acknowledged us but never started sending");
+    return ExitStatus::failed;
+  case RunEnding::transport_failed:
+    verdict.problems.push_back("the transport failed while receiving");
+    return ExitStatus::runtime;
+  default:
+    return ExitStatus::failed;
+  }
+}
+
+} // namespace
+
+Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  Verdict verdict;
+  if (facts.transport_failed)
+    verdict.problems.push_back("the transport failed while sending or receiving");
+  if (!facts.subscribers_arrived) {
+    verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
+                               std::to_string(criteria.subscribers) + " subscriber(s); " +
+                               std::to_string(facts.subscribers.size()) + " announced themselves");
+  } else {
+    if (facts.subscribers.empty())
+      verdict.problems.push_back("no subscriber took part");
+    for (const SubscriberResult& sub : facts.subscribers)
+      judge_member(sub, facts, criteria, verdict);
+    if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
+      verdict.problems.push_back("no probe was echoed, so there is no latency figure");
+    if (facts.echoes_late > 0)
+      verdict.warnings.push_back(std::to_string(facts.echoes_late) +
+                                 " echoes came back after --probe-timeout");
+  }
+  if (facts.back_pressure_waits > 0)
+    verdict.warnings.push_back("the transport pushed back " +
+                               std::to_string(facts.back_pressure_waits) + " times");
+  const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
+  conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
+  return verdict;
+}
+
+Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria)
+{
+  Verdict verdict;
+  const ExitStatus failure = judge_ending(facts, criteria, verdict);
+  if (!facts.interrupted && facts.ended_by != RunEnding::no_publisher &&
+      facts.self.counters.received == 0)
+    verdict.problems.push_back("no measured data was received");
+  for (const AbandonedRun& abandoned : facts.abandoned_runs)
+    verdict.warnings.push_back(
+        "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +
+        format_count(abandoned.figures.counters.received) +
+        " measured messages without an end of test (partial figures under \"Earlier runs\"); "
+        "this report's verdict is for run " +
+        format_run_id(facts.run_id));
+  if (facts.self.joined_late)
+    verdict.warnings.push_back("joined after the measured phase began: the first measured "
+                               "message received was number " +
+                               format_count(facts.first_sequence) +
+                               ", so the loss includes the messages sent before it");
+  if (facts.conflicting_ends > 0 && !facts.end_confirmed)
+    verdict.problems.push_back(
+        "ENDs of this run disagreed on the number of messages sent (" +
+        format_count(facts.publisher_sent) + ", then " + format_count(facts.conflicting_count) +
+        "), and the publisher did not confirm either: one was forged, so the loss cannot be "
+        "known");
+  if (facts.end_received)
+    judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
+  conclude(verdict, facts.interrupted, failure);
+  return verdict;
+}
+
+void apply_verdict(Verdict verdict, RoleResult& result)
+{
+  result.report.problems = std::move(verdict.problems);
+  result.report.warnings = std::move(verdict.warnings);
+  result.report.success = verdict.success;
+  result.report.interrupted = verdict.interrupted;
+  result.status = verdict.status;
+}
+
+} // namespace netprof

@@ -1,0 +1,62 @@
+#pragma once
+
+// Turns what a run came to (facts, one plain struct per role) into the problems and warnings
+// both roles print, and the exit status. The one place that words a verdict.
+
+#include "role_result.hpp"
+
+#include <netprof/config.hpp>
+#include <netprof/errors.hpp>
+#include <netprof/report.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+struct PublisherFacts {
+  bool interrupted = false;
+  bool transport_failed = false;
+  bool subscribers_arrived = false; // --subscribers said hello within --wait
+  std::uint64_t messages_sent = 0;  // measured data messages
+  std::uint64_t probes_sent = 0;
+  std::uint64_t echoes = 0;
+  std::uint64_t echoes_late = 0;
+  std::uint64_t back_pressure_waits = 0; // sends the transport pushed back
+  double measured_seconds = 0.0;
+  std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
+};
+
+struct SubscriberFacts {
+  bool interrupted = false;
+  RunEnding ended_by = RunEnding::end;
+  bool data_started = false;          // any data (warm-up included) of this run arrived
+  bool end_received = false;          // an END stands
+  bool end_confirmed = false;         // the publisher acknowledged the counters sent for it
+  std::uint64_t publisher_sent = 0;   // the END's count, while end_received
+  std::uint64_t first_sequence = 0;   // of the first measured message received
+  std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
+  std::uint64_t conflicting_count = 0;
+  std::uint64_t run_id = 0;
+  SubscriberResult self;
+  std::vector<AbandonedRun> abandoned_runs;
+};
+
+struct Verdict {
+  std::vector<std::string> problems; // why the test failed, one line each
+  std::vector<std::string> warnings; // did not fail it, but the user should know
+  bool success = false;
+  bool interrupted = false; // the report is partial
+  ExitStatus status = ExitStatus::passed;
+};
+
+// `criteria` gives what the user asked of the run (--max-loss, --wait, --subscribers, ...).
+Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
+Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
+
+// Writes the verdict into the role's report (problems, warnings, success, interrupted) and
+// status.
+void apply_verdict(Verdict verdict, RoleResult& result);
+
+} // namespace netprof

@@ -1,0 +1,68 @@
+"""The end-to-end tests' view of scripts/lib/netprof_harness.py: a TestCase whose netprof
+processes each run under a deadline and are killed by PID in cleanup, so a hung run fails its
+test instead of hanging CI. Only loopback addresses are used.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "lib"))
+from netprof_harness import DeadlineExceeded, Processes, free_port  # noqa: E402
+
+NETPROF = os.environ.get("NETPROF_BIN", "netprof")
+DEFAULT_DEADLINE_S = 60
+
+
+def free_udp_port():
+    return free_port()
+
+
+class NetprofTestCase(unittest.TestCase):
+    def setUp(self):
+        self._processes = Processes()
+        self._tmp = tempfile.TemporaryDirectory(prefix="netprof-e2e-")
+        self.addCleanup(self._tmp.cleanup)
+        self.addCleanup(self._processes.kill_all)
+
+    def json_path(self, name):
+        return os.path.join(self._tmp.name, name + ".json")
+
+    def start(self, *args, json_name=None, own_group=False, prefix=(), stderr=subprocess.PIPE):
+        """Starts netprof; returns (process, json_path or None). With `own_group` it leads a
+        process group of its own, which a test may signal as a whole (os.killpg) and which
+        cleanup kills as a whole. `prefix` runs it through another command (`ip netns exec NS`,
+        which execs netprof in place, so the tracked PID is netprof's own)."""
+        argv = [*prefix, NETPROF, *args]
+        path = None
+        if json_name:
+            path = self.json_path(json_name)
+            argv += ["--json", path]
+        return self._processes.start(argv, own_group=own_group, stderr=stderr), path
+
+    def finish(self, process, path=None, deadline_s=DEFAULT_DEADLINE_S):
+        try:
+            return self._processes.finish(process, path, deadline_s)
+        except DeadlineExceeded as error:
+            self.fail(f"netprof {error}")
+
+    def run_netprof(self, *args, json_name=None, deadline_s=DEFAULT_DEADLINE_S):
+        process, path = self.start(*args, json_name=json_name)
+        return self.finish(process, path, deadline_s)
+
+    def interrupt(self, process):
+        process.send_signal(signal.SIGINT)
+
+    # Assertions a user would make of any successful report.
+    def assert_latency_ordered(self, latency):
+        self.assertGreater(latency["count"], 0)
+        self.assertLessEqual(latency["min"], latency["p50"])
+        self.assertLessEqual(latency["p50"], latency["p90"])
+        self.assertLessEqual(latency["p90"], latency["p99"])
+        self.assertLessEqual(latency["p99"], latency["p99_9"])
+        self.assertLessEqual(latency["p99_9"], latency["p99_99"])
+        self.assertLessEqual(latency["p99_99"], latency["max"])

@@ -1,0 +1,241 @@
+// Both roles' verdicts from facts alone: what the user reads under "Problems:" and "Warnings:",
+// and the exit status a script sees.
+
+#include "core/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace netprof;
+using Lines = std::vector<std::string>;
+
+// A subscriber whose final counters came back: `received` of `sent`, each once.
+SubscriberResult counted(std::uint32_t id, std::uint64_t sent, std::uint64_t received)
+{
+  SubscriberResult sub;
+  sub.id = id;
+  sub.counters_received = true;
+  sub.counters.received = received;
+  sub.counters.unique = received;
+  sub.lost = sent - received;
+  return sub;
+}
+
+PublisherFacts publisher_run(std::uint64_t sent, std::vector<SubscriberResult> subscribers)
+{
+  PublisherFacts facts;
+  facts.subscribers_arrived = true;
+  facts.messages_sent = sent;
+  facts.probes_sent = 10;
+  facts.echoes = 10;
+  facts.measured_seconds = 10;
+  facts.subscribers = std::move(subscribers);
+  return facts;
+}
+
+SubscriberFacts subscriber_run(std::uint64_t sent, std::uint64_t received)
+{
+  SubscriberFacts facts;
+  facts.ended_by = RunEnding::end;
+  facts.data_started = true;
+  facts.end_received = true;
+  facts.end_confirmed = true;
+  facts.publisher_sent = sent;
+  facts.self = counted(1, sent, received);
+  return facts;
+}
+
+RunConfig criteria_with_max_loss(double percent)
+{
+  RunConfig criteria;
+  criteria.max_loss_percent = percent;
+  return criteria;
+}
+
+TEST(PublisherVerdict, ACleanRunPassesWithNothingToSay)
+{
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {});
+
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_EQ(sut.warnings, Lines{});
+  EXPECT_TRUE(sut.success);
+  EXPECT_EQ(sut.status, ExitStatus::passed);
+}
+
+TEST(PublisherVerdict, LossOverMaxLossFailsAndSaysThePercentageAsTheReportPrintsIt)
+{
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 875)}), criteria_with_max_loss(10));
+
+  EXPECT_EQ(sut.problems, Lines{"subscriber 1 lost 12.5% (more than --max-loss 10%)"});
+  EXPECT_FALSE(sut.success);
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+TEST(PublisherVerdict, LossWithinMaxLossIsAWarningWithCountsGroupedByThousands)
+{
+  const Verdict sut = publisher_verdict(publisher_run(100000, {counted(1, 100000, 99990)}),
+                                        criteria_with_max_loss(1));
+
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_EQ(sut.warnings, Lines{"subscriber 1 lost 10 of 100,000 messages"});
+  EXPECT_EQ(sut.status, ExitStatus::passed);
+}
+
+TEST(PublisherVerdict, AVanishedSubscriberFailsTheTestAndSaysWhenItWasLastHeard)
+{
+  SubscriberResult vanished;
+  vanished.id = 2;
+  vanished.outcome = SubscriberOutcome::vanished;
+  vanished.last_heard_seconds = 1.5;
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), {});
+
+  EXPECT_EQ(sut.problems,
+            Lines{"subscriber 2 vanished: it sent no final counters, and was last heard 1.5 s "
+                  "into the 10 s measured phase (killed, crashed, or its counters were lost?)"});
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+TEST(PublisherVerdict, SubscribersThatNeverCameAreARuntimeError)
+{
+  PublisherFacts facts;
+  facts.subscribers = {SubscriberResult{}};
+  RunConfig criteria;
+  criteria.wait_seconds = 1;
+  criteria.subscribers = 2;
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_EQ(sut.problems, Lines{"waited 1 s for 2 subscriber(s); 1 announced themselves"});
+  EXPECT_EQ(sut.status, ExitStatus::runtime);
+}
+
+TEST(PublisherVerdict, ATransportFailureIsARuntimeError)
+{
+  PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
+  facts.transport_failed = true;
+  const Verdict sut = publisher_verdict(facts, {});
+
+  EXPECT_EQ(sut.problems, Lines{"the transport failed while sending or receiving"});
+  EXPECT_EQ(sut.status, ExitStatus::runtime);
+}
+
+TEST(PublisherVerdict, ProbesWithNoEchoLeaveNoLatencyFigureAndFail)
+{
+  PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
+  facts.echoes = 0;
+  const Verdict sut = publisher_verdict(facts, {});
+
+  EXPECT_EQ(sut.problems, Lines{"no probe was echoed, so there is no latency figure"});
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+TEST(PublisherVerdict, AnInterruptedRunNeitherPassesNorFailsButExits130)
+{
+  PublisherFacts clean = publisher_run(1000, {counted(1, 1000, 1000)});
+  clean.interrupted = true;
+  PublisherFacts failing = publisher_run(1000, {counted(1, 1000, 0)});
+  failing.interrupted = true;
+
+  const Verdict quiet = publisher_verdict(clean, {});
+  EXPECT_FALSE(quiet.success);
+  EXPECT_EQ(quiet.status, ExitStatus::interrupted);
+  const Verdict noisy = publisher_verdict(failing, {});
+  EXPECT_EQ(noisy.problems, Lines{"subscriber 1 received no measured data"});
+  EXPECT_EQ(noisy.status, ExitStatus::interrupted);
+}
+
+TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
+{
+  const RunConfig criteria = criteria_with_max_loss(10);
+  const Verdict sut = subscriber_verdict(subscriber_run(1000, 875), criteria);
+  const Verdict publisher =
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 875)}), criteria);
+
+  EXPECT_EQ(sut.problems, Lines{"lost 12.5% (more than --max-loss 10%)"});
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  EXPECT_EQ(publisher.problems, Lines{"subscriber 1 " + sut.problems.at(0)});
+}
+
+TEST(SubscriberVerdict, LossWithinMaxLossIsAWarning)
+{
+  const Verdict sut = subscriber_verdict(subscriber_run(2000, 1999), {});
+
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_EQ(sut.warnings, Lines{"lost 1 of 2,000 messages"});
+  EXPECT_EQ(sut.status, ExitStatus::passed);
+}
+
+TEST(SubscriberVerdict, NoPublisherIsARuntimeErrorAndNotAlsoMissingData)
+{
+  SubscriberFacts facts;
+  facts.ended_by = RunEnding::no_publisher;
+  RunConfig criteria;
+  criteria.wait_seconds = 5;
+  const Verdict sut = subscriber_verdict(facts, criteria);
+
+  EXPECT_EQ(sut.problems, Lines{"no publisher was heard within --wait 5 s (is it running, and "
+                                "are the addresses right?)"});
+  EXPECT_EQ(sut.status, ExitStatus::runtime);
+}
+
+TEST(SubscriberVerdict, APublisherThatWentSilentMidRunFailsWithPartialFigures)
+{
+  SubscriberFacts facts = subscriber_run(0, 500);
+  facts.ended_by = RunEnding::publisher_silent;
+  facts.end_received = false;
+  RunConfig criteria;
+  criteria.idle_timeout_seconds = 3;
+  const Verdict sut = subscriber_verdict(facts, criteria);
+
+  EXPECT_EQ(sut.problems, Lines{"the publisher went silent before the end of the test "
+                                "(killed?): nothing for --idle-timeout 3 s, so these figures "
+                                "are partial"});
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+TEST(SubscriberVerdict, DisagreeingEndsFailUnlessThePublisherConfirmedOne)
+{
+  SubscriberFacts disputed = subscriber_run(1000, 1000);
+  disputed.end_confirmed = false;
+  disputed.conflicting_ends = 1;
+  disputed.conflicting_count = 5000;
+  SubscriberFacts settled = disputed;
+  settled.end_confirmed = true;
+
+  EXPECT_EQ(subscriber_verdict(disputed, {}).problems,
+            Lines{"ENDs of this run disagreed on the number of messages sent (1,000, then "
+                  "5,000), and the publisher did not confirm either: one was forged, so the "
+                  "loss cannot be known"});
+  EXPECT_EQ(subscriber_verdict(settled, {}).status, ExitStatus::passed);
+}
+
+TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData)
+{
+  SubscriberFacts facts;
+  facts.interrupted = true;
+  facts.ended_by = RunEnding::interrupted;
+  const Verdict sut = subscriber_verdict(facts, {});
+
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_FALSE(sut.success);
+  EXPECT_EQ(sut.status, ExitStatus::interrupted);
+}
+
+TEST(Verdict, IsWrittenIntoTheRolesReport)
+{
+  RoleResult result;
+  apply_verdict(
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 875)}), criteria_with_max_loss(10)),
+      result);
+
+  EXPECT_EQ(result.report.problems.size(), 1u);
+  EXPECT_FALSE(result.report.success);
+  EXPECT_EQ(result.status, ExitStatus::failed);
+}
+
+} // namespace
