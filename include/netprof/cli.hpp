@@ -14,12 +14,20 @@ struct ParsedCommandLine {
   std::string text;                    // --help, --version or --list-transports output
   RunConfig config;
   std::unique_ptr<Transport> transport; // the selected transport, its options filled in
+  // With --local-pair: the options the user gave that its children get, as written, routed by
+  // each option's PairRoute (the transport's addresses come from local_pair_arguments()).
+  LocalPairArguments local_pair_options;
 };
 
 // Parses and validates argv. Throws UsageError with one line naming the problem (unknown
 // flag, missing or malformed value, out-of-range number, conflicting transports...).
 ParsedCommandLine parse_command_line(int argc, const char* const argv[],
                                      const TransportRegistry& registry);
+
+// Checked once the endpoint is open and its largest message known: -s must fit the transport
+// and the wire format, and a publisher's --num-vars records must fit in -s. Throws UsageError
+// naming the options.
+void check_payload(const RunConfig& config, const EndpointFacts& facts);
 
 // The full --help text: core options, one group per registered transport, exit codes.
 std::string help_text(const TransportRegistry& registry);

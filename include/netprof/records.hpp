@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,9 +16,22 @@
 
 namespace netprof {
 
+// Whether a payload size can carry a number of records; the command line words the refusal.
+enum class LayoutStatus {
+  fits,
+  beyond_wire_limit,    // the header's payload_length (a u32) cannot say the size
+  too_small_for_records // less than minimum_payload_size(record_count)
+};
+
 class RecordLayout {
 public:
-  // Throws UsageError when `payload_size` cannot hold `record_count` records' framing.
+  // The largest payload the header can announce.
+  static constexpr std::size_t max_payload_size = std::numeric_limits<std::uint32_t>::max();
+
+  static LayoutStatus check(std::size_t payload_size, std::uint32_t record_count) noexcept;
+
+  // Requires check(payload_size, record_count) == fits; throws std::invalid_argument otherwise
+  // (a caller that let a bad size through has a bug, not a user's mistake to word).
   RecordLayout(std::size_t payload_size, std::uint32_t record_count);
 
   // Smallest payload that can carry `record_count` records (each with at least one value byte).

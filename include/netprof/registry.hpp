@@ -4,10 +4,11 @@
 // --help and the list of transports come from here; adding a transport touches its own
 // folder plus one line there.
 
+#include <netprof/options.hpp>
 #include <netprof/transport.hpp>
 
-#include <boost/program_options.hpp>
-
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,37 +17,43 @@
 namespace netprof {
 
 // A transport as the command line sees it: its own option group and how to open it.
-// One instance per process; it keeps the values of its own options.
+// One instance per process; it keeps the values the user gave.
 class Transport {
 public:
   virtual ~Transport() = default;
 
-  // This transport's option group. The values are stored in the object itself, so
-  // open() reads them after the command line was parsed and notified.
-  virtual boost::program_options::options_description& options() = 0;
+  // This transport's option group, shown in --help under its name: each option's flag, kind
+  // and range, help, and how the local pair passes it on. The command line declares, parses
+  // and forwards them; the transport reads their values through option_values().
+  virtual const OptionGroup& options() const = 0;
 
-  // True when the user gave an option that selects this transport (e.g. -u for udp, or
-  // --mc-ttl for multicast).
-  virtual bool selected(const boost::program_options::variables_map& given) const = 0;
+  // Hands over what the user gave (every group's options, not only this one's). Called once,
+  // after parsing and before selected(); until then the transport sees only defaults.
+  void set_option_values(OptionValues values) { m_values = std::move(values); }
+
+  // True when the user gave an option that selects this transport: by default any option of
+  // its own group (-m or --mc-ttl for multicast, --zmq-nodrop for zmq).
+  virtual bool selected() const
+  {
+    const std::vector<OptionSpec>& own = options().options;
+    return std::any_of(own.begin(), own.end(),
+                       [&](const OptionSpec& spec) { return m_values.given(spec.long_name); });
+  }
 
   // True when the user gave the option that names this transport (-m for multicast), not just
   // one of its settings (--mc-ttl). A transport named beside another one is a conflict; one
   // that is only selected by a setting beside another transport's name is not chosen, and the
   // setting is refused as an option that does not apply. Most transports are selected only
   // by their name, hence the default.
-  virtual bool named(const boost::program_options::variables_map& given) const
-  {
-    return selected(given);
-  }
+  virtual bool named() const { return selected(); }
 
   // True when this transport reads the option of this long name ("fragment-size") when it is
   // chosen. The command line refuses every option the user gave that neither the core nor the
   // chosen transport reads, so no option is silently ignored. Defaults to the options of its
-  // own group; a transport that also reads options shown in another's group says so. Not
-  // const only because options() is not.
-  virtual bool reads_option(const std::string& long_name)
+  // own group; a transport that also reads options shown in another's group says so.
+  virtual bool reads_option(const std::string& long_name) const
   {
-    return options().find_nothrow(long_name, false) != nullptr;
+    return options().contains(long_name);
   }
 
   // Checks the values of its own options once parsing is done; throws UsageError with one
@@ -56,14 +63,41 @@ public:
   // Opens an endpoint. Throws TransportError when the system refuses (bind failed...).
   virtual std::unique_ptr<Endpoint> open(const EndpointRequest& request) = 0;
 
-  // The one-command local pair runs a publisher and a subscriber as two processes. This gives
-  // the transport's own arguments for each, derived from what the user gave (or a loopback
-  // default when nothing was given). Called only when selected() or as the default transport.
-  struct LocalPairArguments {
+  // The arguments this transport derives for a publisher and `subscribers` subscribers on
+  // this host: its addresses, from what the user gave or loopback defaults (fresh free ports
+  // and names on each call). The options it declares with another PairRoute are forwarded as
+  // the user gave them. Checks the values it reads, so a bad one is reported before any
+  // process starts. Throws UsageError.
+  struct LoopbackArguments {
     std::vector<std::string> publisher;
-    std::vector<std::string> subscriber;
+    std::vector<std::vector<std::string>> subscribers;
+    std::vector<std::string> files; // what a killed run may leave behind, to remove after it
   };
-  virtual LocalPairArguments local_pair_arguments() const = 0;
+  virtual LoopbackArguments loopback_arguments(std::size_t subscribers) const = 0;
+
+  // The one-command local pair: a publisher and one subscriber, as two processes.
+  using LocalPairArguments = netprof::LocalPairArguments;
+  LocalPairArguments local_pair_arguments() const
+  {
+    LoopbackArguments loopback = loopback_arguments(1);
+    return {std::move(loopback.publisher), std::move(loopback.subscribers.at(0))};
+  }
+
+  // Called by the local pair before it starts its processes, never by a query such as
+  // --list-transports: a transport may remove what earlier pairs left when they were killed
+  // outright (shm removes their segments, whose names are never used again).
+  virtual void clean_up_after_killed_pairs() const {}
+
+  // True when a run of this transport can be kept to one host only inside a network namespace
+  // of its own, with nothing but lo (multicast and broadcast reach every process that joined
+  // or bound, whatever started it). Scripts read it from --list-transports --json.
+  virtual bool needs_private_netns() const { return false; }
+
+protected:
+  const OptionValues& option_values() const noexcept { return m_values; }
+
+private:
+  OptionValues m_values;
 };
 
 struct TransportEntry {

@@ -1,10 +1,10 @@
-#include "core_options.hpp"
+#include "../options/option_description.hpp"
+#include "option_table.hpp"
 #include "version.hpp"
 
 #include <netprof/cli.hpp>
 
 #include <algorithm>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,21 +38,26 @@ std::string without_trailing_blanks(const std::string& text)
 
 std::string help_text(const TransportRegistry& registry)
 {
-  const auto core_groups = cli::core_option_groups();
-  // The option groups live in the transports, so keep them alive while printing.
-  std::vector<std::unique_ptr<Transport>> transports;
+  std::vector<po::options_description> core_groups;
+  for (const OptionGroup& group : cli::core_option_groups()) {
+    core_groups.push_back(options::describe(group));
+  }
+  std::vector<po::options_description> transport_groups;
   for (const auto& entry : registry.entries()) {
-    transports.push_back(entry.make());
+    // The transport's own caption is replaced by its registry name and summary, which is
+    // what the user needs to pick one; its options are printed without a caption of their own.
+    OptionGroup group = entry.make()->options();
+    group.caption.clear();
+    transport_groups.push_back(options::describe(group));
   }
 
   // Each group is printed on its own (the transport list goes between them), so give them
   // all the widest group's option column to keep the descriptions aligned.
   unsigned column = 0;
-  for (const auto& group : core_groups) {
-    column = std::max(column, group.get_option_column_width());
-  }
-  for (const auto& transport : transports) {
-    column = std::max(column, transport->options().get_option_column_width());
+  for (const auto* groups : {&core_groups, &transport_groups}) {
+    for (const auto& group : *groups) {
+      column = std::max(column, group.get_option_column_width());
+    }
   }
 
   std::ostringstream out;
@@ -76,16 +81,10 @@ std::string help_text(const TransportRegistry& registry)
   }
 
   out << "\nTransports (give the options of exactly one; --local-pair defaults to udp):\n";
-  for (std::size_t i = 0; i < transports.size(); ++i) {
+  for (std::size_t i = 0; i < transport_groups.size(); ++i) {
     const TransportEntry& entry = registry.entries()[i];
-    // The transport's own caption is replaced by its registry name and summary, which is
-    // what the user needs to pick one; its options are printed without a caption of their own.
-    po::options_description group("", cli::help_line_length);
-    for (const auto& option : transports[i]->options().options()) {
-      group.add(option);
-    }
     out << '\n' << entry.name << "  " << entry.summary << '\n';
-    group.print(out, column);
+    transport_groups[i].print(out, column);
   }
 
   out << "\nExit status:\n"

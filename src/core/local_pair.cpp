@@ -6,7 +6,6 @@
 #include <netprof/errors.hpp>
 
 #include <cerrno>
-#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -24,15 +23,6 @@ namespace {
 
 // How long a subscriber child has to leave after SIGTERM before it is killed.
 constexpr auto subscriber_grace = std::chrono::seconds(2);
-
-std::string number(double value)
-{
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string number(std::uint64_t value) { return std::to_string(value); }
 
 std::string self_executable()
 {
@@ -108,65 +98,35 @@ int end_child(pid_t pid, Nanoseconds grace)
   return static_cast<int>(ExitStatus::runtime);
 }
 
-std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role role,
+std::vector<std::string> local_pair_role_arguments(Role role,
+                                                   const std::vector<std::string>& forwarded,
                                                    const std::vector<std::string>& transport_args)
 {
   const bool publisher = role == Role::publisher;
   std::vector<std::string> args = {"-i", publisher ? "0" : "1"};
-  auto add = [&](std::string flag, std::string value) {
-    args.push_back(std::move(flag));
-    args.push_back(std::move(value));
-  };
-  add("-s", number(std::uint64_t{config.payload_size}));
-  add("-q", number(std::uint64_t{config.queue_length}));
-  if (config.count)
-    add("--count", number(*config.count));
+  args.insert(args.end(), forwarded.begin(), forwarded.end());
+  if (publisher)
+    args.insert(args.end(), {"--subscribers", "1"});
   else
-    add("-t", number(config.test_seconds));
-  if (config.send_hz > 0)
-    add("--send-hz", number(config.send_hz));
-  add("--num-vars", number(std::uint64_t{config.num_vars}));
-  add("--wait", number(config.wait_seconds));
-  if (config.warmup_count)
-    add("--warmup-count", number(*config.warmup_count));
-  else
-    add("--warmup-time", number(config.warmup_seconds));
-  add("--mode", to_string(config.mode));
-  add("--probe-hz", number(config.probe_hz));
-  add("--probe-timeout", number(config.probe_timeout_seconds));
-  add("--idle-timeout", number(config.idle_timeout_seconds));
-  add("--wait-strategy", to_string(config.wait_strategy));
-  if (config.max_loss_percent)
-    add("--max-loss", number(*config.max_loss_percent));
-  const std::size_t cpu_index = publisher ? 0 : 1;
-  if (config.cpus.size() > cpu_index)
-    add("--cpu", number(static_cast<std::uint64_t>(config.cpus[cpu_index])));
-  if (publisher) {
-    add("--subscribers", "1");
-    if (!config.json_path.empty())
-      add("--json", config.json_path);
-    if (config.quiet)
-      args.push_back("--quiet");
-    if (config.print_histogram)
-      args.push_back("--histogram");
-  } else {
-    args.push_back("--quiet"); // the publisher's consolidated report covers both sides
-  }
+    args.push_back("--quiet");
   args.insert(args.end(), transport_args.begin(), transport_args.end());
   return args;
 }
 
-int run_local_pair(const RunConfig& config, const Transport& transport)
+int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
+                   const Transport& transport)
 {
+  transport.clean_up_after_killed_pairs();
   const auto transport_args = transport.local_pair_arguments();
   const std::string program = self_executable();
 
   const pid_t subscriber =
-      spawn(program, local_pair_role_arguments(config, Role::subscriber, transport_args.subscriber));
+      spawn(program, local_pair_role_arguments(Role::subscriber, forwarded.subscriber,
+                                               transport_args.subscriber));
   pid_t publisher = 0;
   try {
-    publisher =
-        spawn(program, local_pair_role_arguments(config, Role::publisher, transport_args.publisher));
+    publisher = spawn(program, local_pair_role_arguments(Role::publisher, forwarded.publisher,
+                                                         transport_args.publisher));
   } catch (...) {
     kill(subscriber, SIGKILL);
     int ignored = 0;

@@ -11,15 +11,19 @@
 
 namespace netprof {
 
-// The command lines of the two processes of --local-pair, rebuilt from the parsed settings
-// (never by editing argv, which would carry the user's spelling and --local-pair itself).
-std::vector<std::string> local_pair_role_arguments(const RunConfig& config, Role role,
+// The command line of one process of --local-pair: its id, the user's options routed to it
+// (`forwarded`, as the command line gave them: see route_to_local_pair), what the pair fixes
+// itself (the publisher waits for its one subscriber; the subscriber is quiet, since the
+// publisher's consolidated report covers both) and the transport's arguments for it.
+std::vector<std::string> local_pair_role_arguments(Role role,
+                                                   const std::vector<std::string>& forwarded,
                                                    const std::vector<std::string>& transport_args);
 
 // Runs a subscriber and a publisher of this same binary as two processes; the publisher's
 // report is printed. Returns the exit status (the publisher's, unless only the subscriber
 // failed).
-int run_local_pair(const RunConfig& config, const Transport& transport);
+int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
+                   const Transport& transport);
 
 // Stops and reaps a child process: SIGTERM, then SIGKILL if it is still there after `grace`.
 // Returns its exit status in our terms (killed: ExitStatus::runtime).

@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -26,35 +25,13 @@ namespace {
 
 int code(ExitStatus status) { return static_cast<int>(status); }
 
-// Checked before the test so an unwritable path fails in the first second, not after ten;
-// written only at the end, so a run that never reports leaves no empty file behind.
-void check_json_output(const std::string& path)
-{
-  if (path.empty())
-    return;
-  const bool existed = std::filesystem::exists(path);
-  if (!std::ofstream(path, std::ios::app))
-    throw UsageError("cannot write --json file '" + path + "'");
-  if (!existed)
-    std::filesystem::remove(path);
-}
-
+// Written only at the end, so a run that never reports leaves no empty file behind (the path
+// was checked while parsing, so an unwritable one fails before the run).
 bool write_json_output(const std::string& path, const RunReport& report)
 {
   std::ofstream file(path, std::ios::trunc);
   file << report_to_json(report).dump(2) << "\n";
   return static_cast<bool>(file.flush());
-}
-
-void check_payload_fits(const RunConfig& config, const EndpointFacts& facts)
-{
-  const std::size_t limit =
-      facts.max_message_size > wire::header_size ? facts.max_message_size - wire::header_size : 0;
-  if (config.payload_size > limit)
-    throw UsageError("-s " + std::to_string(config.payload_size) + " is too large for " +
-                     facts.transport + ": at most " + std::to_string(limit) +
-                     " B of payload per message" +
-                     (facts.size_hint.empty() ? std::string() : " (" + facts.size_hint + ")"));
 }
 
 double expected_seconds(const RunConfig& config)
@@ -96,9 +73,8 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
 
   try {
     if (config.local_pair)
-      return run_local_pair(config, *parsed.transport);
+      return run_local_pair(config, parsed.local_pair_options, *parsed.transport);
 
-    check_json_output(config.json_path);
     if (!config.cpus.empty())
       pin_to_cpu(config.cpus.front());
     EndpointRequest request;
@@ -109,7 +85,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     request.header_bytes = wire::header_size;
     const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
     const EndpointFacts facts = endpoint->facts();
-    check_payload_fits(config, facts);
+    check_payload(config, facts);
 
     RoleResult result = run_role(config, *endpoint);
     RunReport& report = result.report;

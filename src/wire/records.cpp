@@ -1,11 +1,11 @@
 #include "little_endian.hpp"
 
-#include <netprof/errors.hpp>
 #include <netprof/records.hpp>
 
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <stdexcept>
 
 namespace netprof {
 
@@ -52,17 +52,10 @@ std::byte filler(std::size_t position) noexcept
 RecordLayout::RecordLayout(std::size_t payload_size, std::uint32_t record_count)
     : m_payload_size(payload_size)
 {
-  // The header carries payload_length as a u32, and each value_length is a u32 too.
-  constexpr std::size_t wire_limit = std::numeric_limits<std::uint32_t>::max();
-  if (payload_size > wire_limit) {
-    throw UsageError("-s " + std::to_string(payload_size) + " exceeds the wire format's limit of " +
-                     std::to_string(wire_limit) + " B");
-  }
-  const std::size_t minimum = minimum_payload_size(record_count);
-  if (payload_size < minimum) {
-    throw UsageError("--num-vars " + std::to_string(record_count) +
-                     " needs a payload of at least " + std::to_string(minimum) + " B; -s is " +
-                     std::to_string(payload_size));
+  if (check(payload_size, record_count) != LayoutStatus::fits) {
+    throw std::invalid_argument("RecordLayout: " + std::to_string(record_count) +
+                                " records do not fit a payload of " +
+                                std::to_string(payload_size) + " B");
   }
   if (record_count == 0) {
     return;
@@ -81,6 +74,16 @@ RecordLayout::RecordLayout(std::size_t payload_size, std::uint32_t record_count)
   for (std::uint32_t i = 0; i < record_count; ++i) {
     m_value_sizes.push_back(share + (i < remainder ? 1 : 0));
   }
+}
+
+LayoutStatus RecordLayout::check(std::size_t payload_size, std::uint32_t record_count) noexcept
+{
+  // The header carries payload_length as a u32, and each value_length is a u32 too.
+  if (payload_size > max_payload_size) {
+    return LayoutStatus::beyond_wire_limit;
+  }
+  return payload_size < minimum_payload_size(record_count) ? LayoutStatus::too_small_for_records
+                                                           : LayoutStatus::fits;
 }
 
 std::size_t RecordLayout::minimum_payload_size(std::uint32_t record_count) noexcept

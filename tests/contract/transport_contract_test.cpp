@@ -10,6 +10,7 @@
 #include <netprof/registry.hpp>
 
 #include "support/test_sinks.hpp"
+#include "support/transport_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -44,7 +45,7 @@ using netprof::ReceiveResult;
 using netprof::SendResult;
 using netprof::Transport;
 using netprof::TransportEntry;
-namespace po = boost::program_options;
+using netprof::testing::give_arguments;
 
 using Bytes = std::vector<std::byte>;
 
@@ -85,14 +86,6 @@ std::uint32_t index_of(const Bytes& message)
     index |= static_cast<std::uint32_t>(message[i]) << (8 * i);
   }
   return index;
-}
-
-// Feeds a transport's own arguments through its own option group, as the command line would.
-void give_arguments(Transport& transport, const std::vector<std::string>& arguments)
-{
-  po::variables_map given;
-  po::store(po::command_line_parser(arguments).options(transport.options()).run(), given);
-  po::notify(given);
 }
 
 // Echoes from inside on_message, as a subscriber echoes latency probes.

@@ -9,6 +9,7 @@
 #include <netprof/errors.hpp>
 
 #include "support/test_sinks.hpp"
+#include "support/transport_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +38,7 @@ using netprof::SendResult;
 using netprof::Transport;
 using netprof::TransportError;
 using netprof::UsageError;
-namespace po = boost::program_options;
+using netprof::testing::give_arguments;
 namespace udp = netprof::udp;
 
 using Bytes = std::vector<std::byte>;
@@ -57,9 +58,7 @@ std::string usage_message(const std::string& value)
 std::unique_ptr<Transport> udp_with(const std::vector<std::string>& arguments)
 {
   auto transport = netprof::make_udp_transport();
-  po::variables_map given;
-  po::store(po::command_line_parser(arguments).options(transport->options()).run(), given);
-  po::notify(given);
+  give_arguments(*transport, arguments);
   return transport;
 }
 
@@ -196,14 +195,8 @@ TEST(UdpAddress, UnresolvableHostSaysSo)
 
 TEST(UdpTransport, SelectedOnlyWhenUGiven)
 {
-  auto transport = netprof::make_udp_transport();
-  po::variables_map with_u;
-  po::store(po::command_line_parser(std::vector<std::string>{"-u", "127.0.0.1:1"})
-                .options(transport->options())
-                .run(),
-            with_u);
-  EXPECT_TRUE(transport->selected(with_u));
-  EXPECT_FALSE(transport->selected(po::variables_map{}));
+  EXPECT_TRUE(udp_with({"-u", "127.0.0.1:1"})->selected());
+  EXPECT_FALSE(udp_with({})->selected());
 }
 
 TEST(UdpTransport, LongFormAndShortFormCompose)

@@ -24,16 +24,26 @@ using namespace std::chrono_literals;
 using netprof::Role;
 using netprof::Transport;
 using netprof::UsageError;
-namespace po = boost::program_options;
+using netprof::LocalPairArguments;
+using netprof::OptionGroup;
+using netprof::OptionValues;
 namespace udp = netprof::udp;
 
 using Arguments = std::vector<std::string>;
 
-void give(po::options_description& options, const Arguments& arguments)
+OptionValues parsed(const Arguments& arguments, const std::vector<const OptionGroup*>& groups)
 {
-  po::variables_map given;
-  po::store(po::command_line_parser(arguments).options(options).run(), given);
-  po::notify(given);
+  return netprof::parse_options(arguments, groups);
+}
+
+udp::UdpTuning tuning_of(const Arguments& arguments)
+{
+  return udp::parse_tuning(parsed(arguments, {&udp::tuning_options()}));
+}
+
+OptionValues multicast_values(const Arguments& arguments)
+{
+  return parsed(arguments, {&udp::multicast_options()});
 }
 
 template <typename Action>
@@ -54,44 +64,61 @@ in_addr address(const char* text)
   return result;
 }
 
-// The three UDP transports as one registry makes them, sharing their tuning options.
+// The three UDP transports as one registry makes them; the command line gives each what the
+// user gave, parsed against every group.
 struct Family {
-  netprof::UdpTransportFactories factories = netprof::make_udp_transport_factories();
-  std::unique_ptr<Transport> unicast = factories.unicast();
-  std::unique_ptr<Transport> multicast = factories.multicast();
-  std::unique_ptr<Transport> broadcast = factories.broadcast();
+  std::unique_ptr<Transport> unicast = netprof::make_udp_transport();
+  std::unique_ptr<Transport> multicast = netprof::make_multicast_transport();
+  std::unique_ptr<Transport> broadcast = netprof::make_broadcast_transport();
+
+  std::vector<const OptionGroup*> groups() const
+  {
+    return {&unicast->options(), &multicast->options(), &broadcast->options()};
+  }
+
+  void give(const Arguments& arguments)
+  {
+    const OptionValues values = parsed(arguments, groups());
+    for (Transport* transport : {unicast.get(), multicast.get(), broadcast.get()}) {
+      transport->set_option_values(values);
+    }
+  }
+
+  // What the local pair passes on as the user gave it, beside the transport's own arguments.
+  LocalPairArguments forwarded(const Arguments& arguments) const
+  {
+    return netprof::route_to_local_pair(parsed(arguments, groups()), groups());
+  }
 };
 
 // --- options every UDP mode shares --------------------------------------------------------
 
 TEST(UdpTuning, DefaultsAreMadarasFragmentSizeFourSlotsOneSecondNoBatching)
 {
-  udp::UdpTuningOptions sut;
-  const udp::UdpTuning tuning = sut.parse();
+  const udp::UdpTuning tuning = tuning_of({});
   EXPECT_FALSE(tuning.max_message);
   EXPECT_EQ(tuning.fragment_size, 62000u);
   EXPECT_EQ(tuning.reassembly_slots, 4u);
   EXPECT_EQ(tuning.reassembly_timeout, 1s);
   EXPECT_EQ(tuning.batch, 1u);
-  EXPECT_TRUE(sut.arguments().empty());
+  EXPECT_TRUE(tuning.gso);
 }
 
 TEST(UdpTuning, GivenValuesAreParsedAndPassedOnToTheLocalPair)
 {
-  udp::UdpTuningOptions sut;
-  give(sut.options(), {"--udp-max-message", "2000000", "--fragment-size", "8000",
-                       "--reassembly-slots", "2", "--reassembly-timeout", "0.25", "--udp-batch",
-                       "32"});
-  const udp::UdpTuning tuning = sut.parse();
+  const Arguments given = {"--udp-max-message", "2000000", "--fragment-size", "8000",
+                           "--reassembly-slots", "2", "--reassembly-timeout", "0.25",
+                           "--udp-batch", "32", "--udp-gso", "off"};
+  const udp::UdpTuning tuning = tuning_of(given);
   EXPECT_EQ(tuning.max_message, 2000000u);
   EXPECT_EQ(tuning.fragment_size, 8000u);
   EXPECT_EQ(tuning.reassembly_slots, 2u);
   EXPECT_EQ(tuning.reassembly_timeout, 250ms);
   EXPECT_EQ(tuning.batch, 32u);
-  EXPECT_EQ(sut.arguments(),
-            (Arguments{"--udp-max-message", "2000000", "--fragment-size", "8000",
-                       "--reassembly-slots", "2", "--reassembly-timeout", "0.25", "--udp-batch",
-                       "32"}));
+  EXPECT_FALSE(tuning.gso);
+  const LocalPairArguments pair = Family().forwarded(given);
+  EXPECT_EQ(pair.publisher, given) << "both processes send and reassemble the same way";
+  EXPECT_EQ(pair.subscriber, given);
 }
 
 struct BadTuning {
@@ -103,9 +130,7 @@ class UdpTuningRejects : public ::testing::TestWithParam<BadTuning> {};
 
 TEST_P(UdpTuningRejects, WithOneLineNamingTheOption)
 {
-  udp::UdpTuningOptions sut;
-  give(sut.options(), GetParam().arguments);
-  EXPECT_EQ(usage_error([&] { sut.parse(); }), GetParam().message);
+  EXPECT_EQ(usage_error([&] { tuning_of(GetParam().arguments); }), GetParam().message);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -160,44 +185,37 @@ TEST(UdpFamily, AllOptionsTogetherParseWithoutAmbiguity)
 {
   // What the command line does: every entry's group in one description.
   Family family;
-  po::options_description everything;
-  for (Transport* transport : {family.unicast.get(), family.multicast.get(), family.broadcast.get()}) {
-    everything.add(transport->options());
-  }
-  po::variables_map given;
-  EXPECT_NO_THROW(po::store(po::command_line_parser(Arguments{"-m", "239.1.2.3:5000",
-                                                              "--fragment-size", "9000",
-                                                              "--mc-ttl", "3"})
-                                .options(everything)
-                                .run(),
-                            given));
-  po::notify(given);
-  EXPECT_FALSE(family.unicast->selected(given));
-  EXPECT_TRUE(family.multicast->selected(given));
-  EXPECT_FALSE(family.broadcast->selected(given));
-  // The option given to the udp entry's group is what multicast sends with.
+  const Arguments given = {"-m", "239.1.2.3:5000", "--fragment-size", "9000", "--mc-ttl", "3"};
+  EXPECT_NO_THROW(family.give(given));
+  EXPECT_FALSE(family.unicast->selected());
+  EXPECT_TRUE(family.multicast->selected());
+  EXPECT_FALSE(family.broadcast->selected());
+  // The option shown in the udp entry's group is what multicast sends with.
+  EXPECT_EQ(udp::parse_tuning(parsed(given, family.groups())).fragment_size, 9000u);
   const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
-  EXPECT_EQ(pair.publisher,
-            (Arguments{"-m", "239.1.2.3:5000", "--mc-ttl", "3", "--fragment-size", "9000"}));
+  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.1.2.3:5000"}));
   EXPECT_EQ(pair.subscriber, pair.publisher);
+  const LocalPairArguments forwarded = family.forwarded(given);
+  EXPECT_EQ(forwarded.publisher, (Arguments{"--fragment-size", "9000", "--mc-ttl", "3"}));
+  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
 }
 
 TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
 {
   Family family;
-  give(family.unicast->options(), {"--udp-batch", "8"});
+  family.give({"--udp-batch", "8"});
   const Transport::LocalPairArguments pair = family.unicast->local_pair_arguments();
-  ASSERT_EQ(pair.publisher.size(), 4u);
-  EXPECT_EQ(pair.publisher[2], "--udp-batch");
-  EXPECT_EQ(pair.publisher[3], "8");
-  ASSERT_EQ(pair.subscriber.size(), 6u);
-  EXPECT_EQ(pair.subscriber[4], "--udp-batch");
+  ASSERT_EQ(pair.publisher.size(), 2u) << "its own address only";
+  ASSERT_EQ(pair.subscriber.size(), 4u) << "its own address and the publisher's";
+  const LocalPairArguments forwarded = family.forwarded({"--udp-batch", "8"});
+  EXPECT_EQ(forwarded.publisher, (Arguments{"--udp-batch", "8"}));
+  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
 }
 
 TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
 {
   Family family;
-  give(family.unicast->options(), {"-u", "127.0.0.1:40000", "--fragment-size", "100"});
+  family.give({"-u", "127.0.0.1:40000", "--fragment-size", "100"});
   const std::string expected =
       "invalid value '100' for --fragment-size: expected a whole number from 512 to 65479";
   EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
@@ -233,36 +251,25 @@ TEST(UdpFamily, OnlyMNamesMulticastThoughAnyMcOptionSelectsIt)
 {
   // So -b with --mc-ttl is broadcast given an option it does not read, not two transports.
   Family family;
-  po::options_description everything;
-  for (Transport* transport : {family.unicast.get(), family.multicast.get(), family.broadcast.get()}) {
-    everything.add(transport->options());
-  }
-  po::variables_map setting_only;
-  po::store(po::command_line_parser(Arguments{"-b", "127.255.255.255:1", "--mc-ttl", "3"})
-                .options(everything)
-                .run(),
-            setting_only);
-  EXPECT_TRUE(family.multicast->selected(setting_only));
-  EXPECT_FALSE(family.multicast->named(setting_only));
-  EXPECT_TRUE(family.broadcast->named(setting_only));
-  EXPECT_FALSE(family.unicast->named(setting_only));
+  family.give({"-b", "127.255.255.255:1", "--mc-ttl", "3"});
+  EXPECT_TRUE(family.multicast->selected());
+  EXPECT_FALSE(family.multicast->named());
+  EXPECT_TRUE(family.broadcast->named());
+  EXPECT_FALSE(family.unicast->named());
 
-  po::variables_map with_m;
-  po::store(po::command_line_parser(Arguments{"-m", "239.1.2.3:5000"}).options(everything).run(),
-            with_m);
-  EXPECT_TRUE(family.multicast->named(with_m));
-  EXPECT_FALSE(family.broadcast->named(with_m));
+  family.give({"-m", "239.1.2.3:5000"});
+  EXPECT_TRUE(family.multicast->named());
+  EXPECT_FALSE(family.broadcast->named());
 }
 
 // --- multicast -----------------------------------------------------------------------------
 
 TEST(MulticastOptions, WithoutMUsesMadarasGroupAndIsNotSelected)
 {
-  udp::MulticastOptions sut;
-  give(sut.options(), {});
-  EXPECT_FALSE(sut.selected(po::variables_map{}));
-  EXPECT_FALSE(sut.group_given());
-  const udp::MulticastSettings settings = sut.parse();
+  const OptionValues nothing = multicast_values({});
+  EXPECT_FALSE(Family().multicast->selected());
+  EXPECT_FALSE(udp::group_given(nothing));
+  const udp::MulticastSettings settings = udp::parse_multicast(nothing);
   EXPECT_EQ(udp::to_string(settings.group.sin_addr), "239.255.0.1");
   EXPECT_EQ(ntohs(settings.group.sin_port), 4150);
   EXPECT_EQ(settings.ttl, 1);
@@ -275,19 +282,17 @@ TEST(MulticastOptions, AnyMcOptionSelectsMulticast)
   for (const Arguments& arguments : {Arguments{"-m", "239.0.0.1:1"}, Arguments{"--mc-ttl", "2"},
                                      Arguments{"--mc-loopback", "off"},
                                      Arguments{"--mc-interface", "lo"}}) {
-    udp::MulticastOptions sut;
-    po::variables_map given;
-    po::store(po::command_line_parser(arguments).options(sut.options()).run(), given);
-    EXPECT_TRUE(sut.selected(given)) << arguments[0];
+    Family family;
+    family.give(arguments);
+    EXPECT_TRUE(family.multicast->selected()) << arguments[0];
   }
 }
 
 TEST(MulticastOptions, InterfaceByNameOrAddress)
 {
   for (const char* value : {"lo", "127.0.0.1"}) {
-    udp::MulticastOptions sut;
-    give(sut.options(), {"--mc-interface", value, "--mc-ttl", "0", "--mc-loopback", "off"});
-    const udp::MulticastSettings settings = sut.parse();
+    const udp::MulticastSettings settings = udp::parse_multicast(
+        multicast_values({"--mc-interface", value, "--mc-ttl", "0", "--mc-loopback", "off"}));
     ASSERT_TRUE(settings.interface) << value;
     EXPECT_EQ(settings.interface->name, "lo");
     EXPECT_EQ(udp::to_string(settings.interface->address), "127.0.0.1");
@@ -306,9 +311,8 @@ class MulticastRejects : public ::testing::TestWithParam<BadMulticast> {};
 
 TEST_P(MulticastRejects, WithOneClearLine)
 {
-  udp::MulticastOptions sut;
-  give(sut.options(), GetParam().arguments);
-  const std::string message = usage_error([&] { sut.parse(); });
+  const OptionValues values = multicast_values(GetParam().arguments);
+  const std::string message = usage_error([&] { udp::parse_multicast(values); });
   EXPECT_EQ(message.rfind(GetParam().message, 0), 0u) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
@@ -352,12 +356,25 @@ TEST(MulticastLocalPair, WithoutMBothJoinMadarasGroupOnAFreePortOnLoopback)
 TEST(MulticastLocalPair, GivenGroupAndOptionsAreKept)
 {
   Family family;
-  give(family.multicast->options(),
-       {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"});
+  const Arguments given = {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"};
+  family.give(given);
   const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
-  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.9.9.9:7000", "--mc-loopback", "off",
-                                       "--mc-interface", "lo"}));
+  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.9.9.9:7000"}));
   EXPECT_EQ(pair.subscriber, pair.publisher);
+  const LocalPairArguments forwarded = family.forwarded(given);
+  EXPECT_EQ(forwarded.publisher, (Arguments{"--mc-interface", "lo", "--mc-loopback", "off"}));
+  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
+}
+
+TEST(MulticastLocalPair, WithoutMTheOptionsGivenReplaceTheLoopbackDefaults)
+{
+  Family family;
+  family.give({"--mc-ttl", "1"});
+  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  ASSERT_EQ(pair.publisher.size(), 4u);
+  EXPECT_EQ(Arguments(pair.publisher.begin() + 2, pair.publisher.end()),
+            (Arguments{"--mc-interface", "127.0.0.1"}))
+      << "the TTL given reaches the children as given, not replaced by 0";
 }
 
 // --- broadcast -----------------------------------------------------------------------------
@@ -415,12 +432,8 @@ TEST(BroadcastTransport, NeedsAnAddressAndIsSelectedByB)
   Family family;
   EXPECT_EQ(usage_error([&] { family.broadcast->validate(Role::subscriber); }),
             "broadcast needs its address: -b addr:port, e.g. -b 127.255.255.255:4150");
-  po::variables_map given;
-  po::store(po::command_line_parser(Arguments{"-b", "127.255.255.255:1"})
-                .options(family.broadcast->options())
-                .run(),
-            given);
-  EXPECT_TRUE(family.broadcast->selected(given));
+  family.give({"-b", "127.255.255.255:1"});
+  EXPECT_TRUE(family.broadcast->selected());
 }
 
 TEST(BroadcastLocalPair, WithoutBBothUseLoopbacksBroadcastOnAFreePort)

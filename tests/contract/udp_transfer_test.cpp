@@ -5,8 +5,10 @@
 
 #include "udp/fragment_header.hpp"
 #include "udp/udp_transport.hpp"
+#include "udp/udp_tuning.hpp"
 
 #include "support/test_sinks.hpp"
+#include "support/transport_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +41,7 @@ using netprof::ReceiveResult;
 using netprof::Role;
 using netprof::SendResult;
 using netprof::Transport;
-namespace po = boost::program_options;
+using netprof::testing::give_arguments;
 namespace udp = netprof::udp;
 
 using Bytes = std::vector<std::byte>;
@@ -92,22 +94,21 @@ void send_raw(const std::string& address, const Bytes& datagram)
 // Opens endpoints of one UDP mode the way the command line would configure them.
 class Opener {
 public:
-  Opener() : m_factories(netprof::make_udp_transport_factories()) {}
-
   std::unique_ptr<Endpoint> open(const std::string& mode, const Arguments& arguments, Role role,
                                  std::size_t queue = queue_length)
   {
-    auto& transport = m_transports.emplace_back(mode == "udp"         ? m_factories.unicast()
-                                                : mode == "multicast" ? m_factories.multicast()
-                                                                      : m_factories.broadcast());
-    po::variables_map given;
-    po::store(po::command_line_parser(arguments).options(transport->options()).run(), given);
-    po::notify(given);
+    const bool unicast = mode == "udp";
+    auto& transport = m_transports.emplace_back(unicast               ? netprof::make_udp_transport()
+                                                : mode == "multicast" ? netprof::make_multicast_transport()
+                                                                      : netprof::make_broadcast_transport());
+    // Unicast shows the options every UDP mode shares; the other modes read them too.
+    give_arguments(*transport, arguments,
+                   unicast ? std::vector<const netprof::OptionGroup*>{}
+                           : std::vector<const netprof::OptionGroup*>{&udp::tuning_options()});
     return transport->open({role, role == Role::publisher ? 0U : 1U, queue});
   }
 
 private:
-  netprof::UdpTransportFactories m_factories;
   std::vector<std::unique_ptr<Transport>> m_transports;
 };
 

@@ -11,6 +11,7 @@
 #include <netprof/errors.hpp>
 
 #include "support/test_sinks.hpp"
+#include "support/transport_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +42,7 @@ using netprof::SendResult;
 using netprof::Transport;
 using netprof::TransportError;
 using netprof::UsageError;
-namespace po = boost::program_options;
+using netprof::testing::give_arguments;
 namespace zeromq = netprof::zeromq;
 namespace fs = std::filesystem;
 
@@ -69,10 +70,16 @@ std::string parse_message(const std::string& value, zeromq::Use use = zeromq::Us
 std::unique_ptr<Transport> zmq_with(const std::vector<std::string>& arguments)
 {
   auto transport = netprof::make_zmq_transport();
-  po::variables_map given;
-  po::store(po::command_line_parser(arguments).options(transport->options()).run(), given);
-  po::notify(given);
+  give_arguments(*transport, arguments);
   return transport;
+}
+
+// What the local pair forwards of a zmq command line to each child, beside the endpoints.
+netprof::LocalPairArguments forwarded(const std::vector<std::string>& arguments)
+{
+  const auto transport = netprof::make_zmq_transport();
+  const std::vector<const netprof::OptionGroup*> groups = {&transport->options()};
+  return netprof::route_to_local_pair(netprof::parse_options(arguments, groups), groups);
 }
 
 bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
@@ -367,20 +374,11 @@ TEST(ZmqTransport, LocalPairMakesThePublishersEndpointDefinite)
 
 TEST(ZmqTransport, NamedOnlyByZmqAndReadsOnlyItsOwnOptions)
 {
-  auto transport = netprof::make_zmq_transport();
-  po::variables_map setting_only;
-  po::store(po::command_line_parser(std::vector<std::string>{"--zmq-nodrop"})
-                .options(transport->options())
-                .run(),
-            setting_only);
-  EXPECT_TRUE(transport->selected(setting_only));
-  EXPECT_FALSE(transport->named(setting_only));
-  po::variables_map with_zmq;
-  po::store(po::command_line_parser(std::vector<std::string>{"--zmq", "ipc:///tmp/p.ipc"})
-                .options(transport->options())
-                .run(),
-            with_zmq);
-  EXPECT_TRUE(transport->named(with_zmq));
+  const auto setting_only = zmq_with({"--zmq-nodrop"});
+  EXPECT_TRUE(setting_only->selected());
+  EXPECT_FALSE(setting_only->named());
+  const auto transport = zmq_with({"--zmq", "ipc:///tmp/p.ipc"});
+  EXPECT_TRUE(transport->named());
   for (const char* own : {"zmq", "zmq-io-threads", "zmq-nodrop", "zmq-zero-copy"}) {
     EXPECT_TRUE(transport->reads_option(own)) << own;
   }
@@ -399,13 +397,12 @@ TEST(ZmqTransport, NoEndpointIsRefusedWhenOpening)
 TEST(ZmqTransport, LocalPairPicksFreeLoopbackPortsByDefault)
 {
   const auto arguments = zmq_with({})->local_pair_arguments();
-  ASSERT_EQ(arguments.publisher.size(), 4u);
-  ASSERT_EQ(arguments.subscriber.size(), 6u);
+  ASSERT_EQ(arguments.publisher.size(), 2u);
+  ASSERT_EQ(arguments.subscriber.size(), 4u);
   EXPECT_EQ(arguments.publisher[0], "--zmq");
   EXPECT_EQ(arguments.publisher[1].rfind("tcp://127.0.0.1:", 0), 0u);
   EXPECT_EQ(arguments.subscriber[3], arguments.publisher[1]) << "connects to the publisher's";
   EXPECT_NE(arguments.subscriber[1], arguments.publisher[1]);
-  EXPECT_EQ(arguments.publisher[2], "--zmq-io-threads");
 }
 
 TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
@@ -414,8 +411,9 @@ TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
   EXPECT_EQ(tcp.publisher[1].rfind("tcp://*:", 0), 0u);
   EXPECT_EQ(tcp.subscriber[1].rfind("tcp://127.0.0.1:", 0), 0u);
   EXPECT_EQ(tcp.subscriber[3], "tcp://127.0.0.1:" + tcp.publisher[1].substr(8));
-  EXPECT_EQ(tcp.publisher.back(), "--zmq-nodrop");
-  EXPECT_EQ(tcp.subscriber.back(), "--zmq-nodrop");
+  const auto nodrop = forwarded({"--zmq", "tcp://*:*", "--zmq-nodrop"});
+  EXPECT_EQ(nodrop.publisher, std::vector<std::string>{"--zmq-nodrop"});
+  EXPECT_EQ(nodrop.subscriber, std::vector<std::string>{"--zmq-nodrop"});
 
   const auto ipc = zmq_with({"--zmq", "ipc://*"})->local_pair_arguments();
   EXPECT_NE(ipc.publisher[1].find("publisher.ipc"), std::string::npos) << ipc.publisher[1];
@@ -429,14 +427,15 @@ TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
 
 TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
 {
-  const auto pair =
-      zmq_with({"--zmq", "ipc:///tmp/a.ipc", "--zmq", "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"})
-          ->local_pair_arguments();
-  EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "ipc:///tmp/a.ipc",
-                                                      "--zmq-io-threads", "2"}));
-  EXPECT_EQ(pair.subscriber,
-            (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq", "ipc:///tmp/a.ipc",
-                                      "--zmq-io-threads", "2"}));
+  const std::vector<std::string> given = {"--zmq", "ipc:///tmp/a.ipc", "--zmq",
+                                          "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"};
+  const auto pair = zmq_with(given)->local_pair_arguments();
+  EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "ipc:///tmp/a.ipc"}));
+  EXPECT_EQ(pair.subscriber, (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq",
+                                                       "ipc:///tmp/a.ipc"}));
+  const auto threads = forwarded(given);
+  EXPECT_EQ(threads.publisher, (std::vector<std::string>{"--zmq-io-threads", "2"}));
+  EXPECT_EQ(threads.subscriber, threads.publisher);
   EXPECT_THROW(zmq_with({"--zmq", "ipc:///tmp/a", "--zmq", "ipc:///tmp/b", "--zmq", "ipc:///tmp/c"})
                    ->local_pair_arguments(),
                UsageError);
@@ -707,15 +706,9 @@ TEST(ZmqZeroCopy, BuffersCoverTheHighWaterMarkWithinTheBudget)
 
 TEST(ZmqZeroCopy, LocalPairGivesTheOptionToThePublisherOnly)
 {
-  const auto arguments =
-      zmq_with({"--zmq", "ipc://*", "--zmq-zero-copy", "4096"})->local_pair_arguments();
-  const auto& publisher = arguments.publisher;
-  const auto option = std::find(publisher.begin(), publisher.end(), "--zmq-zero-copy");
-  ASSERT_NE(option, publisher.end());
-  ASSERT_NE(option + 1, publisher.end());
-  EXPECT_EQ(*(option + 1), "4096");
-  EXPECT_EQ(std::count(arguments.subscriber.begin(), arguments.subscriber.end(), "--zmq-zero-copy"),
-            0);
+  const auto arguments = forwarded({"--zmq", "ipc://*", "--zmq-zero-copy", "4096"});
+  EXPECT_EQ(arguments.publisher, (std::vector<std::string>{"--zmq-zero-copy", "4096"}));
+  EXPECT_TRUE(arguments.subscriber.empty());
 }
 
 TEST(ZmqZeroCopy, OptionTakesAByteCountOrRefusesWithOneLine)

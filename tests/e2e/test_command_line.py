@@ -1,5 +1,6 @@
 """End-to-end: bad input gets one clear line and its documented exit status."""
 
+import json
 import os
 import signal
 import socket
@@ -72,6 +73,71 @@ class BadInputTest(NetprofTestCase):
         result = self.run_netprof("--version", deadline_s=20)
         self.assertEqual(result.returncode, 0)
         self.assertIn("netprof", result.stdout)
+
+
+class TransportListJsonTest(NetprofTestCase):
+    """--list-transports --json: what scripts read instead of restating each transport."""
+
+    def listing(self):
+        result = self.run_netprof("--list-transports", "--json", deadline_s=20)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout)
+
+    def test_describes_every_listed_transport(self):
+        listing = self.listing()
+        self.assertEqual(listing["schema_version"], 1)
+        version = self.run_netprof("--version", deadline_s=20).stdout.split()[1]
+        self.assertEqual(listing["version"], version)
+        self.assertIsInstance(listing["wire_header_bytes"], int)
+        self.assertGreater(listing["wire_header_bytes"], 0)
+        plain = self.run_netprof("--list-transports", deadline_s=20).stdout.splitlines()
+        self.assertEqual([t["name"] for t in listing["transports"]],
+                         [line.split("\t")[0] for line in plain])
+        help_text = self.run_netprof("--help", deadline_s=20).stdout
+        for transport in listing["transports"]:
+            with self.subTest(transport=transport["name"]):
+                self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",
+                                                  "loopback", "needs_private_netns"})
+                self.assertTrue(transport["summary"])
+                for option in transport["options"]:
+                    self.assertIn("--" + option, help_text)
+                pair = transport["local_pair"]
+                self.assertTrue(pair["publisher"] and pair["subscriber"])
+                self.assertEqual(transport["needs_private_netns"],
+                                 transport["name"] in ("multicast", "broadcast"))
+        udp = next(t for t in listing["transports"] if t["name"] == "udp")
+        self.assertIn("udp-batch", udp["options"])
+
+    def test_loopback_arguments_for_several_subscribers(self):
+        result = self.run_netprof("--list-transports", "--json", "--subscribers", "3",
+                                  deadline_s=20)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for transport in json.loads(result.stdout)["transports"]:
+            with self.subTest(transport=transport["name"]):
+                loopback = transport["loopback"]
+                self.assertTrue(loopback["publisher"])
+                self.assertEqual(len(loopback["subscribers"]), 3)
+                self.assertIsInstance(loopback["files"], list)
+
+    def test_each_call_gives_fresh_ports(self):
+        first, second = (next(t for t in self.listing()["transports"] if t["name"] == "udp")
+                         for _ in range(2))
+        self.assertNotEqual(first["local_pair"], second["local_pair"])
+
+    def test_the_listed_pair_arguments_run_a_pair_on_this_host(self):
+        # What a script does with the listing; multicast and broadcast need a namespace.
+        for transport in self.listing()["transports"]:
+            if transport["needs_private_netns"]:
+                continue
+            with self.subTest(transport=transport["name"]):
+                pair = transport["local_pair"]
+                subscriber, _ = self.start("-i", "1", "--wait", "10", *pair["subscriber"])
+                publisher, _ = self.start("-i", "0", "-t", "0.3", "--warmup-time", "0.1",
+                                          "--wait", "10", *pair["publisher"])
+                result = self.finish(publisher, deadline_s=30)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertTrue(result.stdout.startswith("Test: SUCCESS"), result.stdout)
+                self.assertEqual(self.finish(subscriber, deadline_s=30).returncode, 0)
 
 
 class InterruptTest(NetprofTestCase):

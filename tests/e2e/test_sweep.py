@@ -154,14 +154,23 @@ class FailingPointTest(SweepTestCase):
         self.assertEqual(self.processes_running(fake), [])
 
     def fake_netprof_that_hangs(self):
-        """Lists udp like netprof, then ignores SIGINT and sleeps: only SIGKILL ends it."""
+        """Lists udp like `netprof --list-transports --json`, then ignores SIGINT and sleeps:
+        only SIGKILL ends it."""
         path = os.path.join(self._tmp.name, "hanging-netprof")
         with open(path, "w") as f:
             f.write(textwrap.dedent("""\
                 #!/usr/bin/python3
-                import signal, sys, time
+                import json, signal, sys, time
                 if "--list-transports" in sys.argv:
-                    print("udp\\tUDP unicast")
+                    publisher = ["-u", "127.0.0.1:9"]
+                    subscriber = ["-u", "127.0.0.1:10", "-u", "127.0.0.1:9"]
+                    udp = {"name": "udp", "summary": "UDP unicast", "options": ["udp"],
+                           "local_pair": {"publisher": publisher, "subscriber": subscriber},
+                           "loopback": {"publisher": publisher, "subscribers": [subscriber],
+                                        "files": []},
+                           "needs_private_netns": False}
+                    print(json.dumps({"schema_version": 1, "version": "0",
+                                      "wire_header_bytes": 52, "transports": [udp]}))
                     sys.exit(0)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 time.sleep(60)

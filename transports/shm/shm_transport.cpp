@@ -52,8 +52,6 @@ void check_segment_name(const std::string& name)
 
 namespace {
 
-namespace po = boost::program_options;
-
 const std::string pair_prefix = "pair-";
 
 std::string unique_pair_name()
@@ -64,52 +62,51 @@ std::string unique_pair_name()
   return pair_prefix + std::to_string(getpid()) + "-" + suffix;
 }
 
+const OptionGroup& shm_options()
+{
+  static const OptionGroup group{
+      "Shared memory (one host)",
+      {OptionSpec("shm", "NAME", Text{},
+                  "shared-memory ring /dev/shm/netprof-NAME, created by the publisher (-i 0); "
+                  "subscribers attach to it, before or after it exists. With --local-pair, --shm "
+                  "alone picks a unique NAME. -q sets the ring size in bytes (rounded up to a "
+                  "power of two; -q 1000000 gives 1 MiB); a message may take up to half of it, "
+                  "so a 16 MiB payload needs -q 33554432 or more.")
+           .with_implicit("")
+           .passed(PairRoute::neither),
+       OptionSpec("shm-history", "keep-last|keep-all", Choice{{"keep-last", "keep-all"}},
+                  "publisher: keep-last (default) never waits, a subscriber that falls a ring "
+                  "behind skips ahead and counts the loss; keep-all waits for the slowest live "
+                  "subscriber")
+           .passed(PairRoute::publisher_only)}};
+  return group;
+}
+
 class ShmTransport final : public Transport {
 public:
-  ShmTransport() : m_options("Shared memory (one host)")
-  {
-    m_options.add_options()(
-        "shm", po::value<std::string>(&m_name)->implicit_value("")->value_name("NAME"),
-        "shared-memory ring /dev/shm/netprof-NAME, created by the publisher (-i 0); "
-        "subscribers attach to it, before or after it exists. With --local-pair, --shm alone "
-        "picks a unique NAME. -q sets the ring size in bytes (rounded up to a power of two; "
-        "-q 1000000 gives 1 MiB); a message may take up to half of it, so a 16 MiB payload "
-        "needs -q 33554432 or more.")(
-        "shm-history", po::value<std::string>(&m_history)->value_name("keep-last|keep-all"),
-        "publisher: keep-last (default) never waits, a subscriber that falls a ring behind "
-        "skips ahead and counts the loss; keep-all waits for the slowest live subscriber");
-  }
+  const OptionGroup& options() const override { return shm_options(); }
 
-  ShmTransport(const ShmTransport&) = delete; // m_options points at the members
-  ShmTransport& operator=(const ShmTransport&) = delete;
-
-  po::options_description& options() override { return m_options; }
-
-  bool selected(const po::variables_map& given) const override
-  {
-    return given.count("shm") > 0 || given.count("shm-history") > 0;
-  }
-
-  // --shm-history alone selects shm (and is refused for want of a NAME); beside another
-  // transport it is an option that transport does not read.
-  bool named(const po::variables_map& given) const override { return given.count("shm") > 0; }
+  // --shm-history alone selects shm (the default selected()), and is refused for want of a
+  // NAME; beside another transport it is an option that transport does not read.
+  bool named() const override { return option_values().given("shm"); }
 
   // An empty NAME is allowed here because the local pair validates before it picks one;
   // open() refuses it.
   void validate(Role) const override
   {
     history();
-    if (!m_name.empty())
-      shm::check_segment_name(m_name);
+    if (const std::string name = segment_name(); !name.empty())
+      shm::check_segment_name(name);
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
-    if (m_name.empty())
+    const std::string name = segment_name();
+    if (name.empty())
       throw UsageError("--shm needs a NAME (only --local-pair picks one itself)");
-    shm::check_segment_name(m_name);
+    shm::check_segment_name(name);
     shm::EndpointSettings settings;
-    settings.name = m_name;
+    settings.name = name;
     settings.requested_bytes = request.queue_length_bytes;
     settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
     settings.history = history();
@@ -118,38 +115,40 @@ public:
     return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process names the same segment.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     validate(Role::publisher);
-    if (m_name.empty()) {
-      // A pair's segment has a name of its own, never created again: one left by a pair that
-      // was killed outright would stay in /dev/shm for good unless a later pair removes it.
-      for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
-        std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
-    }
-    const std::string name = m_name.empty() ? unique_pair_name() : m_name;
-    LocalPairArguments arguments{{"--shm", name}, {"--shm", name}};
-    if (!m_history.empty()) {
-      arguments.publisher.push_back("--shm-history");
-      arguments.publisher.push_back(m_history);
-    }
-    return arguments;
+    const std::string given = segment_name();
+    const std::string name = given.empty() ? unique_pair_name() : given;
+    const std::vector<std::string> arguments = {"--shm", name};
+    return {arguments, std::vector(subscribers, arguments), {shm::object_path(name)}};
+  }
+
+  // A pair's segment has a name of its own, never created again: one left by a pair that was
+  // killed outright would stay in /dev/shm for good unless a later pair removes it.
+  void clean_up_after_killed_pairs() const override
+  {
+    if (!segment_name().empty())
+      return;
+    for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
+      std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
   }
 
 private:
-  shm::History history() const
+  std::string segment_name() const
   {
-    if (m_history.empty() || m_history == "keep-last")
-      return shm::History::keep_last;
-    if (m_history == "keep-all")
-      return shm::History::keep_all;
-    throw UsageError("invalid value '" + m_history +
-                     "' for --shm-history: expected keep-last or keep-all");
+    return option_values().text(shm_options()["shm"]).value_or("");
   }
 
-  po::options_description m_options;
-  std::string m_name;
-  std::string m_history;
+  // Unset is keep-last.
+  shm::History history() const
+  {
+    static constexpr shm::History in_choice_order[] = {shm::History::keep_last,
+                                                       shm::History::keep_all};
+    const auto chosen = option_values().choice(shm_options()["shm-history"]);
+    return chosen ? in_choice_order[*chosen] : shm::History::keep_last;
+  }
 };
 
 } // namespace

@@ -15,89 +15,87 @@ namespace netprof {
 
 namespace {
 
-namespace po = boost::program_options;
-
 // The local pair's address when none is given: lo's broadcast address keeps the traffic on
 // this host.
 constexpr const char* loopback_broadcast = "127.255.255.255";
+
+const OptionGroup& broadcast_options()
+{
+  static const OptionGroup group{
+      "UDP broadcast",
+      {OptionSpec("broadcast,b", "addr:port", Text{},
+                  "UDP broadcast: every process binds this broadcast address and port and sends "
+                  "to it, publisher data and back channel alike. The address must be an "
+                  "interface's broadcast address (127.255.255.255 stays on this host) or "
+                  "255.255.255.255")
+           .passed(PairRoute::neither)}};
+  return group;
+}
 
 // UDP broadcast: every process binds the broadcast address and port and sends to it, data and
 // back channel alike.
 class BroadcastTransport final : public Transport {
 public:
-  explicit BroadcastTransport(std::shared_ptr<udp::UdpTuningOptions> tuning)
-      : m_tuning(std::move(tuning)), m_options("UDP broadcast")
-  {
-    m_options.add_options()(
-        "broadcast,b", po::value<std::string>(&m_address)->value_name("addr:port"),
-        "UDP broadcast: every process binds this broadcast address and port and sends to it, "
-        "publisher data and back channel alike. The address must be an interface's broadcast "
-        "address (127.255.255.255 stays on this host) or 255.255.255.255");
-  }
-
-  BroadcastTransport(const BroadcastTransport&) = delete; // m_options points at m_address
-  BroadcastTransport& operator=(const BroadcastTransport&) = delete;
-
-  po::options_description& options() override { return m_options; }
-
-  bool selected(const po::variables_map& given) const override
-  {
-    return given.count("broadcast") > 0;
-  }
+  const OptionGroup& options() const override { return broadcast_options(); }
 
   // The options every UDP mode shares are shown in the udp entry's group.
-  bool reads_option(const std::string& long_name) override
+  bool reads_option(const std::string& long_name) const override
   {
-    return Transport::reads_option(long_name) || m_tuning->has_option(long_name);
+    return Transport::reads_option(long_name) || udp::tuning_options().contains(long_name);
   }
 
   void validate(Role) const override
   {
     parse();
-    m_tuning->parse();
+    udp::parse_tuning(option_values());
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
-    return std::make_unique<udp::UdpEndpoint>(udp::open_broadcast(parse()), m_tuning->parse(),
+    return std::make_unique<udp::UdpEndpoint>(udp::open_broadcast(parse()),
+                                              udp::parse_tuning(option_values()),
                                               request.queue_length_bytes);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process binds the same address and port.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
-    m_tuning->parse();
+    udp::parse_tuning(option_values()); // a bad value is reported before the children start
     std::vector<std::string> arguments = {"-b"};
-    if (m_address.empty()) {
+    if (address().empty()) {
       arguments.push_back(std::string(loopback_broadcast) + ":" +
                           std::to_string(udp::pick_free_loopback_ports(1).front()));
     } else {
       arguments.push_back(udp::to_string(parse()));
     }
-    const std::vector<std::string> tuning = m_tuning->arguments();
-    arguments.insert(arguments.end(), tuning.begin(), tuning.end());
-    return {arguments, arguments};
+    return {arguments, std::vector(subscribers, arguments), {}};
   }
 
+  // Its datagrams reach every process bound to the address and port, whatever started it.
+  bool needs_private_netns() const override { return true; }
+
 private:
+  std::string address() const
+  {
+    return option_values().text(broadcast_options()["broadcast"]).value_or("");
+  }
+
   sockaddr_in parse() const
   {
-    if (m_address.empty()) {
+    const std::string value = address();
+    if (value.empty()) {
       throw UsageError("broadcast needs its address: -b addr:port, e.g. -b " +
                        std::string(loopback_broadcast) + ":4150");
     }
-    return udp::parse_broadcast_address(m_address);
+    return udp::parse_broadcast_address(value);
   }
-
-  std::shared_ptr<udp::UdpTuningOptions> m_tuning;
-  po::options_description m_options;
-  std::string m_address;
 };
 
 } // namespace
 
-std::unique_ptr<Transport> make_broadcast_transport(std::shared_ptr<udp::UdpTuningOptions> tuning)
+std::unique_ptr<Transport> make_broadcast_transport()
 {
-  return std::make_unique<BroadcastTransport>(std::move(tuning));
+  return std::make_unique<BroadcastTransport>();
 }
 
 } // namespace netprof

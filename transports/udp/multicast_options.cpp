@@ -1,7 +1,7 @@
 #include "multicast_options.hpp"
 
+#include "free_ports.hpp"
 #include "interfaces.hpp"
-#include "option_values.hpp"
 #include "socket_address.hpp"
 
 #include <netprof/errors.hpp>
@@ -12,15 +12,7 @@ namespace netprof::udp {
 
 namespace {
 
-namespace po = boost::program_options;
-
-constexpr const char* default_ttl = "1";
-constexpr const char* default_loopback = "on";
-
-bool given(const po::variables_map& vm, const char* name)
-{
-  return vm.count(name) != 0 && !vm[name].defaulted();
-}
+constexpr std::size_t on = 0; // --mc-loopback on|off
 
 // An interface by IPv4 address or by name, among those the host has.
 MulticastInterface find_interface(const std::string& value)
@@ -33,7 +25,8 @@ MulticastInterface find_interface(const std::string& value)
     if (by_address ? candidate.address.s_addr == wanted.s_addr : candidate.name == value) {
       return MulticastInterface{candidate.name, candidate.address, candidate.index};
     }
-    known += (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
+    known +=
+        (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
   }
   throw UsageError("bad --mc-interface value '" + value +
                    "': no interface has this address or name (these do: " +
@@ -42,33 +35,41 @@ MulticastInterface find_interface(const std::string& value)
 
 } // namespace
 
-MulticastOptions::MulticastOptions()
-    : m_options("UDP multicast"), m_ttl(default_ttl), m_loopback(default_loopback)
+const OptionGroup& multicast_options()
 {
-  m_options.add_options()
-    ("multicast,m", po::value<std::string>(&m_group)->value_name("group:port"),
-     "UDP multicast: every process joins the group and binds its port; publisher data and "
-     "the subscribers' back channel both go to the group. The group must be in 224.0.0.0/4; "
-     "default 239.255.0.1:4150 (MADARA's)")
-    ("mc-ttl", po::value<std::string>(&m_ttl)->value_name("N")->default_value(default_ttl),
-     "multicast TTL, 0 to 255: 0 keeps datagrams on this host, 1 on the local network")
-    ("mc-loopback",
-     po::value<std::string>(&m_loopback)->value_name("on|off")->default_value(default_loopback),
-     "also deliver to processes on this host (needed when they all run on one host)")
-    ("mc-interface", po::value<std::string>(&m_interface)->value_name("ADDR|NAME"),
-     "interface to send and join on, by IPv4 address or name; default: the one the route to "
-     "the group picks (on loopback that needs: ip route add 224.0.0.0/4 dev lo)");
+  static const OptionGroup group{
+      "UDP multicast",
+      {OptionSpec("multicast,m", "group:port", Text{},
+                  "UDP multicast: every process joins the group and binds its port; publisher "
+                  "data and the subscribers' back channel both go to the group. The group must "
+                  "be in 224.0.0.0/4; default 239.255.0.1:4150 (MADARA's)")
+           .passed(PairRoute::neither),
+       OptionSpec("mc-ttl", "N", WholeNumber{0, 255},
+                  "multicast TTL, 0 to 255: 0 keeps datagrams on this host, 1 on the local "
+                  "network")
+           .with_default("1"),
+       OptionSpec("mc-loopback", "on|off", Choice{{"on", "off"}},
+                  "also deliver to processes on this host (needed when they all run on one "
+                  "host)")
+           .with_default("on"),
+       OptionSpec("mc-interface", "ADDR|NAME", Text{},
+                  "interface to send and join on, by IPv4 address or name; default: the one the "
+                  "route to the group picks (on loopback that needs: ip route add 224.0.0.0/4 "
+                  "dev lo)")}};
+  return group;
 }
 
-bool MulticastOptions::selected(const po::variables_map& vm) const
+bool group_given(const OptionValues& values)
 {
-  return given(vm, "multicast") || given(vm, "mc-ttl") || given(vm, "mc-loopback") ||
-         given(vm, "mc-interface");
+  const auto group = values.text(multicast_options()["multicast"]);
+  return group && !group->empty();
 }
 
-MulticastSettings MulticastOptions::parse() const
+MulticastSettings parse_multicast(const OptionValues& values)
 {
-  const std::string value = m_group.empty() ? default_multicast_group : m_group;
+  const OptionGroup& options = multicast_options();
+  const std::string value = group_given(values) ? *values.text(options["multicast"])
+                                                : std::string(default_multicast_group);
   MulticastSettings settings;
   settings.group = parse_ipv4_endpoint(value, "-m");
   if (!IN_MULTICAST(ntohl(settings.group.sin_addr.s_addr))) {
@@ -79,28 +80,32 @@ MulticastSettings MulticastOptions::parse() const
     throw UsageError("bad -m value '" + value +
                      "': the group needs a port other than 0 (every process binds the same one)");
   }
-  settings.ttl = static_cast<int>(parse_whole_number("--mc-ttl", m_ttl, 0, 255));
-  settings.loopback = parse_on_off("--mc-loopback", m_loopback);
-  if (!m_interface.empty()) {
-    settings.interface = find_interface(m_interface);
+  settings.ttl = static_cast<int>(*values.whole_number(options["mc-ttl"]));
+  settings.loopback = *values.choice(options["mc-loopback"]) == on;
+  if (const auto interface = values.text(options["mc-interface"]);
+      interface && !interface->empty()) {
+    settings.interface = find_interface(*interface);
   }
   return settings;
 }
 
-std::vector<std::string> MulticastOptions::arguments(const std::string& group,
-                                                     bool on_this_host) const
+std::vector<std::string> multicast_pair_arguments(const OptionValues& values)
 {
-  std::vector<std::string> arguments = {"-m", group};
-  const std::string ttl = on_this_host && m_ttl == default_ttl ? "0" : m_ttl;
-  const std::string interface = on_this_host && m_interface.empty() ? "127.0.0.1" : m_interface;
-  if (ttl != default_ttl) {
-    arguments.insert(arguments.end(), {"--mc-ttl", ttl});
+  const MulticastSettings settings = parse_multicast(values);
+  if (group_given(values)) {
+    return {"-m", to_string(settings.group)};
   }
-  if (m_loopback != default_loopback) {
-    arguments.insert(arguments.end(), {"--mc-loopback", m_loopback});
+  // MADARA's group on a port nobody uses, sent and joined on lo: the pair's traffic stays on
+  // this host and away from any real MADARA traffic on the default port.
+  const std::string group = default_multicast_group;
+  std::vector<std::string> arguments = {"-m",
+                                        group.substr(0, group.rfind(':') + 1) +
+                                            std::to_string(pick_free_loopback_ports(1).front())};
+  if (!values.given("mc-ttl")) {
+    arguments.insert(arguments.end(), {"--mc-ttl", "0"});
   }
-  if (!interface.empty()) {
-    arguments.insert(arguments.end(), {"--mc-interface", interface});
+  if (!values.given("mc-interface")) {
+    arguments.insert(arguments.end(), {"--mc-interface", "127.0.0.1"});
   }
   return arguments;
 }

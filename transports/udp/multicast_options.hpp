@@ -3,7 +3,7 @@
 // The multicast transport's own options: -m group:port and the --mc-* settings sockperf's users
 // know. Parsing is strict and checks the group and the interface before anything is opened.
 
-#include <boost/program_options.hpp>
+#include <netprof/options.hpp>
 
 #include <netinet/in.h>
 
@@ -29,33 +29,18 @@ struct MulticastSettings {
   std::optional<MulticastInterface> interface; // none: the route to the group decides
 };
 
-class MulticastOptions {
-public:
-  MulticastOptions();
-  MulticastOptions(const MulticastOptions&) = delete; // the group points at the fields
-  MulticastOptions& operator=(const MulticastOptions&) = delete;
+// -m and the --mc-* options, multicast's own group.
+const OptionGroup& multicast_options();
 
-  boost::program_options::options_description& options() noexcept { return m_options; }
+// -m given, with a group (without one the transport uses MADARA's).
+bool group_given(const OptionValues& values);
 
-  // -m or any --mc-* option given on the command line.
-  bool selected(const boost::program_options::variables_map& given) const;
+// Throws UsageError: not a multicast group, port 0, an unknown interface, a bad TTL...
+MulticastSettings parse_multicast(const OptionValues& values);
 
-  bool group_given() const noexcept { return !m_group.empty(); }
-
-  // Throws UsageError: not a multicast group, port 0, an unknown interface, a bad TTL...
-  MulticastSettings parse() const;
-
-  // The local pair: both processes get `group` and the --mc-* options that differ from their
-  // defaults; `on_this_host` adds what keeps the traffic on the machine unless the user chose
-  // otherwise (send and join on lo, TTL 0).
-  std::vector<std::string> arguments(const std::string& group, bool on_this_host) const;
-
-private:
-  boost::program_options::options_description m_options;
-  std::string m_group;
-  std::string m_ttl;
-  std::string m_loopback;
-  std::string m_interface;
-};
+// The local pair's -m: the group given, or MADARA's on a free port; without a group, also what
+// keeps the traffic on this host unless the user chose otherwise (TTL 0, send and join on lo).
+// The --mc-* options the user gave reach both processes as given.
+std::vector<std::string> multicast_pair_arguments(const OptionValues& values);
 
 } // namespace netprof::udp

@@ -1,6 +1,4 @@
-#include "free_ports.hpp"
 #include "multicast_options.hpp"
-#include "socket_address.hpp"
 #include "udp_endpoint.hpp"
 #include "udp_sockets.hpp"
 #include "udp_transport.hpp"
@@ -13,81 +11,55 @@ namespace netprof {
 
 namespace {
 
-namespace po = boost::program_options;
-
 // UDP multicast, MADARA's default transport: publisher and subscribers all join one group and
 // port; data goes to the group and so does the back channel. Without -m it uses MADARA's group,
 // so it can serve as the transport when none is given.
 class MulticastTransport final : public Transport {
 public:
-  explicit MulticastTransport(std::shared_ptr<udp::UdpTuningOptions> tuning)
-      : m_tuning(std::move(tuning))
-  {
-  }
+  const OptionGroup& options() const override { return udp::multicast_options(); }
 
-  po::options_description& options() override { return m_multicast.options(); }
+  // Any --mc-* option selects multicast (the default selected()), so that `--mc-ttl 0` alone
+  // still means MADARA's group. Only -m names it: -b with --mc-ttl is broadcast given an option it
+  // does not read, not two transports.
+  bool named() const override { return option_values().given("multicast"); }
 
-  // Any --mc-* option selects multicast, so that `--mc-ttl 0` alone still means MADARA's group.
-  bool selected(const po::variables_map& given) const override
+  // The options every UDP mode shares are shown in the udp entry's group.
+  bool reads_option(const std::string& long_name) const override
   {
-    return m_multicast.selected(given);
-  }
-
-  // Only -m names it: -b with --mc-ttl is broadcast given an option it does not read, not two
-  // transports.
-  bool named(const po::variables_map& given) const override
-  {
-    return given.count("multicast") > 0;
-  }
-
-  bool reads_option(const std::string& long_name) override
-  {
-    return Transport::reads_option(long_name) || m_tuning->has_option(long_name);
+    return Transport::reads_option(long_name) || udp::tuning_options().contains(long_name);
   }
 
   // The roles need nothing different: everyone joins the same group.
   void validate(Role) const override
   {
-    m_multicast.parse();
-    m_tuning->parse();
+    udp::parse_multicast(option_values());
+    udp::parse_tuning(option_values());
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
-    return std::make_unique<udp::UdpEndpoint>(udp::open_multicast(m_multicast.parse()),
-                                              m_tuning->parse(), request.queue_length_bytes);
+    return std::make_unique<udp::UdpEndpoint>(
+        udp::open_multicast(udp::parse_multicast(option_values())),
+        udp::parse_tuning(option_values()), request.queue_length_bytes);
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  // Every process joins the same group.
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
-    const udp::MulticastSettings settings = m_multicast.parse();
-    m_tuning->parse();
-    std::vector<std::string> arguments;
-    if (m_multicast.group_given()) {
-      arguments = m_multicast.arguments(udp::to_string(settings.group), false);
-    } else {
-      // MADARA's group on a port nobody uses, sent and joined on lo: the pair's traffic stays
-      // on this host and away from any real MADARA traffic on the default port.
-      const std::uint16_t port = udp::pick_free_loopback_ports(1).front();
-      const std::string group = std::string(udp::default_multicast_group);
-      arguments = m_multicast.arguments(group.substr(0, group.rfind(':') + 1) + std::to_string(port),
-                                        true);
-    }
-    const std::vector<std::string> tuning = m_tuning->arguments();
-    arguments.insert(arguments.end(), tuning.begin(), tuning.end());
-    return {arguments, arguments};
+    udp::parse_tuning(option_values()); // a bad value is reported before the children start
+    const std::vector<std::string> arguments = udp::multicast_pair_arguments(option_values());
+    return {arguments, std::vector(subscribers, arguments), {}};
   }
 
-private:
-  std::shared_ptr<udp::UdpTuningOptions> m_tuning;
-  udp::MulticastOptions m_multicast;
+  // Its datagrams reach every process that joined the group on any interface they share.
+  bool needs_private_netns() const override { return true; }
 };
 
 } // namespace
 
-std::unique_ptr<Transport> make_multicast_transport(std::shared_ptr<udp::UdpTuningOptions> tuning)
+std::unique_ptr<Transport> make_multicast_transport()
 {
-  return std::make_unique<MulticastTransport>(std::move(tuning));
+  return std::make_unique<MulticastTransport>();
 }
 
 } // namespace netprof

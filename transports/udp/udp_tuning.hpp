@@ -1,19 +1,15 @@
 #pragma once
 
-// Options every UDP mode (-u, -m, -b) shares: large messages and send batching. One object of
-// this class is shared by the three UDP transports of a registry; the udp entry shows its
-// group in --help and on the command line, and each transport reads the values when it opens.
+// Options every UDP mode (-u, -m, -b) shares: large messages and send batching. The udp entry
+// shows them in --help; each UDP transport reads their values when it opens.
 
 #include "fragment_header.hpp"
 
 #include <netprof/clock.hpp>
-
-#include <boost/program_options.hpp>
+#include <netprof/options.hpp>
 
 #include <cstddef>
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace netprof::udp {
 
@@ -44,33 +40,10 @@ std::size_t largest_message(const UdpTuning& tuning, std::size_t granted_receive
 // what it sends, so a sender with a bigger -q is still heard.
 std::size_t largest_reassembled_message(const UdpTuning& tuning) noexcept;
 
-class UdpTuningOptions {
-public:
-  UdpTuningOptions();
-  UdpTuningOptions(const UdpTuningOptions&) = delete; // the group points at the fields
-  UdpTuningOptions& operator=(const UdpTuningOptions&) = delete;
+// The options every UDP mode reads: shown in the udp entry's group, read by all three.
+const OptionGroup& tuning_options();
 
-  boost::program_options::options_description& options() noexcept { return m_options; }
-
-  // True for the long name of one of these options ("fragment-size"): every UDP mode reads
-  // them, though only the udp entry's group shows them.
-  bool has_option(const std::string& long_name) const;
-
-  // Throws UsageError naming the option and the value.
-  UdpTuning parse() const;
-
-  // The options whose values differ from their defaults, as arguments for the local pair's
-  // children (which must send and reassemble the same way).
-  std::vector<std::string> arguments() const;
-
-private:
-  boost::program_options::options_description m_options;
-  std::string m_max_message;
-  std::string m_fragment_size;
-  std::string m_reassembly_slots;
-  std::string m_reassembly_timeout;
-  std::string m_batch;
-  std::string m_gso;
-};
+// Throws UsageError naming the option and the value.
+UdpTuning parse_tuning(const OptionValues& values);
 
 } // namespace netprof::udp

@@ -3,8 +3,10 @@
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
+#include <netprof/wire.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <initializer_list>
@@ -16,8 +18,6 @@
 namespace netprof {
 namespace {
 
-namespace po = boost::program_options;
-
 // What the fake saw, shared with the test because the parser owns the transport.
 struct FakeLog {
   std::optional<Role> validated_role;
@@ -28,45 +28,47 @@ struct FakeLog {
 class FakeTransport final : public Transport {
 public:
   explicit FakeTransport(std::shared_ptr<FakeLog> log)
-    : m_log(std::move(log)), m_options("Fake medium")
+    : m_log(std::move(log)),
+      m_options{"Fake medium",
+                {OptionSpec("fake", "NAME", Text{}, "name of the fake medium")
+                   .passed(PairRoute::neither)}}
   {
-    m_options.add_options()("fake", po::value<std::string>(&m_name)->value_name("NAME"),
-                            "name of the fake medium");
   }
 
-  po::options_description& options() override { return m_options; }
+  const OptionGroup& options() const override { return m_options; }
 
-  bool selected(const po::variables_map& given) const override { return given.count("fake") != 0; }
+  bool selected() const override { return option_values().given("fake"); }
 
   void validate(Role role) const override
   {
     m_log->validated_role = role;
-    if (m_name == "bad") {
+    if (name() == "bad") {
       throw UsageError("bad --fake value 'bad'");
     }
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest&) override { return nullptr; }
 
-  bool reads_option(const std::string& long_name) override
+  bool reads_option(const std::string& long_name) const override
   {
     return Transport::reads_option(long_name) ||
            std::find(m_log->also_reads.begin(), m_log->also_reads.end(), long_name) !=
              m_log->also_reads.end();
   }
 
-  LocalPairArguments local_pair_arguments() const override
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     m_log->asked_for_local_pair_arguments = true;
-    return {};
+    const std::string name = this->name().empty() ? "pair" : this->name();
+    return {{"--fake", name}, std::vector(subscribers, std::vector<std::string>{"--fake", name}),
+            {"/tmp/" + name}};
   }
 
-  const std::string& name() const { return m_name; }
+  std::string name() const { return option_values().text(m_options["fake"]).value_or(""); }
 
 private:
   std::shared_ptr<FakeLog> m_log;
-  po::options_description m_options;
-  std::string m_name;
+  OptionGroup m_options;
 };
 
 class TransportSelectionTest : public ::testing::Test {
@@ -318,6 +320,51 @@ TEST_F(TransportSelectionTest, ListTransportsPrintsOneNameAndSummaryPerLine)
   EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
   EXPECT_NE(sut.text.find("udp\tUDP unicast"), std::string::npos);
   EXPECT_NE(sut.text.find("fake\ta fake medium for tests: --fake NAME\n"), std::string::npos);
+}
+
+TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTransport)
+{
+  m_log->also_reads = {"fragment-size"};
+  const auto registry = with_udp_and_fake();
+
+  // --json takes a FILE everywhere else; beside --list-transports, given bare, it asks for JSON.
+  for (const auto& arguments : {std::initializer_list<std::string>{"--list-transports", "--json"},
+                                std::initializer_list<std::string>{"--json", "--list-transports"}}) {
+    const auto sut = parse(registry, arguments);
+
+    EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
+    const auto listing = nlohmann::json::parse(sut.text);
+    EXPECT_EQ(listing["schema_version"], 1);
+    EXPECT_EQ(listing["version"], NETPROF_VERSION);
+    EXPECT_EQ(listing["wire_header_bytes"], wire::header_size);
+    const auto& fake = listing["transports"].back();
+    EXPECT_EQ(fake["name"], "fake");
+    EXPECT_EQ(fake["summary"], "a fake medium for tests: --fake NAME");
+    EXPECT_EQ(fake["options"], (std::vector<std::string>{"fake", "fragment-size"}))
+      << "its own options, then those of other groups it reads";
+    EXPECT_EQ(fake["local_pair"]["publisher"], (std::vector<std::string>{"--fake", "pair"}));
+    EXPECT_EQ(fake["local_pair"]["subscriber"], (std::vector<std::string>{"--fake", "pair"}));
+    EXPECT_EQ(fake["loopback"]["subscribers"].size(), 1u);
+    EXPECT_EQ(fake["loopback"]["files"], std::vector<std::string>{"/tmp/pair"});
+    EXPECT_EQ(fake["needs_private_netns"], false);
+    EXPECT_EQ(listing["transports"][1]["name"], "multicast");
+    EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
+  }
+}
+
+TEST_F(TransportSelectionTest, ListTransportsAsJsonDerivesLoopbackArgumentsFromWhatWasGiven)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--list-transports", "--json", "--subscribers", "2", "--fake",
+                                    "medium"});
+
+  const auto fake = nlohmann::json::parse(sut.text)["transports"].back();
+  const std::vector<std::string> arguments = {"--fake", "medium"};
+  EXPECT_EQ(fake["loopback"]["publisher"], arguments);
+  EXPECT_EQ(fake["loopback"]["subscribers"],
+            (std::vector<std::vector<std::string>>{arguments, arguments}));
+  EXPECT_EQ(fake["local_pair"]["subscriber"], arguments);
 }
 
 TEST_F(TransportSelectionTest, HelpListsEveryRegisteredTransport)

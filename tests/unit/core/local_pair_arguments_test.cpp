@@ -1,5 +1,6 @@
-// The local pair rebuilds each child's command line from the parsed settings; parsing those
-// arguments again must give back the same settings, or the pair would measure something else.
+// The local pair passes the options the user gave to its children, routed by the option table,
+// and adds what it fixes itself. Parsing a child's arguments again must give back the user's
+// settings, or the pair would measure something else.
 
 #include "core/local_pair.hpp"
 
@@ -7,48 +8,75 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace {
 
 using namespace netprof;
 
-RunConfig reparse(const std::vector<std::string>& args)
+ParsedCommandLine parse(const std::vector<std::string>& args)
 {
   TransportRegistry registry;
   register_builtin_transports(registry);
   std::vector<const char*> argv = {"netprof"};
   for (const auto& arg : args)
     argv.push_back(arg.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), registry).config;
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), registry);
 }
 
-RunConfig unusual_settings()
-{
-  RunConfig config;
-  config.local_pair = true;
-  config.payload_size = 777;
-  config.queue_length = 123456;
-  config.test_seconds = 2.25;
-  config.send_hz = 1234.5;
-  config.num_vars = 3;
-  config.wait_seconds = 7.5;
-  config.warmup_seconds = 0.125;
-  config.mode = Mode::ping_pong;
-  config.probe_hz = 99;
-  config.probe_timeout_seconds = 0.3;
-  config.idle_timeout_seconds = 4.5;
-  config.wait_strategy = WaitStrategy::spin;
-  config.max_loss_percent = 0.5;
-  config.cpus = {0, 1};
-  return config;
-}
+const std::vector<std::string> unusual_settings = {"--local-pair",
+                                                   "-s",
+                                                   "777",
+                                                   "-q",
+                                                   "123456",
+                                                   "-t",
+                                                   "2.25",
+                                                   "--send-hz",
+                                                   "1234.5",
+                                                   "--num-vars",
+                                                   "3",
+                                                   "--wait",
+                                                   "7.5",
+                                                   "--warmup-time",
+                                                   "0.125",
+                                                   "--mode",
+                                                   "ping-pong",
+                                                   "--probe-hz",
+                                                   "99",
+                                                   "--probe-timeout",
+                                                   "0.3",
+                                                   "--idle-timeout",
+                                                   "4.5",
+                                                   "--wait-strategy",
+                                                   "spin",
+                                                   "--max-loss",
+                                                   "0.5",
+                                                   "--cpu",
+                                                   "0,1",
+                                                   "--udp-batch",
+                                                   "4"};
 
 const std::vector<std::string> udp_publisher = {"-u", "127.0.0.1:40000"};
 const std::vector<std::string> udp_subscriber = {"-u", "127.0.0.1:40001", "-u", "127.0.0.1:40000"};
 
+std::vector<std::string> child(const ParsedCommandLine& parent, Role role)
+{
+  const bool publisher = role == Role::publisher;
+  return local_pair_role_arguments(
+      role, publisher ? parent.local_pair_options.publisher : parent.local_pair_options.subscriber,
+      publisher ? udp_publisher : udp_subscriber);
+}
+
+bool has(const std::vector<std::string>& args, const std::string& token)
+{
+  return std::find(args.begin(), args.end(), token) != args.end();
+}
+
 TEST(LocalPairArguments, PublisherGetsEverySettingBack)
 {
-  const RunConfig sut = unusual_settings();
-  const RunConfig back = reparse(local_pair_role_arguments(sut, Role::publisher, udp_publisher));
+  const ParsedCommandLine parent = parse(unusual_settings);
+  const RunConfig& sut = parent.config;
+  const RunConfig back = parse(child(parent, Role::publisher)).config;
 
   EXPECT_EQ(back.role, Role::publisher);
   EXPECT_EQ(back.payload_size, sut.payload_size);
@@ -66,29 +94,56 @@ TEST(LocalPairArguments, PublisherGetsEverySettingBack)
   EXPECT_EQ(back.max_loss_percent, sut.max_loss_percent);
   EXPECT_EQ(back.cpus, std::vector<int>{0});
   EXPECT_EQ(back.subscribers, 1u);
+  EXPECT_FALSE(back.local_pair);
+  EXPECT_TRUE(has(child(parent, Role::publisher), "--udp-batch")) << "transport options too";
 }
 
 TEST(LocalPairArguments, SubscriberIsQuietAndGetsTheSecondCpu)
 {
-  const RunConfig sut = unusual_settings();
-  const RunConfig back = reparse(local_pair_role_arguments(sut, Role::subscriber, udp_subscriber));
+  const ParsedCommandLine parent = parse(unusual_settings);
+  const RunConfig back = parse(child(parent, Role::subscriber)).config;
 
   EXPECT_EQ(back.role, Role::subscriber);
   EXPECT_EQ(back.id, 1u);
   EXPECT_TRUE(back.quiet);
   EXPECT_EQ(back.cpus, std::vector<int>{1});
   EXPECT_EQ(back.wait_strategy, WaitStrategy::spin);
+  EXPECT_EQ(back.idle_timeout_seconds, 4.5);
+  EXPECT_TRUE(has(child(parent, Role::subscriber), "--udp-batch"));
 }
 
 TEST(LocalPairArguments, CountReplacesTime)
 {
-  RunConfig sut = unusual_settings();
-  sut.count = 5000;
-  sut.warmup_count = 10;
-  const RunConfig back = reparse(local_pair_role_arguments(sut, Role::publisher, udp_publisher));
+  const ParsedCommandLine parent =
+      parse({"--local-pair", "--count", "5000", "--warmup-count", "10"});
+  const RunConfig back = parse(child(parent, Role::publisher)).config;
 
   EXPECT_EQ(back.count, std::optional<std::uint64_t>(5000));
   EXPECT_EQ(back.warmup_count, std::optional<std::uint64_t>(10));
+}
+
+TEST(LocalPairArguments, OptionsAreForwardedAsTheUserWroteThem)
+{
+  const ParsedCommandLine parent = parse({"--local-pair", "-s64", "--time=0.5", "--cpu", "1"});
+
+  EXPECT_EQ(parent.local_pair_options.publisher,
+            (std::vector<std::string>{"-s64", "--time=0.5", "--cpu", "1"}));
+  EXPECT_EQ(parent.local_pair_options.subscriber, (std::vector<std::string>{"-s64", "--time=0.5"}));
+}
+
+TEST(LocalPairArguments, TheReportOptionsGoToThePublisherAlone)
+{
+  const std::string json = ::testing::TempDir() + "local-pair.json";
+  const ParsedCommandLine parent =
+      parse({"--local-pair", "--json", json, "--quiet", "--histogram", "--subscribers", "1"});
+
+  EXPECT_EQ(parent.local_pair_options.publisher,
+            (std::vector<std::string>{"--json", json, "--quiet", "--histogram"}));
+  EXPECT_TRUE(parent.local_pair_options.subscriber.empty())
+      << "--subscribers and --local-pair are the pair's own; the subscriber writes no report";
+  const RunConfig back = parse(child(parent, Role::publisher)).config;
+  EXPECT_EQ(back.json_path, json);
+  EXPECT_TRUE(back.print_histogram);
 }
 
 } // namespace

@@ -1,9 +1,9 @@
-#include <netprof/errors.hpp>
 #include <netprof/records.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,7 +12,7 @@ namespace {
 
 using netprof::RecordLayout;
 using netprof::RecordReader;
-using netprof::UsageError;
+using netprof::LayoutStatus;
 
 using Bytes = std::vector<std::byte>;
 
@@ -84,29 +84,33 @@ TEST(RecordLayout, AcceptsExactlyTheMinimumPayload)
   EXPECT_EQ(value_lengths(written(sut)), std::vector<std::uint32_t>(100, 1));
 }
 
-TEST(RecordLayout, RejectsTooSmallPayloadWithAClearMessage)
+// The wire layer says what does not fit; the command line words it (tests/unit/cli).
+TEST(RecordLayoutCheck, SaysATooSmallPayloadIsTooSmall)
 {
-  try {
-    const RecordLayout sut(128, 100);
-    FAIL() << "expected UsageError";
-  } catch (const UsageError& error) {
-    EXPECT_STREQ(error.what(), "--num-vars 100 needs a payload of at least 1190 B; -s is 128");
-  }
+  EXPECT_EQ(RecordLayout::check(128, 100), LayoutStatus::too_small_for_records);
+  EXPECT_EQ(RecordLayout::check(1190, 100), LayoutStatus::fits);
 }
 
-TEST(RecordLayout, RejectsOneByteBelowTheMinimum)
+TEST(RecordLayoutCheck, SaysOneByteBelowTheMinimumIsTooSmall)
 {
-  EXPECT_THROW(RecordLayout(RecordLayout::minimum_payload_size(7) - 1, 7), UsageError);
+  EXPECT_EQ(RecordLayout::check(RecordLayout::minimum_payload_size(7) - 1, 7),
+            LayoutStatus::too_small_for_records);
+}
+
+TEST(RecordLayoutCheck, SaysAPayloadBeyondTheWireLimitIsBeyondIt)
+{
+  EXPECT_EQ(RecordLayout::check(std::size_t{1} << 32, 0), LayoutStatus::beyond_wire_limit);
+  EXPECT_EQ(RecordLayout::check(RecordLayout::max_payload_size, 0), LayoutStatus::fits);
+}
+
+TEST(RecordLayout, RefusesALayoutThatDoesNotFitAsTheCallersBug)
+{
+  EXPECT_THROW(RecordLayout(128, 100), std::invalid_argument);
 }
 
 TEST(RecordLayout, RejectsHugeRecordCountWithoutAllocating)
 {
-  EXPECT_THROW(RecordLayout(1 << 20, 4294967295u), UsageError);
-}
-
-TEST(RecordLayout, RejectsPayloadBeyondTheWireLimit)
-{
-  EXPECT_THROW(RecordLayout(std::size_t{1} << 32, 0), UsageError);
+  EXPECT_THROW(RecordLayout(1 << 20, 4294967295u), std::invalid_argument);
 }
 
 TEST(RecordLayout, SingleRecordFillsTheWholePayload)

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace netprof::cli {
+namespace netprof::options {
 
 enum class NumberStatus {
   ok,
@@ -15,8 +15,7 @@ enum class NumberStatus {
   out_of_range // a well-formed number the target type cannot hold
 };
 
-template <typename T>
-struct ParsedNumber {
+template <typename T> struct ParsedNumber {
   NumberStatus status = NumberStatus::malformed;
   T value{};
 };
@@ -28,4 +27,4 @@ ParsedNumber<std::uint64_t> parse_unsigned(std::string_view text) noexcept;
 // trailing junk. Range checks are the caller's: the limits depend on the option.
 ParsedNumber<double> parse_finite_double(std::string_view text) noexcept;
 
-} // namespace netprof::cli
+} // namespace netprof::options

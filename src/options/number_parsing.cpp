@@ -4,7 +4,7 @@
 #include <cmath>
 #include <system_error>
 
-namespace netprof::cli {
+namespace netprof::options {
 
 namespace {
 
@@ -48,4 +48,4 @@ ParsedNumber<double> parse_finite_double(std::string_view text) noexcept
   return parsed;
 }
 
-} // namespace netprof::cli
+} // namespace netprof::options

@@ -1,11 +1,11 @@
 // The private strict number parser, tested directly for the cases the option tests only
 // touch through a message.
 
-#include "../../../src/cli/number_parsing.hpp"
+#include "options/number_parsing.hpp"
 
 #include <gtest/gtest.h>
 
-namespace netprof::cli {
+namespace netprof::options {
 namespace {
 
 TEST(ParseUnsignedTest, ParsesDigits)
@@ -116,4 +116,4 @@ TEST(ParseFiniteDoubleTest, RejectsLeadingBlanks)
 }
 
 } // namespace
-} // namespace netprof::cli
+} // namespace netprof::options

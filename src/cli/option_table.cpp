@@ -1,0 +1,255 @@
+#include "option_table.hpp"
+
+#include "../options/value_checks.hpp"
+#include "option_fields.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace netprof::cli {
+
+namespace {
+
+constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t max_size = std::numeric_limits<std::size_t>::max();
+// Longest meaningful duration for a seconds option: a day is plenty for a profiling run and
+// keeps every conversion to integer nanoseconds far from overflow.
+constexpr double max_seconds = 86'400.0;
+constexpr double max_hz = 1e9;
+
+WholeNumber whole(std::uint64_t min, std::uint64_t max)
+{
+  return {min, max, true};
+}
+
+RealNumber positive_seconds()
+{
+  return {0.0, false, max_seconds, "seconds > 0, at most 86400"};
+}
+
+// The table's rows are dense, so its specs are made in one call.
+OptionSpec spec(const char* names, const char* value_name, ValueRule rule,
+                std::optional<std::string> default_text, const char* help,
+                PairRoute pair = PairRoute::both)
+{
+  OptionSpec result = OptionSpec(names, value_name, std::move(rule), help).passed(pair);
+  result.default_text = std::move(default_text);
+  return result;
+}
+
+OptionSpec switch_spec(const char* names, const char* help, PairRoute pair)
+{
+  return spec(names, "", Switch{}, std::nullopt, help, pair);
+}
+
+// The local pair takes a CPU for each of its processes; one process takes one.
+void assign_cpus(RunConfig& config, const OptionValues& values, const OptionSpec& cpu)
+{
+  field<&RunConfig::cpus>(config, values, cpu);
+  const std::size_t most = config.local_pair ? 2 : 1;
+  if (config.cpus.size() > most) {
+    throw UsageError(options::invalid_value(cpu, *values.text(cpu)) +
+                     (config.local_pair
+                          ? ": --local-pair takes one or two CPU numbers (publisher,subscriber)"
+                          : ": one process takes one CPU number (two only with --local-pair)"));
+  }
+}
+
+void add_general(std::vector<CoreOption>& rows)
+{
+  const std::string heading = "General";
+  const PairRoute none = PairRoute::neither;
+  rows.insert(
+      rows.end(),
+      {
+          {heading, switch_spec("help,h", "print this help and exit", none), Readers::none},
+          {heading, switch_spec("version", "print the version and exit", none), Readers::none},
+          {heading,
+           switch_spec("list-transports",
+                       "print the name and summary of every transport in "
+                       "this build, one per line, and exit (for scripts); with --json, one "
+                       "JSON object that also gives each transport's options and its "
+                       "arguments on loopback, for a local pair and for a publisher and "
+                       "--subscribers N subscribers",
+                       none),
+           Readers::none},
+          {heading,
+           spec("id,i", "N", whole(0, 65'535), "0",
+                "0: the publisher; N >= 1: subscriber N (at most 65535)", none),
+           Readers::both, field<&RunConfig::id>},
+          {heading,
+           switch_spec("local-pair",
+                       "run a subscriber and a publisher as two processes on "
+                       "loopback and print the publisher's report (transport: udp unless one "
+                       "is given)",
+                       none),
+           Readers::none, field<&RunConfig::local_pair>},
+      });
+}
+
+void add_test(std::vector<CoreOption>& rows)
+{
+  const std::string heading = "Test";
+  rows.insert(
+      rows.end(),
+      {
+          {heading,
+           spec("size,s", "BYTES", whole(1, max_size), "128", "payload bytes per message (>= 1)"),
+           Readers::both, field<&RunConfig::payload_size>},
+          {heading,
+           spec("queue-length,q", "BYTES", whole(0, max_size), "1000000",
+                "socket buffers or ring capacity in bytes; 0 = OS default"),
+           Readers::both, field<&RunConfig::queue_length>},
+          {heading,
+           spec("time,t", "SECONDS", positive_seconds(), "10",
+                "length of the measured phase; fractions allowed (> 0, at most 86400)"),
+           Readers::publisher, field<&RunConfig::test_seconds>},
+          {heading,
+           spec("count", "N", whole(1, unbounded), std::nullopt,
+                "measure N messages instead of a time (>= 1)"),
+           Readers::both, field<&RunConfig::count>},
+          {heading,
+           spec("send-hz", "HZ",
+                RealNumber{0.0, true, max_hz,
+                           "a rate in Hz from 0 to 1e9 (0 = as fast as possible)"},
+                "0", "messages per second; 0 = as fast as possible (at most 1e9)"),
+           Readers::publisher, field<&RunConfig::send_hz>},
+          {heading,
+           spec("num-vars", "N", whole(0, 65'535), "0",
+                "variables per message (at most 65535); 0 = one opaque payload"),
+           Readers::publisher, field<&RunConfig::num_vars>},
+          // The local pair starts one subscriber and tells its publisher so itself.
+          {heading,
+           spec("subscribers", "N", whole(0, 1'024), "1",
+                "the publisher waits for hellos from N subscribers; 0 = start at once (at "
+                "most 1024)",
+                PairRoute::neither),
+           Readers::publisher, field<&RunConfig::subscribers>},
+          {heading,
+           spec("wait", "SECONDS", positive_seconds(), "10",
+                "how long either side waits for its peer (> 0)"),
+           Readers::both, field<&RunConfig::wait_seconds>},
+          {heading,
+           spec("warmup-time", "SECONDS",
+                RealNumber{0.0, true, max_seconds, "seconds from 0 to 86400"}, "0.5",
+                "unmeasured warm-up before the measured phase"),
+           Readers::publisher, field<&RunConfig::warmup_seconds>},
+          {heading,
+           spec("warmup-count", "N", whole(0, unbounded), std::nullopt,
+                "warm up with N messages instead of a time"),
+           Readers::publisher, field<&RunConfig::warmup_count>},
+          {heading,
+           spec("max-loss", "PERCENT", RealNumber{0.0, true, 100.0, "a percentage from 0 to 100"},
+                std::nullopt,
+                "FAIL when a subscriber loses more than this share of messages (0 to 100)"),
+           Readers::both, field<&RunConfig::max_loss_percent>},
+      });
+}
+
+void add_latency(std::vector<CoreOption>& rows)
+{
+  const std::string heading = "Latency";
+  rows.insert(
+      rows.end(),
+      {
+          {heading,
+           spec("mode", "stream|ping-pong",
+                Choice{{to_string(Mode::stream), to_string(Mode::ping_pong)}}, "stream",
+                "stream: probes sampled under load; ping-pong: one probe in flight, no load"),
+           Readers::publisher, field<&RunConfig::mode>},
+          {heading,
+           spec("probe-hz", "HZ", RealNumber{0.0, false, max_hz, "a rate in Hz > 0, at most 1e9"},
+                "1000", "probes per second in stream mode (> 0)"),
+           Readers::publisher, field<&RunConfig::probe_hz>},
+          {heading,
+           spec("probe-timeout", "SECONDS", positive_seconds(), "1",
+                "ping-pong: how long a probe waits for its echoes before the next is sent; a "
+                "later echo is still measured, and reported as late"),
+           Readers::publisher, field<&RunConfig::probe_timeout_seconds>},
+          {heading,
+           spec("idle-timeout", "SECONDS", positive_seconds(), "3",
+                "a subscriber gives up on a silent publisher after this"),
+           Readers::subscriber, field<&RunConfig::idle_timeout_seconds>},
+      });
+}
+
+void add_waiting_and_output(std::vector<CoreOption>& rows)
+{
+  const std::string waiting = "Waiting and pinning";
+  const std::string output = "Output";
+  // The pair's subscriber writes no report: the publisher's consolidated one covers both.
+  const PairRoute publisher = PairRoute::publisher_only;
+  rows.insert(
+      rows.end(),
+      {
+          {waiting,
+           spec("wait-strategy", "block|yield|spin",
+                Choice{{to_string(WaitStrategy::block), to_string(WaitStrategy::yield),
+                        to_string(WaitStrategy::spin)}},
+                "block",
+                "block: wait in the kernel (kind to a shared machine); yield: poll, giving the "
+                "core away between polls; spin: busy-poll (lowest latency, burns a core)"),
+           Readers::both, field<&RunConfig::wait_strategy>},
+          {waiting,
+           spec("cpu", "LIST", CpuList{}, std::nullopt,
+                "pin to this CPU; with --local-pair PUB,SUB (or PUB alone); each below the "
+                "number of online CPUs",
+                PairRoute::split),
+           Readers::both, assign_cpus},
+          {output,
+           spec("json", "FILE", FilePath{}, std::nullopt, "also write the report as JSON to FILE",
+                publisher),
+           Readers::both, field<&RunConfig::json_path>},
+          {output, switch_spec("quiet", "no report on stdout and no status line", publisher),
+           Readers::both, field<&RunConfig::quiet>},
+          {output,
+           switch_spec("histogram",
+                       "add the one-way latency distribution to the report, as "
+                       "text bars",
+                       publisher),
+           Readers::both, field<&RunConfig::print_histogram>},
+      });
+}
+
+} // namespace
+
+const std::vector<CoreOption>& core_option_table()
+{
+  static const std::vector<CoreOption> rows = [] {
+    std::vector<CoreOption> all;
+    add_general(all);
+    add_test(all);
+    add_latency(all);
+    add_waiting_and_output(all);
+    return all;
+  }();
+  return rows;
+}
+
+std::vector<OptionGroup> core_option_groups()
+{
+  std::vector<OptionGroup> groups;
+  for (const CoreOption& row : core_option_table()) {
+    if (groups.empty() || groups.back().caption != row.heading) {
+      groups.push_back({row.heading, {}});
+    }
+    groups.back().options.push_back(row.spec);
+  }
+  return groups;
+}
+
+RunConfig core_config(const OptionValues& values)
+{
+  RunConfig config;
+  for (const CoreOption& row : core_option_table()) {
+    if (row.assign != nullptr) {
+      row.assign(config, values, row.spec);
+    }
+  }
+  config.role = config.id == 0 ? Role::publisher : Role::subscriber;
+  return config;
+}
+
+} // namespace netprof::cli
