@@ -110,6 +110,21 @@ inline std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::siz
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// Ends a JSON line whose first fields the caller has printed (each followed by a comma): how
+// many round trips, their percentiles, and the one-way p50 (RTT p50 / 2), in nanoseconds.
+inline void print_round_trips(std::vector<std::int64_t> rtts)
+{
+  std::sort(rtts.begin(), rtts.end());
+  const auto at = [&](std::size_t per_mille) {
+    return static_cast<long long>(percentile(rtts, per_mille));
+  };
+  std::printf("\"iterations\":%zu,\"rtt_min_ns\":%lld,\"rtt_p50_ns\":%lld,"
+              "\"one_way_p50_ns\":%.1f,\"rtt_p90_ns\":%lld,\"rtt_p99_ns\":%lld,"
+              "\"rtt_p99_9_ns\":%lld,\"rtt_max_ns\":%lld}\n",
+              rtts.size(), at(0), at(500), static_cast<double>(at(500)) / 2.0, at(900), at(990),
+              at(999), at(1000));
+}
+
 // Between empty polls of a busy-polling loop, as netprof's spin waits do: the core does not
 // fill its pipeline with loads of the line the other core is about to write.
 inline void relax() noexcept

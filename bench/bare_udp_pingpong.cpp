@@ -34,7 +34,6 @@
 namespace {
 
 using bare::parse_number;
-using bare::percentile;
 using bare::UsageError;
 
 using Clock = std::chrono::steady_clock;
@@ -221,22 +220,11 @@ std::vector<std::int64_t> run_pinger(int fd, const Options& options)
   return rtts;
 }
 
-// Nearest rank, as netprof's histogram defines it: the smallest sample with at least the given
-// share of the samples at or below it. Per mille in integers, so 99.9% is exact.
-
 void print_result(const Options& options, std::vector<std::int64_t> rtts)
 {
-  std::sort(rtts.begin(), rtts.end());
-  const std::int64_t p50 = percentile(rtts, 500);
-  std::printf("{\"wait\":\"%s\",\"size\":%zu,\"iterations\":%llu,\"rtt_min_ns\":%lld,"
-              "\"rtt_p50_ns\":%lld,\"one_way_p50_ns\":%.1f,\"rtt_p90_ns\":%lld,"
-              "\"rtt_p99_ns\":%lld,\"rtt_p99_9_ns\":%lld,\"rtt_max_ns\":%lld}\n",
-              options.wait == Wait::spin ? "spin" : "block", options.size,
-              static_cast<unsigned long long>(rtts.size()), static_cast<long long>(rtts.front()),
-              static_cast<long long>(p50), static_cast<double>(p50) / 2.0,
-              static_cast<long long>(percentile(rtts, 900)),
-              static_cast<long long>(percentile(rtts, 990)),
-              static_cast<long long>(percentile(rtts, 999)), static_cast<long long>(rtts.back()));
+  std::printf("{\"wait\":\"%s\",\"size\":%zu,", options.wait == Wait::spin ? "spin" : "block",
+              options.size);
+  bare::print_round_trips(std::move(rtts));
 }
 
 void report(const RuntimeError& error)

@@ -61,19 +61,64 @@ run_limited()
   return 0
 }
 
+# The figure at a dotted path (numbers index lists) in each JSON file named, space-separated in
+# the order given; "n/a" for a file that is missing, unreadable or has no such figure.
+fields()
+{
+  local path=$1
+  shift
+  "$python" -c '
+import json, sys
+
+def figure(name, dotted):
+    try:
+        value = json.load(open(name))
+        for key in dotted.split("."):
+            value = value[int(key)] if isinstance(value, list) else value[key]
+        return value
+    except Exception:
+        return "n/a"
+
+print(" ".join(str(figure(name, sys.argv[1])) for name in sys.argv[2:]))
+' "$path" "$@"
+}
+
 # One figure from a JSON file (a dotted path; numbers index lists), or "n/a" when it has none.
 field()
 {
-  "$python" -c '
+  fields "$2" "$1"
+}
+
+# netprof's wire header in bytes, what it sends in front of every payload, from the binary
+# itself so that no script restates it. A netprof that prints wire_header_bytes under
+# `--list-transports --json` is asked; an older one is measured: a 10-message local pair (udp)
+# whose report says how many wire bytes carried how many payload bytes in how many messages.
+# Call after bench_start. Exits 2 (with set -e, from a command substitution) when neither works.
+netprof_header_bytes()
+{
+  local netprof=$1 listing bytes="" report=$work/header_bytes.json wire payload messages
+  if listing=$(timeout 10 "$netprof" --list-transports --json 2>/dev/null); then
+    bytes=$("$python" -c '
 import json, sys
 try:
-    value = json.load(open(sys.argv[1]))
-    for key in sys.argv[2].split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
-    print(value)
+    print(int(json.load(sys.stdin)["wire_header_bytes"]))
 except Exception:
-    print("n/a")
-' "$1" "$2"
+    pass
+' <<<"$listing")
+  fi
+  if [[ -z $bytes ]] && timeout 30 "$netprof" --local-pair -s 64 --count 10 --warmup-count 0 \
+    --quiet --json "$report" >/dev/null 2>&1; then
+    read -r wire payload messages <<<"$(fields subscribers.0.wire_bytes "$report") $(
+      fields subscribers.0.payload_bytes "$report") $(fields subscribers.0.received "$report")"
+    if [[ $wire$payload$messages =~ ^[0-9]+$ ]] && ((messages > 0)); then
+      bytes=$(((wire - payload) / messages))
+    fi
+  fi
+  if [[ ! $bytes =~ ^[0-9]+$ ]]; then
+    echo "cannot learn netprof's header size from $netprof" >&2
+    exit 2
+  fi
+  echo "$bytes"
 }
 
 # A deadline for a netprof run of -t SECONDS: its warm-up and end-of-test handshake come on top.
