@@ -9,8 +9,6 @@ namespace netprof {
 
 namespace {
 
-constexpr auto echo_poll_interval = std::chrono::microseconds(2);
-
 // In ping-pong every message is a probe; in a stream, one every 1/--probe-hz, never in a burst.
 class ProbeSchedule {
 public:
@@ -68,7 +66,7 @@ bool SendLoop::run_phase(bool warmup)
                                         : from_seconds(m_config.test_seconds));
   const std::optional<std::uint64_t> count = warmup ? m_config.warmup_count : m_config.count;
   ProbeSchedule probes(m_ping_pong, m_config.probe_hz, start);
-  auto last_poll = start;
+  m_echo_looks.restart(start);
 
   if (!warmup) {
     m_measure_start = start;
@@ -100,7 +98,7 @@ bool SendLoop::run_phase(bool warmup)
         ++m_probes_sent;
       LiveCounters::bump(m_live.sent);
     }
-    if (!look_for_echoes(index, now, last_poll))
+    if (!look_for_echoes(index, now))
       return false;
   }
   if (m_endpoint.flush() == SendResult::failed)
@@ -144,6 +142,7 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
     // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
     m_echoes.probe_sent(header, static_cast<std::uint32_t>(m_members.size()),
                         now + m_probe_timeout);
+    m_echo_looks.probe_sent(now);
   }
   if (!sent || (probe && m_endpoint.flush() == SendResult::failed)) {
     m_echoes.stop_awaiting();
@@ -152,18 +151,16 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   return true;
 }
 
-bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now,
-                               Clock::time_point& last_poll) noexcept
+bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept
 {
   if (m_ping_pong)
     return wait_for_echoes(m_echoes.current_deadline());
-  // While a probe is out, look for its echo often enough that it is timed within a couple of
-  // microseconds, but not after every send: an empty poll can cost more than a send (about
-  // 1 us over ZeroMQ). Otherwise only now and then, for late joiners.
-  const bool awaiting = m_echoes.awaiting();
-  if (!(awaiting && now - last_poll >= echo_poll_interval) && (index & 63) != 0)
+  // While a probe is out, as often as its timing needs (EchoPollCadence: a couple of
+  // microseconds, more as the probe ages); otherwise only now and then, for late joiners.
+  const bool due = m_echoes.awaiting() ? m_echo_looks.due(now) : (index & 63) == 0;
+  if (!due)
     return true;
-  last_poll = now;
+  m_echo_looks.looked(now);
   if (!m_waiter.poll())
     return false;
   if (m_echoes.awaiting() &&

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "echo_poll_cadence.hpp"
 #include "echo_timing.hpp"
 #include "live_status.hpp"
 #include "membership.hpp"
@@ -45,8 +46,7 @@ private:
                      Clock::time_point end_time) noexcept;
   bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
                  Clock::time_point now) noexcept;
-  bool look_for_echoes(std::uint64_t index, Clock::time_point now,
-                       Clock::time_point& last_poll) noexcept;
+  bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
   bool wait_for_echoes(Clock::time_point deadline) noexcept;
   bool send_with_retry(std::span<const std::byte> message) noexcept;
 
@@ -61,6 +61,7 @@ private:
   const bool m_ping_pong;
   const Nanoseconds m_probe_timeout;
   OutgoingMessage m_data;
+  EchoPollCadence m_echo_looks;
 
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
