@@ -113,7 +113,7 @@ measure()
     "${netprof_args[@]}" -s "$payload_stream" --zmq-nodrop --json "$name.netprof_nodrop.$run.json"
   run_limited "$limit" "$name.bare_push.$run.json" "${stream[@]}" --pattern push-pull
   if ((diagnostic)); then
-    # netprof's publisher polls its back channel every 2 us while a probe is out; at 10 Hz
+    # netprof's publisher polls its back channel every 2-50 us while a probe is out; at 10 Hz
     # probes that is almost never, and the gap to the rows above is that polling's cost.
     tolerated_statuses=1 run_limited "$limit" "$name.netprof_drop_probe10.$run.out" "$netprof" \
       "${netprof_args[@]}" -s "$payload_stream" --probe-hz 10 \
