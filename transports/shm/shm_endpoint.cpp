@@ -28,8 +28,7 @@ constexpr auto attach_retry = std::chrono::milliseconds(2);
 // Blocking waits are capped so that a caller passing Nanoseconds::max() cannot overflow.
 constexpr Nanoseconds longest_wait = std::chrono::hours(24);
 
-template <typename T>
-std::atomic_ref<T> shared(T& value) noexcept
+template <typename T> std::atomic_ref<T> shared(T& value) noexcept
 {
   return std::atomic_ref<T>(value);
 }
@@ -94,8 +93,7 @@ void add_ring_facts(EndpointFacts& facts, const RingView& ring)
 // ---- publisher ------------------------------------------------------------------------------
 
 PublisherEndpoint::PublisherEndpoint(EndpointSettings settings)
-    : m_settings(std::move(settings)),
-      m_ring([&] {
+    : m_settings(std::move(settings)), m_ring([&] {
         Segment::Created created =
             Segment::create(m_settings.name, m_settings.ring_capacity, m_settings.history);
         m_segment = std::move(created.segment);
@@ -210,7 +208,8 @@ ReceiveResult PublisherEndpoint::receive(MessageSink& sink, Nanoseconds timeout)
       m_next_reap = now + reap_interval;
       reap_dead_subscribers();
     }
-    wait(m_segment.publisher_wake(), [this] { return back_readable(); }, deadline - now);
+    wait(
+        m_segment.publisher_wake(), [this] { return back_readable(); }, deadline - now);
     if (poll_back_rings(sink) > 0)
       return ReceiveResult::received;
     now = Clock::now();
@@ -233,8 +232,7 @@ void PublisherEndpoint::drop_slot(std::size_t index) noexcept
 
 void PublisherEndpoint::reap_dead_subscribers() noexcept
 {
-  const std::uint64_t claimed =
-      shared(m_segment.table().claimed).load(std::memory_order_acquire);
+  const std::uint64_t claimed = shared(m_segment.table().claimed).load(std::memory_order_acquire);
   for (std::uint64_t bits = claimed; bits != 0; bits &= bits - 1) {
     const auto index = static_cast<std::size_t>(std::countr_zero(bits));
     const pid_t pid = shared(m_segment.slot(index).pid).load(std::memory_order_relaxed);
@@ -478,9 +476,8 @@ ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout
       wait(
           m_ring->wake_line(),
           [&] {
-            return m_reader->readable() ||
-                   shared(header.state).load(std::memory_order_acquire) !=
-                       static_cast<std::uint32_t>(SegmentState::ready);
+            return m_reader->readable() || shared(header.state).load(std::memory_order_acquire) !=
+                                               static_cast<std::uint32_t>(SegmentState::ready);
           },
           std::min<Nanoseconds>(deadline - now, health_interval));
     }
@@ -518,10 +515,10 @@ EndpointFacts SubscriberEndpoint::facts() const
   }
   const std::uint64_t overruns = m_overruns + (m_reader ? m_reader->overruns() : 0);
   if (overruns > 0)
-    facts.notes.push_back(std::to_string(overruns) + " overrun(s): lapped by the publisher, " +
-                          std::to_string(m_bytes_skipped +
-                                         (m_reader ? m_reader->bytes_skipped() : 0)) +
-                          " B skipped");
+    facts.notes.push_back(
+        std::to_string(overruns) + " overrun(s): lapped by the publisher, " +
+        std::to_string(m_bytes_skipped + (m_reader ? m_reader->bytes_skipped() : 0)) +
+        " B skipped");
   if (m_attaches > 1)
     facts.notes.push_back("attached " + std::to_string(m_attaches) +
                           " times (the publisher's segment was replaced or dropped us)");

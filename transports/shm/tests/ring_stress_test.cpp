@@ -64,8 +64,7 @@ enum class Pace { busy, dawdle, sleep };
 
 class Stress {
 public:
-  explicit Stress(History history)
-      : m_words(RingView::bytes_needed(capacity, reader_count) / 8 + 8)
+  explicit Stress(History history) : m_words(RingView::bytes_needed(capacity, reader_count) / 8 + 8)
   {
     auto* base = reinterpret_cast<std::byte*>(m_words.data());
     const auto misalignment = reinterpret_cast<std::uintptr_t>(base) % 64;
@@ -80,9 +79,7 @@ public:
     std::vector<std::thread> readers;
     std::atomic<std::size_t> attached{0};
     for (std::size_t i = 0; i < reader_count; ++i)
-      readers.emplace_back([this, i, &attached] {
-        read_all(i, static_cast<Pace>(i), attached);
-      });
+      readers.emplace_back([this, i, &attached] { read_all(i, static_cast<Pace>(i), attached); });
     while (attached.load() < reader_count)
       std::this_thread::yield();
 
@@ -167,9 +164,9 @@ private:
       if (done && !reader.readable())
         break;
       if (pace == Pace::sleep)
-        netprof::shm::wait(m_view->wake_line(), [&] {
-          return reader.readable() || m_done.load(std::memory_order_acquire);
-        }, 50ms);
+        netprof::shm::wait(
+            m_view->wake_line(),
+            [&] { return reader.readable() || m_done.load(std::memory_order_acquire); }, 50ms);
     }
     report.overruns = reader.overruns();
     reader.detach();

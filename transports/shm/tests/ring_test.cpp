@@ -445,7 +445,8 @@ TEST(WakeLine, WaitReturnsAtOnceWhenAlreadyReady)
 {
   netprof::shm::WakeLine line{};
   const auto start = Clock::now();
-  EXPECT_TRUE(netprof::shm::wait(line, [] { return true; }, 5s));
+  EXPECT_TRUE(netprof::shm::wait(
+      line, [] { return true; }, 5s));
   EXPECT_LT(Clock::now() - start, 1s);
 }
 
@@ -453,7 +454,8 @@ TEST(WakeLine, WaitTimesOutWhenNothingComes)
 {
   netprof::shm::WakeLine line{};
   const auto start = Clock::now();
-  EXPECT_FALSE(netprof::shm::wait(line, [] { return false; }, 30ms));
+  EXPECT_FALSE(netprof::shm::wait(
+      line, [] { return false; }, 30ms));
   EXPECT_GE(Clock::now() - start, 25ms);
 }
 
@@ -467,8 +469,8 @@ TEST(WakeLine, RingWakesASleeperLongBeforeItsTimeout)
   std::thread sleeper([&] {
     const auto deadline = Clock::now() + 10s;
     while (!reader.sut.readable() && Clock::now() < deadline)
-      netprof::shm::wait(ring.view->wake_line(), [&] { return reader.sut.readable(); },
-                         deadline - Clock::now());
+      netprof::shm::wait(
+          ring.view->wake_line(), [&] { return reader.sut.readable(); }, deadline - Clock::now());
     woke = reader.sut.readable();
   });
   std::this_thread::sleep_for(20ms); // let it fall asleep (not needed for correctness)
