@@ -20,12 +20,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using namespace netprof::shm; // the ring's types, the objects under test
 using netprof::Clock;
-using netprof::shm::History;
-using netprof::shm::RingReader;
-using netprof::shm::RingView;
-using netprof::shm::RingWriter;
-using netprof::shm::WriteResult;
 
 constexpr std::size_t capacity = 64 * 1024;
 constexpr std::size_t reader_count = 3;

@@ -14,12 +14,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using namespace netprof::shm; // the ring's types, the objects under test
 using netprof::Clock;
-using netprof::shm::History;
-using netprof::shm::RingReader;
-using netprof::shm::RingView;
-using netprof::shm::RingWriter;
-using netprof::shm::WriteResult;
 
 using Bytes = std::vector<std::byte>;
 
