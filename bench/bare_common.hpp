@@ -7,8 +7,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <sys/socket.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,8 +56,7 @@ Number parse_number(std::string_view text, Number lowest, Number highest, const 
 
 // Walks argv as flag-value pairs, handing each to take(flag, value). -h/--help, and a flag
 // given last without its value, end the walk with a UsageError.
-template <typename Take>
-void for_each_option(int argc, char** argv, Take&& take)
+template <typename Take> void for_each_option(int argc, char** argv, Take&& take)
 {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
@@ -91,7 +90,8 @@ struct RoundTrips {
 inline bool take_round_trip_option(std::string_view flag, std::string_view value, RoundTrips& runs)
 {
   if (flag == "--iterations")
-    runs.iterations = parse_number<std::uint64_t>(value, 1, 1'000'000'000, "--iterations needs 1..1e9");
+    runs.iterations =
+        parse_number<std::uint64_t>(value, 1, 1'000'000'000, "--iterations needs 1..1e9");
   else if (flag == "--warmup")
     runs.warmup = parse_number<std::uint64_t>(value, 0, 1'000'000'000, "--warmup needs 0..1e9");
   else if (flag == "--cpu")

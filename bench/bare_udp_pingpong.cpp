@@ -57,7 +57,6 @@ struct Options {
   std::optional<int> ponger_cpu;
 };
 
-
 constexpr const char* usage =
     "usage: bare_udp_pingpong [--size BYTES (=64)] [--iterations N (=100000)]\n"
     "       [--warmup N (=10000)] [--wait block|spin (=block)] [--cpu PINGER,PONGER]\n";
@@ -66,7 +65,6 @@ struct RuntimeError {
   const char* what;
   int error; // errno, or 0 when the failure is not a system call's
 };
-
 
 Options parse_options(int argc, char** argv)
 {
@@ -89,7 +87,8 @@ Options parse_options(int argc, char** argv)
       else
         throw UsageError{"--wait must be block or spin"};
     } else if (flag == "--cpu") {
-      std::tie(options.pinger_cpu, options.ponger_cpu) = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+      std::tie(options.pinger_cpu, options.ponger_cpu) =
+          bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
     } else {
       throw UsageError{"unknown option (known: --size --iterations --warmup --wait --cpu)"};
     }

@@ -87,8 +87,9 @@ int main(int argc, char** argv)
     } else if (flag == "--cpu" && parse(value, number) && number < CPU_SETSIZE) {
       options.cpu = static_cast<int>(number);
     } else {
-      std::fprintf(stderr, "memcpy_bandwidth: bad option %s %s (expected --block BYTES, "
-                           "--span BYTES, --seconds S, --cpu N)\n",
+      std::fprintf(stderr,
+                   "memcpy_bandwidth: bad option %s %s (expected --block BYTES, "
+                   "--span BYTES, --seconds S, --cpu N)\n",
                    argv[i - 1], argv[i]);
       return 2;
     }
@@ -107,8 +108,8 @@ int main(int argc, char** argv)
   std::vector<std::byte> source(options.block, std::byte{0x5a});
   std::vector<std::byte> destinations(options.block * blocks);
   const double hot = measure(source.data(), destinations.data(), 1, options.block, options.seconds);
-  const double spread = measure(source.data(), destinations.data(), blocks, options.block,
-                                options.seconds);
+  const double spread =
+      measure(source.data(), destinations.data(), blocks, options.block, options.seconds);
   std::printf("{\"block_bytes\": %zu, \"span_bytes\": %zu, \"hot_bytes_per_second\": %.0f, "
               "\"span_bytes_per_second\": %.0f}\n",
               options.block, options.block * blocks, hot, spread);

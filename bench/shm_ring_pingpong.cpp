@@ -204,9 +204,9 @@ int main(int argc, char** argv)
   std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, \"history\": \"%s\", "
               "\"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, \"rtt_p99_ns\": %lld, "
               "\"one_way_p50_ns\": %.1f}\n",
-              static_cast<unsigned long long>(options.iterations), options.size,
-              options.echo_size, netprof::shm::to_string(options.history),
-              static_cast<long long>(rtt.front()), static_cast<long long>(bare::percentile(rtt, 500)),
+              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
+              netprof::shm::to_string(options.history), static_cast<long long>(rtt.front()),
+              static_cast<long long>(bare::percentile(rtt, 500)),
               static_cast<long long>(bare::percentile(rtt, 990)),
               static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
   return 0;

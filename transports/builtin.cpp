@@ -11,8 +11,7 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add({"udp", "UDP unicast: -u own_host:port, then one -u per peer", make_udp_transport});
   registry.add({"multicast", "UDP multicast: -m group:port (default 239.255.0.1:4150)",
                 make_multicast_transport});
-  registry.add({"broadcast", "UDP broadcast: -b broadcast_address:port",
-                make_broadcast_transport});
+  registry.add({"broadcast", "UDP broadcast: -b broadcast_address:port", make_broadcast_transport});
   registry.add({"zmq", "ZeroMQ over tcp:// or ipc://: --zmq own_endpoint, then --zmq per peer",
                 make_zmq_transport});
   registry.add({"shm", "shared-memory ring on this host: --shm NAME (publisher creates it)",

@@ -11,7 +11,7 @@ namespace netprof {
 struct ParsedCommandLine {
   enum class Action { run, help, version, list_transports };
   Action action = Action::run;
-  std::string text;                    // --help, --version or --list-transports output
+  std::string text; // --help, --version or --list-transports output
   RunConfig config;
   std::unique_ptr<Transport> transport; // the selected transport, its options filled in
   // With --local-pair: the options the user gave that its children get, as written, routed by

@@ -36,24 +36,24 @@ struct RunConfig {
   double send_hz = 0.0;                 // --send-hz; 0 = as fast as possible
   std::uint32_t num_vars = 0;           // --num-vars; 0 = one opaque payload
 
-  std::uint32_t subscribers = 1;        // --subscribers: publisher waits for this many
-  double wait_seconds = 10.0;           // --wait: how long either side waits for its peer
-  double warmup_seconds = 0.5;          // --warmup-time
+  std::uint32_t subscribers = 1;             // --subscribers: publisher waits for this many
+  double wait_seconds = 10.0;                // --wait: how long either side waits for its peer
+  double warmup_seconds = 0.5;               // --warmup-time
   std::optional<std::uint64_t> warmup_count; // --warmup-count (replaces the time)
 
-  Mode mode = Mode::stream;             // --mode
-  double probe_hz = 1000.0;             // --probe-hz: probes per second in stream mode
-  double probe_timeout_seconds = 1.0;   // --probe-timeout: an echo later than this is lost
-  double idle_timeout_seconds = 3.0;    // --idle-timeout: subscriber gives up on a silent publisher
+  Mode mode = Mode::stream;           // --mode
+  double probe_hz = 1000.0;           // --probe-hz: probes per second in stream mode
+  double probe_timeout_seconds = 1.0; // --probe-timeout: an echo later than this is lost
+  double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
 
   WaitStrategy wait_strategy = WaitStrategy::block; // --wait-strategy
-  std::vector<int> cpus;                // --cpu: pin this process (local pair: publisher,subscriber)
+  std::vector<int> cpus; // --cpu: pin this process (local pair: publisher,subscriber)
 
   std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
-  std::string json_path;                // --json
-  bool quiet = false;                   // --quiet: no report on stdout, no status line
-  bool print_histogram = false;         // --histogram: latency distribution as text bars
-  bool local_pair = false;              // --local-pair
+  std::string json_path;                  // --json
+  bool quiet = false;                     // --quiet: no report on stdout, no status line
+  bool print_histogram = false;           // --histogram: latency distribution as text bars
+  bool local_pair = false;                // --local-pair
 
   std::vector<std::string> command_line; // argv as given, for the report
 };

@@ -58,7 +58,7 @@ public:
   std::int64_t min() const noexcept; // 0 when empty
   std::int64_t max() const noexcept; // 0 when empty
   double mean() const noexcept;
-  double stddev() const noexcept;    // population standard deviation
+  double stddev() const noexcept; // population standard deviation
 
   // Nearest-rank percentile, p in [0, 100]: the value v such that at least p% of the recorded
   // values are <= v, within the histogram's resolution and clamped to [min, max].

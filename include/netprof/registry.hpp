@@ -41,11 +41,11 @@ public:
   }
 
   // True when the user gave the option that names this transport (-m for multicast), not just
-  // one of its settings (--mc-ttl). A transport named beside another one is a conflict; one
-  // that is only selected by a setting beside another transport's name is not chosen, and the
-  // setting is refused as an option that does not apply. Most transports are selected only
-  // by their name, hence the default.
-  virtual bool named() const { return selected(); }
+  // one of its settings (--mc-ttl): the first option of its group. A transport named beside
+  // another one is a conflict; one that is only selected by a setting beside another
+  // transport's name is not chosen, and the setting is refused as an option that does not
+  // apply.
+  virtual bool named() const { return m_values.given(options().options.front().long_name); }
 
   // True when this transport reads the option of this long name ("fragment-size") when it is
   // chosen. The command line refuses every option the user gave that neither the core nor the

@@ -19,7 +19,7 @@ namespace netprof {
 
 struct HostFacts {
   std::string hostname;
-  std::string kernel;       // uname -sr
+  std::string kernel; // uname -sr
   std::string cpu_model;
   unsigned cores = 0;
   std::string clock_source; // /sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -70,15 +70,15 @@ struct SubscriberResult {
                                   // the last message from it; -1 if never heard in that phase
   wire::SubscriberCounters counters;
   Throughput throughput;
-  std::uint64_t lost = 0;         // publisher's sent count minus unique received
-  std::uint64_t probes_sent = 0;  // probes this subscriber was expected to echo
-  std::uint64_t echoes = 0;       // echoes that came back in time
-  LatencySummary rtt;             // round trips of this subscriber's echoes
+  std::uint64_t lost = 0;        // publisher's sent count minus unique received
+  std::uint64_t probes_sent = 0; // probes this subscriber was expected to echo
+  std::uint64_t echoes = 0;      // echoes that came back in time
+  LatencySummary rtt;            // round trips of this subscriber's echoes
   // Publisher only:
   SubscriberOutcome outcome = SubscriberOutcome::complete;
-  std::uint32_t restarts = 0;         // times a new process took over this id (any phase)
-  double restarted_seconds = -1;      // measured-phase seconds of the last restart; -1 if none
-                                      // happened after the measured phase began
+  std::uint32_t restarts = 0;    // times a new process took over this id (any phase)
+  double restarted_seconds = -1; // measured-phase seconds of the last restart; -1 if none
+                                 // happened after the measured phase began
 };
 
 // A run a subscriber took part in until its publisher was replaced by a new one: the figures
@@ -106,17 +106,17 @@ struct RunReport {
   std::vector<std::string> warnings; // did not fail the test, but the user should know
 
   // Publisher side.
-  std::uint64_t messages_sent = 0;     // measured data messages
+  std::uint64_t messages_sent = 0; // measured data messages
   std::uint64_t probes_sent = 0;
   std::uint64_t echoes_received = 0;
-  std::uint64_t echoes_late = 0;       // arrived after --probe-timeout (ping-pong) or unknown
-  LatencySummary rtt;                  // intended-send-time based (coordinated omission corrected)
-  LatencySummary rtt_uncorrected;      // actual-send-time based
+  std::uint64_t echoes_late = 0;  // arrived after --probe-timeout (ping-pong) or unknown
+  LatencySummary rtt;             // intended-send-time based (coordinated omission corrected)
+  LatencySummary rtt_uncorrected; // actual-send-time based
   // For probes every subscriber echoed: the spread between the first and the last echo.
   // Only with two or more subscribers.
   LatencySummary fanout_skew;
   std::vector<HistogramBin> rtt_bins; // the RTT distribution on a log scale
-  double measured_seconds = 0.0;       // publisher clock, measured phase
+  double measured_seconds = 0.0;      // publisher clock, measured phase
   std::vector<SubscriberResult> subscribers;
 
   // Subscriber side: its own counters (also what it sent back to the publisher).

@@ -21,8 +21,8 @@ public:
   // Never allocates.
   void observe(std::uint64_t sequence) noexcept;
 
-  std::uint64_t received() const noexcept;     // every observe() call
-  std::uint64_t unique() const noexcept;       // distinct sequence numbers
+  std::uint64_t received() const noexcept; // every observe() call
+  std::uint64_t unique() const noexcept;   // distinct sequence numbers
   std::uint64_t duplicates() const noexcept;
   std::uint64_t out_of_order() const noexcept; // arrived after a higher sequence number
   std::uint64_t gaps() const noexcept;         // forward jumps of more than one

@@ -51,8 +51,8 @@ public:
 };
 
 enum class SendResult {
-  sent, // handed to the transport for every peer it knows (none yet counts as sent: the
-        // message is simply not heard; a peer that was skipped shows up as loss)
+  sent,           // handed to the transport for every peer it knows (none yet counts as sent: the
+                  // message is simply not heard; a peer that was skipped shows up as loss)
   back_pressured, // the transport would have to wait; the message was not sent
   failed          // a transport error; the message was not sent
 };
@@ -80,16 +80,16 @@ struct Capabilities {
 
 // What an endpoint tells the report about itself after opening.
 struct EndpointFacts {
-  std::string transport;                   // registry name, e.g. "udp"
+  std::string transport;                    // registry name, e.g. "udp"
   std::vector<std::string> local_addresses; // what this process bound or joined
   std::vector<std::string> peer_addresses;  // where it sends
-  std::size_t max_message_size = 0;        // largest message send() accepts, in bytes
-  std::string size_hint;                   // how to carry more, e.g. "a larger -q makes a larger ring"
-  std::size_t requested_buffer_bytes = 0;  // -q as given (0: OS default)
+  std::size_t max_message_size = 0;         // largest message send() accepts, in bytes
+  std::string size_hint; // how to carry more, e.g. "a larger -q makes a larger ring"
+  std::size_t requested_buffer_bytes = 0;       // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request
   std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)
-  Capabilities capabilities;               // the same as Endpoint::capabilities()
-  std::vector<std::string> notes;          // e.g. "receive buffer clamped by net.core.rmem_max"
+  Capabilities capabilities;                    // the same as Endpoint::capabilities()
+  std::vector<std::string> notes; // e.g. "receive buffer clamped by net.core.rmem_max"
 };
 
 // What the core asks of a transport when opening an endpoint.

@@ -79,12 +79,12 @@ inline std::uint32_t instance_tag(const Header& header) noexcept
 
 enum class DecodeError {
   none,
-  truncated,        // fewer than header_size bytes
+  truncated, // fewer than header_size bytes
   bad_magic,
   bad_version,
   bad_kind,
-  bad_flags,        // bits this version does not define
-  length_mismatch,  // payload_length disagrees with the bytes that arrived
+  bad_flags,       // bits this version does not define
+  length_mismatch, // payload_length disagrees with the bytes that arrived
 };
 
 std::string_view to_string(DecodeError error) noexcept;
@@ -98,17 +98,17 @@ DecodeError decode_header(std::span<const std::byte> message, Header& out) noexc
 // A subscriber's final counters, sent back in a final_counters message's payload.
 // Encoded as a fixed sequence of little-endian u64 fields (final_counters_size bytes).
 struct SubscriberCounters {
-  std::uint64_t received = 0;        // measured data messages received, duplicates included
-  std::uint64_t unique = 0;          // distinct sequence numbers received
+  std::uint64_t received = 0; // measured data messages received, duplicates included
+  std::uint64_t unique = 0;   // distinct sequence numbers received
   std::uint64_t duplicates = 0;
   std::uint64_t out_of_order = 0;
-  std::uint64_t gaps = 0;            // times the sequence jumped forward by more than one
-  std::uint64_t datagrams = 0;       // datagrams that carried measured messages
-  std::uint64_t payload_bytes = 0;   // application payload bytes of measured messages
-  std::uint64_t wire_bytes = 0;      // bytes the transport delivered (header + payload)
-  std::uint64_t first_to_last_ns = 0;// subscriber clock, first to last measured message
+  std::uint64_t gaps = 0;             // times the sequence jumped forward by more than one
+  std::uint64_t datagrams = 0;        // datagrams that carried measured messages
+  std::uint64_t payload_bytes = 0;    // application payload bytes of measured messages
+  std::uint64_t wire_bytes = 0;       // bytes the transport delivered (header + payload)
+  std::uint64_t first_to_last_ns = 0; // subscriber clock, first to last measured message
   std::uint64_t probes_echoed = 0;
-  std::uint64_t rejected = 0;        // malformed or foreign messages ignored
+  std::uint64_t rejected = 0; // malformed or foreign messages ignored
   std::uint64_t warmup_received = 0;
   std::uint64_t records_decoded = 0; // --num-vars records decoded and found
 };

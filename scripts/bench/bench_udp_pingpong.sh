@@ -16,7 +16,6 @@ warmup=10000
 seconds=5
 cpus=0,1
 payload=64
-header=52 # netprof's wire header (include/netprof/wire.hpp); checked against the JSON below
 target_ratio=1.10
 target_record_ns=5
 
@@ -50,6 +49,7 @@ bench_start bench_udp_pingpong
 
 # netprof's timeout covers its warm-up and end-of-test handshake on top of -t.
 netprof_limit=$(netprof_deadline "$seconds")
+header=$(netprof_header_bytes "$netprof") # netprof's own, in front of every payload
 wire_size=$((payload + header))
 
 read -r load _ </proc/loadavg
@@ -112,7 +112,7 @@ def number(text):
         return None
 
 print(f"one-way latency p50 = RTT p50 / 2, ns; ratio = netprof / bare {wire} B; target <= {target:.2f}x")
-header = ("wait", f"bare {payload}B", f"bare {wire}B", f"netprof {payload}+52B",
+header = ("wait", f"bare {payload}B", f"bare {wire}B", f"netprof {payload}+{int(wire) - int(payload)}B",
           "ratio", "target", "verdict", f"RTT p99 bare {wire}B", "RTT p99 netprof", "netprof samples")
 rows = [header]
 for i in range(0, len(cells), 7):

@@ -17,7 +17,6 @@ seconds=5
 cpus=0,1
 batch=32
 payload=64
-header=52 # netprof's wire header (include/netprof/wire.hpp); checked against the JSON below
 large=1048576
 large_queue=64000000
 target_plain=1.0
@@ -99,6 +98,7 @@ EOF
 }
 
 netprof_limit=$(netprof_deadline "$seconds")
+header=$(netprof_header_bytes "$netprof") # netprof's own, in front of every payload
 wire_size=$((payload + header))
 
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -439,11 +439,11 @@ class Processes:
         self._processes = []
         self._group_leaders = []
 
-    def start(self, argv, own_group=False, stderr=subprocess.PIPE):
+    def start(self, argv, own_group=False, stderr=subprocess.PIPE, cwd=None):
         """Starts argv with stdout (and, unless told otherwise, stderr) captured as text."""
         process = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=stderr, text=True,
-                                   start_new_session=own_group)
+                                   start_new_session=own_group, cwd=cwd)
         self._processes.append(process)
         if own_group:
             self._group_leaders.append(process)

@@ -39,9 +39,10 @@ void StatusLine::run()
     const std::uint64_t sent = m_counters.sent.load(std::memory_order_relaxed);
     const std::uint64_t received = m_counters.received.load(std::memory_order_relaxed);
     const double interval = to_seconds(now - last);
-    const double rate = interval > 0
-                            ? static_cast<double>((sent - last_sent) + (received - last_received)) / interval
-                            : 0.0;
+    const double rate =
+        interval > 0
+            ? static_cast<double>((sent - last_sent) + (received - last_received)) / interval
+            : 0.0;
     std::string line = "["; // built by appending: g++ 12 misreports `"[" + string` (-Wrestrict)
     line += format_duration_ns(static_cast<double>((now - start).count()));
     line += m_counters.measuring.load() ? "] measuring" : "] setting up";

@@ -138,9 +138,9 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
   bool forwarded_stop = false;
   std::optional<Clock::time_point> publisher_deadline;
   if (!config.count && config.send_hz <= 0)
-    publisher_deadline = Clock::now() + from_seconds(2 * config.wait_seconds +
-                                                     config.warmup_seconds + config.test_seconds +
-                                                     30.0);
+    publisher_deadline =
+        Clock::now() +
+        from_seconds(2 * config.wait_seconds + config.warmup_seconds + config.test_seconds + 30.0);
   const int publisher_status = wait_for_child(publisher, publisher_deadline, forwarded_stop);
   if (publisher_status != 0) {
     // The publisher failed (at once, say, on a port in use, or after a failed run): the
@@ -155,7 +155,8 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
     kill(subscriber, SIGTERM);
   const auto subscriber_deadline =
       Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
-  const int subscriber_status = wait_for_child(subscriber, subscriber_deadline, subscriber_forwarded);
+  const int subscriber_status =
+      wait_for_child(subscriber, subscriber_deadline, subscriber_forwarded);
 
   if (publisher_status == 0 && subscriber_status != 0) {
     std::cerr << "netprof: the local subscriber exited with status " << subscriber_status << "\n";

@@ -27,8 +27,8 @@ public:
 
   ProbeRing() : m_entries(capacity) {}
 
-  void remember(std::uint64_t sequence, bool warmup, std::int64_t intended_ns,
-                std::int64_t sent_ns, std::uint32_t expected_echoes) noexcept
+  void remember(std::uint64_t sequence, bool warmup, std::int64_t intended_ns, std::int64_t sent_ns,
+                std::uint32_t expected_echoes) noexcept
   {
     m_entries[slot(sequence, warmup)] =
         Entry{sequence, intended_ns, sent_ns, warmup, true, expected_echoes, 0, 0, 0};

@@ -23,7 +23,10 @@ namespace netprof {
 
 namespace {
 
-int code(ExitStatus status) { return static_cast<int>(status); }
+int code(ExitStatus status)
+{
+  return static_cast<int>(status);
+}
 
 // Written only at the end, so a run that never reports leaves no empty file behind (the path
 // was checked while parsing, so an unwritable one fails before the run).

@@ -8,11 +8,17 @@ namespace {
 
 StopFlag g_stop_flag;
 
-extern "C" void on_stop_signal(int) { g_stop_flag.request(); }
+extern "C" void on_stop_signal(int)
+{
+  g_stop_flag.request();
+}
 
 } // namespace
 
-StopFlag& process_stop_flag() noexcept { return g_stop_flag; }
+StopFlag& process_stop_flag() noexcept
+{
+  return g_stop_flag;
+}
 
 void install_stop_signal_handlers()
 {

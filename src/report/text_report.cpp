@@ -174,8 +174,8 @@ void write_distribution(std::ostream& out, const std::vector<HistogramBin>& bins
   }
   out << "  One-way (RTT/2) distribution:\n";
   for (const HistogramBin& bin : bins) {
-    std::string range = format_duration_ns(half(bin.low_ns)) + " - " +
-                        format_duration_ns(half(bin.high_ns));
+    std::string range =
+        format_duration_ns(half(bin.low_ns)) + " - " + format_duration_ns(half(bin.high_ns));
     range.resize(std::max<std::size_t>(range.size(), 20), ' ');
     const auto filled = static_cast<std::size_t>(
         std::llround(static_cast<double>(bin.count) * bar_width / static_cast<double>(largest)));

@@ -54,8 +54,8 @@ RecordLayout::RecordLayout(std::size_t payload_size, std::uint32_t record_count)
 {
   if (check(payload_size, record_count) != LayoutStatus::fits) {
     throw std::invalid_argument("RecordLayout: " + std::to_string(record_count) +
-                                " records do not fit a payload of " +
-                                std::to_string(payload_size) + " B");
+                                " records do not fit a payload of " + std::to_string(payload_size) +
+                                " B");
   }
   if (record_count == 0) {
     return;

@@ -26,8 +26,8 @@
 
 namespace {
 
-using netprof::testing::CountingSink;
 using netprof::testing::AdoptingSink;
+using netprof::testing::CountingSink;
 
 using namespace std::chrono_literals;
 using netprof::Clock;
@@ -229,8 +229,9 @@ TEST(UdpTransport, PublisherMustNotBindPortZero)
   EXPECT_EQ(validate_message({"-u", "127.0.0.1:0"}, Role::publisher), expected);
   EXPECT_EQ(validate_message({"-u", "127.0.0.1:0", "-u", "127.0.0.1:40001"}, Role::publisher),
             expected);
-  EXPECT_EQ(validate_message({"-u", "0.0.0.0:0"}, Role::publisher).rfind("bad -u value '0.0.0.0:0'", 0),
-            0u);
+  EXPECT_EQ(
+      validate_message({"-u", "0.0.0.0:0"}, Role::publisher).rfind("bad -u value '0.0.0.0:0'", 0),
+      0u);
 }
 
 TEST(UdpTransport, SubscriberMayBindPortZero)

@@ -21,12 +21,12 @@
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Role;
-using netprof::Transport;
-using netprof::UsageError;
 using netprof::LocalPairArguments;
 using netprof::OptionGroup;
 using netprof::OptionValues;
+using netprof::Role;
+using netprof::Transport;
+using netprof::UsageError;
 namespace udp = netprof::udp;
 
 using Arguments = std::vector<std::string>;
@@ -46,8 +46,7 @@ OptionValues multicast_values(const Arguments& arguments)
   return parsed(arguments, {&udp::multicast_options()});
 }
 
-template <typename Action>
-std::string usage_error(Action&& action)
+template <typename Action> std::string usage_error(Action&& action)
 {
   try {
     action();
@@ -106,9 +105,9 @@ TEST(UdpTuning, DefaultsAreMadarasFragmentSizeFourSlotsOneSecondNoBatching)
 
 TEST(UdpTuning, GivenValuesAreParsedAndPassedOnToTheLocalPair)
 {
-  const Arguments given = {"--udp-max-message", "2000000", "--fragment-size", "8000",
-                           "--reassembly-slots", "2", "--reassembly-timeout", "0.25",
-                           "--udp-batch", "32", "--udp-gso", "off"};
+  const Arguments given = {
+      "--udp-max-message",    "2000000", "--fragment-size", "8000", "--reassembly-slots", "2",
+      "--reassembly-timeout", "0.25",    "--udp-batch",     "32",   "--udp-gso",          "off"};
   const udp::UdpTuning tuning = tuning_of(given);
   EXPECT_EQ(tuning.max_message, 2000000u);
   EXPECT_EQ(tuning.fragment_size, 8000u);
@@ -279,9 +278,9 @@ TEST(MulticastOptions, WithoutMUsesMadarasGroupAndIsNotSelected)
 
 TEST(MulticastOptions, AnyMcOptionSelectsMulticast)
 {
-  for (const Arguments& arguments : {Arguments{"-m", "239.0.0.1:1"}, Arguments{"--mc-ttl", "2"},
-                                     Arguments{"--mc-loopback", "off"},
-                                     Arguments{"--mc-interface", "lo"}}) {
+  for (const Arguments& arguments :
+       {Arguments{"-m", "239.0.0.1:1"}, Arguments{"--mc-ttl", "2"},
+        Arguments{"--mc-loopback", "off"}, Arguments{"--mc-interface", "lo"}}) {
     Family family;
     family.give(arguments);
     EXPECT_TRUE(family.multicast->selected()) << arguments[0];
@@ -393,8 +392,8 @@ TEST(BroadcastAddresses, FollowTheKernelsLocalRoutes)
   EXPECT_EQ(udp::to_string(both[0]), "10.0.0.200");
   EXPECT_EQ(udp::to_string(both[1]), "10.0.0.255");
 
-  EXPECT_TRUE(udp::broadcast_addresses(address("10.0.0.1"), address("255.255.255.254"), nullptr)
-                  .empty())
+  EXPECT_TRUE(
+      udp::broadcast_addresses(address("10.0.0.1"), address("255.255.255.254"), nullptr).empty())
       << "a /31 has no broadcast address";
 }
 

@@ -173,24 +173,24 @@ TEST_P(FragmentHeaderRejects, AsMalformed)
 // {message_id, total, index, count, offset}, payload bytes. Fragment size 1000 unless said.
 INSTANTIATE_TEST_SUITE_P(
     Cases, FragmentHeaderRejects,
-    ::testing::Values(
-        BadFragment{"empty payload", {1, 2000, 0, 2, 0}, 0},
-        BadFragment{"count zero", {1, 2000, 0, 0, 0}, 1000},
-        BadFragment{"index equals count", {1, 2000, 2, 2, 2000}, 1000},
-        BadFragment{"index beyond count", {1, 2000, 5, 2, 1000}, 1000},
-        BadFragment{"beyond the total", {1, 1500, 1, 2, 1000}, 1000},
-        BadFragment{"offset not index times size", {1, 3000, 1, 3, 999}, 1000},
-        BadFragment{"overlapping its predecessor", {1, 3000, 1, 3, 500}, 1000},
-        BadFragment{"fragments below the minimum", {1, 300, 0, 2, 0}, 200},
-        BadFragment{"fragments above the maximum", {1, 131000, 0, 2, 0}, 65500},
-        BadFragment{"too many fragments for the total", {1, 1000, 0, 3, 0}, 1000},
-        BadFragment{"too few fragments for the total", {1, 5000, 0, 3, 0}, 1000},
-        BadFragment{"last longer than the others", {1, 3200, 2, 3, 2000}, 1200},
-        BadFragment{"last short of the total", {1, 3000, 2, 3, 2000}, 500},
-        BadFragment{"last at an uneven offset", {1, 2501, 2, 3, 2001}, 500},
-        BadFragment{"single fragment short of the total", {1, 900, 0, 1, 0}, 800},
-        BadFragment{"single fragment at an offset", {1, 900, 0, 1, 100}, 800},
-        BadFragment{"total wraps with the offset", {1, 0xffffffff, 1, 2, 0xfffffff0}, 1000}),
+    ::testing::Values(BadFragment{"empty payload", {1, 2000, 0, 2, 0}, 0},
+                      BadFragment{"count zero", {1, 2000, 0, 0, 0}, 1000},
+                      BadFragment{"index equals count", {1, 2000, 2, 2, 2000}, 1000},
+                      BadFragment{"index beyond count", {1, 2000, 5, 2, 1000}, 1000},
+                      BadFragment{"beyond the total", {1, 1500, 1, 2, 1000}, 1000},
+                      BadFragment{"offset not index times size", {1, 3000, 1, 3, 999}, 1000},
+                      BadFragment{"overlapping its predecessor", {1, 3000, 1, 3, 500}, 1000},
+                      BadFragment{"fragments below the minimum", {1, 300, 0, 2, 0}, 200},
+                      BadFragment{"fragments above the maximum", {1, 131000, 0, 2, 0}, 65500},
+                      BadFragment{"too many fragments for the total", {1, 1000, 0, 3, 0}, 1000},
+                      BadFragment{"too few fragments for the total", {1, 5000, 0, 3, 0}, 1000},
+                      BadFragment{"last longer than the others", {1, 3200, 2, 3, 2000}, 1200},
+                      BadFragment{"last short of the total", {1, 3000, 2, 3, 2000}, 500},
+                      BadFragment{"last at an uneven offset", {1, 2501, 2, 3, 2001}, 500},
+                      BadFragment{"single fragment short of the total", {1, 900, 0, 1, 0}, 800},
+                      BadFragment{"single fragment at an offset", {1, 900, 0, 1, 100}, 800},
+                      BadFragment{
+                          "total wraps with the offset", {1, 0xffffffff, 1, 2, 0xfffffff0}, 1000}),
     [](const auto& instance) {
       std::string name = instance.param.why;
       std::replace(name.begin(), name.end(), ' ', '_');
@@ -289,8 +289,8 @@ TEST(Reassembler, DuplicateFragmentsAreIgnoredAndCounted)
   udp::Reassembler sut(limits());
   const Bytes message = pattern(3000, 10);
   const std::vector<Bytes> datagrams = fragments_of(message, 4);
-  const Fed fed = feed(sut, source_a, {datagrams[0], datagrams[0], datagrams[1], datagrams[1],
-                                       datagrams[2]});
+  const Fed fed =
+      feed(sut, source_a, {datagrams[0], datagrams[0], datagrams[1], datagrams[1], datagrams[2]});
   ASSERT_EQ(fed.messages.size(), 1u);
   EXPECT_EQ(fed.messages.front(), message);
   EXPECT_EQ(fed.facts.front().datagrams, 3u) << "duplicates are not part of the delivery";
@@ -444,7 +444,8 @@ TEST(Reassembler, MemoryStaysWithinTheBoundWhateverArrives)
     header.offset = i % 3 == 0 ? header.index * 1000 : any(random) % beyond;
     const std::size_t payload = i % 3 == 0 ? 1000 : small(random) * 7 + 1;
     const std::uint64_t source = i % 5;
-    const auto done = sut.accept(source, encoded(header, payload), t0 + std::chrono::milliseconds(i));
+    const auto done =
+        sut.accept(source, encoded(header, payload), t0 + std::chrono::milliseconds(i));
     if (done) {
       ASSERT_LE(done->bytes.size(), max_message);
     }

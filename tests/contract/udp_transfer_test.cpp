@@ -84,10 +84,11 @@ void send_raw(const std::string& address, const Bytes& datagram)
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  to.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
-  EXPECT_EQ(sendto(raw, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&to),
-                   sizeof to),
-            static_cast<ssize_t>(datagram.size()));
+  to.sin_port =
+      htons(static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1))));
+  EXPECT_EQ(
+      sendto(raw, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
+      static_cast<ssize_t>(datagram.size()));
   close(raw);
 }
 
@@ -98,9 +99,10 @@ public:
                                  std::size_t queue = queue_length)
   {
     const bool unicast = mode == "udp";
-    auto& transport = m_transports.emplace_back(unicast               ? netprof::make_udp_transport()
-                                                : mode == "multicast" ? netprof::make_multicast_transport()
-                                                                      : netprof::make_broadcast_transport());
+    auto& transport =
+        m_transports.emplace_back(unicast               ? netprof::make_udp_transport()
+                                  : mode == "multicast" ? netprof::make_multicast_transport()
+                                                        : netprof::make_broadcast_transport());
     // Unicast shows the options every UDP mode shares; the other modes read them too.
     give_arguments(*transport, arguments,
                    unicast ? std::vector<const netprof::OptionGroup*>{}
@@ -621,22 +623,21 @@ std::string free_port()
   return std::to_string(ntohs(address.sin_port));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Loopback, SharedMedium,
-    ::testing::Values(Medium{"multicast",
-                             {"-m", "239.255.0.1:" + free_port(), "--mc-interface", "127.0.0.1",
-                              "--mc-ttl", "0"}},
-                      Medium{"broadcast", {"-b", "127.255.255.255:" + free_port()}}),
-    [](const auto& instance) { return instance.param.mode; });
+INSTANTIATE_TEST_SUITE_P(Loopback, SharedMedium,
+                         ::testing::Values(Medium{"multicast",
+                                                  {"-m", "239.255.0.1:" + free_port(),
+                                                   "--mc-interface", "127.0.0.1", "--mc-ttl", "0"}},
+                                           Medium{"broadcast",
+                                                  {"-b", "127.255.255.255:" + free_port()}}),
+                         [](const auto& instance) { return instance.param.mode; });
 
 TEST(MulticastFacts, NoteSaysWhereItJoinedAndHow)
 {
   Opener opener;
-  const auto endpoint =
-      opener.open("multicast",
-                  {"-m", "239.255.0.1:" + free_port(), "--mc-interface", "lo", "--mc-ttl", "0",
-                   "--mc-loopback", "off"},
-                  Role::subscriber);
+  const auto endpoint = opener.open("multicast",
+                                    {"-m", "239.255.0.1:" + free_port(), "--mc-interface", "lo",
+                                     "--mc-ttl", "0", "--mc-loopback", "off"},
+                                    Role::subscriber);
   const std::vector<std::string> notes = endpoint->facts().notes;
   EXPECT_NE(std::find(notes.begin(), notes.end(),
                       "multicast group 239.255.0.1 joined on lo (127.0.0.1), TTL 0, loopback off"),

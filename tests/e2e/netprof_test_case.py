@@ -15,11 +15,26 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from netprof_harness import DeadlineExceeded, Processes, free_port  # noqa: E402
 
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_DEADLINE_S = 60
 
 
 def free_udp_port():
     return free_port()
+
+
+def run_script(script, *args, deadline_s=DEFAULT_DEADLINE_S):
+    """Runs one of scripts/ from the checkout's root: (exit status, stdout, stderr).
+    AssertionError when it outlives its deadline (it is killed first)."""
+    processes = Processes()
+    try:
+        done = processes.finish(processes.start([script, *args], cwd=ROOT),
+                                deadline_s=deadline_s)
+    except DeadlineExceeded as error:
+        raise AssertionError(f"{os.path.basename(script)} {error}") from None
+    finally:
+        processes.kill_all()
+    return done.returncode, done.stdout, done.stderr
 
 
 class NetprofTestCase(unittest.TestCase):

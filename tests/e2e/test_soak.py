@@ -6,14 +6,12 @@ The long soak (10 minutes) is a script run, not a test: docs/benchmarks.md.
 
 import csv
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
 
-from netprof_test_case import NETPROF
+from netprof_test_case import NETPROF, ROOT, run_script
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SOAK = os.path.join(ROOT, "scripts", "tools", "soak.py")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "tools"))
 import soak  # noqa: E402  (the verdict logic, tested without processes)
@@ -29,17 +27,8 @@ class ShortSoakTest(unittest.TestCase):
         self.out = os.path.join(self._tmp.name, "out")
 
     def run_soak(self, transport):
-        process = subprocess.Popen([SOAK, "--netprof", NETPROF, "--out", self.out,
-                                    "--transport", transport, *SHORT],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   cwd=ROOT)
-        try:
-            stdout, stderr = process.communicate(timeout=DEADLINE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
-            self.fail(f"soak.py did not finish within {DEADLINE_S} s")
-        return process.returncode, stdout, stderr
+        return run_script(SOAK, "--netprof", NETPROF, "--out", self.out, "--transport",
+                          transport, *SHORT, deadline_s=DEADLINE_S)
 
     def assert_flat_run(self, transport):
         code, stdout, stderr = self.run_soak(transport)

@@ -11,9 +11,8 @@ import tempfile
 import textwrap
 import unittest
 
-from netprof_test_case import NETPROF
+from netprof_test_case import NETPROF, ROOT, run_script
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SWEEP = os.path.join(ROOT, "scripts", "tools", "sweep.py")
 PLOT = os.path.join(ROOT, "scripts", "tools", "plot.py")
 DEADLINE_S = 120
@@ -21,18 +20,6 @@ TINY = ["--transports", "udp", "--duration", "0.3", "--warmup", "0.1", "--send-h
 # A UDP message limit below the second size: netprof refuses it (exit 2, naming the size).
 TOO_SMALL_LIMIT = ["--netprof-args", "--udp-max-message 2000"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def run_script(script, *args, deadline_s=DEADLINE_S):
-    process = subprocess.Popen([script, *[str(a) for a in args]], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        stdout, stderr = process.communicate(timeout=deadline_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        raise AssertionError(f"{script} did not finish within {deadline_s} s")
-    return process.returncode, stdout, stderr
 
 
 def read_csv(path):

@@ -66,7 +66,10 @@ public:
   void u8(std::uint8_t value) { put(value, 1); }
   void u16(std::uint16_t value) { put(value, 2); }
   void u32(std::uint32_t value) { put(value, 4); }
-  void bytes(std::span<const std::byte> data) { m_bytes.insert(m_bytes.end(), data.begin(), data.end()); }
+  void bytes(std::span<const std::byte> data)
+  {
+    m_bytes.insert(m_bytes.end(), data.begin(), data.end());
+  }
 
   const std::vector<std::byte>& data() const noexcept { return m_bytes; }
 

@@ -15,9 +15,9 @@
 //   3 expire       nothing more: expire() with no datagram, as when nothing arrives
 //
 // The payloads of kinds 0 and 1 are pattern_byte(pattern_seed(source, message id, total),
-// position in the message), so a delivered message can be checked byte for byte: a byte from another message,
-// from a stale buffer or from the wrong offset breaks the pattern. Raw datagrams come from a
-// source of their own, whose messages are checked only for their framing.
+// position in the message), so a delivered message can be checked byte for byte: a byte from
+// another message, from a stale buffer or from the wrong offset breaks the pattern. Raw datagrams
+// come from a source of their own, whose messages are checked only for their framing.
 
 #include "fuzz_input.hpp"
 
@@ -56,7 +56,8 @@ struct SenderFragment {
 inline std::uint64_t pattern_seed(std::uint64_t source, std::uint32_t message_id,
                                   std::uint32_t total) noexcept
 {
-  return source * 0xD1B54A32D192ED03u ^ (std::uint64_t{message_id} << 32 | total) * 0xAEF17502108EF2D9u;
+  return source * 0xD1B54A32D192ED03u ^
+         (std::uint64_t{message_id} << 32 | total) * 0xAEF17502108EF2D9u;
 }
 
 inline std::byte pattern_byte(std::uint64_t seed, std::uint64_t position) noexcept
@@ -151,10 +152,7 @@ public:
     m_out.bytes(after_magic);
   }
 
-  void expire(std::uint8_t advance_ms)
-  {
-    begin(OpKind::expire, advance_ms);
-  }
+  void expire(std::uint8_t advance_ms) { begin(OpKind::expire, advance_ms); }
 
   const std::vector<std::byte>& data() const noexcept { return m_out.data(); }
 

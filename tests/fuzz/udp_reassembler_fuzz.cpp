@@ -36,17 +36,16 @@ constexpr std::size_t byte_budget = 512 * 1024;
 // The byte loops below run for every byte sent and delivered; left to SanitizerCoverage, their
 // compare tracing took most of each run's time and tells the fuzzer nothing about the code
 // under test. ASan and UBSan still check them; noinline keeps them out of instrumented callers.
-__attribute__((noinline, no_sanitize("coverage"))) void fill_pattern(std::span<std::byte> out,
-                                                           std::uint64_t seed,
-                                                           std::uint64_t first_position) noexcept
+__attribute__((noinline, no_sanitize("coverage"))) void
+fill_pattern(std::span<std::byte> out, std::uint64_t seed, std::uint64_t first_position) noexcept
 {
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i] = pattern_byte(seed, first_position + i);
   }
 }
 
-__attribute__((noinline, no_sanitize("coverage"))) bool has_pattern(std::span<const std::byte> bytes,
-                                                          std::uint64_t seed) noexcept
+__attribute__((noinline, no_sanitize("coverage"))) bool
+has_pattern(std::span<const std::byte> bytes, std::uint64_t seed) noexcept
 {
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     if (bytes[i] != pattern_byte(seed, i)) {
@@ -65,7 +64,8 @@ struct Expected {
 class Harness {
 public:
   explicit Harness(const ScriptLimits& script)
-      : m_limits{script.max_message_size, script.slots, std::chrono::milliseconds(script.timeout_ms)},
+      : m_limits{script.max_message_size, script.slots,
+                 std::chrono::milliseconds(script.timeout_ms)},
         m_sut(m_limits)
   {
   }
@@ -88,7 +88,8 @@ public:
   {
     Bytes datagram(sizeof udp::fragment_magic + after_magic.size());
     std::copy(std::begin(udp::fragment_magic), std::end(udp::fragment_magic), datagram.begin());
-    std::copy(after_magic.begin(), after_magic.end(), datagram.begin() + sizeof udp::fragment_magic);
+    std::copy(after_magic.begin(), after_magic.end(),
+              datagram.begin() + sizeof udp::fragment_magic);
     accept(raw_source, datagram, std::nullopt);
   }
 
@@ -133,7 +134,8 @@ private:
     check_bounds();
   }
 
-  void check_message(const udp::ReassembledMessage& message, const std::optional<Expected>& expected)
+  void check_message(const udp::ReassembledMessage& message,
+                     const std::optional<Expected>& expected)
   {
     NETPROF_FUZZ_CHECK(!message.bytes.empty());
     NETPROF_FUZZ_CHECK(message.bytes.size() <= m_limits.max_message_size);
@@ -146,9 +148,9 @@ private:
     }
     NETPROF_FUZZ_CHECK(message.bytes.size() == expected->header.total);
     NETPROF_FUZZ_CHECK(message.datagrams == expected->header.count);
-    NETPROF_FUZZ_CHECK(has_pattern(message.bytes, pattern_seed(expected->source,
-                                                               expected->header.message_id,
-                                                               expected->header.total)));
+    NETPROF_FUZZ_CHECK(
+        has_pattern(message.bytes, pattern_seed(expected->source, expected->header.message_id,
+                                                expected->header.total)));
   }
 
   void check_bounds() const

@@ -36,7 +36,8 @@ public:
   void write(const std::string& name, std::span<const std::byte> data)
   {
     std::ofstream out(m_dir / name, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size()));
     if (!out) {
       throw std::runtime_error("cannot write " + (m_dir / name).string());
     }
@@ -87,8 +88,10 @@ void write_wire_header(CorpusDir dir)
   hello.run_id = 0;
   dir.write("hello", message(hello, none));
   dir.write("hello_ack", message(header_of(MessageKind::hello_ack, 0, 1), none));
-  dir.write("data_probe_opaque", message(header_of(MessageKind::data, 0, 7, wire::flags::probe), opaque));
-  dir.write("data_warmup_empty", message(header_of(MessageKind::data, 0, 0, wire::flags::warmup), none));
+  dir.write("data_probe_opaque",
+            message(header_of(MessageKind::data, 0, 7, wire::flags::probe), opaque));
+  dir.write("data_warmup_empty",
+            message(header_of(MessageKind::data, 0, 0, wire::flags::warmup), none));
   wire::Header with_records = header_of(MessageKind::data, 0, 8);
   with_records.record_count = 3;
   dir.write("data_records_3", message(with_records, records(64, 3)));
@@ -139,7 +142,8 @@ void write_wire_header(CorpusDir dir)
   dir.write("empty", none);
 }
 
-Bytes records_input(std::uint8_t expected, std::uint8_t announced, std::span<const std::byte> payload)
+Bytes records_input(std::uint8_t expected, std::uint8_t announced,
+                    std::span<const std::byte> payload)
 {
   Bytes out{std::byte{expected}, std::byte{announced}};
   out.insert(out.end(), payload.begin(), payload.end());
@@ -150,7 +154,8 @@ void write_wire_records(CorpusDir dir)
 {
   const Bytes three = records(64, 3);
   dir.write("three_records", records_input(3, 3, three));
-  dir.write("one_record_minimum", records_input(1, 1, records(netprof::RecordLayout::minimum_payload_size(1), 1)));
+  dir.write("one_record_minimum",
+            records_input(1, 1, records(netprof::RecordLayout::minimum_payload_size(1), 1)));
   dir.write("twelve_records", records_input(12, 12, records(300, 12)));
   dir.write("opaque", records_input(0, 0, records(16, 0)));
   dir.write("count_mismatch", records_input(3, 2, three));
@@ -170,7 +175,8 @@ void write_wire_records(CorpusDir dir)
 }
 
 // A real message split by the sender's Fragmenter, each fragment as a raw datagram.
-std::vector<Bytes> fragmenter_datagrams(std::size_t size, std::size_t fragment_size, std::uint32_t id)
+std::vector<Bytes> fragmenter_datagrams(std::size_t size, std::size_t fragment_size,
+                                        std::uint32_t id)
 {
   Bytes whole(size);
   for (std::size_t i = 0; i < size; ++i) {
@@ -292,9 +298,9 @@ void write_udp_reassembler(CorpusDir dir)
     s.raw(after_magic(datagram)); // unknown version
     datagram[4] = std::byte{1};
     datagram[6] = std::byte{1};
-    s.raw(after_magic(datagram)); // reserved byte set
+    s.raw(after_magic(datagram));              // reserved byte set
     s.raw(std::span(datagram).subspan(4, 20)); // shorter than a fragment header
-    s.raw({}); // the magic alone
+    s.raw({});                                 // the magic alone
     dir.write("raw_malformed", s.data());
   }
   {

@@ -30,9 +30,8 @@ void copy_words(const std::byte* source, std::uint64_t words, std::uint64_t* out
 // These are plain loads of memory another process may be writing: outside what C++ defines
 // and what ThreadSanitizer models (hence no_sanitize), as in every seqlock reader. x86 keeps
 // loads in order with later loads, so the header check that follows sees any store these saw.
-__attribute__((target("avx2"), no_sanitize("thread"))) void copy_wide(const std::byte* source,
-                                                                       std::uint64_t bytes,
-                                                                       std::byte* out) noexcept
+__attribute__((target("avx2"), no_sanitize("thread"))) void
+copy_wide(const std::byte* source, std::uint64_t bytes, std::byte* out) noexcept
 {
   constexpr std::uint64_t chunk = 32;
   std::uint64_t offset = 0;

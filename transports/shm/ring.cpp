@@ -9,8 +9,7 @@ namespace {
 
 constexpr std::size_t max_readers = 4096;
 
-template <typename T>
-std::atomic_ref<T> shared(T& value) noexcept
+template <typename T> std::atomic_ref<T> shared(T& value) noexcept
 {
   return std::atomic_ref<T>(value);
 }
@@ -62,8 +61,8 @@ const char* to_string(History history) noexcept
 
 std::size_t RingView::bytes_needed(std::size_t capacity, std::size_t readers) noexcept
 {
-  return sizeof(RingConfig) + sizeof(WriterLine) + sizeof(WakeLine) +
-         readers * sizeof(ReaderLine) + capacity;
+  return sizeof(RingConfig) + sizeof(WriterLine) + sizeof(WakeLine) + readers * sizeof(ReaderLine) +
+         capacity;
 }
 
 RingView::RingView(std::span<std::byte> memory, std::uint64_t capacity, std::size_t readers,
@@ -79,8 +78,8 @@ RingView::RingView(std::span<std::byte> memory, std::uint64_t capacity, std::siz
 }
 
 std::optional<RingView> RingView::format(std::span<std::byte> memory, std::size_t capacity,
-                                         std::size_t readers, History history,
-                                         std::uint64_t salt, bool readers_active) noexcept
+                                         std::size_t readers, History history, std::uint64_t salt,
+                                         bool readers_active) noexcept
 {
   const bool aligned = reinterpret_cast<std::uintptr_t>(memory.data()) % cache_line == 0;
   if (!aligned || !std::has_single_bit(capacity) || capacity < min_ring_capacity ||
@@ -271,8 +270,9 @@ bool RingReader::attach() noexcept
 {
   ReaderLine& line = m_ring.reader_line(m_index);
   auto state = static_cast<std::uint32_t>(ReaderState::free);
-  if (!shared(line.state).compare_exchange_strong(
-          state, static_cast<std::uint32_t>(ReaderState::reserved), std::memory_order_acq_rel))
+  if (!shared(line.state)
+           .compare_exchange_strong(state, static_cast<std::uint32_t>(ReaderState::reserved),
+                                    std::memory_order_acq_rel))
     return false;
   shared(line.head).store(m_ring.tail(), std::memory_order_relaxed);
   shared(line.state)
@@ -360,8 +360,7 @@ RingReader::Next RingReader::resolve_mismatch() noexcept
     return Next::retry;
   // ...or it was invalidated: the writer lapped us. The oldest intact record is where the
   // writer's invalidation stopped; if that is not yet visible, the tail is always safe.
-  const std::uint64_t oldest =
-      shared(m_ring.writer_line().oldest).load(std::memory_order_acquire);
+  const std::uint64_t oldest = shared(m_ring.writer_line().oldest).load(std::memory_order_acquire);
   skip_to(oldest > m_head && oldest <= tail ? oldest : tail);
   return Next::retry;
 }

@@ -67,7 +67,8 @@ constexpr std::size_t max_message_size(std::size_t capacity) noexcept
 
 constexpr std::uint64_t record_size(std::uint64_t length) noexcept
 {
-  return (record_header_size + length + record_alignment - 1) & ~std::uint64_t{record_alignment - 1};
+  return (record_header_size + length + record_alignment - 1) &
+         ~std::uint64_t{record_alignment - 1};
 }
 
 struct alignas(cache_line) RingConfig {
@@ -98,13 +99,13 @@ public:
   static std::size_t bytes_needed(std::size_t capacity, std::size_t readers) noexcept;
 
   // Writes the control lines of a new ring and, at every 64 B offset of its data area, a
-  // header that a reader takes for the previous lap's (so "nothing yet", see RingReader). Precondition: `memory` is 64-byte aligned and holds bytes_needed() bytes.
-  // Readers start free, or active at position 0 when `readers_active` (a back ring whose one
-  // reader exists before the writer). `salt` should be random. Returns nullopt when the
-  // arguments do not make a ring.
+  // header that a reader takes for the previous lap's (so "nothing yet", see RingReader).
+  // Precondition: `memory` is 64-byte aligned and holds bytes_needed() bytes. Readers start free,
+  // or active at position 0 when `readers_active` (a back ring whose one reader exists before the
+  // writer). `salt` should be random. Returns nullopt when the arguments do not make a ring.
   static std::optional<RingView> format(std::span<std::byte> memory, std::size_t capacity,
-                                        std::size_t readers, History history,
-                                        std::uint64_t salt, bool readers_active = false) noexcept;
+                                        std::size_t readers, History history, std::uint64_t salt,
+                                        bool readers_active = false) noexcept;
 
   // A ring some other party formatted; nullopt when the config line does not fit the span.
   static std::optional<RingView> open(std::span<std::byte> memory) noexcept;
@@ -233,8 +234,7 @@ public:
 
   // Hands up to `max_records` records to deliver(std::span<const std::byte>) and returns how
   // many. Never blocks.
-  template <typename Deliver>
-  std::size_t read(Deliver&& deliver, std::size_t max_records) noexcept;
+  template <typename Deliver> std::size_t read(Deliver&& deliver, std::size_t max_records) noexcept;
 
   std::uint64_t overruns() const noexcept { return m_overruns; }
   std::uint64_t bytes_skipped() const noexcept { return m_bytes_skipped; }
@@ -354,8 +354,8 @@ std::size_t RingReader::read(Deliver&& deliver, std::size_t max_records) noexcep
     }
     advance(size);
     if (!padding) {
-      deliver(std::span<const std::byte>(reinterpret_cast<const std::byte*>(m_copy.data()),
-                                         length));
+      deliver(
+          std::span<const std::byte>(reinterpret_cast<const std::byte*>(m_copy.data()), length));
       ++delivered;
     }
   }

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <chrono>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -62,7 +62,8 @@ Existing inspect_existing(const std::string& object)
     }
     struct stat status {};
     Existing found{Existing::Kind::invalid, 0};
-    if (fstat(fd, &status) == 0 && static_cast<std::size_t>(status.st_size) >= sizeof(SegmentHeader)) {
+    if (fstat(fd, &status) == 0 &&
+        static_cast<std::size_t>(status.st_size) >= sizeof(SegmentHeader)) {
       void* mapped = mmap(nullptr, sizeof(SegmentHeader), PROT_READ, MAP_SHARED, fd, 0);
       if (mapped != MAP_FAILED) {
         const SegmentHeader header = *static_cast<const SegmentHeader*>(mapped);
@@ -282,7 +283,8 @@ Segment::Created Segment::create(const std::string& name, std::size_t ring_capac
                            error_text(errno));
   }
 
-  const SegmentLayout layout = SegmentLayout::compute(ring_capacity, back_ring_capacity, slot_count);
+  const SegmentLayout layout =
+      SegmentLayout::compute(ring_capacity, back_ring_capacity, slot_count);
   const auto fail = [&](const std::string& what, int error) {
     close(fd);
     shm_unlink(object.c_str());
@@ -335,8 +337,7 @@ std::optional<Segment> Segment::open_existing(const std::string& name) noexcept
   if (fd < 0)
     return std::nullopt;
   struct stat status {};
-  if (fstat(fd, &status) != 0 ||
-      static_cast<std::size_t>(status.st_size) < sizeof(SegmentHeader)) {
+  if (fstat(fd, &status) != 0 || static_cast<std::size_t>(status.st_size) < sizeof(SegmentHeader)) {
     close(fd);
     return std::nullopt;
   }

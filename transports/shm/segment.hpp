@@ -48,10 +48,10 @@ struct alignas(cache_line) SegmentHeader {
   std::uint64_t data_ring_offset;
   std::uint64_t slot_stride;
   std::uint32_t slots;
-  std::uint32_t history;     // History
-  std::int32_t owner_pid;    // the publisher; a dead owner means a stale segment
-  std::uint32_t state;       // SegmentState, stored last (release) when ready
-  std::uint64_t generation;  // random per creation: tells a replaced segment apart
+  std::uint32_t history;    // History
+  std::int32_t owner_pid;   // the publisher; a dead owner means a stale segment
+  std::uint32_t state;      // SegmentState, stored last (release) when ready
+  std::uint64_t generation; // random per creation: tells a replaced segment apart
 };
 
 struct alignas(cache_line) SlotTable {

@@ -20,11 +20,11 @@
 namespace netprof::shm {
 
 struct EndpointSettings {
-  std::string name;                    // --shm NAME
-  std::size_t ring_capacity = 0;       // -q, rounded up to a power of two
-  std::size_t requested_bytes = 0;     // -q as given
+  std::string name;                     // --shm NAME
+  std::size_t ring_capacity = 0;        // -q, rounded up to a power of two
+  std::size_t requested_bytes = 0;      // -q as given
   History history = History::keep_last; // --shm-history (the publisher's decides)
-  std::vector<std::string> notes;      // what the transport decided about -q
+  std::vector<std::string> notes;       // what the transport decided about -q
 };
 
 // Records handed to the sink per receive(): a batch large enough to drain a burst, small
@@ -120,7 +120,7 @@ private:
   std::uint32_t m_idle_polls = 0;
   Clock::time_point m_next_health_check{};
   std::uint64_t m_attaches = 0;
-  std::uint64_t m_overruns = 0;      // over earlier attachments; the reader counts the current
+  std::uint64_t m_overruns = 0; // over earlier attachments; the reader counts the current
   std::uint64_t m_bytes_skipped = 0;
   bool m_reported_full = false;
   bool m_answer_line_taken = false; // since our last write to the back ring

@@ -84,11 +84,9 @@ const OptionGroup& shm_options()
 
 class ShmTransport final : public Transport {
 public:
+  // --shm-history alone selects shm and is refused for want of a NAME; beside another
+  // transport it is an option that transport does not read.
   const OptionGroup& options() const override { return shm_options(); }
-
-  // --shm-history alone selects shm (the default selected()), and is refused for want of a
-  // NAME; beside another transport it is an option that transport does not read.
-  bool named() const override { return option_values().given("shm"); }
 
   // An empty NAME is allowed here because the local pair validates before it picks one;
   // open() refuses it.

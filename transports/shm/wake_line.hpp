@@ -37,16 +37,14 @@ void ring_if_sleeping(WakeLine& line) noexcept;
 // Sleeps until ring() or the timeout, unless `ready()` is already true once this thread is
 // registered as a sleeper. May return early (spurious wake, signal); callers loop on their
 // own deadline. Returns ready()'s last value.
-template <typename Ready>
-bool wait(WakeLine& line, Ready&& ready, Nanoseconds timeout) noexcept;
+template <typename Ready> bool wait(WakeLine& line, Ready&& ready, Nanoseconds timeout) noexcept;
 
 // The raw futex calls, on a 32-bit word that may live in memory shared between processes
 // (so never FUTEX_PRIVATE_FLAG).
 void futex_wait(std::uint32_t& word, std::uint32_t expected, Nanoseconds timeout) noexcept;
 void futex_wake_all(std::uint32_t& word) noexcept;
 
-template <typename Ready>
-bool wait(WakeLine& line, Ready&& ready, Nanoseconds timeout) noexcept
+template <typename Ready> bool wait(WakeLine& line, Ready&& ready, Nanoseconds timeout) noexcept
 {
   std::atomic_ref<std::uint32_t> sleepers(line.sleepers);
   const std::uint32_t doorbell =

@@ -11,10 +11,10 @@
 namespace netprof::udp {
 
 struct Ipv4Interface {
-  std::string name;     // "lo", "eth0"
+  std::string name; // "lo", "eth0"
   in_addr address{};
   in_addr netmask{};
-  unsigned index = 0;   // if_nametoindex
+  unsigned index = 0; // if_nametoindex
   bool up = false;
   std::vector<in_addr> broadcasts; // see broadcast_addresses()
 };

@@ -16,12 +16,10 @@ namespace {
 // so it can serve as the transport when none is given.
 class MulticastTransport final : public Transport {
 public:
+  // Any --mc-* option selects multicast (the default selected()), so `--mc-ttl 0` alone still
+  // means MADARA's group; only -m names it, so -b with --mc-ttl is broadcast given an option
+  // it does not read, not two transports.
   const OptionGroup& options() const override { return udp::multicast_options(); }
-
-  // Any --mc-* option selects multicast (the default selected()), so that `--mc-ttl 0` alone
-  // still means MADARA's group. Only -m names it: -b with --mc-ttl is broadcast given an option it
-  // does not read, not two transports.
-  bool named() const override { return option_values().given("multicast"); }
 
   // The options every UDP mode shares are shown in the udp entry's group.
   bool reads_option(const std::string& long_name) const override

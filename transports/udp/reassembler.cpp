@@ -24,9 +24,8 @@ Reassembler::Reassembler(const ReassemblyLimits& limits)
 {
   // decode_fragment() holds every fragment but the last to min_fragment_payload bytes, so no
   // message within the limit has more fragments than this.
-  const std::size_t max_fragments =
-      std::max<std::size_t>(1, (limits.max_message_size + min_fragment_payload - 1) /
-                                   min_fragment_payload);
+  const std::size_t max_fragments = std::max<std::size_t>(
+      1, (limits.max_message_size + min_fragment_payload - 1) / min_fragment_payload);
   m_bitmap_words = (max_fragments + bits_per_word - 1) / bits_per_word;
   for (Slot& slot : m_slots) {
     slot.bitmap = std::make_unique<std::uint64_t[]>(m_bitmap_words);

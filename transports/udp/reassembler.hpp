@@ -25,8 +25,8 @@
 namespace netprof::udp {
 
 struct ReassemblyLimits {
-  std::size_t max_message_size = 0; // a fragment announcing more is dropped
-  std::size_t slots = 4;            // messages in reassembly at once
+  std::size_t max_message_size = 0;              // a fragment announcing more is dropped
+  std::size_t slots = 4;                         // messages in reassembly at once
   Nanoseconds timeout = std::chrono::seconds(1); // idle time after which a partial is evicted
 };
 
@@ -59,8 +59,8 @@ public:
   // Takes one datagram that has_fragment_magic(). `source` identifies the sending socket (the
   // endpoint packs its IPv4 address and port); message ids are only compared within a source.
   // Returns the message when this fragment completed it.
-  std::optional<ReassembledMessage> accept(std::uint64_t source, std::span<const std::byte> datagram,
-                                           Clock::time_point now) noexcept;
+  std::optional<ReassembledMessage>
+  accept(std::uint64_t source, std::span<const std::byte> datagram, Clock::time_point now) noexcept;
 
   // Evicts partial messages idle for the timeout. accept() does this too; call it when nothing
   // arrives, so the counters are current.

@@ -82,8 +82,8 @@ sockaddr_in parse_ipv4_endpoint(std::string_view value, std::string_view flag)
   const AddrinfoList list(raw);
   if (status != 0 || list == nullptr) {
     throw_bad_address(flag, value,
-                    "cannot resolve '" + parts.host + "' to an IPv4 address: " +
-                        (status != 0 ? gai_strerror(status) : "no answer"));
+                      "cannot resolve '" + parts.host + "' to an IPv4 address: " +
+                          (status != 0 ? gai_strerror(status) : "no answer"));
   }
   const auto* found = reinterpret_cast<const sockaddr_in*>(list->ai_addr);
   address.sin_addr = found->sin_addr;

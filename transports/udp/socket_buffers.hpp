@@ -7,10 +7,10 @@
 namespace netprof::udp {
 
 struct BufferSizes {
-  std::size_t requested = 0;       // -q as given (0: OS default)
-  std::size_t granted_send = 0;    // usable bytes, as -q counts them (Linux reports twice that)
+  std::size_t requested = 0;    // -q as given (0: OS default)
+  std::size_t granted_send = 0; // usable bytes, as -q counts them (Linux reports twice that)
   std::size_t granted_receive = 0;
-  std::vector<std::string> notes;  // clamped, or forced beyond the sysctl
+  std::vector<std::string> notes; // clamped, or forced beyond the sysctl
 };
 
 // Sets SO_SNDBUF on send_fd and SO_RCVBUF on receive_fd (they may be the same socket) to

@@ -4,8 +4,8 @@
 #include "socket_address.hpp"
 
 #include <random>
-#include <system_error>
 #include <string>
+#include <system_error>
 
 namespace netprof::udp {
 
@@ -63,8 +63,8 @@ std::string reassembly_note(const ReassemblyCounters& counters, std::uint64_t tr
 UdpEndpoint::UdpEndpoint(UdpSockets sockets, const UdpTuning& tuning,
                          std::size_t queue_length_bytes)
     : m_sockets(std::move(sockets)),
-      m_buffers(size_socket_buffers(m_sockets.send_fd(), m_sockets.receive.get(),
-                                    queue_length_bytes)),
+      m_buffers(
+          size_socket_buffers(m_sockets.send_fd(), m_sockets.receive.get(), queue_length_bytes)),
       m_sender(m_sockets.send_fd(), m_peers, sender_settings(tuning, m_buffers)),
       m_receiver(m_sockets.receive.get(), reassembly_limits(tuning), m_sockets.own_source)
 {
@@ -155,7 +155,8 @@ EndpointFacts UdpEndpoint::facts() const
                           std::to_string(PeerTable::capacity));
   }
   if (const int error = m_sender.gso_refused_error(); error != 0) {
-    facts.notes.push_back("UDP GSO refused by the kernel (" + std::generic_category().message(error) +
+    facts.notes.push_back("UDP GSO refused by the kernel (" +
+                          std::generic_category().message(error) +
                           "): batches went as one sendmmsg entry per message");
   }
   // Read at the end of a run, this says what the transport dropped on its own.

@@ -70,7 +70,8 @@ UdpSender::UdpSender(int fd, PeerTable& peers, const SenderSettings& settings)
     // Not value-initialised: a slot is written before it is sent, and pages never written are
     // never committed, so a large fragment size costs address space, not memory.
     m_batch_slot_size = settings.fragment_size;
-    m_batch_storage = std::make_unique_for_overwrite<std::byte[]>(settings.batch * m_batch_slot_size);
+    m_batch_storage =
+        std::make_unique_for_overwrite<std::byte[]>(settings.batch * m_batch_slot_size);
     m_batch_iovs = std::make_unique<iovec[]>(settings.batch);
     for (std::size_t i = 0; i < settings.batch; ++i) {
       m_batch_iovs[i].iov_base = m_batch_storage.get() + i * m_batch_slot_size;
@@ -175,8 +176,8 @@ SendResult UdpSender::flush() noexcept
     if (sent < runs && attempt.failed && m_settings.gso && gso_refused(m_last_error)) {
       // This kernel or device cannot segment: from now on one entry per message, starting
       // again for this peer with the first message it did not get.
-      const auto resume = static_cast<std::size_t>(m_run_headers[sent].msg_hdr.msg_iov -
-                                                   m_batch_iovs.get());
+      const auto resume =
+          static_cast<std::size_t>(m_run_headers[sent].msg_hdr.msg_iov - m_batch_iovs.get());
       m_settings.gso = false;
       m_gso_refused_error = m_last_error;
       runs = build_runs(resume);

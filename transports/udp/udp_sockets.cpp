@@ -69,7 +69,8 @@ sockaddr_in connect_sender(int fd, const sockaddr_in& source, const sockaddr_in&
   if (connect(fd, reinterpret_cast<const sockaddr*>(&medium), sizeof medium) != 0) {
     const int error = errno;
     throw TransportError("cannot send to " + what + " " + to_string(medium) + ": " +
-                         error_text(error) + (hint != nullptr ? std::string(" (") + hint + ")" : ""));
+                         error_text(error) +
+                         (hint != nullptr ? std::string(" (") + hint + ")" : ""));
   }
   return bound_address(fd);
 }
@@ -94,8 +95,7 @@ sockaddr_in any_address()
 
 } // namespace
 
-UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers,
-                        Role role)
+UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers, Role role)
 {
   UdpSockets sockets;
   sockets.transport = "udp";
@@ -121,8 +121,8 @@ void connect_socket(int fd, const sockaddr_in& peer)
 UniqueFd open_connected_twin(int fd, const sockaddr_in& peer)
 {
   const sockaddr_in own = bound_address(fd);
-  const std::string what = "share port " + std::to_string(ntohs(own.sin_port)) +
-                           " with a connected twin (SO_REUSEADDR)";
+  const std::string what =
+      "share port " + std::to_string(ntohs(own.sin_port)) + " with a connected twin (SO_REUSEADDR)";
   set_option(fd, SOL_SOCKET, SO_REUSEADDR, 1, what);
   UniqueFd twin = new_socket();
   set_option(twin.get(), SOL_SOCKET, SO_REUSEADDR, 1, what);
@@ -135,10 +135,10 @@ UdpSockets open_multicast(const MulticastSettings& settings)
 {
   const sockaddr_in& group = settings.group;
   const std::string group_text = to_string(group.sin_addr);
-  const std::string where = settings.interface
-                                ? "on " + settings.interface->name + " (" +
-                                      to_string(settings.interface->address) + ")"
-                                : "on the interface the route to " + group_text + " picks";
+  const std::string where =
+      settings.interface ? "on " + settings.interface->name + " (" +
+                               to_string(settings.interface->address) + ")"
+                         : "on the interface the route to " + group_text + " picks";
   UdpSockets sockets;
   sockets.transport = "multicast";
   sockets.receive = open_shared_receiver(group);

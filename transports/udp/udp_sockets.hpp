@@ -31,15 +31,15 @@ namespace netprof::udp {
 
 // How the endpoint reaches a single peer: see the top of this file.
 enum class SinglePeerRoute {
-  unconnected,       // shared media: already connected senders
-  connect_socket,    // unicast subscriber: `receive` itself, connected to its one peer
-  connected_twin     // unicast publisher: a twin of `receive` while there is one peer
+  unconnected,    // shared media: already connected senders
+  connect_socket, // unicast subscriber: `receive` itself, connected to its one peer
+  connected_twin  // unicast publisher: a twin of `receive` while there is one peer
 };
 
 struct UdpSockets {
-  std::string transport;  // registry name, for the endpoint's facts
-  UniqueFd receive;       // bound; the endpoint drains it
-  UniqueFd send;          // not valid: `receive` sends too
+  std::string transport;                 // registry name, for the endpoint's facts
+  UniqueFd receive;                      // bound; the endpoint drains it
+  UniqueFd send;                         // not valid: `receive` sends too
   std::optional<sockaddr_in> own_source; // shared media: datagrams from here are our own
   std::vector<sockaddr_in> peers;
   bool learns_peers = false; // unicast: a publisher adopts the senders of hellos
@@ -51,8 +51,7 @@ struct UdpSockets {
 };
 
 // Binds `own` without SO_REUSEADDR, so a port in use is an error rather than shared traffic.
-UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers,
-                        Role role);
+UdpSockets open_unicast(const sockaddr_in& own, const std::vector<sockaddr_in>& peers, Role role);
 
 // Connects `fd` to `peer`. Throws TransportError.
 void connect_socket(int fd, const sockaddr_in& peer);

@@ -71,9 +71,6 @@ class ZmqTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return zmq_options(); }
 
-  // Any of its options selects it (the default selected()); only --zmq names it.
-  bool named() const override { return option_values().given("zmq"); }
-
   void validate(Role role) const override
   {
     // No --zmq at all is checked by open(): the local pair, selected by --zmq-nodrop alone

@@ -91,8 +91,8 @@ TEST_F(JsonPathTest, RefusesAFifoNobodyReadsInsteadOfHanging)
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
 
   EXPECT_EQ(usage_error(fifo.string()), "invalid value '" + fifo.string() +
-                                           "' for --json: cannot write it (No such device or "
-                                           "address)");
+                                            "' for --json: cannot write it (No such device or "
+                                            "address)");
 }
 
 TEST_F(JsonPathTest, ANewFileIsCheckedWithoutLeavingOneBehind)

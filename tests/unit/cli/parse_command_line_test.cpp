@@ -86,8 +86,8 @@ TEST_F(ParseCommandLineTest, KeepsTheCommandLineAsGiven)
 
 TEST_F(ParseCommandLineTest, ParsesShortForms)
 {
-  const auto sut = parse(
-    {"-i", "3", "-s", "64", "-q", "0", "-t", "2.5", "-u", "127.0.0.1:40001", "-u", "127.0.0.1:40000"});
+  const auto sut = parse({"-i", "3", "-s", "64", "-q", "0", "-t", "2.5", "-u", "127.0.0.1:40001",
+                          "-u", "127.0.0.1:40000"});
 
   EXPECT_EQ(sut.config.id, 3U);
   EXPECT_EQ(sut.config.role, Role::subscriber);
@@ -99,15 +99,42 @@ TEST_F(ParseCommandLineTest, ParsesShortForms)
 TEST_F(ParseCommandLineTest, ParsesEveryLongForm)
 {
   const std::string json = (std::filesystem::path(::testing::TempDir()) / "r.json").string();
-  const auto sut = parse({"--id",         "0",        "--size",          "256",
-                          "--queue-length", "4096",  "--time",          "0.25",
-                          "--send-hz",    "500.5",    "--num-vars",      "7",
-                          "--subscribers", "0",       "--wait",          "2",
-                          "--warmup-time", "0",       "--max-loss",      "1.5",
-                          "--mode",       "ping-pong", "--probe-hz",     "20",
-                          "--probe-timeout", "0.5",   "--idle-timeout",  "4",
-                          "--wait-strategy", "spin",  "--cpu",           "0",
-                          "--json",       json,       "--quiet",         "--udp",
+  const auto sut = parse({"--id",
+                          "0",
+                          "--size",
+                          "256",
+                          "--queue-length",
+                          "4096",
+                          "--time",
+                          "0.25",
+                          "--send-hz",
+                          "500.5",
+                          "--num-vars",
+                          "7",
+                          "--subscribers",
+                          "0",
+                          "--wait",
+                          "2",
+                          "--warmup-time",
+                          "0",
+                          "--max-loss",
+                          "1.5",
+                          "--mode",
+                          "ping-pong",
+                          "--probe-hz",
+                          "20",
+                          "--probe-timeout",
+                          "0.5",
+                          "--idle-timeout",
+                          "4",
+                          "--wait-strategy",
+                          "spin",
+                          "--cpu",
+                          "0",
+                          "--json",
+                          json,
+                          "--quiet",
+                          "--udp",
                           "127.0.0.1:40000"});
 
   const RunConfig& config = sut.config;
@@ -425,7 +452,7 @@ TEST_F(ParseCommandLineTest, RejectsAnEmptyCpuListEntry)
 
   EXPECT_EQ(message.rfind("invalid value '0,' for --cpu: expected comma-separated CPU numbers", 0),
             0U)
-    << message;
+      << message;
 }
 
 TEST_F(ParseCommandLineTest, RejectsACpuThatIsNotOnline)
@@ -436,7 +463,7 @@ TEST_F(ParseCommandLineTest, RejectsACpuThatIsNotOnline)
                           "numbers, each below ",
                           0),
             0U)
-    << message;
+      << message;
 }
 
 TEST_F(ParseCommandLineTest, RejectsAPositionalArgument)
@@ -489,12 +516,12 @@ TEST_F(ParseCommandLineTest, PassesTheTransportsOwnValidationError)
 TEST_F(ParseCommandLineTest, RejectsAJsonFileInAMissingDirectory)
 {
   const std::string path =
-    (std::filesystem::path(::testing::TempDir()) / "no-such-dir" / "r.json").string();
+      (std::filesystem::path(::testing::TempDir()) / "no-such-dir" / "r.json").string();
   const std::string directory = std::filesystem::path(path).parent_path().string();
 
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--json", path}),
             "invalid value '" + path + "' for --json: directory '" + directory +
-              "' does not exist");
+                "' does not exist");
 }
 
 TEST_F(ParseCommandLineTest, RejectsAJsonPathThatIsADirectory)
@@ -540,7 +567,8 @@ TEST_F(ParseCommandLineTest, VersionNamesTheVersionAndBuildType)
   const auto sut = parse({"--version"});
 
   EXPECT_EQ(sut.action, ParsedCommandLine::Action::version);
-  EXPECT_EQ(sut.text, std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n");
+  EXPECT_EQ(sut.text,
+            std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n");
 }
 
 TEST_F(ParseCommandLineTest, HelpListsEveryCoreGroup)
@@ -557,10 +585,12 @@ TEST_F(ParseCommandLineTest, HelpListsEveryCoreOption)
   const std::string sut = help_text(m_registry);
 
   for (const char* option :
-       {"--help", "--version", "--id", "--local-pair", "--size", "--queue-length", "--time",
-        "--count", "--send-hz", "--num-vars", "--subscribers", "--wait ", "--warmup-time",
-        "--warmup-count", "--max-loss", "--mode", "--probe-hz", "--probe-timeout",
-        "--idle-timeout", "--wait-strategy", "--cpu", "--json", "--quiet"}) {
+       {"--help",        "--version",       "--id",           "--local-pair",
+        "--size",        "--queue-length",  "--time",         "--count",
+        "--send-hz",     "--num-vars",      "--subscribers",  "--wait ",
+        "--warmup-time", "--warmup-count",  "--max-loss",     "--mode",
+        "--probe-hz",    "--probe-timeout", "--idle-timeout", "--wait-strategy",
+        "--cpu",         "--json",          "--quiet"}) {
     EXPECT_NE(sut.find(option), std::string::npos) << option;
   }
 }
@@ -603,8 +633,9 @@ TEST_F(ParseCommandLineTest, HelpListsTheExitCodes)
   const std::string sut = help_text(m_registry);
 
   EXPECT_NE(sut.find("Exit status:"), std::string::npos);
-  for (const char* line : {"  0    test passed", "  1    test ran but failed", "  2    bad command line",
-                           "  3    runtime or transport error", "  130  interrupted"}) {
+  for (const char* line :
+       {"  0    test passed", "  1    test ran but failed", "  2    bad command line",
+        "  3    runtime or transport error", "  130  interrupted"}) {
     EXPECT_NE(sut.find(line), std::string::npos) << line;
   }
 }

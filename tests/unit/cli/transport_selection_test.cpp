@@ -28,10 +28,10 @@ struct FakeLog {
 class FakeTransport final : public Transport {
 public:
   explicit FakeTransport(std::shared_ptr<FakeLog> log)
-    : m_log(std::move(log)),
-      m_options{"Fake medium",
-                {OptionSpec("fake", "NAME", Text{}, "name of the fake medium")
-                   .passed(PairRoute::neither)}}
+      : m_log(std::move(log)), m_options{
+                                   "Fake medium",
+                                   {OptionSpec("fake", "NAME", Text{}, "name of the fake medium")
+                                        .passed(PairRoute::neither)}}
   {
   }
 
@@ -53,14 +53,15 @@ public:
   {
     return Transport::reads_option(long_name) ||
            std::find(m_log->also_reads.begin(), m_log->also_reads.end(), long_name) !=
-             m_log->also_reads.end();
+               m_log->also_reads.end();
   }
 
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     m_log->asked_for_local_pair_arguments = true;
     const std::string name = this->name().empty() ? "pair" : this->name();
-    return {{"--fake", name}, std::vector(subscribers, std::vector<std::string>{"--fake", name}),
+    return {{"--fake", name},
+            std::vector(subscribers, std::vector<std::string>{"--fake", name}),
             {"/tmp/" + name}};
   }
 
@@ -185,19 +186,19 @@ TEST_F(TransportSelectionTest, ASettingBesideAnotherTransportsNameIsRefusedByNam
   TransportRegistry registry;
   register_builtin_transports(registry);
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-    {{"-b", "127.255.255.255:4150", "--mc-ttl", "3"},
-     "--mc-ttl does not apply to the broadcast transport (it is an option of multicast)"},
-    {{"-u", "127.0.0.1:40000", "--mc-loopback", "off"},
-     "--mc-loopback does not apply to the udp transport (it is an option of multicast)"},
-    {{"-u", "127.0.0.1:40000", "--zmq-nodrop"},
-     "--zmq-nodrop does not apply to the udp transport (it is an option of zmq)"},
-    {{"-m", "239.255.0.1:4150", "--shm-history", "keep-all"},
-     "--shm-history does not apply to the multicast transport (it is an option of shm)"},
-    {{"--shm", "h", "--zmq-io-threads", "2"},
-     "--zmq-io-threads does not apply to the shm transport (it is an option of zmq)"},
-    {{"--zmq", "tcp://127.0.0.1:5555", "--reassembly-timeout", "2"},
-     "--reassembly-timeout does not apply to the zmq transport (it is an option of udp, "
-     "multicast and broadcast)"},
+      {{"-b", "127.255.255.255:4150", "--mc-ttl", "3"},
+       "--mc-ttl does not apply to the broadcast transport (it is an option of multicast)"},
+      {{"-u", "127.0.0.1:40000", "--mc-loopback", "off"},
+       "--mc-loopback does not apply to the udp transport (it is an option of multicast)"},
+      {{"-u", "127.0.0.1:40000", "--zmq-nodrop"},
+       "--zmq-nodrop does not apply to the udp transport (it is an option of zmq)"},
+      {{"-m", "239.255.0.1:4150", "--shm-history", "keep-all"},
+       "--shm-history does not apply to the multicast transport (it is an option of shm)"},
+      {{"--shm", "h", "--zmq-io-threads", "2"},
+       "--zmq-io-threads does not apply to the shm transport (it is an option of zmq)"},
+      {{"--zmq", "tcp://127.0.0.1:5555", "--reassembly-timeout", "2"},
+       "--reassembly-timeout does not apply to the zmq transport (it is an option of udp, "
+       "multicast and broadcast)"},
   };
   for (const auto& [arguments, expected] : cases) {
     std::vector<std::string> storage{"netprof"};
@@ -255,18 +256,19 @@ TEST_F(TransportSelectionTest, APublishersOwnEndpointNeedsAPortOutsideTheLocalPa
   TransportRegistry registry;
   register_builtin_transports(registry);
 
-  EXPECT_EQ(usage_error(registry, {"-u", "127.0.0.1:0"}).rfind("bad -u value '127.0.0.1:0': a "
-                                                               "publisher needs a port other "
-                                                               "than 0",
-                                                               0),
+  EXPECT_EQ(usage_error(registry, {"-u", "127.0.0.1:0"})
+                .rfind("bad -u value '127.0.0.1:0': a "
+                       "publisher needs a port other "
+                       "than 0",
+                       0),
             0u);
   EXPECT_EQ(usage_error(registry, {"--zmq", "tcp://127.0.0.1:*"})
-              .rfind("bad --zmq value 'tcp://127.0.0.1:*': a publisher needs", 0),
+                .rfind("bad --zmq value 'tcp://127.0.0.1:*': a publisher needs", 0),
             0u);
   EXPECT_EQ(usage_error(registry, {"--zmq", "ipc://*"}).rfind("bad --zmq value 'ipc://*'", 0), 0u);
   // A subscriber may leave its own open; the local pair makes the publisher's definite.
   EXPECT_EQ(parse(registry, {"-i", "1", "-u", "127.0.0.1:0", "-u", "127.0.0.1:40000"})
-              .config.transport_name,
+                .config.transport_name,
             "udp");
   EXPECT_EQ(parse(registry, {"--local-pair", "--zmq", "tcp://127.0.0.1:*"}).config.transport_name,
             "zmq");
@@ -308,7 +310,8 @@ TEST_F(TransportSelectionTest, WithoutTransportOptionsOrMulticastItAsksForOne)
   TransportRegistry registry;
   add_fake(registry);
 
-  EXPECT_EQ(usage_error(registry, {"-i", "0"}), "no transport given: use -u host:port (see --help)");
+  EXPECT_EQ(usage_error(registry, {"-i", "0"}),
+            "no transport given: use -u host:port (see --help)");
 }
 
 TEST_F(TransportSelectionTest, ListTransportsPrintsOneNameAndSummaryPerLine)
@@ -328,8 +331,9 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
   const auto registry = with_udp_and_fake();
 
   // --json takes a FILE everywhere else; beside --list-transports, given bare, it asks for JSON.
-  for (const auto& arguments : {std::initializer_list<std::string>{"--list-transports", "--json"},
-                                std::initializer_list<std::string>{"--json", "--list-transports"}}) {
+  for (const auto& arguments :
+       {std::initializer_list<std::string>{"--list-transports", "--json"},
+        std::initializer_list<std::string>{"--json", "--list-transports"}}) {
     const auto sut = parse(registry, arguments);
 
     EXPECT_EQ(sut.action, ParsedCommandLine::Action::list_transports);
@@ -341,7 +345,7 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     EXPECT_EQ(fake["name"], "fake");
     EXPECT_EQ(fake["summary"], "a fake medium for tests: --fake NAME");
     EXPECT_EQ(fake["options"], (std::vector<std::string>{"fake", "fragment-size"}))
-      << "its own options, then those of other groups it reads";
+        << "its own options, then those of other groups it reads";
     EXPECT_EQ(fake["local_pair"]["publisher"], (std::vector<std::string>{"--fake", "pair"}));
     EXPECT_EQ(fake["local_pair"]["subscriber"], (std::vector<std::string>{"--fake", "pair"}));
     EXPECT_EQ(fake["loopback"]["subscribers"].size(), 1u);
@@ -356,8 +360,8 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonDerivesLoopbackArgumentsFromW
 {
   const auto registry = with_udp_and_fake();
 
-  const auto sut = parse(registry, {"--list-transports", "--json", "--subscribers", "2", "--fake",
-                                    "medium"});
+  const auto sut =
+      parse(registry, {"--list-transports", "--json", "--subscribers", "2", "--fake", "medium"});
 
   const auto fake = nlohmann::json::parse(sut.text)["transports"].back();
   const std::vector<std::string> arguments = {"--fake", "medium"};

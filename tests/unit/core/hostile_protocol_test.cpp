@@ -95,10 +95,10 @@ Pair run_attacked(InMemoryLink& link, const std::function<void()>& attack,
 // The figures of a run the forger did not touch: both pass, one subscriber, nothing lost.
 void expect_untouched(const Pair& pair)
 {
-  EXPECT_EQ(pair.publisher.status, ExitStatus::passed) << ::testing::PrintToString(
-      pair.publisher.report.problems);
-  EXPECT_EQ(pair.subscriber.status, ExitStatus::passed) << ::testing::PrintToString(
-      pair.subscriber.report.problems);
+  EXPECT_EQ(pair.publisher.status, ExitStatus::passed)
+      << ::testing::PrintToString(pair.publisher.report.problems);
+  EXPECT_EQ(pair.subscriber.status, ExitStatus::passed)
+      << ::testing::PrintToString(pair.subscriber.report.problems);
   const RunReport& report = pair.publisher.report;
   ASSERT_EQ(report.subscribers.size(), 1u);
   const SubscriberResult& seen = report.subscribers[0];
@@ -205,9 +205,8 @@ TEST(HostileProtocol, PublisherRejectsCountersAnsweringAnEndItDidNotSend)
 TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
 {
   InMemoryLink link;
-  const Pair pair = run_attacked(link, [&] {
-    link.to_publisher->push(message_of(hello_from(1, 0x1234)));
-  });
+  const Pair pair =
+      run_attacked(link, [&] { link.to_publisher->push(message_of(hello_from(1, 0x1234))); });
   expect_untouched(pair);
   EXPECT_EQ(pair.publisher.report.rejected, 1u);
 }

@@ -115,8 +115,8 @@ struct InMemoryFanOut {
     std::vector<std::shared_ptr<MessageQueue>> inboxes;
     for (std::size_t i = 0; i < subscriber_count; ++i) {
       inboxes.push_back(std::make_shared<MessageQueue>());
-      subscribers.push_back(
-          std::make_unique<InMemoryEndpoint>(inboxes.back(), std::vector{to_publisher}, Forwarding{}));
+      subscribers.push_back(std::make_unique<InMemoryEndpoint>(
+          inboxes.back(), std::vector{to_publisher}, Forwarding{}));
     }
     publisher = std::make_unique<InMemoryEndpoint>(to_publisher, inboxes, Forwarding{});
   }

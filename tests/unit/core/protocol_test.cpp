@@ -65,8 +65,7 @@ netprof::testing::Forwarding measured_data(std::function<int(std::uint64_t)> cop
 TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
 {
   InMemoryLink sut;
-  const auto outcome =
-      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
   EXPECT_EQ(outcome.subscriber.status, ExitStatus::passed);
@@ -84,9 +83,9 @@ TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
 
 TEST(Protocol, LossIsExactlySentMinusReceived)
 {
-  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
-  const auto outcome =
-      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  InMemoryLink sut(
+      measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
 
   const SubscriberResult& seen_by_publisher = outcome.publisher.report.subscribers.at(0);
   EXPECT_EQ(seen_by_publisher.counters.received, 900u);
@@ -99,7 +98,8 @@ TEST(Protocol, LossIsExactlySentMinusReceived)
 
 TEST(Protocol, MaxLossTurnsLossIntoFailure)
 {
-  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
+  InMemoryLink sut(
+      measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
   RunConfig publisher = config_for(Role::publisher);
   publisher.max_loss_percent = 5.0;
   const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber));
@@ -110,9 +110,9 @@ TEST(Protocol, MaxLossTurnsLossIntoFailure)
 
 TEST(Protocol, DuplicatesAreCountedAndNotMistakenForData)
 {
-  InMemoryLink sut(measured_data([](std::uint64_t sequence) { return sequence % 50 == 0 ? 2 : 1; }));
-  const auto outcome =
-      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  InMemoryLink sut(
+      measured_data([](std::uint64_t sequence) { return sequence % 50 == 0 ? 2 : 1; }));
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
 
   const auto& counters = outcome.publisher.report.subscribers.at(0).counters;
   EXPECT_EQ(counters.duplicates, 20u);
@@ -130,8 +130,7 @@ TEST(Protocol, GarbageIsRejectedWithoutTouchingTheFigures)
       b = static_cast<std::byte>(random());
     sut.to_subscriber->push(junk);
   }
-  const auto outcome =
-      run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
 
   EXPECT_EQ(outcome.subscriber.report.rejected, 200u);
   EXPECT_EQ(outcome.publisher.report.subscribers.at(0).counters.received, 1000u);
@@ -267,7 +266,8 @@ TEST(Protocol, ASubscriberThatLeavesEarlyIsReportedAsSuch)
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     subscriber_stop.request();
   });
-  const RoleResult outcome = run_publisher(publisher, sut.publisher, publisher_stop, publisher_live);
+  const RoleResult outcome =
+      run_publisher(publisher, sut.publisher, publisher_stop, publisher_live);
 
   EXPECT_EQ(subscriber.get().status, ExitStatus::interrupted);
   EXPECT_EQ(outcome.status, ExitStatus::failed);

@@ -199,7 +199,6 @@ std::set<std::string> publisher_view_keys()
   return keys;
 }
 
-
 // ---- text ----
 
 TEST(TextReport, FirstLineIsTheVerdict)
@@ -630,9 +629,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   EXPECT_EQ(sut["echoes_received"], 998);
   EXPECT_EQ(sut["echoes_late"], 1);
   const json& latency = sut["latency"];
-  EXPECT_EQ(keys_of(latency),
-            (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns",
-                                   "fanout_skew_ns", "rtt_histogram"}));
+  EXPECT_EQ(keys_of(latency), (std::set<std::string>{"rtt_ns", "one_way_ns", "rtt_uncorrected_ns",
+                                                     "fanout_skew_ns", "rtt_histogram"}));
   for (const char* name : {"rtt_ns", "one_way_ns", "rtt_uncorrected_ns"}) {
     EXPECT_EQ(keys_of(latency[name]), summary_keys) << name;
     for (const auto& [key, value] : latency[name].items()) {
@@ -696,10 +694,9 @@ TEST(JsonReport, OneObjectPerSubscriber)
 TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
 {
   json sut = parsed(sample_subscriber_report());
-  EXPECT_EQ(keys_of(sut),
-            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
-                                   "endpoint", "run_id", "result", "rejected", "subscriber",
-                                   "abandoned_runs"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
+                                                 "settings", "endpoint", "run_id", "result",
+                                                 "rejected", "subscriber", "abandoned_runs"}));
   EXPECT_EQ(sut["settings"]["role"], "subscriber");
   EXPECT_TRUE(sut["abandoned_runs"].is_array());
   EXPECT_TRUE(sut["abandoned_runs"].empty());

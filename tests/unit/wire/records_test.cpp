@@ -10,9 +10,9 @@
 
 namespace {
 
+using netprof::LayoutStatus;
 using netprof::RecordLayout;
 using netprof::RecordReader;
-using netprof::LayoutStatus;
 
 using Bytes = std::vector<std::byte>;
 

@@ -20,12 +20,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using namespace netprof::shm; // the ring's types, the objects under test
 using netprof::Clock;
-using netprof::shm::History;
-using netprof::shm::RingReader;
-using netprof::shm::RingView;
-using netprof::shm::RingWriter;
-using netprof::shm::WriteResult;
 
 constexpr std::size_t capacity = 64 * 1024;
 constexpr std::size_t reader_count = 3;
@@ -64,8 +60,7 @@ enum class Pace { busy, dawdle, sleep };
 
 class Stress {
 public:
-  explicit Stress(History history)
-      : m_words(RingView::bytes_needed(capacity, reader_count) / 8 + 8)
+  explicit Stress(History history) : m_words(RingView::bytes_needed(capacity, reader_count) / 8 + 8)
   {
     auto* base = reinterpret_cast<std::byte*>(m_words.data());
     const auto misalignment = reinterpret_cast<std::uintptr_t>(base) % 64;
@@ -80,9 +75,7 @@ public:
     std::vector<std::thread> readers;
     std::atomic<std::size_t> attached{0};
     for (std::size_t i = 0; i < reader_count; ++i)
-      readers.emplace_back([this, i, &attached] {
-        read_all(i, static_cast<Pace>(i), attached);
-      });
+      readers.emplace_back([this, i, &attached] { read_all(i, static_cast<Pace>(i), attached); });
     while (attached.load() < reader_count)
       std::this_thread::yield();
 
@@ -167,9 +160,9 @@ private:
       if (done && !reader.readable())
         break;
       if (pace == Pace::sleep)
-        netprof::shm::wait(m_view->wake_line(), [&] {
-          return reader.readable() || m_done.load(std::memory_order_acquire);
-        }, 50ms);
+        netprof::shm::wait(
+            m_view->wake_line(),
+            [&] { return reader.readable() || m_done.load(std::memory_order_acquire); }, 50ms);
     }
     report.overruns = reader.overruns();
     reader.detach();

@@ -14,12 +14,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using namespace netprof::shm; // the ring's types, the objects under test
 using netprof::Clock;
-using netprof::shm::History;
-using netprof::shm::RingReader;
-using netprof::shm::RingView;
-using netprof::shm::RingWriter;
-using netprof::shm::WriteResult;
 
 using Bytes = std::vector<std::byte>;
 
@@ -445,7 +441,8 @@ TEST(WakeLine, WaitReturnsAtOnceWhenAlreadyReady)
 {
   netprof::shm::WakeLine line{};
   const auto start = Clock::now();
-  EXPECT_TRUE(netprof::shm::wait(line, [] { return true; }, 5s));
+  EXPECT_TRUE(netprof::shm::wait(
+      line, [] { return true; }, 5s));
   EXPECT_LT(Clock::now() - start, 1s);
 }
 
@@ -453,7 +450,8 @@ TEST(WakeLine, WaitTimesOutWhenNothingComes)
 {
   netprof::shm::WakeLine line{};
   const auto start = Clock::now();
-  EXPECT_FALSE(netprof::shm::wait(line, [] { return false; }, 30ms));
+  EXPECT_FALSE(netprof::shm::wait(
+      line, [] { return false; }, 30ms));
   EXPECT_GE(Clock::now() - start, 25ms);
 }
 
@@ -467,8 +465,8 @@ TEST(WakeLine, RingWakesASleeperLongBeforeItsTimeout)
   std::thread sleeper([&] {
     const auto deadline = Clock::now() + 10s;
     while (!reader.sut.readable() && Clock::now() < deadline)
-      netprof::shm::wait(ring.view->wake_line(), [&] { return reader.sut.readable(); },
-                         deadline - Clock::now());
+      netprof::shm::wait(
+          ring.view->wake_line(), [&] { return reader.sut.readable(); }, deadline - Clock::now());
     woke = reader.sut.readable();
   });
   std::this_thread::sleep_for(20ms); // let it fall asleep (not needed for correctness)

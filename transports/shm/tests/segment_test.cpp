@@ -163,7 +163,8 @@ TEST_F(ShmSegment, SubscriberStartedFirstAttachesWhenThePublisherComes)
   const auto start = Clock::now();
   EXPECT_EQ(subscriber.receive(sink, 30ms), ReceiveResult::timed_out);
   EXPECT_GE(Clock::now() - start, 30ms);
-  EXPECT_EQ(subscriber.send(bytes("lost hello")), SendResult::sent) << "nowhere to go is not an error";
+  EXPECT_EQ(subscriber.send(bytes("lost hello")), SendResult::sent)
+      << "nowhere to go is not an error";
 
   PublisherEndpoint publisher(settings());
   ASSERT_EQ(subscriber.send(bytes("hello")), SendResult::sent);

@@ -1,3 +1,4 @@
+#include "endpoint_support.hpp"
 #include "shm_endpoint.hpp"
 
 #include <netprof/errors.hpp>
@@ -6,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <iostream>
 #include <new>
 #include <thread>
@@ -15,37 +15,12 @@ namespace netprof::shm {
 
 namespace {
 
-// How often the publisher looks for subscribers that died without leaving, and how often a
-// keep_all publisher that is pushed back looks at the one holding it up (a kill(pid, 0) each).
-constexpr auto reap_interval = std::chrono::milliseconds(100);
-constexpr auto blocked_reap_interval = std::chrono::milliseconds(1);
 // How often a waiting subscriber checks that its publisher and segment are still the current
 // ones; when busy-polling, every this many empty polls instead (no clock read per poll).
 constexpr auto health_interval = std::chrono::milliseconds(100);
 constexpr std::uint32_t health_polls = 1u << 16;
 // Before the publisher exists, a blocking receive retries the attach this often.
 constexpr auto attach_retry = std::chrono::milliseconds(2);
-// Blocking waits are capped so that a caller passing Nanoseconds::max() cannot overflow.
-constexpr Nanoseconds longest_wait = std::chrono::hours(24);
-
-template <typename T>
-std::atomic_ref<T> shared(T& value) noexcept
-{
-  return std::atomic_ref<T>(value);
-}
-
-std::uint64_t slot_bit(std::size_t index) noexcept
-{
-  return std::uint64_t{1} << index;
-}
-
-RingView open_data_ring(const Segment& segment)
-{
-  const auto ring = RingView::open(segment.data_ring_memory());
-  if (!ring)
-    throw TransportError("the shared-memory data ring did not format");
-  return *ring;
-}
 
 // Salt for a back ring. A subscriber formats it inside its measured loop, where
 // std::random_device (which may throw, and opens a file) has no place; this only needs to
@@ -56,220 +31,7 @@ std::uint64_t cheap_salt(std::uint64_t session) noexcept
   return (now ^ (static_cast<std::uint64_t>(getpid()) << 32) ^ session) * 0x9e3779b97f4a7c15ull;
 }
 
-std::string strategy_note()
-{
-  return "waiting: receive(0) polls without a syscall; a blocking receive sleeps on a futex "
-         "word in the segment (FUTEX_WAIT with the timeout), and writers FUTEX_WAKE only when a "
-         "sleeper is registered, so busy-polling readers cost them nothing";
-}
-
-std::string history_note(History history)
-{
-  if (history == History::keep_all)
-    return "history keep-all: the publisher waits for the slowest live subscriber (send is "
-           "back-pressured while the ring is full; a subscriber whose process died is dropped); "
-           "subscribers read records in place (zero copy)";
-  return "history keep-last: the publisher never waits; each subscriber copies a record out and "
-         "re-checks its header, so a torn read is never delivered; a lapped subscriber skips "
-         "ahead and the core counts what it lost";
-}
-
-// Wire bytes are the ring bytes a record took: header and padding to 64 B included. The ring
-// names no sender: a subscriber hears only its publisher, which reaches every subscriber.
-Delivery delivery_of(std::span<const std::byte> message) noexcept
-{
-  return Delivery{message, 1, record_size(message.size()), PeerHandle{}};
-}
-
-void add_ring_facts(EndpointFacts& facts, const RingView& ring)
-{
-  facts.notes.push_back("ring " + std::to_string(ring.capacity()) + " B: largest message " +
-                        std::to_string(ring.max_message_size()) +
-                        " B (half the ring minus 8 B of record header; for larger messages "
-                        "raise -q to about twice the message)");
-}
-
 } // namespace
-
-// ---- publisher ------------------------------------------------------------------------------
-
-PublisherEndpoint::PublisherEndpoint(EndpointSettings settings)
-    : m_settings(std::move(settings)),
-      m_ring([&] {
-        Segment::Created created =
-            Segment::create(m_settings.name, m_settings.ring_capacity, m_settings.history);
-        m_segment = std::move(created.segment);
-        m_replaced_note = std::move(created.replaced_note);
-        return open_data_ring(m_segment);
-      }()),
-      m_writer(m_ring)
-{
-}
-
-PublisherEndpoint::~PublisherEndpoint()
-{
-  shared(m_segment.header().state)
-      .store(static_cast<std::uint32_t>(SegmentState::closed), std::memory_order_release);
-  ring(m_ring.wake_line()); // sleeping subscribers look at the state now, not at their timeout
-  m_segment.unlink_if_ours(m_settings.name);
-}
-
-SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
-{
-  switch (m_writer.write(message)) {
-  case WriteResult::written:
-    ring_if_sleeping(m_ring.wake_line());
-    return SendResult::sent;
-  case WriteResult::too_large:
-    return SendResult::failed;
-  case WriteResult::full:
-    break;
-  }
-  // keep_all and full: whoever holds us up may have died; looking costs syscalls, so only
-  // now and then while the core retries.
-  const auto now = Clock::now();
-  if (now >= m_next_reap) {
-    m_next_reap = now + blocked_reap_interval;
-    reap_dead_subscribers();
-  }
-  return SendResult::back_pressured;
-}
-
-SendResult PublisherEndpoint::flush() noexcept
-{
-  ring(m_ring.wake_line());
-  return SendResult::sent;
-}
-
-void PublisherEndpoint::track_ready_slots() noexcept
-{
-  SlotTable& table = m_segment.table();
-  const std::uint64_t changes = shared(table.changes).load(std::memory_order_acquire);
-  if (changes == m_seen_changes)
-    return; // nobody joined or left since the last poll
-  m_seen_changes = changes;
-  const std::uint64_t ready = shared(table.ready).load(std::memory_order_acquire);
-  for (std::uint64_t gone = m_tracked_mask & ~ready; gone != 0; gone &= gone - 1)
-    m_back[static_cast<std::size_t>(std::countr_zero(gone))].tracked = false;
-  for (std::uint64_t bits = ready; bits != 0; bits &= bits - 1) {
-    const auto index = static_cast<std::size_t>(std::countr_zero(bits));
-    BackChannel& channel = m_back[index];
-    const std::uint64_t session =
-        shared(m_segment.slot(index).session).load(std::memory_order_acquire);
-    if (channel.tracked && channel.session == session)
-      continue;
-    // A new subscriber in this slot: its back ring was formatted before the ready bit was set.
-    const auto back = RingView::open(m_segment.back_ring_memory(index));
-    if (!back) {
-      channel.tracked = false;
-      continue;
-    }
-    channel.reader.emplace(*back, 0, std::span<std::uint64_t>());
-    channel.reader->adopt();
-    channel.session = session;
-    channel.tracked = true;
-  }
-  m_tracked_mask = ready;
-}
-
-std::size_t PublisherEndpoint::poll_back_rings(MessageSink& sink) noexcept
-{
-  track_ready_slots();
-  std::size_t delivered = 0;
-  for (std::uint64_t bits = m_tracked_mask; bits != 0; bits &= bits - 1) {
-    BackChannel& channel = m_back[static_cast<std::size_t>(std::countr_zero(bits))];
-    if (channel.tracked)
-      delivered += channel.reader->read(
-          [&sink](std::span<const std::byte> message) { sink.on_message(delivery_of(message)); },
-          receive_batch);
-  }
-  return delivered;
-}
-
-bool PublisherEndpoint::back_readable() noexcept
-{
-  track_ready_slots();
-  for (std::uint64_t bits = m_tracked_mask; bits != 0; bits &= bits - 1) {
-    const BackChannel& channel = m_back[static_cast<std::size_t>(std::countr_zero(bits))];
-    if (channel.tracked && channel.reader->readable())
-      return true;
-  }
-  return false;
-}
-
-ReceiveResult PublisherEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
-{
-  if (poll_back_rings(sink) > 0)
-    return ReceiveResult::received;
-  if (timeout <= Nanoseconds::zero())
-    return ReceiveResult::timed_out;
-  auto now = Clock::now();
-  const auto deadline = now + std::min(timeout, longest_wait);
-  for (;;) {
-    if (now >= m_next_reap) {
-      m_next_reap = now + reap_interval;
-      reap_dead_subscribers();
-    }
-    wait(m_segment.publisher_wake(), [this] { return back_readable(); }, deadline - now);
-    if (poll_back_rings(sink) > 0)
-      return ReceiveResult::received;
-    now = Clock::now();
-    if (now >= deadline)
-      return ReceiveResult::timed_out;
-  }
-}
-
-void PublisherEndpoint::drop_slot(std::size_t index) noexcept
-{
-  const std::uint64_t bit = slot_bit(index);
-  SlotTable& table = m_segment.table();
-  shared(table.ready).fetch_and(~bit, std::memory_order_acq_rel);
-  shared(table.changes).fetch_add(1, std::memory_order_acq_rel);
-  m_ring.drop_reader(index);
-  shared(m_segment.slot(index).pid).store(0, std::memory_order_relaxed);
-  shared(table.claimed).fetch_and(~bit, std::memory_order_acq_rel);
-  ++m_dropped;
-}
-
-void PublisherEndpoint::reap_dead_subscribers() noexcept
-{
-  const std::uint64_t claimed =
-      shared(m_segment.table().claimed).load(std::memory_order_acquire);
-  for (std::uint64_t bits = claimed; bits != 0; bits &= bits - 1) {
-    const auto index = static_cast<std::size_t>(std::countr_zero(bits));
-    const pid_t pid = shared(m_segment.slot(index).pid).load(std::memory_order_relaxed);
-    // pid 0: a subscriber between claiming the slot and writing its PID.
-    if (pid > 0 && !process_alive(pid))
-      drop_slot(index);
-  }
-}
-
-EndpointFacts PublisherEndpoint::facts() const
-{
-  EndpointFacts facts;
-  facts.transport = "shm";
-  facts.local_addresses.push_back(object_path(m_settings.name));
-  facts.max_message_size = m_ring.max_message_size();
-  facts.requested_buffer_bytes = m_settings.requested_bytes;
-  facts.granted_send_buffer_bytes = m_ring.capacity();
-  facts.granted_receive_buffer_bytes = m_segment.layout().back_capacity;
-  facts.capabilities = capabilities();
-  facts.notes = m_settings.notes;
-  if (!m_replaced_note.empty())
-    facts.notes.push_back(m_replaced_note);
-  facts.notes.push_back(history_note(m_ring.history()));
-  facts.notes.push_back(strategy_note());
-  add_ring_facts(facts, m_ring);
-  facts.notes.push_back(std::to_string(slot_count) + " subscriber slots, each with a " +
-                        std::to_string(m_segment.layout().back_capacity) +
-                        " B back ring (keep-all) for hellos, echoes and final counters");
-  if (m_dropped > 0)
-    facts.notes.push_back("dropped " + std::to_string(m_dropped) +
-                          " subscriber(s) whose process had died");
-  return facts;
-}
-
-// ---- subscriber -----------------------------------------------------------------------------
 
 SubscriberEndpoint::SubscriberEndpoint(EndpointSettings settings, std::uint32_t id)
     : m_settings(std::move(settings)), m_id(id), m_path(object_path(m_settings.name))
@@ -478,9 +240,8 @@ ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout
       wait(
           m_ring->wake_line(),
           [&] {
-            return m_reader->readable() ||
-                   shared(header.state).load(std::memory_order_acquire) !=
-                       static_cast<std::uint32_t>(SegmentState::ready);
+            return m_reader->readable() || shared(header.state).load(std::memory_order_acquire) !=
+                                               static_cast<std::uint32_t>(SegmentState::ready);
           },
           std::min<Nanoseconds>(deadline - now, health_interval));
     }
@@ -518,10 +279,10 @@ EndpointFacts SubscriberEndpoint::facts() const
   }
   const std::uint64_t overruns = m_overruns + (m_reader ? m_reader->overruns() : 0);
   if (overruns > 0)
-    facts.notes.push_back(std::to_string(overruns) + " overrun(s): lapped by the publisher, " +
-                          std::to_string(m_bytes_skipped +
-                                         (m_reader ? m_reader->bytes_skipped() : 0)) +
-                          " B skipped");
+    facts.notes.push_back(
+        std::to_string(overruns) + " overrun(s): lapped by the publisher, " +
+        std::to_string(m_bytes_skipped + (m_reader ? m_reader->bytes_skipped() : 0)) +
+        " B skipped");
   if (m_attaches > 1)
     facts.notes.push_back("attached " + std::to_string(m_attaches) +
                           " times (the publisher's segment was replaced or dropped us)");
