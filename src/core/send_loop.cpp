@@ -155,8 +155,9 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexc
 {
   if (m_ping_pong)
     return wait_for_echoes(m_echoes.current_deadline());
-  // While a probe is out, as often as its timing needs (EchoPollCadence: a couple of
-  // microseconds, more as the probe ages); otherwise only now and then, for late joiners.
+  // While a probe is out, as often as its timing needs (EchoPollCadence: every couple of
+  // microseconds, further apart as the probe ages); otherwise only now and then, for late
+  // joiners.
   const bool due = m_echoes.awaiting() ? m_echo_looks.due(now) : (index & 63) == 0;
   if (!due)
     return true;
