@@ -13,12 +13,12 @@ namespace netprof {
 // (resending a hello) is never late by more than a slice.
 class Waiter {
 public:
-  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy, const StopFlag& stop) noexcept;
+  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
+         const StopFlag& stop) noexcept;
 
   // Delivers messages until `done()` is true, the deadline passes or a stop is requested.
   // Returns false only on a transport failure.
-  template <typename Done>
-  bool wait_until(Clock::time_point deadline, Done&& done) noexcept
+  template <typename Done> bool wait_until(Clock::time_point deadline, Done&& done) noexcept
   {
     while (!done()) {
       if (m_stop.requested())

@@ -427,12 +427,12 @@ TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
 
 TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
 {
-  const std::vector<std::string> given = {"--zmq", "ipc:///tmp/a.ipc", "--zmq",
-                                          "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"};
+  const std::vector<std::string> given = {
+      "--zmq", "ipc:///tmp/a.ipc", "--zmq", "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"};
   const auto pair = zmq_with(given)->local_pair_arguments();
   EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "ipc:///tmp/a.ipc"}));
-  EXPECT_EQ(pair.subscriber, (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq",
-                                                       "ipc:///tmp/a.ipc"}));
+  EXPECT_EQ(pair.subscriber,
+            (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq", "ipc:///tmp/a.ipc"}));
   const auto threads = forwarded(given);
   EXPECT_EQ(threads.publisher, (std::vector<std::string>{"--zmq-io-threads", "2"}));
   EXPECT_EQ(threads.subscriber, threads.publisher);
@@ -458,9 +458,8 @@ TEST(ZmqEndpoint, PortInUseIsATransportErrorNamingTheEndpoint)
 
 TEST(ZmqEndpoint, MissingIpcDirectoryIsATransportError)
 {
-  EXPECT_THROW(
-      zeromq::ZmqEndpoint(settings_for(Role::publisher, "ipc:///no/such/dir/x.ipc", {})),
-      TransportError);
+  EXPECT_THROW(zeromq::ZmqEndpoint(settings_for(Role::publisher, "ipc:///no/such/dir/x.ipc", {})),
+               TransportError);
 }
 
 // The upstream direction: bytes that an XSUB would take for a subscription (a leading 0 or 1)

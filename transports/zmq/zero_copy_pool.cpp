@@ -29,8 +29,8 @@ bool ZeroCopyPool::lend(zmq_msg_t& message, std::span<const std::byte> prefix) n
     std::byte* start = slot.bytes.get() + (max_prefix - prefix.size());
     std::memcpy(start, prefix.data(), prefix.size());
     slot.lent.store(true, std::memory_order_relaxed);
-    if (zmq_msg_init_data(&message, start, prefix.size() + m_payload_size,
-                          &ZeroCopyPool::give_back, &slot) != 0) {
+    if (zmq_msg_init_data(&message, start, prefix.size() + m_payload_size, &ZeroCopyPool::give_back,
+                          &slot) != 0) {
       slot.lent.store(false, std::memory_order_relaxed); // ZeroMQ could not record the loan
       return false;
     }

@@ -134,8 +134,8 @@ Address parse_tcp(std::string_view value, std::string_view rest, Use use)
 
   address.host = std::string(host);
   address.port = std::string(port);
-  address.text = std::string(tcp_prefix) + (address.ipv6 ? "[" + address.host + "]" : address.host) +
-                 ":" + address.port;
+  address.text = std::string(tcp_prefix) +
+                 (address.ipv6 ? "[" + address.host + "]" : address.host) + ":" + address.port;
   return address;
 }
 
@@ -180,8 +180,9 @@ Address parse_address(std::string_view value, Use use)
     return parse_ipc(value, rest, use);
   }
   if (scheme == "inproc") {
-    throw_bad_value(value, "inproc:// only connects sockets inside one process, and netprof's "
-                           "publisher and subscribers are separate processes: use ipc:// or tcp://");
+    throw_bad_value(value,
+                    "inproc:// only connects sockets inside one process, and netprof's "
+                    "publisher and subscribers are separate processes: use ipc:// or tcp://");
   }
   static constexpr std::string_view other_zeromq_schemes[] = {"pgm",  "epgm", "norm", "tipc",
                                                               "vmci", "ws",   "wss",  "udp"};
@@ -253,8 +254,10 @@ IpcBindCheck prepare_ipc_bind(const Address& address)
                          ": address in use (another process is listening on it)");
   }
   if (error != ECONNREFUSED) {
-    throw TransportError("cannot bind ZeroMQ " + address.text + ": the socket file there is "
-                         "not usable (" + error_text(error) + "), and it is not netprof's to remove");
+    throw TransportError("cannot bind ZeroMQ " + address.text +
+                         ": the socket file there is "
+                         "not usable (" +
+                         error_text(error) + "), and it is not netprof's to remove");
   }
   // Refused: nobody listens, so it is left over from a run that did not close cleanly.
   if (unlink(path.c_str()) != 0 && errno != ENOENT) {

@@ -21,10 +21,10 @@ enum class Use { bind, connect };
 
 struct Address {
   Scheme scheme = Scheme::tcp;
-  std::string text; // as zmq_bind/zmq_connect take it, e.g. "tcp://127.0.0.1:5555"
-  std::string host; // tcp: as given, IPv6 without its brackets; "*" binds every interface
-  std::string port; // tcp: decimal, or "*" for any free port (bind only)
-  std::string path; // ipc: a file path, "@name" (Linux abstract namespace) or "*" (bind only)
+  std::string text;      // as zmq_bind/zmq_connect take it, e.g. "tcp://127.0.0.1:5555"
+  std::string host;      // tcp: as given, IPv6 without its brackets; "*" binds every interface
+  std::string port;      // tcp: decimal, or "*" for any free port (bind only)
+  std::string path;      // ipc: a file path, "@name" (Linux abstract namespace) or "*" (bind only)
   bool wildcard = false; // the port or path is left to ZeroMQ
   bool ipv6 = false;     // the socket needs ZMQ_IPV6
 

@@ -83,8 +83,8 @@ ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
       m_publisher(settings.role == Role::publisher)
 {
   try {
-    m_socket = zmq::socket_t(m_context, m_publisher ? zmq::socket_type::xpub
-                                                    : zmq::socket_type::xsub);
+    m_socket =
+        zmq::socket_t(m_context, m_publisher ? zmq::socket_type::xpub : zmq::socket_type::xsub);
     m_handle = m_socket.handle();
     configure(settings);
     if (!m_publisher) {
@@ -333,9 +333,9 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
   for (int i = 0; i < receive_batch; ++i) {
     if (zmq_msg_recv(&m_received, m_handle, ZMQ_DONTWAIT) < 0) {
       const int error = zmq_errno();
-      drained.end = error == EAGAIN ? Drained::End::dry
-                                    : (error == EINTR ? Drained::End::interrupted
-                                                      : Drained::End::failed);
+      drained.end = error == EAGAIN
+                        ? Drained::End::dry
+                        : (error == EINTR ? Drained::End::interrupted : Drained::End::failed);
       m_dry = drained.end == Drained::End::dry;
       return drained;
     }
@@ -373,8 +373,7 @@ bool ZmqEndpoint::wait_for_signal(Nanoseconds timeout, std::optional<Clock::time
       return false;
     }
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
-    wait = {static_cast<time_t>(seconds.count()),
-            static_cast<long>((remaining - seconds).count())};
+    wait = {static_cast<time_t>(seconds.count()), static_cast<long>((remaining - seconds).count())};
   }
   // ppoll rather than zmq_poll: nanoseconds, where zmq_poll rounds to milliseconds; and with a
   // zero timeout one system call, where an empty zmq_msg_recv costs three.
@@ -443,10 +442,9 @@ EndpointFacts ZmqEndpoint::facts() const
   if (m_zero_copy) {
     // Read at the end of a run: how the data messages actually went.
     facts.notes.push_back("zero-copy sends: " + std::to_string(m_sent_lent) + " of " +
-                          std::to_string(m_sent_lent + m_sent_copied) +
-                          " data messages, from " + std::to_string(m_zero_copy->buffers()) +
-                          " buffers lent to ZeroMQ (" + std::to_string(m_sent_copied) +
-                          " copied while every buffer was lent)");
+                          std::to_string(m_sent_lent + m_sent_copied) + " data messages, from " +
+                          std::to_string(m_zero_copy->buffers()) + " buffers lent to ZeroMQ (" +
+                          std::to_string(m_sent_copied) + " copied while every buffer was lent)");
   }
   return facts;
 }

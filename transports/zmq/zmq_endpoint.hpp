@@ -19,13 +19,13 @@ namespace netprof::zeromq {
 // What the transport derived from the command line for one endpoint.
 struct EndpointSettings {
   Role role = Role::publisher;
-  Address own;                // bound
-  std::vector<Address> peers; // connected
+  Address own;                        // bound
+  std::vector<Address> peers;         // connected
   std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
   std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
   std::size_t header_bytes = 0;       // the core's header in front of each payload
   int io_threads = 1;
-  bool no_drop = false; // publisher: wait at the high-water mark instead of dropping
+  bool no_drop = false;           // publisher: wait at the high-water mark instead of dropping
   std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
 };
 
