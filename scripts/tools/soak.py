@@ -43,9 +43,11 @@ class RssMonitor:
     def __init__(self, interval_seconds):
         self.interval_seconds = interval_seconds
         self.samples = []
-        self._started = time.monotonic()
+        self._started = None  # the first sample's time, just after the processes started
 
     def sample(self, processes):
+        if self._started is None:
+            self._started = time.monotonic()
         # run() lists the publisher first, then its subscribers.
         rss = {role: resident_kib(process.pid) if process.poll() is None else None
                for role, process in zip(ROLES, processes)}
@@ -87,11 +89,14 @@ class Growth:
         return self.grew_kib <= self.allowed_kib
 
 
-def growth_of(samples, role, settle_seconds, tolerance_kib, tolerance_percent):
-    """How one side's resident size moved after settling; None with too few samples to say."""
+def growth_of(samples, role, settle_seconds, tolerance_kib, tolerance_percent,
+              measured_until=float("inf")):
+    """How one side's resident size moved after settling and until the measured phase ended
+    (after it, each side builds its report, which is not the steady state a soak judges);
+    None with too few samples to say."""
     series = [(s.elapsed_seconds, s.rss_kib.get(role)) for s in samples]
     series = [(t, kib) for t, kib in series if kib is not None]
-    settled = [(t, kib) for t, kib in series if t >= settle_seconds]
+    settled = [(t, kib) for t, kib in series if settle_seconds <= t <= measured_until]
     if len(settled) < 2:
         return None
     settled_kib = settled[0][1]
@@ -266,8 +271,9 @@ def main(argv):
         print(f"soak: {error}", file=sys.stderr)
         return 2
     settle = settle_seconds_for(arguments)
+    measured_until = arguments.warmup + arguments.duration
     growths = {role: growth_of(samples, role, settle, arguments.tolerance_kib,
-                               arguments.tolerance_percent) for role in ROLES}
+                               arguments.tolerance_percent, measured_until) for role in ROLES}
     problems = [f"{role}: too few samples after settling" for role, g in growths.items()
                 if g is None]
     problems += [f"{g.role} grew {g.grew_kib} KiB after settling (allowed {g.allowed_kib})"
