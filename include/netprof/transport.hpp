@@ -90,6 +90,12 @@ struct EndpointFacts {
   std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)
   Capabilities capabilities;                    // the same as Endpoint::capabilities()
   std::vector<std::string> notes; // e.g. "receive buffer clamped by net.core.rmem_max"
+  // Most peers connected at once, where the transport counts them (ZeroMQ: subscribed
+  // connections); 0 when it does not. More than the run's subscribers means strangers.
+  std::size_t peak_connections = 0;
+  // What the transport saw that may explain a failed run (a key that does not match, a
+  // connection it had to close); listed under the problems of a run that failed only.
+  std::vector<std::string> diagnoses;
 };
 
 // What the core asks of a transport when opening an endpoint.
@@ -101,6 +107,11 @@ struct EndpointRequest {
   // The bytes the core puts in front of every payload (its header): a transport whose limits
   // are stated in payload bytes adds these to size its messages.
   std::size_t header_bytes = 0;
+  // The largest message this role reads (publisher: its largest control message; subscriber:
+  // a data message), so a transport can refuse larger ones from strangers; 0 = not stated.
+  std::size_t largest_message_received = 0;
+  // Publisher: the subscribers it waits for (--subscribers), to size what it needs per peer.
+  std::size_t subscribers = 0;
 };
 
 // One open endpoint. Used from a single thread: the measured loop.

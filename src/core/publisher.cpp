@@ -214,6 +214,8 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.echoes = m_echoes.echoes();
   facts.echoes_late = m_echoes.echoes_late();
   facts.back_pressure_waits = m_sender.back_pressure_waits();
+  facts.send_stalled = m_sender.stalled();
+  facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())

@@ -6,6 +6,7 @@
 #include "publisher.hpp"
 #include "stop_flag.hpp"
 #include "subscriber.hpp"
+#include "verdict.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -42,6 +44,17 @@ double expected_seconds(const RunConfig& config)
   return config.count ? 0.0 : config.warmup_seconds + config.test_seconds;
 }
 
+// What this role reads at most, so a transport can refuse anything larger from a stranger: the
+// publisher only control messages, final counters the largest; a subscriber the data (and
+// control messages, which fit in the same bound). Keep it in step with the kinds in wire.hpp.
+std::size_t largest_message_received(const RunConfig& config)
+{
+  const std::size_t control = wire::header_size + wire::final_counters_size;
+  if (config.role == Role::publisher)
+    return control;
+  return std::max(control, wire::header_size + config.payload_size);
+}
+
 RoleResult run_role(const RunConfig& config, Endpoint& endpoint)
 {
   LiveCounters live;
@@ -66,6 +79,11 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
   } catch (const UsageError& error) {
     err << "netprof: " << error.what() << "\n";
     return code(ExitStatus::usage);
+  } catch (const std::exception& error) {
+    // What the system refuses while the command line is worked out (a free port to pick for
+    // the local pair, under a descriptor limit) is a runtime error, not a crash.
+    err << "netprof: " << error.what() << "\n";
+    return code(ExitStatus::runtime);
   }
   if (parsed.action != ParsedCommandLine::Action::run) {
     out << parsed.text;
@@ -86,6 +104,8 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     request.queue_length_bytes = config.queue_length;
     request.message_size = wire::header_size + config.payload_size;
     request.header_bytes = wire::header_size;
+    request.largest_message_received = largest_message_received(config);
+    request.subscribers = config.subscribers;
     const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
     const EndpointFacts facts = endpoint->facts();
     check_payload(config, facts);
@@ -94,6 +114,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     RunReport& report = result.report;
     report.config = config;
     report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
+    add_transport_diagnoses(report);
     report.host = collect_host_facts();
     report.version = NETPROF_VERSION;
     report.build_type = NETPROF_BUILD_TYPE;

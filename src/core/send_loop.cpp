@@ -190,8 +190,12 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message) noexcept
   for (;; result = m_endpoint.send_announced(message)) {
     if (result == SendResult::sent)
       return true;
-    if (result == SendResult::failed || m_stop.requested() || Clock::now() >= give_up)
+    if (result == SendResult::failed || m_stop.requested())
       return false;
+    if (Clock::now() >= give_up) {
+      m_stalled = true;
+      return false;
+    }
     ++m_back_pressure_waits;
     if (!m_waiter.poll())
       return false;

@@ -34,6 +34,8 @@ public:
   std::uint64_t sent() const noexcept { return m_sent; }
   std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
   std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
+  // True once a send was given up because the transport pushed back for --wait on end.
+  bool stalled() const noexcept { return m_stalled; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
   // Its length; 0 until it ended.
@@ -66,6 +68,7 @@ private:
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
   std::uint64_t m_back_pressure_waits = 0;
+  bool m_stalled = false;
   Clock::time_point m_measure_start{};
   Clock::time_point m_measure_end{};
 };

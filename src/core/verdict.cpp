@@ -47,12 +47,36 @@ std::string vanished_problem(const std::string& name, double last_heard_seconds,
          " s measured phase (killed, crashed, or its counters were lost?)";
 }
 
+// More connections than subscribers: a stranger is connected, and one that does not read holds
+// back a transport that waits for every connection.
+bool strangers_connected(const PublisherFacts& facts)
+{
+  return facts.peak_connections > facts.subscribers.size();
+}
+
+// Why sending stopped, naming a stranger when the transport's count shows one.
+std::string stall_problem(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  std::string text = "the publisher stopped sending: the transport pushed back for --wait " +
+                     format_number(criteria.wait_seconds) + " s without a break";
+  if (!strangers_connected(facts))
+    return text + " (a subscriber that stopped reading holds it back)";
+  return text + ", held back by a stranger: " + std::to_string(facts.peak_connections) +
+         " connections subscribed, but the run has " + std::to_string(facts.subscribers.size()) +
+         " subscriber(s); one that is not a subscriber of this run and does not read stops "
+         "every message, END included";
+}
+
 void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                   const RunConfig& criteria, Verdict& verdict)
 {
   const std::string name = "subscriber " + std::to_string(sub.id);
   if (sub.outcome == SubscriberOutcome::left_early)
     verdict.problems.push_back(name + " left before the end of the test");
+  else if (sub.outcome == SubscriberOutcome::vanished && facts.send_stalled &&
+           strangers_connected(facts))
+    verdict.problems.push_back(name + " sent no final counters: the stranger connection kept "
+                                      "the END from it (not this subscriber's fault)");
   else if (sub.outcome == SubscriberOutcome::vanished)
     verdict.problems.push_back(
         vanished_problem(name, sub.last_heard_seconds, facts.measured_seconds));
@@ -101,7 +125,9 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
 Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria)
 {
   Verdict verdict;
-  if (facts.transport_failed)
+  if (facts.send_stalled)
+    verdict.problems.push_back(stall_problem(facts, criteria));
+  else if (facts.transport_failed)
     verdict.problems.push_back("the transport failed while sending or receiving");
   if (!facts.subscribers_arrived) {
     verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
@@ -155,6 +181,14 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
   conclude(verdict, facts.interrupted, failure);
   return verdict;
+}
+
+void add_transport_diagnoses(RunReport& report)
+{
+  if (report.success || report.interrupted)
+    return;
+  for (const std::string& diagnosis : report.endpoint.diagnoses)
+    report.problems.push_back(report.endpoint.transport + ": " + diagnosis);
 }
 
 void apply_verdict(Verdict verdict, RoleResult& result)

@@ -24,6 +24,8 @@ struct PublisherFacts {
   std::uint64_t echoes = 0;
   std::uint64_t echoes_late = 0;
   std::uint64_t back_pressure_waits = 0; // sends the transport pushed back
+  bool send_stalled = false; // it pushed back for --wait on end, so sending stopped
+  std::size_t peak_connections = 0; // EndpointFacts::peak_connections; 0 unknown
   double measured_seconds = 0.0;
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
@@ -54,6 +56,10 @@ struct Verdict {
 // `criteria` gives what the user asked of the run (--max-loss, --wait, --subscribers, ...).
 Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
 Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
+
+// Adds the transport's diagnoses (EndpointFacts::diagnoses) to the problems of a run that
+// failed, each after the transport's name; a run that passed or was interrupted needs none.
+void add_transport_diagnoses(RunReport& report);
 
 // Writes the verdict into the role's report (problems, warnings, success, interrupted) and
 // status.

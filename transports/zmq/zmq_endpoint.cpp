@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <system_error>
 
@@ -22,10 +21,6 @@ namespace {
 // only foreign bytes are affected: they go up behind this escape byte, as does a message that
 // starts with the escape byte itself, and the publisher strips it.
 constexpr unsigned char escape_byte = 2;
-
-// How long closing waits to flush what is queued (the publisher's last acknowledgements); a
-// peer that is gone must not hold the exit up for longer.
-constexpr int linger_ms = 100;
 
 std::string error_text(int error)
 {
@@ -43,27 +38,6 @@ bool needs_escape(std::span<const std::byte> message) noexcept
   return !message.empty() && static_cast<unsigned char>(message.front()) <= escape_byte;
 }
 
-std::size_t read_sysctl(const char* path)
-{
-  std::ifstream file(path);
-  std::size_t value = 0;
-  return (file >> value) ? value : 0;
-}
-
-std::string bind_hint(const Address& address, int error)
-{
-  if (address.scheme == Scheme::ipc && (error == ENOENT || error == EACCES || error == EROFS)) {
-    return " (is the directory there and writable?)";
-  }
-  if (error == EADDRINUSE) {
-    return " (the first --zmq is this process's own endpoint; a peer's comes after it)";
-  }
-  if (error == ENODEV || error == EADDRNOTAVAIL) {
-    return " (no such interface or address on this host)";
-  }
-  return "";
-}
-
 } // namespace
 
 int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept
@@ -79,7 +53,8 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 
 ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
     : m_zero_copy_from(settings.zero_copy_from), m_header_bytes(settings.header_bytes),
-      m_max_message_size(max_payload_size + settings.header_bytes), m_context(settings.io_threads),
+      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_data_bytes(settings.message_bytes), m_context(settings.io_threads),
       m_publisher(settings.role == Role::publisher)
 {
   try {
@@ -112,122 +87,6 @@ ZmqEndpoint::~ZmqEndpoint()
   zmq_msg_close(&m_received);
   if (!m_own_file.empty()) {
     remove_if_same_file(m_own_file, m_own_file_identity);
-  }
-}
-
-void ZmqEndpoint::configure(const EndpointSettings& settings)
-{
-  const int hwm = high_water_mark(settings.queue_length_bytes, settings.message_bytes);
-  m_high_water_mark = hwm;
-  m_socket.set(zmq::sockopt::sndhwm, hwm);
-  m_socket.set(zmq::sockopt::rcvhwm, hwm);
-  m_socket.set(zmq::sockopt::linger, linger_ms);
-  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_max_message_size));
-  if (m_publisher && settings.no_drop) {
-    m_socket.set(zmq::sockopt::xpub_nodrop, true);
-  }
-  const bool ipv6 = settings.own.ipv6 || std::any_of(settings.peers.begin(), settings.peers.end(),
-                                                     [](const Address& a) { return a.ipv6; });
-  if (ipv6) {
-    m_socket.set(zmq::sockopt::ipv6, true);
-  }
-
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-  zmq_version(&major, &minor, &patch);
-  m_notes.push_back("ZeroMQ " + std::to_string(major) + "." + std::to_string(minor) + "." +
-                    std::to_string(patch) + ", " + (m_publisher ? "XPUB" : "XSUB") +
-                    " socket carrying data and back channel, " +
-                    std::to_string(settings.io_threads) + " I/O thread" +
-                    (settings.io_threads == 1 ? "" : "s"));
-
-  std::string basis = settings.queue_length_bytes == 0
-                          ? std::string("ZeroMQ's default, -q 0")
-                          : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
-                                std::to_string(settings.message_bytes) +
-                                " B per message, at least " + std::to_string(min_high_water_mark);
-  std::string hwm_note = "high-water mark " + std::to_string(hwm) +
-                         " messages per peer and direction (" + basis + "): ";
-  if (!m_publisher) {
-    hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
-                "transport most likely means a full queue";
-  } else if (settings.no_drop) {
-    hwm_note += "at the HWM the publisher waits (--zmq-nodrop) instead of dropping";
-  } else {
-    hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
-                "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
-  }
-  m_notes.push_back(std::move(hwm_note));
-  size_buffers(settings);
-}
-
-void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
-{
-  const std::size_t requested = settings.queue_length_bytes;
-  m_requested_buffer_bytes = requested;
-  bool any_tcp = settings.own.scheme == Scheme::tcp;
-  bool any_ipc = settings.own.scheme == Scheme::ipc;
-  for (const Address& peer : settings.peers) {
-    any_tcp = any_tcp || peer.scheme == Scheme::tcp;
-    any_ipc = any_ipc || peer.scheme == Scheme::ipc;
-  }
-  if (any_tcp) {
-    m_notes.push_back("TCP_NODELAY on: ZeroMQ sets it on every tcp connection, and batches "
-                      "small messages itself");
-  }
-  if (any_ipc && requested > 0) {
-    m_notes.push_back("ipc: ZeroMQ applies -q to the high-water mark only; ipc socket buffers "
-                      "stay at the kernel's default");
-  }
-  if (requested == 0 || !any_tcp) {
-    return; // the kernel's defaults (tcp autotuning): not reported
-  }
-  // ZeroMQ hands the value to SO_SNDBUF/SO_RCVBUF of each tcp connection, where Linux caps
-  // it at the sysctl maximum; the cap is read here because ZeroMQ hides those sockets.
-  const int value = static_cast<int>(std::min<std::size_t>(requested, INT_MAX / 2));
-  m_socket.set(zmq::sockopt::sndbuf, value);
-  m_socket.set(zmq::sockopt::rcvbuf, value);
-  struct Buffer {
-    const char* name;
-    const char* sysctl;
-    const char* path;
-    std::size_t* granted;
-  };
-  const Buffer buffers[] = {
-      {"send", "net.core.wmem_max", "/proc/sys/net/core/wmem_max", &m_granted_send_buffer_bytes},
-      {"receive", "net.core.rmem_max", "/proc/sys/net/core/rmem_max",
-       &m_granted_receive_buffer_bytes},
-  };
-  for (const Buffer& buffer : buffers) {
-    const std::size_t limit = read_sysctl(buffer.path);
-    *buffer.granted = limit > 0 ? std::min<std::size_t>(static_cast<std::size_t>(value), limit)
-                                : static_cast<std::size_t>(value);
-    if (*buffer.granted < requested) {
-      m_notes.push_back(std::string("tcp ") + buffer.name + " buffer clamped to " +
-                        std::to_string(*buffer.granted) + " B by " + buffer.sysctl +
-                        " (requested " + std::to_string(requested) + " B)");
-    }
-  }
-}
-
-void ZmqEndpoint::bind_own(const Address& own)
-{
-  const IpcBindCheck check = prepare_ipc_bind(own);
-  if (zmq_bind(m_handle, own.text.c_str()) != 0) {
-    const int error = zmq_errno();
-    throw TransportError("cannot bind ZeroMQ " + own.text + ": " + error_text(error) +
-                         bind_hint(own, error));
-  }
-  std::string bound = m_socket.get(zmq::sockopt::last_endpoint);
-  m_local_addresses.push_back(bound.empty() ? own.text : bound);
-  if (own.is_ipc_file()) {
-    m_own_file = own.path;
-    m_own_file_identity = identify_file(own.path);
-  }
-  if (check.removed_stale) {
-    m_notes.push_back("removed a stale socket file at " + own.path +
-                      " (left by an earlier run: nobody was listening on it)");
   }
 }
 
@@ -342,10 +201,13 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
     const auto* data = static_cast<const std::byte*>(zmq_msg_data(&m_received));
     std::size_t size = zmq_msg_size(&m_received);
     const std::size_t wire_bytes = zmtp_wire_bytes(size);
+    ++m_messages_in;
+    m_largest_received = std::max(m_largest_received, size);
     if (m_publisher && size > 0) {
       const auto first = static_cast<unsigned char>(data[0]);
       if (first < escape_byte) {
-        continue; // a subscriber's (un)subscription: ZeroMQ's business, not the core's
+        count_subscription(first == 1); // ZeroMQ's business, not the core's
+        continue;
       }
       if (first == escape_byte) {
         ++data;
@@ -420,6 +282,36 @@ ReceiveResult ZmqEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   }
 }
 
+void ZmqEndpoint::count_subscription(bool subscribed) noexcept
+{
+  if (subscribed) {
+    m_peak_subscribed = std::max(m_peak_subscribed, ++m_subscribed);
+  } else if (m_subscribed > 0) {
+    --m_subscribed;
+  }
+}
+
+std::vector<std::string> ZmqEndpoint::diagnoses() const
+{
+  std::vector<std::string> found;
+  if (m_curve && m_messages_in == 0) {
+    found.push_back(m_publisher ? "nobody got through --zmq-curve: only a process given the same "
+                                  "key file can connect (a subscriber with another key, or "
+                                  "none, is refused at the handshake)"
+                                : "no publisher got through --zmq-curve: only one given the same "
+                                  "key file can answer (were both given the same file?)");
+  }
+  if (!m_publisher && m_messages_in > 0 && m_largest_received < m_data_bytes &&
+      m_receive_limit < m_max_message_size) {
+    found.push_back("no message of this run's data size (" + std::to_string(m_data_bytes) +
+                    " B, header + -s) arrived, and ZeroMQ closes the connection of one larger "
+                    "than " +
+                    std::to_string(m_receive_limit) +
+                    " B: if the publisher's -s is larger, give this subscriber the same -s");
+  }
+  return found;
+}
+
 Capabilities ZmqEndpoint::capabilities() const noexcept
 {
   Capabilities capabilities;
@@ -439,6 +331,13 @@ EndpointFacts ZmqEndpoint::facts() const
   facts.granted_receive_buffer_bytes = m_granted_receive_buffer_bytes;
   facts.capabilities = capabilities();
   facts.notes = m_notes;
+  facts.diagnoses = diagnoses();
+  if (m_publisher) {
+    facts.peak_connections = m_peak_subscribed;
+    facts.notes.push_back("connections subscribed: at most " + std::to_string(m_peak_subscribed) +
+                          " at once (one per ZeroMQ SUB connection, whoever it is; under "
+                          "--zmq-nodrop each must read, or the publisher waits)");
+  }
   if (m_zero_copy) {
     // Read at the end of a run: how the data messages actually went.
     facts.notes.push_back("zero-copy sends: " + std::to_string(m_sent_lent) + " of " +

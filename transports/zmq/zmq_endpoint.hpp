@@ -2,6 +2,7 @@
 
 #include "zero_copy_pool.hpp"
 #include "zmq_address.hpp"
+#include "zmq_curve.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -24,9 +25,14 @@ struct EndpointSettings {
   std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
   std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
   std::size_t header_bytes = 0;       // the core's header in front of each payload
+  // The largest message this role reads (EndpointRequest::largest_message_received); larger
+  // ones close the connection that sent them. 0: the largest send() takes.
+  std::size_t largest_message_received = 0;
   int io_threads = 1;
   bool no_drop = false;           // publisher: wait at the high-water mark instead of dropping
   std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
+  std::optional<CurveKeys> curve; // --zmq-curve: the publisher is the CURVE server, subscribers
+                                  // its clients
 };
 
 // ZeroMQ's own default high-water mark, used when -q is 0.
@@ -48,7 +54,7 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 class ZmqEndpoint final : public Endpoint {
 public:
   // The largest payload: with the core's header in front of it, the largest message send()
-  // takes, and each socket's ZMQ_MAXMSGSIZE, so a foreign peer cannot make us allocate more.
+  // takes. What a socket reads is capped lower, at what its role reads (ZMQ_MAXMSGSIZE).
   static constexpr std::size_t max_payload_size = std::size_t{16} << 20;
   // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
   // the core gets control back often.
@@ -95,8 +101,13 @@ private:
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
   int send_lent(std::span<const std::byte> message) noexcept;
   void configure(const EndpointSettings& settings);
+  void limit_what_it_reads(const EndpointSettings& settings);
   void bind_own(const Address& own);
   void size_buffers(const EndpointSettings& settings);
+  // The publisher's count of subscribed connections, from the (un)subscriptions its XPUB
+  // hands over (ZMQ_XPUB_VERBOSER: one per connection, and one more when it goes).
+  void count_subscription(bool subscribed) noexcept;
+  std::vector<std::string> diagnoses() const;
 
   // Declared before the context, so that it outlives ZeroMQ's I/O threads, which hand lent
   // buffers back until the context is gone.
@@ -104,6 +115,13 @@ private:
   std::size_t m_zero_copy_from = 0;
   std::size_t m_header_bytes = 0;
   std::size_t m_max_message_size = 0;
+  std::size_t m_receive_limit = 0;   // ZMQ_MAXMSGSIZE: larger messages close their connection
+  std::size_t m_data_bytes = 0;      // header + -s, the size of this run's data messages
+  std::size_t m_largest_received = 0;
+  std::uint64_t m_messages_in = 0;   // messages of any kind, subscriptions included
+  std::size_t m_subscribed = 0;      // publisher: connections subscribed now
+  std::size_t m_peak_subscribed = 0; // ... and at most, at once
+  bool m_curve = false;
   std::uint64_t m_sent_lent = 0;   // data messages ZeroMQ took from a lent buffer
   std::uint64_t m_sent_copied = 0; // ... and copied, every buffer being still lent
   // Declared before the socket so that it is destroyed after it.

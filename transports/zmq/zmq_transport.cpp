@@ -1,10 +1,14 @@
 #include "zmq_transport.hpp"
 
 #include "zmq_address.hpp"
+#include "zmq_curve.hpp"
 #include "zmq_endpoint.hpp"
+#include "zmq_limits.hpp"
 
 #include <netprof/errors.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +67,12 @@ const OptionGroup& zmq_options()
                   "256 MiB; a message is copied only while all are still lent); 0, the default, "
                   "copies every message")
            .with_default("0")
-           .passed(PairRoute::publisher_only)}};
+           .passed(PairRoute::publisher_only),
+       OptionSpec("zmq-curve", "FILE", Text{},
+                  "ZeroMQ's CURVE security, for tcp across networks you do not trust: every "
+                  "connection authenticated and encrypted. FILE holds 32 random bytes (head -c "
+                  "32 /dev/urandom > FILE; chmod 600 FILE), the same file for every process of "
+                  "the run; a process without it hears nothing and is not heard")}};
   return group;
 }
 
@@ -91,6 +100,7 @@ public:
     }
     io_threads();
     zero_copy_from();
+    curve_keys();
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
@@ -108,6 +118,14 @@ public:
     settings.io_threads = io_threads();
     settings.no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
     settings.zero_copy_from = zero_copy_from();
+    settings.largest_message_received = request.largest_message_received;
+    settings.curve = curve_keys();
+    // A publisher has a connection per subscriber, made by them or (given their endpoints) by
+    // itself; a subscriber one to its publisher, made either way.
+    const std::size_t expected = request.role == Role::publisher ? request.subscribers : 1;
+    zeromq::check_resource_limits(
+        {settings.io_threads, std::max({settings.peers.size(), expected, std::size_t{1}}),
+         queued_bytes(settings)});
     return std::make_unique<zeromq::ZmqEndpoint>(settings);
   }
 
@@ -115,6 +133,10 @@ public:
   {
     io_threads(); // a bad value is reported before the children start
     zero_copy_from();
+    curve_keys();
+    // The children inherit this process's limits: refuse once, here, rather than in each of
+    // them (picking ports takes descriptors too). Each child checks again with its queues.
+    zeromq::check_resource_limits({io_threads(), subscribers, 0});
     const std::vector<std::string> bound = concrete(wanted_endpoints(subscribers));
     const std::string publisher = connect_form(zeromq::parse_address(bound[0], Use::bind));
     LoopbackArguments arguments{{"--zmq", bound[0]}, {}, {}};
@@ -174,6 +196,28 @@ private:
   std::size_t zero_copy_from() const
   {
     return *option_values().whole_number(zmq_options()["zmq-zero-copy"]);
+  }
+
+  // What a run may hold in messages: a high-water mark's worth queued, the one being encoded or
+  // decoded, one in the kernel's hands, and the core's own payload and message buffers.
+  static std::size_t queued_bytes(const zeromq::EndpointSettings& settings)
+  {
+    const auto queued = static_cast<std::size_t>(
+        zeromq::high_water_mark(settings.queue_length_bytes, settings.message_bytes));
+    return (queued + 4) * settings.message_bytes;
+  }
+
+  std::optional<zeromq::CurveKeys> curve_keys() const
+  {
+    const std::optional<std::string> path = option_values().text(zmq_options()["zmq-curve"]);
+    if (!path) {
+      return std::nullopt;
+    }
+    if (!zeromq::curve_available()) {
+      throw UsageError("--zmq-curve needs a libzmq built with CURVE (zmq_has(\"curve\")), and "
+                       "this one is not");
+    }
+    return zeromq::load_curve_keys(*path);
   }
 
   // "publisher", then "subscriber" (or "subscriber-1", "subscriber-2"... for several): in the

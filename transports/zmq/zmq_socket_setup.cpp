@@ -1,0 +1,220 @@
+#include "zmq_endpoint.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <fstream>
+
+// Setting up a ZmqEndpoint's socket: its options and notes, its buffers, its own endpoint.
+// The endpoint's traffic is in zmq_endpoint.cpp.
+
+namespace netprof::zeromq {
+
+namespace {
+
+// How long closing waits to flush what is queued (the publisher's last acknowledgements); a
+// peer that is gone must not hold the exit up for longer.
+constexpr int linger_ms = 100;
+
+std::size_t read_sysctl(const char* path)
+{
+  std::ifstream file(path);
+  std::size_t value = 0;
+  return (file >> value) ? value : 0;
+}
+
+std::string bind_hint(const Address& address, int error)
+{
+  if (address.scheme == Scheme::ipc && (error == ENOENT || error == EACCES || error == EROFS)) {
+    return " (is the directory there and writable?)";
+  }
+  if (error == EADDRINUSE) {
+    return " (the first --zmq is this process's own endpoint; a peer's comes after it)";
+  }
+  if (error == ENODEV || error == EADDRNOTAVAIL) {
+    return " (no such interface or address on this host)";
+  }
+  return "";
+}
+
+// A socket file takes its mode from the umask, and whoever may write to it may connect: under
+// umask 000 every user on the host could take the stream. So it is bound under a umask that
+// leaves it 0600, like the shm segment; ipc://* makes its file in a fresh directory of its own,
+// which must keep its x bit (0700). The umask is the whole process's: it is changed around
+// zmq_bind only, which makes the file in this thread, and no other thread of netprof makes files
+// then (ZeroMQ's I/O threads never do). A chmod after binding would leave a moment in which
+// another user could connect, and a connection once made outlives the chmod.
+int bind_privately(void* handle, const Address& own)
+{
+  if (own.scheme != Scheme::ipc) {
+    return zmq_bind(handle, own.text.c_str());
+  }
+  const mode_t only_the_owner = S_IRWXG | S_IRWXO | (own.wildcard ? 0 : S_IXUSR);
+  const mode_t previous = umask(only_the_owner);
+  const int bound = zmq_bind(handle, own.text.c_str());
+  const int error = errno;
+  umask(previous);
+  errno = error;
+  return bound;
+}
+
+} // namespace
+
+void ZmqEndpoint::configure(const EndpointSettings& settings)
+{
+  const int hwm = high_water_mark(settings.queue_length_bytes, settings.message_bytes);
+  m_high_water_mark = hwm;
+  m_socket.set(zmq::sockopt::sndhwm, hwm);
+  m_socket.set(zmq::sockopt::rcvhwm, hwm);
+  m_socket.set(zmq::sockopt::linger, linger_ms);
+  limit_what_it_reads(settings);
+  if (m_publisher) {
+    // Every connection's subscription, and its cancellation when it goes, not only the first
+    // and the last: count_subscription() counts connections by them.
+    m_socket.set(zmq::sockopt::xpub_verboser, true);
+  }
+  if (m_publisher && settings.no_drop) {
+    m_socket.set(zmq::sockopt::xpub_nodrop, true);
+  }
+  if (settings.curve) {
+    apply_curve(m_handle, *settings.curve, m_publisher);
+    m_curve = true;
+    m_notes.push_back(std::string("CURVE (--zmq-curve): every connection authenticated and "
+                                  "encrypted; this process is the CURVE ") +
+                      (m_publisher ? "server" : "client"));
+  }
+  const bool ipv6 = settings.own.ipv6 || std::any_of(settings.peers.begin(), settings.peers.end(),
+                                                     [](const Address& a) { return a.ipv6; });
+  if (ipv6) {
+    m_socket.set(zmq::sockopt::ipv6, true);
+  }
+
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  zmq_version(&major, &minor, &patch);
+  m_notes.push_back("ZeroMQ " + std::to_string(major) + "." + std::to_string(minor) + "." +
+                    std::to_string(patch) + ", " + (m_publisher ? "XPUB" : "XSUB") +
+                    " socket carrying data and back channel, " +
+                    std::to_string(settings.io_threads) + " I/O thread" +
+                    (settings.io_threads == 1 ? "" : "s"));
+
+  std::string basis = settings.queue_length_bytes == 0
+                          ? std::string("ZeroMQ's default, -q 0")
+                          : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
+                                std::to_string(settings.message_bytes) +
+                                " B per message, at least " + std::to_string(min_high_water_mark);
+  std::string hwm_note = "high-water mark " + std::to_string(hwm) +
+                         " messages per peer and direction (" + basis + "): ";
+  if (!m_publisher) {
+    hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
+                "transport most likely means a full queue";
+  } else if (settings.no_drop) {
+    hwm_note += "at the HWM the publisher waits (--zmq-nodrop) instead of dropping";
+  } else {
+    hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
+                "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
+  }
+  m_notes.push_back(std::move(hwm_note));
+  size_buffers(settings);
+}
+
+void ZmqEndpoint::limit_what_it_reads(const EndpointSettings& settings)
+{
+  // A stranger's connection may announce a message of any size, and libzmq would allocate it;
+  // above this limit it closes that connection instead. The core is never told: to it the
+  // stranger was never there. The publisher's limit has room for the escape byte.
+  const std::size_t reads = settings.largest_message_received;
+  m_receive_limit = reads == 0 ? m_max_message_size : reads + (m_publisher ? 1 : 0);
+  if (settings.curve && reads > 0) {
+    // Under CURVE the limit is on what arrives encrypted, and the handshake's commands, which
+    // come through the same decoder, are larger than a small control message.
+    m_receive_limit =
+        std::max(m_receive_limit + curve_message_overhead, curve_largest_handshake_command);
+  }
+  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_receive_limit));
+  if (reads > 0) {
+    m_notes.push_back("reads messages of at most " + std::to_string(m_receive_limit) + " B (" +
+                      (m_publisher ? "the largest control message" : "header + -s") +
+                      "): ZeroMQ closes a connection that sends a larger one");
+  }
+}
+
+void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
+{
+  const std::size_t requested = settings.queue_length_bytes;
+  m_requested_buffer_bytes = requested;
+  bool any_tcp = settings.own.scheme == Scheme::tcp;
+  bool any_ipc = settings.own.scheme == Scheme::ipc;
+  for (const Address& peer : settings.peers) {
+    any_tcp = any_tcp || peer.scheme == Scheme::tcp;
+    any_ipc = any_ipc || peer.scheme == Scheme::ipc;
+  }
+  if (any_tcp) {
+    m_notes.push_back("TCP_NODELAY on: ZeroMQ sets it on every tcp connection, and batches "
+                      "small messages itself");
+  }
+  if (any_ipc && requested > 0) {
+    m_notes.push_back("ipc: ZeroMQ applies -q to the high-water mark only; ipc socket buffers "
+                      "stay at the kernel's default");
+  }
+  if (requested == 0 || !any_tcp) {
+    return; // the kernel's defaults (tcp autotuning): not reported
+  }
+  // ZeroMQ hands the value to SO_SNDBUF/SO_RCVBUF of each tcp connection, where Linux caps
+  // it at the sysctl maximum; the cap is read here because ZeroMQ hides those sockets.
+  const int value = static_cast<int>(std::min<std::size_t>(requested, INT_MAX / 2));
+  m_socket.set(zmq::sockopt::sndbuf, value);
+  m_socket.set(zmq::sockopt::rcvbuf, value);
+  struct Buffer {
+    const char* name;
+    const char* sysctl;
+    const char* path;
+    std::size_t* granted;
+  };
+  const Buffer buffers[] = {
+      {"send", "net.core.wmem_max", "/proc/sys/net/core/wmem_max", &m_granted_send_buffer_bytes},
+      {"receive", "net.core.rmem_max", "/proc/sys/net/core/rmem_max",
+       &m_granted_receive_buffer_bytes},
+  };
+  for (const Buffer& buffer : buffers) {
+    const std::size_t limit = read_sysctl(buffer.path);
+    *buffer.granted = limit > 0 ? std::min<std::size_t>(static_cast<std::size_t>(value), limit)
+                                : static_cast<std::size_t>(value);
+    if (*buffer.granted < requested) {
+      m_notes.push_back(std::string("tcp ") + buffer.name + " buffer clamped to " +
+                        std::to_string(*buffer.granted) + " B by " + buffer.sysctl +
+                        " (requested " + std::to_string(requested) + " B)");
+    }
+  }
+}
+
+void ZmqEndpoint::bind_own(const Address& own)
+{
+  const IpcBindCheck check = prepare_ipc_bind(own);
+  if (bind_privately(m_handle, own) != 0) {
+    const int error = zmq_errno();
+    throw TransportError("cannot bind ZeroMQ " + own.text + ": " + zmq_strerror(error) +
+                         bind_hint(own, error));
+  }
+  std::string bound = m_socket.get(zmq::sockopt::last_endpoint);
+  m_local_addresses.push_back(bound.empty() ? own.text : bound);
+  if (own.is_ipc_file()) {
+    m_own_file = own.path;
+    m_own_file_identity = identify_file(own.path);
+  }
+  if (check.removed_stale) {
+    m_notes.push_back("removed a stale socket file at " + own.path +
+                      " (left by an earlier run: nobody was listening on it)");
+  }
+  if (own.scheme == Scheme::ipc && !own.is_ipc_file() && !own.wildcard) {
+    m_notes.push_back("ipc://@ names have no file and so no permissions: any process on this "
+                      "host may connect (a path keeps other users out)");
+  }
+}
+
+} // namespace netprof::zeromq
