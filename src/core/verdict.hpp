@@ -24,8 +24,8 @@ struct PublisherFacts {
   std::uint64_t echoes = 0;
   std::uint64_t echoes_late = 0;
   std::uint64_t back_pressure_waits = 0; // sends the transport pushed back
-  bool send_stalled = false; // it pushed back for --wait on end, so sending stopped
-  std::size_t peak_connections = 0; // EndpointFacts::peak_connections; 0 unknown
+  bool send_stalled = false;             // it pushed back for --wait on end, so sending stopped
+  std::size_t peak_connections = 0;      // EndpointFacts::peak_connections; 0 unknown
   double measured_seconds = 0.0;
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };

@@ -12,6 +12,7 @@
 
 #include "support/test_sinks.hpp"
 #include "support/transport_options.hpp"
+#include "zmq_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,20 +43,15 @@ using netprof::SendResult;
 using netprof::Transport;
 using netprof::TransportError;
 using netprof::UsageError;
+using netprof::testing::Bytes;
+using netprof::testing::bytes;
+using netprof::testing::free_tcp_endpoint;
 using netprof::testing::give_arguments;
+using netprof::testing::receive_until;
+using netprof::testing::settings_for;
+using netprof::testing::TemporaryDirectory;
 namespace zeromq = netprof::zeromq;
 namespace fs = std::filesystem;
-
-using Bytes = std::vector<std::byte>;
-
-Bytes bytes(std::initializer_list<int> values)
-{
-  Bytes result;
-  for (const int value : values) {
-    result.push_back(static_cast<std::byte>(value));
-  }
-  return result;
-}
 
 std::string parse_message(const std::string& value, zeromq::Use use = zeromq::Use::bind)
 {
@@ -82,39 +78,6 @@ netprof::LocalPairArguments forwarded(const std::vector<std::string>& arguments)
   return netprof::route_to_local_pair(netprof::parse_options(arguments, groups), groups);
 }
 
-bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
-{
-  const auto deadline = Clock::now() + 5s;
-  while (sink.messages.size() < count && Clock::now() < deadline) {
-    if (endpoint.receive(sink, 10ms) == ReceiveResult::failed) {
-      return false;
-    }
-  }
-  return sink.messages.size() >= count;
-}
-
-std::string free_tcp_endpoint()
-{
-  return "tcp://127.0.0.1:" + std::to_string(zeromq::pick_free_tcp_ports("127.0.0.1", 1)[0]);
-}
-
-class TemporaryDirectory {
-public:
-  TemporaryDirectory()
-  {
-    std::string pattern = (fs::temp_directory_path() / "zmq-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("mkdtemp failed");
-    }
-    m_path = pattern;
-  }
-  ~TemporaryDirectory() { fs::remove_all(m_path); }
-  std::string file(const std::string& name) const { return (m_path / name).string(); }
-
-private:
-  fs::path m_path;
-};
-
 // A Unix stream socket bound at `path`: listening (a live endpoint) or closed without unlinking
 // (what a crashed process leaves behind).
 int bind_unix_socket(const std::string& path, bool listen_on_it)
@@ -130,20 +93,6 @@ int bind_unix_socket(const std::string& path, bool listen_on_it)
   }
   close(fd);
   return -1;
-}
-
-zeromq::EndpointSettings settings_for(Role role, const std::string& own,
-                                      const std::vector<std::string>& peers)
-{
-  zeromq::EndpointSettings settings;
-  settings.role = role;
-  settings.own = zeromq::parse_address(own, zeromq::Use::bind);
-  for (const std::string& peer : peers) {
-    settings.peers.push_back(zeromq::parse_address(peer, zeromq::Use::connect));
-  }
-  settings.queue_length_bytes = 1 << 20;
-  settings.message_bytes = 180;
-  return settings;
 }
 
 // --- parsing --------------------------------------------------------------------------------

@@ -109,8 +109,7 @@ void apply_curve(void* socket, const CurveKeys& keys, bool server)
   if (server) {
     const int on = 1;
     if (zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &on, sizeof on) != 0) {
-      throw TransportError(std::string("cannot set up ZeroMQ CURVE: ") +
-                           zmq_strerror(zmq_errno()));
+      throw TransportError(std::string("cannot set up ZeroMQ CURVE: ") + zmq_strerror(zmq_errno()));
     }
     set_key(socket, ZMQ_CURVE_SECRETKEY, keys.server_secret);
     return;
@@ -118,8 +117,7 @@ void apply_curve(void* socket, const CurveKeys& keys, bool server)
   std::array<char, z85_key_chars + 1> public_key{};
   std::array<char, z85_key_chars + 1> secret{};
   if (zmq_curve_keypair(public_key.data(), secret.data()) != 0) {
-    throw TransportError(std::string("cannot make a CURVE key pair: ") +
-                         zmq_strerror(zmq_errno()));
+    throw TransportError(std::string("cannot make a CURVE key pair: ") + zmq_strerror(zmq_errno()));
   }
   set_key(socket, ZMQ_CURVE_SERVERKEY, keys.server_public);
   set_key(socket, ZMQ_CURVE_PUBLICKEY, std::string(public_key.data(), z85_key_chars));

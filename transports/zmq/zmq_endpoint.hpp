@@ -115,8 +115,8 @@ private:
   std::size_t m_zero_copy_from = 0;
   std::size_t m_header_bytes = 0;
   std::size_t m_max_message_size = 0;
-  std::size_t m_receive_limit = 0;   // ZMQ_MAXMSGSIZE: larger messages close their connection
-  std::size_t m_data_bytes = 0;      // header + -s, the size of this run's data messages
+  std::size_t m_receive_limit = 0; // ZMQ_MAXMSGSIZE: larger messages close their connection
+  std::size_t m_data_bytes = 0;    // header + -s, the size of this run's data messages
   std::size_t m_largest_received = 0;
   std::uint64_t m_messages_in = 0;   // messages of any kind, subscriptions included
   std::size_t m_subscribed = 0;      // publisher: connections subscribed now

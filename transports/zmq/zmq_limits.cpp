@@ -80,12 +80,13 @@ std::string kib_text(std::size_t bytes)
   return std::to_string((bytes + kib - 1) / kib);
 }
 
-std::string hard_limit_hint(rlim_t hard, std::size_t needed)
+// When even the hard limit is below what is needed, raising the soft one is not enough.
+std::string hard_limit_hint(rlim_t hard, std::size_t needed, const std::string& shown)
 {
   if (hard == RLIM_INFINITY || hard >= needed) {
     return "";
   }
-  return " (the hard limit is " + std::to_string(hard) + ": only root can raise it that far)";
+  return " (the hard limit is " + shown + ": only root can raise it that far)";
 }
 
 struct MemoryLimit {
@@ -114,9 +115,7 @@ void check_memory_limit(const MemoryLimit& limit, const ResourceNeeds& needs)
       " for the stacks of ZeroMQ's " + std::to_string(threads) + " threads, " +
       kib_text(needs.queue_bytes) + " for its queues, " + kib_text(spare_bytes) +
       " to spare); raise it with ulimit " + limit.flag + " " + kib_text(needed) + " or more" +
-      (value.rlim_max == RLIM_INFINITY || value.rlim_max >= needed
-           ? ""
-           : " (the hard limit is " + kib_text(value.rlim_max) + " KiB: only root can raise it)"));
+      hard_limit_hint(value.rlim_max, needed, kib_text(value.rlim_max) + " KiB"));
 }
 
 } // namespace
@@ -137,15 +136,15 @@ void check_descriptor_limit(const ResourceNeeds& needs)
   if (value.rlim_cur >= needed) {
     return;
   }
-  throw TransportError(
-      "too few file descriptors for ZeroMQ: ulimit -n (RLIMIT_NOFILE) is " +
-      std::to_string(value.rlim_cur) + ", and this process needs at least " +
-      std::to_string(needed) + " (" + std::to_string(open) + " open, " +
-      std::to_string(zeromq_descriptors(needs.io_threads)) +
-      " for ZeroMQ's threads and socket, 1 for its endpoint, " + std::to_string(needs.connections) +
-      " for connections, " + std::to_string(spare_descriptors) +
-      " to spare); raise it with ulimit -n " + std::to_string(needed) + " or more" +
-      hard_limit_hint(value.rlim_max, needed));
+  throw TransportError("too few file descriptors for ZeroMQ: ulimit -n (RLIMIT_NOFILE) is " +
+                       std::to_string(value.rlim_cur) + ", and this process needs at least " +
+                       std::to_string(needed) + " (" + std::to_string(open) + " open, " +
+                       std::to_string(zeromq_descriptors(needs.io_threads)) +
+                       " for ZeroMQ's threads and socket, 1 for its endpoint, " +
+                       std::to_string(needs.connections) + " for connections, " +
+                       std::to_string(spare_descriptors) + " to spare); raise it with ulimit -n " +
+                       std::to_string(needed) + " or more" +
+                       hard_limit_hint(value.rlim_max, needed, std::to_string(value.rlim_max)));
 }
 
 void check_resource_limits(const ResourceNeeds& needs)

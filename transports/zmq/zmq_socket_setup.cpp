@@ -140,6 +140,7 @@ void ZmqEndpoint::limit_what_it_reads(const EndpointSettings& settings)
   if (reads > 0) {
     m_notes.push_back("reads messages of at most " + std::to_string(m_receive_limit) + " B (" +
                       (m_publisher ? "the largest control message" : "header + -s") +
+                      (settings.curve ? ", with room for CURVE" : "") +
                       "): ZeroMQ closes a connection that sends a larger one");
   }
 }

@@ -123,9 +123,9 @@ public:
     // A publisher has a connection per subscriber, made by them or (given their endpoints) by
     // itself; a subscriber one to its publisher, made either way.
     const std::size_t expected = request.role == Role::publisher ? request.subscribers : 1;
-    zeromq::check_resource_limits(
-        {settings.io_threads, std::max({settings.peers.size(), expected, std::size_t{1}}),
-         queued_bytes(settings)});
+    zeromq::check_resource_limits({settings.io_threads,
+                                   std::max({settings.peers.size(), expected, std::size_t{1}}),
+                                   queued_bytes(settings)});
     return std::make_unique<zeromq::ZmqEndpoint>(settings);
   }
 

@@ -124,6 +124,70 @@ TEST(PublisherVerdict, ATransportFailureIsARuntimeError)
   EXPECT_EQ(sut.status, ExitStatus::runtime);
 }
 
+// A send given up after --wait of back-pressure, the subscriber's counters never having come.
+PublisherFacts stalled_run(std::size_t peak_connections)
+{
+  SubscriberResult held_back;
+  held_back.id = 1;
+  held_back.outcome = SubscriberOutcome::vanished;
+  held_back.last_heard_seconds = 0.5;
+  PublisherFacts facts = publisher_run(1000, {held_back});
+  facts.transport_failed = true;
+  facts.send_stalled = true;
+  facts.peak_connections = peak_connections;
+  return facts;
+}
+
+TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
+{
+  RunConfig criteria;
+  criteria.wait_seconds = 2;
+  const Verdict sut = publisher_verdict(stalled_run(2), criteria);
+
+  EXPECT_EQ(sut.problems,
+            (Lines{"the publisher stopped sending: the transport pushed back for --wait 2 s "
+                   "without a break, held back by a stranger: 2 connections subscribed, but the "
+                   "run has 1 subscriber(s); one that is not a subscriber of this run and does "
+                   "not read stops every message, END included",
+                   "subscriber 1 sent no final counters: the stranger connection kept the END "
+                   "from it (not this subscriber's fault)"}));
+  EXPECT_EQ(sut.status, ExitStatus::runtime);
+}
+
+TEST(PublisherVerdict, ASendStalledWithoutAStrangerSaysASubscriberStoppedReading)
+{
+  RunConfig criteria;
+  criteria.wait_seconds = 2;
+  const Verdict sut = publisher_verdict(stalled_run(1), criteria);
+
+  ASSERT_EQ(sut.problems.size(), 2u);
+  EXPECT_EQ(sut.problems[0], "the publisher stopped sending: the transport pushed back for "
+                             "--wait 2 s without a break (a subscriber that stopped reading "
+                             "holds it back)");
+  EXPECT_EQ(sut.problems[1].rfind("subscriber 1 vanished", 0), 0u) << sut.problems[1];
+}
+
+TEST(TransportDiagnoses, JoinTheProblemsOfAFailedRunOnly)
+{
+  RunReport failed;
+  failed.problems = {"no publisher was heard"};
+  failed.endpoint.transport = "zmq";
+  failed.endpoint.diagnoses = {"a key that does not match"};
+  RunReport passed = failed;
+  passed.problems.clear();
+  passed.success = true;
+  RunReport interrupted = failed;
+  interrupted.interrupted = true;
+
+  add_transport_diagnoses(failed);
+  add_transport_diagnoses(passed);
+  add_transport_diagnoses(interrupted);
+
+  EXPECT_EQ(failed.problems, (Lines{"no publisher was heard", "zmq: a key that does not match"}));
+  EXPECT_EQ(passed.problems, Lines{});
+  EXPECT_EQ(interrupted.problems, Lines{"no publisher was heard"});
+}
+
 TEST(PublisherVerdict, ProbesWithNoEchoLeaveNoLatencyFigureAndFail)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
