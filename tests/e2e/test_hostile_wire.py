@@ -33,7 +33,11 @@ MAGIC = 0x4652504E
 VERSION = 1
 HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK, CHALLENGE = range(1, 9)
 PROBE, WARMUP, DEPARTING = 1, 2, 4
-FINAL_COUNTERS_SIZE = 13 * 8
+# SubscriberCounters: received, unique, duplicates, out_of_order, gaps, datagrams,
+# payload_bytes, wire_bytes, first_to_last_ns, probes_echoed, rejected, warmup_received,
+# records_decoded.
+COUNTERS = struct.Struct("<13Q")
+FINAL_COUNTERS_SIZE = COUNTERS.size
 # UDP fragment header: magic "NPFG", version 1, 3 reserved bytes, message_id, total, index,
 # count, offset (28 bytes, little-endian).
 FRAGMENT = struct.Struct("<4sB3sIIIII")
@@ -364,8 +368,9 @@ class ForgedMessagesTest(HostileWireCase):
     the test.
     """
 
-    def attack_and_check(self, datagrams, port="publisher"):
-        self.start_pair(STREAM)
+    def attack_and_check(self, datagrams, port="publisher", start=True):
+        if start:
+            self.start_pair(STREAM)
         self.send(self.pub_port if port == "publisher" else self.sub_port, datagrams)
         self.assert_still_running()
         pub, sub = self.finish_pair()
@@ -424,6 +429,48 @@ class ForgedMessagesTest(HostileWireCase):
         self.assert_still_running()
         pub, sub = self.finish_pair()
         self.assert_figures_untouched(pub, sub)
+        self.assertEqual(pub.json["rejected"], 1)
+
+    def send_counters_after_the_end(self, counters, copies=10):
+        """Forged final counters under the real id, answering the real END, from the spy's
+        reading of it: sent again over 200 ms so that some land after the real ones."""
+        deadline = time.monotonic() + DEADLINE_S
+        while not self.spy.ends and time.monotonic() < deadline:
+            time.sleep(0.001)
+        self.assertTrue(self.spy.ends, "the spy never saw the END")
+        end_fields = HEADER.unpack_from(self.spy.ends[0])
+        forged = header(FINAL_COUNTERS, sender=1, run_id=end_fields[5], sequence=end_fields[6],
+                        record_count=self.spy.subscriber_tag, payload=counters(end_fields[6]))
+        for _ in range(copies):
+            self.garbage.sendto(forged, ("127.0.0.1", self.pub_port))
+            time.sleep(0.02)
+        return copies
+
+    def test_implausible_counters_under_the_real_id_are_refused(self):
+        # An on-path forger with the run id, the END's count and the subscriber's tag: its
+        # counters say everything arrived within 1 ns (was: taken, exit 0 SUCCESS with the
+        # subscriber at 2.00 T msg/s over a 1 ns measured time).
+        def counters(sent):
+            return COUNTERS.pack(sent, sent, 0, 0, 0, sent, sent * 128, sent * 180, 1, 0, 0, 0, 0)
+
+        self.start_pair(STREAM)
+        copies = self.send_counters_after_the_end(counters)
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        seen, own = pub.json["subscribers"][0], sub.json["subscriber"]
+        self.assertEqual(seen["throughput"], own["throughput"])
+        self.assertLess(seen["throughput"]["messages_per_second"], 10_000)
+        # The publisher stops reading once every real counter is in and its ENDs are out.
+        self.assertGreaterEqual(pub.json["rejected"], 1)
+        self.assertLessEqual(pub.json["rejected"], copies)
+
+    def test_departing_counters_without_the_instance_tag_are_refused(self):
+        # A blind forger knows the id and (from what subscribers send) the run id, not the
+        # instance tag (was: taken, the healthy subscriber reported as having left early, FAIL).
+        run_id = self.start_pair(STREAM)
+        forged = [("departing counters", header(FINAL_COUNTERS, flags=DEPARTING, sender=1,
+                                                run_id=run_id, payload=COUNTERS.pack(*[0] * 13)))]
+        pub, _ = self.attack_and_check(forged, start=False)
         self.assertEqual(pub.json["rejected"], 1)
 
     def test_hello_with_the_real_id_and_a_new_instance_tag(self):
