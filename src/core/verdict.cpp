@@ -34,6 +34,17 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
                                " messages");
 }
 
+// Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
+// or two different keys.
+std::string key_hint(std::uint64_t unauthenticated)
+{
+  if (unauthenticated == 0)
+    return {};
+  return "; " + format_count(unauthenticated) +
+         " control messages were refused for their MAC: does every process have the same "
+         "--key-file, or none?";
+}
+
 // Says when a subscriber without final counters was last heard, which tells a process that
 // died mid-run (killed, crashed) from counters lost at the very end.
 std::string vanished_problem(const std::string& name, double last_heard_seconds,
@@ -85,7 +96,8 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
   case RunEnding::no_publisher:
     verdict.problems.push_back("no publisher was heard within --wait " +
                                format_number(criteria.wait_seconds) +
-                               " s (is it running, and are the addresses right?)");
+                               " s (is it running, and are the addresses right?)" +
+                               key_hint(facts.unauthenticated));
     return ExitStatus::runtime;
   case RunEnding::publisher_silent:
     verdict.problems.push_back(
@@ -113,7 +125,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   if (!facts.subscribers_arrived) {
     verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
                                std::to_string(criteria.subscribers) + " subscriber(s); " +
-                               std::to_string(facts.subscribers.size()) + " announced themselves");
+                               std::to_string(facts.subscribers.size()) +
+                               " announced themselves" + key_hint(facts.unauthenticated));
   } else {
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");
