@@ -69,10 +69,12 @@ bool SendLoop::run_phase(bool warmup)
   Clock::time_point last_send = start;
   const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush() != SendResult::failed;
   if (!warmup) {
-    // A phase cut short by a failure (a keep-all subscriber that froze for good and outlasted
-    // --wait) ends when sending stopped, not when the publisher gave up waiting: the figures
-    // then describe the messages that went out, over the time they took.
-    m_measure_end = ok ? Clock::now() : last_send;
+    // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
+    // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop
+    // request, not when the loop noticed it. The figures then describe the messages that went
+    // out, over the time they took.
+    const bool cut_short = !ok || m_stop.requested();
+    m_measure_end = cut_short ? last_send : Clock::now();
     m_live.measuring.store(false, std::memory_order_relaxed);
   }
   return ok;

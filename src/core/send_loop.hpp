@@ -36,8 +36,8 @@ public:
   std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
-  // Its length: to the end of sending, or to the last message sent when a failure cut it short;
-  // 0 until it ended.
+  // Its length: to its end, or to its last message sent when a failure or a stop request cut it
+  // short; 0 until it ended.
   double measured_seconds() const noexcept;
 
 private:
