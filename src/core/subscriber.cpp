@@ -49,6 +49,8 @@ public:
 
 private:
   bool take_run(const wire::Header& header) noexcept;
+  void on_challenge(const wire::Header& header) noexcept;
+  bool addressed_to_us(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
@@ -70,8 +72,10 @@ private:
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
-  bool m_seeking = false;       // our publisher is silent: hellos ask any publisher to take us
-  std::uint64_t m_rejected = 0; // over the whole process
+  bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
+  std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
+  std::uint32_t m_other_instance = 0; // another live process answering to our id, once seen
+  std::uint64_t m_rejected = 0;       // over the whole process
 };
 
 } // namespace
@@ -93,6 +97,10 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     // Back-channel traffic on a shared medium: other subscribers', or our own looped back.
     return;
   }
+  if (header.kind == wire::MessageKind::challenge) {
+    on_challenge(header);
+    return;
+  }
   if (header.run_id != m_run->run_id && !take_run(header)) {
     ++m_rejected;
     return;
@@ -106,21 +114,25 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
   m_deadlines.heard_publisher(now);
   switch (header.kind) {
   case wire::MessageKind::hello_ack:
-    if (header.sequence == m_config.id)
+    if (addressed_to_us(header))
       run.acknowledged = true;
     break;
   case wire::MessageKind::data:
     on_data(header, delivery, now);
     break;
   case wire::MessageKind::end:
-    on_end(header, now);
+    if (wire::carried_secret(header) == run.end_token)
+      on_end(header, now);
+    else
+      ++m_rejected; // from someone who saw our echoes, not our publisher's acknowledgement
     break;
   case wire::MessageKind::final_ack:
     // Only the answer to our final counters, which we send only on an END: one without an END
     // standing (forged, or of an END that data then proved premature) ends nothing.
     if (header.sequence != m_config.id)
-      break;
-    if (run.end_received)
+      break; // another subscriber's, on a shared medium
+    if (addressed_to_us(header) && run.end_received &&
+        wire::carried_secret(header) == run.end_token)
       run.final_acknowledged = true;
     else
       ++m_rejected;
@@ -135,11 +147,11 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
   // Only a hello_ack addressed to us starts a run: it proves a publisher took this process as
   // its subscriber. A stray or stale datagram of some other run, or another subscriber's
   // acknowledgement on a shared medium, proves nothing and is rejected.
-  if (header.kind != wire::MessageKind::hello_ack || header.sequence != m_config.id ||
-      header.run_id == 0)
+  if (header.kind != wire::MessageKind::hello_ack || header.run_id == 0 || !addressed_to_us(header))
     return false;
   if (m_run->run_id == 0) {
     m_run->run_id = header.run_id;
+    m_run->end_token = wire::carried_secret(header);
     return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
@@ -157,8 +169,36 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
     return false;
   }
   m_run->run_id = header.run_id;
+  m_run->end_token = wire::carried_secret(header);
   m_seeking = false;
   return true;
+}
+
+// A publisher's acknowledgement names the process it answers by its instance tag: one naming
+// our id with another tag, once we were acknowledged ourselves, answers another live process
+// that uses our id (a predecessor's stray answers end when it dies, before we are taken in).
+bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
+{
+  if (header.sequence != m_config.id)
+    return false;
+  const std::uint32_t instance = wire::instance_tag(header);
+  if (instance == m_instance)
+    return true;
+  if (instance != 0 && m_run->acknowledged && m_other_instance == 0)
+    m_other_instance = instance;
+  return false;
+}
+
+void Subscriber::on_challenge(const wire::Header& header) noexcept
+{
+  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
+  // no concern of ours, and neither is one once our publisher has taken us in.
+  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
+    return;
+  if (m_run->acknowledged && !m_seeking)
+    return;
+  m_cookie = wire::carried_secret(header);
+  send_hello(); // at once: the handshake costs one round trip more, not a hello interval
 }
 
 void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
@@ -273,9 +313,8 @@ void Subscriber::send_hello() noexcept
   // publisher when ours fell silent; a live publisher of our run acknowledges either way.
   header.run_id = 0;
   header.record_count = m_instance;
-  const std::int64_t now_ns = to_wire_ns(Clock::now());
-  header.intended_ns = now_ns;
-  header.sent_ns = now_ns;
+  wire::carry_secret(header, m_cookie);
+  header.sent_ns = to_wire_ns(Clock::now());
   m_endpoint.send(m_echo.with_header(header));
   m_endpoint.flush();
 }
@@ -340,6 +379,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.conflicting_ends = run.conflicting_ends;
   facts.conflicting_count = run.conflicting_count;
   facts.run_id = run.run_id;
+  facts.id_clash = m_other_instance != 0;
   facts.self = figures(run.end_received ? std::optional(run.publisher_sent) : std::nullopt);
   facts.abandoned_runs = m_abandoned;
 

@@ -52,8 +52,15 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                   const RunConfig& criteria, Verdict& verdict)
 {
   const std::string name = "subscriber " + std::to_string(sub.id);
-  if (sub.outcome == SubscriberOutcome::left_early)
+  if (sub.id_clash)
+    verdict.problems.push_back("two live processes use -i " + std::to_string(sub.id) +
+                               " (each took the id over from the other): give every "
+                               "subscriber its own id; the figures are of whichever spoke last");
+  else if (sub.outcome == SubscriberOutcome::left_early)
     verdict.problems.push_back(name + " left before the end of the test");
+  else if (sub.outcome == SubscriberOutcome::vanished && !sub.refused_counters.empty())
+    verdict.problems.push_back(name + " sent final counters that cannot be true of this run (" +
+                               sub.refused_counters + "), so they were refused");
   else if (sub.outcome == SubscriberOutcome::vanished)
     verdict.problems.push_back(
         vanished_problem(name, sub.last_heard_seconds, facts.measured_seconds));
@@ -171,6 +178,10 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
   if (!facts.interrupted && facts.ended_by != RunEnding::no_publisher &&
       facts.self.counters.received == 0)
     verdict.problems.push_back("no measured data was received");
+  if (facts.id_clash)
+    verdict.problems.push_back("another live process uses -i " + std::to_string(facts.self.id) +
+                               " (the publisher answered it too): give every subscriber its own "
+                               "id; these figures may be partial");
   for (const AbandonedRun& abandoned : facts.abandoned_runs)
     verdict.warnings.push_back(
         "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +

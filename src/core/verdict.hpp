@@ -39,6 +39,7 @@ struct SubscriberFacts {
   std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
   std::uint64_t conflicting_count = 0;
   std::uint64_t run_id = 0;
+  bool id_clash = false; // the publisher answered another live process using our id
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
 };
