@@ -75,7 +75,10 @@ inline constexpr std::uint16_t warmup = 1u << 1; // excluded from every figure
 // On final_counters: the subscriber is leaving before the end (interrupted), so these are
 // its counters so far.
 inline constexpr std::uint16_t departing = 1u << 2;
-inline constexpr std::uint16_t known = probe | warmup | departing;
+// The payload ends with a 16-byte MAC of everything before it (--key-file): control messages
+// only, and then every one of them.
+inline constexpr std::uint16_t authenticated = 1u << 3;
+inline constexpr std::uint16_t known = probe | warmup | departing | authenticated;
 } // namespace flags
 
 struct Header {

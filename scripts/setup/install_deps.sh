@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzmq3-dev cppzmq-dev
   libsodium-dev
-  python3
+  python3 python3-zmq
   python3-matplotlib
   iproute2
   clang libclang-rt-14-dev clang-format

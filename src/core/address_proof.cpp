@@ -8,16 +8,12 @@
 
 namespace netprof {
 
-namespace {
-
 void initialise_sodium()
 {
   // Idempotent and thread-safe once it has succeeded; -1 only when no random source works.
   if (sodium_init() < 0)
     throw TransportError("cannot initialise libsodium: no system random source");
 }
-
-} // namespace
 
 std::uint64_t random_nonzero_u64()
 {

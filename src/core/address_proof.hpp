@@ -35,6 +35,10 @@ private:
   std::uint64_t m_end_token = 0;
 };
 
+// libsodium's one-time setup, before any of its calls; throws TransportError when the system
+// has no random source.
+void initialise_sodium();
+
 // Nonzero random 64 bits from the system's random source; for identifiers and tokens drawn at
 // setup, never in a measured loop.
 std::uint64_t random_nonzero_u64();

@@ -1,10 +1,10 @@
 #include "publisher.hpp"
 
 #include "address_proof.hpp"
+#include "control_sender.hpp"
 #include "counter_plausibility.hpp"
 #include "echo_timing.hpp"
 #include "membership.hpp"
-#include "outgoing_message.hpp"
 #include "result_collection.hpp"
 #include "send_loop.hpp"
 #include "verdict.hpp"
@@ -43,9 +43,10 @@ class Publisher final : public MessageSink {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_nonzero_u64()),
+        m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
-        m_control(endpoint, m_run_id, m_proof.end_token()), m_members(config.subscribers),
-        m_echoes(live, config.mode == Mode::ping_pong),
+        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token()),
+        m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
         m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
         m_collection(config, endpoint, *this, m_control, stop, m_run_id)
   {
@@ -69,6 +70,7 @@ private:
   const StopFlag& m_stop;
   const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
   const AddressProof m_proof;
+  const ControlAuthentication m_authentication;
   Waiter m_waiter;
   ControlSender m_control;
   Membership m_members;
@@ -77,6 +79,7 @@ private:
   ResultCollection m_collection;
   std::uint64_t m_rejected = 0;
   std::uint64_t m_challenges = 0;
+  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
   bool m_transport_failed = false;
 };
 
@@ -93,8 +96,14 @@ void Publisher::on_message(const Delivery& delivery) noexcept
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
   const auto arrived = Clock::now();
   wire::Header header;
-  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
+  std::span<const std::byte> message = delivery.bytes;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
     ++m_rejected;
+    return;
+  }
+  if (!m_authentication.open(header, message)) {
+    ++m_rejected;
+    ++m_unauthenticated;
     return;
   }
   if (header.sender_id == 0) {
@@ -113,7 +122,7 @@ void Publisher::on_message(const Delivery& delivery) noexcept
     reply = on_echo(header, arrived);
     break;
   case wire::MessageKind::final_counters:
-    reply = on_final_counters(header, delivery.bytes.subspan(wire::header_size), arrived);
+    reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
     break;
   default:
     break;
@@ -240,6 +249,7 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.send_stalled = m_sender.stalled();
   facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
+  facts.unauthenticated = m_unauthenticated;
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "control_sender.hpp"
 #include "membership.hpp"
-#include "outgoing_message.hpp"
 #include "stop_flag.hpp"
 
 #include <netprof/clock.hpp>

@@ -1,5 +1,6 @@
 #include "subscriber.hpp"
 
+#include "control_authentication.hpp"
 #include "outgoing_message.hpp"
 #include "subscriber_run.hpp"
 #include "verdict.hpp"
@@ -38,9 +39,11 @@ class Subscriber final : public MessageSink {
 public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
-        m_control(wire::final_counters_size), m_instance(random_instance_tag()),
-        m_deadlines(config, Clock::now())
+        m_hello(m_authentication.tag_room()),
+        m_control(wire::final_counters_size + m_authentication.tag_room()),
+        m_instance(random_instance_tag()), m_deadlines(config, Clock::now())
   {
   }
 
@@ -64,8 +67,10 @@ private:
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
+  const ControlAuthentication m_authentication;
   Waiter m_waiter;
   OutgoingMessage m_echo;
+  OutgoingMessage m_hello;
   OutgoingMessage m_control;
   const std::uint32_t m_instance; // this process's instance tag (wire.hpp)
 
@@ -74,8 +79,9 @@ private:
   SubscriberDeadlines m_deadlines;
   bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
   std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
-  std::uint32_t m_other_instance = 0; // another live process answering to our id, once seen
-  std::uint64_t m_rejected = 0;       // over the whole process
+  std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
+  std::uint64_t m_rejected = 0;        // over the whole process
+  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
 };
 
 } // namespace
@@ -89,12 +95,18 @@ RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const Sto
 void Subscriber::on_message(const Delivery& delivery) noexcept
 {
   wire::Header header;
-  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
+  std::span<const std::byte> message = delivery.bytes;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
   if (header.sender_id != 0) {
     // Back-channel traffic on a shared medium: other subscribers', or our own looped back.
+    return;
+  }
+  if (!m_authentication.open(header, message)) {
+    ++m_rejected;
+    ++m_unauthenticated;
     return;
   }
   if (header.kind == wire::MessageKind::challenge) {
@@ -315,7 +327,7 @@ void Subscriber::send_hello() noexcept
   header.record_count = m_instance;
   wire::carry_secret(header, m_cookie);
   header.sent_ns = to_wire_ns(Clock::now());
-  m_endpoint.send(m_echo.with_header(header));
+  m_endpoint.send(m_authentication.seal(m_hello, header));
   m_endpoint.flush();
 }
 
@@ -332,7 +344,7 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(m_run->counters(m_rejected), m_control.payload());
-  m_endpoint.send(m_control.with_header(header));
+  m_endpoint.send(m_authentication.seal(m_control, header));
   m_endpoint.flush();
 }
 
@@ -380,6 +392,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.conflicting_count = run.conflicting_count;
   facts.run_id = run.run_id;
   facts.id_clash = m_other_instance != 0;
+  facts.unauthenticated = m_unauthenticated;
   facts.self = figures(run.end_received ? std::optional(run.publisher_sent) : std::nullopt);
   facts.abandoned_runs = m_abandoned;
 

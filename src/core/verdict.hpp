@@ -27,6 +27,7 @@ struct PublisherFacts {
   bool send_stalled = false;             // it pushed back for --wait on end, so sending stopped
   std::size_t peak_connections = 0;      // EndpointFacts::peak_connections; 0 unknown
   double measured_seconds = 0.0;
+  std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
@@ -41,7 +42,8 @@ struct SubscriberFacts {
   std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
   std::uint64_t conflicting_count = 0;
   std::uint64_t run_id = 0;
-  bool id_clash = false; // the publisher answered another live process using our id
+  bool id_clash = false;             // the publisher answered another live process using our id
+  std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
 };

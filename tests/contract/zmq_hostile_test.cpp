@@ -35,6 +35,7 @@ using netprof::testing::bytes;
 using netprof::testing::CollectingSink;
 using netprof::testing::free_tcp_endpoint;
 using netprof::testing::receive_until;
+using netprof::testing::say_hello;
 using netprof::testing::settings_for;
 using netprof::testing::TemporaryDirectory;
 
@@ -48,17 +49,13 @@ zeromq::EndpointSettings reading(zeromq::EndpointSettings settings, std::size_t 
   return settings;
 }
 
-// Waits until the publisher heard a 'N'-led hello from the subscriber: its subscription is in
-// place by then.
-void say_hello(zeromq::ZmqEndpoint& subscriber, zeromq::ZmqEndpoint& publisher)
+// Once the subscriber's hello is heard, a data message of `size` bytes reaches it.
+void carries(zeromq::ZmqEndpoint& publisher, zeromq::ZmqEndpoint& subscriber, std::size_t size)
 {
-  CollectingSink heard;
-  const auto deadline = Clock::now() + 5s;
-  while (heard.messages.empty() && Clock::now() < deadline) {
-    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
-    ASSERT_NE(publisher.receive(heard, 20ms), ReceiveResult::failed);
-  }
-  ASSERT_FALSE(heard.messages.empty()) << "the hello never arrived";
+  say_hello(subscriber, publisher);
+  ASSERT_EQ(publisher.send(Bytes(size, std::byte{'N'})), SendResult::sent);
+  CollectingSink sink;
+  ASSERT_TRUE(receive_until(subscriber, sink, 1));
 }
 
 std::string joined(const std::vector<std::string>& lines)
@@ -120,10 +117,7 @@ TEST(ZmqReadLimit, ADataMessageOfItsOwnSizeLeavesNothingToDiagnose)
   zeromq::ZmqEndpoint publisher(settings_for(Role::publisher, endpoint, {}));
   zeromq::ZmqEndpoint subscriber(
       reading(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}), data_bytes));
-  say_hello(subscriber, publisher);
-  ASSERT_EQ(publisher.send(Bytes(data_bytes, std::byte{'N'})), SendResult::sent);
-  CollectingSink sink;
-  ASSERT_TRUE(receive_until(subscriber, sink, 1));
+  carries(publisher, subscriber, data_bytes);
   EXPECT_TRUE(subscriber.facts().diagnoses.empty());
 }
 
@@ -220,10 +214,7 @@ TEST(ZmqCurve, TheSameKeyFileConnectsAndCarriesBothDirections)
   zeromq::ZmqEndpoint publisher(with_curve(settings_for(Role::publisher, endpoint, {}), key));
   zeromq::ZmqEndpoint subscriber(
       with_curve(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}), key));
-  say_hello(subscriber, publisher);
-  ASSERT_EQ(publisher.send(Bytes(data_bytes, std::byte{'N'})), SendResult::sent);
-  CollectingSink sink;
-  ASSERT_TRUE(receive_until(subscriber, sink, 1));
+  carries(publisher, subscriber, data_bytes);
   EXPECT_TRUE(publisher.facts().diagnoses.empty());
 }
 

@@ -9,6 +9,8 @@
 
 #include "support/test_sinks.hpp"
 
+#include <gtest/gtest.h>
+
 #include <stdlib.h>
 
 #include <chrono>
@@ -43,6 +45,20 @@ inline bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t 
     }
   }
   return sink.messages.size() >= count;
+}
+
+// Says hello ('N'-led bytes) until the publisher hears one: the subscriber's subscription is in
+// place by then (the core repeats hellos too).
+inline void say_hello(Endpoint& subscriber, Endpoint& publisher)
+{
+  using namespace std::chrono_literals;
+  CollectingSink heard;
+  const auto deadline = Clock::now() + 5s;
+  while (heard.messages.empty() && Clock::now() < deadline) {
+    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+    ASSERT_NE(publisher.receive(heard, 20ms), ReceiveResult::failed);
+  }
+  ASSERT_FALSE(heard.messages.empty()) << "the hello never arrived";
 }
 
 inline std::string free_tcp_endpoint()

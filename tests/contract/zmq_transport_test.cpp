@@ -48,6 +48,7 @@ using netprof::testing::bytes;
 using netprof::testing::free_tcp_endpoint;
 using netprof::testing::give_arguments;
 using netprof::testing::receive_until;
+using netprof::testing::say_hello;
 using netprof::testing::settings_for;
 using netprof::testing::TemporaryDirectory;
 namespace zeromq = netprof::zeromq;
@@ -444,14 +445,7 @@ TEST(ZmqEndpoint, PublisherMayConnectToASubscriber)
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, endpoint, {}));
   zeromq::ZmqEndpoint publisher(settings_for(Role::publisher, free_tcp_endpoint(), {endpoint}));
 
-  // The subscriber says hello until the publisher hears it (the core repeats hellos too).
-  CollectingSink at_publisher;
-  const auto deadline = Clock::now() + 5s;
-  while (at_publisher.messages.empty() && Clock::now() < deadline) {
-    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
-    ASSERT_NE(publisher.receive(at_publisher, 20ms), ReceiveResult::failed);
-  }
-  ASSERT_FALSE(at_publisher.messages.empty()) << "the hello never arrived";
+  say_hello(subscriber, publisher);
 
   const Bytes large(300, std::byte{'d'});
   ASSERT_EQ(publisher.send(large), SendResult::sent);
