@@ -69,7 +69,7 @@ bool strangers_connected(const PublisherFacts& facts)
 // Why sending stopped, naming a stranger when the transport's count shows one.
 std::string stall_problem(const PublisherFacts& facts, const RunConfig& criteria)
 {
-  std::string text = "the publisher stopped sending: the transport pushed back for --wait " +
+  std::string text = "the transport failed while sending: it pushed back for --wait " +
                      format_number(criteria.wait_seconds) + " s without a break";
   if (!strangers_connected(facts))
     return text + " (a subscriber that stopped reading holds it back)";

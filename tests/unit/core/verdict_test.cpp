@@ -145,7 +145,7 @@ TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
   const Verdict sut = publisher_verdict(stalled_run(2), criteria);
 
   EXPECT_EQ(sut.problems,
-            (Lines{"the publisher stopped sending: the transport pushed back for --wait 2 s "
+            (Lines{"the transport failed while sending: it pushed back for --wait 2 s "
                    "without a break, held back by a stranger: 2 connections subscribed, but the "
                    "run has 1 subscriber(s); one that is not a subscriber of this run and does "
                    "not read stops every message, END included",
@@ -161,8 +161,8 @@ TEST(PublisherVerdict, ASendStalledWithoutAStrangerSaysASubscriberStoppedReading
   const Verdict sut = publisher_verdict(stalled_run(1), criteria);
 
   ASSERT_EQ(sut.problems.size(), 2u);
-  EXPECT_EQ(sut.problems[0], "the publisher stopped sending: the transport pushed back for "
-                             "--wait 2 s without a break (a subscriber that stopped reading "
+  EXPECT_EQ(sut.problems[0], "the transport failed while sending: it pushed back for --wait "
+                             "2 s without a break (a subscriber that stopped reading "
                              "holds it back)");
   EXPECT_EQ(sut.problems[1].rfind("subscriber 1 vanished", 0), 0u) << sut.problems[1];
 }
