@@ -16,8 +16,8 @@ void Failure::announce() noexcept
   }
 }
 
-bool gave_up(const Segment* segment, const std::string& name, bool check_size,
-             Failure& failure) noexcept
+bool settle_failure(const Segment* segment, const std::string& name, bool check_size,
+                    Failure& failure) noexcept
 {
   if (!failure.happened() && segment != nullptr &&
       (segment->lost() || (check_size && segment->shrunk())))

@@ -62,12 +62,21 @@ private:
   std::string m_reason;
 };
 
+// gave_up() once there is something to look into: records and announces the failure.
+bool settle_failure(const Segment* segment, const std::string& name, bool check_size,
+                    Failure& failure) noexcept;
+
 // True once the endpoint has given up: `failure` holds a reason, or `segment` (if any) was
 // truncated under it (Segment::lost; with `check_size` also Segment::shrunk, an fstat).
 // Announces the failure the first time it answers true. Off the per-message path: idle polls,
-// health checks and back-pressure call it.
-bool gave_up(const Segment* segment, const std::string& name, bool check_size,
-             Failure& failure) noexcept;
+// health checks and back-pressure call it, and without `check_size` it costs two loads.
+inline bool gave_up(const Segment* segment, const std::string& name, bool check_size,
+                    Failure& failure) noexcept
+{
+  if (!failure.happened() && !check_size && (segment == nullptr || !segment->lost()))
+    return false;
+  return settle_failure(segment, name, check_size, failure);
+}
 
 // The report's notes on how endpoints wait, on the history policy and on the ring's size.
 std::string strategy_note();

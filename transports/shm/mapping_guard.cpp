@@ -72,6 +72,8 @@ void install_handler() noexcept
 
 } // namespace
 
+const std::atomic<bool> MappingGuard::never_lost{false};
+
 MappingGuard::MappingGuard(void* base, std::size_t size) noexcept
 {
   if (!g_installed.exchange(true, std::memory_order_acq_rel))
@@ -85,6 +87,7 @@ MappingGuard::MappingGuard(void* base, std::size_t size) noexcept
       range.lost.store(false, std::memory_order_relaxed);
       range.end.store(begin + size, std::memory_order_release);
       m_entry = static_cast<int>(index);
+      m_lost = &range.lost;
       return;
     }
   }
@@ -96,7 +99,7 @@ MappingGuard::~MappingGuard()
 }
 
 MappingGuard::MappingGuard(MappingGuard&& other) noexcept
-    : m_entry(std::exchange(other.m_entry, -1))
+    : m_entry(std::exchange(other.m_entry, -1)), m_lost(std::exchange(other.m_lost, &never_lost))
 {
 }
 
@@ -105,14 +108,9 @@ MappingGuard& MappingGuard::operator=(MappingGuard&& other) noexcept
   if (this != &other) {
     release();
     m_entry = std::exchange(other.m_entry, -1);
+    m_lost = std::exchange(other.m_lost, &never_lost);
   }
   return *this;
-}
-
-bool MappingGuard::lost() const noexcept
-{
-  return m_entry >= 0 &&
-         g_ranges[static_cast<std::size_t>(m_entry)].lost.load(std::memory_order_acquire);
 }
 
 void MappingGuard::release() noexcept
@@ -123,6 +121,7 @@ void MappingGuard::release() noexcept
   range.end.store(0, std::memory_order_release);
   range.begin.store(0, std::memory_order_release);
   m_entry = -1;
+  m_lost = &never_lost;
 }
 
 } // namespace netprof::shm

@@ -35,13 +35,17 @@ public:
   MappingGuard(const MappingGuard&) = delete;
   MappingGuard& operator=(const MappingGuard&) = delete;
 
-  // True once a SIGBUS in the mapping replaced it with zeros: the file was truncated.
-  bool lost() const noexcept;
+  // True once a SIGBUS in the mapping replaced it with zeros: the file was truncated. One
+  // load, for idle polls. (The handler runs on the thread that faulted, the one that asks.)
+  bool lost() const noexcept { return m_lost->load(std::memory_order_relaxed); }
   // Stops guarding (before munmap, so a later mapping at the same address is not taken for it).
   void release() noexcept;
 
 private:
+  static const std::atomic<bool> never_lost;
+
   int m_entry = -1;
+  const std::atomic<bool>* m_lost = &never_lost; // the entry's mark while guarding
 };
 
 } // namespace netprof::shm
