@@ -45,16 +45,19 @@ def fake_segment(path, owner_pid):
 
 
 class HostileShmTestCase(ShmTestCase):
-    def run_timed(self, *args, prefix=(), json_name=None, deadline_s=15):
+    def run_timed(self, *args, json_name="refused", deadline_s=15):
         """Runs one netprof; (result, seconds it took)."""
         start = time.monotonic()
-        process, path = self.start(*args, json_name=json_name, prefix=prefix)
+        process, path = self.start(*args, json_name=json_name)
         result = self.finish(process, path, deadline_s=deadline_s)
         return result, time.monotonic() - start
 
-    def assert_refused_at_once(self, result, seconds, pattern):
-        """Exit 3, one line on stderr matching `pattern`, well before --wait."""
-        self.assertEqual(result.returncode, RUNTIME, result.stdout + result.stderr)
+    def assert_refused_at_once(self, result, seconds, pattern, status=RUNTIME):
+        """Exit 3, one line on stderr matching `pattern`, nothing on stdout, no --json file,
+        well before --wait."""
+        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertIsNone(result.json)
         lines = result.stderr.splitlines()
         self.assertEqual(len(lines), 1, result.stderr)
         self.assertRegex(lines[0], "^netprof: " + pattern + "$")
@@ -102,7 +105,7 @@ class FifoTest(HostileShmTestCase):
         os.mkfifo(path, 0o600)
         self.addCleanup(self._remove, path)
         result, _ = self.run_timed("--local-pair", "--shm", "--send-hz", "2000", "-t", "1",
-                                   "--warmup-time", "0.2", deadline_s=30)
+                                   "--warmup-time", "0.2", json_name=None, deadline_s=30)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertTrue(result.stdout.startswith("Test: SUCCESS"), result.stdout)
         self.assertTrue(os.path.exists(path), "a FIFO is not netprof's to remove")
@@ -148,7 +151,8 @@ class ForeignSegmentTest(HostileShmTestCase):
                                     re.escape(f"{path} belongs to another user, ") + ".+")
 
         allowed, _ = self.run_timed("-i", "1", "--shm", name, "--wait", WAIT,
-                                    "--shm-allow-user", str(NOBODY), deadline_s=40)
+                                    "--shm-allow-user", str(NOBODY), json_name=None,
+                                    deadline_s=40)
         self.assertEqual(allowed.returncode, 0, allowed.stdout + allowed.stderr)
         self.assertTrue(allowed.stdout.startswith("Test: SUCCESS"), allowed.stdout)
         pub = self.finish(publisher, pub_json, deadline_s=40)
@@ -166,6 +170,17 @@ class ForeignSegmentTest(HostileShmTestCase):
         result = self.finish(process, deadline_s=15)
         self.assert_refused_at_once(result, time.monotonic() - start, re.escape(
             f"permission denied opening {path}: it belongs to root (uid 0), mode 0600"))
+
+    def test_shm_allow_user_naming_nobody_is_a_usage_error(self):
+        name, _ = self.segment()
+        for value, reason in (("no-such-user-netprof", "no user has that name (give a user "
+                                                        "name or a numeric uid)"),
+                              ("4294967295", "a uid is at most 4294967294")):
+            with self.subTest(value=value):
+                result, seconds = self.run_timed("-i", "1", "--shm", name,
+                                                 "--shm-allow-user", value)
+                self.assert_refused_at_once(result, seconds, re.escape(
+                    f"bad --shm-allow-user value '{value}': {reason}"), status=2)
 
 
 class TruncatedSegmentTest(HostileShmTestCase):

@@ -80,10 +80,9 @@ const OptionGroup& shm_options()
                   "subscriber")
            .passed(PairRoute::publisher_only),
        OptionSpec("shm-allow-user", "USER", Text{},
-                  "also use a segment owned by USER (a user name or a uid). Without it a "
-                  "segment, or anything else found under the name, that is not this user's is "
-                  "refused, by root too: another user could squat the name or feed a "
-                  "subscriber foreign data")
+                  "also use a shared-memory segment owned by USER (a user name or a uid). Without "
+                  "it netprof refuses a segment another user owns, as root too: that user could "
+                  "squat the name or feed a subscriber foreign data")
            .passed(PairRoute::both)}};
   return group;
 }

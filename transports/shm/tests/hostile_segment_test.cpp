@@ -5,6 +5,7 @@
 
 #include "segment.hpp"
 #include "shm_endpoint.hpp"
+#include "shm_test_support.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -15,7 +16,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,15 +34,10 @@ using netprof::TransportError;
 using netprof::shm::EndpointSettings;
 using netprof::shm::PublisherEndpoint;
 using netprof::shm::SubscriberEndpoint;
+using netprof::shm::testing::any_note_contains;
 using netprof::testing::CollectingSink;
 
 constexpr uid_t nobody = 65534;
-
-bool any_note_contains(const netprof::EndpointFacts& facts, const std::string& text)
-{
-  return std::any_of(facts.notes.begin(), facts.notes.end(),
-                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
-}
 
 std::string refusal_of(const std::function<void()>& open)
 {
@@ -54,28 +49,8 @@ std::string refusal_of(const std::function<void()>& open)
   return "";
 }
 
-class HostileSegment : public ::testing::Test {
-protected:
-  void SetUp() override
-  {
-    static int counter = 0;
-    name = "hostile-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
-    path = netprof::shm::object_path(name);
-  }
-  void TearDown() override { unlink(path.c_str()); }
-
-  EndpointSettings settings() const
-  {
-    EndpointSettings s;
-    s.name = name;
-    s.ring_capacity = 64 * 1024;
-    s.requested_bytes = s.ring_capacity;
-    return s;
-  }
-
-  std::string name;
-  std::string path;
-};
+// Each test's segment name is its own; whatever a test left under it is removed at the end.
+using HostileSegment = netprof::shm::testing::ShmSegment;
 
 TEST_F(HostileSegment, PublisherRefusesAFifoUnderItsNameAtOnce)
 {
@@ -181,21 +156,7 @@ TEST_F(HostileSegment, LocalPairCleanUpLeavesAnotherUsersAbandonedSegmentAlone)
     GTEST_SKIP() << "needs root, to give the segment to uid 65534";
   const std::string prefix = "pair-hostile-" + std::to_string(getpid()) + "-";
   const std::string abandoned = prefix + "dead";
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // Dies like a SIGKILLed publisher: its segment stays, naming a dead PID.
-    try {
-      auto created =
-          netprof::shm::Segment::create(abandoned, 64 * 1024, netprof::shm::History::keep_last);
-      (void)created;
-      _exit(0);
-    } catch (...) {
-      _exit(1);
-    }
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_GT(netprof::shm::testing::leave_abandoned_segment(abandoned), 0);
   const std::string file = netprof::shm::object_path(abandoned);
   ASSERT_EQ(chown(file.c_str(), nobody, nobody), 0);
   const auto removed = netprof::shm::remove_abandoned_segments(prefix);

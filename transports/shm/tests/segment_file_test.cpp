@@ -155,6 +155,16 @@ protected:
     return netprof::shm::open_segment_file(file, access, policy);
   }
 
+  // Refused, for reading and for writing, as `kind` ("a FIFO").
+  void expect_refused_as(const std::string& kind)
+  {
+    for (const int access : {O_RDONLY, O_RDWR}) {
+      const SegmentFile sut = open_it(access);
+      EXPECT_EQ(sut.status, SegmentFile::Status::refused);
+      EXPECT_TRUE(contains(sut.refusal, file + " is " + kind)) << sut.refusal;
+    }
+  }
+
   std::string file;
 };
 
@@ -180,29 +190,19 @@ TEST_F(OpenSegmentFile, OwnRegularFileOpensWithItsStat)
 TEST_F(OpenSegmentFile, AFifoIsRefusedNotWaitedOn)
 {
   ASSERT_EQ(mkfifo(file.c_str(), 0600), 0);
-  for (const int access : {O_RDONLY, O_RDWR}) {
-    const SegmentFile sut = open_it(access);
-    EXPECT_EQ(sut.status, SegmentFile::Status::refused);
-    EXPECT_TRUE(contains(sut.refusal, file + " is a FIFO")) << sut.refusal;
-  }
+  expect_refused_as("a FIFO");
 }
 
 TEST_F(OpenSegmentFile, ASymbolicLinkIsRefusedNotFollowed)
 {
   ASSERT_EQ(symlink("/etc/hostname", file.c_str()), 0);
-  const SegmentFile sut = open_it();
-  EXPECT_EQ(sut.status, SegmentFile::Status::refused);
-  EXPECT_TRUE(contains(sut.refusal, file + " is a symbolic link")) << sut.refusal;
+  expect_refused_as("a symbolic link");
 }
 
 TEST_F(OpenSegmentFile, ADirectoryIsRefusedForReadingAndWriting)
 {
   ASSERT_EQ(mkdir(file.c_str(), 0700), 0);
-  for (const int access : {O_RDONLY, O_RDWR}) {
-    const SegmentFile sut = open_it(access);
-    EXPECT_EQ(sut.status, SegmentFile::Status::refused);
-    EXPECT_TRUE(contains(sut.refusal, file + " is a directory")) << sut.refusal;
-  }
+  expect_refused_as("a directory");
 }
 
 TEST_F(OpenSegmentFile, ASocketIsRefused)
@@ -214,9 +214,7 @@ TEST_F(OpenSegmentFile, ASocketIsRefused)
   std::snprintf(address.sun_path, sizeof address.sun_path, "%s", file.c_str());
   ASSERT_EQ(bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
   close(listener);
-  const SegmentFile sut = open_it(O_RDWR);
-  EXPECT_EQ(sut.status, SegmentFile::Status::refused);
-  EXPECT_TRUE(contains(sut.refusal, file + " is a socket")) << sut.refusal;
+  expect_refused_as("a socket");
 }
 
 TEST_F(OpenSegmentFile, AnotherUsersFileIsRefusedUnlessAllowed)
