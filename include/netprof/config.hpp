@@ -55,6 +55,11 @@ struct RunConfig {
   bool print_histogram = false;           // --histogram: latency distribution as text bars
   bool local_pair = false;                // --local-pair
 
+  // --key-file: the file, and the shared secret it holds (read and checked while parsing), which
+  // authenticates every control message; empty: none.
+  std::string key_file;
+  std::vector<std::byte> shared_secret;
+
   std::vector<std::string> command_line; // argv as given, for the report
 };
 

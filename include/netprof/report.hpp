@@ -79,6 +79,8 @@ struct SubscriberResult {
   std::uint32_t restarts = 0;    // times a new process took over this id (any phase)
   double restarted_seconds = -1; // measured-phase seconds of the last restart; -1 if none
                                  // happened after the measured phase began
+  bool id_clash = false; // two live processes answered to this id (told by their instance tags)
+  std::string refused_counters; // why counters sent under this id were refused as impossible
 };
 
 // A run a subscriber took part in until its publisher was replaced by a new one: the figures
@@ -109,9 +111,10 @@ struct RunReport {
   std::uint64_t messages_sent = 0; // measured data messages
   std::uint64_t probes_sent = 0;
   std::uint64_t echoes_received = 0;
-  std::uint64_t echoes_late = 0;  // arrived after --probe-timeout (ping-pong) or unknown
-  LatencySummary rtt;             // intended-send-time based (coordinated omission corrected)
-  LatencySummary rtt_uncorrected; // actual-send-time based
+  std::uint64_t echoes_late = 0;     // arrived after --probe-timeout (ping-pong) or unknown
+  std::uint64_t challenges_sent = 0; // address-proof challenges, answering hellos (wire.hpp)
+  LatencySummary rtt;                // intended-send-time based (coordinated omission corrected)
+  LatencySummary rtt_uncorrected;    // actual-send-time based
   // For probes every subscriber echoed: the spread between the first and the last echo.
   // Only with two or more subscribers.
   LatencySummary fanout_skew;

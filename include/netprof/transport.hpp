@@ -127,6 +127,16 @@ public:
   // reaches everyone anyway (Capabilities::addresses_peers_one_by_one false) returns true.
   virtual bool adopt_peer(PeerHandle /*sender*/) noexcept { return true; }
 
+  // Sends a small control message (no larger than the one it answers) to the sender of a
+  // delivered message only, without making it a peer: the publisher's address-proof challenge
+  // (wire.hpp) goes to whoever said hello, and to no one else. A transport that cannot address
+  // one peer (Capabilities::addresses_peers_one_by_one false) sends it as send() does, to
+  // everyone on the medium, where the sender is too.
+  virtual SendResult reply(PeerHandle /*sender*/, std::span<const std::byte> message) noexcept
+  {
+    return send(message);
+  }
+
   // Called by the core once, before the first data message, with the payload every data
   // message will end with: bytes never rewritten while the endpoint lives (the core rewrites
   // only the header in front of them). A transport may keep a copy of them so as to send data

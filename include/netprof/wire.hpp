@@ -26,6 +26,24 @@
 // restarted subscriber (same id, new process) from a repeated hello by it. 0 means "no tag"
 // (a subscriber that predates it), which never counts as a restart; publishers that predate it
 // ignore the field in these messages, so the format stays version 1.
+//
+// Address proof (docs/hostile-input.md, "Joining a run"): a publisher answers a hello whose
+// cookie is missing or wrong with a challenge, a header alone (never larger than the hello it
+// answers), sent only to the hello's sender. The cookie is a keyed hash, under a secret of this
+// run, of the sender's address, id and instance tag; a hello carrying it back proves the sender
+// receives at that address, and only then does the publisher tell it the run id. The
+// acknowledgement carries the run's end token too: END and final_ack must carry it, so that
+// whoever sees only what subscribers send (their hellos and echoes carry the run id) cannot
+// end a subscriber's run.
+//
+// Control fields by kind (the others as in the table above; intended_ns holds no time in
+// these, see carried_secret):
+//   kind        sequence                      intended_ns                record_count
+//   hello       0                             the cookie echoed (0: none) instance tag
+//   challenge   the subscriber id challenged  the cookie                 the hello's tag
+//   hello_ack   the subscriber id             the end token              its instance tag
+//   end         measured messages sent        the end token              0
+//   final_ack   the subscriber id             the end token              its instance tag
 
 #include <array>
 #include <cstddef>
@@ -48,6 +66,7 @@ enum class MessageKind : std::uint8_t {
   end = 5,            // publisher -> subscribers: sequence = measured messages sent in total
   final_counters = 6, // subscriber -> publisher: payload = encoded SubscriberCounters
   final_ack = 7,      // publisher -> subscribers: sequence = the subscriber id acknowledged
+  challenge = 8,      // publisher -> the sender of a hello only: prove your address (above)
 };
 
 namespace flags {
@@ -56,7 +75,10 @@ inline constexpr std::uint16_t warmup = 1u << 1; // excluded from every figure
 // On final_counters: the subscriber is leaving before the end (interrupted), so these are
 // its counters so far.
 inline constexpr std::uint16_t departing = 1u << 2;
-inline constexpr std::uint16_t known = probe | warmup | departing;
+// The payload ends with a 16-byte MAC of everything before it (--key-file): control messages
+// only, and then every one of them.
+inline constexpr std::uint16_t authenticated = 1u << 3;
+inline constexpr std::uint16_t known = probe | warmup | departing | authenticated;
 } // namespace flags
 
 struct Header {
@@ -75,6 +97,16 @@ struct Header {
 inline std::uint32_t instance_tag(const Header& header) noexcept
 {
   return header.kind == MessageKind::data ? 0 : header.record_count;
+}
+
+// Where the control fields above are kept, for the kinds that carry them.
+inline std::uint64_t carried_secret(const Header& header) noexcept
+{
+  return static_cast<std::uint64_t>(header.intended_ns);
+}
+inline void carry_secret(Header& header, std::uint64_t secret) noexcept
+{
+  header.intended_ns = static_cast<std::int64_t>(secret);
 }
 
 enum class DecodeError {

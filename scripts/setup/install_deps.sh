@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
-# already installed. clang and libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the
-# sanitizer runtimes scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
+# already installed. libsodium-dev is for address-proof cookies and --key-file. clang and
+# libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
+# scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
 # Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
@@ -10,7 +11,8 @@ packages=(
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzmq3-dev cppzmq-dev
-  python3
+  libsodium-dev
+  python3 python3-zmq
   python3-matplotlib
   iproute2
   clang libclang-rt-14-dev clang-format

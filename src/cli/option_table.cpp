@@ -213,6 +213,17 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
       });
 }
 
+void add_security(std::vector<CoreOption>& rows)
+{
+  rows.push_back(
+      {"Security",
+       spec("key-file", "FILE", Text{}, std::nullopt,
+            "a shared secret (16 B or more, readable by its owner alone) that every process of "
+            "the run is given: every control message (join, end, final counters) is then "
+            "authenticated, for networks you do not trust"),
+       Readers::both, field<&RunConfig::key_file>});
+}
+
 } // namespace
 
 const std::vector<CoreOption>& core_option_table()
@@ -223,6 +234,7 @@ const std::vector<CoreOption>& core_option_table()
     add_test(all);
     add_latency(all);
     add_waiting_and_output(all);
+    add_security(all);
     return all;
   }();
   return rows;

@@ -1,3 +1,4 @@
+#include "key_file.hpp"
 #include "option_table.hpp"
 #include "transport_choice.hpp"
 #include "transport_list.hpp"
@@ -126,6 +127,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
 
   result.config = cli::core_config(values);
   check_combinations(values, result.config);
+  if (!result.config.key_file.empty())
+    result.config.shared_secret = cli::read_key_file(result.config.key_file);
   result.transport = cli::select_transport(slots, values, core, result.config);
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);

@@ -23,6 +23,10 @@ namespace {
 
 // How long a subscriber child has to leave after SIGTERM before it is killed.
 constexpr auto subscriber_grace = std::chrono::seconds(2);
+// How long each child has, once an interrupt was passed on to it, to finish its report and
+// leave before it is killed. An interrupted publisher collects final counters for 0.5 s, then
+// reports: well within this.
+constexpr auto interrupt_grace = std::chrono::seconds(5);
 
 std::string self_executable()
 {
@@ -60,7 +64,17 @@ std::optional<int> reap(pid_t pid)
   return static_cast<int>(ExitStatus::runtime);
 }
 
-int wait_for_child(pid_t pid, std::optional<Clock::time_point> deadline, bool& forwarded_stop)
+std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> deadline,
+                                          Clock::time_point other)
+{
+  return deadline && *deadline < other ? deadline : other;
+}
+
+// Waits for a child, passing an interrupt on to it (once; `forwarded_stop` says whether that
+// happened already) and giving it interrupt_grace from then. A child past its deadline is
+// killed: the parent never exits before its children, so nothing they write comes after it.
+int wait_for_child(pid_t pid, const char* role, std::optional<Clock::time_point> deadline,
+                   bool& forwarded_stop)
 {
   for (;;) {
     if (auto status = reap(pid))
@@ -68,11 +82,13 @@ int wait_for_child(pid_t pid, std::optional<Clock::time_point> deadline, bool& f
     if (process_stop_flag().requested() && !forwarded_stop) {
       forwarded_stop = true;
       kill(pid, SIGTERM);
+      deadline = earliest(deadline, Clock::now() + interrupt_grace);
     }
     if (deadline && Clock::now() >= *deadline) {
       kill(pid, SIGKILL);
       int ignored = 0;
       waitpid(pid, &ignored, 0);
+      std::cerr << "netprof: the local " << role << " did not finish in time and was killed\n";
       return static_cast<int>(ExitStatus::runtime);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -141,7 +157,8 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
     publisher_deadline =
         Clock::now() +
         from_seconds(2 * config.wait_seconds + config.warmup_seconds + config.test_seconds + 30.0);
-  const int publisher_status = wait_for_child(publisher, publisher_deadline, forwarded_stop);
+  const int publisher_status =
+      wait_for_child(publisher, "publisher", publisher_deadline, forwarded_stop);
   if (publisher_status != 0) {
     // The publisher failed (at once, say, on a port in use, or after a failed run): the
     // subscriber has nothing left to wait for, and its report is not printed, so it is stopped
@@ -150,13 +167,15 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
     end_child(subscriber, subscriber_grace);
     return publisher_status;
   }
-  bool subscriber_forwarded = forwarded_stop;
-  if (forwarded_stop)
-    kill(subscriber, SIGTERM);
-  const auto subscriber_deadline =
+  std::optional<Clock::time_point> subscriber_deadline =
       Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
+  bool subscriber_forwarded = forwarded_stop;
+  if (forwarded_stop) {
+    kill(subscriber, SIGTERM);
+    subscriber_deadline = earliest(subscriber_deadline, Clock::now() + interrupt_grace);
+  }
   const int subscriber_status =
-      wait_for_child(subscriber, subscriber_deadline, subscriber_forwarded);
+      wait_for_child(subscriber, "subscriber", subscriber_deadline, subscriber_forwarded);
 
   if (publisher_status == 0 && subscriber_status != 0) {
     std::cerr << "netprof: the local subscriber exited with status " << subscriber_status << "\n";

@@ -22,8 +22,10 @@ HelloDecision Membership::on_hello(std::uint32_t id, std::uint32_t instance,
   HelloDecision decision = HelloDecision::acknowledge;
   Member* member = find(id);
   if (member != nullptr && instance != 0 && member->instance != 0 && instance != member->instance) {
-    if (instance == member->retired_instance)
-      return HelloDecision::reject; // still in flight from a process a restart replaced
+    if (instance == member->retired_instance) {
+      heard_retired(*member, now); // in flight from a process a restart replaced, or alive
+      return HelloDecision::reject;
+    }
     // Another process names a known id: a restart, or a forgery. Not believed yet (Candidate);
     // the process we know keeps its place meanwhile.
     member = nullptr;
@@ -53,8 +55,13 @@ ProofDecision Membership::on_unusual_proof(Member* member, std::uint32_t id, std
   } else if (instance != member->instance) {
     if (member->instance == 0) {
       member->instance = instance;
+    } else if (instance == 0) {
+      // Every subscriber tags what it sends, and the tag is in its messages only, so a forger
+      // who never saw them (a blind one, with only the id) sends none.
+      return decision;
     } else if (instance == member->retired_instance) {
-      return decision; // still in flight from the process a restart replaced: not ours any more
+      heard_retired(*member, now); // not ours any more: in flight, or a second live process
+      return decision;
     } else {
       follow_restart(*member, instance, now);
       decision.adopt_sender = true; // it may listen on a new address
@@ -112,6 +119,7 @@ void Membership::follow_restart(Member& member, std::uint32_t instance,
   }
   member.retired_instance = member.instance;
   member.instance = instance;
+  member.restart_taken = now;
   ++member.restarts;
   if (while_measuring)
     member.restarted_at = std::max(when, m_measure_start);
@@ -148,6 +156,12 @@ HelloDecision Membership::note_candidate(std::uint32_t id, std::uint32_t instanc
   // A real late joiner or restarted process may listen on an address not known yet: without
   // this it would never hear the acknowledgement nor the data that let it prove itself.
   return HelloDecision::adopt_and_acknowledge;
+}
+
+void Membership::heard_retired(Member& member, Clock::time_point now) noexcept
+{
+  if (now - member.restart_taken > retired_instance_grace)
+    member.clashing_instance = member.retired_instance;
 }
 
 void Membership::forget(const Candidate& candidate) noexcept

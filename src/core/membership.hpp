@@ -43,9 +43,16 @@ struct Member {
   std::uint32_t instance = 0;
   std::uint32_t retired_instance = 0; // the one before the last restart
   std::uint32_t restarts = 0;
-  Clock::time_point restarted_at{}; // the last restart after the measured phase began
+  Clock::time_point restarted_at{};  // the last restart after the measured phase began
+  Clock::time_point restart_taken{}; // when the last restart was believed, in any phase
+  // A process still talking under the tag a restart retired, well after the restart: two live
+  // processes share this id. Its tag; 0 while none.
+  std::uint32_t clashing_instance = 0;
   MemberEchoes echoes;
   MemberCounters final_counters;
+  // Why the last counters sent under this id were refused as impossible (counter_plausibility
+  // .hpp); null while none were.
+  const char* refused_counters = nullptr;
 };
 
 // A hello that has not earned a place: see the top of this file. Hellos never proven count as
@@ -82,6 +89,9 @@ public:
   static constexpr std::size_t members_beyond_expected = 8;
   // Hellos waiting to be proven; the least recently heard gives way when full.
   static constexpr std::size_t max_candidates = 64;
+  // A retired process's messages still in flight arrive within microseconds to milliseconds of
+  // its replacement's proof; past this it is alive, and two processes share the id.
+  static constexpr Nanoseconds retired_instance_grace = std::chrono::milliseconds(500);
 
   explicit Membership(std::size_t expected_members);
 
@@ -94,7 +104,7 @@ public:
   ProofDecision on_proof(std::uint32_t id, std::uint32_t instance, Clock::time_point now) noexcept
   {
     Member* member = find(id);
-    if (member == nullptr || (instance != 0 && instance != member->instance))
+    if (member == nullptr || instance != member->instance)
       return on_unusual_proof(member, id, instance, now);
     member->last_heard = now;
     return {member, false};
@@ -134,6 +144,7 @@ private:
   HelloDecision note_candidate(std::uint32_t id, std::uint32_t instance, std::uint64_t probes_sent,
                                Clock::time_point now) noexcept;
   void forget(const Candidate& candidate) noexcept;
+  void heard_retired(Member& member, Clock::time_point now) noexcept;
 
   std::size_t m_admission_cap;
   bool m_admission_open = true;

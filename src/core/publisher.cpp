@@ -1,8 +1,10 @@
 #include "publisher.hpp"
 
+#include "address_proof.hpp"
+#include "counter_plausibility.hpp"
 #include "echo_timing.hpp"
 #include "membership.hpp"
-#include "outgoing_message.hpp"
+#include "control_sender.hpp"
 #include "result_collection.hpp"
 #include "send_loop.hpp"
 #include "verdict.hpp"
@@ -12,23 +14,12 @@
 #include <netprof/wire.hpp>
 
 #include <optional>
-#include <random>
 
 namespace netprof {
 
 namespace {
 
 constexpr std::size_t distribution_bins = 16;
-
-std::uint64_t random_run_id()
-{
-  std::random_device device;
-  std::uint64_t id = 0;
-  while (id == 0) // 0 means "no run yet" in a subscriber's hello
-    id = (static_cast<std::uint64_t>(device()) << 32) ^ device() ^
-         static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
-  return id;
-}
 
 // What the publisher does about one message from a subscriber, once decided.
 struct Reply {
@@ -37,6 +28,7 @@ struct Reply {
   std::optional<wire::MessageKind> answer; // sent to the sender's id, after adopting it
 
   static Reply rejection() noexcept { return Reply{true, false, std::nullopt}; }
+  static Reply nothing() noexcept { return Reply{false, false, std::nullopt}; }
   static Reply answering(wire::MessageKind kind, bool adopt_sender) noexcept
   {
     return Reply{false, adopt_sender, kind};
@@ -50,9 +42,11 @@ struct Reply {
 class Publisher final : public MessageSink {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_run_id()),
-        m_waiter(endpoint, *this, config.wait_strategy, stop), m_control(endpoint, m_run_id),
-        m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
+      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_nonzero_u64()),
+        m_authentication(config.shared_secret),
+        m_waiter(endpoint, *this, config.wait_strategy, stop),
+        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token()), m_members(config.subscribers),
+        m_echoes(live, config.mode == Mode::ping_pong),
         m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
         m_collection(config, endpoint, *this, m_control, stop, m_run_id)
   {
@@ -63,17 +57,20 @@ public:
 
 private:
   bool wait_for_subscribers();
-  Reply on_hello(const wire::Header& header, Clock::time_point now) noexcept;
+  Reply on_hello(const wire::Header& header, PeerHandle sender, Clock::time_point now) noexcept;
   Reply on_echo(const wire::Header& header, Clock::time_point now) noexcept;
   Reply on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
                           Clock::time_point now) noexcept;
+  CounterLimits counter_limits(Clock::time_point now) const noexcept;
   PublisherFacts facts(bool subscribers_arrived) const;
   RoleResult make_result(bool subscribers_arrived) const;
 
   const RunConfig& m_config;
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
-  const std::uint64_t m_run_id;
+  const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
+  const AddressProof m_proof;
+  const ControlAuthentication m_authentication;
   Waiter m_waiter;
   ControlSender m_control;
   Membership m_members;
@@ -81,6 +78,8 @@ private:
   SendLoop m_sender;
   ResultCollection m_collection;
   std::uint64_t m_rejected = 0;
+  std::uint64_t m_challenges = 0;
+  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
   bool m_transport_failed = false;
 };
 
@@ -97,27 +96,33 @@ void Publisher::on_message(const Delivery& delivery) noexcept
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
   const auto arrived = Clock::now();
   wire::Header header;
-  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
+  std::span<const std::byte> message = delivery.bytes;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
+  if (!m_authentication.open(header, message)) {
+    ++m_rejected;
+    ++m_unauthenticated;
+    return;
+  }
   if (header.sender_id == 0) {
-    // On a shared medium the publisher hears its own traffic; anything else from id 0 is
-    // another publisher, which is not ours to trust.
-    if (header.run_id != m_run_id)
+    // On a shared medium the publisher hears its own traffic (its challenges carry no run);
+    // anything else from id 0 is another publisher, which is not ours to trust.
+    if (header.run_id != m_run_id && header.kind != wire::MessageKind::challenge)
       ++m_rejected;
     return;
   }
   Reply reply = Reply::rejection();
   switch (header.kind) {
   case wire::MessageKind::hello:
-    reply = on_hello(header, arrived);
+    reply = on_hello(header, delivery.sender, arrived);
     break;
   case wire::MessageKind::echo:
     reply = on_echo(header, arrived);
     break;
   case wire::MessageKind::final_counters:
-    reply = on_final_counters(header, delivery.bytes.subspan(wire::header_size), arrived);
+    reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
     break;
   default:
     break;
@@ -127,15 +132,25 @@ void Publisher::on_message(const Delivery& delivery) noexcept
   if (reply.adopt_sender)
     m_endpoint.adopt_peer(delivery.sender);
   if (reply.answer)
-    m_control.send(*reply.answer, header.sender_id);
+    m_control.send(*reply.answer, header.sender_id, wire::instance_tag(header));
 }
 
-Reply Publisher::on_hello(const wire::Header& header, Clock::time_point now) noexcept
+Reply Publisher::on_hello(const wire::Header& header, PeerHandle sender,
+                          Clock::time_point now) noexcept
 {
   if (header.run_id != 0 && header.run_id != m_run_id)
     return Reply::rejection();
-  switch (m_members.on_hello(header.sender_id, wire::instance_tag(header), m_sender.probes_sent(),
-                             now)) {
+  const std::uint32_t instance = wire::instance_tag(header);
+  const std::uint64_t cookie = wire::carried_secret(header);
+  if (!m_proof.proves(cookie, sender, header.sender_id, instance)) {
+    // Nothing of the run goes to an address not proven yet: only a challenge, no larger than
+    // the hello. A wrong cookie is forged, or of a publisher this one replaced.
+    m_control.challenge(sender, header.sender_id, instance,
+                        m_proof.cookie(sender, header.sender_id, instance));
+    ++m_challenges;
+    return cookie == 0 ? Reply::nothing() : Reply::rejection();
+  }
+  switch (m_members.on_hello(header.sender_id, instance, m_sender.probes_sent(), now)) {
   case HelloDecision::reject:
     return Reply::rejection();
   case HelloDecision::acknowledge:
@@ -165,6 +180,11 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
   wire::SubscriberCounters counters;
   if (!m_collection.plausible(header, payload, counters))
     return Reply::rejection();
+  if (const char* why = implausibility(counters, counter_limits(now))) {
+    if (Member* member = m_members.find(header.sender_id))
+      member->refused_counters = why;
+    return Reply::rejection();
+  }
   // An id we never acknowledged cannot have taken part; one we acknowledged but did not yet
   // believe (a late joiner that echoed no probe) proves itself with these.
   const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
@@ -172,6 +192,18 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
     return Reply::rejection();
   ResultCollection::record(*proof.member, counters, (header.flags & wire::flags::departing) != 0);
   return Reply::answering(wire::MessageKind::final_ack, proof.adopt_sender);
+}
+
+CounterLimits Publisher::counter_limits(Clock::time_point now) const noexcept
+{
+  CounterLimits limits;
+  limits.sent = m_sender.sent();
+  limits.probes_sent = m_sender.probes_sent();
+  limits.payload_size = m_config.payload_size;
+  limits.records_per_message = m_config.num_vars;
+  if (m_sender.measure_start() != Clock::time_point{})
+    limits.measured_so_far = now - m_sender.measure_start();
+  return limits;
 }
 
 bool Publisher::wait_for_subscribers()
@@ -215,6 +247,7 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.echoes_late = m_echoes.echoes_late();
   facts.back_pressure_waits = m_sender.back_pressure_waits();
   facts.measured_seconds = m_sender.measured_seconds();
+  facts.unauthenticated = m_unauthenticated;
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
@@ -232,6 +265,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.probes_sent = facts.probes_sent;
   report.echoes_received = facts.echoes;
   report.echoes_late = facts.echoes_late;
+  report.challenges_sent = m_challenges;
   report.rtt = m_echoes.rtt().summarize();
   report.rtt_uncorrected = m_echoes.rtt_uncorrected().summarize();
   report.fanout_skew = m_echoes.fanout_skew().summarize();

@@ -77,6 +77,9 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   result.echoes = member.echoes.count;
   result.rtt = member.echoes.rtt->summarize();
   result.restarts = member.restarts;
+  result.id_clash = member.clashing_instance != 0;
+  if (member.refused_counters != nullptr)
+    result.refused_counters = member.refused_counters;
   if (member.restarted_at != Clock::time_point{} && measured)
     result.restarted_seconds = to_seconds(member.restarted_at - phase.start);
   if (!final_counters.received)

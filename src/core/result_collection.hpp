@@ -1,7 +1,7 @@
 #pragma once
 
 #include "membership.hpp"
-#include "outgoing_message.hpp"
+#include "control_sender.hpp"
 #include "stop_flag.hpp"
 
 #include <netprof/clock.hpp>

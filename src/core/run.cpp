@@ -1,6 +1,7 @@
 #include "run.hpp"
 
 #include "cpu_pinning.hpp"
+#include "file_replacement.hpp"
 #include "live_status.hpp"
 #include "local_pair.hpp"
 #include "publisher.hpp"
@@ -14,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,12 +29,17 @@ int code(ExitStatus status)
 }
 
 // Written only at the end, so a run that never reports leaves no empty file behind (the path
-// was checked while parsing, so an unwritable one fails before the run).
-bool write_json_output(const std::string& path, const RunReport& report)
+// was checked while parsing, so an unwritable one fails before the run), and written whole or
+// not at all, so a full disk leaves the last report as it was.
+bool write_json_output(const std::string& path, const RunReport& report, std::ostream& err)
 {
-  std::ofstream file(path, std::ios::trunc);
-  file << report_to_json(report).dump(2) << "\n";
-  return static_cast<bool>(file.flush());
+  try {
+    replace_file(path, report_to_json(report).dump(2) + "\n");
+    return true;
+  } catch (const TransportError& error) {
+    err << "netprof: cannot write --json file '" << path << "': " << error.what() << "\n";
+    return false;
+  }
 }
 
 double expected_seconds(const RunConfig& config)
@@ -72,7 +77,8 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     return code(ExitStatus::passed);
   }
   const RunConfig& config = parsed.config;
-  install_stop_signal_handlers();
+  install_stop_signal_handlers(config.local_pair ? SecondInterrupt::repeats_the_first
+                                                 : SecondInterrupt::ends_the_process);
 
   try {
     if (config.local_pair)
@@ -101,10 +107,8 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     if (!config.quiet)
       write_text_report(out, report);
     out.flush();
-    if (!config.json_path.empty() && !write_json_output(config.json_path, report)) {
-      err << "netprof: cannot write --json file '" << config.json_path << "'\n";
+    if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
       return code(ExitStatus::runtime);
-    }
     return code(result.status);
   } catch (const UsageError& error) {
     err << "netprof: " << error.what() << "\n";

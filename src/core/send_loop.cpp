@@ -61,6 +61,27 @@ double SendLoop::measured_seconds() const noexcept
 bool SendLoop::run_phase(bool warmup)
 {
   const auto start = Clock::now();
+  if (!warmup) {
+    m_measure_start = start;
+    m_members.start_measuring(start);
+    m_live.measuring.store(true, std::memory_order_relaxed);
+  }
+  Clock::time_point last_send = start;
+  const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush() != SendResult::failed;
+  if (!warmup) {
+    // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
+    // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop
+    // request, not when the loop noticed it. The figures then describe the messages that went
+    // out, over the time they took.
+    const bool cut_short = !ok || m_stop.requested();
+    m_measure_end = cut_short ? last_send : Clock::now();
+    m_live.measuring.store(false, std::memory_order_relaxed);
+  }
+  return ok;
+}
+
+bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send)
+{
   const Pacer pacer(m_config.send_hz, start);
   const auto end_time = start + (warmup ? from_seconds(m_config.warmup_seconds)
                                         : from_seconds(m_config.test_seconds));
@@ -68,30 +89,26 @@ bool SendLoop::run_phase(bool warmup)
   ProbeSchedule probes(m_ping_pong, m_config.probe_hz, start);
   m_echo_looks.restart(start);
 
-  if (!warmup) {
-    m_measure_start = start;
-    m_members.start_measuring(start);
-    m_live.measuring.store(true, std::memory_order_relaxed);
-  }
   for (std::uint64_t index = 0;; ++index) {
     if (m_stop.requested() || (count && index >= *count))
-      break;
+      return true;
     if (pacer.paced()) {
       const Turn turn = wait_for_turn(pacer, index, count.has_value(), end_time);
       if (turn == Turn::fail)
         return false;
       if (turn == Turn::stop)
-        break;
+        return true;
     }
     const auto now = Clock::now();
     if (!count && now >= end_time)
-      break;
+      return true;
     // Paced, the stamp is when the message was due, however late it went (no coordinated
     // omission); unpaced, it is now.
     const auto intended = pacer.paced() ? pacer.due(index) : now;
     const bool probe = probes.due(now);
     if (!send_data(warmup, probe, index, intended, now))
       return false;
+    last_send = now;
     if (!warmup) {
       ++m_sent;
       if (probe)
@@ -101,13 +118,6 @@ bool SendLoop::run_phase(bool warmup)
     if (!look_for_echoes(index, now))
       return false;
   }
-  if (m_endpoint.flush() == SendResult::failed)
-    return false;
-  if (!warmup) {
-    m_measure_end = Clock::now();
-    m_live.measuring.store(false, std::memory_order_relaxed);
-  }
-  return true;
 }
 
 SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,

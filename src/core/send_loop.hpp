@@ -36,11 +36,15 @@ public:
   std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
-  // Its length; 0 until it ended.
+  // Its length: to its end, or to its last message sent when a failure or a stop request cut it
+  // short; 0 until it ended.
   double measured_seconds() const noexcept;
 
 private:
   enum class Turn { send, stop, fail };
+
+  // Sends the phase's messages; `last_send` is when the last one that went out was sent.
+  bool send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send);
 
   Turn wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
                      Clock::time_point end_time) noexcept;

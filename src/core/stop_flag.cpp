@@ -20,14 +20,15 @@ StopFlag& process_stop_flag() noexcept
   return g_stop_flag;
 }
 
-void install_stop_signal_handlers()
+void install_stop_signal_handlers(SecondInterrupt second)
 {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   // No SA_RESTART: a blocking receive returns EINTR so the loop sees the flag at once. A second
   // Ctrl-C ends the process where it stands (SA_RESETHAND), for a user who will not wait.
-  action.sa_flags = static_cast<int>(SA_RESETHAND);
+  action.sa_flags =
+      second == SecondInterrupt::ends_the_process ? static_cast<int>(SA_RESETHAND) : 0;
   sigaction(SIGINT, &action, nullptr);
   // SIGTERM and SIGHUP stop the run however often they come: a local pair's children get them
   // twice when a whole process group is signalled (`timeout`, `kill -- -PGID`, a closing

@@ -1,5 +1,6 @@
 #include "subscriber.hpp"
 
+#include "control_authentication.hpp"
 #include "outgoing_message.hpp"
 #include "subscriber_run.hpp"
 #include "verdict.hpp"
@@ -38,8 +39,11 @@ class Subscriber final : public MessageSink {
 public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
-        m_control(wire::final_counters_size), m_instance(random_instance_tag()),
+        m_hello(m_authentication.tag_room()),
+        m_control(wire::final_counters_size + m_authentication.tag_room()),
+        m_instance(random_instance_tag()),
         m_deadlines(config, Clock::now())
   {
   }
@@ -49,6 +53,8 @@ public:
 
 private:
   bool take_run(const wire::Header& header) noexcept;
+  void on_challenge(const wire::Header& header) noexcept;
+  bool addressed_to_us(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
@@ -62,16 +68,21 @@ private:
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
+  const ControlAuthentication m_authentication;
   Waiter m_waiter;
   OutgoingMessage m_echo;
+  OutgoingMessage m_hello;
   OutgoingMessage m_control;
   const std::uint32_t m_instance; // this process's instance tag (wire.hpp)
 
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
-  bool m_seeking = false;       // our publisher is silent: hellos ask any publisher to take us
-  std::uint64_t m_rejected = 0; // over the whole process
+  bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
+  std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
+  std::uint32_t m_other_instance = 0; // another live process answering to our id, once seen
+  std::uint64_t m_rejected = 0;       // over the whole process
+  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
 };
 
 } // namespace
@@ -85,12 +96,22 @@ RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const Sto
 void Subscriber::on_message(const Delivery& delivery) noexcept
 {
   wire::Header header;
-  if (wire::decode_header(delivery.bytes, header) != wire::DecodeError::none) {
+  std::span<const std::byte> message = delivery.bytes;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
     ++m_rejected;
     return;
   }
   if (header.sender_id != 0) {
     // Back-channel traffic on a shared medium: other subscribers', or our own looped back.
+    return;
+  }
+  if (!m_authentication.open(header, message)) {
+    ++m_rejected;
+    ++m_unauthenticated;
+    return;
+  }
+  if (header.kind == wire::MessageKind::challenge) {
+    on_challenge(header);
     return;
   }
   if (header.run_id != m_run->run_id && !take_run(header)) {
@@ -106,21 +127,25 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
   m_deadlines.heard_publisher(now);
   switch (header.kind) {
   case wire::MessageKind::hello_ack:
-    if (header.sequence == m_config.id)
+    if (addressed_to_us(header))
       run.acknowledged = true;
     break;
   case wire::MessageKind::data:
     on_data(header, delivery, now);
     break;
   case wire::MessageKind::end:
-    on_end(header, now);
+    if (wire::carried_secret(header) == run.end_token)
+      on_end(header, now);
+    else
+      ++m_rejected; // from someone who saw our echoes, not our publisher's acknowledgement
     break;
   case wire::MessageKind::final_ack:
     // Only the answer to our final counters, which we send only on an END: one without an END
     // standing (forged, or of an END that data then proved premature) ends nothing.
     if (header.sequence != m_config.id)
-      break;
-    if (run.end_received)
+      break; // another subscriber's, on a shared medium
+    if (addressed_to_us(header) && run.end_received &&
+        wire::carried_secret(header) == run.end_token)
       run.final_acknowledged = true;
     else
       ++m_rejected;
@@ -135,11 +160,11 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
   // Only a hello_ack addressed to us starts a run: it proves a publisher took this process as
   // its subscriber. A stray or stale datagram of some other run, or another subscriber's
   // acknowledgement on a shared medium, proves nothing and is rejected.
-  if (header.kind != wire::MessageKind::hello_ack || header.sequence != m_config.id ||
-      header.run_id == 0)
+  if (header.kind != wire::MessageKind::hello_ack || header.run_id == 0 || !addressed_to_us(header))
     return false;
   if (m_run->run_id == 0) {
     m_run->run_id = header.run_id;
+    m_run->end_token = wire::carried_secret(header);
     return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
@@ -157,8 +182,36 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
     return false;
   }
   m_run->run_id = header.run_id;
+  m_run->end_token = wire::carried_secret(header);
   m_seeking = false;
   return true;
+}
+
+// A publisher's acknowledgement names the process it answers by its instance tag: one naming
+// our id with another tag, once we were acknowledged ourselves, answers another live process
+// that uses our id (a predecessor's stray answers end when it dies, before we are taken in).
+bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
+{
+  if (header.sequence != m_config.id)
+    return false;
+  const std::uint32_t instance = wire::instance_tag(header);
+  if (instance == m_instance)
+    return true;
+  if (instance != 0 && m_run->acknowledged && m_other_instance == 0)
+    m_other_instance = instance;
+  return false;
+}
+
+void Subscriber::on_challenge(const wire::Header& header) noexcept
+{
+  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
+  // no concern of ours, and neither is one once our publisher has taken us in.
+  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
+    return;
+  if (m_run->acknowledged && !m_seeking)
+    return;
+  m_cookie = wire::carried_secret(header);
+  send_hello(); // at once: the handshake costs one round trip more, not a hello interval
 }
 
 void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
@@ -273,10 +326,9 @@ void Subscriber::send_hello() noexcept
   // publisher when ours fell silent; a live publisher of our run acknowledges either way.
   header.run_id = 0;
   header.record_count = m_instance;
-  const std::int64_t now_ns = to_wire_ns(Clock::now());
-  header.intended_ns = now_ns;
-  header.sent_ns = now_ns;
-  m_endpoint.send(m_echo.with_header(header));
+  wire::carry_secret(header, m_cookie);
+  header.sent_ns = to_wire_ns(Clock::now());
+  m_endpoint.send(m_authentication.seal(m_hello, header));
   m_endpoint.flush();
 }
 
@@ -293,7 +345,7 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(m_run->counters(m_rejected), m_control.payload());
-  m_endpoint.send(m_control.with_header(header));
+  m_endpoint.send(m_authentication.seal(m_control, header));
   m_endpoint.flush();
 }
 
@@ -340,6 +392,8 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.conflicting_ends = run.conflicting_ends;
   facts.conflicting_count = run.conflicting_count;
   facts.run_id = run.run_id;
+  facts.id_clash = m_other_instance != 0;
+  facts.unauthenticated = m_unauthenticated;
   facts.self = figures(run.end_received ? std::optional(run.publisher_sent) : std::nullopt);
   facts.abandoned_runs = m_abandoned;
 

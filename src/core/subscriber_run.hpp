@@ -17,6 +17,9 @@ namespace netprof {
 // a new one.
 struct SubscriberRun {
   std::uint64_t run_id = 0;
+  // What END and final_ack of this run carry (wire.hpp, "Address proof"): whoever sees only
+  // what subscribers send cannot know it.
+  std::uint64_t end_token = 0;
   bool acknowledged = false;
   bool data_started = false;
   bool end_received = false;

@@ -1,5 +1,6 @@
 #include "verdict.hpp"
 
+#include <cmath>
 #include <optional>
 
 namespace netprof {
@@ -34,6 +35,17 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
                                " messages");
 }
 
+// Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
+// or two different keys.
+std::string key_hint(std::uint64_t unauthenticated)
+{
+  if (unauthenticated == 0)
+    return {};
+  return "; " + format_count(unauthenticated) +
+         " control messages were refused for their MAC: does every process have the same "
+         "--key-file, or none?";
+}
+
 // Says when a subscriber without final counters was last heard, which tells a process that
 // died mid-run (killed, crashed) from counters lost at the very end.
 std::string vanished_problem(const std::string& name, double last_heard_seconds,
@@ -51,8 +63,15 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                   const RunConfig& criteria, Verdict& verdict)
 {
   const std::string name = "subscriber " + std::to_string(sub.id);
-  if (sub.outcome == SubscriberOutcome::left_early)
+  if (sub.id_clash)
+    verdict.problems.push_back("two live processes use -i " + std::to_string(sub.id) +
+                               " (each took the id over from the other): give every "
+                               "subscriber its own id; the figures are of whichever spoke last");
+  else if (sub.outcome == SubscriberOutcome::left_early)
     verdict.problems.push_back(name + " left before the end of the test");
+  else if (sub.outcome == SubscriberOutcome::vanished && !sub.refused_counters.empty())
+    verdict.problems.push_back(name + " sent final counters that cannot be true of this run (" +
+                               sub.refused_counters + "), so they were refused");
   else if (sub.outcome == SubscriberOutcome::vanished)
     verdict.problems.push_back(
         vanished_problem(name, sub.last_heard_seconds, facts.measured_seconds));
@@ -71,6 +90,42 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
     verdict.warnings.push_back(name + " joined after the measured phase began");
 }
 
+// Why a paced publisher sent fewer messages than --send-hz asked for.
+const char* shortfall_cause(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  if (criteria.mode == Mode::ping_pong)
+    return "in ping-pong each message waits for its echoes first";
+  if (facts.back_pressure_waits > 0)
+    return "the transport held the publisher back";
+  return "the publisher could not keep up";
+}
+
+// A publisher that could not send at --send-hz says so with both figures, since every rate and
+// latency in the report is then at the rate it reached. Short means more than 1% below the
+// rate asked for, over the measured phase (warm-up excluded), and more than one message: a
+// short run may end between two due sends.
+void judge_send_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  if (criteria.send_hz <= 0 || facts.measured_seconds <= 0)
+    return;
+  const double sent = static_cast<double>(facts.messages_sent);
+  const double due = criteria.send_hz * facts.measured_seconds;
+  if (100.0 * sent >= 99.0 * due || due - sent <= 1.0)
+    return;
+  const double planned_seconds = criteria.count
+                                     ? static_cast<double>(*criteria.count) / criteria.send_hz
+                                     : criteria.test_seconds;
+  const std::uint64_t planned =
+      criteria.count ? *criteria.count
+                     : static_cast<std::uint64_t>(std::llround(criteria.send_hz * planned_seconds));
+  verdict.warnings.push_back(
+      "sent " + format_count(facts.messages_sent) + " messages at " +
+      format_count(static_cast<std::uint64_t>(std::llround(sent / facts.measured_seconds))) +
+      " msg/s; --send-hz asked for " + format_number(criteria.send_hz) + " (" +
+      format_count(planned) + " over " + format_number(planned_seconds) +
+      " s): " + shortfall_cause(facts, criteria));
+}
+
 // How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
 ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
 {
@@ -78,7 +133,8 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
   case RunEnding::no_publisher:
     verdict.problems.push_back("no publisher was heard within --wait " +
                                format_number(criteria.wait_seconds) +
-                               " s (is it running, and are the addresses right?)");
+                               " s (is it running, and are the addresses right?)" +
+                               key_hint(facts.unauthenticated));
     return ExitStatus::runtime;
   case RunEnding::publisher_silent:
     verdict.problems.push_back(
@@ -106,7 +162,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   if (!facts.subscribers_arrived) {
     verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
                                std::to_string(criteria.subscribers) + " subscriber(s); " +
-                               std::to_string(facts.subscribers.size()) + " announced themselves");
+                               std::to_string(facts.subscribers.size()) +
+                               " announced themselves" + key_hint(facts.unauthenticated));
   } else {
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");
@@ -118,6 +175,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
       verdict.warnings.push_back(std::to_string(facts.echoes_late) +
                                  " echoes came back after --probe-timeout");
   }
+  judge_send_rate(facts, criteria, verdict);
   if (facts.back_pressure_waits > 0)
     verdict.warnings.push_back("the transport pushed back " +
                                std::to_string(facts.back_pressure_waits) + " times");
@@ -133,6 +191,10 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
   if (!facts.interrupted && facts.ended_by != RunEnding::no_publisher &&
       facts.self.counters.received == 0)
     verdict.problems.push_back("no measured data was received");
+  if (facts.id_clash)
+    verdict.problems.push_back("another live process uses -i " + std::to_string(facts.self.id) +
+                               " (the publisher answered it too): give every subscriber its own "
+                               "id; these figures may be partial");
   for (const AbandonedRun& abandoned : facts.abandoned_runs)
     verdict.warnings.push_back(
         "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +

@@ -211,6 +211,7 @@ nlohmann::json report_to_json(const RunReport& report)
         {"probes_sent", report.probes_sent},
         {"echoes_received", report.echoes_received},
         {"echoes_late", report.echoes_late},
+        {"challenges_sent", report.challenges_sent},
         {"latency",
          {
              {"rtt_ns", latency_json(report.rtt, false)},
@@ -226,6 +227,7 @@ nlohmann::json report_to_json(const RunReport& report)
       entry["outcome"] = to_string(sub.outcome);
       entry["restarts"] = sub.restarts;
       entry["restarted_seconds"] = finite(sub.restarted_seconds);
+      entry["id_clash"] = sub.id_clash;
       subscribers.push_back(std::move(entry));
     }
     out["subscribers"] = std::move(subscribers);

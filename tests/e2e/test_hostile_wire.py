@@ -31,9 +31,13 @@ from netprof_test_case import NetprofTestCase, free_udp_port
 HEADER = struct.Struct("<IBBHIQQqqII")
 MAGIC = 0x4652504E
 VERSION = 1
-HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK = range(1, 8)
+HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK, CHALLENGE = range(1, 9)
 PROBE, WARMUP, DEPARTING = 1, 2, 4
-FINAL_COUNTERS_SIZE = 13 * 8
+# SubscriberCounters: received, unique, duplicates, out_of_order, gaps, datagrams,
+# payload_bytes, wire_bytes, first_to_last_ns, probes_echoed, rejected, warmup_received,
+# records_decoded.
+COUNTERS = struct.Struct("<13Q")
+FINAL_COUNTERS_SIZE = COUNTERS.size
 # UDP fragment header: magic "NPFG", version 1, 3 reserved bytes, message_id, total, index,
 # count, offset (28 bytes, little-endian).
 FRAGMENT = struct.Struct("<4sB3sIIIII")
@@ -75,7 +79,7 @@ def malformed_messages(rng, run_id):
     out += [("wrong magic", header(magic=0x4652504F, run_id=run_id)),
             ("magic in big-endian order", header(magic=0x4E505246, run_id=run_id))]
     out += [(f"version {v}", header(version=v, run_id=run_id)) for v in (0, 2, 255)]
-    out += [(f"kind {k}", header(kind=k, run_id=run_id)) for k in (0, 8, 255)]
+    out += [(f"kind {k}", header(kind=k, run_id=run_id)) for k in (0, 9, 255)]
     out += [(f"flags {f:#x}", header(flags=f, run_id=run_id)) for f in (0x8, 0x8000)]
     out += [("payload_length 0xffffffff", header(run_id=run_id, payload_length=0xFFFFFFFF)),
             ("payload_length beyond the datagram", header(run_id=run_id, payload=b"x" * 10,
@@ -120,6 +124,10 @@ class Spy:
         self.sock.settimeout(0.1)
         self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
         self.run_id = None
+        # From the subscriber's acknowledgement, which a peer on the path reads: the end token
+        # (in intended_ns) and the subscriber's instance tag (in record_count).
+        self.end_token = None
+        self.subscriber_tag = None
         self.measuring = threading.Event()
         self.ends = []
         self._stop = threading.Event()
@@ -139,7 +147,9 @@ class Spy:
             kind, flags, run_id = fields[2], fields[3], fields[5]
             if fields[0] != MAGIC:
                 continue
-            if kind == DATA and not flags & WARMUP:
+            if kind == HELLO_ACK:
+                self.end_token, self.subscriber_tag = fields[7], fields[10]
+            elif kind == DATA and not flags & WARMUP:
                 self.run_id = run_id
                 self.measuring.set()
             elif kind == END:
@@ -358,25 +368,58 @@ class ForgedMessagesTest(HostileWireCase):
     the test.
     """
 
-    def attack_and_check(self, datagrams, port="publisher"):
-        self.start_pair(STREAM)
+    def attack_and_check(self, datagrams, port="publisher", start=True):
+        if start:
+            self.start_pair(STREAM)
         self.send(self.pub_port if port == "publisher" else self.sub_port, datagrams)
         self.assert_still_running()
         pub, sub = self.finish_pair()
         self.assert_figures_untouched(pub, sub)
         return pub, sub
 
+    def received_by_garbage_socket(self):
+        """What the publisher sent the forger's own socket: (kind, size, run_id) each."""
+        self.garbage.setblocking(False)
+        seen = []
+        while True:
+            try:
+                datagram = self.garbage.recv(70000)
+            except BlockingIOError:
+                return seen
+            fields = HEADER.unpack_from(datagram) if len(datagram) >= HEADER.size else None
+            seen.append((fields[2] if fields else None, len(datagram), fields[5] if fields else None))
+
+    def assert_only_challenges_came_back(self, hellos_sent):
+        # A hello without a cookie gets one challenge, a header alone, no run id, and nothing
+        # else ever goes to its address (wire.hpp, "Address proof").
+        seen = self.received_by_garbage_socket()
+        self.assertTrue(seen, "no challenge came back")
+        self.assertLessEqual(len(seen), hellos_sent)
+        for kind, size, run_id in seen:
+            self.assertEqual((kind, size, run_id), (CHALLENGE, HEADER.size, 0))
+
     def test_flood_of_hellos_from_many_ids(self):
-        # Mid-run a hello alone admits nobody: each new id must prove itself (an echo of a real
-        # probe, or final counters of this run) and these never do, so every hello is rejected.
+        # Each is answered with a challenge alone; none ever proves its address, so none is
+        # admitted, and the data never goes to the forger (was: each hello added a peer that
+        # received the stream).
         flood = [(f"hello {i}", header(HELLO, sender=100 + i)) for i in range(200)]
         pub, _ = self.attack_and_check(flood)
-        self.assertEqual(pub.json["rejected"], len(flood))
+        self.assertEqual(pub.json["rejected"], 0)
+        self.assertGreaterEqual(pub.json["publisher"]["challenges_sent"], len(flood) + 1)
+        self.assert_only_challenges_came_back(len(flood))
 
     def test_flood_of_hellos_from_one_new_id(self):
         flood = [("hello 4242", header(HELLO, sender=4242))] * 200
         pub, _ = self.attack_and_check(flood)
+        self.assertEqual(pub.json["rejected"], 0)
+        self.assert_only_challenges_came_back(len(flood))
+
+    def test_hellos_with_made_up_cookies_are_rejected(self):
+        flood = [(f"hello {i}", header(HELLO, sender=100 + i, intended=0x5EED + i))
+                 for i in range(200)]
+        pub, _ = self.attack_and_check(flood)
         self.assertEqual(pub.json["rejected"], len(flood))
+        self.assert_only_challenges_came_back(len(flood))
 
     def test_final_counters_from_an_id_that_never_said_hello(self):
         run_id = self.start_pair(STREAM)
@@ -388,20 +431,79 @@ class ForgedMessagesTest(HostileWireCase):
         self.assert_figures_untouched(pub, sub)
         self.assertEqual(pub.json["rejected"], 1)
 
+    def send_counters_after_the_end(self, counters, copies=10):
+        """Forged final counters under the real id, answering the real END, from the spy's
+        reading of it: sent again over 200 ms so that some land after the real ones."""
+        deadline = time.monotonic() + DEADLINE_S
+        while not self.spy.ends and time.monotonic() < deadline:
+            time.sleep(0.001)
+        self.assertTrue(self.spy.ends, "the spy never saw the END")
+        end_fields = HEADER.unpack_from(self.spy.ends[0])
+        forged = header(FINAL_COUNTERS, sender=1, run_id=end_fields[5], sequence=end_fields[6],
+                        record_count=self.spy.subscriber_tag, payload=counters(end_fields[6]))
+        for _ in range(copies):
+            self.garbage.sendto(forged, ("127.0.0.1", self.pub_port))
+            time.sleep(0.02)
+        return copies
+
+    def test_implausible_counters_under_the_real_id_are_refused(self):
+        # An on-path forger with the run id, the END's count and the subscriber's tag: its
+        # counters say everything arrived within 1 ns (was: taken, exit 0 SUCCESS with the
+        # subscriber at 2.00 T msg/s over a 1 ns measured time).
+        def counters(sent):
+            return COUNTERS.pack(sent, sent, 0, 0, 0, sent, sent * 128, sent * 180, 1, 0, 0, 0, 0)
+
+        self.start_pair(STREAM)
+        copies = self.send_counters_after_the_end(counters)
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        seen, own = pub.json["subscribers"][0], sub.json["subscriber"]
+        self.assertEqual(seen["throughput"], own["throughput"])
+        self.assertLess(seen["throughput"]["messages_per_second"], 10_000)
+        # The publisher stops reading once every real counter is in and its ENDs are out.
+        self.assertGreaterEqual(pub.json["rejected"], 1)
+        self.assertLessEqual(pub.json["rejected"], copies)
+
+    def test_departing_counters_without_the_instance_tag_are_refused(self):
+        # A blind forger knows the id and (from what subscribers send) the run id, not the
+        # instance tag (was: taken, the healthy subscriber reported as having left early, FAIL).
+        run_id = self.start_pair(STREAM)
+        forged = [("departing counters", header(FINAL_COUNTERS, flags=DEPARTING, sender=1,
+                                                run_id=run_id, payload=COUNTERS.pack(*[0] * 13)))]
+        pub, _ = self.attack_and_check(forged, start=False)
+        self.assertEqual(pub.json["rejected"], 1)
+
     def test_hello_with_the_real_id_and_a_new_instance_tag(self):
-        # A restart is believed only once the new instance echoes a real probe of this run or
-        # sends this run's final counters; a hello alone is counted as rejected.
+        # A restart is believed only once the new instance proves its address, then echoes a
+        # real probe of this run or sends this run's final counters: the hello alone is
+        # answered with a challenge, nothing more.
         forged = [("hello id 1, tag 0x1234", header(HELLO, sender=1, record_count=0x1234))]
         pub, _ = self.attack_and_check(forged)
-        self.assertEqual(pub.json["rejected"], 1)
+        self.assertEqual(pub.json["rejected"], 0)
         self.assertEqual(pub.json["subscribers"][0]["restarts"], 0)
+        self.assert_only_challenges_came_back(1)
+
+    def test_end_without_the_end_token_is_rejected_at_once(self):
+        # The run id is in everything the subscriber sends; the end token only in what its
+        # publisher sent it (was: the subscriber took the END and answered it).
+        run_id = self.start_pair(STREAM)
+        forged = [("end without the token", header(END, sender=0, run_id=run_id,
+                                                   sequence=10**9))]
+        self.send(self.sub_port, forged)
+        self.assert_still_running()
+        pub, sub = self.finish_pair()
+        self.assert_figures_untouched(pub, sub)
+        self.assertEqual(sub.json["rejected"], 1)
+        self.assertEqual(pub.json["rejected"], 0)  # no counters went back for it
 
     def test_forged_end_mid_run(self):
-        # The subscriber takes the END, sends its counters back (the publisher refuses them:
-        # they carry a count it never sent, before its own END), and drops the END at the next
-        # measured message, which a real publisher never sends after its END.
+        # From a peer on the path, who read the token: the subscriber takes the END, sends its
+        # counters back (the publisher refuses them: they carry a count it never sent, before
+        # its own END), and drops the END at the next measured message, which a real
+        # publisher never sends after its END.
         run_id = self.start_pair(STREAM)
         forged = [("end with a made-up count", header(END, sender=0, run_id=run_id,
+                                                      intended=self.spy.end_token,
                                                       sequence=10**9))]
         self.send(self.sub_port, forged)
         self.assert_still_running()

@@ -123,6 +123,22 @@ bool UdpEndpoint::adopt_peer(PeerHandle sender) noexcept
   return true;
 }
 
+SendResult UdpEndpoint::reply(PeerHandle sender, std::span<const std::byte> message) noexcept
+{
+  if (!m_sockets.learns_peers) {
+    return send(message);
+  }
+  const std::optional<sockaddr_in> address = peer_address(sender);
+  if (!address || message.size() > m_sender.max_message_size()) {
+    return SendResult::failed;
+  }
+  // Always from the bound socket: a subscriber's socket is connected to that address.
+  const ssize_t sent = sendto(m_sockets.receive.get(), message.data(), message.size(), 0,
+                              reinterpret_cast<const sockaddr*>(&*address), sizeof *address);
+  // Not retried: the subscriber says hello again until it is answered.
+  return sent >= 0 ? SendResult::sent : SendResult::failed;
+}
+
 Capabilities UdpEndpoint::capabilities() const noexcept
 {
   Capabilities capabilities;

@@ -43,6 +43,8 @@ public:
   }
   // Unicast adopts the handle's address; shared media already send to everyone who listens.
   bool adopt_peer(PeerHandle sender) noexcept override;
+  // Unicast answers the handle's address alone; shared media send to everyone, as send() does.
+  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
   Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 

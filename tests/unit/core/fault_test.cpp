@@ -2,6 +2,7 @@
 // message of another run arrives. Real publisher and subscriber loops (threads) over the
 // in-memory link; a "kill" severs a role's endpoint, so its goodbyes are never heard.
 
+#include "core/membership.hpp"
 #include "core/publisher.hpp"
 #include "core/subscriber.hpp"
 #include "in_memory_link.hpp"
@@ -200,6 +201,22 @@ TEST(Faults, AStaleAcknowledgementForUsHealsWithoutAnAbandonedRun)
   EXPECT_EQ(pub.report.subscribers[0].restarts, 0u);
 }
 
+// A scripted subscriber's echo of the first measured probe it finds in what the publisher sent.
+void echo_first_probe(InMemoryLink& link, std::uint32_t id, std::uint32_t tag)
+{
+  std::vector<std::byte> sent;
+  wire::Header probe;
+  do {
+    ASSERT_TRUE(link.to_subscriber->pop(sent, 5s)) << "no measured probe was sent";
+    ASSERT_EQ(wire::decode_header(sent, probe), wire::DecodeError::none);
+  } while (probe.kind != wire::MessageKind::data || (probe.flags & wire::flags::probe) == 0);
+  wire::Header echo = probe;
+  echo.kind = wire::MessageKind::echo;
+  echo.sender_id = id;
+  echo.record_count = tag;
+  link.to_publisher->push(message_of(echo));
+}
+
 TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
 {
   // A scripted subscriber id 1: instance A says hello, then instance B (a restart) says hello
@@ -214,27 +231,17 @@ TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
   hello.kind = wire::MessageKind::hello;
   hello.sender_id = 1;
   hello.record_count = 0xAAAA;
-  link.to_publisher->push(message_of(hello));
   RoleThread publisher;
   publisher.start_publisher(publisher_config, link.publisher);
+  const auto hello_a = say_proven_hello(*link.to_publisher, *link.to_subscriber, hello);
+  ASSERT_TRUE(hello_a);
   wait_until_sent(publisher, 100);
   hello.record_count = 0xBBBB;
-  link.to_publisher->push(message_of(hello));
-  // B's echo of the first measured probe it finds in what the publisher sent.
-  std::vector<std::byte> sent;
-  wire::Header probe;
-  do {
-    ASSERT_TRUE(link.to_subscriber->pop(sent, 5s)) << "no measured probe was sent";
-    ASSERT_EQ(wire::decode_header(sent, probe), wire::DecodeError::none);
-  } while (probe.kind != wire::MessageKind::data || (probe.flags & wire::flags::probe) == 0);
-  wire::Header echo = probe;
-  echo.kind = wire::MessageKind::echo;
-  echo.sender_id = 1;
-  echo.record_count = 0xBBBB;
-  link.to_publisher->push(message_of(echo));
-  hello.record_count = 0xAAAA; // still in flight from the replaced process
-  link.to_publisher->push(message_of(hello));
-  link.to_publisher->push(message_of(hello));
+  ASSERT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello));
+  echo_first_probe(link, 1, 0xBBBB);
+  // Still in flight from the replaced process.
+  link.to_publisher->push(message_of(*hello_a));
+  link.to_publisher->push(message_of(*hello_a));
   const RoleResult outcome = publisher.result.get();
 
   ASSERT_EQ(outcome.report.subscribers.size(), 1u);
@@ -242,8 +249,41 @@ TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
   EXPECT_EQ(sub.restarts, 1u);
   EXPECT_GT(sub.restarted_seconds, 0.0);
   EXPECT_EQ(sub.outcome, SubscriberOutcome::vanished); // neither instance sent counters
+  EXPECT_FALSE(sub.id_clash);                          // A's hellos came at once: in flight
   EXPECT_EQ(outcome.report.rejected, 2u);
   EXPECT_EQ(outcome.status, ExitStatus::failed);
+}
+
+TEST(Faults, TwoLiveProcessesWithOneIdAreNamedAsAClashNotARestart)
+{
+  // As above, but A goes on saying hello long after B took the id over: A is alive, so the
+  // id is shared by two processes, which the verdict names.
+  InMemoryLink link;
+  RunConfig publisher_config = config_for(Role::publisher);
+  publisher_config.test_seconds = 1.5;
+  publisher_config.warmup_count = 0;
+  wire::Header hello;
+  hello.sender_id = 1;
+  hello.record_count = 0xAAAA;
+  RoleThread publisher;
+  publisher.start_publisher(publisher_config, link.publisher);
+  const auto hello_a = say_proven_hello(*link.to_publisher, *link.to_subscriber, hello);
+  ASSERT_TRUE(hello_a);
+  wait_until_sent(publisher, 100);
+  hello.record_count = 0xBBBB;
+  ASSERT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello));
+  echo_first_probe(link, 1, 0xBBBB);
+  std::this_thread::sleep_for(Membership::retired_instance_grace + 100ms);
+  link.to_publisher->push(message_of(*hello_a));
+  const RoleResult outcome = publisher.result.get();
+
+  ASSERT_EQ(outcome.report.subscribers.size(), 1u);
+  EXPECT_TRUE(outcome.report.subscribers[0].id_clash);
+  EXPECT_EQ(outcome.status, ExitStatus::failed);
+  bool named = false;
+  for (const std::string& problem : outcome.report.problems)
+    named = named || problem.find("two live processes use -i 1") != std::string::npos;
+  EXPECT_TRUE(named) << ::testing::PrintToString(outcome.report.problems);
 }
 
 } // namespace

@@ -1,8 +1,10 @@
-// Forged protocol messages (docs/hostile-input.md, "On the wire"): each needs only a subscriber
-// id or this run's id, which anyone on the path reads from the data. None may add a subscriber,
-// retire the real one, or end the test; each is counted as rejected. Real late joiners still
-// join. Real publisher and subscriber loops (threads) over the in-memory link; the forger
-// pushes its messages straight into the link's queues.
+// Forged protocol messages (docs/hostile-input.md, "On the wire"): a blind forger knows only a
+// subscriber id, or this run's id, which anyone reads from what subscribers send; an on-path
+// one reads the publisher's messages too (Snoop). None may add a subscriber, retire the real
+// one, or end the test. A hello without a cookie is answered with a challenge alone; anything
+// else forged is counted as rejected. Real late joiners still join. Real publisher and subscriber
+// loops (threads) over the in-memory link; the forger pushes its messages straight into the link's
+// queues.
 
 #include "core/local_pair.hpp"
 #include "core/publisher.hpp"
@@ -50,9 +52,11 @@ std::vector<std::byte> counters_message(std::uint32_t sender, std::uint64_t run_
   return bytes;
 }
 
-// What a host on the path learns from the publisher's traffic: the run id, and each END.
+// What a host on the path learns from the publisher's traffic: the run id, the end token its
+// acknowledgements carry, and each END.
 struct Snoop {
   std::atomic<std::uint64_t> run_id{0};
+  std::atomic<std::uint64_t> end_token{0};
   std::atomic<int> ends{0};
   std::atomic<std::uint64_t> end_count{0};
   std::function<void(int end_number, std::uint64_t count)> on_end;
@@ -63,6 +67,8 @@ struct Snoop {
       wire::Header header;
       if (wire::decode_header(message, header) == wire::DecodeError::none) {
         run_id.store(header.run_id);
+        if (header.kind == wire::MessageKind::hello_ack)
+          end_token.store(wire::carried_secret(header));
         if (header.kind == wire::MessageKind::end) {
           end_count.store(header.sequence);
           const int number = ++ends;
@@ -115,12 +121,13 @@ void expect_untouched(const Pair& pair)
   EXPECT_EQ(pair.subscriber.report.self->lost, 0u);
 }
 
-wire::Header hello_from(std::uint32_t id, std::uint32_t tag = 0)
+wire::Header hello_from(std::uint32_t id, std::uint32_t tag = 0, std::uint64_t cookie = 0)
 {
   wire::Header hello;
   hello.kind = wire::MessageKind::hello;
   hello.sender_id = id;
   hello.record_count = tag;
+  wire::carry_secret(hello, cookie);
   return hello;
 }
 
@@ -130,6 +137,19 @@ TEST(HostileProtocol, HelloFloodFromManyIdsMidRunAddsNoSubscriber)
   const Pair pair = run_attacked(link, [&] {
     for (std::uint32_t id = 100; id < 300; ++id)
       link.to_publisher->push(message_of(hello_from(id, id)));
+  });
+  expect_untouched(pair);
+  // Each is answered with a challenge alone, which the real subscriber ignores.
+  EXPECT_EQ(pair.publisher.report.rejected, 0u);
+  EXPECT_GE(pair.publisher.report.challenges_sent, 201u);
+}
+
+TEST(HostileProtocol, HelloFloodWithMadeUpCookiesIsRejected)
+{
+  InMemoryLink link;
+  const Pair pair = run_attacked(link, [&] {
+    for (std::uint32_t id = 100; id < 300; ++id)
+      link.to_publisher->push(message_of(hello_from(id, id, 0x5eed0000u + id)));
   });
   expect_untouched(pair);
   EXPECT_EQ(pair.publisher.report.rejected, 200u);
@@ -143,21 +163,22 @@ TEST(HostileProtocol, HelloFloodFromOneNewIdMidRunAddsNoSubscriber)
       link.to_publisher->push(message_of(hello_from(4242)));
   });
   expect_untouched(pair);
-  EXPECT_EQ(pair.publisher.report.rejected, 200u);
+  EXPECT_EQ(pair.publisher.report.rejected, 0u);
+  EXPECT_GE(pair.publisher.report.challenges_sent, 201u);
 }
 
 TEST(HostileProtocol, HellosBeforeTheMeasuredPhaseAdmitOnlyUpToTheCap)
 {
-  // 50 ids say hello before the publisher starts (--subscribers 1): a hello alone admits at
-  // most --subscribers plus 8 (fewer if the measured phase begins before all are read); the
-  // rest must prove themselves, never do, and are counted as rejected.
+  // 50 ids prove their address before the measured phase (--subscribers 1): a proven hello
+  // alone admits at most --subscribers plus 8 (fewer if the measured phase begins before all
+  // are read); the rest must prove themselves further, never do, and are counted as rejected.
   InMemoryLink link;
-  for (std::uint32_t id = 100; id < 150; ++id)
-    link.to_publisher->push(message_of(hello_from(id)));
   RunConfig config = config_for(Role::publisher);
   config.test_seconds = 0.2;
   RoleThread publisher;
   publisher.start_publisher(config, link.publisher);
+  for (std::uint32_t id = 100; id < 150; ++id)
+    ASSERT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello_from(id)));
   const RoleResult outcome = publisher.result.get();
 
   EXPECT_GE(outcome.report.subscribers.size(), 1u);
@@ -205,10 +226,12 @@ TEST(HostileProtocol, PublisherRejectsCountersAnsweringAnEndItDidNotSend)
 TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
 {
   InMemoryLink link;
-  const Pair pair =
-      run_attacked(link, [&] { link.to_publisher->push(message_of(hello_from(1, 0x1234))); });
+  const Pair pair = run_attacked(link, [&] {
+    link.to_publisher->push(message_of(hello_from(1, 0x1234)));
+    link.to_publisher->push(message_of(hello_from(1, 0x1234, 0xc00c1e)));
+  });
   expect_untouched(pair);
-  EXPECT_EQ(pair.publisher.report.rejected, 1u);
+  EXPECT_EQ(pair.publisher.report.rejected, 1u); // the made-up cookie; the other was challenged
 }
 
 TEST(HostileProtocol, ALateJoinerIsAdmittedByItsFirstEchoAndReportedAsLate)
@@ -255,14 +278,33 @@ TEST(HostileProtocol, ALateJoinerThatEchoedNoProbeIsAdmittedByItsCounters)
   EXPECT_EQ(pub.report.rejected, 0u);
 }
 
-TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
+TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
 {
+  // What a forger who sees only what subscribers send can make: the run id, not the token.
   Snoop snoop;
   InMemoryLink link(snoop.forwarding());
   const Pair pair = run_attacked(link, [&] {
     wire::Header end;
     end.kind = wire::MessageKind::end;
     end.run_id = snoop.run_id.load();
+    end.sequence = 1'000'000'000;
+    link.to_subscriber->push(message_of(end));
+  });
+  expect_untouched(pair);
+  EXPECT_EQ(pair.subscriber.report.rejected, 1u);
+  EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
+}
+
+TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
+{
+  // An on-path forger, who read the token from an acknowledgement.
+  Snoop snoop;
+  InMemoryLink link(snoop.forwarding());
+  const Pair pair = run_attacked(link, [&] {
+    wire::Header end;
+    end.kind = wire::MessageKind::end;
+    end.run_id = snoop.run_id.load();
+    wire::carry_secret(end, snoop.end_token.load());
     end.sequence = 1'000'000'000;
     link.to_subscriber->push(message_of(end));
   });
@@ -280,6 +322,7 @@ TEST(HostileProtocol, AnEndCountingFewerThanWereReceivedIsRejected)
     wire::Header end;
     end.kind = wire::MessageKind::end;
     end.run_id = snoop.run_id.load();
+    wire::carry_secret(end, snoop.end_token.load());
     end.sequence = 5;
     link.to_subscriber->push(message_of(end));
   });
@@ -296,6 +339,7 @@ TEST(HostileProtocol, AForgedFinalAckMidRunDoesNotEndTheTest)
     wire::Header ack;
     ack.kind = wire::MessageKind::final_ack;
     ack.run_id = snoop.run_id.load();
+    wire::carry_secret(ack, snoop.end_token.load());
     ack.sequence = 1;
     link.to_subscriber->push(message_of(ack));
   });
@@ -303,16 +347,26 @@ TEST(HostileProtocol, AForgedFinalAckMidRunDoesNotEndTheTest)
   EXPECT_EQ(pair.subscriber.report.rejected, 1u);
 }
 
-// A scripted publisher of run 0x5c21 for a real subscriber: acknowledgement, ten measured
-// messages, then `ends` (and a final_ack if asked).
+// A scripted publisher of run 0x5c21 for a real subscriber: acknowledgement (answering the
+// subscriber's first hello, whose instance tag it names), ten measured messages, then `ends`
+// (and a final_ack if asked), each with the run's end token.
 RoleResult scripted_end(const std::vector<std::uint64_t>& ends, bool final_ack)
 {
   InMemoryLink link;
+  RoleThread subscriber;
+  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  std::vector<std::byte> said;
+  wire::Header hello;
+  EXPECT_TRUE(link.to_publisher->pop(said, 5s)) << "the subscriber never said hello";
+  EXPECT_EQ(wire::decode_header(said, hello), wire::DecodeError::none);
   wire::Header header;
   header.run_id = 0x5c21;
   header.kind = wire::MessageKind::hello_ack;
   header.sequence = 1;
+  header.record_count = wire::instance_tag(hello);
+  wire::carry_secret(header, 0x70c3);
   link.to_subscriber->push(message_of(header));
+  header.record_count = 0;
   header.kind = wire::MessageKind::data;
   for (std::uint64_t sequence = 0; sequence < 10; ++sequence) {
     header.sequence = sequence;
@@ -326,10 +380,9 @@ RoleResult scripted_end(const std::vector<std::uint64_t>& ends, bool final_ack)
   if (final_ack) {
     header.kind = wire::MessageKind::final_ack;
     header.sequence = 1;
+    header.record_count = wire::instance_tag(hello);
     link.to_subscriber->push(message_of(header));
   }
-  RoleThread subscriber;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
   return subscriber.result.get();
 }
 

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -77,6 +78,39 @@ inline std::vector<std::byte> message_of(wire::Header header, std::size_t payloa
   header.payload_length = static_cast<std::uint32_t>(payload_size);
   wire::encode_header(header, bytes);
   return bytes;
+}
+
+} // namespace netprof::testing
+
+namespace netprof::testing {
+
+// A scripted subscriber's hello that proves its address (wire.hpp, "Address proof"): says
+// hello, finds the publisher's challenge among what it sent to subscribers (skipping the rest),
+// and says hello again with the cookie. For tests without a subscriber thread of their own.
+// Returns that proven hello, for saying it again; nothing when no challenge came in time.
+template <typename Queue>
+std::optional<wire::Header> say_proven_hello(Queue& to_publisher, Queue& to_subscriber,
+                                             wire::Header hello,
+                                             Nanoseconds timeout = std::chrono::seconds(5))
+{
+  hello.kind = wire::MessageKind::hello;
+  wire::carry_secret(hello, 0);
+  to_publisher.push(message_of(hello));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<std::byte> sent;
+  wire::Header challenge;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!to_subscriber.pop(sent, std::chrono::milliseconds(10)) ||
+        wire::decode_header(sent, challenge) != wire::DecodeError::none)
+      continue;
+    if (challenge.kind == wire::MessageKind::challenge && challenge.sequence == hello.sender_id &&
+        challenge.record_count == hello.record_count) {
+      wire::carry_secret(hello, wire::carried_secret(challenge));
+      to_publisher.push(message_of(hello));
+      return hello;
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace netprof::testing

@@ -149,6 +149,96 @@ TEST(PublisherVerdict, AnInterruptedRunNeitherPassesNorFailsButExits130)
   EXPECT_EQ(noisy.status, ExitStatus::interrupted);
 }
 
+// A paced run of `seconds` in which `sent` messages went out, each to the one subscriber.
+PublisherFacts paced_run(std::uint64_t sent, double seconds)
+{
+  PublisherFacts facts = publisher_run(sent, {counted(1, sent, sent)});
+  facts.measured_seconds = seconds;
+  return facts;
+}
+
+RunConfig criteria_with_send_hz(double hz, double seconds)
+{
+  RunConfig criteria;
+  criteria.send_hz = hz;
+  criteria.test_seconds = seconds;
+  return criteria;
+}
+
+TEST(PublisherVerdict, APublisherMoreThanOnePercentShortOfSendHzIsWarnedWithBothFigures)
+{
+  const Verdict sut = publisher_verdict(paced_run(40'883, 5), criteria_with_send_hz(20'000, 5));
+
+  EXPECT_EQ(sut.warnings, Lines{"sent 40,883 messages at 8,177 msg/s; --send-hz asked for "
+                                "20,000 (100,000 over 5 s): the publisher could not keep up"});
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_EQ(sut.status, ExitStatus::passed);
+}
+
+TEST(PublisherVerdict, SendRateShortfallIsWarnedJustPastOnePercentAndNotAtIt)
+{
+  const RunConfig criteria = criteria_with_send_hz(20'000, 5);
+
+  EXPECT_EQ(publisher_verdict(paced_run(99'000, 5), criteria).warnings, Lines{});   // 1.000% short
+  EXPECT_EQ(publisher_verdict(paced_run(98'999, 5), criteria).warnings.size(), 1u); // 1.001%
+  EXPECT_EQ(publisher_verdict(paced_run(100'000, 5), criteria).warnings, Lines{});
+  EXPECT_EQ(publisher_verdict(paced_run(100'001, 5), criteria).warnings, Lines{});
+}
+
+TEST(PublisherVerdict, SendRateIsJudgedOverTheMeasuredPhaseNotThePlannedOne)
+{
+  // Interrupted after 2 s of a planned 5, at the full rate: nothing to warn about.
+  PublisherFacts stopped = paced_run(40'000, 2);
+  stopped.interrupted = true;
+
+  EXPECT_EQ(publisher_verdict(stopped, criteria_with_send_hz(20'000, 5)).warnings, Lines{});
+}
+
+TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
+{
+  const RunConfig criteria = criteria_with_send_hz(100, 0.5);
+
+  EXPECT_EQ(publisher_verdict(paced_run(49, 0.5), criteria).warnings, Lines{});
+  EXPECT_EQ(publisher_verdict(paced_run(48, 0.5), criteria).warnings.size(), 1u);
+}
+
+TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
+{
+  RunConfig criteria = criteria_with_send_hz(1'000, 10);
+  criteria.count = 3'000;
+
+  EXPECT_EQ(publisher_verdict(paced_run(3'000, 6), criteria).warnings,
+            Lines{"sent 3,000 messages at 500 msg/s; --send-hz asked for 1,000 (3,000 over 3 s): "
+                  "the publisher could not keep up"});
+}
+
+TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
+{
+  RunConfig criteria = criteria_with_send_hz(1'000, 1);
+  criteria.mode = Mode::ping_pong;
+
+  EXPECT_EQ(publisher_verdict(paced_run(400, 1), criteria).warnings,
+            Lines{"sent 400 messages at 400 msg/s; --send-hz asked for 1,000 (1,000 over 1 s): in "
+                  "ping-pong each message waits for its echoes first"});
+}
+
+TEST(PublisherVerdict, SendRateShortfallUnderBackPressureBlamesTheTransport)
+{
+  PublisherFacts facts = paced_run(400, 1);
+  facts.back_pressure_waits = 7;
+
+  EXPECT_EQ(publisher_verdict(facts, criteria_with_send_hz(1'000, 1)).warnings,
+            (Lines{"sent 400 messages at 400 msg/s; --send-hz asked for 1,000 (1,000 over 1 s): "
+                   "the transport held the publisher back",
+                   "the transport pushed back 7 times"}));
+}
+
+TEST(PublisherVerdict, UnpacedOrUnmeasuredRunsHaveNoSendRateToFallShortOf)
+{
+  EXPECT_EQ(publisher_verdict(paced_run(10, 5), criteria_with_send_hz(0, 5)).warnings, Lines{});
+  EXPECT_EQ(publisher_verdict(paced_run(0, 0), criteria_with_send_hz(20'000, 5)).warnings, Lines{});
+}
+
 TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
 {
   const RunConfig criteria = criteria_with_max_loss(10);

@@ -195,7 +195,7 @@ const std::set<std::string> subscriber_keys{"id",
 std::set<std::string> publisher_view_keys()
 {
   std::set<std::string> keys = subscriber_keys;
-  keys.insert({"outcome", "restarts", "restarted_seconds"});
+  keys.insert({"outcome", "restarts", "restarted_seconds", "id_clash"});
   return keys;
 }
 
@@ -622,7 +622,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
   EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
-                                                 "echoes_received", "echoes_late", "latency"}));
+                                                 "echoes_received", "echoes_late",
+                                                 "challenges_sent", "latency"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

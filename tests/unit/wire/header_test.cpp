@@ -107,7 +107,8 @@ TEST_P(HeaderKindRoundTrip, DecodesWhatWasEncoded)
 INSTANTIATE_TEST_SUITE_P(EveryKind, HeaderKindRoundTrip,
                          ::testing::Values(MessageKind::hello, MessageKind::hello_ack,
                                            MessageKind::data, MessageKind::echo, MessageKind::end,
-                                           MessageKind::final_counters, MessageKind::final_ack));
+                                           MessageKind::final_counters, MessageKind::final_ack,
+                                           MessageKind::challenge));
 
 TEST(HeaderRoundTrip, PreservesMaximumValues)
 {
@@ -236,7 +237,7 @@ TEST_P(HeaderBadKind, IsRejected)
   EXPECT_EQ(decode_header(sut, decoded), DecodeError::bad_kind);
 }
 
-INSTANTIATE_TEST_SUITE_P(OutOfRange, HeaderBadKind, ::testing::Values(0u, 8u, 255u));
+INSTANTIATE_TEST_SUITE_P(OutOfRange, HeaderBadKind, ::testing::Values(0u, 9u, 255u));
 
 TEST(HeaderDecode, RejectsEveryUnknownFlagBit)
 {
