@@ -3,6 +3,7 @@
 #   wire_header      a whole received message: header, then final counters or records
 #   wire_records     the --num-vars record decoder
 #   udp_reassembler  the UDP fragment reassembler, fed scripts of datagrams
+#   control_messages the handshake: MACs (--key-file), cookies, final counters' plausibility
 # Usage: scripts/setup/fuzz.sh [seconds-per-target]   (default 30)
 # Builds in FUZZ_BUILD_DIR (default ./build-fuzz), first runs every target once over its
 # committed corpus (tests/fuzz/corpus/<target>/, ctest label fuzz), then fuzzes each from a
@@ -14,7 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build_dir="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${JOBS:-2}"
 seconds="${1:-30}"
-targets=(wire_header wire_records udp_reassembler)
+targets=(wire_header wire_records udp_reassembler control_messages)
 
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 [seconds-per-target]   (a whole number, at least 1; default 30)" >&2

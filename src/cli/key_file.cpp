@@ -39,7 +39,7 @@ std::vector<std::byte> read_key_file(const std::string& path)
     refuse(path, errno == ELOOP ? "it is a symbolic link (give the file itself)"
                                 : std::string("cannot read it (") + std::strerror(errno) + ")");
   const FileCloser closer(fd);
-  struct stat facts{};
+  struct stat facts {};
   if (fstat(fd, &facts) != 0)
     refuse(path, std::string("cannot read it (") + std::strerror(errno) + ")");
   if (!S_ISREG(facts.st_mode))

@@ -30,8 +30,7 @@ public:
     wire::Header header = stamped(kind, sequence, instance);
     header.run_id = m_run_id;
     wire::carry_secret(header, m_end_token);
-    const bool sent =
-        m_endpoint.send(m_authentication.seal(m_message, header)) == SendResult::sent;
+    const bool sent = m_endpoint.send(m_authentication.seal(m_message, header)) == SendResult::sent;
     return m_endpoint.flush() == SendResult::sent && sent;
   }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "membership.hpp"
 #include "control_sender.hpp"
+#include "membership.hpp"
 #include "stop_flag.hpp"
 
 #include <netprof/clock.hpp>

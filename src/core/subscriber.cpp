@@ -43,8 +43,7 @@ public:
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
         m_hello(m_authentication.tag_room()),
         m_control(wire::final_counters_size + m_authentication.tag_room()),
-        m_instance(random_instance_tag()),
-        m_deadlines(config, Clock::now())
+        m_instance(random_instance_tag()), m_deadlines(config, Clock::now())
   {
   }
 
@@ -80,8 +79,8 @@ private:
   SubscriberDeadlines m_deadlines;
   bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
   std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
-  std::uint32_t m_other_instance = 0; // another live process answering to our id, once seen
-  std::uint64_t m_rejected = 0;       // over the whole process
+  std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
+  std::uint64_t m_rejected = 0;        // over the whole process
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
 };
 

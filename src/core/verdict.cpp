@@ -131,10 +131,9 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
 {
   switch (facts.ended_by) {
   case RunEnding::no_publisher:
-    verdict.problems.push_back("no publisher was heard within --wait " +
-                               format_number(criteria.wait_seconds) +
-                               " s (is it running, and are the addresses right?)" +
-                               key_hint(facts.unauthenticated));
+    verdict.problems.push_back(
+        "no publisher was heard within --wait " + format_number(criteria.wait_seconds) +
+        " s (is it running, and are the addresses right?)" + key_hint(facts.unauthenticated));
     return ExitStatus::runtime;
   case RunEnding::publisher_silent:
     verdict.problems.push_back(
@@ -162,8 +161,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   if (!facts.subscribers_arrived) {
     verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
                                std::to_string(criteria.subscribers) + " subscriber(s); " +
-                               std::to_string(facts.subscribers.size()) +
-                               " announced themselves" + key_hint(facts.unauthenticated));
+                               std::to_string(facts.subscribers.size()) + " announced themselves" +
+                               key_hint(facts.unauthenticated));
   } else {
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");

@@ -25,7 +25,7 @@ struct PublisherFacts {
   std::uint64_t echoes_late = 0;
   std::uint64_t back_pressure_waits = 0; // sends the transport pushed back
   double measured_seconds = 0.0;
-  std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
+  std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
@@ -40,7 +40,7 @@ struct SubscriberFacts {
   std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
   std::uint64_t conflicting_count = 0;
   std::uint64_t run_id = 0;
-  bool id_clash = false; // the publisher answered another live process using our id
+  bool id_clash = false;             // the publisher answered another live process using our id
   std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
