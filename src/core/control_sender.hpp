@@ -33,8 +33,7 @@ public:
     wire::Header header = stamped(kind, sequence, instance);
     header.run_id = m_run_id;
     wire::carry_secret(header, m_end_token);
-    OutgoingMessage& message =
-        kind == wire::MessageKind::hello_ack ? m_acknowledgement : m_message;
+    OutgoingMessage& message = kind == wire::MessageKind::hello_ack ? m_acknowledgement : m_message;
     const bool sent = m_endpoint.send(m_authentication.seal(message, header)) == SendResult::sent;
     return m_endpoint.flush() == SendResult::sent && sent;
   }

@@ -3,10 +3,10 @@
 #include "address_proof.hpp"
 #include "control_sender.hpp"
 #include "counter_plausibility.hpp"
-#include "run_description.hpp"
 #include "echo_timing.hpp"
 #include "membership.hpp"
 #include "result_collection.hpp"
+#include "run_description.hpp"
 #include "send_loop.hpp"
 #include "verdict.hpp"
 #include "waiting.hpp"
@@ -48,8 +48,7 @@ public:
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_nonzero_u64()),
         m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
-        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(),
-                  describe_run(config)),
+        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
         m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
         m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
         m_collection(config, endpoint, *this, m_control, stop, m_run_id)

@@ -81,11 +81,11 @@ RunConfig as_described(const RunConfig& own, const wire::RunDescription& run,
   shown.count = run.count > 0 ? std::optional(run.count) : std::nullopt;
   shown.test_seconds = static_cast<double>(run.test_ns) * 1e-9;
   shown.send_hz = run.send_hz;
-  shown.warmup_count =
-      run.warmup_count > 0 ? std::optional(run.warmup_count - 1) : std::nullopt;
+  shown.warmup_count = run.warmup_count > 0 ? std::optional(run.warmup_count - 1) : std::nullopt;
   shown.warmup_seconds = static_cast<double>(run.warmup_ns) * 1e-9;
   shown.probe_hz = run.probe_hz;
-  shown.subscribers = static_cast<std::uint32_t>(std::min<std::uint64_t>(run.subscribers, UINT32_MAX));
+  shown.subscribers =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(run.subscribers, UINT32_MAX));
   const auto& given = own.options_given;
   for (const Setting& setting : settings()) {
     if (std::find(given.begin(), given.end(), setting.option) == given.end())

@@ -78,9 +78,9 @@ private:
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
-  bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
+  bool m_seeking = false;           // our publisher is silent: hellos ask any publisher to take us
   bool m_publisher_adopted = false; // an invitation's sender was taken as our publisher
-  std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
+  std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
   std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
   std::uint64_t m_rejected = 0;        // over the whole process
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
@@ -115,8 +115,7 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     on_challenge(header, delivery.sender);
     return;
   }
-  if (header.run_id != m_run->run_id &&
-      !take_run(header, message.subspan(wire::header_size))) {
+  if (header.run_id != m_run->run_id && !take_run(header, message.subspan(wire::header_size))) {
     ++m_rejected;
     return;
   }
