@@ -120,8 +120,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     check_payload(config, facts);
 
     RoleResult result = run_role(config, *endpoint);
-    RunReport& report = result.report;
-    report.config = config;
+    RunReport& report = result.report;   // its settings: the run's, as its role knows them
     report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
     add_transport_diagnoses(report);
     report.host = collect_host_facts();
