@@ -107,9 +107,10 @@ struct EndpointRequest {
   // The bytes the core puts in front of every payload (its header): a transport whose limits
   // are stated in payload bytes adds these to size its messages.
   std::size_t header_bytes = 0;
-  // The largest message this role reads (publisher: its largest control message; subscriber:
-  // a data message), so a transport can refuse larger ones from strangers; 0 = not stated.
-  std::size_t largest_message_received = 0;
+  // The largest control message (not data) this role reads, so a transport can refuse larger
+  // ones from strangers wherever no data arrives (all of a publisher's connections); 0 = not
+  // stated. Data is left out: a subscriber takes the publisher's size, which may not be its -s.
+  std::size_t largest_control_message = 0;
   // Publisher: the subscribers it waits for (--subscribers), to size what it needs per peer.
   std::size_t subscribers = 0;
 };

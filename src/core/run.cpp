@@ -50,17 +50,14 @@ double expected_seconds(const RunConfig& config)
   return config.count ? 0.0 : config.warmup_seconds + config.test_seconds;
 }
 
-// What this role reads at most, so a transport can refuse anything larger from a stranger: the
-// publisher only control messages, final counters the largest (with their MAC under
-// --key-file); a subscriber the data (and control messages, which fit in the same bound). Keep
-// it in step with the kinds in wire.hpp.
-std::size_t largest_message_received(const RunConfig& config)
+// The largest control message either role reads, so a transport can refuse anything larger
+// from a stranger where no data arrives: final counters (to the publisher) or the
+// acknowledgement with its run description (to a subscriber), with a MAC under --key-file.
+// Keep it in step with the kinds in wire.hpp.
+std::size_t largest_control_message(const RunConfig& config)
 {
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
-  const std::size_t control = wire::header_size + wire::final_counters_size + mac;
-  if (config.role == Role::publisher)
-    return control;
-  return std::max(control, wire::header_size + config.payload_size);
+  return wire::header_size + std::max(wire::final_counters_size, wire::run_description_size) + mac;
 }
 
 RoleResult run_role(const RunConfig& config, Endpoint& endpoint)
@@ -113,7 +110,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     request.queue_length_bytes = config.queue_length;
     request.message_size = wire::header_size + config.payload_size;
     request.header_bytes = wire::header_size;
-    request.largest_message_received = largest_message_received(config);
+    request.largest_control_message = largest_control_message(config);
     request.subscribers = config.subscribers;
     const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
     const EndpointFacts facts = endpoint->facts();

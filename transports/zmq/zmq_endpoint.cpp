@@ -10,7 +10,6 @@
 #include <climits>
 #include <cstring>
 #include <optional>
-#include <system_error>
 
 namespace netprof::zeromq {
 
@@ -21,11 +20,6 @@ namespace {
 // only foreign bytes are affected: they go up behind this escape byte, as does a message that
 // starts with the escape byte itself, and the publisher strips it.
 constexpr unsigned char escape_byte = 2;
-
-std::string error_text(int error)
-{
-  return std::generic_category().message(error);
-}
 
 // ZMTP 3 frames a message with a flags byte and its size: one byte up to 255, else eight.
 constexpr std::size_t zmtp_wire_bytes(std::size_t size) noexcept
@@ -53,8 +47,7 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 
 ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
     : m_zero_copy_from(settings.zero_copy_from), m_header_bytes(settings.header_bytes),
-      m_max_message_size(max_payload_size + settings.header_bytes),
-      m_data_bytes(settings.message_bytes), m_context(settings.io_threads),
+      m_max_message_size(max_payload_size + settings.header_bytes), m_context(settings.io_threads),
       m_publisher(settings.role == Role::publisher)
 {
   try {
@@ -69,12 +62,7 @@ ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
       m_socket.send(zmq::const_buffer(&subscribe_all, 1), zmq::send_flags::none);
     }
     bind_own(settings.own);
-    for (const Address& peer : settings.peers) {
-      if (zmq_connect(m_handle, peer.text.c_str()) != 0) {
-        throw TransportError("cannot connect ZeroMQ " + peer.text + ": " + error_text(zmq_errno()));
-      }
-      m_peer_addresses.push_back(peer.text);
-    }
+    connect_peers(settings.peers);
     m_wakeup_fd = m_socket.get(zmq::sockopt::fd);
   } catch (const zmq::error_t& error) {
     throw TransportError(std::string("cannot set up the ZeroMQ socket: ") + error.what());
@@ -202,7 +190,6 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
     std::size_t size = zmq_msg_size(&m_received);
     const std::size_t wire_bytes = zmtp_wire_bytes(size);
     ++m_messages_in;
-    m_largest_received = std::max(m_largest_received, size);
     if (m_publisher && size > 0) {
       const auto first = static_cast<unsigned char>(data[0]);
       if (first < escape_byte) {
@@ -300,14 +287,6 @@ std::vector<std::string> ZmqEndpoint::diagnoses() const
                                   "none, is refused at the handshake)"
                                 : "no publisher got through --zmq-curve: only one given the same "
                                   "key file can answer (were both given the same file?)");
-  }
-  if (!m_publisher && m_messages_in > 0 && m_largest_received < m_data_bytes &&
-      m_receive_limit < m_max_message_size) {
-    found.push_back("no message of this run's data size (" + std::to_string(m_data_bytes) +
-                    " B, header + -s) arrived, and ZeroMQ closes the connection of one larger "
-                    "than " +
-                    std::to_string(m_receive_limit) +
-                    " B: if the publisher's -s is larger, give this subscriber the same -s");
   }
   return found;
 }

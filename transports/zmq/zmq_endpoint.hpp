@@ -25,9 +25,9 @@ struct EndpointSettings {
   std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
   std::size_t message_bytes = 0;      // header + payload, the basis of the high-water mark
   std::size_t header_bytes = 0;       // the core's header in front of each payload
-  // The largest message this role reads (EndpointRequest::largest_message_received); larger
-  // ones close the connection that sent them. 0: the largest send() takes.
-  std::size_t largest_message_received = 0;
+  // The largest control message (EndpointRequest::largest_control_message): where no data
+  // arrives, a larger message closes the connection that sent it. 0: no such limit.
+  std::size_t largest_control_message = 0;
   int io_threads = 1;
   bool no_drop = false;           // publisher: wait at the high-water mark instead of dropping
   std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
@@ -101,7 +101,10 @@ private:
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
   int send_lent(std::span<const std::byte> message) noexcept;
   void configure(const EndpointSettings& settings);
+  // What each endpoint reads at most (ZMQ_MAXMSGSIZE, taken by an endpoint when it is bound
+  // or connected), and the note saying so.
   void limit_what_it_reads(const EndpointSettings& settings);
+  void connect_peers(const std::vector<Address>& peers);
   void bind_own(const Address& own);
   void size_buffers(const EndpointSettings& settings);
   // The publisher's count of subscribed connections, from the (un)subscriptions its XPUB
@@ -115,9 +118,8 @@ private:
   std::size_t m_zero_copy_from = 0;
   std::size_t m_header_bytes = 0;
   std::size_t m_max_message_size = 0;
-  std::size_t m_receive_limit = 0; // ZMQ_MAXMSGSIZE: larger messages close their connection
-  std::size_t m_data_bytes = 0;    // header + -s, the size of this run's data messages
-  std::size_t m_largest_received = 0;
+  std::size_t m_bound_limit = 0;     // ZMQ_MAXMSGSIZE of the own endpoint's connections
+  std::size_t m_connected_limit = 0; // ... and of those made to peers
   std::uint64_t m_messages_in = 0;   // messages of any kind, subscriptions included
   std::size_t m_subscribed = 0;      // publisher: connections subscribed now
   std::size_t m_peak_subscribed = 0; // ... and at most, at once

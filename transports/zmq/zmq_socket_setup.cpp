@@ -126,22 +126,45 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
 void ZmqEndpoint::limit_what_it_reads(const EndpointSettings& settings)
 {
   // A stranger's connection may announce a message of any size, and libzmq would allocate it;
-  // above this limit it closes that connection instead. The core is never told: to it the
-  // stranger was never there. The publisher's limit has room for the escape byte.
-  const std::size_t reads = settings.largest_message_received;
-  m_receive_limit = reads == 0 ? m_max_message_size : reads + (m_publisher ? 1 : 0);
-  if (settings.curve && reads > 0) {
-    // Under CURVE the limit is on what arrives encrypted, and the handshake's commands, which
-    // come through the same decoder, are larger than a small control message.
-    m_receive_limit =
-        std::max(m_receive_limit + curve_message_overhead, curve_largest_handshake_command);
+  // above ZMQ_MAXMSGSIZE it closes that connection instead, and the core is never told. Data
+  // arrives only at a subscriber, from its publisher, of the publisher's -s (which may not be
+  // the subscriber's own): there the limit stays what send() takes. Everywhere else only control
+  // messages come, so a stranger there is cut off at the largest of them: every connection of
+  // the publisher (with room for the escape byte), and a subscriber's own endpoint when it
+  // connects to its publisher (when it does not, its publisher connects there instead).
+  // Under CURVE the limit is on what arrives encrypted, handshake commands included.
+  const std::size_t curve_overhead = settings.curve ? curve_message_overhead : 0;
+  const std::size_t data = m_max_message_size + curve_overhead;
+  std::size_t control = data;
+  if (settings.largest_control_message > 0) {
+    control = settings.largest_control_message + (m_publisher ? 1 : 0) + curve_overhead;
+    if (settings.curve) {
+      control = std::max(control, curve_largest_handshake_command);
+    }
   }
-  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_receive_limit));
-  if (reads > 0) {
-    m_notes.push_back("reads messages of at most " + std::to_string(m_receive_limit) + " B (" +
-                      (m_publisher ? "the largest control message" : "header + -s") +
-                      (settings.curve ? ", with room for CURVE" : "") +
-                      "): ZeroMQ closes a connection that sends a larger one");
+  const bool data_on_own_endpoint = !m_publisher && settings.peers.empty();
+  m_bound_limit = m_publisher || !data_on_own_endpoint ? control : data;
+  m_connected_limit = m_publisher ? control : data;
+  if (control == data) {
+    return;
+  }
+  const std::string limit = std::to_string(control) + " B (the largest control message" +
+                            (settings.curve ? ", with room for CURVE" : "") + ")";
+  m_notes.push_back(m_publisher ? "reads messages of at most " + limit +
+                                      ": ZeroMQ closes a connection that sends a larger one"
+                                : "its own endpoint reads messages of at most " + limit +
+                                      ", data coming on its connection to the publisher: "
+                                      "ZeroMQ closes a connection there that sends a larger one");
+}
+
+void ZmqEndpoint::connect_peers(const std::vector<Address>& peers)
+{
+  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_connected_limit));
+  for (const Address& peer : peers) {
+    if (zmq_connect(m_handle, peer.text.c_str()) != 0) {
+      throw TransportError("cannot connect ZeroMQ " + peer.text + ": " + zmq_strerror(zmq_errno()));
+    }
+    m_peer_addresses.push_back(peer.text);
   }
 }
 
@@ -197,6 +220,7 @@ void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
 void ZmqEndpoint::bind_own(const Address& own)
 {
   const IpcBindCheck check = prepare_ipc_bind(own);
+  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_bound_limit));
   if (bind_privately(m_handle, own) != 0) {
     const int error = zmq_errno();
     throw TransportError("cannot bind ZeroMQ " + own.text + ": " + zmq_strerror(error) +

@@ -118,7 +118,7 @@ public:
     settings.io_threads = io_threads();
     settings.no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
     settings.zero_copy_from = zero_copy_from();
-    settings.largest_message_received = request.largest_message_received;
+    settings.largest_control_message = request.largest_control_message;
     settings.curve = curve_keys();
     // A publisher has a connection per subscriber, made by them or (given their endpoints) by
     // itself; a subscriber one to its publisher, made either way.
