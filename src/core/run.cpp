@@ -104,8 +104,12 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     report.version = NETPROF_VERSION;
     report.build_type = NETPROF_BUILD_TYPE;
 
-    if (!config.quiet)
-      write_text_report(out, report);
+    if (!config.quiet) {
+      if (config.report_format == ReportFormat::madara)
+        write_madara_report(out, report);
+      else
+        write_text_report(out, report);
+    }
     out.flush();
     if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
       return code(ExitStatus::runtime);

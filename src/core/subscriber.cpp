@@ -240,6 +240,7 @@ void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
   }
   run.highest_sequence = std::max(run.highest_sequence, header.sequence);
   run.last_measured = now;
+  run.record_one_way(header.sent_ns, now);
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
   run.tally.datagrams += delivery.datagrams;

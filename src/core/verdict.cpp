@@ -35,6 +35,53 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
                                " messages");
 }
 
+// Whether the loss's likely cause is known: a publisher knows its own --send-hz, a subscriber
+// does not know the publisher's.
+enum class Pacing { unpaced, paced, unknown };
+
+// What to read and do about a loss that did not fail the run, after "X% lost at ...".
+std::string loss_advice(Pacing pacing, const RunConfig& criteria)
+{
+  if (criteria.max_loss_percent)
+    return ", within --max-loss " + format_number(*criteria.max_loss_percent) + "%";
+  if (criteria.mode == Mode::ping_pong)
+    return "; --max-loss fails such a run";
+  switch (pacing) {
+  case Pacing::unpaced:
+    return ": the sender outran it; pace with --send-hz, or --max-loss to fail";
+  case Pacing::paced:
+    return " at --send-hz " + format_number(criteria.send_hz) +
+           ": lower the rate or raise -q, or --max-loss to fail";
+  case Pacing::unknown:
+    break;
+  }
+  return ": if the publisher outran this subscriber, pace it with --send-hz; --max-loss fails "
+         "such a run";
+}
+
+// A SUCCESS that lost three messages in four must say so on its first line, not only under
+// Warnings: the worst subscriber's loss, and how many lost any.
+std::string publisher_headline(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  const SubscriberResult* worst = nullptr;
+  std::size_t losing = 0;
+  for (const SubscriberResult& sub : facts.subscribers) {
+    if (!sub.counters_received || sub.lost == 0)
+      continue;
+    ++losing;
+    if (!worst || loss_percent(sub) > loss_percent(*worst))
+      worst = &sub;
+  }
+  if (!worst)
+    return {};
+  std::string text =
+      format_percent(loss_percent(*worst)) + " lost at subscriber " + std::to_string(worst->id);
+  if (losing > 1)
+    text += " (the worst of " + std::to_string(losing) + " that lost messages)";
+  const bool paced = criteria.send_hz > 0;
+  return text + loss_advice(paced ? Pacing::paced : Pacing::unpaced, criteria);
+}
+
 // Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
 // or two different keys.
 std::string key_hint(std::uint64_t unauthenticated)
@@ -180,6 +227,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
                                std::to_string(facts.back_pressure_waits) + " times");
   const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
   conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
+  if (verdict.success)
+    verdict.headline = publisher_headline(facts, criteria);
   return verdict;
 }
 
@@ -215,6 +264,9 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
   if (facts.end_received)
     judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
   conclude(verdict, facts.interrupted, failure);
+  if (verdict.success && facts.end_received && facts.self.lost > 0)
+    verdict.headline = format_percent(loss_percent(facts.self)) + " lost" +
+                       loss_advice(Pacing::unknown, criteria);
   return verdict;
 }
 
@@ -222,6 +274,7 @@ void apply_verdict(Verdict verdict, RoleResult& result)
 {
   result.report.problems = std::move(verdict.problems);
   result.report.warnings = std::move(verdict.warnings);
+  result.report.headline = std::move(verdict.headline);
   result.report.success = verdict.success;
   result.report.interrupted = verdict.interrupted;
   result.status = verdict.status;

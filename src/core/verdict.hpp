@@ -49,6 +49,9 @@ struct SubscriberFacts {
 struct Verdict {
   std::vector<std::string> problems; // why the test failed, one line each
   std::vector<std::string> warnings; // did not fail it, but the user should know
+  // Beside a SUCCESS on the verdict line, what the reader must see first (the worst loss, why,
+  // and what to do); empty when nothing is.
+  std::string headline;
   bool success = false;
   bool interrupted = false; // the report is partial
   ExitStatus status = ExitStatus::passed;
