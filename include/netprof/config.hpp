@@ -59,8 +59,9 @@ struct RunConfig {
   std::string json_path;                  // --json
   bool quiet = false;                     // --quiet: no report on stdout, no status line
   bool print_histogram = false;           // --histogram: latency distribution as text bars
-  ReportFormat report_format = ReportFormat::netprof; // --format
   bool local_pair = false;                // --local-pair
+  // --format: the layout of the report on stdout.
+  ReportFormat report_format = ReportFormat::netprof;
 
   // --key-file: the file, and the shared secret it holds (read and checked while parsing), which
   // authenticates every control message; empty: none.

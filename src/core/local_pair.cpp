@@ -149,11 +149,10 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
   // The publisher first, and the subscriber once the publisher is set up: an error of set-up
   // that both would hit is then printed once.
   ReadySignal ready;
-  const pid_t publisher =
-      spawn(program,
-            local_pair_role_arguments(Role::publisher, forwarded.publisher,
-                                      transport_args.publisher),
-            ready.child_environment());
+  const pid_t publisher = spawn(
+      program,
+      local_pair_role_arguments(Role::publisher, forwarded.publisher, transport_args.publisher),
+      ready.child_environment());
   ready.close_write_end();
 
   // Both children bound their own waits; these deadlines only catch a hung child.

@@ -265,8 +265,8 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
   conclude(verdict, facts.interrupted, failure);
   if (verdict.success && facts.end_received && facts.self.lost > 0)
-    verdict.headline = format_percent(loss_percent(facts.self)) + " lost" +
-                       loss_advice(Pacing::unknown, criteria);
+    verdict.headline =
+        format_percent(loss_percent(facts.self)) + " lost" + loss_advice(Pacing::unknown, criteria);
   return verdict;
 }
 

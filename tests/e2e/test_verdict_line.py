@@ -9,6 +9,7 @@ import socket
 import unittest
 
 from netprof_test_case import NetprofTestCase
+from netprof_harness import free_port  # on the path netprof_test_case set up
 
 # Unpaced, with a small queue: ZeroMQ drops at its high-water mark when the sender outruns the
 # subscriber, which a 2-core machine all but guarantees. A run that happens to lose nothing
@@ -17,18 +18,12 @@ UNPACED = ["-t", "1", "--warmup-time", "0.2", "-q", "20000"]
 ATTEMPTS = 3
 
 
-def free_tcp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class VerdictLineTest(NetprofTestCase):
     def lossy_zmq_run(self, *extra):
         """(publisher, subscriber) of an unpaced ZeroMQ run that lost messages."""
         for attempt in range(ATTEMPTS):
-            pub_endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
-            sub_endpoint = f"tcp://127.0.0.1:{free_tcp_port()}"
+            pub_endpoint = f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}"
+            sub_endpoint = f"tcp://127.0.0.1:{free_port(socket.SOCK_STREAM)}"
             publisher, pub_json = self.start("-i", "0", "--zmq", pub_endpoint, *UNPACED, *extra,
                                              "--wait", "20", json_name=f"pub{attempt}")
             subscriber, sub_json = self.start("-i", "1", "--zmq", sub_endpoint, "--zmq",

@@ -345,8 +345,8 @@ TEST(VerdictHeadline, NamesTheWorstSubscriberAndHowManyLost)
 
 TEST(VerdictHeadline, APacedRunThatLostNamesItsRate)
 {
-  const Verdict sut =
-      publisher_verdict(publisher_run(1000, {counted(1, 1000, 979)}), criteria_with_send_hz(2e4, 1));
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 979)}),
+                                        criteria_with_send_hz(2e4, 1));
 
   EXPECT_EQ(sut.headline, "2.10% lost at subscriber 1 at --send-hz 20,000: lower the rate or "
                           "raise -q, or --max-loss to fail");
