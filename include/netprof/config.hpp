@@ -68,7 +68,8 @@ struct RunConfig {
   std::string key_file;
   std::vector<std::byte> shared_secret;
 
-  std::vector<std::string> command_line; // argv as given, for the report
+  std::vector<std::string> command_line;  // argv as given, for the report
+  std::vector<std::string> options_given; // long names of the options on it, in order
 };
 
 inline const char* to_string(Mode mode) noexcept

@@ -36,12 +36,18 @@
 // whoever sees only what subscribers send (their hellos and echoes carry the run id) cannot
 // end a subscriber's run.
 //
+// A challenge naming subscriber 0 (no subscriber has that id), with no cookie, is an
+// invitation: a publisher sends it to the peers it was given on its command line while it waits
+// for subscribers, and a subscriber given only its own address (MADARA's form) takes the
+// sender as its publisher and says hello.
+//
 // Control fields by kind (the others as in the table above; intended_ns holds no time in
 // these, see carried_secret):
 //   kind        sequence                      intended_ns                record_count
 //   hello       0                             the cookie echoed (0: none) instance tag
 //   challenge   the subscriber id challenged  the cookie                 the hello's tag
 //   hello_ack   the subscriber id             the end token              its instance tag
+//               (its payload: the RunDescription of the run, below)
 //   end         measured messages sent        the end token              0
 //   final_ack   the subscriber id             the end token              its instance tag
 
@@ -146,6 +152,32 @@ struct SubscriberCounters {
 };
 
 inline constexpr std::size_t final_counters_size = 13 * 8;
+
+// What a publisher's acknowledgement (hello_ack) carries as its payload: the run the subscriber
+// joins, so that it reports the run's settings rather than its own defaults. Encoded as fixed
+// little-endian u64 fields (the two rates as IEEE-754 doubles), run_description_size bytes. An
+// acknowledgement without it (a publisher that predates it) describes nothing.
+struct RunDescription {
+  std::uint64_t payload_size = 0;
+  std::uint64_t num_vars = 0;
+  std::uint64_t ping_pong = 0; // 0: stream, 1: ping-pong
+  std::uint64_t test_ns = 0;   // the measured phase's planned length; 0 when counted
+  std::uint64_t count = 0;     // measured messages planned; 0 when timed
+  double send_hz = 0.0;        // 0: as fast as possible
+  std::uint64_t warmup_ns = 0;
+  std::uint64_t warmup_count = 0; // --warmup-count + 1; 0: the warm-up is timed
+  double probe_hz = 0.0;
+  std::uint64_t subscribers = 0; // how many the publisher waited for
+};
+
+inline constexpr std::size_t run_description_size = 10 * 8;
+
+// Precondition: out.size() >= run_description_size.
+void encode_run_description(const RunDescription& description, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly run_description_size bytes, or a field is out of any
+// range a publisher sends (a NaN or negative rate, ping_pong above 1).
+bool decode_run_description(std::span<const std::byte> payload, RunDescription& out) noexcept;
 
 // Precondition: out.size() >= final_counters_size.
 void encode_counters(const SubscriberCounters& counters, std::span<std::byte> out) noexcept;

@@ -134,6 +134,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
     result.local_pair_options = route_to_local_pair(values, groups);
   }
   result.config.command_line = arguments;
+  for (const GivenOption& option : values.in_order())
+    result.config.options_given.push_back(option.long_name);
   return result;
 }
 

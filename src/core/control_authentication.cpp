@@ -8,11 +8,6 @@ namespace netprof {
 
 namespace {
 
-bool is_control(wire::MessageKind kind) noexcept
-{
-  return kind != wire::MessageKind::data && kind != wire::MessageKind::echo;
-}
-
 const unsigned char* bytes_of(const std::byte* data) noexcept
 {
   return reinterpret_cast<const unsigned char*>(data);
@@ -48,13 +43,9 @@ std::span<const std::byte> ControlAuthentication::seal(OutgoingMessage& message,
   return bytes;
 }
 
-bool ControlAuthentication::open(const wire::Header& header,
-                                 std::span<const std::byte>& message) const noexcept
+bool ControlAuthentication::open_control(std::span<const std::byte>& message) const noexcept
 {
-  const bool tagged = (header.flags & wire::flags::authenticated) != 0;
-  if (!m_enabled || !is_control(header.kind))
-    return !tagged;
-  if (!tagged || message.size() < wire::header_size + tag_size)
+  if (message.size() < wire::header_size + tag_size)
     return false;
   const std::span<const std::byte> covered = message.first(message.size() - tag_size);
   std::array<std::byte, tag_size> expected;

@@ -6,6 +6,7 @@
 #include "echo_timing.hpp"
 #include "membership.hpp"
 #include "result_collection.hpp"
+#include "run_description.hpp"
 #include "send_loop.hpp"
 #include "verdict.hpp"
 #include "waiting.hpp"
@@ -20,6 +21,8 @@ namespace netprof {
 namespace {
 
 constexpr std::size_t distribution_bins = 16;
+// As often as a subscriber says hello.
+constexpr auto invitation_interval = std::chrono::milliseconds(100);
 
 // What the publisher does about one message from a subscriber, once decided.
 struct Reply {
@@ -45,7 +48,7 @@ public:
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_nonzero_u64()),
         m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
-        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token()),
+        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
         m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
         m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
         m_collection(config, endpoint, *this, m_control, stop, m_run_id)
@@ -210,11 +213,16 @@ bool Publisher::wait_for_subscribers()
 {
   const auto deadline = Clock::now() + from_seconds(m_config.wait_seconds);
   const std::size_t expected = m_config.subscribers;
-  if (!m_waiter.wait_until(deadline, [&] { return m_members.size() >= expected; })) {
-    m_transport_failed = true;
-    return false;
+  const auto arrived = [&] { return m_members.size() >= expected; };
+  for (auto now = Clock::now(); !arrived() && now < deadline && !m_stop.requested();
+       now = Clock::now()) {
+    m_control.invite();
+    if (!m_waiter.wait_until(std::min(now + invitation_interval, deadline), arrived)) {
+      m_transport_failed = true;
+      return false;
+    }
   }
-  return m_members.size() >= expected;
+  return arrived();
 }
 
 RoleResult Publisher::run()
@@ -260,6 +268,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   RoleResult result;
   apply_verdict(publisher_verdict(facts, m_config), result);
   RunReport& report = result.report;
+  report.config = m_config;
   report.run_id = m_run_id;
   report.messages_sent = facts.messages_sent;
   report.probes_sent = facts.probes_sent;

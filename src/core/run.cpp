@@ -106,8 +106,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     signal_ready(); // to the parent of a local pair, which starts the subscriber only now
 
     RoleResult result = run_role(config, *endpoint);
-    RunReport& report = result.report;
-    report.config = config;
+    RunReport& report = result.report;   // its settings: the run's, as its role knows them
     report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
     report.host = collect_host_facts();
     report.version = NETPROF_VERSION;

@@ -2,6 +2,7 @@
 
 #include "control_authentication.hpp"
 #include "outgoing_message.hpp"
+#include "run_description.hpp"
 #include "subscriber_run.hpp"
 #include "verdict.hpp"
 #include "waiting.hpp"
@@ -51,8 +52,8 @@ public:
   void on_message(const Delivery& delivery) noexcept override;
 
 private:
-  bool take_run(const wire::Header& header) noexcept;
-  void on_challenge(const wire::Header& header) noexcept;
+  bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
+  void on_challenge(const wire::Header& header, PeerHandle sender) noexcept;
   bool addressed_to_us(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
                Clock::time_point now) noexcept;
@@ -77,8 +78,9 @@ private:
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
-  bool m_seeking = false;     // our publisher is silent: hellos ask any publisher to take us
-  std::uint64_t m_cookie = 0; // the last challenge's, echoed in every hello (wire.hpp)
+  bool m_seeking = false;           // our publisher is silent: hellos ask any publisher to take us
+  bool m_publisher_adopted = false; // an invitation's sender was taken as our publisher
+  std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
   std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
   std::uint64_t m_rejected = 0;        // over the whole process
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
@@ -110,10 +112,10 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     return;
   }
   if (header.kind == wire::MessageKind::challenge) {
-    on_challenge(header);
+    on_challenge(header, delivery.sender);
     return;
   }
-  if (header.run_id != m_run->run_id && !take_run(header)) {
+  if (header.run_id != m_run->run_id && !take_run(header, message.subspan(wire::header_size))) {
     ++m_rejected;
     return;
   }
@@ -154,7 +156,7 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
   }
 }
 
-bool Subscriber::take_run(const wire::Header& header) noexcept
+bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept
 {
   // Only a hello_ack addressed to us starts a run: it proves a publisher took this process as
   // its subscriber. A stray or stale datagram of some other run, or another subscriber's
@@ -164,6 +166,7 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
   if (m_run->run_id == 0) {
     m_run->run_id = header.run_id;
     m_run->end_token = wire::carried_secret(header);
+    m_run->described = wire::decode_run_description(payload, m_run->description);
     return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
@@ -182,6 +185,7 @@ bool Subscriber::take_run(const wire::Header& header) noexcept
   }
   m_run->run_id = header.run_id;
   m_run->end_token = wire::carried_secret(header);
+  m_run->described = wire::decode_run_description(payload, m_run->description);
   m_seeking = false;
   return true;
 }
@@ -201,13 +205,22 @@ bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
   return false;
 }
 
-void Subscriber::on_challenge(const wire::Header& header) noexcept
+void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noexcept
 {
-  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
-  // no concern of ours, and neither is one once our publisher has taken us in.
-  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
-    return;
   if (m_run->acknowledged && !m_seeking)
+    return; // our publisher has taken us in
+  if (header.sequence == 0) {
+    // An invitation (wire.hpp): our publisher, when we were given only our own address. The
+    // first to call is taken; a transport that already sends to it, or to everyone, ignores
+    // this.
+    if (!m_publisher_adopted)
+      m_publisher_adopted = m_endpoint.adopt_peer(sender);
+    send_hello();
+    return;
+  }
+  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
+  // no concern of ours.
+  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
     return;
   m_cookie = wire::carried_secret(header);
   send_hello(); // at once: the handshake costs one round trip more, not a hello interval
@@ -398,8 +411,14 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.abandoned_runs = m_abandoned;
 
   RoleResult result;
-  apply_verdict(subscriber_verdict(facts, m_config), result);
+  std::vector<std::string> disagreements;
+  const RunConfig shown =
+      run.described ? as_described(m_config, run.description, disagreements) : m_config;
+  Verdict verdict = subscriber_verdict(facts, m_config);
+  verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
+  apply_verdict(std::move(verdict), result);
   RunReport& report = result.report;
+  report.config = shown;
   report.run_id = run.run_id;
   report.end_received = run.end_received;
   report.ended_by = facts.ended_by;

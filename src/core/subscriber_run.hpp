@@ -21,6 +21,9 @@ struct SubscriberRun {
   // What END and final_ack of this run carry (wire.hpp, "Address proof"): whoever sees only
   // what subscribers send cannot know it.
   std::uint64_t end_token = 0;
+  // The run as its publisher's acknowledgement described it; none from an older publisher.
+  bool described = false;
+  wire::RunDescription description;
   bool acknowledged = false;
   bool data_started = false;
   bool end_received = false;

@@ -185,8 +185,10 @@ ROWS = [
          "an IPv4 address: ") + ".+"),
     (["-i", "1", "-u", "127.0.0.1:40001", "-u", "127.0.0.1:0"], USAGE,
      lit("bad -u value '127.0.0.1:0': a peer needs a port other than 0")),
-    (["-i", "1", "-u", "127.0.0.1:40001"], USAGE,
-     lit("a subscriber needs the publisher's address: -u own_host:port -u publisher_host:port")),
+    (["-i", "1", "-u", "127.0.0.1:0"], USAGE,
+     lit("bad -u value '127.0.0.1:0': a subscriber given only its own address waits for its "
+         "publisher (started with -u this address) to contact it, so it needs a port other "
+         "than 0; or give the publisher's address too")),
     (["-m", "10.1.2.3:4150"], USAGE,
      lit("bad -m value '10.1.2.3:4150': 10.1.2.3 is not a multicast group "
          "(224.0.0.0 to 239.255.255.255)")),

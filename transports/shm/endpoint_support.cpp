@@ -1,6 +1,32 @@
 #include "endpoint_support.hpp"
 
+#include <iostream>
+
 namespace netprof::shm {
+
+void Failure::announce() noexcept
+{
+  if (m_announced)
+    return;
+  m_announced = true;
+  try {
+    std::cerr << "netprof: " << (m_reason.empty() ? "the shared-memory transport failed" : m_reason)
+              << "\n";
+  } catch (...) {
+  }
+}
+
+bool settle_failure(const Segment* segment, const std::string& name, bool check_size,
+                    Failure& failure) noexcept
+{
+  if (!failure.happened() && segment != nullptr &&
+      (segment->lost() || (check_size && segment->shrunk())))
+    failure.record([&] { return segment->truncation_text(object_path(name)); });
+  if (!failure.happened())
+    return false;
+  failure.announce();
+  return true;
+}
 
 std::string strategy_note()
 {

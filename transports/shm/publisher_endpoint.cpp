@@ -27,8 +27,8 @@ RingView open_data_ring(const Segment& segment)
 
 PublisherEndpoint::PublisherEndpoint(EndpointSettings settings)
     : m_settings(std::move(settings)), m_ring([&] {
-        Segment::Created created =
-            Segment::create(m_settings.name, m_settings.ring_capacity, m_settings.history);
+        Segment::Created created = Segment::create(m_settings.name, m_settings.ring_capacity,
+                                                   m_settings.history, m_settings.owners);
         m_segment = std::move(created.segment);
         m_replaced_note = std::move(created.replaced_note);
         return open_data_ring(m_segment);
@@ -63,7 +63,8 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     m_next_reap = now + blocked_reap_interval;
     reap_dead_subscribers();
   }
-  return SendResult::back_pressured;
+  return gave_up(&m_segment, m_settings.name, false, m_failure) ? SendResult::failed
+                                                                : SendResult::back_pressured;
 }
 
 SendResult PublisherEndpoint::flush() noexcept
@@ -132,15 +133,22 @@ ReceiveResult PublisherEndpoint::receive(MessageSink& sink, Nanoseconds timeout)
 {
   if (poll_back_rings(sink) > 0)
     return ReceiveResult::received;
+  // A truncated segment reads as zeros (MappingGuard): nothing arrives, so this is the place.
+  if (gave_up(&m_segment, m_settings.name, false, m_failure))
+    return ReceiveResult::failed;
   if (timeout <= Nanoseconds::zero())
     return ReceiveResult::timed_out;
   auto now = Clock::now();
   const auto deadline = now + std::min(timeout, longest_wait);
   for (;;) {
+    bool housekeeping = false;
     if (now >= m_next_reap) {
       m_next_reap = now + reap_interval;
       reap_dead_subscribers();
+      housekeeping = true;
     }
+    if (gave_up(&m_segment, m_settings.name, housekeeping, m_failure))
+      return ReceiveResult::failed;
     wait(
         m_segment.publisher_wake(), [this] { return back_readable(); }, deadline - now);
     if (poll_back_rings(sink) > 0)
@@ -197,6 +205,8 @@ EndpointFacts PublisherEndpoint::facts() const
   if (m_dropped > 0)
     facts.notes.push_back("dropped " + std::to_string(m_dropped) +
                           " subscriber(s) whose process had died");
+  if (m_failure.happened())
+    facts.notes.push_back("gave up: " + m_failure.reason());
   return facts;
 }
 

@@ -49,33 +49,25 @@ struct Existing {
   pid_t owner = 0;
 };
 
-Existing inspect_existing(const std::string& object)
+Existing inspect_existing(const std::string& path, const OwnerPolicy& owners)
 {
   const auto give_up = std::chrono::steady_clock::now() + initialization_grace;
   for (;;) {
-    const int fd = shm_open(object.c_str(), O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) {
-      if (errno == ENOENT)
-        return {Existing::Kind::vanished, 0};
-      throw TransportError("cannot inspect the existing shared-memory segment /dev/shm" + object +
-                           ": " + error_text(errno));
-    }
-    struct stat status {};
+    const SegmentFile file = open_segment_file(path, O_RDONLY, owners);
+    if (file.status == SegmentFile::Status::absent)
+      return {Existing::Kind::vanished, 0};
+    if (file.status == SegmentFile::Status::refused)
+      throw TransportError(file.refusal);
     Existing found{Existing::Kind::invalid, 0};
-    if (fstat(fd, &status) == 0 &&
-        static_cast<std::size_t>(status.st_size) >= sizeof(SegmentHeader)) {
-      void* mapped = mmap(nullptr, sizeof(SegmentHeader), PROT_READ, MAP_SHARED, fd, 0);
-      if (mapped != MAP_FAILED) {
-        const SegmentHeader header = *static_cast<const SegmentHeader*>(mapped);
-        munmap(mapped, sizeof(SegmentHeader));
-        if (header_matches(header) && header.owner_pid > 0) {
-          found.owner = header.owner_pid;
-          found.kind = process_alive(header.owner_pid) ? Existing::Kind::live_owner
-                                                       : Existing::Kind::dead_owner;
-        }
-      }
+    // Read, not mapped: a file truncated meanwhile reads short instead of raising SIGBUS.
+    SegmentHeader header{};
+    if (pread(file.fd, &header, sizeof header, 0) == static_cast<ssize_t>(sizeof header) &&
+        header_matches(header) && header.owner_pid > 0) {
+      found.owner = header.owner_pid;
+      found.kind =
+          process_alive(header.owner_pid) ? Existing::Kind::live_owner : Existing::Kind::dead_owner;
     }
-    close(fd);
+    close(file.fd);
     if (found.kind != Existing::Kind::invalid || std::chrono::steady_clock::now() >= give_up)
       return found;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -97,11 +89,12 @@ std::vector<std::string> remove_abandoned_segments(const std::string& name_prefi
       if (file.rfind(file_prefix, 0) != 0)
         continue;
       const std::string object = "/" + file;
-      if (inspect_existing(object).kind == Existing::Kind::dead_owner &&
+      // Only our own: another user's pair is theirs to clean up, and a FIFO is nobody's pair.
+      if (inspect_existing("/dev/shm" + object, OwnerPolicy{}).kind == Existing::Kind::dead_owner &&
           shm_unlink(object.c_str()) == 0)
         removed.push_back("/dev/shm" + object);
     } catch (...) {
-      // Someone else's segment we may not read (or no memory): on to the next.
+      // Refused (not ours, not a segment), or no memory: on to the next.
     }
   }
   closedir(directory);
@@ -170,7 +163,7 @@ bool process_alive(pid_t pid) noexcept
 }
 
 Segment::Segment(int fd, std::byte* base, std::size_t size, SegmentLayout layout) noexcept
-    : m_fd(fd), m_base(base), m_size(size), m_layout(layout)
+    : m_fd(fd), m_base(base), m_size(size), m_layout(layout), m_guard(base, size)
 {
 }
 
@@ -181,7 +174,8 @@ Segment::~Segment()
 
 Segment::Segment(Segment&& other) noexcept
     : m_fd(std::exchange(other.m_fd, -1)), m_base(std::exchange(other.m_base, nullptr)),
-      m_size(std::exchange(other.m_size, 0)), m_layout(other.m_layout)
+      m_size(std::exchange(other.m_size, 0)), m_layout(other.m_layout),
+      m_guard(std::move(other.m_guard))
 {
 }
 
@@ -193,12 +187,14 @@ Segment& Segment::operator=(Segment&& other) noexcept
     m_base = std::exchange(other.m_base, nullptr);
     m_size = std::exchange(other.m_size, 0);
     m_layout = other.m_layout;
+    m_guard = std::move(other.m_guard);
   }
   return *this;
 }
 
 void Segment::release() noexcept
 {
+  m_guard.release();
   if (m_base != nullptr)
     munmap(m_base, m_size);
   if (m_fd >= 0)
@@ -236,8 +232,25 @@ bool Segment::still_named(const std::string& path) const noexcept
 {
   struct stat ours {};
   struct stat named {};
-  return fstat(m_fd, &ours) == 0 && stat(path.c_str(), &named) == 0 &&
+  return fstat(m_fd, &ours) == 0 && lstat(path.c_str(), &named) == 0 &&
          ours.st_dev == named.st_dev && ours.st_ino == named.st_ino;
+}
+
+bool Segment::shrunk() const noexcept
+{
+  struct stat status {};
+  return m_fd >= 0 && fstat(m_fd, &status) == 0 &&
+         static_cast<std::size_t>(status.st_size) < m_size;
+}
+
+std::string Segment::truncation_text(const std::string& path) const
+{
+  struct stat status {};
+  const std::string now = m_fd >= 0 && fstat(m_fd, &status) == 0
+                              ? std::to_string(status.st_size) + " B"
+                              : "unknown size";
+  return "the shared-memory segment " + path + " was truncated while in use (now " + now +
+         ", mapped " + std::to_string(m_size) + " B): ending the run";
 }
 
 void Segment::unlink_if_ours(const std::string& name) noexcept
@@ -247,7 +260,7 @@ void Segment::unlink_if_ours(const std::string& name) noexcept
 }
 
 Segment::Created Segment::create(const std::string& name, std::size_t ring_capacity,
-                                 History history)
+                                 History history, const OwnerPolicy& owners)
 {
   const std::string object = object_name(name);
   const std::string path = object_path(name);
@@ -263,7 +276,7 @@ Segment::Created Segment::create(const std::string& name, std::size_t ring_capac
     if (attempt == 3)
       throw TransportError("cannot create the shared-memory segment " + path +
                            ": another one keeps appearing under that name");
-    const Existing existing = inspect_existing(object);
+    const Existing existing = inspect_existing(path, owners);
     switch (existing.kind) {
     case Existing::Kind::vanished:
       continue;
@@ -325,23 +338,28 @@ Segment::Created Segment::create(const std::string& name, std::size_t ring_capac
   return created;
 }
 
-std::optional<Segment> Segment::open_existing(const std::string& name) noexcept
+Segment::Found Segment::open_existing(const std::string& name, const OwnerPolicy& owners) noexcept
 {
-  std::string object;
+  Found found;
   try {
-    object = object_name(name);
+    SegmentFile file = open_segment_file(object_path(name), O_RDWR, owners);
+    if (file.status == SegmentFile::Status::refused)
+      found.refusal = std::move(file.refusal);
+    if (file.status != SegmentFile::Status::opened)
+      return found;
+    found.segment = map_ready(file.fd, static_cast<std::size_t>(file.info.st_size));
   } catch (...) {
-    return std::nullopt;
+    found.segment.reset(); // out of memory: nothing yet, as far as the caller can tell
   }
-  const int fd = shm_open(object.c_str(), O_RDWR | O_CLOEXEC, 0);
-  if (fd < 0)
-    return std::nullopt;
-  struct stat status {};
-  if (fstat(fd, &status) != 0 || static_cast<std::size_t>(status.st_size) < sizeof(SegmentHeader)) {
+  return found;
+}
+
+std::optional<Segment> Segment::map_ready(int fd, std::size_t size) noexcept
+{
+  if (size < sizeof(SegmentHeader)) { // a publisher between creating and sizing it
     close(fd);
     return std::nullopt;
   }
-  const auto size = static_cast<std::size_t>(status.st_size);
   void* mapped = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mapped == MAP_FAILED) {
     close(fd);

@@ -17,7 +17,9 @@
 // its bit in `claimed`, formats its back ring, attaches as reader i, then sets its bit in
 // `ready`; the publisher polls the back rings of ready slots. Leaving is the reverse.
 
+#include "mapping_guard.hpp"
 #include "ring.hpp"
+#include "segment_file.hpp"
 #include "wake_line.hpp"
 
 #include <sys/types.h>
@@ -99,9 +101,10 @@ bool process_exists(pid_t pid) noexcept;
 bool process_alive(pid_t pid) noexcept;
 
 // Removes the segments named `name_prefix`* whose owner process has died (a run killed with
-// SIGKILL, or crashed), and returns their paths. Segments it cannot read, being set up, or
-// owned by a live process are left alone. For names nobody will create again (a local pair's),
-// which Segment::create would otherwise never find and replace.
+// SIGKILL, or crashed), and returns their paths. Segments it cannot read, being set up, owned
+// by a live process or by another user, and whatever is not a regular file, are left alone.
+// For names nobody will create again (a local pair's), which Segment::create would otherwise
+// never find and replace.
 std::vector<std::string> remove_abandoned_segments(const std::string& name_prefix) noexcept;
 
 // A mapped segment, unmapped and closed by the destructor. Whether to unlink is the owner's
@@ -118,12 +121,15 @@ public:
   struct Created;
   // Creates NAME exclusively (0600) and formats it. A segment already there whose owner is
   // dead, or whose header is not ours, is unlinked and replaced (`replaced_note` says so); a
-  // live owner is a TransportError naming its PID.
-  static Created create(const std::string& name, std::size_t ring_capacity, History history);
+  // live owner is a TransportError naming its PID. So is anything `owners` refuses (see
+  // segment_file.hpp): another user's segment, a FIFO, a link, a file we may not open.
+  static Created create(const std::string& name, std::size_t ring_capacity, History history,
+                        const OwnerPolicy& owners = {});
 
-  // Maps an existing, ready segment; nullopt if there is none (yet) or it is not valid.
-  // Never throws: subscribers call it from their measured loop until the publisher is there.
-  static std::optional<Segment> open_existing(const std::string& name) noexcept;
+  struct Found;
+  // Maps an existing, ready segment. Never throws: subscribers call it from their measured
+  // loop until the publisher is there.
+  static Found open_existing(const std::string& name, const OwnerPolicy& owners = {}) noexcept;
 
   bool valid() const noexcept { return m_base != nullptr; }
   std::byte* base() const noexcept { return m_base; }
@@ -144,17 +150,33 @@ public:
   SegmentState state() const noexcept;
   // Still the object that NAME refers to (not unlinked, not replaced by a newer segment).
   bool still_named(const std::string& path) const noexcept;
+  // The file was truncated under us: a SIGBUS in our mapping replaced it with zeros
+  // (MappingGuard). Costs a load, for idle polls.
+  bool lost() const noexcept { return m_guard.lost(); }
+  // The file is shorter than what we mapped, though nothing faulted yet. Costs an fstat, for
+  // health checks.
+  bool shrunk() const noexcept;
+  // The line that says so, with the sizes.
+  std::string truncation_text(const std::string& path) const;
   // Unlinks NAME if it still refers to this very segment.
   void unlink_if_ours(const std::string& name) noexcept;
 
 private:
   Segment(int fd, std::byte* base, std::size_t size, SegmentLayout layout) noexcept;
+  // Maps an opened file of `size` bytes if it holds a ready segment; closes fd if not.
+  static std::optional<Segment> map_ready(int fd, std::size_t size) noexcept;
   void release() noexcept;
 
   int m_fd = -1;
   std::byte* m_base = nullptr;
   std::size_t m_size = 0;
   SegmentLayout m_layout;
+  MappingGuard m_guard;
+};
+
+struct Segment::Found {
+  std::optional<Segment> segment; // none: nothing there yet, or not ready; try again later
+  std::string refusal;            // not empty: what is there must not be used (give up)
 };
 
 struct Segment::Created {

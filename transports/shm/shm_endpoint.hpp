@@ -5,6 +5,7 @@
 // A subscriber attaches to an existing segment, reads the data ring with its own cursor and
 // writes its own back ring; until the publisher's segment exists it retries on every call.
 
+#include "endpoint_support.hpp"
 #include "ring.hpp"
 #include "segment.hpp"
 
@@ -25,6 +26,7 @@ struct EndpointSettings {
   std::size_t requested_bytes = 0;      // -q as given
   History history = History::keep_last; // --shm-history (the publisher's decides)
   std::vector<std::string> notes;       // what the transport decided about -q
+  OwnerPolicy owners;                   // whose segments to use (--shm-allow-user)
 };
 
 // Records handed to the sink per receive(): a batch large enough to drain a burst, small
@@ -33,7 +35,8 @@ inline constexpr std::size_t receive_batch = 64;
 
 class PublisherEndpoint final : public Endpoint {
 public:
-  // Creates the segment (see Segment::create). Throws TransportError.
+  // Creates the segment (see Segment::create). Throws TransportError. Fails (send, receive)
+  // once the segment is truncated under it.
   explicit PublisherEndpoint(EndpointSettings settings);
   ~PublisherEndpoint() override;
 
@@ -77,12 +80,15 @@ private:
   std::uint64_t m_seen_changes = ~std::uint64_t{0}; // SlotTable::changes when last tracked
   Clock::time_point m_next_reap{};
   std::uint64_t m_dropped = 0;
+  Failure m_failure;
 };
 
 class SubscriberEndpoint final : public Endpoint {
 public:
   // Tries to attach at once; if the publisher is not there yet, every send() and receive()
-  // tries again. Never throws for a missing segment.
+  // tries again. Never throws for a missing segment; throws TransportError for one it must not
+  // use (see segment_file.hpp). One found later, or a segment truncated under it, makes
+  // receive() fail.
   SubscriberEndpoint(EndpointSettings settings, std::uint32_t id);
   ~SubscriberEndpoint() override;
 
@@ -99,6 +105,8 @@ public:
 private:
   bool attached() const noexcept { return m_segment.has_value(); }
   bool try_attach() noexcept;
+  // The segment was refused or truncated: detached for good, and the core is to end the run.
+  bool gave_up() noexcept;
   // Leaves the segment; `keep_slot_bits` when the publisher already took our slot back.
   void detach(bool keep_slot_bits = false) noexcept;
   // Still attached to a live publisher's current segment? Detaches (to retry) if not.
@@ -124,6 +132,7 @@ private:
   std::uint64_t m_bytes_skipped = 0;
   bool m_reported_full = false;
   bool m_answer_line_taken = false; // since our last write to the back ring
+  Failure m_failure;
 };
 
 } // namespace netprof::shm

@@ -78,7 +78,12 @@ const OptionGroup& shm_options()
                   "publisher: keep-last (default) never waits, a subscriber that falls a ring "
                   "behind skips ahead and counts the loss; keep-all waits for the slowest live "
                   "subscriber")
-           .passed(PairRoute::publisher_only)}};
+           .passed(PairRoute::publisher_only),
+       OptionSpec("shm-allow-user", "USER", Text{},
+                  "also use a shared-memory segment owned by USER (a user name or a uid). Without "
+                  "it netprof refuses a segment another user owns, as root too: that user could "
+                  "squat the name or feed a subscriber foreign data")
+           .passed(PairRoute::both)}};
   return group;
 }
 
@@ -93,6 +98,7 @@ public:
   void validate(Role) const override
   {
     history();
+    trusted_user();
     if (const std::string name = segment_name(); !name.empty())
       shm::check_segment_name(name);
   }
@@ -108,6 +114,7 @@ public:
     settings.requested_bytes = request.queue_length_bytes;
     settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
     settings.history = history();
+    settings.owners.also_trusted = trusted_user();
     if (request.role == Role::publisher)
       return std::make_unique<shm::PublisherEndpoint>(std::move(settings));
     return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
@@ -137,6 +144,13 @@ private:
   std::string segment_name() const
   {
     return option_values().text(shm_options()["shm"]).value_or("");
+  }
+
+  // Unset: nobody but this process's own user.
+  std::optional<uid_t> trusted_user() const
+  {
+    const auto given = option_values().text(shm_options()["shm-allow-user"]);
+    return given ? std::optional(shm::parse_trusted_user(*given)) : std::nullopt;
   }
 
   // Unset is keep-last.

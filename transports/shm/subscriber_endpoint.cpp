@@ -37,6 +37,8 @@ SubscriberEndpoint::SubscriberEndpoint(EndpointSettings settings, std::uint32_t 
     : m_settings(std::move(settings)), m_id(id), m_path(object_path(m_settings.name))
 {
   try_attach();
+  if (m_failure.happened())
+    throw TransportError(m_failure.reason());
 }
 
 SubscriberEndpoint::~SubscriberEndpoint()
@@ -46,7 +48,12 @@ SubscriberEndpoint::~SubscriberEndpoint()
 
 bool SubscriberEndpoint::try_attach() noexcept
 {
-  std::optional<Segment> segment = Segment::open_existing(m_settings.name);
+  if (m_failure.happened())
+    return false;
+  Segment::Found found = Segment::open_existing(m_settings.name, m_settings.owners);
+  if (!found.refusal.empty())
+    m_failure.record([&] { return std::move(found.refusal); });
+  std::optional<Segment>& segment = found.segment;
   if (!segment)
     return false;
   const auto ring = RingView::open(segment->data_ring_memory());
@@ -150,10 +157,22 @@ void SubscriberEndpoint::detach(bool keep_slot_bits) noexcept
   m_segment.reset();
 }
 
+bool SubscriberEndpoint::gave_up() noexcept
+{
+  if (!shm::gave_up(m_segment ? &*m_segment : nullptr, m_settings.name, false, m_failure))
+    return false;
+  detach(true); // the segment is zeros now, or never was ours: touch nothing in it
+  return true;
+}
+
 bool SubscriberEndpoint::check_health() noexcept
 {
   if (!attached())
     return false;
+  if (shm::gave_up(&*m_segment, m_settings.name, true, m_failure)) {
+    detach(true);
+    return false;
+  }
   if (m_reader->dropped()) {
     detach(true); // the publisher took our slot back (it thought us dead): join again
     return try_attach();
@@ -191,8 +210,8 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
 
 SendResult SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  if (!attached() && !try_attach())
-    return SendResult::sent; // no publisher yet: like a datagram nobody listens to
+  if (!attached() && !try_attach()) // no publisher yet: like a datagram nobody listens to
+    return m_failure.happened() ? SendResult::failed : SendResult::sent;
   switch (m_back->write(message)) {
   case WriteResult::written:
     m_answer_line_taken = false;
@@ -219,6 +238,9 @@ ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout
     if (read(sink) > 0)
       return ReceiveResult::received;
   }
+  // A truncated segment reads as zeros (MappingGuard): nothing arrives, so this is the place.
+  if (gave_up())
+    return ReceiveResult::failed;
   if (timeout <= Nanoseconds::zero()) {
     if (attached() && ++m_idle_polls % health_polls == 0)
       check_health();
@@ -227,6 +249,8 @@ ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout
   auto now = Clock::now();
   const auto deadline = now + std::min(timeout, longest_wait);
   for (;;) {
+    if (gave_up())
+      return ReceiveResult::failed;
     if (!attached()) {
       std::this_thread::sleep_for(std::min<Nanoseconds>(attach_retry, deadline - now));
       try_attach();
@@ -270,12 +294,14 @@ EndpointFacts SubscriberEndpoint::facts() const
     add_ring_facts(facts, *m_ring);
   } else {
     // Not there yet: describe what this -q would give, which is what the local pair uses.
-    facts.local_addresses.push_back(m_path + " (not attached yet)");
+    facts.local_addresses.push_back(
+        m_path + (m_failure.happened() ? " (not attached)" : " (not attached yet)"));
     facts.max_message_size = max_message_size(m_settings.ring_capacity);
     facts.granted_receive_buffer_bytes = m_settings.ring_capacity;
     facts.granted_send_buffer_bytes = back_ring_capacity;
-    facts.notes.push_back("the publisher's segment did not exist yet: retrying on every send "
-                          "and receive; the ring's size and history are the publisher's");
+    if (!m_failure.happened())
+      facts.notes.push_back("the publisher's segment did not exist yet: retrying on every send "
+                            "and receive; the ring's size and history are the publisher's");
   }
   const std::uint64_t overruns = m_overruns + (m_reader ? m_reader->overruns() : 0);
   if (overruns > 0)
@@ -286,6 +312,8 @@ EndpointFacts SubscriberEndpoint::facts() const
   if (m_attaches > 1)
     facts.notes.push_back("attached " + std::to_string(m_attaches) +
                           " times (the publisher's segment was replaced or dropped us)");
+  if (m_failure.happened())
+    facts.notes.push_back("gave up: " + m_failure.reason());
   return facts;
 }
 

@@ -116,9 +116,10 @@ private:
   UdpAddresses parse(Role role) const
   {
     const std::vector<std::string> given = given_addresses();
-    if (role == Role::subscriber && given.size() < 2) {
-      throw UsageError("a subscriber needs the publisher's address: "
-                       "-u own_host:port -u publisher_host:port");
+    if (given.empty() && role == Role::subscriber) {
+      throw UsageError("a subscriber needs its own address: -u own_host:port, then -u "
+                       "publisher_host:port (or none: its publisher, given this address, "
+                       "contacts it)");
     }
     if (given.empty()) {
       throw UsageError("a publisher needs its own address: -u own_host:port "
@@ -126,6 +127,14 @@ private:
     }
     UdpAddresses addresses;
     addresses.own = udp::parse_ipv4_endpoint(given[0], flag);
+    // MADARA's form: a subscriber named only by itself waits for the publisher it was given to,
+    // which must then know where to find it.
+    if (role == Role::subscriber && given.size() == 1 && ntohs(addresses.own.sin_port) == 0) {
+      throw UsageError("bad -u value '" + given[0] +
+                       "': a subscriber given only its own address waits for its publisher "
+                       "(started with -u this address) to contact it, so it needs a port "
+                       "other than 0; or give the publisher's address too");
+    }
     for (std::size_t i = 1; i < given.size(); ++i) {
       addresses.peers.push_back(parse_peer(given[i]));
     }

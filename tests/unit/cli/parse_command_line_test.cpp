@@ -512,8 +512,9 @@ TEST_F(ParseCommandLineTest, WithoutATransportOptionUsesMadarasDefaultMulticast)
 
 TEST_F(ParseCommandLineTest, PassesTheTransportsOwnValidationError)
 {
-  // A subscriber with only its own address: UDP's validate() names the problem.
-  EXPECT_THROW(parse({"-i", "1", "-u", "127.0.0.1:40001"}), UsageError);
+  // A subscriber with only its own address, port 0: nobody could contact it, and UDP's
+  // validate() names the problem.
+  EXPECT_THROW(parse({"-i", "1", "-u", "127.0.0.1:0"}), UsageError);
 }
 
 TEST_F(ParseCommandLineTest, RejectsAJsonFileInAMissingDirectory)

@@ -4,6 +4,7 @@
 // own name, removed by name at the end.
 
 #include "shm_endpoint.hpp"
+#include "shm_test_support.hpp"
 #include "shm_transport.hpp"
 
 #include <netprof/errors.hpp>
@@ -35,6 +36,8 @@ using netprof::shm::EndpointSettings;
 using netprof::shm::History;
 using netprof::shm::PublisherEndpoint;
 using netprof::shm::SubscriberEndpoint;
+using netprof::shm::testing::any_note_contains;
+using netprof::shm::testing::ShmSegment;
 
 using Bytes = std::vector<std::byte>;
 
@@ -51,12 +54,6 @@ bool exists(const std::string& path)
   return stat(path.c_str(), &status) == 0;
 }
 
-bool any_note_contains(const netprof::EndpointFacts& facts, const std::string& text)
-{
-  return std::any_of(facts.notes.begin(), facts.notes.end(),
-                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
-}
-
 bool receive_one(netprof::Endpoint& endpoint, CollectingSink& sink, Clock::duration within = 5s)
 {
   const auto deadline = Clock::now() + within;
@@ -66,31 +63,6 @@ bool receive_one(netprof::Endpoint& endpoint, CollectingSink& sink, Clock::durat
       return false;
   return sink.messages.size() > before;
 }
-
-class ShmSegment : public ::testing::Test {
-protected:
-  void SetUp() override
-  {
-    static int counter = 0;
-    name = "test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
-    path = netprof::shm::object_path(name);
-  }
-  void TearDown() override { shm_unlink(netprof::shm::object_name(name).c_str()); }
-
-  EndpointSettings settings(History history = History::keep_last,
-                            std::size_t capacity = 64 * 1024) const
-  {
-    EndpointSettings s;
-    s.name = name;
-    s.ring_capacity = capacity;
-    s.requested_bytes = capacity;
-    s.history = history;
-    return s;
-  }
-
-  std::string name;
-  std::string path;
-};
 
 TEST_F(ShmSegment, PublisherCreatesTheSegmentOwnerOnlyAndUnlinksItWhenClosed)
 {
@@ -120,21 +92,8 @@ TEST_F(ShmSegment, SecondPublisherOnALiveSegmentIsRefusedWithTheOwnersPid)
 
 TEST_F(ShmSegment, SegmentOfADeadOwnerIsReplacedAndTheReportSaysSo)
 {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // Dies like a SIGKILLed publisher: no destructor runs, the segment stays.
-    try {
-      auto created = netprof::shm::Segment::create(name, 64 * 1024, History::keep_last);
-      (void)created;
-      _exit(0);
-    } catch (...) {
-      _exit(1);
-    }
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const pid_t child = netprof::shm::testing::leave_abandoned_segment(name);
+  ASSERT_GT(child, 0);
   ASSERT_TRUE(exists(path));
 
   PublisherEndpoint sut(settings());

@@ -1,0 +1,56 @@
+#include "little_endian.hpp"
+
+#include <netprof/wire.hpp>
+
+#include <bit>
+#include <cmath>
+
+namespace netprof::wire {
+
+namespace {
+
+bool plausible_rate(double hz) noexcept
+{
+  return std::isfinite(hz) && hz >= 0.0;
+}
+
+} // namespace
+
+void encode_run_description(const RunDescription& d, std::span<std::byte> out) noexcept
+{
+  using detail::store_u64;
+  std::byte* p = out.data();
+  for (const std::uint64_t field :
+       {d.payload_size, d.num_vars, d.ping_pong, d.test_ns, d.count,
+        std::bit_cast<std::uint64_t>(d.send_hz), d.warmup_ns, d.warmup_count,
+        std::bit_cast<std::uint64_t>(d.probe_hz), d.subscribers}) {
+    store_u64(p, field);
+    p += sizeof(std::uint64_t);
+  }
+}
+
+bool decode_run_description(std::span<const std::byte> payload, RunDescription& out) noexcept
+{
+  if (payload.size() != run_description_size)
+    return false;
+  const auto field = [&](std::size_t index) {
+    return detail::load_u64(payload.data() + index * sizeof(std::uint64_t));
+  };
+  RunDescription d;
+  d.payload_size = field(0);
+  d.num_vars = field(1);
+  d.ping_pong = field(2);
+  d.test_ns = field(3);
+  d.count = field(4);
+  d.send_hz = std::bit_cast<double>(field(5));
+  d.warmup_ns = field(6);
+  d.warmup_count = field(7);
+  d.probe_hz = std::bit_cast<double>(field(8));
+  d.subscribers = field(9);
+  if (d.ping_pong > 1 || !plausible_rate(d.send_hz) || !plausible_rate(d.probe_hz))
+    return false;
+  out = d;
+  return true;
+}
+
+} // namespace netprof::wire
