@@ -414,6 +414,8 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   std::vector<std::string> disagreements;
   const RunConfig shown =
       run.described ? as_described(m_config, run.description, disagreements) : m_config;
+  if (run.described)
+    facts.pacing = RunPacing{shown.send_hz, shown.mode};
   Verdict verdict = subscriber_verdict(facts, m_config);
   verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
   apply_verdict(std::move(verdict), result);

@@ -35,28 +35,23 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
                                " messages");
 }
 
-// Whether the loss's likely cause is known: a publisher knows its own --send-hz, a subscriber
-// does not know the publisher's.
-enum class Pacing { unpaced, paced, unknown };
-
 // What to read and do about a loss that did not fail the run, after "X% lost at ...".
-std::string loss_advice(Pacing pacing, const RunConfig& criteria)
+// `pacing` is unknown to a subscriber whose publisher did not describe the run; `outran` says
+// who outran whom.
+std::string loss_advice(const std::optional<RunPacing>& pacing,
+                        const std::optional<double>& max_loss, const std::string& outran)
 {
-  if (criteria.max_loss_percent)
-    return ", within --max-loss " + format_number(*criteria.max_loss_percent) + "%";
-  if (criteria.mode == Mode::ping_pong)
+  if (max_loss)
+    return ", within --max-loss " + format_number(*max_loss) + "%";
+  if (!pacing)
+    return ": if the publisher outran this subscriber, pace it with --send-hz; --max-loss fails "
+           "such a run";
+  if (pacing->mode == Mode::ping_pong)
     return "; --max-loss fails such a run";
-  switch (pacing) {
-  case Pacing::unpaced:
-    return ": the sender outran it; pace with --send-hz, or --max-loss to fail";
-  case Pacing::paced:
-    return " at --send-hz " + format_number(criteria.send_hz) +
-           ": lower the rate or raise -q, or --max-loss to fail";
-  case Pacing::unknown:
-    break;
-  }
-  return ": if the publisher outran this subscriber, pace it with --send-hz; --max-loss fails "
-         "such a run";
+  if (pacing->send_hz <= 0)
+    return ": " + outran + "; pace with --send-hz, or --max-loss to fail";
+  return " at --send-hz " + format_number(pacing->send_hz) +
+         ": lower the rate or raise -q, or --max-loss to fail";
 }
 
 // A SUCCESS that lost three messages in four must say so on its first line, not only under
@@ -78,8 +73,8 @@ std::string publisher_headline(const PublisherFacts& facts, const RunConfig& cri
       format_percent(loss_percent(*worst)) + " lost at subscriber " + std::to_string(worst->id);
   if (losing > 1)
     text += " (the worst of " + std::to_string(losing) + " that lost messages)";
-  const bool paced = criteria.send_hz > 0;
-  return text + loss_advice(paced ? Pacing::paced : Pacing::unpaced, criteria);
+  return text + loss_advice(RunPacing{criteria.send_hz, criteria.mode}, criteria.max_loss_percent,
+                            "the sender outran it");
 }
 
 // Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
@@ -265,8 +260,9 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
   conclude(verdict, facts.interrupted, failure);
   if (verdict.success && facts.end_received && facts.self.lost > 0)
-    verdict.headline =
-        format_percent(loss_percent(facts.self)) + " lost" + loss_advice(Pacing::unknown, criteria);
+    verdict.headline = format_percent(loss_percent(facts.self)) + " lost" +
+                       loss_advice(facts.pacing, criteria.max_loss_percent,
+                                   "the publisher outran this subscriber");
   return verdict;
 }
 

@@ -10,6 +10,7 @@
 #include <netprof/report.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct PublisherFacts {
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
+// How the publisher paced the run: what a loss is most likely due to.
+struct RunPacing {
+  double send_hz = 0.0; // 0: as fast as possible
+  Mode mode = Mode::stream;
+};
+
 struct SubscriberFacts {
   bool interrupted = false;
   RunEnding ended_by = RunEnding::end;
@@ -44,6 +51,7 @@ struct SubscriberFacts {
   std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
+  std::optional<RunPacing> pacing; // the publisher's, when the run description told it
 };
 
 struct Verdict {

@@ -48,16 +48,19 @@ def parse_like_madara_script(text):
 
 
 class MadaraFormatTest(NetprofTestCase):
-    def run_pair(self, *extra):
+    def run_pair(self, wiki_form=False):
+        """Publisher and subscriber 1 over UDP loopback, both --format madara. The usual form
+        names the publisher on the subscriber; the MADARA wiki's names only its own address."""
         pub_addr = f"127.0.0.1:{free_udp_port()}"
         sub_addr = f"127.0.0.1:{free_udp_port()}"
-        # -s on the subscriber too: what it reports of the run's settings is another part of
-        # issue 19, not this test's.
-        subscriber, sub_json = self.start("-i", "1", "-u", sub_addr, "-u", pub_addr, "-s", "256",
-                                          "--wait", "20", "--format", "madara", *extra,
+        # The subscriber is given no -s or -t: it reports the run's, as the publisher described
+        # them.
+        sub_args = ["-i", "1", "-u", sub_addr] + ([] if wiki_form else ["-u", pub_addr])
+        pub_args = ["-i", "0", "-u", pub_addr] + (["-u", sub_addr] if wiki_form else [])
+        subscriber, sub_json = self.start(*sub_args, "--wait", "20", "--format", "madara",
                                           json_name="sub")
-        publisher, pub_json = self.start("-i", "0", "-u", pub_addr, *MODEST, "--wait", "20",
-                                         "--format", "madara", *extra, json_name="pub")
+        publisher, pub_json = self.start(*pub_args, *MODEST, "--wait", "20", "--format",
+                                         "madara", json_name="pub")
         pub = self.finish(publisher, pub_json)
         sub = self.finish(subscriber, sub_json)
         self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
@@ -74,6 +77,7 @@ class MadaraFormatTest(NetprofTestCase):
         self.assertEqual(int(parsed["buffer"]), 1000000)
         self.assertEqual(int(parsed["data_size"]), 256)
         self.assertEqual(int(parsed["num_vars"]), 1)
+        self.assertEqual(float(parsed["test_time"]), 1.0)
         self.assertEqual(sorted(parsed["hosts"]), sorted(hosts))
         low, mean, high = (int(parsed[name]) for name in ("min", "avg", "max"))
         self.assertGreater(low, 0, text)
@@ -109,6 +113,11 @@ class MadaraFormatTest(NetprofTestCase):
         self.assertEqual(high, llround(rtt["max"] / 2))
         self.assertIn("half the round trip (RTT/2)", pub.stdout)
         self.assertEqual(int(parse_like_madara_script(pub.stdout)["received"]), own["received"])
+
+    def test_the_wikis_unicast_pair(self):
+        pub, sub, pub_addr, sub_addr = self.run_pair(wiki_form=True)
+        self.assert_madara_report(sub.stdout, sub.json["subscriber"], [sub_addr, pub_addr])
+        self.assert_madara_report(pub.stdout, pub.json["subscribers"][0], [pub_addr, sub_addr])
 
     def test_a_subscriber_without_publisher_prints_madaras_fail_line(self):
         result = self.run_netprof("-i", "1", "-u", f"127.0.0.1:{free_udp_port()}",

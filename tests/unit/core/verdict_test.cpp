@@ -378,7 +378,21 @@ TEST(VerdictHeadline, AFailedRunHasNoneItsProblemsComeFirst)
   EXPECT_EQ(sut.headline, "");
 }
 
-TEST(VerdictHeadline, ASubscriberSaysItsOwnLossWithoutGuessingThePublishersPace)
+TEST(VerdictHeadline, ASubscriberNamesItsOwnLossAndThePublishersPace)
+{
+  SubscriberFacts unpaced = subscriber_run(1000, 246);
+  unpaced.pacing = RunPacing{};
+  SubscriberFacts paced = unpaced;
+  paced.pacing->send_hz = 20'000;
+
+  EXPECT_EQ(subscriber_verdict(unpaced, {}).headline,
+            "75.4% lost: the publisher outran this subscriber; pace with --send-hz, or "
+            "--max-loss to fail");
+  EXPECT_EQ(subscriber_verdict(paced, {}).headline,
+            "75.4% lost at --send-hz 20,000: lower the rate or raise -q, or --max-loss to fail");
+}
+
+TEST(VerdictHeadline, ASubscriberSaysItsOwnLossWithoutGuessingAnUndescribedPace)
 {
   EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), {}).headline,
             "75.4% lost: if the publisher outran this subscriber, pace it with --send-hz; "
