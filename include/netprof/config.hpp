@@ -24,6 +24,12 @@ enum class WaitStrategy {
   spin   // non-blocking receive in a loop: shows the transport's real latency
 };
 
+// How the report on stdout is laid out; --json is the same either way.
+enum class ReportFormat {
+  netprof, // netprof's own report (docs/reading-the-report.md)
+  madara   // MADARA network_profiler's layout, for the scripts that parse it
+};
+
 struct RunConfig {
   Role role = Role::publisher;
   std::uint32_t id = 0;
@@ -54,6 +60,8 @@ struct RunConfig {
   bool quiet = false;                     // --quiet: no report on stdout, no status line
   bool print_histogram = false;           // --histogram: latency distribution as text bars
   bool local_pair = false;                // --local-pair
+  // --format: the layout of the report on stdout.
+  ReportFormat report_format = ReportFormat::netprof;
 
   // --key-file: the file, and the shared secret it holds (read and checked while parsing), which
   // authenticates every control message; empty: none.
@@ -80,6 +88,11 @@ inline const char* to_string(WaitStrategy strategy) noexcept
     break;
   }
   return "spin";
+}
+
+inline const char* to_string(ReportFormat format) noexcept
+{
+  return format == ReportFormat::netprof ? "netprof" : "madara";
 }
 
 inline const char* to_string(Role role) noexcept

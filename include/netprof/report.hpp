@@ -74,6 +74,10 @@ struct SubscriberResult {
   std::uint64_t probes_sent = 0; // probes this subscriber was expected to echo
   std::uint64_t echoes = 0;      // echoes that came back in time
   LatencySummary rtt;            // round trips of this subscriber's echoes
+  // Subscriber only: its receive time minus the publisher's send stamp, for every measured
+  // message. Both read CLOCK_MONOTONIC, so this is exact when they share a host and means
+  // nothing across hosts (until a clock-offset estimate exists, nothing tells which it is).
+  LatencySummary one_way;
   // Publisher only:
   SubscriberOutcome outcome = SubscriberOutcome::complete;
   std::uint32_t restarts = 0;    // times a new process took over this id (any phase)
@@ -106,6 +110,9 @@ struct RunReport {
   bool interrupted = false;
   std::vector<std::string> problems; // why the test failed, one line each
   std::vector<std::string> warnings; // did not fail the test, but the user should know
+  // What a reader must see beside a SUCCESS at once (heavy loss), for the verdict line; empty
+  // when nothing is.
+  std::string headline;
 
   // Publisher side.
   std::uint64_t messages_sent = 0; // measured data messages
@@ -133,6 +140,10 @@ struct RunReport {
 
 // MADARA's layout, extended: Test:, Settings:, Latency:, Throughput:.
 void write_text_report(std::ostream& out, const RunReport& report);
+
+// MADARA network_profiler's layout (Test:, Settings:, Latency: Min/Avg/Max in integer ns,
+// Throughput: in packets/s and B/s), for scripts that parse it; what netprof adds comes after.
+void write_madara_report(std::ostream& out, const RunReport& report);
 
 // The same content as JSON, with schema_version (docs/json-schema.md).
 nlohmann::json report_to_json(const RunReport& report);

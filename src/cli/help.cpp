@@ -34,31 +34,75 @@ std::string without_trailing_blanks(const std::string& text)
   return result;
 }
 
+// `text` with each line broken at spaces into lines of at most `width` characters (a word
+// longer than that keeps a line of its own).
+std::string wrapped_at_spaces(const std::string& text, std::size_t width)
+{
+  std::string result;
+  std::istringstream paragraphs(text);
+  std::string paragraph;
+  while (std::getline(paragraphs, paragraph)) {
+    if (!result.empty()) {
+      result += '\n';
+    }
+    std::istringstream words(paragraph);
+    std::string word;
+    std::size_t line = 0;
+    while (words >> word) {
+      if (line > 0 && line + 1 + word.size() > width) {
+        result += '\n';
+        line = 0;
+      } else if (line > 0) {
+        result += ' ';
+        ++line;
+      }
+      result += word;
+      line += word.size();
+    }
+  }
+  return result;
+}
+
+// Boost breaks a description line inside a word whenever the word began in the first half of
+// the line ("/dev/shm/netprof-NAM", then "E"). So the descriptions are wrapped here, at
+// spaces, to the width Boost gives them beside `column` (it keeps one character of the line
+// free), and Boost never has to break a line itself.
+std::vector<po::options_description> described(std::vector<OptionGroup> groups, unsigned column)
+{
+  const std::size_t width = options::help_line_length - 1 - column;
+  std::vector<po::options_description> result;
+  for (OptionGroup& group : groups) {
+    for (OptionSpec& spec : group.options) {
+      spec.help = wrapped_at_spaces(spec.help, width);
+    }
+    result.push_back(options::describe(group));
+  }
+  return result;
+}
+
 } // namespace
 
 std::string help_text(const TransportRegistry& registry)
 {
-  std::vector<po::options_description> core_groups;
-  for (const OptionGroup& group : cli::core_option_groups()) {
-    core_groups.push_back(options::describe(group));
-  }
-  std::vector<po::options_description> transport_groups;
+  std::vector<OptionGroup> core_options = cli::core_option_groups();
+  std::vector<OptionGroup> transport_options;
   for (const auto& entry : registry.entries()) {
     // The transport's own caption is replaced by its registry name and summary, which is
     // what the user needs to pick one; its options are printed without a caption of their own.
-    OptionGroup group = entry.make()->options();
-    group.caption.clear();
-    transport_groups.push_back(options::describe(group));
+    transport_options.push_back(entry.make()->options());
+    transport_options.back().caption.clear();
   }
 
   // Each group is printed on its own (the transport list goes between them), so give them
   // all the widest group's option column to keep the descriptions aligned.
   unsigned column = 0;
-  for (const auto* groups : {&core_groups, &transport_groups}) {
+  for (const std::vector<OptionGroup>* groups : {&core_options, &transport_options}) {
     for (const auto& group : *groups) {
-      column = std::max(column, group.get_option_column_width());
+      column = std::max(column, options::describe(group).get_option_column_width());
     }
   }
+  const auto core_groups = described(core_options, column);
+  const auto transport_groups = described(transport_options, column);
 
   std::ostringstream out;
   out << "netprof " << NETPROF_VERSION

@@ -1,5 +1,6 @@
 #include "local_pair.hpp"
 
+#include "ready_signal.hpp"
 #include "stop_flag.hpp"
 
 #include <netprof/clock.hpp>
@@ -14,8 +15,6 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace netprof {
 
@@ -38,15 +37,24 @@ std::string self_executable()
   return std::string(path, static_cast<std::size_t>(length));
 }
 
-pid_t spawn(const std::string& program, const std::vector<std::string>& args)
+// NULL-terminated pointers into `strings`, as exec wants them.
+std::vector<char*> pointers(const std::vector<std::string>& strings)
 {
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (const auto& arg : args)
-    argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
+  std::vector<char*> result;
+  for (const auto& text : strings)
+    result.push_back(const_cast<char*>(text.c_str()));
+  result.push_back(nullptr);
+  return result;
+}
+
+pid_t spawn(const std::string& program, std::vector<std::string> args,
+            const std::vector<std::string>& environment)
+{
+  args.insert(args.begin(), program);
+  std::vector<char*> argv = pointers(args);
+  std::vector<char*> envp = pointers(environment);
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ);
+  const int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), envp.data());
   if (error != 0)
     throw TransportError("cannot start " + program + ": " + std::strerror(error));
   return pid;
@@ -88,7 +96,9 @@ int wait_for_child(pid_t pid, const char* role, std::optional<Clock::time_point>
       kill(pid, SIGKILL);
       int ignored = 0;
       waitpid(pid, &ignored, 0);
-      std::cerr << "netprof: the local " << role << " did not finish in time and was killed\n";
+      // One write, so a child's output cannot split the line.
+      std::cerr << ("netprof: the local " + std::string(role) +
+                    " did not finish in time and was killed\n");
       return static_cast<int>(ExitStatus::runtime);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -136,19 +146,14 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
   const auto transport_args = transport.local_pair_arguments();
   const std::string program = self_executable();
 
-  const pid_t subscriber =
-      spawn(program, local_pair_role_arguments(Role::subscriber, forwarded.subscriber,
-                                               transport_args.subscriber));
-  pid_t publisher = 0;
-  try {
-    publisher = spawn(program, local_pair_role_arguments(Role::publisher, forwarded.publisher,
-                                                         transport_args.publisher));
-  } catch (...) {
-    kill(subscriber, SIGKILL);
-    int ignored = 0;
-    waitpid(subscriber, &ignored, 0);
-    throw;
-  }
+  // The publisher first, and the subscriber once the publisher is set up: an error of set-up
+  // that both would hit is then printed once.
+  ReadySignal ready;
+  const pid_t publisher = spawn(
+      program,
+      local_pair_role_arguments(Role::publisher, forwarded.publisher, transport_args.publisher),
+      ready.child_environment());
+  ready.close_write_end();
 
   // Both children bound their own waits; these deadlines only catch a hung child.
   bool forwarded_stop = false;
@@ -157,6 +162,20 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
     publisher_deadline =
         Clock::now() +
         from_seconds(2 * config.wait_seconds + config.warmup_seconds + config.test_seconds + 30.0);
+  if (!ready.wait(publisher_deadline)) // it failed (and said why), or was interrupted
+    return wait_for_child(publisher, "publisher", publisher_deadline, forwarded_stop);
+  pid_t subscriber = 0;
+  try {
+    subscriber = spawn(program,
+                       local_pair_role_arguments(Role::subscriber, forwarded.subscriber,
+                                                 transport_args.subscriber),
+                       environment_without_ready_signal());
+  } catch (...) {
+    kill(publisher, SIGKILL);
+    int ignored = 0;
+    waitpid(publisher, &ignored, 0);
+    throw;
+  }
   const int publisher_status =
       wait_for_child(publisher, "publisher", publisher_deadline, forwarded_stop);
   if (publisher_status != 0) {
@@ -178,7 +197,8 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
       wait_for_child(subscriber, "subscriber", subscriber_deadline, subscriber_forwarded);
 
   if (publisher_status == 0 && subscriber_status != 0) {
-    std::cerr << "netprof: the local subscriber exited with status " << subscriber_status << "\n";
+    std::cerr << ("netprof: the local subscriber exited with status " +
+                  std::to_string(subscriber_status) + "\n");
     return subscriber_status;
   }
   return publisher_status;

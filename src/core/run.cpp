@@ -6,6 +6,7 @@
 #include "live_status.hpp"
 #include "local_pair.hpp"
 #include "publisher.hpp"
+#include "ready_signal.hpp"
 #include "stop_flag.hpp"
 #include "subscriber.hpp"
 #include "verdict.hpp"
@@ -31,6 +32,13 @@ int code(ExitStatus status)
   return static_cast<int>(status);
 }
 
+// One write per line: std::cerr is unbuffered, so each << would be a write of its own, and two
+// processes sharing the terminal (a local pair's) could interleave within a line.
+void print_error(std::ostream& err, const std::string& message)
+{
+  err << ("netprof: " + message + "\n");
+}
+
 // Written only at the end, so a run that never reports leaves no empty file behind (the path
 // was checked while parsing, so an unwritable one fails before the run), and written whole or
 // not at all, so a full disk leaves the last report as it was.
@@ -40,7 +48,7 @@ bool write_json_output(const std::string& path, const RunReport& report, std::os
     replace_file(path, report_to_json(report).dump(2) + "\n");
     return true;
   } catch (const TransportError& error) {
-    err << "netprof: cannot write --json file '" << path << "': " << error.what() << "\n";
+    print_error(err, "cannot write --json file '" + path + "': " + error.what());
     return false;
   }
 }
@@ -82,7 +90,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
   try {
     parsed = parse_command_line(argc, argv, registry);
   } catch (const UsageError& error) {
-    err << "netprof: " << error.what() << "\n";
+    print_error(err, error.what());
     return code(ExitStatus::usage);
   } catch (const std::exception& error) {
     // What the system refuses while the command line is worked out (a free port to pick for
@@ -115,6 +123,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
     const EndpointFacts facts = endpoint->facts();
     check_payload(config, facts);
+    signal_ready(); // to the parent of a local pair, which starts the subscriber only now
 
     RoleResult result = run_role(config, *endpoint);
     RunReport& report = result.report;   // its settings: the run's, as its role knows them
@@ -124,17 +133,21 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     report.version = NETPROF_VERSION;
     report.build_type = NETPROF_BUILD_TYPE;
 
-    if (!config.quiet)
-      write_text_report(out, report);
+    if (!config.quiet) {
+      if (config.report_format == ReportFormat::madara)
+        write_madara_report(out, report);
+      else
+        write_text_report(out, report);
+    }
     out.flush();
     if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
       return code(ExitStatus::runtime);
     return code(result.status);
   } catch (const UsageError& error) {
-    err << "netprof: " << error.what() << "\n";
+    print_error(err, error.what());
     return code(ExitStatus::usage);
   } catch (const std::exception& error) {
-    err << "netprof: " << error.what() << "\n";
+    print_error(err, error.what());
     return code(ExitStatus::runtime);
   }
 }

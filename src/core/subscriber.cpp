@@ -253,6 +253,7 @@ void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
   }
   run.highest_sequence = std::max(run.highest_sequence, header.sequence);
   run.last_measured = now;
+  run.record_one_way(header.sent_ns, now);
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
   run.tally.datagrams += delivery.datagrams;
@@ -413,6 +414,8 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   std::vector<std::string> disagreements;
   const RunConfig shown =
       run.described ? as_described(m_config, run.description, disagreements) : m_config;
+  if (run.described)
+    facts.pacing = RunPacing{shown.send_hz, shown.mode};
   Verdict verdict = subscriber_verdict(facts, m_config);
   verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
   apply_verdict(std::move(verdict), result);

@@ -17,6 +17,16 @@ constexpr auto seek_after = std::chrono::milliseconds(500);
 
 } // namespace
 
+void SubscriberRun::record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept
+{
+  // The stamp comes off the wire: a forged one must not overflow the subtraction. A stamp
+  // from the future (another host's clock) records as 0, as Histogram::record does.
+  std::int64_t elapsed = 0;
+  if (__builtin_sub_overflow(to_wire_ns(arrival), sent_ns, &elapsed))
+    elapsed = sent_ns < 0 ? Histogram::highest_trackable_ns : 0;
+  one_way.record(elapsed);
+}
+
 wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const noexcept
 {
   wire::SubscriberCounters c = tally;
@@ -37,6 +47,7 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
   SubscriberResult self = subscriber_result(id, counters(rejected), sent);
   self.probes_sent = tally.probes_echoed;
   self.echoes = tally.probes_echoed;
+  self.one_way = one_way.summarize();
   // Its first measured message was not the publisher's first, and no warm-up came before it:
   // it joined after the measured phase began (or the first messages were lost).
   self.joined_late = sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;

@@ -2,6 +2,7 @@
 
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
+#include <netprof/histogram.hpp>
 #include <netprof/records.hpp>
 #include <netprof/report.hpp>
 #include <netprof/sequence_tracker.hpp>
@@ -39,6 +40,12 @@ struct SubscriberRun {
   Clock::time_point first_measured{};
   Clock::time_point last_measured{};
   SequenceTracker sequences;
+  // Each measured message's arrival minus the publisher's send stamp (header sent_ns): the
+  // one-way latency MADARA reported, exact only when both share a host's clock.
+  Histogram one_way;
+
+  // Records one measured message's one-way latency; allocation-free, for the receive path.
+  void record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept;
   std::unique_ptr<RecordReader> records;
   // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
   // sequence counts, the span and `rejected` are filled in by counters().

@@ -35,6 +35,48 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
                                " messages");
 }
 
+// What to read and do about a loss that did not fail the run, after "X% lost at ...".
+// `pacing` is unknown to a subscriber whose publisher did not describe the run; `outran` says
+// who outran whom.
+std::string loss_advice(const std::optional<RunPacing>& pacing,
+                        const std::optional<double>& max_loss, const std::string& outran)
+{
+  if (max_loss)
+    return ", within --max-loss " + format_number(*max_loss) + "%";
+  if (!pacing)
+    return ": if the publisher outran this subscriber, pace it with --send-hz; --max-loss fails "
+           "such a run";
+  if (pacing->mode == Mode::ping_pong)
+    return "; --max-loss fails such a run";
+  if (pacing->send_hz <= 0)
+    return ": " + outran + "; pace with --send-hz, or --max-loss to fail";
+  return " at --send-hz " + format_number(pacing->send_hz) +
+         ": lower the rate or raise -q, or --max-loss to fail";
+}
+
+// A SUCCESS that lost three messages in four must say so on its first line, not only under
+// Warnings: the worst subscriber's loss, and how many lost any.
+std::string publisher_headline(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  const SubscriberResult* worst = nullptr;
+  std::size_t losing = 0;
+  for (const SubscriberResult& sub : facts.subscribers) {
+    if (!sub.counters_received || sub.lost == 0)
+      continue;
+    ++losing;
+    if (!worst || loss_percent(sub) > loss_percent(*worst))
+      worst = &sub;
+  }
+  if (!worst)
+    return {};
+  std::string text =
+      format_percent(loss_percent(*worst)) + " lost at subscriber " + std::to_string(worst->id);
+  if (losing > 1)
+    text += " (the worst of " + std::to_string(losing) + " that lost messages)";
+  return text + loss_advice(RunPacing{criteria.send_hz, criteria.mode}, criteria.max_loss_percent,
+                            "the sender outran it");
+}
+
 // Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
 // or two different keys.
 std::string key_hint(std::uint64_t unauthenticated)
@@ -206,6 +248,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
                                std::to_string(facts.back_pressure_waits) + " times");
   const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
   conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
+  if (verdict.success)
+    verdict.headline = publisher_headline(facts, criteria);
   return verdict;
 }
 
@@ -241,6 +285,10 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
   if (facts.end_received)
     judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
   conclude(verdict, facts.interrupted, failure);
+  if (verdict.success && facts.end_received && facts.self.lost > 0)
+    verdict.headline = format_percent(loss_percent(facts.self)) + " lost" +
+                       loss_advice(facts.pacing, criteria.max_loss_percent,
+                                   "the publisher outran this subscriber");
   return verdict;
 }
 
@@ -256,6 +304,7 @@ void apply_verdict(Verdict verdict, RoleResult& result)
 {
   result.report.problems = std::move(verdict.problems);
   result.report.warnings = std::move(verdict.warnings);
+  result.report.headline = std::move(verdict.headline);
   result.report.success = verdict.success;
   result.report.interrupted = verdict.interrupted;
   result.status = verdict.status;

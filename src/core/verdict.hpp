@@ -10,6 +10,7 @@
 #include <netprof/report.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct PublisherFacts {
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
+// How the publisher paced the run: what a loss is most likely due to.
+struct RunPacing {
+  double send_hz = 0.0; // 0: as fast as possible
+  Mode mode = Mode::stream;
+};
+
 struct SubscriberFacts {
   bool interrupted = false;
   RunEnding ended_by = RunEnding::end;
@@ -46,11 +53,15 @@ struct SubscriberFacts {
   std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
+  std::optional<RunPacing> pacing; // the publisher's, when the run description told it
 };
 
 struct Verdict {
   std::vector<std::string> problems; // why the test failed, one line each
   std::vector<std::string> warnings; // did not fail it, but the user should know
+  // Beside a SUCCESS on the verdict line, what the reader must see first (the worst loss, why,
+  // and what to do); empty when nothing is.
+  std::string headline;
   bool success = false;
   bool interrupted = false; // the report is partial
   ExitStatus status = ExitStatus::passed;

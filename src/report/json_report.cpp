@@ -82,6 +82,7 @@ json settings_json(const RunConfig& config)
       {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
       {"wait_strategy", to_string(config.wait_strategy)},
       {"cpus", config.cpus},
+      {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
       {"max_loss_percent", nullptr},
   };
@@ -127,6 +128,7 @@ json result_json(const RunReport& report)
       {"status", status},
       {"success", report.success},
       {"interrupted", report.interrupted},
+      {"headline", report.headline},
       {"problems", report.problems},
       {"warnings", report.warnings},
   };
@@ -234,6 +236,7 @@ nlohmann::json report_to_json(const RunReport& report)
   } else {
     if (report.self) {
       json self = subscriber_json(*report.self);
+      self["latency"]["receive_minus_send_ns"] = latency_json(report.self->one_way, false);
       self["end_received"] = report.end_received;
       self["ended_by"] = to_string(report.ended_by);
       out["subscriber"] = std::move(self);

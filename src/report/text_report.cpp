@@ -51,8 +51,13 @@ void write_status(std::ostream& out, const RunReport& report)
 {
   if (report.interrupted) {
     out << "Test: INTERRUPTED (partial results)\n";
+  } else if (report.success) {
+    out << "Test: SUCCESS";
+    if (!report.headline.empty())
+      out << " (" << report.headline << ")";
+    out << "\n";
   } else {
-    out << "Test: " << (report.success ? "SUCCESS" : "FAIL") << "\n";
+    out << "Test: FAIL\n";
   }
   write_list(out, "Problems:", report.problems);
   write_list(out, "Warnings:", report.warnings);
@@ -140,14 +145,17 @@ void write_settings(std::ostream& out, const RunReport& report)
   out << "  Run id: " << format_run_id(report.run_id) << "\n";
 }
 
-// `scale` turns a round trip into what the block shows: 1 for RTT, 0.5 for one-way.
+// `scale` turns a round trip into what the block shows: 1 for RTT, 0.5 for one-way. A `note`
+// goes under the heading, before the figures.
 void write_latency_block(std::ostream& out, const char* heading, const LatencySummary& rtt,
-                         double scale)
+                         double scale, const char* note = nullptr)
 {
   auto line = [&](const char* label, double ns) {
     out << "    " << label << ": " << format_duration_ns(ns * scale) << "\n";
   };
   out << "  " << heading << "\n";
+  if (note)
+    out << "    " << note << "\n";
   line("Min", static_cast<double>(rtt.min_ns));
   line("Avg", rtt.mean_ns);
   line("Max", static_cast<double>(rtt.max_ns));
@@ -327,6 +335,18 @@ std::string ending_text(const RunReport& report)
   return "a transport failure";
 }
 
+// MADARA's one-way figure. Exact when both processes read one host's CLOCK_MONOTONIC,
+// meaningless across hosts, and the subscriber cannot tell which it is: the label says so.
+void write_subscriber_one_way(std::ostream& out, const RunReport& report)
+{
+  if (!report.self || report.self->one_way.count == 0)
+    return;
+  write_latency_block(out, "One-way (this subscriber's receive time - the publisher's send stamp):",
+                      report.self->one_way, 1.0,
+                      "valid only when publisher and subscriber share a host's clock; not "
+                      "comparable across hosts");
+}
+
 void write_subscriber_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
@@ -366,6 +386,7 @@ void write_text_report(std::ostream& out, const RunReport& report)
   } else {
     out << "Latency:\n";
     out << "  Latency is measured on the publisher (round trip); see its report.\n";
+    write_subscriber_one_way(out, report);
     write_subscriber_throughput(out, report);
     write_abandoned_runs(out, report);
   }

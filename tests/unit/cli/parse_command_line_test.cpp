@@ -1,3 +1,5 @@
+#include "cli/option_table.hpp"
+
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
 
@@ -5,6 +7,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -591,7 +594,7 @@ TEST_F(ParseCommandLineTest, HelpListsEveryCoreOption)
         "--send-hz",     "--num-vars",      "--subscribers",  "--wait ",
         "--warmup-time", "--warmup-count",  "--max-loss",     "--mode",
         "--probe-hz",    "--probe-timeout", "--idle-timeout", "--wait-strategy",
-        "--cpu",         "--json",          "--quiet"}) {
+        "--cpu",         "--json",          "--format",       "--quiet"}) {
     EXPECT_NE(sut.find(option), std::string::npos) << option;
   }
 }
@@ -627,6 +630,33 @@ TEST_F(ParseCommandLineTest, HelpFitsEightyColumns)
   for (std::string line; std::getline(sut, line);) {
     EXPECT_LE(line.size(), 80U) << line;
   }
+}
+
+// Boost used to break a description inside a word ("/dev/shm/netprof-NAM", then "E").
+TEST_F(ParseCommandLineTest, HelpWrapsDescriptionsOnlyAtSpaces)
+{
+  std::set<std::string> printed;
+  std::istringstream help(help_text(m_registry));
+  for (std::string word; help >> word;) {
+    printed.insert(word);
+  }
+  std::vector<OptionSpec> specs;
+  for (const auto& row : cli::core_option_table()) {
+    specs.push_back(row.spec);
+  }
+  for (const auto& entry : m_registry.entries()) {
+    for (const OptionSpec& spec : entry.make()->options().options) {
+      specs.push_back(spec);
+    }
+  }
+
+  for (const OptionSpec& spec : specs) {
+    std::istringstream words(spec.help);
+    for (std::string word; words >> word;) {
+      EXPECT_TRUE(printed.contains(word)) << "--" << spec.long_name << ": " << word;
+    }
+  }
+  EXPECT_TRUE(printed.contains("/dev/shm/netprof-NAME,"));
 }
 
 TEST_F(ParseCommandLineTest, HelpListsTheExitCodes)

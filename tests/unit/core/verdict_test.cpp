@@ -380,6 +380,100 @@ TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData
   EXPECT_EQ(sut.status, ExitStatus::interrupted);
 }
 
+// ---- the verdict line's headline: heavy loss beside a SUCCESS (issue 19) ----
+
+TEST(VerdictHeadline, ACleanRunHasNone)
+{
+  EXPECT_EQ(publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {}).headline, "");
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 1000), {}).headline, "");
+}
+
+TEST(VerdictHeadline, AnUnpacedRunThatLostSaysTheSenderOutranTheSubscriber)
+{
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {});
+
+  EXPECT_TRUE(sut.success);
+  EXPECT_EQ(sut.headline, "75.4% lost at subscriber 1: the sender outran it; pace with "
+                          "--send-hz, or --max-loss to fail");
+}
+
+TEST(VerdictHeadline, NamesTheWorstSubscriberAndHowManyLost)
+{
+  const Verdict sut = publisher_verdict(
+      publisher_run(1000, {counted(1, 1000, 990), counted(2, 1000, 1000), counted(3, 1000, 500)}),
+      {});
+
+  EXPECT_EQ(sut.headline, "50.0% lost at subscriber 3 (the worst of 2 that lost messages): the "
+                          "sender outran it; pace with --send-hz, or --max-loss to fail");
+}
+
+TEST(VerdictHeadline, APacedRunThatLostNamesItsRate)
+{
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 979)}),
+                                        criteria_with_send_hz(2e4, 1));
+
+  EXPECT_EQ(sut.headline, "2.10% lost at subscriber 1 at --send-hz 20,000: lower the rate or "
+                          "raise -q, or --max-loss to fail");
+}
+
+TEST(VerdictHeadline, LossWithinMaxLossSaysSo)
+{
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), criteria_with_max_loss(80));
+
+  EXPECT_EQ(sut.headline, "75.4% lost at subscriber 1, within --max-loss 80%");
+}
+
+TEST(VerdictHeadline, PingPongLossGivesNoPacingAdvice)
+{
+  RunConfig criteria;
+  criteria.mode = Mode::ping_pong;
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 999)}), criteria);
+
+  EXPECT_EQ(sut.headline, "0.100% lost at subscriber 1; --max-loss fails such a run");
+}
+
+TEST(VerdictHeadline, AFailedRunHasNoneItsProblemsComeFirst)
+{
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), criteria_with_max_loss(10));
+
+  EXPECT_FALSE(sut.success);
+  EXPECT_EQ(sut.headline, "");
+}
+
+TEST(VerdictHeadline, ASubscriberNamesItsOwnLossAndThePublishersPace)
+{
+  SubscriberFacts unpaced = subscriber_run(1000, 246);
+  unpaced.pacing = RunPacing{};
+  SubscriberFacts paced = unpaced;
+  paced.pacing->send_hz = 20'000;
+
+  EXPECT_EQ(subscriber_verdict(unpaced, {}).headline,
+            "75.4% lost: the publisher outran this subscriber; pace with --send-hz, or "
+            "--max-loss to fail");
+  EXPECT_EQ(subscriber_verdict(paced, {}).headline,
+            "75.4% lost at --send-hz 20,000: lower the rate or raise -q, or --max-loss to fail");
+}
+
+TEST(VerdictHeadline, ASubscriberSaysItsOwnLossWithoutGuessingAnUndescribedPace)
+{
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), {}).headline,
+            "75.4% lost: if the publisher outran this subscriber, pace it with --send-hz; "
+            "--max-loss fails such a run");
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), criteria_with_max_loss(80)).headline,
+            "75.4% lost, within --max-loss 80%");
+}
+
+TEST(VerdictHeadline, ASubscriberWithoutEndClaimsNoLoss)
+{
+  SubscriberFacts facts = subscriber_run(1000, 246);
+  facts.end_received = false;
+  facts.self.lost = 0;
+
+  EXPECT_EQ(subscriber_verdict(facts, {}).headline, "");
+}
+
 TEST(Verdict, IsWrittenIntoTheRolesReport)
 {
   RoleResult result;
@@ -390,6 +484,9 @@ TEST(Verdict, IsWrittenIntoTheRolesReport)
   EXPECT_EQ(result.report.problems.size(), 1u);
   EXPECT_FALSE(result.report.success);
   EXPECT_EQ(result.status, ExitStatus::failed);
+
+  apply_verdict(publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {}), result);
+  EXPECT_EQ(result.report.headline.rfind("75.4% lost at subscriber 1", 0), 0u);
 }
 
 } // namespace

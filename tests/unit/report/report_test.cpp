@@ -211,6 +211,38 @@ TEST(TextReport, FirstLineIsTheVerdict)
   EXPECT_EQ(text_of(sut).rfind("Test: INTERRUPTED (partial results)\n", 0), 0u);
 }
 
+TEST(TextReport, HeadlineFollowsASuccessOnTheFirstLine)
+{
+  RunReport sut = sample_publisher();
+  sut.headline = "75.4% lost at subscriber 1: the sender outran it; pace with --send-hz, or "
+                 "--max-loss to fail";
+  EXPECT_EQ(text_of(sut).rfind("Test: SUCCESS (75.4% lost at subscriber 1: the sender outran "
+                               "it; pace with --send-hz, or --max-loss to fail)\n",
+                               0),
+            0u);
+  sut.success = false; // a FAIL's reasons are its Problems, on the next lines
+  EXPECT_EQ(text_of(sut).rfind("Test: FAIL\n", 0), 0u);
+}
+
+TEST(TextReport, SubscriberShowsItsOneWayLatencyLabelledAsOneHostsOnly)
+{
+  RunReport sut = sample_subscriber_report();
+  sut.self->one_way = sample_rtt();
+  const std::string text = text_of(sut);
+  EXPECT_NE(text.find("Latency:\n"
+                      "  Latency is measured on the publisher (round trip); see its report.\n"
+                      "  One-way (this subscriber's receive time - the publisher's send stamp):\n"
+                      "    valid only when publisher and subscriber share a host's clock; not "
+                      "comparable across hosts\n"
+                      "    Min: 20.0 us\n"
+                      "    Avg: 45.7 us\n"
+                      "    Max: 4.56 ms\n"),
+            std::string::npos)
+      << text;
+  sut.self->one_way = {};
+  EXPECT_EQ(text_of(sut).find("One-way"), std::string::npos);
+}
+
 TEST(TextReport, ListsProblemsAndWarnings)
 {
   RunReport sut = sample_publisher();
@@ -568,7 +600,8 @@ TEST(JsonReport, Settings)
                                                       "wait_strategy",
                                                       "cpus",
                                                       "queue_length",
-                                                      "max_loss_percent"}));
+                                                      "max_loss_percent",
+                                                      "format"}));
   EXPECT_EQ(settings["role"], "publisher");
   EXPECT_EQ(settings["id"], 0);
   EXPECT_EQ(settings["transport"], "udp");
@@ -584,6 +617,7 @@ TEST(JsonReport, Settings)
   EXPECT_EQ(settings["queue_length"], 1'000'000);
   EXPECT_EQ(settings["max_loss_percent"], 1.0);
   EXPECT_EQ(settings["subscribers_expected"], 1);
+  EXPECT_EQ(settings["format"], "netprof");
 }
 
 TEST(JsonReport, OptionalSettingsBecomeNumbersWhenGiven)
@@ -609,6 +643,7 @@ TEST(JsonReport, Result)
   EXPECT_EQ(sut, (json{{"status", "SUCCESS"},
                        {"success", true},
                        {"interrupted", false},
+                       {"headline", ""},
                        {"problems", json::array()},
                        {"warnings", {"subscriber 2 sent no final counters"}}}));
   report.success = false;
@@ -616,6 +651,26 @@ TEST(JsonReport, Result)
   report.interrupted = true;
   EXPECT_EQ(parsed(report)["result"]["status"], "INTERRUPTED");
   EXPECT_EQ(parsed(report)["result"]["interrupted"], true);
+}
+
+TEST(JsonReport, ResultCarriesTheVerdictLinesHeadline)
+{
+  RunReport report = sample_publisher();
+  report.headline = "75.4% lost at subscriber 1";
+  EXPECT_EQ(parsed(report)["result"]["headline"], "75.4% lost at subscriber 1");
+}
+
+TEST(JsonReport, SubscriberGivesItsOneWayLatencyFromTheSendStamp)
+{
+  RunReport report = sample_subscriber_report();
+  report.self->one_way = sample_rtt();
+  const json latency = parsed(report)["subscriber"]["latency"];
+  EXPECT_EQ(keys_of(latency),
+            (std::set<std::string>{"rtt_ns", "one_way_ns", "receive_minus_send_ns"}));
+  EXPECT_EQ(keys_of(latency["receive_minus_send_ns"]), summary_keys);
+  // As measured, whole ns: not halved like the publisher's RTT/2.
+  EXPECT_EQ(latency["receive_minus_send_ns"]["p50"], 40'001);
+  EXPECT_EQ(latency["receive_minus_send_ns"]["count"], 998);
 }
 
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
