@@ -483,17 +483,22 @@ class ForgedMessagesTest(HostileWireCase):
         self.assertEqual(pub.json["subscribers"][0]["restarts"], 0)
         self.assert_only_challenges_came_back(1)
 
-    def test_end_without_the_end_token_is_rejected_at_once(self):
-        # The run id is in everything the subscriber sends; the end token only in what its
-        # publisher sent it (was: the subscriber took the END and answered it).
+    def forge_end_mid_run(self, token):
+        """An END of this run with a count never sent, sent to the subscriber mid-run."""
         run_id = self.start_pair(STREAM)
-        forged = [("end without the token", header(END, sender=0, run_id=run_id,
-                                                   sequence=10**9))]
+        forged = [("end with a made-up count", header(END, sender=0, run_id=run_id,
+                                                      intended=token(), sequence=10**9))]
         self.send(self.sub_port, forged)
         self.assert_still_running()
         pub, sub = self.finish_pair()
         self.assert_figures_untouched(pub, sub)
         self.assertEqual(sub.json["rejected"], 1)
+        return pub
+
+    def test_end_without_the_end_token_is_rejected_at_once(self):
+        # The run id is in everything the subscriber sends; the end token only in what its
+        # publisher sent it (was: the subscriber took the END and answered it).
+        pub = self.forge_end_mid_run(token=lambda: 0)
         self.assertEqual(pub.json["rejected"], 0)  # no counters went back for it
 
     def test_forged_end_mid_run(self):
@@ -501,15 +506,7 @@ class ForgedMessagesTest(HostileWireCase):
         # counters back (the publisher refuses them: they carry a count it never sent, before
         # its own END), and drops the END at the next measured message, which a real
         # publisher never sends after its END.
-        run_id = self.start_pair(STREAM)
-        forged = [("end with a made-up count", header(END, sender=0, run_id=run_id,
-                                                      intended=self.spy.end_token,
-                                                      sequence=10**9))]
-        self.send(self.sub_port, forged)
-        self.assert_still_running()
-        pub, sub = self.finish_pair()
-        self.assert_figures_untouched(pub, sub)
-        self.assertEqual(sub.json["rejected"], 1)
+        pub = self.forge_end_mid_run(token=lambda: self.spy.end_token)
         self.assertEqual(pub.json["rejected"], 1)
 
 

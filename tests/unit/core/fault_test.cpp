@@ -217,6 +217,27 @@ void echo_first_probe(InMemoryLink& link, std::uint32_t id, std::uint32_t tag)
   link.to_publisher->push(message_of(echo));
 }
 
+// Starts a publisher of `seconds` whose subscriber 1 is scripted: instance A (tag 0xAAAA)
+// proves its address, then, once data flows, instance B (0xBBBB) does and echoes a real probe,
+// which takes the id over. Returns A's proven hello, for saying it again.
+wire::Header restart_as_b(InMemoryLink& link, RoleThread& publisher, double seconds)
+{
+  RunConfig publisher_config = config_for(Role::publisher);
+  publisher_config.test_seconds = seconds;
+  publisher_config.warmup_count = 0;
+  wire::Header hello;
+  hello.sender_id = 1;
+  hello.record_count = 0xAAAA;
+  publisher.start_publisher(publisher_config, link.publisher);
+  const auto hello_a = say_proven_hello(*link.to_publisher, *link.to_subscriber, hello);
+  EXPECT_TRUE(hello_a) << "instance A was never challenged";
+  wait_until_sent(publisher, 100);
+  hello.record_count = 0xBBBB;
+  EXPECT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello));
+  echo_first_probe(link, 1, 0xBBBB);
+  return hello_a.value_or(hello);
+}
+
 TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
 {
   // A scripted subscriber id 1: instance A says hello, then instance B (a restart) says hello
@@ -224,24 +245,11 @@ TEST(Faults, MessagesFromAReplacedInstanceAreRejected)
   // HostileProtocol.AHelloNamingTheRealIdWithANewTagIsNotARestart); then late hellos from A
   // arrive: they neither count as another restart nor switch back to A.
   InMemoryLink link;
-  RunConfig publisher_config = config_for(Role::publisher);
-  publisher_config.test_seconds = 0.3;
-  publisher_config.warmup_count = 0;
-  wire::Header hello;
-  hello.kind = wire::MessageKind::hello;
-  hello.sender_id = 1;
-  hello.record_count = 0xAAAA;
   RoleThread publisher;
-  publisher.start_publisher(publisher_config, link.publisher);
-  const auto hello_a = say_proven_hello(*link.to_publisher, *link.to_subscriber, hello);
-  ASSERT_TRUE(hello_a);
-  wait_until_sent(publisher, 100);
-  hello.record_count = 0xBBBB;
-  ASSERT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello));
-  echo_first_probe(link, 1, 0xBBBB);
+  const wire::Header hello_a = restart_as_b(link, publisher, 0.3);
   // Still in flight from the replaced process.
-  link.to_publisher->push(message_of(*hello_a));
-  link.to_publisher->push(message_of(*hello_a));
+  link.to_publisher->push(message_of(hello_a));
+  link.to_publisher->push(message_of(hello_a));
   const RoleResult outcome = publisher.result.get();
 
   ASSERT_EQ(outcome.report.subscribers.size(), 1u);
@@ -259,22 +267,10 @@ TEST(Faults, TwoLiveProcessesWithOneIdAreNamedAsAClashNotARestart)
   // As above, but A goes on saying hello long after B took the id over: A is alive, so the
   // id is shared by two processes, which the verdict names.
   InMemoryLink link;
-  RunConfig publisher_config = config_for(Role::publisher);
-  publisher_config.test_seconds = 1.5;
-  publisher_config.warmup_count = 0;
-  wire::Header hello;
-  hello.sender_id = 1;
-  hello.record_count = 0xAAAA;
   RoleThread publisher;
-  publisher.start_publisher(publisher_config, link.publisher);
-  const auto hello_a = say_proven_hello(*link.to_publisher, *link.to_subscriber, hello);
-  ASSERT_TRUE(hello_a);
-  wait_until_sent(publisher, 100);
-  hello.record_count = 0xBBBB;
-  ASSERT_TRUE(say_proven_hello(*link.to_publisher, *link.to_subscriber, hello));
-  echo_first_probe(link, 1, 0xBBBB);
+  const wire::Header hello_a = restart_as_b(link, publisher, 1.5);
   std::this_thread::sleep_for(Membership::retired_instance_grace + 100ms);
-  link.to_publisher->push(message_of(*hello_a));
+  link.to_publisher->push(message_of(hello_a));
   const RoleResult outcome = publisher.result.get();
 
   ASSERT_EQ(outcome.report.subscribers.size(), 1u);

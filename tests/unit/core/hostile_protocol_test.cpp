@@ -278,18 +278,26 @@ TEST(HostileProtocol, ALateJoinerThatEchoedNoProbeIsAdmittedByItsCounters)
   EXPECT_EQ(pub.report.rejected, 0u);
 }
 
-TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
+// A real pair, and mid-run an END of this run counting `count`, with the end token the forger
+// read (0: none).
+Pair forge_end(std::uint64_t count, bool with_token)
 {
-  // What a forger who sees only what subscribers send can make: the run id, not the token.
   Snoop snoop;
   InMemoryLink link(snoop.forwarding());
-  const Pair pair = run_attacked(link, [&] {
+  return run_attacked(link, [&] {
     wire::Header end;
     end.kind = wire::MessageKind::end;
     end.run_id = snoop.run_id.load();
-    end.sequence = 1'000'000'000;
+    wire::carry_secret(end, with_token ? snoop.end_token.load() : 0);
+    end.sequence = count;
     link.to_subscriber->push(message_of(end));
   });
+}
+
+TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
+{
+  // What a forger who sees only what subscribers send can make: the run id, not the token.
+  const Pair pair = forge_end(1'000'000'000, false);
   expect_untouched(pair);
   EXPECT_EQ(pair.subscriber.report.rejected, 1u);
   EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
@@ -298,16 +306,7 @@ TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
 TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
 {
   // An on-path forger, who read the token from an acknowledgement.
-  Snoop snoop;
-  InMemoryLink link(snoop.forwarding());
-  const Pair pair = run_attacked(link, [&] {
-    wire::Header end;
-    end.kind = wire::MessageKind::end;
-    end.run_id = snoop.run_id.load();
-    wire::carry_secret(end, snoop.end_token.load());
-    end.sequence = 1'000'000'000;
-    link.to_subscriber->push(message_of(end));
-  });
+  const Pair pair = forge_end(1'000'000'000, true);
   expect_untouched(pair);
   EXPECT_GE(pair.subscriber.report.rejected, 1u);
   // The counters it sent back for the forged END were refused by the publisher.
@@ -316,16 +315,7 @@ TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
 
 TEST(HostileProtocol, AnEndCountingFewerThanWereReceivedIsRejected)
 {
-  Snoop snoop;
-  InMemoryLink link(snoop.forwarding());
-  const Pair pair = run_attacked(link, [&] {
-    wire::Header end;
-    end.kind = wire::MessageKind::end;
-    end.run_id = snoop.run_id.load();
-    wire::carry_secret(end, snoop.end_token.load());
-    end.sequence = 5;
-    link.to_subscriber->push(message_of(end));
-  });
+  const Pair pair = forge_end(5, true);
   expect_untouched(pair);
   EXPECT_EQ(pair.subscriber.report.rejected, 1u);
   EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
