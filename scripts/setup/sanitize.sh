@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds netprof under the sanitizers and runs its tests there (CI runs both parts):
-#   asan  AddressSanitizer + UndefinedBehaviorSanitizer, the whole ctest suite
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer, the ctest suite (but three e2e tests)
 #   tsan  ThreadSanitizer, only the tests with concurrent code: the shared-memory ring and
 #         segment, the transport contract, the core protocol and the live status reporter
 # Usage: scripts/setup/sanitize.sh [asan|tsan|all]   (default all)
@@ -37,10 +37,16 @@ configure_and_build() {
   cmake --build "$dir" -j"$jobs" "$@"
 }
 
+# Left out under ASan, to keep CI within its budget: end-to-end tests whose subject is not the
+# binary's memory but time and scripts (the soak's memory growth, which ASan's own allocator
+# would hide anyway; the sweep and plot scripts; ten interrupts per transport). The Release
+# run of scripts/test.sh runs them.
+asan_excluded='^e2e_test_(soak|sweep|local_pair_interrupt)$'
+
 run_asan() {
-  echo "== sanitize: AddressSanitizer + UndefinedBehaviorSanitizer, whole suite ($asan_dir)"
+  echo "== sanitize: AddressSanitizer + UndefinedBehaviorSanitizer, whole suite but $asan_excluded ($asan_dir)"
   configure_and_build "$asan_dir" address,undefined
-  (cd "$asan_dir" && ctest --output-on-failure --no-tests=error -j"$jobs" --timeout 300)
+  (cd "$asan_dir" && ctest --output-on-failure --no-tests=error -j"$jobs" --timeout 300 -E "$asan_excluded")
 }
 
 # The tests whose code runs on more than one thread of one process (TSan sees nothing across

@@ -60,6 +60,18 @@ class AddressProofTest(NetprofTestCase):
         self.publisher, self.pub_json = self.start(
             "-i", "0", "-u", self.pub_addr, "--subscribers", subscribers, "--wait", "20",
             *mode_args, json_name="pub")
+        self.wait_until_bound()
+
+    def wait_until_bound(self):
+        # A hello sent before the publisher's socket is bound is lost (a slow start: a
+        # sanitizer build, a loaded machine): a probe of its own says hello until challenged.
+        probe = Stranger(self)
+        deadline = time.monotonic() + 10
+        while not probe.received and time.monotonic() < deadline:
+            probe.hello(self.pub_port, sender=999)
+            time.sleep(0.05)
+            probe.drain()
+        self.assertTrue(probe.received, "the publisher never answered a hello")
 
     def start_subscriber(self):
         self.subscriber, self.sub_json = self.start(
