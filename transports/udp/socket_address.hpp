@@ -1,32 +1,16 @@
 #pragma once
 
-// Parsing of -u host:port values, separate from sockets so it can be tested on its own.
-// Every function throws UsageError with one line that names the flag and the value.
+// -u host:port parsing lives in transports/common (TCP parses host:port the same way); UDP code
+// keeps naming it udp::.
 
-#include <netinet/in.h>
-
-#include <cstdint>
-#include <string>
-#include <string_view>
+#include "common/ipv4_address.hpp"
 
 namespace netprof::udp {
 
-struct HostPort {
-  std::string host;
-  std::uint16_t port = 0;
-};
-
-// Splits "host:port" strictly: a non-empty host, a decimal port 0..65535, nothing else.
-HostPort split_host_port(std::string_view value, std::string_view flag);
-
-// split_host_port, then the host as an IPv4 address: a dotted quad is taken literally (no
-// inet_aton shorthands such as "127.1"), anything else is looked up with getaddrinfo(AF_INET)
-// and the first answer wins.
-sockaddr_in parse_ipv4_endpoint(std::string_view value, std::string_view flag);
-
-// "a.b.c.d:port", the form the report and the local pair print.
-std::string to_string(const sockaddr_in& address);
-
-bool same_endpoint(const sockaddr_in& a, const sockaddr_in& b) noexcept;
+using transport_common::HostPort;
+using transport_common::parse_ipv4_endpoint;
+using transport_common::same_endpoint;
+using transport_common::split_host_port;
+using transport_common::to_string;
 
 } // namespace netprof::udp

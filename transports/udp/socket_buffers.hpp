@@ -1,22 +1,19 @@
 #pragma once
 
+// Socket buffer sizing lives in transports/common (TCP and Unix sockets size theirs the same
+// way); UDP code keeps naming it udp::.
+
+#include "common/socket_buffers.hpp"
+
 #include <cstddef>
-#include <string>
-#include <vector>
 
 namespace netprof::udp {
 
-struct BufferSizes {
-  std::size_t requested = 0;    // -q as given (0: OS default)
-  std::size_t granted_send = 0; // usable bytes, as -q counts them (Linux reports twice that)
-  std::size_t granted_receive = 0;
-  std::vector<std::string> notes; // clamped, or forced beyond the sysctl
-};
+using transport_common::BufferSizes;
 
-// Sets SO_SNDBUF on send_fd and SO_RCVBUF on receive_fd (they may be the same socket) to
-// `requested` when non-zero, and reads back what the kernel granted. When the kernel clamps to
-// net.core.[rw]mem_max, tries SO_[SND|RCV]BUFFORCE, which CAP_NET_ADMIN allows, so that -q is
-// honoured; either way the outcome is noted. Throws TransportError when the kernel refuses.
-BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t requested);
+inline BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t requested)
+{
+  return transport_common::size_socket_buffers(send_fd, receive_fd, requested, "UDP");
+}
 
 } // namespace netprof::udp

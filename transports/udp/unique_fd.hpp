@@ -1,42 +1,9 @@
 #pragma once
 
-#include <unistd.h>
-
-#include <utility>
+#include "common/unique_fd.hpp"
 
 namespace netprof::udp {
 
-// Owns one file descriptor and closes it once.
-class UniqueFd {
-public:
-  UniqueFd() noexcept = default;
-  explicit UniqueFd(int fd) noexcept : m_fd(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept
-  {
-    if (this != &other) {
-      reset();
-      m_fd = std::exchange(other.m_fd, -1);
-    }
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-
-  int get() const noexcept { return m_fd; }
-  bool valid() const noexcept { return m_fd >= 0; }
-
-  void reset() noexcept
-  {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-      m_fd = -1;
-    }
-  }
-
-private:
-  int m_fd = -1;
-};
+using transport_common::UniqueFd;
 
 } // namespace netprof::udp

@@ -2,6 +2,7 @@
 
 #include "common/free_ports.hpp"
 #include "common/host_name.hpp"
+#include "common/socket_file.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -28,11 +29,6 @@ namespace {
 
 constexpr std::string_view tcp_prefix = "tcp://";
 constexpr std::string_view ipc_prefix = "ipc://";
-
-std::string error_text(int error)
-{
-  return std::generic_category().message(error);
-}
 
 [[noreturn]] void throw_bad_value(std::string_view value, std::string_view reason)
 {
@@ -211,84 +207,17 @@ std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::siz
 
 std::string temporary_ipc_path(std::string_view role)
 {
-  std::random_device device;
-  char suffix[16];
-  const auto written = std::to_chars(suffix, suffix + sizeof suffix, device(), 16);
-  std::string name = "/netprof-zmq-" + std::to_string(getpid()) + "-" +
-                     std::string(suffix, written.ptr) + "-" + std::string(role) + ".ipc";
-  const char* tmpdir = std::getenv("TMPDIR");
-  if (tmpdir != nullptr && tmpdir[0] == '/' && std::strlen(tmpdir) + name.size() <= max_ipc_path) {
-    return tmpdir + name;
-  }
-  return "/tmp" + name;
+  return transport_common::temporary_socket_path("netprof-zmq", role, ".ipc");
 }
 
 IpcBindCheck prepare_ipc_bind(const Address& address)
 {
-  IpcBindCheck check;
   if (!address.is_ipc_file()) {
-    return check; // abstract names have no file; ipc://* is a fresh file ZeroMQ makes
+    return {}; // abstract names have no file; ipc://* is a fresh file ZeroMQ makes
   }
-  const std::string& path = address.path;
-  struct stat status {};
-  if (lstat(path.c_str(), &status) != 0) {
-    return check; // nothing there, or a directory problem that zmq_bind reports precisely
-  }
-  if (!S_ISSOCK(status.st_mode)) {
-    throw TransportError("cannot bind ZeroMQ " + address.text +
-                         ": the path exists and is not a socket (netprof never replaces it)");
-  }
-
-  sockaddr_un peer{};
-  peer.sun_family = AF_UNIX;
-  std::memcpy(peer.sun_path, path.data(), path.size()); // length checked by parse_address
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    throw TransportError("cannot check ZeroMQ " + address.text + ": " + error_text(errno));
-  }
-  const int connected = connect(fd, reinterpret_cast<const sockaddr*>(&peer), sizeof peer);
-  const int error = errno;
-  close(fd);
-  if (connected == 0 || error == EAGAIN) { // EAGAIN: a listener whose backlog is full
-    throw TransportError("cannot bind ZeroMQ " + address.text +
-                         ": address in use (another process is listening on it)");
-  }
-  if (error != ECONNREFUSED) {
-    throw TransportError("cannot bind ZeroMQ " + address.text +
-                         ": the socket file there is "
-                         "not usable (" +
-                         error_text(error) + "), and it is not netprof's to remove");
-  }
-  // Refused: nobody listens, so it is left over from a run that did not close cleanly.
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    throw TransportError("cannot remove the stale socket file of ZeroMQ " + address.text + ": " +
-                         error_text(errno));
-  }
-  check.removed_stale = true;
-  return check;
-}
-
-FileIdentity identify_file(const std::string& path) noexcept
-{
-  FileIdentity identity;
-  struct stat status {};
-  if (lstat(path.c_str(), &status) == 0) {
-    identity.device = status.st_dev;
-    identity.inode = status.st_ino;
-    identity.known = true;
-  }
-  return identity;
-}
-
-void remove_if_same_file(const std::string& path, const FileIdentity& identity) noexcept
-{
-  if (!identity.known) {
-    return;
-  }
-  const FileIdentity now = identify_file(path);
-  if (now.known && now.device == identity.device && now.inode == identity.inode) {
-    unlink(path.c_str());
-  }
+  const std::string what = "ZeroMQ " + address.text;
+  return {transport_common::prepare_socket_file(address.path, {what, SOCK_STREAM, false})
+              .removed_stale};
 }
 
 } // namespace netprof::zeromq

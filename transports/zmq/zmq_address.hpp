@@ -4,6 +4,8 @@
 // can be tested on its own. Parsing throws UsageError with one line naming the value; what
 // the system refuses (an ipc path in use, not a socket) throws TransportError.
 
+#include "common/socket_file.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,7 +37,7 @@ struct Address {
 };
 
 // Longest ipc:// path: sockaddr_un.sun_path holds 108 bytes with the terminating zero.
-inline constexpr std::size_t max_ipc_path = 107;
+inline constexpr std::size_t max_ipc_path = transport_common::max_socket_path;
 
 // Checks an endpoint strictly: tcp://host:port (host: an IPv4 address, [IPv6], a host or
 // interface name, or "*" to bind every interface) or ipc://path. inproc:// and every other
@@ -64,12 +66,8 @@ IpcBindCheck prepare_ipc_bind(const Address& address);
 
 // The identity of the socket file this process bound, so that at exit it removes its own file
 // and never one that replaced it.
-struct FileIdentity {
-  dev_t device = 0;
-  ino_t inode = 0;
-  bool known = false;
-};
-FileIdentity identify_file(const std::string& path) noexcept;
-void remove_if_same_file(const std::string& path, const FileIdentity& identity) noexcept;
+using transport_common::FileIdentity;
+using transport_common::identify_file;
+using transport_common::remove_if_same_file;
 
 } // namespace netprof::zeromq

@@ -1,4 +1,4 @@
-#include "socket_address.hpp"
+#include "ipv4_address.hpp"
 
 #include "common/host_name.hpp"
 
@@ -12,16 +12,7 @@
 #include <charconv>
 #include <memory>
 
-namespace netprof::udp {
-
-namespace {
-
-using transport_common::AddrinfoList;
-using transport_common::is_host_name;
-using transport_common::looks_like_dotted_quad;
-using transport_common::throw_bad_address;
-
-} // namespace
+namespace netprof::transport_common {
 
 HostPort split_host_port(std::string_view value, std::string_view flag)
 {
@@ -102,4 +93,4 @@ bool same_endpoint(const sockaddr_in& a, const sockaddr_in& b) noexcept
   return a.sin_addr.s_addr == b.sin_addr.s_addr && a.sin_port == b.sin_port;
 }
 
-} // namespace netprof::udp
+} // namespace netprof::transport_common

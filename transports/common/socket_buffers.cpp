@@ -9,17 +9,17 @@
 #include <climits>
 #include <system_error>
 
-namespace netprof::udp {
+namespace netprof::transport_common {
 
 namespace {
 
-std::size_t read_buffer_size(int fd, int option)
+std::size_t read_buffer_size(int fd, int option, std::string_view protocol)
 {
   int value = 0;
   socklen_t length = sizeof value;
   if (getsockopt(fd, SOL_SOCKET, option, &value, &length) != 0) {
-    throw TransportError("cannot read UDP socket buffer size: " +
-                         std::generic_category().message(errno));
+    throw TransportError("cannot read " + std::string(protocol) +
+                         " socket buffer size: " + std::generic_category().message(errno));
   }
   // Linux doubles what it is given (the other half is its bookkeeping) and reports the doubled
   // figure, so half of it compares with what was asked.
@@ -38,7 +38,8 @@ struct Buffer {
 
 } // namespace
 
-BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t requested)
+BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t requested,
+                                std::string_view protocol)
 {
   BufferSizes sizes;
   sizes.requested = requested;
@@ -51,7 +52,7 @@ BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t request
   if (requested == 0) {
     // Nothing set: the kernel's defaults (net.core.[rw]mem_default).
     for (const Buffer& buffer : buffers) {
-      *buffer.granted = read_buffer_size(buffer.fd, buffer.option);
+      *buffer.granted = read_buffer_size(buffer.fd, buffer.option, protocol);
     }
     return sizes;
   }
@@ -60,17 +61,18 @@ BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t request
   const std::string asked = " (requested " + std::to_string(requested) + " B)";
   for (const Buffer& buffer : buffers) {
     if (setsockopt(buffer.fd, SOL_SOCKET, buffer.option, &value, sizeof value) != 0) {
-      throw TransportError(std::string("cannot set the UDP ") + buffer.name + " buffer to " +
+      throw TransportError("cannot set the " + std::string(protocol) + " " + buffer.name +
+                           " buffer to " +
                            std::to_string(value) + " B: " + std::generic_category().message(errno));
     }
-    *buffer.granted = read_buffer_size(buffer.fd, buffer.option);
+    *buffer.granted = read_buffer_size(buffer.fd, buffer.option, protocol);
     if (*buffer.granted >= requested) {
       continue;
     }
     // Clamped by the sysctl. The FORCE variant ignores it but needs CAP_NET_ADMIN (EPERM
     // otherwise): trying is the only reliable test, capabilities being per namespace.
     if (setsockopt(buffer.fd, SOL_SOCKET, buffer.force_option, &value, sizeof value) == 0) {
-      *buffer.granted = read_buffer_size(buffer.fd, buffer.option);
+      *buffer.granted = read_buffer_size(buffer.fd, buffer.option, protocol);
       sizes.notes.push_back(std::string(buffer.name) + " buffer set beyond " + buffer.sysctl +
                             " with " + buffer.force_name + ": granted " +
                             std::to_string(*buffer.granted) + " B" + asked);
@@ -82,4 +84,4 @@ BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t request
   return sizes;
 }
 
-} // namespace netprof::udp
+} // namespace netprof::transport_common
