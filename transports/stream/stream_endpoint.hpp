@@ -1,0 +1,158 @@
+#pragma once
+
+// The endpoint every stream transport shares (tcp; uds in both its socket types). A publisher
+// listens and accepts one connection per subscriber, and strangers too: each connection is a
+// sender the core may adopt (PeerHandle) and reply to, and only adopted ones get data. A
+// subscriber dials its publisher, again whenever the connection is gone, until its run ends.
+// Sockets never block: a connection whose kernel buffer is full queues what it already took
+// on (pending_output.hpp), and send() reports back-pressure instead of waiting.
+//
+// A connection that breaks the framing, announces a message beyond what its reader takes, or
+// ends in the middle of a message is closed and counted, and never costs more memory than its
+// limit: the report names it. For a subscriber, whose only connection is its publisher's,
+// that ends the run (ReceiveResult::failed); for a publisher, the run goes on without it.
+
+#include "connection.hpp"
+#include "stream_sockets.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <poll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::stream {
+
+struct StreamLimits {
+  std::size_t max_message_size = 0; // send() takes no more
+  std::size_t read_limit = 0;       // a connection sending more is closed
+  std::size_t expected_message = 0; // the data messages' size, to size buffers up front; 0: none
+  std::size_t max_connections = 1;  // publisher: subscribers and strangers at once
+};
+
+struct StreamSetup {
+  std::string transport; // registry name: "tcp", "uds"
+  Role role = Role::publisher;
+  Framing framing = Framing::length_prefixed;
+  std::unique_ptr<StreamSockets> sockets;
+  transport_common::UniqueFd listener;      // publisher: bound, listening, non-blocking
+  std::vector<std::string> local_addresses; // publisher: where it listens
+  std::string publisher_address;            // subscriber: what it dials
+  StreamLimits limits;
+  std::vector<std::string> notes;
+  std::string size_hint;
+};
+
+// Connections closed other than by the core's choice, for the report.
+struct ClosedConnections {
+  std::uint64_t by_peer = 0;       // between messages: a subscriber that left, a restart
+  std::uint64_t mid_frame = 0;     // in the middle of a message
+  std::uint64_t not_a_frame = 0;   // not netprof's framing
+  std::uint64_t too_large = 0;     // a message beyond the reader's limit
+  std::uint64_t failed = 0;        // a socket error (reset), or no memory for a message
+  std::uint64_t evicted = 0;       // strangers closed to make room for a new connection
+  std::uint64_t refused = 0;       // closed at once: every slot held by an adopted peer
+  std::string first_hostile;       // the first mid-frame, unframed or too large one, named
+  std::uint64_t hostile() const noexcept { return mid_frame + not_a_frame + too_large; }
+};
+
+class StreamEndpoint final : public Endpoint {
+public:
+  // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
+  // the core gets control back often.
+  static constexpr std::size_t receive_batch = 64;
+
+  // Takes the listener (publisher) or dials at once (subscriber, waiting briefly for a connect
+  // in progress). Throws TransportError when memory for its buffers is refused.
+  explicit StreamEndpoint(StreamSetup setup);
+
+  StreamEndpoint(const StreamEndpoint&) = delete;
+  StreamEndpoint& operator=(const StreamEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  {
+    return send(message);
+  }
+  SendResult flush() noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  bool adopt_peer(PeerHandle sender) noexcept override;
+  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
+  Capabilities capabilities() const noexcept override;
+  EndpointFacts facts() const override;
+
+private:
+  enum class Pass { nothing, delivered, failed, interrupted };
+
+  // Reading (stream_endpoint.cpp).
+  Pass read_readable(MessageSink& sink) noexcept;
+  Pass poll_once(MessageSink& sink, Nanoseconds timeout) noexcept;
+  std::size_t gather_poll_set() noexcept;
+  void settle(Connection& connection, const ReadReport& report) noexcept;
+  bool publisher_lost() const noexcept;
+
+  // The connection table (stream_connections.cpp).
+  void accept_waiting() noexcept;
+  void open_connection(std::size_t slot, transport_common::UniqueFd fd) noexcept;
+  std::optional<std::size_t> free_slot() noexcept;
+  void close_finished() noexcept;
+  void close_connection(std::size_t open_index) noexcept;
+  void count_ending(const Connection& connection) noexcept;
+  Connection* find(PeerHandle handle) noexcept;
+  PeerHandle handle_of(std::size_t slot) const noexcept;
+  bool flush_pending() noexcept;
+
+  // A subscriber's way to its publisher (stream_connections.cpp).
+  void dial_if_due(Clock::time_point now) noexcept;
+  void finish_dial() noexcept;
+  void connected_through(transport_common::UniqueFd fd) noexcept;
+  bool connected() const noexcept { return !m_open.empty(); }
+
+  // The report (stream_facts.cpp).
+  std::vector<std::string> connection_notes() const;
+  std::vector<std::string> diagnoses() const;
+
+  std::string m_transport;
+  const bool m_publisher;
+  const Framing m_framing;
+  const StreamLimits m_limits;
+  std::unique_ptr<StreamSockets> m_sockets;
+  transport_common::UniqueFd m_listener;
+  std::vector<std::string> m_local_addresses;
+  const std::string m_publisher_address;
+  std::vector<std::string> m_notes;
+  const std::string m_size_hint;
+
+  std::vector<Connection> m_slots;  // every connection's place, allocated once
+  std::vector<std::uint16_t> m_open; // the slots that hold a connection
+  std::unique_ptr<std::byte[]> m_records; // kernel_records: what one record is read into
+  std::vector<pollfd> m_poll;       // what poll_once waits on, reserved once
+  std::vector<int> m_poll_owner;    // per entry: a slot, or listener_entry / dial_entry
+  std::uint64_t m_next_serial = 1;
+  bool m_any_broken = false;
+  std::uint32_t m_idle_polls = 0;
+  std::size_t m_read_start = 0; // where the next pass starts, so that no connection starves
+
+  std::size_t m_adopted = 0;
+  std::size_t m_peak_adopted = 0;
+  std::uint64_t m_accepted = 0;
+  ClosedConnections m_closed;
+  std::uint64_t m_accept_errors = 0;
+  int m_accept_error = 0;
+  Clock::time_point m_accept_paused_until{};
+
+  transport_common::UniqueFd m_dialing; // a connect in progress
+  Clock::time_point m_next_dial{};
+  std::uint64_t m_dials_failed = 0;
+  int m_dial_error = 0;
+  std::uint64_t m_connections_made = 0;
+  std::string m_own_end;         // subscriber: its end of the last connection
+  std::string m_publisher_fault; // subscriber: why its publisher's connection ended the run
+};
+
+} // namespace netprof::stream

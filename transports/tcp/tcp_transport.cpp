@@ -1,0 +1,189 @@
+#include "tcp_transport.hpp"
+
+#include "tcp_sockets.hpp"
+
+#include "common/free_ports.hpp"
+#include "common/host_name.hpp"
+#include "common/ipv4_address.hpp"
+#include "stream/stream_endpoint.hpp"
+#include "stream/stream_limits.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+namespace {
+
+constexpr const char* flag = "--tcp";
+constexpr std::size_t nodelay_on = 0; // --tcp-nodelay on|off
+
+const OptionGroup& tcp_options()
+{
+  static const OptionGroup group{
+      "TCP",
+      {OptionSpec("tcp", "host:port", Text{},
+                  "raw TCP, one connection per subscriber, each message length-framed. The "
+                  "publisher listens at its --tcp (0.0.0.0: every interface); a subscriber "
+                  "connects to the publisher's address, its only --tcp, or its second after "
+                  "its own local address (port 0: any). --local-pair takes none (a free "
+                  "loopback port), one (the publisher's; port 0: netprof picks) or two (the "
+                  "publisher's, then the subscriber's own).")
+           .repeatable()
+           .passed(PairRoute::neither),
+       OptionSpec("tcp-nodelay", "on|off", Choice{{"on", "off"}},
+                  "TCP_NODELAY on every connection: on sends each message at once; off lets "
+                  "Nagle's algorithm hold a small message back until what was sent before is "
+                  "acknowledged, to coalesce it with others")
+           .with_default("on")}};
+  return group;
+}
+
+struct TcpAddresses {
+  sockaddr_in publisher{};
+  std::optional<sockaddr_in> own;
+};
+
+sockaddr_in parse_port_given(const std::string& value, const char* why)
+{
+  const sockaddr_in address = transport_common::parse_ipv4_endpoint(value, flag);
+  if (address.sin_port == 0) {
+    transport_common::throw_bad_address(flag, value, why);
+  }
+  return address;
+}
+
+// Where subscribers on this host reach a publisher listening at `listening`.
+sockaddr_in reachable_form(sockaddr_in listening)
+{
+  if (listening.sin_addr.s_addr == htonl(INADDR_ANY)) {
+    listening.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+  return listening;
+}
+
+class TcpTransport final : public Transport {
+public:
+  const OptionGroup& options() const override { return tcp_options(); }
+
+  void validate(Role role) const override
+  {
+    parse(role);
+    no_delay();
+  }
+
+  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
+  {
+    const TcpAddresses addresses = parse(request.role);
+    auto sockets = std::make_unique<tcp::TcpSockets>(
+        tcp::TcpSettings{addresses.publisher, addresses.own, request.queue_length_bytes,
+                         no_delay()});
+    stream::StreamSetup setup;
+    setup.transport = "tcp";
+    setup.role = request.role;
+    setup.framing = stream::Framing::length_prefixed;
+    if (request.role == Role::publisher) {
+      setup.listener = sockets->listen();
+      setup.local_addresses.push_back(transport_common::to_string(addresses.publisher));
+    }
+    setup.publisher_address = transport_common::to_string(addresses.publisher);
+    setup.limits =
+        stream::stream_limits(request, stream::framed_sendable(sockets->buffers().granted_send),
+                              stream::max_framed_message);
+    setup.size_hint = "a larger -q raises it, up to 16 MiB";
+    setup.notes.push_back(no_delay() ? "TCP_NODELAY on: each message is sent at once"
+                                     : "TCP_NODELAY off (--tcp-nodelay off): Nagle's algorithm "
+                                       "may hold a small message back until earlier ones are "
+                                       "acknowledged");
+    setup.sockets = std::move(sockets);
+    return std::make_unique<stream::StreamEndpoint>(std::move(setup));
+  }
+
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
+  {
+    no_delay(); // a bad value is reported before the children start
+    const std::vector<std::string> given = addresses_given();
+    if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
+      throw UsageError("the local pair takes at most two --tcp: the publisher's address, then "
+                       "the subscriber's own (or none: a free loopback port)");
+    }
+    sockaddr_in publisher{};
+    publisher.sin_family = AF_INET;
+    publisher.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!given.empty()) {
+      publisher = transport_common::parse_ipv4_endpoint(given[0], flag);
+    }
+    if (publisher.sin_port == 0) {
+      const in_addr host = reachable_form(publisher).sin_addr;
+      publisher.sin_port =
+          htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
+    }
+    const std::string listen_at = transport_common::to_string(publisher);
+    const std::string connect_to = transport_common::to_string(reachable_form(publisher));
+    LoopbackArguments arguments{{flag, listen_at}, {}, {}};
+    for (std::size_t i = 0; i < subscribers; ++i) {
+      if (given.size() == 2) {
+        transport_common::parse_ipv4_endpoint(given[1], flag);
+        arguments.subscribers.push_back({flag, given[1], flag, connect_to});
+      } else {
+        arguments.subscribers.push_back({flag, connect_to});
+      }
+    }
+    return arguments;
+  }
+
+private:
+  std::vector<std::string> addresses_given() const
+  {
+    return option_values().texts(tcp_options()["tcp"]);
+  }
+
+  bool no_delay() const
+  {
+    return *option_values().choice(tcp_options()["tcp-nodelay"]) == nodelay_on;
+  }
+
+  // Parsed again by open() rather than cached by validate(): validate() is const, and
+  // resolving twice at setup costs nothing that matters.
+  TcpAddresses parse(Role role) const
+  {
+    const std::vector<std::string> given = addresses_given();
+    TcpAddresses addresses;
+    if (role == Role::publisher) {
+      if (given.size() != 1) {
+        throw UsageError(given.empty() ? "a TCP publisher needs the address it listens at: "
+                                         "--tcp host:port (0.0.0.0 for every interface)"
+                                       : "a TCP publisher takes one --tcp, the address it listens "
+                                         "at; its subscribers connect to it");
+      }
+      addresses.publisher = parse_port_given(
+          given[0], "a publisher needs a port other than 0, since its subscribers connect to it "
+                    "(only --local-pair picks one itself)");
+      return addresses;
+    }
+    if (given.empty() || given.size() > 2) {
+      throw UsageError("a TCP subscriber needs its publisher's address: --tcp host:port (or "
+                       "two: its own address, then the publisher's)");
+    }
+    if (given.size() == 2) {
+      addresses.own = transport_common::parse_ipv4_endpoint(given[0], flag);
+    }
+    addresses.publisher =
+        parse_port_given(given.back(), "the publisher's address needs its port, not 0");
+    return addresses;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Transport> make_tcp_transport()
+{
+  return std::make_unique<TcpTransport>();
+}
+
+} // namespace netprof

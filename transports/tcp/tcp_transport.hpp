@@ -1,0 +1,15 @@
+#pragma once
+
+// Raw TCP ("tcp"): the publisher listens at its --tcp address and accepts one connection per
+// subscriber; a subscriber connects to the publisher's. Messages are length-framed
+// (transports/stream/frame_reader.hpp); TCP_NODELAY is on unless --tcp-nodelay off.
+
+#include <netprof/registry.hpp>
+
+#include <memory>
+
+namespace netprof {
+
+std::unique_ptr<Transport> make_tcp_transport();
+
+} // namespace netprof

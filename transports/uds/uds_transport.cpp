@@ -1,0 +1,128 @@
+#include "uds_transport.hpp"
+
+#include "uds_address.hpp"
+#include "uds_sockets.hpp"
+
+#include "common/socket_file.hpp"
+#include "stream/stream_endpoint.hpp"
+#include "stream/stream_limits.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace netprof {
+
+namespace {
+
+constexpr std::size_t seqpacket = 0; // --uds-type seqpacket|stream
+// A record is one allocation in the kernel, contiguous apart from 17 pages: beyond a few MiB it
+// fails however large the buffers (measured: 4.26 MB on Linux 6.18 with -q 4 MiB).
+constexpr std::size_t max_record_message = std::size_t{4} << 20;
+
+const OptionGroup& uds_options()
+{
+  static const OptionGroup group{
+      "Unix-domain sockets",
+      {OptionSpec("uds", "PATH|@NAME", Text{},
+                  "Unix-domain socket on this host, one connection per subscriber: the publisher "
+                  "listens at PATH (a socket file made 0600 and removed at the end; a stale one "
+                  "nobody listens on is replaced, anything else there is refused) or at @NAME in "
+                  "Linux's abstract namespace (no file, so any local process may connect); "
+                  "subscribers connect to it. At most 107 bytes. --local-pair takes none (a "
+                  "fresh file in $TMPDIR) or one.")
+           .passed(PairRoute::neither),
+       OptionSpec("uds-type", "seqpacket|stream", Choice{{"seqpacket", "stream"}},
+                  "seqpacket: each message one record, its boundaries kept by the kernel "
+                  "(a message of up to -q bytes, at most 4 MiB); stream: a byte stream, each "
+                  "message length-framed as over tcp (up to 16 MiB). Give both sides the same")
+           .with_default("seqpacket")}};
+  return group;
+}
+
+class UdsTransport final : public Transport {
+public:
+  const OptionGroup& options() const override { return uds_options(); }
+
+  void validate(Role /*role*/) const override
+  {
+    address();
+    records();
+  }
+
+  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
+  {
+    const uds::UdsAddress where = address();
+    const bool kernel_records = records();
+    auto sockets = std::make_unique<uds::UdsSockets>(uds::UdsSettings{
+        where, kernel_records ? SOCK_SEQPACKET : SOCK_STREAM, request.queue_length_bytes});
+    stream::StreamSetup setup;
+    setup.transport = "uds";
+    setup.role = request.role;
+    setup.framing =
+        kernel_records ? stream::Framing::kernel_records : stream::Framing::length_prefixed;
+    if (request.role == Role::publisher) {
+      setup.listener = sockets->listen();
+      setup.local_addresses.push_back(where.text);
+      setup.notes = sockets->notes();
+    }
+    setup.publisher_address = where.text;
+    const std::size_t granted = sockets->buffers().granted_send;
+    // A record waits whole in its sender's buffer until read, and the kernel takes one only
+    // when the buffer has room for all of it: one of -q bytes fits beside others queued.
+    setup.limits = kernel_records
+                       ? stream::stream_limits(request, std::min(granted, max_record_message),
+                                               max_record_message)
+                       : stream::stream_limits(request, stream::framed_sendable(granted),
+                                               stream::max_framed_message);
+    setup.size_hint =
+        kernel_records ? "a larger -q raises it, up to 4 MiB; --uds-type stream carries 16 MiB"
+                       : "a larger -q raises it, up to 16 MiB";
+    setup.notes.push_back(kernel_records
+                              ? "SOCK_SEQPACKET: each message one record, kept whole by the kernel"
+                              : "SOCK_STREAM: each message length-framed, as over tcp");
+    setup.sockets = std::move(sockets);
+    return std::make_unique<stream::StreamEndpoint>(std::move(setup));
+  }
+
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
+  {
+    records(); // a bad value is reported before the children start
+    const std::optional<std::string> given = option_values().text(uds_options()["uds"]);
+    const std::string text =
+        given ? address().text
+              : transport_common::temporary_socket_path("netprof-uds", "publisher", ".sock");
+    LoopbackArguments arguments{{"--uds", text}, {}, {}};
+    for (std::size_t i = 0; i < subscribers; ++i) {
+      arguments.subscribers.push_back({"--uds", text});
+    }
+    if (text.front() != '@') {
+      arguments.files.push_back(text);
+    }
+    return arguments;
+  }
+
+private:
+  uds::UdsAddress address() const
+  {
+    const std::optional<std::string> given = option_values().text(uds_options()["uds"]);
+    if (!given) {
+      throw UsageError("the uds transport needs the socket's place: --uds PATH (a socket file) "
+                       "or --uds @NAME (abstract), the same for publisher and subscribers");
+    }
+    return uds::parse_uds_address(*given);
+  }
+
+  bool records() const { return *option_values().choice(uds_options()["uds-type"]) == seqpacket; }
+};
+
+} // namespace
+
+std::unique_ptr<Transport> make_uds_transport()
+{
+  return std::make_unique<UdsTransport>();
+}
+
+} // namespace netprof
