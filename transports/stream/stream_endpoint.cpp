@@ -22,6 +22,8 @@ constexpr std::size_t direct_reads = 4;
 constexpr std::uint32_t housekeeping_interval = 16;
 // How long a subscriber's first connect may take before open() returns (it goes on after).
 constexpr auto first_dial_wait = std::chrono::seconds(1);
+// The report names this many adopted peers at most.
+constexpr std::size_t peers_named = 64;
 
 timespec to_timespec(Nanoseconds duration) noexcept
 {
@@ -183,6 +185,9 @@ bool StreamEndpoint::adopt_peer(PeerHandle sender) noexcept
       // allocation while measuring.
       connection->pending.reserve(std::max<std::size_t>(m_limits.expected_message, 4096) +
                                   frame_header_size);
+      if (m_adopted_peers.size() < peers_named) {
+        m_adopted_peers.push_back(connection->peer);
+      }
     } catch (const std::bad_alloc&) {
       return false;
     }

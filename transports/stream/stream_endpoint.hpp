@@ -138,6 +138,7 @@ private:
   std::uint32_t m_idle_polls = 0;
   std::size_t m_read_start = 0; // where the next pass starts, so that no connection starves
 
+  std::vector<std::string> m_adopted_peers; // for the report: the first ones, at most a few
   std::size_t m_adopted = 0;
   std::size_t m_peak_adopted = 0;
   std::uint64_t m_accepted = 0;

@@ -39,7 +39,8 @@ std::vector<std::string> StreamEndpoint::connection_notes() const
                   std::to_string(m_closed.by_peer) + " closed by their peers");
   if (m_closed.hostile() > 0) {
     notes.push_back("closed " + plural(m_closed.hostile(), "connection", "connections") +
-                    " that broke netprof's framing (" + std::to_string(m_closed.mid_frame) +
+                    " that sent what netprof does not read (" +
+                    std::to_string(m_closed.mid_frame) +
                     " ended mid-message, " + std::to_string(m_closed.not_a_frame) +
                     " not framed, " + std::to_string(m_closed.too_large) + " too large); " +
                     m_closed.first_hostile);
@@ -72,7 +73,7 @@ std::vector<std::string> StreamEndpoint::diagnoses() const
   }
   if (m_closed.hostile() > 0) {
     found.push_back("closed " + plural(m_closed.hostile(), "connection", "connections") +
-                    " that broke netprof's framing; " + m_closed.first_hostile);
+                    " that sent what netprof does not read; " + m_closed.first_hostile);
   }
   if (m_accept_errors > 0) {
     found.push_back("could not accept connections " + plural(m_accept_errors, "time", "times") +
@@ -88,11 +89,7 @@ EndpointFacts StreamEndpoint::facts() const
   facts.transport = m_transport;
   if (m_publisher) {
     facts.local_addresses = m_local_addresses;
-    for (const std::uint16_t slot : m_open) {
-      if (m_slots[slot].adopted) {
-        facts.peer_addresses.push_back(m_slots[slot].peer);
-      }
-    }
+    facts.peer_addresses = m_adopted_peers;
     facts.peak_connections = m_peak_adopted;
   } else {
     facts.local_addresses.push_back(m_own_end.empty() ? "(not connected)" : m_own_end);

@@ -1,0 +1,462 @@
+// The stream endpoint against what real sockets do, over tcp and both Unix socket types:
+// strangers that send garbage or announce huge messages, peers that vanish mid-message, a
+// subscriber that stops reading, slots all taken, a subscriber that starts before its publisher.
+// Every wait is bounded by a deadline.
+
+#include "tcp/tcp_transport.hpp"
+#include "uds/uds_transport.hpp"
+
+#include "common/unique_fd.hpp"
+
+#include "support/test_sinks.hpp"
+#include "support/transport_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::Endpoint;
+using netprof::EndpointRequest;
+using netprof::ReceiveResult;
+using netprof::Role;
+using netprof::SendResult;
+using netprof::Transport;
+using netprof::testing::CollectingSink;
+using netprof::testing::give_arguments;
+using netprof::transport_common::UniqueFd;
+
+using Bytes = std::vector<std::byte>;
+
+constexpr auto deadline_after = 5s;
+constexpr std::size_t queue_length = std::size_t{1} << 20;
+constexpr std::size_t largest_control = 300;
+
+struct Kind {
+  std::string name;
+  std::function<std::unique_ptr<Transport>()> make;
+  std::vector<std::string> options;
+  int socket_type;
+  bool framed;
+};
+
+std::vector<Kind> kinds()
+{
+  return {{"tcp", netprof::make_tcp_transport, {}, SOCK_STREAM, true},
+          {"uds_seqpacket", netprof::make_uds_transport, {"--uds-type", "seqpacket"},
+           SOCK_SEQPACKET, false},
+          {"uds_stream", netprof::make_uds_transport, {"--uds-type", "stream"}, SOCK_STREAM,
+           true}};
+}
+
+Bytes text(const std::string& characters)
+{
+  Bytes bytes(characters.size());
+  std::memcpy(bytes.data(), characters.data(), characters.size());
+  return bytes;
+}
+
+Bytes framed(const Bytes& message)
+{
+  const auto length = static_cast<std::uint32_t>(message.size());
+  Bytes bytes = {std::byte{'n'}, std::byte{'p'}, std::byte{0}, std::byte{0}};
+  for (int i = 0; i < 4; ++i) {
+    bytes.push_back(static_cast<std::byte>((length >> (8 * i)) & 0xff));
+  }
+  bytes.insert(bytes.end(), message.begin(), message.end());
+  return bytes;
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+  std::string all;
+  for (const std::string& line : lines) {
+    all += line + "\n";
+  }
+  return all;
+}
+
+// A socket address from a --tcp host:port or a --uds path.
+struct RawAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family = AF_INET;
+};
+
+RawAddress raw_address(const std::string& value, bool tcp)
+{
+  RawAddress raw;
+  if (tcp) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&raw.storage);
+    const std::size_t colon = value.rfind(':');
+    in->sin_family = AF_INET;
+    in->sin_port = htons(static_cast<std::uint16_t>(std::stoi(value.substr(colon + 1))));
+    inet_pton(AF_INET, value.substr(0, colon).c_str(), &in->sin_addr);
+    raw.length = sizeof *in;
+  } else {
+    auto* un = reinterpret_cast<sockaddr_un*>(&raw.storage);
+    un->sun_family = AF_UNIX;
+    std::memcpy(un->sun_path, value.data(), value.size());
+    raw.length = sizeof *un;
+    raw.family = AF_UNIX;
+  }
+  return raw;
+}
+
+void PrintTo(const Kind& kind, std::ostream* out)
+{
+  *out << kind.name;
+}
+
+class StreamEndpointTest : public ::testing::TestWithParam<Kind> {
+protected:
+  void SetUp() override
+  {
+    m_transport = GetParam().make();
+    m_arguments = m_transport->loopback_arguments(2);
+    for (const std::string& file : m_arguments.files) {
+      m_files.push_back(file);
+    }
+  }
+  void TearDown() override
+  {
+    for (const std::string& file : m_files) {
+      unlink(file.c_str());
+    }
+  }
+
+  bool tcp() const { return GetParam().name == "tcp"; }
+  // The publisher's address as its --tcp or --uds gave it.
+  std::string address() const { return m_arguments.publisher.at(1); }
+
+  std::vector<std::string> with_kind(std::vector<std::string> arguments) const
+  {
+    arguments.insert(arguments.end(), GetParam().options.begin(), GetParam().options.end());
+    return arguments;
+  }
+
+  std::unique_ptr<Endpoint> open(Role role, std::vector<std::string> arguments,
+                                 std::size_t subscribers = 2)
+  {
+    m_held.push_back(GetParam().make());
+    Transport& transport = *m_held.back();
+    give_arguments(transport, with_kind(std::move(arguments)));
+    transport.validate(role);
+    EndpointRequest request;
+    request.role = role;
+    request.queue_length_bytes = queue_length;
+    request.message_size = 116;
+    request.header_bytes = 52;
+    request.largest_control_message = role == Role::publisher ? largest_control : 0;
+    request.subscribers = subscribers;
+    return transport.open(request);
+  }
+
+  std::unique_ptr<Endpoint> open_publisher(std::size_t subscribers = 2)
+  {
+    return open(Role::publisher, m_arguments.publisher, subscribers);
+  }
+  std::unique_ptr<Endpoint> open_subscriber(std::size_t index = 0)
+  {
+    return open(Role::subscriber, m_arguments.subscribers.at(index));
+  }
+
+  // A stranger's connection to the publisher.
+  UniqueFd connect_raw() const
+  {
+    const RawAddress raw = raw_address(address(), tcp());
+    UniqueFd fd(socket(raw.family, GetParam().socket_type | SOCK_CLOEXEC, 0));
+    EXPECT_TRUE(fd.valid());
+    EXPECT_EQ(connect(fd.get(), reinterpret_cast<const sockaddr*>(&raw.storage), raw.length), 0)
+        << std::strerror(errno);
+    return fd;
+  }
+
+  // Receives on `endpoint` until `done` or the deadline.
+  static bool receive_until(Endpoint& endpoint, CollectingSink& sink,
+                            const std::function<bool()>& done)
+  {
+    const auto deadline = Clock::now() + deadline_after;
+    while (!done() && Clock::now() < deadline) {
+      if (endpoint.receive(sink, 10ms) == ReceiveResult::failed) {
+        return done();
+      }
+    }
+    return done();
+  }
+
+  // The subscriber says hello, the publisher adopts it: what the core does.
+  static void join(Endpoint& publisher, Endpoint& subscriber, const std::string& hello)
+  {
+    const auto deadline = Clock::now() + deadline_after;
+    SendResult sent = subscriber.send(text(hello));
+    while (sent == SendResult::back_pressured && Clock::now() < deadline) {
+      sent = subscriber.send(text(hello));
+    }
+    ASSERT_EQ(sent, SendResult::sent);
+    CollectingSink sink;
+    ASSERT_TRUE(receive_until(publisher, sink, [&] { return !sink.messages.empty(); }));
+    ASSERT_EQ(sink.messages.front(), text(hello));
+    ASSERT_TRUE(publisher.adopt_peer(sink.deliveries.front().sender));
+  }
+
+  // Whether the stranger's connection was closed by the publisher (EOF or reset), which
+  // receives meanwhile.
+  static bool closed_by_publisher(int fd, Endpoint& publisher)
+  {
+    const auto deadline = Clock::now() + deadline_after;
+    std::byte byte{};
+    CollectingSink sink;
+    while (Clock::now() < deadline) {
+      const ssize_t got = recv(fd, &byte, 1, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+        return true;
+      }
+      publisher.receive(sink, 1ms);
+    }
+    return false;
+  }
+
+  std::unique_ptr<Transport> m_transport;
+  Transport::LoopbackArguments m_arguments;
+  std::vector<std::unique_ptr<Transport>> m_held;
+  std::vector<std::string> m_files;
+};
+
+TEST_P(StreamEndpointTest, AStrangerAnnouncingAHugeMessageIsClosedAndNamed)
+{
+  const auto publisher = open_publisher();
+  const UniqueFd stranger = connect_raw();
+  const Bytes huge = GetParam().framed ? Bytes{std::byte{'n'}, std::byte{'p'}, std::byte{0},
+                                               std::byte{0}, std::byte{0xff}, std::byte{0xff},
+                                               std::byte{0xff}, std::byte{0xff}}
+                                       : Bytes(largest_control + 1, std::byte{'x'});
+  ASSERT_EQ(send(stranger.get(), huge.data(), huge.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(huge.size()));
+
+  EXPECT_TRUE(closed_by_publisher(stranger.get(), *publisher));
+  const std::string said = joined(publisher->facts().diagnoses);
+  EXPECT_NE(said.find("more than the 300 read here"), std::string::npos) << said;
+  const std::string noted = joined(publisher->facts().notes);
+  EXPECT_NE(noted.find("0 not framed, 1 too large"), std::string::npos) << noted;
+}
+
+TEST_P(StreamEndpointTest, AStrangerSendingGarbageIsClosedAndTheRunGoesOn)
+{
+  if (!GetParam().framed) {
+    GTEST_SKIP() << "records carry no framing to break: garbage goes to the core, which rejects it";
+  }
+  const auto publisher = open_publisher();
+  const auto subscriber = open_subscriber();
+  const UniqueFd stranger = connect_raw();
+  const Bytes garbage = text("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  send(stranger.get(), garbage.data(), garbage.size(), MSG_NOSIGNAL);
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+
+  EXPECT_TRUE(closed_by_publisher(stranger.get(), *publisher));
+  ASSERT_EQ(publisher->send(text("data")), SendResult::sent);
+  CollectingSink at_subscriber;
+  EXPECT_TRUE(receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
+  EXPECT_NE(joined(publisher->facts().notes).find("1 not framed"), std::string::npos)
+      << joined(publisher->facts().notes);
+}
+
+TEST_P(StreamEndpointTest, APeerThatLeavesMidMessageIsDroppedAndOthersStillGetData)
+{
+  if (!GetParam().framed) {
+    GTEST_SKIP() << "a record arrives whole or not at all";
+  }
+  const auto publisher = open_publisher();
+  const auto subscriber = open_subscriber();
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+  {
+    const UniqueFd leaving = connect_raw();
+    const Bytes whole = framed(Bytes(64, std::byte{1}));
+    const Bytes half(whole.begin(), whole.begin() + 20);
+    send(leaving.get(), half.data(), half.size(), MSG_NOSIGNAL);
+  }
+  CollectingSink sink;
+  const auto deadline = Clock::now() + deadline_after;
+  while (publisher->facts().diagnoses.empty() && Clock::now() < deadline) {
+    ASSERT_NE(publisher->receive(sink, 10ms), ReceiveResult::failed);
+  }
+  const std::string said = joined(publisher->facts().diagnoses);
+  EXPECT_NE(said.find("in the middle of a message (12 of its 64 bytes had come)"),
+            std::string::npos)
+      << said;
+  ASSERT_EQ(publisher->send(text("still flowing")), SendResult::sent);
+  CollectingSink at_subscriber;
+  EXPECT_TRUE(receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
+}
+
+TEST_P(StreamEndpointTest, APublisherThatVanishesMidMessageFailsItsSubscriber)
+{
+  if (!GetParam().framed) {
+    GTEST_SKIP() << "a record arrives whole or not at all";
+  }
+  // A fake publisher: a bare listener at the publisher's address.
+  const RawAddress raw = raw_address(address(), tcp());
+  const UniqueFd listener(socket(raw.family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const int on = 1;
+  setsockopt(listener.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  ASSERT_EQ(bind(listener.get(), reinterpret_cast<const sockaddr*>(&raw.storage), raw.length), 0);
+  ASSERT_EQ(listen(listener.get(), 4), 0);
+
+  const auto subscriber = open_subscriber();
+  const UniqueFd accepted(accept(listener.get(), nullptr, nullptr));
+  ASSERT_TRUE(accepted.valid());
+  const Bytes whole = framed(Bytes(116, std::byte{2}));
+  send(accepted.get(), whole.data(), 40, MSG_NOSIGNAL);
+  close(accepted.get());
+
+  CollectingSink sink;
+  ReceiveResult result = ReceiveResult::timed_out;
+  const auto deadline = Clock::now() + deadline_after;
+  while (result != ReceiveResult::failed && Clock::now() < deadline) {
+    result = subscriber->receive(sink, 10ms);
+  }
+  EXPECT_EQ(result, ReceiveResult::failed);
+  EXPECT_TRUE(sink.messages.empty());
+  const std::string said = joined(subscriber->facts().diagnoses);
+  EXPECT_NE(said.find("closed in the middle of a message (32 of its 116 bytes had come)"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(subscriber->receive(sink, 0ns), ReceiveResult::failed) << "it stays failed";
+}
+
+TEST_P(StreamEndpointTest, TheHandleOfAClosedConnectionAdoptsNobody)
+{
+  const auto publisher = open_publisher();
+  netprof::PeerHandle kept;
+  {
+    const auto subscriber = open_subscriber();
+    ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+    CollectingSink sink;
+    subscriber->send(text("again"));
+    ASSERT_TRUE(receive_until(*publisher, sink, [&] { return !sink.messages.empty(); }));
+    kept = sink.deliveries.front().sender;
+  }
+  CollectingSink sink;
+  const auto deadline = Clock::now() + deadline_after;
+  while (publisher->adopt_peer(kept) && Clock::now() < deadline) {
+    publisher->receive(sink, 10ms); // notices the connection closed
+  }
+  EXPECT_FALSE(publisher->adopt_peer(kept));
+  EXPECT_EQ(publisher->reply(kept, text("anyone?")), SendResult::failed);
+}
+
+TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait)
+{
+  const auto publisher = open_publisher();
+  const auto subscriber = open_subscriber();
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+  const Bytes message(8192, std::byte{3});
+  std::size_t sent = 0;
+  const auto start = Clock::now();
+  SendResult result = SendResult::sent;
+  while (result == SendResult::sent && sent < 100000) {
+    result = publisher->send(message);
+    sent += result == SendResult::sent ? 1 : 0;
+  }
+  EXPECT_EQ(result, SendResult::back_pressured);
+  EXPECT_LT(Clock::now() - start, 2s) << "a full socket must not make send() wait";
+
+  // Once the subscriber reads, everything taken arrives, in order and whole.
+  CollectingSink at_subscriber;
+  const auto deadline = Clock::now() + deadline_after;
+  while (at_subscriber.messages.size() < sent && Clock::now() < deadline) {
+    publisher->flush();
+    ASSERT_NE(subscriber->receive(at_subscriber, 1ms), ReceiveResult::failed);
+  }
+  ASSERT_EQ(at_subscriber.messages.size(), sent);
+  EXPECT_TRUE(std::all_of(at_subscriber.messages.begin(), at_subscriber.messages.end(),
+                          [&](const Bytes& got) { return got == message; }));
+  EXPECT_EQ(publisher->flush(), SendResult::sent);
+}
+
+TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
+{
+  const auto publisher = open_publisher();
+  const auto first = open_subscriber(0);
+  const auto second = open_subscriber(1);
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *first, "one"));
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *second, "two"));
+  EXPECT_EQ(publisher->facts().peak_connections, 2u);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(publisher->send(text("message " + std::to_string(i))), SendResult::sent);
+  }
+  for (Endpoint* subscriber : {first.get(), second.get()}) {
+    CollectingSink sink;
+    ASSERT_TRUE(receive_until(*subscriber, sink, [&] { return sink.messages.size() >= 100; }));
+    EXPECT_EQ(sink.messages.back(), text("message 99"));
+  }
+  // Echoes come back from each, under handles of their own.
+  first->send(text("echo one"));
+  second->send(text("echo two"));
+  CollectingSink echoes;
+  ASSERT_TRUE(receive_until(*publisher, echoes, [&] { return echoes.messages.size() >= 2; }));
+  EXPECT_NE(echoes.deliveries[0].sender, echoes.deliveries[1].sender);
+}
+
+TEST_P(StreamEndpointTest, ASubscriberStartedFirstConnectsOnceItsPublisherListens)
+{
+  const auto subscriber = open_subscriber();
+  CollectingSink sink;
+  subscriber->receive(sink, 0ns);
+  EXPECT_NE(joined(subscriber->facts().diagnoses).find("could not connect to the publisher"),
+            std::string::npos)
+      << joined(subscriber->facts().diagnoses);
+
+  const auto publisher = open_publisher();
+  CollectingSink at_publisher;
+  const auto deadline = Clock::now() + deadline_after;
+  while (at_publisher.messages.empty() && Clock::now() < deadline) {
+    subscriber->send(text("hello"));
+    subscriber->receive(sink, 20ms); // dials again
+    publisher->receive(at_publisher, 0ns);
+  }
+  ASSERT_FALSE(at_publisher.messages.empty());
+  EXPECT_TRUE(subscriber->facts().diagnoses.empty());
+}
+
+TEST_P(StreamEndpointTest, StrangersHoldingEverySlotGiveWayToANewConnection)
+{
+  const auto publisher = open_publisher(0); // room for the spare connections alone
+  std::vector<UniqueFd> strangers;
+  CollectingSink sink;
+  for (int i = 0; i < 64; ++i) {
+    strangers.push_back(connect_raw());
+    publisher->receive(sink, 0ns);
+  }
+  const auto subscriber = open_subscriber();
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+  EXPECT_TRUE(closed_by_publisher(strangers.front().get(), *publisher))
+      << "the first stranger makes room";
+  EXPECT_NE(joined(publisher->facts().notes).find("(connections never adopted) closed to make room"),
+            std::string::npos)
+      << joined(publisher->facts().notes);
+}
+
+std::string kind_name(const ::testing::TestParamInfo<Kind>& kind)
+{
+  return kind.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, StreamEndpointTest, ::testing::ValuesIn(kinds()), kind_name);
+
+} // namespace
