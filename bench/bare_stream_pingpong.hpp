@@ -71,8 +71,7 @@ inline void receive_exactly(int fd, std::byte* buffer, std::size_t size, Wait wa
   const auto give_up = std::chrono::steady_clock::now() + receive_timeout;
   std::size_t have = 0;
   for (std::uint32_t turn = 1; have < size; ++turn) {
-    const ssize_t got =
-        recv(fd, buffer + have, size - have, wait == Wait::spin ? MSG_DONTWAIT : 0);
+    const ssize_t got = recv(fd, buffer + have, size - have, wait == Wait::spin ? MSG_DONTWAIT : 0);
     if (got > 0) {
       have += static_cast<std::size_t>(got);
       if (record && have != size)
@@ -166,8 +165,7 @@ inline std::vector<std::int64_t> run_pinger(const SocketPair& pair, const Stream
     std::memcpy(ping.data(), &sequence, stream_detail::sequence_bytes);
     const auto sent_at = std::chrono::steady_clock::now();
     stream_detail::send_exactly(pair.first, ping.data(), ping.size());
-    stream_detail::receive_exactly(pair.first, echo.data(), echo.size(), options.wait,
-                                   pair.record);
+    stream_detail::receive_exactly(pair.first, echo.data(), echo.size(), options.wait, pair.record);
     const auto received_at = std::chrono::steady_clock::now();
     std::uint64_t echoed = 0;
     std::memcpy(&echoed, echo.data(), stream_detail::sequence_bytes);

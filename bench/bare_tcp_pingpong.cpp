@@ -57,9 +57,8 @@ int main(int argc, char** argv)
 {
   bare::StreamOptions options;
   try {
-    options = bare::parse_stream_options(argc, argv,
-                                         [](std::string_view, std::string_view,
-                                            bare::StreamOptions&) { return false; });
+    options = bare::parse_stream_options(
+        argc, argv, [](std::string_view, std::string_view, bare::StreamOptions&) { return false; });
     options.kind = "tcp";
   } catch (const bare::UsageError& error) {
     return bare::usage_exit_status(error, program, usage);

@@ -18,7 +18,8 @@ void register_builtin_transports(TransportRegistry& registry)
                 make_zmq_transport});
   registry.add({"shm", "shared-memory ring on this host: --shm NAME (publisher creates it)",
                 make_shm_transport});
-  registry.add({"tcp", "raw TCP: --tcp host:port, where the publisher listens", make_tcp_transport});
+  registry.add(
+      {"tcp", "raw TCP: --tcp host:port, where the publisher listens", make_tcp_transport});
   registry.add({"uds", "Unix-domain sockets: --uds PATH or @NAME, where the publisher listens",
                 make_uds_transport});
 }

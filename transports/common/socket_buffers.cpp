@@ -62,8 +62,8 @@ BufferSizes size_socket_buffers(int send_fd, int receive_fd, std::size_t request
   for (const Buffer& buffer : buffers) {
     if (setsockopt(buffer.fd, SOL_SOCKET, buffer.option, &value, sizeof value) != 0) {
       throw TransportError("cannot set the " + std::string(protocol) + " " + buffer.name +
-                           " buffer to " +
-                           std::to_string(value) + " B: " + std::generic_category().message(errno));
+                           " buffer to " + std::to_string(value) +
+                           " B: " + std::generic_category().message(errno));
     }
     *buffer.granted = read_buffer_size(buffer.fd, buffer.option, protocol);
     if (*buffer.granted >= requested) {

@@ -86,9 +86,9 @@ std::string temporary_socket_path(std::string_view stem, std::string_view role,
   const auto written = std::to_chars(suffix, suffix + sizeof suffix, device(), 16);
   const std::string pid = std::to_string(getpid());
   std::string name = "/";
-  for (const std::string_view part : {stem, std::string_view("-"), std::string_view(pid),
-                                      std::string_view("-"), std::string_view(suffix, written.ptr),
-                                      std::string_view("-"), role, extension}) {
+  for (const std::string_view part :
+       {stem, std::string_view("-"), std::string_view(pid), std::string_view("-"),
+        std::string_view(suffix, written.ptr), std::string_view("-"), role, extension}) {
     name += part;
   }
   const char* tmpdir = std::getenv("TMPDIR");

@@ -31,6 +31,20 @@ bool would_block(int error) noexcept
   return error == EAGAIN || error == EWOULDBLOCK;
 }
 
+// After a read returned -1: false to read again (EINTR), true to stop, with `report` saying
+// why when it is more than "nothing to read now".
+bool stop_after_error(ReadReport& report) noexcept
+{
+  if (errno == EINTR) {
+    return false;
+  }
+  if (!would_block(errno)) {
+    report.end = ReadEnd::failed;
+    report.error = errno;
+  }
+  return true;
+}
+
 WriteOutcome queue(Connection& connection, std::span<const std::byte> first,
                    std::span<const std::byte> second) noexcept
 {
@@ -108,11 +122,7 @@ ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sen
     } else if (got == 0) {
       report.end = reader.partial_bytes() > 0 ? ReadEnd::mid_frame : ReadEnd::closed;
       return report;
-    } else if (errno != EINTR) {
-      if (!would_block(errno)) {
-        report.end = ReadEnd::failed;
-        report.error = errno;
-      }
+    } else if (stop_after_error(report)) {
       return report;
     }
   }
@@ -141,11 +151,7 @@ ReadReport read_records(Connection& connection, std::span<std::byte> buffer, Mes
       // A peer's end of the connection; netprof never sends an empty record.
       report.end = ReadEnd::closed;
       return report;
-    } else if (errno != EINTR) {
-      if (!would_block(errno)) {
-        report.end = ReadEnd::failed;
-        report.error = errno;
-      }
+    } else if (stop_after_error(report)) {
       return report;
     }
   }
@@ -156,9 +162,9 @@ WriteOutcome write_message(Connection& connection, std::span<const std::byte> me
                            Framing framing, bool may_queue) noexcept
 {
   const FrameHeader frame = encode_frame_header(static_cast<std::uint32_t>(message.size()));
-  const std::span<const std::byte> head =
-      framing == Framing::length_prefixed ? std::span<const std::byte>(frame)
-                                          : std::span<const std::byte>();
+  const std::span<const std::byte> head = framing == Framing::length_prefixed
+                                              ? std::span<const std::byte>(frame)
+                                              : std::span<const std::byte>();
   const int fd = connection.fd.get();
   if (!connection.pending.empty()) {
     if (connection.pending.write_to(fd) == PendingOutput::Flush::failed) {

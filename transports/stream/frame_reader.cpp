@@ -94,8 +94,7 @@ std::span<std::byte> FrameReader::space() noexcept
     }
     needed += length_of(m_buffer.data() + m_begin);
   }
-  if (m_buffer.size() - m_begin < needed ||
-      (m_begin > 0 && m_buffer.size() - m_end < least_room)) {
+  if (m_buffer.size() - m_begin < needed || (m_begin > 0 && m_buffer.size() - m_end < least_room)) {
     std::memmove(m_buffer.data(), m_buffer.data() + m_begin, m_end - m_begin);
     m_end -= m_begin;
     m_begin = 0;

@@ -91,8 +91,7 @@ std::optional<std::size_t> StreamEndpoint::free_slot() noexcept
   std::optional<std::size_t> oldest;
   for (std::size_t i = 0; i < m_open.size(); ++i) {
     const Connection& connection = m_slots[m_open[i]];
-    if (!connection.adopted &&
-        (!oldest || connection.opened < m_slots[m_open[*oldest]].opened)) {
+    if (!connection.adopted && (!oldest || connection.opened < m_slots[m_open[*oldest]].opened)) {
       oldest = i;
     }
   }
@@ -114,9 +113,9 @@ void StreamEndpoint::open_connection(std::size_t slot, transport_common::UniqueF
     connection.peer = m_sockets->describe_peer(fd.get());
     if (m_framing == Framing::length_prefixed) {
       const std::size_t capacity =
-          m_publisher ? publisher_reader_bytes
-                      : std::max(m_limits.expected_message + frame_header_size,
-                                 subscriber_reader_bytes);
+          m_publisher
+              ? publisher_reader_bytes
+              : std::max(m_limits.expected_message + frame_header_size, subscriber_reader_bytes);
       connection.reader = FrameReader(m_limits.read_limit, capacity);
     }
   } catch (const std::bad_alloc&) {

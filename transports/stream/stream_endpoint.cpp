@@ -50,10 +50,13 @@ SendResult as_send_result(WriteOutcome outcome) noexcept
 StreamEndpoint::StreamEndpoint(StreamSetup setup)
     : m_transport(std::move(setup.transport)), m_publisher(setup.role == Role::publisher),
       m_framing(setup.framing), m_limits(setup.limits), m_sockets(std::move(setup.sockets)),
-      m_listener(std::move(setup.listener)), m_local_addresses(std::move(setup.local_addresses)),
       m_publisher_address(std::move(setup.publisher_address)), m_notes(std::move(setup.notes)),
       m_size_hint(std::move(setup.size_hint))
 {
+  if (m_publisher) {
+    m_listener = m_sockets->listen();
+    m_notes.insert(m_notes.begin(), m_sockets->notes().begin(), m_sockets->notes().end());
+  }
   try {
     const std::size_t slots = m_publisher ? std::max<std::size_t>(m_limits.max_connections, 1) : 1;
     m_slots.resize(slots);
@@ -260,11 +263,10 @@ StreamEndpoint::Pass StreamEndpoint::read_readable(MessageSink& sink) noexcept
     if (!connection.readable || connection.broken) {
       continue;
     }
-    const ReadReport report =
-        m_framing == Framing::length_prefixed
-            ? read_frames(connection, sink, handle_of(slot), budget)
-            : read_records(connection, {m_records.get(), m_limits.read_limit}, sink,
-                           handle_of(slot), budget);
+    const ReadReport report = m_framing == Framing::length_prefixed
+                                  ? read_frames(connection, sink, handle_of(slot), budget)
+                                  : read_records(connection, {m_records.get(), m_limits.read_limit},
+                                                 sink, handle_of(slot), budget);
     if (report.delivered > 0) {
       pass = Pass::delivered;
     }

@@ -39,25 +39,23 @@ struct StreamSetup {
   std::string transport; // registry name: "tcp", "uds"
   Role role = Role::publisher;
   Framing framing = Framing::length_prefixed;
-  std::unique_ptr<StreamSockets> sockets;
-  transport_common::UniqueFd listener;      // publisher: bound, listening, non-blocking
-  std::vector<std::string> local_addresses; // publisher: where it listens
-  std::string publisher_address;            // subscriber: what it dials
+  std::string publisher_address; // where the publisher listens, and subscribers dial
   StreamLimits limits;
   std::vector<std::string> notes;
   std::string size_hint;
+  std::unique_ptr<StreamSockets> sockets; // last: the limits are read from it before it moves
 };
 
 // Connections closed other than by the core's choice, for the report.
 struct ClosedConnections {
-  std::uint64_t by_peer = 0;       // between messages: a subscriber that left, a restart
-  std::uint64_t mid_frame = 0;     // in the middle of a message
-  std::uint64_t not_a_frame = 0;   // not netprof's framing
-  std::uint64_t too_large = 0;     // a message beyond the reader's limit
-  std::uint64_t failed = 0;        // a socket error (reset), or no memory for a message
-  std::uint64_t evicted = 0;       // strangers closed to make room for a new connection
-  std::uint64_t refused = 0;       // closed at once: every slot held by an adopted peer
-  std::string first_hostile;       // the first mid-frame, unframed or too large one, named
+  std::uint64_t by_peer = 0;     // between messages: a subscriber that left, a restart
+  std::uint64_t mid_frame = 0;   // in the middle of a message
+  std::uint64_t not_a_frame = 0; // not netprof's framing
+  std::uint64_t too_large = 0;   // a message beyond the reader's limit
+  std::uint64_t failed = 0;      // a socket error (reset), or no memory for a message
+  std::uint64_t evicted = 0;     // strangers closed to make room for a new connection
+  std::uint64_t refused = 0;     // closed at once: every slot held by an adopted peer
+  std::string first_hostile;     // the first mid-frame, unframed or too large one, named
   std::uint64_t hostile() const noexcept { return mid_frame + not_a_frame + too_large; }
 };
 
@@ -67,8 +65,9 @@ public:
   // the core gets control back often.
   static constexpr std::size_t receive_batch = 64;
 
-  // Takes the listener (publisher) or dials at once (subscriber, waiting briefly for a connect
-  // in progress). Throws TransportError when memory for its buffers is refused.
+  // Listens (publisher) or dials at once (subscriber, waiting briefly for a connect in
+  // progress). Throws TransportError when the system refuses the listener, or memory for the
+  // endpoint's buffers.
   explicit StreamEndpoint(StreamSetup setup);
 
   StreamEndpoint(const StreamEndpoint&) = delete;
@@ -123,16 +122,15 @@ private:
   const StreamLimits m_limits;
   std::unique_ptr<StreamSockets> m_sockets;
   transport_common::UniqueFd m_listener;
-  std::vector<std::string> m_local_addresses;
   const std::string m_publisher_address;
   std::vector<std::string> m_notes;
   const std::string m_size_hint;
 
-  std::vector<Connection> m_slots;  // every connection's place, allocated once
-  std::vector<std::uint16_t> m_open; // the slots that hold a connection
+  std::vector<Connection> m_slots;        // every connection's place, allocated once
+  std::vector<std::uint16_t> m_open;      // the slots that hold a connection
   std::unique_ptr<std::byte[]> m_records; // kernel_records: what one record is read into
-  std::vector<pollfd> m_poll;       // what poll_once waits on, reserved once
-  std::vector<int> m_poll_owner;    // per entry: a slot, or listener_entry / dial_entry
+  std::vector<pollfd> m_poll;             // what poll_once waits on, reserved once
+  std::vector<int> m_poll_owner;          // per entry: a slot, or listener_entry / dial_entry
   std::uint64_t m_next_serial = 1;
   bool m_any_broken = false;
   std::uint32_t m_idle_polls = 0;

@@ -34,13 +34,11 @@ std::vector<std::string> StreamEndpoint::connection_notes() const
     return notes;
   }
   notes.push_back("connections: " + std::to_string(m_accepted) + " accepted, at most " +
-                  std::to_string(m_peak_adopted) +
-                  " sent to at once (those the run adopted); " +
+                  std::to_string(m_peak_adopted) + " sent to at once (those the run adopted); " +
                   std::to_string(m_closed.by_peer) + " closed by their peers");
   if (m_closed.hostile() > 0) {
     notes.push_back("closed " + plural(m_closed.hostile(), "connection", "connections") +
-                    " that sent what netprof does not read (" +
-                    std::to_string(m_closed.mid_frame) +
+                    " that sent what netprof does not read (" + std::to_string(m_closed.mid_frame) +
                     " ended mid-message, " + std::to_string(m_closed.not_a_frame) +
                     " not framed, " + std::to_string(m_closed.too_large) + " too large); " +
                     m_closed.first_hostile);
@@ -88,7 +86,7 @@ EndpointFacts StreamEndpoint::facts() const
   EndpointFacts facts;
   facts.transport = m_transport;
   if (m_publisher) {
-    facts.local_addresses = m_local_addresses;
+    facts.local_addresses.push_back(m_publisher_address);
     facts.peer_addresses = m_adopted_peers;
     facts.peak_connections = m_peak_adopted;
   } else {

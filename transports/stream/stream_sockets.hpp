@@ -8,12 +8,17 @@
 #include "common/unique_fd.hpp"
 
 #include <string>
+#include <vector>
 
 namespace netprof::stream {
 
 class StreamSockets {
 public:
   virtual ~StreamSockets() = default;
+
+  // Publisher: its listening socket, bound and listening, non-blocking. Throws TransportError
+  // naming the address when the system refuses.
+  virtual transport_common::UniqueFd listen() = 0;
 
   // Subscriber: a non-blocking socket whose connect to the publisher has started (it may
   // still be in progress) or finished; an invalid one, with `error` set to the errno, when
@@ -34,9 +39,12 @@ public:
 
   // The buffers of the last socket made (the listener, or the last one dialled).
   const transport_common::BufferSizes& buffers() const noexcept { return m_buffers; }
+  // What listen() found and did, for the report.
+  const std::vector<std::string>& notes() const noexcept { return m_notes; }
 
 protected:
   transport_common::BufferSizes m_buffers;
+  std::vector<std::string> m_notes;
 };
 
 } // namespace netprof::stream

@@ -28,7 +28,7 @@ public:
 
   // The publisher's listening socket, bound and listening, its buffers (inherited by every
   // accepted connection) sized. Throws TransportError naming the address.
-  transport_common::UniqueFd listen();
+  transport_common::UniqueFd listen() override;
 
   transport_common::UniqueFd dial(int& error) noexcept override;
   void prepare(int fd) noexcept override;

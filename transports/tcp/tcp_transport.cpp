@@ -80,27 +80,20 @@ public:
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const TcpAddresses addresses = parse(request.role);
-    auto sockets = std::make_unique<tcp::TcpSockets>(
-        tcp::TcpSettings{addresses.publisher, addresses.own, request.queue_length_bytes,
-                         no_delay()});
-    stream::StreamSetup setup;
-    setup.transport = "tcp";
-    setup.role = request.role;
-    setup.framing = stream::Framing::length_prefixed;
-    if (request.role == Role::publisher) {
-      setup.listener = sockets->listen();
-      setup.local_addresses.push_back(transport_common::to_string(addresses.publisher));
-    }
-    setup.publisher_address = transport_common::to_string(addresses.publisher);
-    setup.limits =
-        stream::stream_limits(request, stream::framed_sendable(sockets->buffers().granted_send),
-                              stream::max_framed_message);
-    setup.size_hint = "a larger -q raises it, up to 16 MiB";
-    setup.notes.push_back(no_delay() ? "TCP_NODELAY on: each message is sent at once"
-                                     : "TCP_NODELAY off (--tcp-nodelay off): Nagle's algorithm "
-                                       "may hold a small message back until earlier ones are "
-                                       "acknowledged");
-    setup.sockets = std::move(sockets);
+    auto sockets = std::make_unique<tcp::TcpSockets>(tcp::TcpSettings{
+        addresses.publisher, addresses.own, request.queue_length_bytes, no_delay()});
+    const std::size_t sendable = stream::framed_sendable(sockets->buffers().granted_send);
+    stream::StreamSetup setup{
+        .transport = "tcp",
+        .role = request.role,
+        .framing = stream::Framing::length_prefixed,
+        .publisher_address = transport_common::to_string(addresses.publisher),
+        .limits = stream::stream_limits(request, sendable, stream::max_framed_message),
+        .notes = {no_delay() ? "TCP_NODELAY on: each message is sent at once"
+                             : "TCP_NODELAY off (--tcp-nodelay off): Nagle's algorithm may hold a "
+                               "small message back until earlier ones are acknowledged"},
+        .size_hint = "a larger -q raises it, up to 16 MiB",
+        .sockets = std::move(sockets)};
     return std::make_unique<stream::StreamEndpoint>(std::move(setup));
   }
 
@@ -120,8 +113,7 @@ public:
     }
     if (publisher.sin_port == 0) {
       const in_addr host = reachable_form(publisher).sin_addr;
-      publisher.sin_port =
-          htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
+      publisher.sin_port = htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
     }
     const std::string listen_at = transport_common::to_string(publisher);
     const std::string connect_to = transport_common::to_string(reachable_form(publisher));

@@ -60,8 +60,8 @@ UniqueFd UdsSockets::listen()
 {
   const UdsAddress& address = m_settings.address;
   if (!address.abstract) {
-    const transport_common::SocketFileCheck check = transport_common::prepare_socket_file(
-        address.path, {m_what, m_settings.socket_type, true});
+    const transport_common::SocketFileCheck check =
+        transport_common::prepare_socket_file(address.path, {m_what, m_settings.socket_type, true});
     if (check.removed_stale) {
       m_notes.push_back("removed a stale socket file at " + address.path +
                         " (left by an earlier run: nobody was listening on it)");
@@ -101,8 +101,7 @@ UniqueFd UdsSockets::dial(int& error) noexcept
   size_buffers(fd.get(), m_settings.queue_length_bytes);
   const UdsAddress& address = m_settings.address;
   // A Unix socket connects at once or not at all (EAGAIN: the listener's backlog is full).
-  if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.address), address.length) ==
-      0) {
+  if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.address), address.length) == 0) {
     error = 0;
     return fd;
   }

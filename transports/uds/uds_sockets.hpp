@@ -34,9 +34,7 @@ public:
   // without touching the process's umask: the socket's own mode, set before bind, is what the
   // file gets. Throws TransportError naming the address: in use, not a socket, another user's,
   // no such directory.
-  transport_common::UniqueFd listen();
-  // What listen() found and did, for the report.
-  const std::vector<std::string>& notes() const noexcept { return m_notes; }
+  transport_common::UniqueFd listen() override;
 
   transport_common::UniqueFd dial(int& error) noexcept override;
   // Sizes an accepted connection's buffers: unlike TCP's, they are not the listener's.
@@ -49,7 +47,6 @@ private:
   UdsSettings m_settings;
   std::string m_what; // "uds /tmp/x.sock", as messages name it
   transport_common::FileIdentity m_own_file;
-  std::vector<std::string> m_notes;
 };
 
 // Sets a socket's buffers as -q asks; false when the kernel refused (what it grants is noted

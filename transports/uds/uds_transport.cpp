@@ -58,32 +58,27 @@ public:
     const bool kernel_records = records();
     auto sockets = std::make_unique<uds::UdsSockets>(uds::UdsSettings{
         where, kernel_records ? SOCK_SEQPACKET : SOCK_STREAM, request.queue_length_bytes});
-    stream::StreamSetup setup;
-    setup.transport = "uds";
-    setup.role = request.role;
-    setup.framing =
-        kernel_records ? stream::Framing::kernel_records : stream::Framing::length_prefixed;
-    if (request.role == Role::publisher) {
-      setup.listener = sockets->listen();
-      setup.local_addresses.push_back(where.text);
-      setup.notes = sockets->notes();
-    }
-    setup.publisher_address = where.text;
     const std::size_t granted = sockets->buffers().granted_send;
     // A record waits whole in its sender's buffer until read, and the kernel takes one only
     // when the buffer has room for all of it: one of -q bytes fits beside others queued.
-    setup.limits = kernel_records
-                       ? stream::stream_limits(request, std::min(granted, max_record_message),
-                                               max_record_message)
-                       : stream::stream_limits(request, stream::framed_sendable(granted),
-                                               stream::max_framed_message);
-    setup.size_hint =
-        kernel_records ? "a larger -q raises it, up to 4 MiB; --uds-type stream carries 16 MiB"
-                       : "a larger -q raises it, up to 16 MiB";
-    setup.notes.push_back(kernel_records
-                              ? "SOCK_SEQPACKET: each message one record, kept whole by the kernel"
-                              : "SOCK_STREAM: each message length-framed, as over tcp");
-    setup.sockets = std::move(sockets);
+    stream::StreamSetup setup{
+        .transport = "uds",
+        .role = request.role,
+        .framing =
+            kernel_records ? stream::Framing::kernel_records : stream::Framing::length_prefixed,
+        .publisher_address = where.text,
+        .limits = kernel_records
+                      ? stream::stream_limits(request, std::min(granted, max_record_message),
+                                              max_record_message)
+                      : stream::stream_limits(request, stream::framed_sendable(granted),
+                                              stream::max_framed_message),
+        .notes = {kernel_records ? "SOCK_SEQPACKET: each message one record, kept whole by the "
+                                   "kernel"
+                                 : "SOCK_STREAM: each message length-framed, as over tcp"},
+        .size_hint = kernel_records
+                         ? "a larger -q raises it, up to 4 MiB; --uds-type stream carries 16 MiB"
+                         : "a larger -q raises it, up to 16 MiB",
+        .sockets = std::move(sockets)};
     return std::make_unique<stream::StreamEndpoint>(std::move(setup));
   }
 

@@ -58,10 +58,12 @@ struct Kind {
 std::vector<Kind> kinds()
 {
   return {{"tcp", netprof::make_tcp_transport, {}, SOCK_STREAM, true},
-          {"uds_seqpacket", netprof::make_uds_transport, {"--uds-type", "seqpacket"},
-           SOCK_SEQPACKET, false},
-          {"uds_stream", netprof::make_uds_transport, {"--uds-type", "stream"}, SOCK_STREAM,
-           true}};
+          {"uds_seqpacket",
+           netprof::make_uds_transport,
+           {"--uds-type", "seqpacket"},
+           SOCK_SEQPACKET,
+           false},
+          {"uds_stream", netprof::make_uds_transport, {"--uds-type", "stream"}, SOCK_STREAM, true}};
 }
 
 Bytes text(const std::string& characters)
@@ -242,10 +244,10 @@ TEST_P(StreamEndpointTest, AStrangerAnnouncingAHugeMessageIsClosedAndNamed)
 {
   const auto publisher = open_publisher();
   const UniqueFd stranger = connect_raw();
-  const Bytes huge = GetParam().framed ? Bytes{std::byte{'n'}, std::byte{'p'}, std::byte{0},
-                                               std::byte{0}, std::byte{0xff}, std::byte{0xff},
-                                               std::byte{0xff}, std::byte{0xff}}
-                                       : Bytes(largest_control + 1, std::byte{'x'});
+  const Bytes huge = GetParam().framed
+                         ? Bytes{std::byte{'n'},  std::byte{'p'},  std::byte{0},    std::byte{0},
+                                 std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}}
+                         : Bytes(largest_control + 1, std::byte{'x'});
   ASSERT_EQ(send(stranger.get(), huge.data(), huge.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(huge.size()));
 
@@ -271,7 +273,8 @@ TEST_P(StreamEndpointTest, AStrangerSendingGarbageIsClosedAndTheRunGoesOn)
   EXPECT_TRUE(closed_by_publisher(stranger.get(), *publisher));
   ASSERT_EQ(publisher->send(text("data")), SendResult::sent);
   CollectingSink at_subscriber;
-  EXPECT_TRUE(receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
+  EXPECT_TRUE(
+      receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
   EXPECT_NE(joined(publisher->facts().notes).find("1 not framed"), std::string::npos)
       << joined(publisher->facts().notes);
 }
@@ -301,7 +304,8 @@ TEST_P(StreamEndpointTest, APeerThatLeavesMidMessageIsDroppedAndOthersStillGetDa
       << said;
   ASSERT_EQ(publisher->send(text("still flowing")), SendResult::sent);
   CollectingSink at_subscriber;
-  EXPECT_TRUE(receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
+  EXPECT_TRUE(
+      receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
 }
 
 TEST_P(StreamEndpointTest, APublisherThatVanishesMidMessageFailsItsSubscriber)
@@ -447,8 +451,9 @@ TEST_P(StreamEndpointTest, StrangersHoldingEverySlotGiveWayToANewConnection)
   ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
   EXPECT_TRUE(closed_by_publisher(strangers.front().get(), *publisher))
       << "the first stranger makes room";
-  EXPECT_NE(joined(publisher->facts().notes).find("(connections never adopted) closed to make room"),
-            std::string::npos)
+  EXPECT_NE(
+      joined(publisher->facts().notes).find("(connections never adopted) closed to make room"),
+      std::string::npos)
       << joined(publisher->facts().notes);
 }
 

@@ -100,7 +100,7 @@ TEST(FrameReader, AnEmptyMessageIsAMessage)
 TEST(FrameReader, RefusesAFrameAnnouncingMoreThanItsLimitBeforeGrowing)
 {
   FrameReader sut(300, 64);
-  const Bytes huge = {std::byte{'n'}, std::byte{'p'}, std::byte{0},    std::byte{0},
+  const Bytes huge = {std::byte{'n'},  std::byte{'p'},  std::byte{0},    std::byte{0},
                       std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
   EXPECT_TRUE(feed(sut, huge, 8).empty());
   EXPECT_EQ(sut.error(), FrameError::too_large);
@@ -110,9 +110,9 @@ TEST(FrameReader, RefusesAFrameAnnouncingMoreThanItsLimitBeforeGrowing)
 
 TEST(FrameReader, RefusesWhatIsNotItsFraming)
 {
-  for (const std::string& garbage : {std::string("GET / HTTP/1.1\r\n\r\n"),
-                                    std::string("np\x01\0\x04\0\0\0abcd", 12),
-                                    std::string("pn\0\0\x04\0\0\0abcd", 12)}) {
+  for (const std::string& garbage :
+       {std::string("GET / HTTP/1.1\r\n\r\n"), std::string("np\x01\0\x04\0\0\0abcd", 12),
+        std::string("pn\0\0\x04\0\0\0abcd", 12)}) {
     FrameReader sut(1 << 20, 64);
     EXPECT_TRUE(feed(sut, text(garbage), garbage.size()).empty()) << garbage;
     EXPECT_EQ(sut.error(), FrameError::not_a_frame) << garbage;

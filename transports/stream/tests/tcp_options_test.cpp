@@ -47,8 +47,7 @@ std::string refusal(const std::vector<std::string>& arguments, Role role)
 
 std::uint16_t free_port()
 {
-  return netprof::transport_common::pick_free_ports(SOCK_STREAM, in_addr{htonl(INADDR_LOOPBACK)},
-                                                    1)
+  return netprof::transport_common::pick_free_ports(SOCK_STREAM, in_addr{htonl(INADDR_LOOPBACK)}, 1)
       .front();
 }
 

@@ -219,8 +219,7 @@ TEST_F(UdsFiles, AMissingDirectoryIsATransportErrorWithAHint)
 
 TEST_F(UdsFiles, ASubscriberOfTheOtherTypeIsToldSo)
 {
-  const auto publisher =
-      uds_with({"--uds", path("pub.sock"), "--uds-type", "seqpacket"})->open({});
+  const auto publisher = uds_with({"--uds", path("pub.sock"), "--uds-type", "seqpacket"})->open({});
   netprof::EndpointRequest request;
   request.role = Role::subscriber;
   const auto subscriber =
