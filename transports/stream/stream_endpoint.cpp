@@ -17,9 +17,9 @@ namespace {
 // recv that finds nothing costs what a zero-timeout poll costs, and one that finds a message
 // saves the poll. Beyond it, one poll says which to read.
 constexpr std::size_t direct_reads = 4;
-// A busy-polling receive() looks at the listener (new connections) and a subscriber's dialling
-// only every this many calls; a message's own path never waits for it.
-constexpr std::uint32_t housekeeping_interval = 16;
+// A busy-polling publisher looks for new connections only every this many calls that found
+// nothing: a message's own path never waits for it.
+constexpr std::uint32_t housekeeping_interval = 64;
 // How long a subscriber's first connect may take before open() returns (it goes on after).
 constexpr auto first_dial_wait = std::chrono::seconds(1);
 // The report names this many adopted peers at most.
@@ -225,9 +225,14 @@ ReceiveResult StreamEndpoint::receive(MessageSink& sink, Nanoseconds timeout) no
     }
   }
   Pass pass = read_readable(sink);
-  if (pass == Pass::nothing && timeout <= Nanoseconds::zero() &&
-      (++m_idle_polls % housekeeping_interval == 0 || !connected())) {
-    pass = poll_once(sink, Nanoseconds::zero());
+  if (pass == Pass::nothing && timeout <= Nanoseconds::zero()) {
+    if (m_open.size() > direct_reads || !connected()) {
+      pass = poll_once(sink, Nanoseconds::zero()); // which to read; or accept, dial
+    } else if (m_listener.valid() && ++m_idle_polls % housekeeping_interval == 0 &&
+               Clock::now() >= m_accept_paused_until) {
+      accept_waiting();
+      pass = read_readable(sink);
+    }
   }
   if (pass != Pass::nothing || timeout <= Nanoseconds::zero()) {
     close_finished();

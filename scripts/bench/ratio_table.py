@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Prints netprof-against-baseline rows for scripts/bench/bench_tcp.sh and bench_uds.sh: the
+medians of repeated, interleaved runs, their ratio, the target and a verdict, and each run's own
+ratio. Standard library only.
+
+    ratio_table.py ROW...
+
+Each ROW is "label|unit|direction|target|netprof figures|baseline figures": direction `at_most`
+(latency: netprof / baseline must not exceed the target) or `at_least` (rates); figures are
+space-separated, one per run, `n/a` where a run gave none. Exits 0: a missed target is a
+verdict, not an error.
+"""
+
+import statistics
+import sys
+
+
+def numbers(text):
+    values = []
+    for word in text.split():
+        try:
+            values.append(float(word))
+        except ValueError:
+            values.append(None)
+    return values
+
+
+def median(values):
+    present = [value for value in values if value is not None]
+    return statistics.median(present) if present else None
+
+
+def shown(value, unit):
+    if value is None:
+        return "n/a"
+    return f"{value / 1e3:,.2f} us" if unit == "ns" else f"{value / 1e3:,.1f}k {unit}"
+
+
+def main(rows):
+    table = [("", "baseline", "netprof", "ratio", "target", "verdict", "per run")]
+    for row in rows:
+        label, unit, direction, target, ours_text, base_text = row.split("|")
+        ours, base, target = numbers(ours_text), numbers(base_text), float(target)
+        o, b = median(ours), median(base)
+        ratio = o / b if o and b else None
+        at_most = direction == "at_most"
+        verdict = "n/a" if ratio is None else (
+            "PASS" if (ratio <= target if at_most else ratio >= target) else "MISS")
+        per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours, base))
+        table.append((label, shown(b, unit), shown(o, unit),
+                      "n/a" if ratio is None else f"{ratio:.2f}x",
+                      ("<= " if at_most else ">= ") + f"{target:.2f}x", verdict, per_run))
+    widths = [max(len(str(line[c])) for line in table) for c in range(len(table[0]))]
+    for line in table:
+        print("  " + "  ".join(str(cell).rjust(width) for cell, width in zip(line, widths)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
