@@ -60,6 +60,25 @@ class TcpTest(StreamTestCase):
                       "mid-message, 1 not framed, 1 too large)", notes)
         self.assertEqual(pub.json["subscribers"][0]["lost"], 0)
 
+    def test_strangers_holding_every_descriptor_make_room_for_the_subscriber(self):
+        # ulimit -n 6: stdin, stdout, stderr, the listener and two connections. Four strangers
+        # connect first; each accept that finds no descriptor closes the oldest stranger.
+        address = self.address()
+        host, port = address.split(":")
+        publisher, _ = self.start("-i", "0", "--tcp", address, "--wait", "10", *MODEST,
+                                  prefix=("sh", "-c", 'ulimit -n 6; exec "$0" "$@"'))
+        strangers = [self.connect_once_listening(socket.AF_INET, (host, int(port)))
+                     for _ in range(4)]
+        for stranger in strangers:
+            self.addCleanup(stranger.close)
+        subscriber, _ = self.start("-i", "1", "--tcp", address, "--quiet")
+        pub = self.finish(publisher, None, DEADLINE_S)
+        self.assertEqual(self.finish(subscriber, None, DEADLINE_S).returncode, 0)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertIn("could not accept connections", pub.stdout)
+        self.assertIn("Too many open files (raise ulimit -n)", pub.stdout)
+        self.assertIn("strangers (connections never adopted) closed to make room", pub.stdout)
+
     def test_a_publisher_that_dies_mid_message_fails_its_subscriber_with_exit_3(self):
         with socket.socket() as listener:
             listener.bind(("127.0.0.1", 0))

@@ -59,13 +59,18 @@ void StreamEndpoint::accept_waiting() noexcept
       if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) {
         continue;
       }
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        // Out of descriptors or memory: the connection waits in the backlog meanwhile.
-        ++m_accept_errors;
-        m_accept_error = errno;
-        m_accept_paused_until = Clock::now() + accept_pause;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return;
       }
-      return;
+      // Out of descriptors or memory. Strangers must not keep subscribers out by holding every
+      // descriptor: the first of them goes, and accept is tried again.
+      ++m_accept_errors;
+      m_accept_error = errno;
+      if ((m_accept_error != EMFILE && m_accept_error != ENFILE) || !evict_oldest_stranger()) {
+        m_accept_paused_until = Clock::now() + accept_pause; // it waits in the backlog
+        return;
+      }
+      continue;
     }
     ++m_accepted;
     const std::optional<std::size_t> slot = free_slot();
@@ -86,8 +91,13 @@ std::optional<std::size_t> StreamEndpoint::free_slot() noexcept
       }
     }
   }
-  // Full: the stranger (a connection never adopted) that came first makes room, as the core's
-  // unproven hellos do for each other.
+  return evict_oldest_stranger(); // full: a stranger makes room
+}
+
+std::optional<std::size_t> StreamEndpoint::evict_oldest_stranger() noexcept
+{
+  // The connection never adopted that came first, as the core's unproven hellos give way to
+  // each other; adopted ones never go.
   std::optional<std::size_t> oldest;
   for (std::size_t i = 0; i < m_open.size(); ++i) {
     const Connection& connection = m_slots[m_open[i]];

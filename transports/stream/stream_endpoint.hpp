@@ -99,6 +99,7 @@ private:
   void accept_waiting() noexcept;
   void open_connection(std::size_t slot, transport_common::UniqueFd fd) noexcept;
   std::optional<std::size_t> free_slot() noexcept;
+  std::optional<std::size_t> evict_oldest_stranger() noexcept; // its slot, now free
   void close_finished() noexcept;
   void close_connection(std::size_t open_index) noexcept;
   void count_ending(const Connection& connection) noexcept;
@@ -115,6 +116,7 @@ private:
   // The report (stream_facts.cpp).
   std::vector<std::string> connection_notes() const;
   std::vector<std::string> diagnoses() const;
+  std::string accept_trouble() const;
 
   std::string m_transport;
   const bool m_publisher;

@@ -48,12 +48,21 @@ std::vector<std::string> StreamEndpoint::connection_notes() const
                     " closed on a socket error (reset by the peer, or no memory)");
   }
   if (m_closed.evicted > 0 || m_closed.refused > 0) {
-    notes.push_back("all " + std::to_string(m_slots.size()) + " connection slots were taken: " +
-                    plural(m_closed.evicted, "stranger", "strangers") +
+    notes.push_back("connection slots or descriptors ran out (" + std::to_string(m_slots.size()) +
+                    " slots): " + plural(m_closed.evicted, "stranger", "strangers") +
                     " (connections never adopted) closed to make room, " +
                     std::to_string(m_closed.refused) + " new connections refused");
   }
+  if (m_accept_errors > 0) {
+    notes.push_back(accept_trouble());
+  }
   return notes;
+}
+
+std::string StreamEndpoint::accept_trouble() const
+{
+  return "could not accept connections " + plural(m_accept_errors, "time", "times") + ": " +
+         error_text(m_accept_error) + (m_accept_error == EMFILE ? " (raise ulimit -n)" : "");
 }
 
 std::vector<std::string> StreamEndpoint::diagnoses() const
@@ -74,9 +83,7 @@ std::vector<std::string> StreamEndpoint::diagnoses() const
                     " that sent what netprof does not read; " + m_closed.first_hostile);
   }
   if (m_accept_errors > 0) {
-    found.push_back("could not accept connections " + plural(m_accept_errors, "time", "times") +
-                    ": " + error_text(m_accept_error) +
-                    (m_accept_error == EMFILE ? " (raise ulimit -n)" : ""));
+    found.push_back(accept_trouble());
   }
   return found;
 }
