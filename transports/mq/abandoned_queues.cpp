@@ -33,8 +33,8 @@ bool remove_if_abandoned(const std::string& queue, const std::string& marker) no
     return false;
   }
   struct stat info {};
-  const bool abandoned = fstat(fd, &info) == 0 && info.st_uid == geteuid() &&
-                         flock(fd, LOCK_EX | LOCK_NB) == 0;
+  const bool abandoned =
+      fstat(fd, &info) == 0 && info.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0;
   if (abandoned) {
     mq_unlink(queue.c_str());
     unlink(marker.c_str());

@@ -66,8 +66,7 @@ KernelLimits KernelLimits::read()
 
 std::string KernelLimits::note() const
 {
-  return "kernel limits: fs.mqueue.msg_max " + std::to_string(msg_max) +
-         " messages per queue (" +
+  return "kernel limits: fs.mqueue.msg_max " + std::to_string(msg_max) + " messages per queue (" +
          (privileged ? "this process has CAP_SYS_RESOURCE: up to 65536"
                      : "binding: this process lacks CAP_SYS_RESOURCE") +
          "), fs.mqueue.msgsize_max " + std::to_string(msgsize_max) +
@@ -100,7 +99,8 @@ std::size_t choose_depth(std::optional<std::size_t> requested, const KernelLimit
                      " without CAP_SYS_RESOURCE (raise it with sysctl -w fs.mqueue.msg_max=" +
                      std::to_string(*requested) + ", or give --mq-depth " +
                      std::to_string(limits.msg_max) + " or less)");
-  note = "queue depth " + std::to_string(*requested) + " messages (--mq-depth); -q does not "
+  note = "queue depth " + std::to_string(*requested) +
+         " messages (--mq-depth); -q does not "
          "apply to mq";
   return *requested;
 }
@@ -109,16 +109,15 @@ std::string creation_refusal(const std::string& name, int error, std::size_t dep
                              std::size_t message_size, const KernelLimits& limits)
 {
   const std::string what = "the kernel refused to create message queue " + name + " (" +
-                           std::to_string(depth) + " messages of " +
-                           std::to_string(message_size) + " B): ";
+                           std::to_string(depth) + " messages of " + std::to_string(message_size) +
+                           " B): ";
   switch (error) {
   case EINVAL:
     return what + "a queue may hold at most fs.mqueue.msg_max (" + std::to_string(limits.msg_max) +
            ") messages of at most fs.mqueue.msgsize_max (" + std::to_string(limits.msgsize_max) +
            " B) without CAP_SYS_RESOURCE, and 65536 messages with it";
   case EMFILE:
-    return what + "it would take about " +
-           std::to_string(accounted_bytes(depth, message_size)) +
+    return what + "it would take about " + std::to_string(accounted_bytes(depth, message_size)) +
            " B of RLIMIT_MSGQUEUE (ulimit -q, " + queue_bytes_text(limits) +
            "), which all of this user's queues share (or no descriptor is left: ulimit -n); give "
            "a smaller --mq-depth or raise ulimit -q";

@@ -19,11 +19,11 @@ inline constexpr std::size_t hard_depth_limit = 65536;
 inline constexpr std::size_t default_depth = 10;
 
 struct KernelLimits {
-  std::size_t msg_max = 10;         // fs.mqueue.msg_max
-  std::size_t msgsize_max = 8192;   // fs.mqueue.msgsize_max
-  std::size_t queues_max = 256;     // fs.mqueue.queues_max
+  std::size_t msg_max = 10;                 // fs.mqueue.msg_max
+  std::size_t msgsize_max = 8192;           // fs.mqueue.msgsize_max
+  std::size_t queues_max = 256;             // fs.mqueue.queues_max
   std::optional<std::uint64_t> queue_bytes; // RLIMIT_MSGQUEUE (soft); nothing: unlimited
-  bool privileged = false;          // CAP_SYS_RESOURCE: may exceed msg_max, up to 65536
+  bool privileged = false;                  // CAP_SYS_RESOURCE: may exceed msg_max, up to 65536
 
   // This process's limits; the kernel's defaults for whatever cannot be read.
   static KernelLimits read();

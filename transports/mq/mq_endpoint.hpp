@@ -21,9 +21,9 @@
 namespace netprof::mq {
 
 struct EndpointSettings {
-  std::string name;            // --mq NAME
-  std::size_t depth = 0;       // --mq-depth, checked against the limits
-  std::string depth_note;      // how the depth was chosen
+  std::string name;       // --mq NAME
+  std::size_t depth = 0;  // --mq-depth, checked against the limits
+  std::string depth_note; // how the depth was chosen
   KernelLimits limits;
   std::size_t requested_bytes = 0; // -q as given, reported, not used
 };
@@ -52,11 +52,16 @@ public:
   PublisherEndpoint(const PublisherEndpoint&) = delete;
   PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
 
+  // Keep-all: a message goes to every subscriber's queue or to none, so the publisher waits
+  // for the slowest live subscriber, as over shm --shm-history keep-all. A queue that is full
+  // while others take the message is owed it: the next send or flush delivers it first, and
+  // until then every send is back-pressured.
   SendResult send(std::span<const std::byte> message) noexcept override;
   SendResult send_announced(std::span<const std::byte> message) noexcept override
   {
     return send(message);
   }
+  SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   bool adopt_peer(PeerHandle sender) noexcept override;
   SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
@@ -70,7 +75,7 @@ private:
     std::uint32_t id = 0;
     int fd = -1;
     QueueIdentity identity;
-    bool full = false; // its queue was full at the last send
+    bool owed = false; // its queue was full when the others took the last message
   };
   // What became of the last subscriber queue that was not used, for the report.
   struct Refusal {
@@ -82,8 +87,9 @@ private:
   bool deliver(std::span<const std::byte> frame, unsigned priority, MessageSink& sink) noexcept;
   // A subscriber's queue, open and checked (owner, message size), or its refusal recorded.
   PeerQueue open_subscriber_queue(std::uint32_t id) noexcept;
-  SendResult after_full_queues(std::size_t taken, std::size_t full) noexcept;
-  void drop_dead_peers() noexcept;
+  // Sends the owed message to the queues that lack it; true once none does.
+  bool pay_owed() noexcept;
+  SendResult pushed_back() noexcept;
   void drop_peer(std::size_t index) noexcept;
 
   EndpointSettings m_settings;
@@ -93,9 +99,11 @@ private:
   std::size_t m_peer_count = 0;
   SubscriberQueueName m_peer_names;
   std::size_t m_max_message = 0;
+  std::vector<std::byte> m_owed_message; // m_max_message bytes
+  std::size_t m_owed_size = 0;
+  bool m_owed = false;
   std::vector<std::string> m_removed; // queues of killed subscribers removed at start
   Clock::time_point m_next_reap{};
-  std::uint64_t m_dropped_copies = 0; // a full queue skipped while another took the message
   std::uint64_t m_dead_peers = 0;
   std::uint64_t m_strangers = 0; // frames that were not netprof's, or sent with a priority
   std::uint64_t m_refusals = 0;

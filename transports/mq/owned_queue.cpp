@@ -62,8 +62,8 @@ bool OwnedQueue::try_create(const KernelLimits& limits)
   mq_attr attributes{};
   attributes.mq_maxmsg = static_cast<long>(m_plan.depth);
   attributes.mq_msgsize = static_cast<long>(m_plan.message_size);
-  m_polling = mq_open(m_plan.name.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0600,
-                      &attributes);
+  m_polling =
+      mq_open(m_plan.name.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0600, &attributes);
   if (m_polling == static_cast<mqd_t>(-1)) {
     const int error = errno;
     if (error != EEXIST)
@@ -111,8 +111,8 @@ void OwnedQueue::take_over_existing()
   }
   mq_close(existing.fd);
   if (held)
-    throw TransportError("message queue " + m_plan.name + " is in use by a live process: " +
-                         m_plan.in_use_hint);
+    throw TransportError("message queue " + m_plan.name +
+                         " is in use by a live process: " + m_plan.in_use_hint);
 }
 
 void OwnedQueue::close_descriptors() noexcept

@@ -14,10 +14,10 @@
 namespace netprof::mq {
 
 struct QueuePlan {
-  std::string name;              // "/netprof-..."
-  std::size_t depth = 0;         // mq_maxmsg
-  std::size_t message_size = 0;  // mq_msgsize
-  std::string in_use_hint;       // what to do when a live process holds the name
+  std::string name;             // "/netprof-..."
+  std::size_t depth = 0;        // mq_maxmsg
+  std::size_t message_size = 0; // mq_msgsize
+  std::string in_use_hint;      // what to do when a live process holds the name
 };
 
 class OwnedQueue {

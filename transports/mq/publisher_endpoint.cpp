@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace netprof::mq {
 
@@ -29,9 +30,10 @@ std::size_t back_message_size(const KernelLimits& limits, std::size_t largest_co
   const std::size_t wanted = largest_control_message + frame_bytes;
   if (wanted > limits.msgsize_max)
     throw TransportError("fs.mqueue.msgsize_max is " + std::to_string(limits.msgsize_max) +
-                         " B, too small for netprof's control messages (" +
-                         std::to_string(wanted) + " B with their frame): raise it with sysctl "
-                         "-w fs.mqueue.msgsize_max=" + std::to_string(wanted));
+                         " B, too small for netprof's control messages (" + std::to_string(wanted) +
+                         " B with their frame): raise it with sysctl "
+                         "-w fs.mqueue.msgsize_max=" +
+                         std::to_string(wanted));
   return wanted;
 }
 
@@ -48,19 +50,19 @@ std::string refusal_text(const std::string& name, const PeerQueue& queue, bool t
   if (too_small)
     return "subscriber queue " + name + " takes messages of at most " +
            std::to_string(queue.message_size) + " B, fewer than this publisher's " +
-           std::to_string(needed) + " B (fs.mqueue.msgsize_max changed since it was made): "
+           std::to_string(needed) +
+           " B (fs.mqueue.msgsize_max changed since it was made): "
            "not used";
   return peer_refusal(name, queue) + ": not used";
 }
 
 } // namespace
 
-PublisherEndpoint::PublisherEndpoint(EndpointSettings settings,
-                                     std::size_t largest_control_message)
+PublisherEndpoint::PublisherEndpoint(EndpointSettings settings, std::size_t largest_control_message)
     : m_settings(std::move(settings)),
       m_queue(publisher_plan(m_settings, largest_control_message), m_settings.limits),
       m_buffer(m_queue.message_size()), m_peers(peer_capacity), m_peer_names(m_settings.name),
-      m_max_message(data_message_limit(m_settings.limits))
+      m_max_message(data_message_limit(m_settings.limits)), m_owed_message(m_max_message)
 {
   // Killed subscribers of this NAME left their queues; a local pair's or a script's run (a
   // pair-* NAME) also clears what earlier killed runs of that kind left.
@@ -82,50 +84,76 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message)
     return SendResult::failed;
+  if (m_owed && !pay_owed())
+    return pushed_back();
   const char* bytes = reinterpret_cast<const char*>(message.data());
   std::size_t taken = 0;
   std::size_t full = 0;
   for (std::size_t i = 0; i < m_peer_count; ++i) {
     Peer& peer = m_peers[i];
-    peer.full = false;
+    peer.owed = false;
     if (mq_send(peer.fd, bytes, message.size(), 0) == 0) {
       ++taken;
     } else if (errno == EAGAIN || errno == EINTR) {
-      peer.full = true;
+      peer.owed = true;
       ++full;
     }
   }
-  if (full > 0)
-    return after_full_queues(taken, full);
-  return taken > 0 || m_peer_count == 0 ? SendResult::sent : SendResult::failed;
+  if (full == 0)
+    return taken > 0 || m_peer_count == 0 ? SendResult::sent : SendResult::failed;
+  if (taken == 0)
+    return pushed_back();
+  // Some queues took it: it counts as sent, and the full ones get it before anything else.
+  std::memcpy(m_owed_message.data(), message.data(), message.size());
+  m_owed_size = message.size();
+  m_owed = true;
+  return SendResult::sent;
 }
 
-// A queue that is full holds the message back only if no queue took it: the core then waits
-// and sends it again (so one subscriber is never flooded while the others lose). Once some
-// queue took it, the full ones miss it, as a slow UDP receiver would, and count it as lost.
-SendResult PublisherEndpoint::after_full_queues(std::size_t taken, std::size_t full) noexcept
+SendResult PublisherEndpoint::flush() noexcept
+{
+  if (m_owed)
+    pay_owed();
+  return SendResult::sent;
+}
+
+bool PublisherEndpoint::pay_owed() noexcept
+{
+  bool paid = true;
+  for (std::size_t i = 0; i < m_peer_count; ++i) {
+    Peer& peer = m_peers[i];
+    if (!peer.owed)
+      continue;
+    const int sent =
+        mq_send(peer.fd, reinterpret_cast<const char*>(m_owed_message.data()), m_owed_size, 0);
+    if (sent != 0 && (errno == EAGAIN || errno == EINTR))
+      paid = false;
+    else
+      peer.owed = false;
+  }
+  m_owed = !paid;
+  return paid;
+}
+
+// Nobody took the message (or a full queue still owes the last one): the core waits and sends
+// it again. A full queue that no live process holds would never drain, so now and then the
+// publisher looks, and drops such subscribers (killed, or gone without their queue).
+SendResult PublisherEndpoint::pushed_back() noexcept
 {
   const auto now = Clock::now();
   if (now >= m_next_reap) {
     m_next_reap = now + reap_interval;
-    drop_dead_peers();
-  }
-  if (taken > 0) {
-    m_dropped_copies += full;
-    return SendResult::sent;
+    for (std::size_t i = m_peer_count; i-- > 0;) {
+      if (m_peers[i].owed && flock(m_peers[i].fd, LOCK_EX | LOCK_NB) == 0) {
+        drop_peer(i);
+        ++m_dead_peers;
+      }
+    }
+    m_owed = m_owed && std::any_of(m_peers.begin(),
+                                   m_peers.begin() + static_cast<std::ptrdiff_t>(m_peer_count),
+                                   [](const Peer& peer) { return peer.owed; });
   }
   return m_peer_count > 0 ? SendResult::back_pressured : SendResult::sent;
-}
-
-// A full queue that no live process holds (its subscriber was killed, or left) never drains.
-void PublisherEndpoint::drop_dead_peers() noexcept
-{
-  for (std::size_t i = m_peer_count; i-- > 0;) {
-    if (m_peers[i].full && flock(m_peers[i].fd, LOCK_EX | LOCK_NB) == 0) {
-      drop_peer(i);
-      ++m_dead_peers;
-    }
-  }
 }
 
 void PublisherEndpoint::drop_peer(std::size_t index) noexcept
@@ -200,7 +228,7 @@ bool PublisherEndpoint::adopt_peer(PeerHandle sender) noexcept
     ++m_ignored_peers;
     return false;
   }
-  m_peers[m_peer_count++] = Peer{*id, queue.fd, queue.identity, false};
+  m_peers[m_peer_count++] = Peer{*id, queue.fd, queue.identity, false}; // owes nothing yet
   return true;
 }
 
@@ -248,8 +276,6 @@ EndpointFacts PublisherEndpoint::facts() const
     if (value > 0)
       facts.notes.push_back(std::to_string(value) + " " + what);
   };
-  count(m_dropped_copies, "message copies not sent to a subscriber whose queue was full while "
-                          "another's took them (that subscriber counts them as lost)");
   count(m_dead_peers, "subscriber(s) dropped: their queue was full and no live process held it");
   count(m_strangers, "message(s) on " + m_queue.name() +
                          " were not netprof's (no frame, or a priority other than 0): dropped");

@@ -14,7 +14,7 @@ namespace netprof::mq {
 // Throws UsageError unless NAME is 1 to 200 of [A-Za-z0-9._-], not starting with '.'.
 void check_run_name(const std::string& name);
 
-std::string publisher_queue(const std::string& name);                // "/netprof-NAME"
+std::string publisher_queue(const std::string& name);                    // "/netprof-NAME"
 std::string subscriber_queue(const std::string& name, std::uint32_t id); // "/netprof-NAME:ID"
 // What every subscriber queue of the run starts with, without the '/': "netprof-NAME:".
 std::string subscriber_queue_prefix(const std::string& name);

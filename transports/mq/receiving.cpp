@@ -25,9 +25,9 @@ Taken taken_by(ssize_t got, std::size_t& length) noexcept
 Taken take(int polling_fd, std::span<std::byte> buffer, std::size_t& length,
            unsigned& priority) noexcept
 {
-  return taken_by(mq_receive(polling_fd, reinterpret_cast<char*>(buffer.data()), buffer.size(),
-                             &priority),
-                  length);
+  return taken_by(
+      mq_receive(polling_fd, reinterpret_cast<char*>(buffer.data()), buffer.size(), &priority),
+      length);
 }
 
 Taken wait_and_take(int waiting_fd, std::span<std::byte> buffer, std::size_t& length,
@@ -43,8 +43,8 @@ Taken wait_and_take(int waiting_fd, std::span<std::byte> buffer, std::size_t& le
     deadline.tv_nsec -= billion;
     ++deadline.tv_sec;
   }
-  return taken_by(mq_timedreceive(waiting_fd, reinterpret_cast<char*>(buffer.data()),
-                                  buffer.size(), &priority, &deadline),
+  return taken_by(mq_timedreceive(waiting_fd, reinterpret_cast<char*>(buffer.data()), buffer.size(),
+                                  &priority, &deadline),
                   length);
 }
 

@@ -64,8 +64,7 @@ ReceiveResult receive_from(const OwnedQueue& queue, std::span<std::byte> buffer,
   for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
     if (!housekeeping())
       return ReceiveResult::failed;
-    const Taken taken =
-        wait_and_take(queue.waiting_fd(), buffer, length, priority, deadline - now);
+    const Taken taken = wait_and_take(queue.waiting_fd(), buffer, length, priority, deadline - now);
     if (taken == Taken::failed)
       return ReceiveResult::failed;
     if (taken == Taken::message)

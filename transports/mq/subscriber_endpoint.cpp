@@ -23,8 +23,7 @@ constexpr std::uint32_t health_polls = 1u << 16;
 
 QueuePlan subscriber_plan(const EndpointSettings& settings, std::uint32_t id)
 {
-  return {subscriber_queue(settings.name, id), settings.depth,
-          data_message_limit(settings.limits),
+  return {subscriber_queue(settings.name, id), settings.depth, data_message_limit(settings.limits),
           "another subscriber -i " + std::to_string(id) + " runs with --mq " + settings.name +
               " (give each subscriber its own -i)"};
 }
@@ -41,8 +40,7 @@ bool refused(const PeerQueue& queue) noexcept
 } // namespace
 
 SubscriberEndpoint::SubscriberEndpoint(EndpointSettings settings, std::uint32_t id)
-    : m_settings(std::move(settings)), m_id(id),
-      m_publisher_name(publisher_queue(m_settings.name)),
+    : m_settings(std::move(settings)), m_id(id), m_publisher_name(publisher_queue(m_settings.name)),
       m_queue(subscriber_plan(m_settings, id), m_settings.limits), m_buffer(m_queue.message_size()),
       m_frame(m_settings.limits.msgsize_max)
 {
