@@ -47,10 +47,7 @@ public:
   // send; 0: any size the kernel allows), and removes queues killed subscribers of this NAME
   // left. Throws TransportError.
   PublisherEndpoint(EndpointSettings settings, std::size_t largest_control_message);
-  ~PublisherEndpoint() override;
-
-  PublisherEndpoint(const PublisherEndpoint&) = delete;
-  PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
+  ~PublisherEndpoint() override; // closes the subscribers' queues (OwnedQueue: not copyable)
 
   // Keep-all: a message goes to every subscriber's queue or to none, so the publisher waits
   // for the slowest live subscriber, as over shm --shm-history keep-all. A queue that is full
@@ -117,10 +114,7 @@ public:
   // every send tries again). Throws TransportError, also for a publisher's queue that is not
   // to be used; one found later makes receive() fail.
   SubscriberEndpoint(EndpointSettings settings, std::uint32_t id);
-  ~SubscriberEndpoint() override;
-
-  SubscriberEndpoint(const SubscriberEndpoint&) = delete;
-  SubscriberEndpoint& operator=(const SubscriberEndpoint&) = delete;
+  ~SubscriberEndpoint() override; // closes the publisher's queue
 
   SendResult send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
