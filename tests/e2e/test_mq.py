@@ -162,8 +162,7 @@ class RunTest(MqTestCase):
         # is larger than a queue's message size: the kernel refuses that to the writer.
         name = self.run_name(1)
         subscriber, sub_json = self.start("-i", "1", "--mq", name, json_name="sub")
-        publisher, pub_json = self.start("-i", "0", "--mq", name, "--send-hz", "2000", "-t",
-                                         "1", "--warmup-time", "0.1", json_name="pub")
+        publisher, pub_json = self.start("-i", "0", "--mq", name, *MODEST, json_name="pub")
         own, theirs = f"/netprof-{name}", f"/netprof-{name}:1"
         self.wait_for_queue(own, publisher)
         self.wait_for_queue(theirs, subscriber)
