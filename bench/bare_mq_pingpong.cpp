@@ -140,43 +140,58 @@ void pin(std::optional<int> cpu)
     throw RuntimeError{"cannot pin to the CPU given with --cpu", errno};
 }
 
+// The two queues, and how both ends wait on them.
+struct Queues {
+  mqd_t pings = -1; // pinger to ponger
+  mqd_t pongs = -1; // ponger to pinger
+  Wait wait = Wait::block;
+};
+
 // The child: answers exactly `total` messages with --echo-size bytes carrying their sequence.
-void run_ponger(mqd_t pings, mqd_t pongs, const Options& options, std::optional<int> cpu)
+void run_ponger(const Queues& queues, const Options& options, std::optional<int> cpu)
 {
   pin(cpu);
   std::vector<char> buffer(options.size);
   std::vector<char> echo(options.echo_size, 0x33);
   const std::uint64_t total = options.runs.warmup + options.runs.iterations;
   for (std::uint64_t i = 0; i < total; ++i) {
-    receive(pings, buffer, options.wait);
+    receive(queues.pings, buffer, queues.wait);
     std::memcpy(echo.data(), buffer.data(), sequence_bytes);
-    send(pongs, echo, echo.size());
+    send(queues.pongs, echo, echo.size());
   }
 }
 
-std::vector<std::int64_t> run_pinger(mqd_t pings, mqd_t pongs, const Options& options,
+// The pinger's buffers: the message it stamps with each sequence, and where the echo lands.
+struct Exchange {
+  std::vector<char> message;
+  std::vector<char> echo;
+
+  // One round trip of message `sequence`, in nanoseconds; throws unless its own echo came back.
+  std::int64_t time(const Queues& queues, std::uint64_t sequence)
+  {
+    std::memcpy(message.data(), &sequence, sequence_bytes);
+    const auto sent_at = Clock::now();
+    send(queues.pings, message, message.size());
+    const std::size_t got = receive(queues.pongs, echo, queues.wait);
+    const auto elapsed = Clock::now() - sent_at;
+    std::uint64_t echoed = 0;
+    std::memcpy(&echoed, echo.data(), sequence_bytes);
+    if (got != echo.size() || echoed != sequence)
+      throw RuntimeError{"the echo does not match the message sent", 0};
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count();
+  }
+};
+
+std::vector<std::int64_t> run_pinger(const Queues& queues, const Options& options,
                                      std::optional<int> cpu)
 {
   pin(cpu);
-  std::vector<char> message(options.size, 0x5a);
-  std::vector<char> echo(options.echo_size);
-  std::vector<std::int64_t> rtts;
-  rtts.reserve(options.runs.iterations);
-  const std::uint64_t total = options.runs.warmup + options.runs.iterations;
-  for (std::uint64_t sequence = 0; sequence < total; ++sequence) {
-    std::memcpy(message.data(), &sequence, sequence_bytes);
-    const auto sent_at = Clock::now();
-    send(pings, message, message.size());
-    const std::size_t got = receive(pongs, echo, options.wait);
-    const auto received_at = Clock::now();
-    std::uint64_t echoed = 0;
-    std::memcpy(&echoed, echo.data(), sequence_bytes);
-    if (got != options.echo_size || echoed != sequence)
-      throw RuntimeError{"the echo does not match the message sent", 0};
-    if (sequence >= options.runs.warmup)
-      rtts.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
-  }
+  Exchange exchange{std::vector<char>(options.size, 0x5a), std::vector<char>(options.echo_size)};
+  for (std::uint64_t sequence = 0; sequence < options.runs.warmup; ++sequence)
+    exchange.time(queues, sequence);
+  std::vector<std::int64_t> rtts(options.runs.iterations);
+  for (std::uint64_t i = 0; i < options.runs.iterations; ++i)
+    rtts[i] = exchange.time(queues, options.runs.warmup + i);
   return rtts;
 }
 
@@ -189,31 +204,20 @@ int report(const RuntimeError& error)
   return 1;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// Opens the queues, forks the ponger, measures; the exit status.
+int measure(const Options& options)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, "bare_mq_pingpong", usage);
-  }
   const int flags = options.wait == Wait::spin ? O_NONBLOCK : 0;
-  const std::optional<int> pinger_cpu =
-      options.pinned ? std::optional(options.runs.cpus.first) : std::nullopt;
-  const std::optional<int> ponger_cpu =
-      options.pinned ? std::optional(options.runs.cpus.second) : std::nullopt;
-  mqd_t pings = -1;
-  mqd_t pongs = -1;
+  const auto cpu = [&](int which) { return options.pinned ? std::optional(which) : std::nullopt; };
+  Queues queues;
+  queues.wait = options.wait;
   try {
     // Both exist before the fork, so neither end can send before the other can receive.
-    pings = open_private_queue("ping", options.size, flags);
-    pongs = open_private_queue("pong", options.echo_size, flags);
+    queues.pings = open_private_queue("ping", options.size, flags);
+    queues.pongs = open_private_queue("pong", options.echo_size, flags);
   } catch (const RuntimeError& error) {
     return report(error);
   }
-
   std::fflush(stdout); // a buffered line must not be printed twice, once by each process
   const pid_t parent = getpid();
   const pid_t ponger = fork();
@@ -222,19 +226,17 @@ int main(int argc, char** argv)
   if (ponger == 0) {
     // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(1);
     try {
-      run_ponger(pings, pongs, options, ponger_cpu);
+      if (getppid() == parent)
+        run_ponger(queues, options, cpu(options.runs.cpus.second));
     } catch (const RuntimeError& error) {
       _exit(report(error));
     }
-    _exit(0);
+    _exit(getppid() == parent ? 0 : 1);
   }
-
   std::vector<std::int64_t> rtts;
   try {
-    rtts = run_pinger(pings, pongs, options, pinger_cpu);
+    rtts = run_pinger(queues, options, cpu(options.runs.cpus.first));
   } catch (const RuntimeError& error) {
     kill(ponger, SIGKILL);
     waitpid(ponger, nullptr, 0);
@@ -248,4 +250,15 @@ int main(int argc, char** argv)
               options.wait == Wait::spin ? "spin" : "block", options.size, options.echo_size);
   bare::print_round_trips(std::move(rtts));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  try {
+    return measure(parse_options(argc, argv));
+  } catch (const UsageError& error) {
+    return bare::usage_exit_status(error, "bare_mq_pingpong", usage);
+  }
 }

@@ -18,49 +18,51 @@ build_dir=./build
 repeat=5
 iterations=30000
 warmup=3000
-seconds=2
-cpus=0,1
+time=2
+cpu=0,1
 payload=64
 frame=8 # the mq transport's frame in front of every echo (transports/mq/back_frame.hpp)
 target=1.10
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
+# Each option sets the variable of its name; a value that does not match its pattern ends the
+# script with status 2.
+declare -A patterns=([repeat]='^[1-9][0-9]?$' [iterations]='^[1-9][0-9]*$'
+  [time]='^[0-9]+(\.[0-9]+)?$' [cpu]='^[0-9]+,[0-9]+$')
+declare -A wanted=([repeat]="1 to 99" [iterations]="a positive integer"
+  [time]="a number of seconds" [cpu]="A,B (publisher side, subscriber side)")
 while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
+  name=${1#--}
+  if [[ $1 == -h || $1 == --help ]]; then
+    sed -n '/^#   scripts/,/^$/p' "$0" | sed -n '1s/^#   //p'
+    exit 0
+  elif [[ $1 != -* ]]; then
+    build_dir=$1
+    shift
+    continue
+  elif [[ -z ${patterns[$name]:-} ]]; then
+    echo "unknown option $1 (known: --repeat --iterations --time --cpu)" >&2
+    exit 2
+  fi
+  value=${2:-}
+  [[ $value =~ ${patterns[$name]} ]] || { echo "--$name must be ${wanted[$name]}" >&2; exit 2; }
+  printf -v "$name" '%s' "$value"
+  shift 2
 done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher side, subscriber side)" >&2; exit 2; }
 
+python=/usr/bin/python3 # before bench_lib.sh, which reads JSON with it
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_mq_pingpong
-python=/usr/bin/python3
-
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare"
 bench_start bench_mq
-
+limit=$(netprof_deadline "$time")   # -t, plus warm-up and the end-of-test handshake
 header=$(netprof_header_bytes "$netprof")
-limit=$(netprof_deadline "$seconds")
 size=$((payload + header))
 echo_size=$((header + frame))
 
 read -r load _ </proc/loadavg
 echo "host: $(uname -sr), $(nproc) CPUs, load $load; fs.mqueue: msg_max $(cat /proc/sys/fs/mqueue/msg_max), msgsize_max $(cat /proc/sys/fs/mqueue/msgsize_max)"
-echo "bare: $iterations round trips (+$warmup warm-up), $size B out, $echo_size B back; netprof: --local-pair --mq --mode ping-pong -s $payload -t $seconds; both pinned to CPUs $cpus; $repeat runs each, interleaved"
+echo "bare: $iterations round trips (+$warmup warm-up), $size B out, $echo_size B back; netprof: --local-pair --mq --mode ping-pong -s $payload -t $time; both pinned to CPUs $cpu; $repeat runs each, interleaved"
 echo
 
 # Per wait strategy, the p50s of every run, then the medians' ratio.
@@ -72,13 +74,13 @@ for wait_strategy in block spin; do
   for ((run = 1; run <= repeat; run++)); do
     out=$work/bare_${wait_strategy}_$run.json
     run_limited 120 "$out" "$bare" --size "$size" --echo-size "$echo_size" \
-      --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" --cpu "$cpus"
+      --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" --cpu "$cpu"
     bare_p50s+=("$(field "$out" one_way_p50_ns)")
     json=$work/netprof_${wait_strategy}_$run.json
     # netprof's exit 1: the test ran but failed its own criteria; the figures still exist.
     tolerated_statuses=1 run_limited "$limit" "$work/netprof_${wait_strategy}_$run.out" \
       "$netprof" --local-pair --mq --mode ping-pong -s "$payload" --wait-strategy "$wait_strategy" \
-      --cpu "$cpus" -t "$seconds" --json "$json" --quiet
+      --cpu "$cpu" -t "$time" --json "$json" --quiet
     netprof_p50s+=("$(field "$json" publisher.latency.one_way_ns.p50)")
     samples+=("$(field "$json" publisher.echoes_received)")
   done
@@ -98,7 +100,8 @@ def median(text):
     return statistics.median(values) if values else None
 
 
-print(f"one-way p50 (RTT p50 / 2), median of the runs, ns; target netprof <= {target:.2f}x bare")
+print(f"one-way p50 (RTT p50 / 2), median of the runs, ns; target (spin) netprof <= "
+      f"{target:.2f}x bare")
 table = [("wait", "bare p50", "netprof p50", "ratio", "verdict", "bare runs", "netprof runs",
           "netprof samples")]
 for i in range(0, len(cells), 4):
@@ -106,8 +109,10 @@ for i in range(0, len(cells), 4):
     bare, ours = median(bare_runs), median(netprof_runs)
     if bare and ours:
         ratio = ours / bare
-        figures = (f"{bare:.0f}", f"{ours:.0f}", f"{ratio:.2f}x",
-                   "PASS" if ratio <= target else "MISS")
+        # Only spin compares like with like: with block the baseline sleeps for every
+        # message, while netprof looks a few times before it sleeps (docs/benchmarks.md).
+        verdict = ("PASS" if ratio <= target else "MISS") if wait == "spin" else "(info)"
+        figures = (f"{bare:.0f}", f"{ours:.0f}", f"{ratio:.2f}x", verdict)
     else:
         figures = ("n/a",) * 4
     table.append((wait, *figures, bare_runs, netprof_runs, samples))
