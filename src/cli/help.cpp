@@ -1,6 +1,5 @@
 #include "../options/option_description.hpp"
 #include "option_table.hpp"
-#include "version.hpp"
 
 #include <netprof/cli.hpp>
 
@@ -12,11 +11,6 @@
 namespace netprof {
 
 namespace po = boost::program_options;
-
-std::string cli::version_text()
-{
-  return std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n";
-}
 
 namespace {
 
