@@ -1,7 +1,7 @@
 """How scripts and end-to-end tests run netprof: each transport's loopback arguments (asked of
 the binary, `netprof --list-transports --json`), the private network namespace that multicast
 and broadcast need, processes started under a deadline and stopped by PID, and JSON reports
-read back. Shared by scripts/tools (sweep, smoke, soak) and tests/e2e. Standard library only.
+read back. Shared by scripts/tools (sweep, knee, smoke, soak) and tests/e2e. Standard library only.
 
 Every process is started here as a separate netprof (never --local-pair), so callers see
 exactly what two terminals would: each role's exit status and JSON report.
@@ -15,6 +15,7 @@ import shlex
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 DEFAULT_QUEUE_BYTES = 1_000_000
@@ -213,6 +214,26 @@ def namespace_for(setups, tool):
     except SetupError as error:
         return None, str(error)
     return namespace, None
+
+
+def choose_setups(requested, built, tool):
+    """The setups to run (`requested` names, or one per transport of the build) and the
+    namespace those that need one will share (or None). Setups that need a namespace this
+    process cannot make are left out, with the reason on stderr."""
+    setups = resolve_setups(requested, built) if requested else default_setups(built)
+    namespace, reason = namespace_for(setups, tool)
+    if reason is not None:
+        names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
+        print(f"{tool}: skipping {names}: {reason}", file=sys.stderr)
+        setups = [setup for setup in setups if not setup.needs_namespace]
+    return setups, namespace
+
+
+def raise_interrupt_on_sigterm():
+    """SIGTERM unwinds like Ctrl-C, so a tool deletes its namespace and keeps its results."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, handler)
 
 
 def tool_arguments(description, epilog, default_out, out_contents):
