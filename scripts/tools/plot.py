@@ -237,7 +237,7 @@ def add_legend(axis, marked_loss):
     if marked_loss:
         handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="none",
                               markeredgecolor="red", markersize=9))
-        labels.append("messages lost")
+        labels.append("a run lost messages")
     axis.legend(handles, labels, fontsize=8)
 
 
