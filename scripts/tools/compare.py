@@ -207,7 +207,8 @@ def text_table(results, arguments):
     for runs in dict.fromkeys(result["runs"] for result in results):
         rows = [header]
         for r in (result for result in results if result["runs"] == runs):
-            rows.append([f"{r['label']}, {r['unit']}", format_figure(r["baseline_median"] * r["scale"]),
+            rows.append([f"{r['label']}, {r['unit']}",
+                         format_figure(r["baseline_median"] * r["scale"]),
                          format_figure(r["contender_median"] * r["scale"]),
                          format_change(r["change_percent"]),
                          "-" if r["p_value"] is None else f"{r['p_value']:.3g}",

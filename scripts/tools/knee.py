@@ -25,11 +25,9 @@ transport error, a run timed out), 130 interrupted. The tables are written eithe
 import argparse
 import csv
 import dataclasses
-import datetime
 import importlib.util
 import math
 import os
-import shlex
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -232,7 +230,8 @@ def markdown(rows, arguments):
              f"{arguments.subscribers} subscriber(s), {arguments.duration:g} s per run, "
              f"{arguments.repetitions} run(s) per rate, resolution {arguments.resolution:g}%.",
              "", "| transport | payload | knee, msg/s | payload MB/s | p99 at knee, µs | "
-             "lowest failing, msg/s | it failed by | probes |", "|---|---:|---:|---:|---:|---:|---|---:|"]
+             "lowest failing, msg/s | it failed by | probes |",
+             "|---|---:|---:|---:|---:|---:|---|---:|"]
     for row in rows:
         lines.append(" | ".join([
             f"| {row['transport']}", format_size(row["payload_size"]), knee_cell(row),
@@ -338,13 +337,7 @@ def check_arguments(arguments):
         raise ArgumentError("--max-probes, --repetitions and --subscribers must be at least 1")
     if arguments.warmup < 0:
         raise ArgumentError("--warmup must be >= 0")
-    arguments.netprof_args = tuple(shlex.split(arguments.netprof_args))
-    if arguments.transports:
-        arguments.transports = [name for item in arguments.transports
-                                for name in item.split(",") if name]
-    if not arguments.out:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        arguments.out = os.path.join("results", f"knee-{stamp}")
+    harness.finish_run_arguments(arguments, "knee")
 
 
 def search_all(arguments, setups, namespace, rows, runs):
@@ -380,21 +373,15 @@ def write_results(arguments, rows, runs):
               file=sys.stderr)
         return
     plot(rows, os.path.join(arguments.out, "knee.png"),
-         f"netprof knee: loss ≤ {arguments.max_loss:g}%, one-way p99 ≤ {arguments.p99_max:g} µs")
+         f"netprof knee: loss ≤ {arguments.max_loss:g}%, "
+         f"one-way p99 ≤ {arguments.p99_max:g} µs")
 
 
 def main(argv):
-    try:
-        arguments = parse_arguments(argv)
-        built = harness.list_transports(arguments.netprof)
-        setups, namespace = harness.choose_setups(arguments.transports, built, "knee")
-    except (ArgumentError, harness.SetupError) as error:
-        print(f"knee: {error}", file=sys.stderr)
+    started = harness.start_tool("knee", parse_arguments, argv)
+    if started is None:
         return 2
-    if not setups:
-        print("knee: no transport left to run", file=sys.stderr)
-        return 2
-    harness.raise_interrupt_on_sigterm()
+    arguments, setups, namespace = started
     os.makedirs(os.path.join(arguments.out, "json"), exist_ok=True)
     rows, runs, status = [], [], 0
     try:

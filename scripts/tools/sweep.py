@@ -2,9 +2,10 @@
 """Runs netprof over a grid of payload sizes and transports on this host and writes one CSV.
 
 For each point (transport, subscriber count, payload size, repetition) it starts the
-subscriber(s) and the publisher as separate processes on loopback, waits with a deadline, kills stragglers by PID and
-keeps every JSON report. The CSV has one row per point and repetition with every figure of the
-publisher's report flattened into columns (see docs/methodology.md and docs/json-schema.md).
+subscriber(s) and the publisher as separate processes on loopback, waits with a deadline,
+kills stragglers by PID and keeps every JSON report. The CSV has one row per point and
+repetition with every figure of the publisher's report flattened into columns (see
+docs/methodology.md and docs/json-schema.md), each subscriber's as subscribers.K.*.
 A failed point is recorded with its reason and the sweep goes on.
 
 Stream mode sends as fast as possible unless told otherwise (--send-hz auto paces it at a
@@ -112,13 +113,7 @@ def check_arguments(arguments):
         arguments.send_hz = figures.parse_number(arguments.send_hz, "--send-hz", minimum=0)
     if arguments.deadline is not None and not arguments.deadline > 0:
         raise ArgumentError("--deadline must be > 0")
-    arguments.netprof_args = tuple(shlex.split(arguments.netprof_args))
-    if arguments.transports:
-        arguments.transports = [name for item in arguments.transports
-                                for name in item.split(",") if name]
-    if not arguments.out:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        arguments.out = os.path.join("results", f"sweep-{stamp}")
+    harness.finish_run_arguments(arguments, "sweep")
 
 
 def send_hz_for(arguments, payload_size):
@@ -292,17 +287,10 @@ def load_average():
 
 
 def main(argv):
-    try:
-        arguments = parse_arguments(argv)
-        built = harness.list_transports(arguments.netprof)
-        setups, namespace = harness.choose_setups(arguments.transports, built, "sweep")
-    except (ArgumentError, harness.SetupError) as error:
-        print(f"sweep: {error}", file=sys.stderr)
+    started = harness.start_tool("sweep", parse_arguments, argv)
+    if started is None:
         return 2
-    if not setups:
-        print("sweep: no transport left to run", file=sys.stderr)
-        return 2
-    harness.raise_interrupt_on_sigterm()
+    arguments, setups, namespace = started
     try:
         os.makedirs(arguments.out, exist_ok=True)
         write_command(arguments, argv)

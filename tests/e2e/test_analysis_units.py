@@ -141,7 +141,8 @@ class CompareStatisticsTest(unittest.TestCase):
         udp = compare.Key("udp", "stream", 64, 1)
         shm = compare.Key("shm", "stream", 64, 1)
         self.assertEqual(compare.pair_keys({udp: []}, {shm: []}), ([(udp, shm)], [], []))
-        self.assertEqual(compare.pair_keys({udp: [], shm: []}, {shm: []}), ([(shm, shm)], [udp], []))
+        self.assertEqual(compare.pair_keys({udp: [], shm: []}, {shm: []}),
+                         ([(shm, shm)], [udp], []))
 
 
 def sweep_row(size, status="ok", p50="1000", loss="0"):
@@ -168,6 +169,16 @@ class PlotLinesTest(unittest.TestCase):
     def test_sizes_with_loss_are_marked(self):
         groups = plot.group_runs([sweep_row(64), sweep_row(128, loss="0.2"), sweep_row(256)])
         self.assertEqual(plot.lossy_sizes(groups, "udp"), [128])
+
+
+class PlotPanelsTest(unittest.TestCase):
+    def test_throughput_axes_have_units_and_a_loss_panel_beside_them(self):
+        units = [panel.unit for panel in plot.THROUGHPUT_PANELS]
+        self.assertIn("msg/s", units[0])
+        self.assertIn("MB/s", units[1])
+        self.assertEqual(plot.THROUGHPUT_PANELS[2].column, "loss_percent")
+        self.assertEqual([panel.marks_loss for panel in plot.THROUGHPUT_PANELS],
+                         [True, True, False])
 
 
 class SweepDefaultsTest(unittest.TestCase):

@@ -21,12 +21,11 @@ def read_csv(path):
 
 
 class KneeTest(unittest.TestCase):
-    def setUp(self):
-        self._tmp = tempfile.TemporaryDirectory(prefix="netprof-knee-")
-        self.addCleanup(self._tmp.cleanup)
-        self.out = os.path.join(self._tmp.name, "out")
-
     def knee(self, *args):
+        """Runs knee.py into a fresh folder, self.out, removed after the test."""
+        folder = tempfile.TemporaryDirectory(prefix="netprof-knee-")
+        self.addCleanup(folder.cleanup)
+        self.out = os.path.join(folder.name, "out")
         return run_script(KNEE, "--netprof", NETPROF, "--out", self.out, *args,
                           deadline_s=DEADLINE_S)
 
