@@ -287,7 +287,8 @@ def parse_arguments(argv):
         epilog="Exit status: 0 the search ran, 2 bad arguments, 3 netprof failed other than by "
         "the criterion, 130 interrupted.")
     add = parser.add_argument
-    add("--netprof", default="./build/netprof", help="netprof binary (default: %(default)s)")
+    add("--netprof", default=harness.default_netprof(), help="netprof binary (default: "
+        "netprof on PATH, else this checkout's build/netprof; now %(default)s)")
     add("--out", help="folder for knee.md, knee.csv, probes.csv, knee.png and json/ "
         "(default: results/knee-DATE-TIME)")
     add("--transports", nargs="+", metavar="NAME", help="as sweep.py: comma- or space-separated "

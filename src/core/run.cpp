@@ -11,6 +11,8 @@
 #include "subscriber.hpp"
 #include "verdict.hpp"
 
+#include "../cli/version.hpp"
+
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
 #include <netprof/report.hpp>
@@ -132,6 +134,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     report.host = collect_host_facts();
     report.version = NETPROF_VERSION;
     report.build_type = NETPROF_BUILD_TYPE;
+    report.commit = cli::git_commit();
 
     if (!config.quiet) {
       if (config.report_format == ReportFormat::madara)
