@@ -9,7 +9,6 @@ exactly what two terminals would: each role's exit status and JSON report.
 
 import argparse
 import dataclasses
-import datetime
 import json
 import os
 import shlex
@@ -17,10 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
-
-from netprof_figures import ArgumentError
 
 DEFAULT_QUEUE_BYTES = 1_000_000
 # How long each side waits for its peer (--wait); the deadline of a run allows for it.
@@ -234,61 +230,6 @@ def namespace_for(setups, tool):
     except SetupError as error:
         return None, str(error)
     return namespace, None
-
-
-def choose_setups(requested, built, tool):
-    """The setups to run (`requested` names, or one per transport of the build) and the
-    namespace those that need one will share (or None). Setups that need a namespace this
-    process cannot make are left out, with the reason on stderr."""
-    setups = resolve_setups(requested, built) if requested else default_setups(built)
-    namespace, reason = namespace_for(setups, tool)
-    if reason is not None:
-        names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
-        print(f"{tool}: skipping {names}: {reason}", file=sys.stderr)
-        setups = [setup for setup in setups if not setup.needs_namespace]
-    return setups, namespace
-
-
-def start_tool(tool, parse_arguments, argv):
-    """A tool's command line parsed and its setups chosen: (arguments, setups, namespace), or
-    None after one line on stderr saying why not (the tool then exits 2)."""
-    try:
-        arguments = parse_arguments(argv)
-        return (arguments, *setups_for(arguments, tool))
-    except (ArgumentError, SetupError) as error:
-        print(f"{tool}: {error}", file=sys.stderr)
-        return None
-
-
-def setups_for(arguments, tool):
-    """The setups a tool runs (arguments.transports, or every transport of arguments.netprof)
-    and their shared namespace (or None). SIGTERM unwinds like Ctrl-C from here on, so the
-    caller's `finally` deletes the namespace. SetupError when no setup is left."""
-    built = list_transports(arguments.netprof)
-    raise_interrupt_on_sigterm()
-    setups, namespace = choose_setups(arguments.transports, built, tool)
-    if not setups:
-        raise SetupError("no transport left to run")
-    return setups, namespace
-
-
-def raise_interrupt_on_sigterm():
-    """SIGTERM unwinds like Ctrl-C, so a tool deletes its namespace and keeps its results."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, handler)
-
-
-def finish_run_arguments(arguments, tool):
-    """What every tool that runs netprof does to its parsed arguments: --netprof-args split as
-    a shell would, --transports split at commas, --out defaulting to results/TOOL-DATE-TIME."""
-    arguments.netprof_args = tuple(shlex.split(arguments.netprof_args))
-    if arguments.transports:
-        arguments.transports = [name for item in arguments.transports
-                                for name in item.split(",") if name]
-    if not arguments.out:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        arguments.out = os.path.join("results", f"{tool}-{stamp}")
 
 
 def tool_arguments(description, epilog, default_out, out_contents):

@@ -33,6 +33,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_tool as tool  # noqa: E402
 from netprof_figures import ArgumentError, format_figure, format_size  # noqa: E402
 
 DEFAULT_SIZES = "64,1K,16K,256K"
@@ -338,7 +339,7 @@ def check_arguments(arguments):
         raise ArgumentError("--max-probes, --repetitions and --subscribers must be at least 1")
     if arguments.warmup < 0:
         raise ArgumentError("--warmup must be >= 0")
-    harness.finish_run_arguments(arguments, "knee")
+    tool.finish_run_arguments(arguments, "knee")
 
 
 def search_all(arguments, setups, namespace, rows, runs):
@@ -379,7 +380,7 @@ def write_results(arguments, rows, runs):
 
 
 def main(argv):
-    started = harness.start_tool("knee", parse_arguments, argv)
+    started = tool.start_tool("knee", parse_arguments, argv)
     if started is None:
         return 2
     arguments, setups, namespace = started

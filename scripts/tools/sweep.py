@@ -32,6 +32,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_tool as tool  # noqa: E402
 
 DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
 # With --send-hz auto, stream mode offers at most this much payload per second (and at most
@@ -114,7 +115,7 @@ def check_arguments(arguments):
         arguments.send_hz = figures.parse_number(arguments.send_hz, "--send-hz", minimum=0)
     if arguments.deadline is not None and not arguments.deadline > 0:
         raise ArgumentError("--deadline must be > 0")
-    harness.finish_run_arguments(arguments, "sweep")
+    tool.finish_run_arguments(arguments, "sweep")
 
 
 def send_hz_for(arguments, payload_size):
@@ -288,7 +289,7 @@ def load_average():
 
 
 def main(argv):
-    started = harness.start_tool("sweep", parse_arguments, argv)
+    started = tool.start_tool("sweep", parse_arguments, argv)
     if started is None:
         return 2
     arguments, setups, namespace = started
