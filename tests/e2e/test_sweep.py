@@ -5,6 +5,7 @@ under a deadline; whatever they leave behind is in a temporary folder removed at
 """
 
 import csv
+import functools
 import os
 import subprocess
 import tempfile
@@ -28,6 +29,7 @@ def read_csv(path):
         return reader.fieldnames, list(reader)
 
 
+@functools.lru_cache(maxsize=None)  # importing matplotlib takes a second or two
 def system_python_has_matplotlib():
     if not os.path.exists("/usr/bin/python3"):
         return False
