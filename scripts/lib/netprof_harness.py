@@ -1,7 +1,7 @@
 """How scripts and end-to-end tests run netprof: each transport's loopback arguments (asked of
 the binary, `netprof --list-transports --json`), the private network namespace that multicast
 and broadcast need, processes started under a deadline and stopped by PID, and JSON reports
-read back. Shared by scripts/tools (sweep, smoke, soak) and tests/e2e. Standard library only.
+read back. Shared by scripts/tools (sweep, knee, smoke, soak) and tests/e2e. Standard library only.
 
 Every process is started here as a separate netprof (never --local-pair), so callers see
 exactly what two terminals would: each role's exit status and JSON report.
