@@ -153,6 +153,26 @@ struct SubscriberCounters {
 
 inline constexpr std::size_t final_counters_size = 13 * 8;
 
+// What a subscriber process cost until it sent its final counters (getrusage): it follows the
+// counters in the same final_counters payload, so the publisher reports every process's cost.
+// Counters alone (final_counters_size bytes) come from a subscriber that predates it.
+struct ProcessUsage {
+  std::uint64_t user_cpu_ns = 0;
+  std::uint64_t system_cpu_ns = 0;
+  std::uint64_t peak_rss_bytes = 0;
+};
+
+inline constexpr std::size_t process_usage_size = 3 * 8;
+inline constexpr std::size_t final_counters_with_usage_size =
+    final_counters_size + process_usage_size;
+
+// Precondition: out.size() >= process_usage_size.
+void encode_process_usage(const ProcessUsage& usage, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly process_usage_size bytes, or names more than any
+// process spends (CPU time over a year, 2^48 bytes of memory).
+bool decode_process_usage(std::span<const std::byte> payload, ProcessUsage& out) noexcept;
+
 // What a publisher's acknowledgement (hello_ack) carries as its payload: the run the subscriber
 // joins, so that it reports the run's settings rather than its own defaults. Encoded as fixed
 // little-endian u64 fields (the two rates as IEEE-754 doubles), run_description_size bytes. An

@@ -181,7 +181,8 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
                                    Clock::time_point now) noexcept
 {
   wire::SubscriberCounters counters;
-  if (!m_collection.plausible(header, payload, counters))
+  std::optional<wire::ProcessUsage> usage;
+  if (!m_collection.plausible(header, payload, counters, usage))
     return Reply::rejection();
   if (const char* why = implausibility(counters, counter_limits(now))) {
     if (Member* member = m_members.find(header.sender_id))
@@ -193,7 +194,8 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
   const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
   if (proof.member == nullptr)
     return Reply::rejection();
-  ResultCollection::record(*proof.member, counters, (header.flags & wire::flags::departing) != 0);
+  ResultCollection::record(*proof.member, counters, usage,
+                           (header.flags & wire::flags::departing) != 0);
   return Reply::answering(wire::MessageKind::final_ack, proof.adopt_sender);
 }
 
