@@ -126,6 +126,7 @@ struct RunReport {
   HostFacts host;
   std::string version;
   std::string build_type;
+  std::string commit; // git commit of the build: 12 hex digits, maybe "-dirty", or "unknown"
   std::uint64_t run_id = 0;
 
   bool success = false;

@@ -63,8 +63,9 @@ def parse_arguments(argv):
         description="Sweep netprof over payload sizes and transports on loopback; write a CSV.",
         epilog="Exit status: 0 the sweep ran (even with failed points), 1 every point failed, "
                "2 bad arguments, 130 interrupted.")
-    parser.add_argument("--netprof", default="./build/netprof", help="netprof binary "
-                        "(default: %(default)s)")
+    parser.add_argument("--netprof", default=harness.default_netprof(), help="netprof binary "
+                        "(default: netprof on PATH, else this checkout's build/netprof; now "
+                        "%(default)s)")
     parser.add_argument("--transports", nargs="+", metavar="NAME", help="transports from "
                         "`netprof --list-transports`, comma- or space-separated, plus zmq-ipc "
                         "(zmq is tcp); default: every transport of the build")

@@ -5,13 +5,15 @@
 #include "file_replacement.hpp"
 #include "live_status.hpp"
 #include "local_pair.hpp"
-#include "publisher.hpp"
 #include "process_usage.hpp"
+#include "publisher.hpp"
 #include "ready_signal.hpp"
 #include "scheduling_priority.hpp"
 #include "stop_flag.hpp"
 #include "subscriber.hpp"
 #include "verdict.hpp"
+
+#include "../cli/version.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
@@ -80,6 +82,7 @@ void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_bef
   report.host = collect_host_facts();
   report.version = NETPROF_VERSION;
   report.build_type = NETPROF_BUILD_TYPE;
+  report.commit = cli::git_commit();
   if (report.build_type == std::string("Debug"))
     report.warnings.push_back("this netprof is a Debug build: it adds its own slowness to every "
                               "figure; measure with a Release build");

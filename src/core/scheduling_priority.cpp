@@ -16,7 +16,7 @@ namespace {
 std::string refusal(const std::string& what, int error, const char* needs)
 {
   return "cannot " + what + ": " + std::strerror(error) +
-         (error == EPERM ? std::string(" (") + needs + ")" : std::string());
+         (error == EPERM || error == EACCES ? std::string(" (") + needs + ")" : std::string());
 }
 
 } // namespace

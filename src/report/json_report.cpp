@@ -219,6 +219,7 @@ nlohmann::json report_to_json(const RunReport& report)
            {"name", "netprof"},
            {"version", report.version},
            {"build_type", report.build_type},
+           {"commit", report.commit},
        }},
       {"command_line", report.config.command_line},
       {"host", host_json(report.host)},

@@ -87,6 +87,7 @@ RunReport sample_publisher()
   report.host.wmem_max = 4'194'304;
   report.version = "0.1.0";
   report.build_type = "Release";
+  report.commit = "0123456789ab-dirty";
   report.run_id = 0x0123456789abcdefULL;
   report.success = true;
   report.warnings = {"subscriber 2 sent no final counters"};
@@ -529,8 +530,10 @@ TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
                                                  "settings", "endpoint", "run_id", "result",
                                                  "rejected", "publisher", "subscribers"}));
   EXPECT_EQ(sut["schema_version"], 1);
-  EXPECT_EQ(sut["tool"],
-            (json{{"name", "netprof"}, {"version", "0.1.0"}, {"build_type", "Release"}}));
+  EXPECT_EQ(sut["tool"], (json{{"name", "netprof"},
+                               {"version", "0.1.0"},
+                               {"build_type", "Release"},
+                               {"commit", "0123456789ab-dirty"}}));
   EXPECT_EQ(sut["command_line"].size(), 9u);
   EXPECT_EQ(sut["command_line"][8], "10000");
   EXPECT_EQ(sut["run_id"], "0123456789abcdef");
