@@ -107,6 +107,8 @@ struct SubscriberResult {
   // What the subscriber process cost (CPU, peak memory) until it sent its counters; none when
   // they did not come, or came from a subscriber that predates it.
   std::optional<wire::ProcessUsage> usage;
+  // Measured messages the subscriber dropped on purpose (--drop-rate), within `lost`.
+  std::uint64_t injected_drops = 0;
 };
 
 // A run a subscriber took part in until its publisher was replaced by a new one: the figures

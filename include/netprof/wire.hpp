@@ -153,25 +153,32 @@ struct SubscriberCounters {
 
 inline constexpr std::size_t final_counters_size = 13 * 8;
 
-// What a subscriber process cost until it sent its final counters (getrusage): it follows the
-// counters in the same final_counters payload, so the publisher reports every process's cost.
-// Counters alone (final_counters_size bytes) come from a subscriber that predates it.
+// What a process cost so far (getrusage).
 struct ProcessUsage {
   std::uint64_t user_cpu_ns = 0;
   std::uint64_t system_cpu_ns = 0;
   std::uint64_t peak_rss_bytes = 0;
 };
 
-inline constexpr std::size_t process_usage_size = 3 * 8;
-inline constexpr std::size_t final_counters_with_usage_size =
-    final_counters_size + process_usage_size;
+// What follows a subscriber's counters in the same final_counters payload: what its process
+// cost until then, so the publisher reports every process's cost, and the measured messages it
+// dropped on purpose (--drop-rate), so the publisher tells injected loss from real loss.
+// Counters alone (final_counters_size bytes) come from a subscriber that predates it.
+struct FinalAddendum {
+  ProcessUsage usage;
+  std::uint64_t injected_drops = 0;
+};
 
-// Precondition: out.size() >= process_usage_size.
-void encode_process_usage(const ProcessUsage& usage, std::span<std::byte> out) noexcept;
+inline constexpr std::size_t final_addendum_size = 4 * 8;
+inline constexpr std::size_t final_counters_with_addendum_size =
+    final_counters_size + final_addendum_size;
 
-// False when the payload is not exactly process_usage_size bytes, or names more than any
+// Precondition: out.size() >= final_addendum_size.
+void encode_final_addendum(const FinalAddendum& addendum, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly final_addendum_size bytes, or names more than any
 // process spends (CPU time over a year, 2^48 bytes of memory).
-bool decode_process_usage(std::span<const std::byte> payload, ProcessUsage& out) noexcept;
+bool decode_final_addendum(std::span<const std::byte> payload, FinalAddendum& out) noexcept;
 
 // What a publisher's acknowledgement (hello_ack) carries as its payload: the run the subscriber
 // joins, so that it reports the run's settings rather than its own defaults. Encoded as fixed

@@ -6,22 +6,23 @@
 namespace netprof {
 
 // --drop-rate: decides, message by message, which received data a subscriber drops as if it
-// never came, from a seeded generator (splitmix64), so that two runs with the same seed drop
-// the same messages and a run's loss has a known truth. One add, a few multiplies and a compare
-// per message, and nothing at all when the rate is 0.
+// never came, from a hash (splitmix64's mix) of the seed and the message's sequence number: two
+// runs with the same seed drop the same messages whatever else differs (how many warm-up
+// messages came, the order of arrival), so a run's loss has a known truth. A few multiplies and
+// a compare per message, and nothing at all when the rate is 0.
 class DropInjection {
 public:
   DropInjection(double percent, std::uint64_t seed) noexcept
-      : m_state(seed), m_enabled(percent > 0.0), m_everything(percent >= 100.0),
+      : m_seed(seed), m_enabled(percent > 0.0), m_everything(percent >= 100.0),
         m_threshold(threshold(percent))
   {
   }
 
-  bool drops() noexcept
+  bool drops(std::uint64_t sequence) const noexcept
   {
     if (!m_enabled)
       return false;
-    return m_everything || next() < m_threshold;
+    return m_everything || mix(m_seed + (sequence + 1) * 0x9E3779B97F4A7C15ULL) < m_threshold;
   }
 
 private:
@@ -33,15 +34,14 @@ private:
     return static_cast<std::uint64_t>(percent / 100.0 * 18446744073709551616.0);
   }
 
-  std::uint64_t next() noexcept
+  static std::uint64_t mix(std::uint64_t z) noexcept
   {
-    std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
 
-  std::uint64_t m_state;
+  std::uint64_t m_seed;
   bool m_enabled;
   bool m_everything;
   std::uint64_t m_threshold;

@@ -12,8 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,7 +33,7 @@ struct MemberCounters {
   bool received = false;
   bool left_early = false; // it said it was leaving before the end of the test
   wire::SubscriberCounters counters;
-  std::optional<wire::ProcessUsage> usage; // none from a subscriber that predates it
+  std::optional<wire::FinalAddendum> addendum; // none from a subscriber that predates it
 };
 
 struct Member {

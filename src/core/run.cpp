@@ -71,7 +71,7 @@ std::size_t largest_control_message(const RunConfig& config)
 {
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
   return wire::header_size +
-         std::max(wire::final_counters_with_usage_size, wire::run_description_size) + mac;
+         std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;
 }
 
 // What the process and its host were like while it ran, which may explain its figures.

@@ -45,7 +45,7 @@ public:
         m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
         m_hello(m_authentication.tag_room()),
-        m_control(wire::final_counters_with_usage_size + m_authentication.tag_room()),
+        m_control(wire::final_counters_with_addendum_size + m_authentication.tag_room()),
         m_instance(random_instance_tag()), m_deadlines(config, Clock::now()),
         m_drops(config.drop_percent, config.drop_seed)
   {
@@ -123,9 +123,12 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     ++m_rejected;
     return;
   }
-  if (header.kind == wire::MessageKind::data && m_drops.drops())
-    return; // --drop-rate: as if it never came
   SubscriberRun& run = *m_run;
+  if (header.kind == wire::MessageKind::data && m_drops.drops(header.sequence)) {
+    if ((header.flags & wire::flags::warmup) == 0)
+      ++run.injected_drops;
+    return; // --drop-rate: as if it never came
+  }
   // A probe is echoed before anything else, even reading the clock: the round trip should
   // hold as little of the subscriber's own work as possible.
   if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0)
@@ -364,8 +367,8 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(m_run->counters(m_rejected), m_control.payload());
-  wire::encode_process_usage(measure_process_usage(),
-                             m_control.payload().subspan(wire::final_counters_size));
+  wire::encode_final_addendum({measure_process_usage(), m_run->injected_drops},
+                              m_control.payload().subspan(wire::final_counters_size));
   m_endpoint.send(m_authentication.seal(m_control, header));
   m_endpoint.flush();
 }

@@ -179,6 +179,7 @@ json subscriber_json(const SubscriberResult& sub)
       {"received", c.received},
       {"unique", c.unique},
       {"lost", sub.lost},
+      {"injected_drops", sub.injected_drops},
       {"loss_percent", finite(loss_percent(sub))},
       {"duplicates", c.duplicates},
       {"out_of_order", c.out_of_order},

@@ -272,7 +272,12 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
       << " (subscriber clock, first to last message)\n";
   if (lost_known) {
     out << indent << "Lost: " << format_count(result.lost) << " ("
-        << format_percent(loss_percent(result)) << ")\n";
+        << format_percent(loss_percent(result)) << ")";
+    if (result.injected_drops > 0) {
+      out << ", " << format_count(result.injected_drops)
+          << " of them dropped on purpose (--drop-rate)";
+    }
+    out << "\n";
   } else {
     out << indent << "Lost: unknown (no end of test received)\n";
   }
