@@ -53,8 +53,8 @@ struct RunConfig {
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
 
   WaitStrategy wait_strategy = WaitStrategy::block; // --wait-strategy
-  std::vector<int> cpus; // --cpu: pin this process (local pair: publisher,subscriber)
-  std::optional<int> nice;                 // --nice: the scheduler's niceness, -20 to 19
+  std::vector<int> cpus;   // --cpu: pin this process (local pair: publisher,subscriber)
+  std::optional<int> nice; // --nice: the scheduler's niceness, -20 to 19
   std::optional<std::uint32_t> rt_priority; // --rt-priority: SCHED_FIFO at this priority
 
   // --drop-rate: a subscriber drops this share of the data it receives before counting it,

@@ -32,11 +32,10 @@ void apply_scheduling_priority(const RunConfig& config)
     sched_param param{};
     param.sched_priority = static_cast<int>(*config.rt_priority);
     if (::sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
-      throw TransportError(refusal("run under SCHED_FIFO at --rt-priority " +
-                                       std::to_string(*config.rt_priority),
-                                   errno,
-                                   "it needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least "
-                                   "that priority"));
+      throw TransportError(refusal(
+          "run under SCHED_FIFO at --rt-priority " + std::to_string(*config.rt_priority), errno,
+          "it needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least "
+          "that priority"));
     }
   }
 }
