@@ -1,3 +1,4 @@
+#include "mq/mq_transport.hpp"
 #include "shm/shm_transport.hpp"
 #include "tcp/tcp_transport.hpp"
 #include "udp/udp_transport.hpp"
@@ -22,6 +23,7 @@ void register_builtin_transports(TransportRegistry& registry)
       {"tcp", "raw TCP: --tcp host:port, where the publisher listens", make_tcp_transport});
   registry.add({"uds", "Unix-domain sockets: --uds PATH or @NAME, where the publisher listens",
                 make_uds_transport});
+  registry.add({"mq", "POSIX message queues on this host: --mq NAME", make_mq_transport});
 }
 
 } // namespace netprof

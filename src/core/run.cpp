@@ -5,11 +5,15 @@
 #include "file_replacement.hpp"
 #include "live_status.hpp"
 #include "local_pair.hpp"
+#include "process_usage.hpp"
 #include "publisher.hpp"
 #include "ready_signal.hpp"
+#include "scheduling_priority.hpp"
 #include "stop_flag.hpp"
 #include "subscriber.hpp"
 #include "verdict.hpp"
+
+#include "../cli/version.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
@@ -22,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
 
 namespace netprof {
 
@@ -65,7 +70,22 @@ double expected_seconds(const RunConfig& config)
 std::size_t largest_control_message(const RunConfig& config)
 {
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
-  return wire::header_size + std::max(wire::final_counters_size, wire::run_description_size) + mac;
+  return wire::header_size +
+         std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;
+}
+
+// What the process and its host were like while it ran, which may explain its figures.
+void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before)
+{
+  report.usage = measure_process_usage();
+  report.steal_percent = steal_percent(cpu_before, read_cpu_times());
+  report.host = collect_host_facts();
+  report.version = NETPROF_VERSION;
+  report.build_type = NETPROF_BUILD_TYPE;
+  report.commit = cli::git_commit();
+  if (report.build_type == std::string("Debug"))
+    report.warnings.push_back("this netprof is a Debug build: it adds its own slowness to every "
+                              "figure; measure with a Release build");
 }
 
 RoleResult run_role(const RunConfig& config, Endpoint& endpoint)
@@ -112,6 +132,7 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
 
     if (!config.cpus.empty())
       pin_to_cpu(config.cpus.front());
+    apply_scheduling_priority(config);
     EndpointRequest request;
     request.role = config.role;
     request.id = config.id;
@@ -125,13 +146,12 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     check_payload(config, facts);
     signal_ready(); // to the parent of a local pair, which starts the subscriber only now
 
+    const std::optional<CpuTimes> cpu_before = read_cpu_times();
     RoleResult result = run_role(config, *endpoint);
     RunReport& report = result.report;   // its settings: the run's, as its role knows them
     report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
     add_transport_diagnoses(report);
-    report.host = collect_host_facts();
-    report.version = NETPROF_VERSION;
-    report.build_type = NETPROF_BUILD_TYPE;
+    add_process_facts(report, cpu_before);
 
     if (!config.quiet) {
       if (config.report_format == ReportFormat::madara)
