@@ -9,7 +9,7 @@ import time
 from netprof_test_case import NetprofTestCase
 
 # A modest rate and short phases: a loaded 2-core machine carries them without loss.
-MODEST = ["--send-hz", "2000", "-t", "0.5", "--warmup-time", "0.1"]
+MODEST = ["--send-hz", "2000", "-t", "0.3", "--warmup-time", "0.1"]
 DEADLINE_S = 30
 
 
