@@ -2,6 +2,7 @@
 processes over one stream transport, the checks a fan-out run must pass, and a fake publisher
 that stops in the middle of a message. Loopback and temporary directories only."""
 
+import os
 import socket
 import threading
 import time
@@ -80,6 +81,13 @@ class StreamTestCase(NetprofTestCase):
                 if time.monotonic() > give_up:
                     raise
                 time.sleep(0.01)  # polling for the listener, not standing in for a wait
+
+    def wait_for_file(self, path):
+        """Returns once `path` exists (a publisher's socket file), bounded by the deadline."""
+        give_up = time.monotonic() + DEADLINE_S
+        while not os.path.exists(path):
+            self.assertLess(time.monotonic(), give_up, f"{path} never appeared")
+            time.sleep(0.01)  # polling for the file, not standing in for a wait
 
     def strangers(self, family, address, kind=socket.SOCK_STREAM):
         """Three connections that break the framing, once a publisher listens at `address`: a

@@ -7,7 +7,6 @@ import glob
 import os
 import socket
 import stat
-import time
 import unittest
 
 from stream_test_case import DEADLINE_S, MODEST, StreamTestCase
@@ -39,9 +38,7 @@ class UdsTest(StreamTestCase):
         publisher, pub_json = self.start("-i", "0", "--uds", path, "--subscribers", 2,
                                          "--wait", "10", *MODEST, json_name="pub",
                                          prefix=UMASK_000)
-        give_up = time.monotonic() + DEADLINE_S
-        while not os.path.exists(path) and time.monotonic() < give_up:
-            time.sleep(0.01)  # polling for the file, not standing in for a wait
+        self.wait_for_file(path)
         self.assertEqual(stat.S_IMODE(os.lstat(path).st_mode), 0o600)
         started = [self.start("-i", i, "--uds", path, json_name=f"sub{i}") for i in (1, 2)]
         pub = self.finish(publisher, pub_json, DEADLINE_S)
@@ -117,9 +114,11 @@ class UdsTest(StreamTestCase):
 
     def test_a_subscriber_of_the_other_type_is_told_why(self):
         path = self.path("types")
-        publisher, _ = self.start("-i", "0", "--uds", path, "--wait", "1")
+        publisher, _ = self.start("-i", "0", "--uds", path, "--wait", "10")
+        self.wait_for_file(path)
         result = self.run_netprof("-i", "1", "--uds", path, "--uds-type", "stream", "--wait", "1",
                                   deadline_s=DEADLINE_S)
+        self.interrupt(publisher)  # it has nothing left to wait for
         self.finish(publisher, None, DEADLINE_S)
         self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
         self.assertIn("the publisher uses the other --uds-type: give both the same", result.stdout)
