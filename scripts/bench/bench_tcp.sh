@@ -7,8 +7,11 @@
 #   stream, -s 64:       received messages/s at least 1.0x `sockperf throughput --tcp`'s
 # Like for like: netprof -s 64 puts its header and 8 bytes of framing in front of the payload, so
 # the baselines send that many bytes (asked of the binary); bare_tcp_pingpong echoes what netprof
-# echoes (a header and its frame), sockperf echoes the whole message. Prints figures; a missed
-# target is reported, never an error: the exit status is 0 unless a run crashed or timed out.
+# echoes (a header and its frame), sockperf echoes the whole message. sockperf's throughput mode
+# leaves Nagle's algorithm on unless given --tcp-avoid-nodelay (its ping-pong turns it off), so
+# each stream row pairs like with like: netprof --tcp-nodelay off against sockperf's default, and
+# netprof's default (on) against sockperf --tcp-avoid-nodelay. Prints figures; a missed target
+# is reported, never an error: the exit status is 0 unless a run crashed or timed out.
 #
 #   scripts/bench/bench_tcp.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
 #       [--cpu A,B]
@@ -75,6 +78,7 @@ echo
 sockperf_run()
 {
   local mode=$1 size=$2 out=$3 port status=0
+  shift 3 # what is left goes to the client
   port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   timeout --signal=INT --kill-after=5 $((seconds + 30)) \
     taskset -c "$receiver_cpu" sockperf server --tcp -i 127.0.0.1 -p "$port" >"$out.server" 2>&1 &
@@ -91,7 +95,8 @@ while time.monotonic() < give_up:
         time.sleep(0.05)
 sys.exit(1)' "$port" || { echo "sockperf server did not start" >&2; ((failures += 1)); }
   timeout --kill-after=5 $((seconds + 30)) taskset -c "$sender_cpu" \
-    sockperf "$mode" --tcp -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" >"$out" 2>&1 || status=$?
+    sockperf "$mode" --tcp -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" "$@" >"$out" 2>&1 ||
+    status=$?
   sleep 0.2 # what is in flight reaches the server before it stops counting
   kill -INT "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
@@ -122,12 +127,13 @@ except Exception:
 PY
 }
 
+# netprof's local pair with TCP_NODELAY as $2 (on, off); the rest are its own options.
 netprof_run()
 {
-  local out=$1
-  shift
-  tolerated_statuses=1 run_limited "$limit" "$out.out" "$netprof" --local-pair --tcp-nodelay on \
-    -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "$@"
+  local out=$1 no_delay=$2
+  shift 2
+  tolerated_statuses=1 run_limited "$limit" "$out.out" "$netprof" --local-pair \
+    --tcp-nodelay "$no_delay" -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "$@"
 }
 
 for ((run = 1; run <= repeat; run++)); do
@@ -135,14 +141,15 @@ for ((run = 1; run <= repeat; run++)); do
     run_limited 60 "$work/bare_$wait_strategy.$run.json" "$bare" --size "$wire" \
       --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" \
       --wait "$wait_strategy" --cpu "$cpus"
-    netprof_run "$work/netprof_pp_$wait_strategy.$run.json" --mode ping-pong \
+    netprof_run "$work/netprof_pp_$wait_strategy.$run.json" on --mode ping-pong \
       --wait-strategy "$wait_strategy"
   done
-  netprof_run "$work/netprof_stream.$run.json"
+  netprof_run "$work/netprof_stream.$run.json" on
+  netprof_run "$work/netprof_stream_nagle.$run.json" off
   if ((have_sockperf)); then
     sockperf_run ping-pong "$wire" "$work/sockperf_pp.$run"
     sockperf_run throughput "$wire" "$work/sockperf_tp.$run"
-    sockperf_run throughput "$payload" "$work/sockperf_tp64.$run"
+    sockperf_run throughput "$wire" "$work/sockperf_tp_nodelay.$run" --tcp-avoid-nodelay
   fi
 done
 if [[ $(field "$work/netprof_stream.1.json" tool.build_type) != Release ]]; then
@@ -168,8 +175,8 @@ rows=("ping-pong spin vs bare_tcp_pingpong|ns|at_most|1.10|$(runs_of netprof_pp_
   "ping-pong block vs bare_tcp_pingpong (reference)|ns|at_most|1.10|$(runs_of netprof_pp_block "$one_way")|$(runs_of bare_block one_way_p50_ns)")
 if ((have_sockperf)); then
   rows+=("ping-pong block vs sockperf pp --tcp -m $wire|ns|at_most|1.05|$(runs_of netprof_pp_block "$one_way")|$(sockperf_runs pp sockperf_pp)"
-    "stream msg/s vs sockperf tp --tcp -m $wire|msg/s|at_least|1.0|$(runs_of netprof_stream "$rate")|$(sockperf_runs tp sockperf_tp)"
-    "stream msg/s vs sockperf tp --tcp -m $payload (reference)|msg/s|at_least|1.0|$(runs_of netprof_stream "$rate")|$(sockperf_runs tp sockperf_tp64)")
+    "stream, Nagle on: --tcp-nodelay off vs sockperf tp --tcp -m $wire|msg/s|at_least|1.0|$(runs_of netprof_stream_nagle "$rate")|$(sockperf_runs tp sockperf_tp)"
+    "stream, TCP_NODELAY: default vs sockperf tp --tcp-avoid-nodelay|msg/s|at_least|1.0|$(runs_of netprof_stream "$rate")|$(sockperf_runs tp sockperf_tp_nodelay)")
 fi
 echo "one-way latency p50 = RTT p50 / 2; rates are messages received per second; medians of $repeat runs"
 "$python" "$table" "${rows[@]}"
