@@ -112,6 +112,7 @@ std::string help_text(const TransportRegistry& registry)
          "  netprof -i 0 TRANSPORT-OPTIONS [OPTIONS]   the publisher\n"
          "  netprof -i N TRANSPORT-OPTIONS [OPTIONS]   subscriber N >= 1\n"
          "  netprof --local-pair [OPTIONS]             both, as two processes on loopback\n"
+         "  netprof --local-pair --threads [OPTIONS]   both, as two threads of one process\n"
          "\n"
          "Two terminals (the first -u is this process's own address, the rest its peers):\n"
          "  netprof -i 0 -u 127.0.0.1:40000                      # publisher\n"

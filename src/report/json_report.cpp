@@ -85,6 +85,7 @@ json settings_json(const RunConfig& config)
       {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
       {"max_loss_percent", nullptr},
+      {"local_pair", nullptr},
   };
   if (config.count) {
     settings["count"] = *config.count;
@@ -94,6 +95,9 @@ json settings_json(const RunConfig& config)
   }
   if (config.max_loss_percent && std::isfinite(*config.max_loss_percent)) {
     settings["max_loss_percent"] = *config.max_loss_percent;
+  }
+  if (config.pair_layout != PairLayout::none) {
+    settings["local_pair"] = to_string(config.pair_layout);
   }
   return settings;
 }

@@ -104,6 +104,11 @@ void write_settings(std::ostream& out, const RunReport& report)
   }
   hosts += peers;
   out << "  Hosts: " << (hosts.empty() ? std::string("none reported") : hosts) << "\n";
+  if (config.pair_layout != PairLayout::none) {
+    out << "  Local pair: "
+        << (config.pair_layout == PairLayout::threads ? "threads of one process" : "two processes")
+        << "\n";
+  }
   if (endpoint.max_message_size > 0) {
     out << "  Max message size: " << format_count(endpoint.max_message_size) << " B\n";
   }

@@ -174,9 +174,16 @@ void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
   m_requested_buffer_bytes = requested;
   bool any_tcp = settings.own.scheme == Scheme::tcp;
   bool any_ipc = settings.own.scheme == Scheme::ipc;
+  bool any_inproc = settings.own.scheme == Scheme::inproc;
   for (const Address& peer : settings.peers) {
     any_tcp = any_tcp || peer.scheme == Scheme::tcp;
     any_ipc = any_ipc || peer.scheme == Scheme::ipc;
+    any_inproc = any_inproc || peer.scheme == Scheme::inproc;
+  }
+  if (any_inproc) {
+    m_notes.push_back("inproc: messages pass between the threads of this process through "
+                      "ZeroMQ's in-memory pipes, in one context both endpoints share (no kernel, "
+                      "no I/O thread); -q sets the high-water mark only");
   }
   if (any_tcp) {
     m_notes.push_back("TCP_NODELAY on: ZeroMQ sets it on every tcp connection, and batches "
