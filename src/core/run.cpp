@@ -21,12 +21,11 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
   ParsedCommandLine parsed;
   // The publisher of a process pair knows its parent by the pipe it is to tell it is ready on.
   const PairLayout layout = local_pair_parent_waits() ? PairLayout::processes : PairLayout::none;
-  if (const int status = exit_status_of(err,
-                                        [&] {
-                                          parsed = parse_command_line(argc, argv, registry, layout);
-                                          return 0;
-                                        });
-      status != 0)
+  const auto parse = [&] {
+    parsed = parse_command_line(argc, argv, registry, layout);
+    return 0;
+  };
+  if (const int status = exit_status_of(err, parse); status != 0)
     return status;
   if (parsed.action != ParsedCommandLine::Action::run) {
     out << parsed.text;

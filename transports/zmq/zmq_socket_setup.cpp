@@ -46,8 +46,9 @@ std::string bind_hint(const Address& address, int error)
 // leaves it 0600, like the shm segment; ipc://* makes its file in a fresh directory of its own,
 // which must keep its x bit (0700). The umask is the whole process's: it is changed around
 // zmq_bind only, which makes the file in this thread, and no other thread of netprof makes files
-// then (ZeroMQ's I/O threads never do). A chmod after binding would leave a moment in which
-// another user could connect, and a connection once made outlives the chmod.
+// then (ZeroMQ's I/O threads never do; under --local-pair --threads the subscriber's thread binds
+// while the publisher's waits for it, making none). A chmod after binding would leave a moment in
+// which another user could connect, and a connection once made outlives the chmod.
 int bind_privately(void* handle, const Address& own)
 {
   if (own.scheme != Scheme::ipc) {
