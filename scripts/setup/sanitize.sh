@@ -26,13 +26,13 @@ export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stac
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
 
-# -O1 keeps sanitized builds and tests quick while leaving stacks readable; asserts stay on
-# (no NDEBUG). Benchmarks are not built: they test nothing.
+# -O1 keeps sanitized builds and tests quick while leaving stacks readable (-g1: file and line in
+# every frame); asserts stay on (no NDEBUG). Benchmarks are not built: they test nothing.
 configure_and_build() {
   local dir="$1" sanitizers="$2"
   shift 2
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DNETPROF_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DNETPROF_BUILD_BENCH=OFF \
     -DNETPROF_SANITIZE="$sanitizers" >/dev/null
   cmake --build "$dir" -j"$jobs" "$@"
 }
