@@ -645,8 +645,10 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   const auto inproc = [](const std::string& text) {
     return zeromq::parse_address(text, zeromq::Use::bind, zeromq::Inproc::allowed);
   };
+  constexpr std::size_t payload = 5000;
   auto publisher_settings = settings_for(Role::publisher, "tcp://127.0.0.1:*", {});
   publisher_settings.own = inproc("inproc://zero-copy");
+  publisher_settings.message_bytes = 8 + payload; // a high-water mark, and so a pool, to match
   publisher_settings.zero_copy_from = 1000;
   publisher_settings.no_drop = true;
   auto subscriber_settings = settings_for(Role::subscriber, "tcp://127.0.0.1:*", {});
@@ -655,7 +657,7 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   zeromq::ZmqEndpoint subscriber(subscriber_settings);
 
   constexpr int count = 8;
-  Bytes message(8 + 5000, std::byte{'p'});
+  Bytes message(8 + payload, std::byte{'p'});
   {
     zeromq::ZmqEndpoint publisher(publisher_settings);
     say_hello(subscriber, publisher);
