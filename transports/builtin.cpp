@@ -1,3 +1,4 @@
+#include "mq/mq_transport.hpp"
 #include "shm/shm_transport.hpp"
 #include "udp/udp_transport.hpp"
 #include "zmq/zmq_transport.hpp"
@@ -16,6 +17,7 @@ void register_builtin_transports(TransportRegistry& registry)
                 make_zmq_transport});
   registry.add({"shm", "shared-memory ring on this host: --shm NAME (publisher creates it)",
                 make_shm_transport});
+  registry.add({"mq", "POSIX message queues on this host: --mq NAME", make_mq_transport});
 }
 
 } // namespace netprof

@@ -57,7 +57,14 @@ struct RunConfig {
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
 
   WaitStrategy wait_strategy = WaitStrategy::block; // --wait-strategy
-  std::vector<int> cpus; // --cpu: pin this process (local pair: publisher,subscriber)
+  std::vector<int> cpus;   // --cpu: pin this process (local pair: publisher,subscriber)
+  std::optional<int> nice; // --nice: the scheduler's niceness, -20 to 19
+  std::optional<std::uint32_t> rt_priority; // --rt-priority: SCHED_FIFO at this priority
+
+  // --drop-rate: a subscriber drops this share of the data it receives before counting it,
+  // chosen by a generator seeded with --drop-seed, so a run's loss has a known truth.
+  double drop_percent = 0.0;
+  std::uint64_t drop_seed = 1;
 
   std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
   std::string json_path;                  // --json

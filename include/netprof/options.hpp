@@ -46,10 +46,11 @@ using ValueRule = std::variant<Switch, WholeNumber, RealNumber, Choice, Text, Cp
 
 // How the local pair passes an option on to its two processes.
 enum class PairRoute {
-  both,           // the tokens as the user wrote them, to both
-  publisher_only, // to the publisher alone
-  neither,        // the pair sets it itself, or the transport derives it (local_pair_arguments)
-  split           // "PUB,SUB": the first value to the publisher, the second to the subscriber
+  both,            // the tokens as the user wrote them, to both
+  publisher_only,  // to the publisher alone
+  subscriber_only, // to the subscriber alone
+  neither,         // the pair sets it itself, or the transport derives it (local_pair_arguments)
+  split            // "PUB,SUB": the first value to the publisher, the second to the subscriber
 };
 
 struct OptionSpec {

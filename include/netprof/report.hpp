@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,10 +24,28 @@ struct HostFacts {
   std::string cpu_model;
   unsigned cores = 0;
   std::string clock_source; // /sys/devices/system/clocksource/clocksource0/current_clocksource
+  // cpufreq's scaling governor of every CPU ("performance"), "mixed" when they differ; empty
+  // where the kernel has no cpufreq (most VMs)
+  std::string cpu_governor;
   std::uint64_t rmem_default = 0, rmem_max = 0, wmem_default = 0, wmem_max = 0; // net.core.*
 };
 
 HostFacts collect_host_facts();
+
+// The host's CPU time so far, in clock ticks, from the first line of /proc/stat.
+struct CpuTimes {
+  std::uint64_t total = 0; // user, nice, system, idle, iowait, irq, softirq, steal
+  std::uint64_t steal = 0; // time a hypervisor ran something else on this VM's CPUs
+};
+
+// None when the text does not start with an aggregate "cpu" line of at least eight numbers.
+std::optional<CpuTimes> parse_cpu_times(std::string_view proc_stat);
+std::optional<CpuTimes> read_cpu_times();
+
+// The share of CPU time stolen between two readings, in percent; none when either is missing
+// or no time passed.
+std::optional<double> steal_percent(const std::optional<CpuTimes>& before,
+                                    const std::optional<CpuTimes>& after) noexcept;
 
 // Rates on the subscriber's own clock, first to last measured message.
 struct Throughput {
@@ -85,6 +104,11 @@ struct SubscriberResult {
                                  // happened after the measured phase began
   bool id_clash = false; // two live processes answered to this id (told by their instance tags)
   std::string refused_counters; // why counters sent under this id were refused as impossible
+  // What the subscriber process cost (CPU, peak memory) until it sent its counters; none when
+  // they did not come, or came from a subscriber that predates it.
+  std::optional<wire::ProcessUsage> usage;
+  // Measured messages the subscriber dropped on purpose (--drop-rate), within `lost`.
+  std::uint64_t injected_drops = 0;
 };
 
 // A run a subscriber took part in until its publisher was replaced by a new one: the figures
@@ -104,6 +128,7 @@ struct RunReport {
   HostFacts host;
   std::string version;
   std::string build_type;
+  std::string commit; // git commit of the build: 12 hex digits, maybe "-dirty", or "unknown"
   std::uint64_t run_id = 0;
 
   bool success = false;
@@ -136,6 +161,12 @@ struct RunReport {
   std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
+
+  // What this process cost, measured after its run: CPU time (user, system) and peak RSS.
+  std::optional<wire::ProcessUsage> usage;
+  // The share of the host's CPU time stolen by the hypervisor while this process ran its role,
+  // in percent; none where /proc/stat is unreadable.
+  std::optional<double> steal_percent;
 };
 
 // MADARA's layout, extended: Test:, Settings:, Latency:, Throughput:.

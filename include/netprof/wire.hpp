@@ -153,6 +153,33 @@ struct SubscriberCounters {
 
 inline constexpr std::size_t final_counters_size = 13 * 8;
 
+// What a process cost so far (getrusage).
+struct ProcessUsage {
+  std::uint64_t user_cpu_ns = 0;
+  std::uint64_t system_cpu_ns = 0;
+  std::uint64_t peak_rss_bytes = 0;
+};
+
+// What follows a subscriber's counters in the same final_counters payload: what its process
+// cost until then, so the publisher reports every process's cost, and the measured messages it
+// dropped on purpose (--drop-rate), so the publisher tells injected loss from real loss.
+// Counters alone (final_counters_size bytes) come from a subscriber that predates it.
+struct FinalAddendum {
+  ProcessUsage usage;
+  std::uint64_t injected_drops = 0;
+};
+
+inline constexpr std::size_t final_addendum_size = 4 * 8;
+inline constexpr std::size_t final_counters_with_addendum_size =
+    final_counters_size + final_addendum_size;
+
+// Precondition: out.size() >= final_addendum_size.
+void encode_final_addendum(const FinalAddendum& addendum, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly final_addendum_size bytes, or names more than any
+// process spends (CPU time over a year, 2^48 bytes of memory).
+bool decode_final_addendum(std::span<const std::byte> payload, FinalAddendum& out) noexcept;
+
 // What a publisher's acknowledgement (hello_ack) carries as its payload: the run the subscriber
 // joins, so that it reports the run's settings rather than its own defaults. Encoded as fixed
 // little-endian u64 fields (the two rates as IEEE-754 doubles), run_description_size bytes. An

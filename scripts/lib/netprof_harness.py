@@ -1,7 +1,7 @@
 """How scripts and end-to-end tests run netprof: each transport's loopback arguments (asked of
 the binary, `netprof --list-transports --json`), the private network namespace that multicast
 and broadcast need, processes started under a deadline and stopped by PID, and JSON reports
-read back. Shared by scripts/tools (sweep, smoke, soak) and tests/e2e. Standard library only.
+read back. Shared by scripts/tools (sweep, knee, smoke, soak) and tests/e2e. Standard library only.
 
 Every process is started here as a separate netprof (never --local-pair), so callers see
 exactly what two terminals would: each role's exit status and JSON report.
@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,7 +32,23 @@ class SetupError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------
-# What the binary says about itself
+# Which binary, and what it says about itself
+
+
+def default_netprof():
+    """The netprof a tool runs when not given --netprof: the one on PATH (an installed
+    package's), else the one beside an installed tool (PREFIX/bin, this file being in
+    PREFIX/share/netprof/lib), else the checkout's build/netprof, for developers. Worked out
+    from where this file is, so no installed file names a build folder."""
+    on_path = shutil.which("netprof")
+    if on_path:
+        return on_path
+    here = os.path.dirname(os.path.realpath(__file__))
+    beside = os.path.join(here, "..", "..", "..", "bin", "netprof")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return os.path.normpath(beside)
+    return os.path.normpath(os.path.join(here, "..", "..", "build", "netprof"))
+
 
 
 def describe(netprof, subscribers=1, options=()):
@@ -218,8 +235,9 @@ def namespace_for(setups, tool):
 def tool_arguments(description, epilog, default_out, out_contents):
     """An argument parser with the options every tool has: --netprof and --out."""
     parser = argparse.ArgumentParser(description=description, epilog=epilog)
-    parser.add_argument("--netprof", default="./build/netprof",
-                        help="netprof binary (default: %(default)s)")
+    parser.add_argument("--netprof", default=default_netprof(),
+                        help="netprof binary (default: netprof on PATH, else this checkout's "
+                             "build/netprof; now %(default)s)")
     parser.add_argument("--out", default=default_out,
                         help=f"folder for {out_contents} (default: %(default)s)")
     return parser

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
-# already installed. libsodium-dev is for address-proof cookies and --key-file. clang and
+# already installed. libsodium-dev is for address-proof cookies and --key-file; python3-scipy for
+# scripts/tools/compare.py's Mann-Whitney U test. clang and
 # libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
-# scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them).
+# scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them). dpkg-dev
+# (dpkg-shlibdeps) and file are what CPack's Debian package needs to work out its Depends;
+# man-db and groff-base render netprof(1) in the packaging test (tests/package).
 # Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
@@ -13,9 +16,10 @@ packages=(
   libzmq3-dev cppzmq-dev
   libsodium-dev
   python3 python3-zmq
-  python3-matplotlib
+  python3-matplotlib python3-scipy
   iproute2
   clang libclang-rt-14-dev clang-format
+  dpkg-dev file man-db groff-base
 )
 
 missing=()

@@ -4,13 +4,17 @@
     scripts/tools/plot.py results/s1/sweep.csv [more.csv ...] [--out DIR] [--name NAME]
 
 writes, into DIR (default: the first CSV's folder):
-  NAME-latency.png     one-way latency (RTT/2) p50, p99 and max vs payload size
-  NAME-throughput.png  messages/s and payload bytes/s vs payload size
-  NAME.md              the same figures as Markdown tables, failed points marked
+  NAME-latency.png      one-way latency (RTT/2) p50, p99 and max vs payload size
+  NAME-throughput.png   messages/s, payload MB/s and loss % vs payload size; a red ring marks
+                        every point at which a run lost messages
+  NAME-subscribers.png  only when a sweep ran more than one subscriber: each subscriber's own
+                        one-way p50 and p99 as box plots per subscriber count
+  NAME.md               the same figures as Markdown tables, failed points marked
 
 Log-log axes, one line per transport (and per mode or subscriber count when the CSVs mix them).
 With repetitions, each line is the median over the runs that succeeded, each run a faint dot.
-Failed runs are left out of the plots and marked in the tables.
+A size at which no run succeeded breaks the line instead of being bridged; failed runs are
+marked in the tables.
 
 Exit status: 0 written, 1 no successful point to plot, 2 bad arguments or unreadable CSV.
 Needs matplotlib (Debian: python3-matplotlib); everything else is the standard library.
@@ -19,17 +23,45 @@ Needs matplotlib (Debian: python3-matplotlib); everything else is the standard l
 import argparse
 import collections
 import csv
+import dataclasses
 import importlib.util
+import math
 import os
 import statistics
 import sys
 
-LATENCY_PANELS = [("one_way_p50_ns", "p50"), ("one_way_p99_ns", "p99"),
-                  ("one_way_max_ns", "max")]
-THROUGHPUT_PANELS = [("messages_per_second", "messages/s"),
-                     ("payload_bytes_per_second", "payload bytes/s")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from netprof_figures import format_figure, format_size, payload_size_axis, pyplot  # noqa: E402
+
+
+@dataclasses.dataclass(frozen=True)
+class Panel:
+    column: str
+    title: str
+    scale: float
+    unit: str
+    log: bool = True
+    marks_loss: bool = False  # a red ring around each point at which a run lost messages
+
+
+LATENCY_UNIT = "one-way latency (RTT/2), µs"
+LATENCY_PANELS = [Panel("one_way_p50_ns", "p50", 1e-3, LATENCY_UNIT),
+                  Panel("one_way_p99_ns", "p99", 1e-3, LATENCY_UNIT),
+                  Panel("one_way_max_ns", "max", 1e-3, LATENCY_UNIT)]
+LOSS_PANEL = Panel("loss_percent", "lost (worst subscriber)", 1, "% of messages sent", log=False)
+THROUGHPUT_PANELS = [
+    Panel("messages_per_second", "messages received/s", 1, "msg/s, per subscriber",
+          marks_loss=True),
+    Panel("payload_bytes_per_second", "payload received", 1e-6,
+          "MB/s (10^6 B/s), per subscriber", marks_loss=True),
+    LOSS_PANEL]
+SUBSCRIBER_PANELS = [("p50", "one-way p50"), ("p99", "one-way p99")]
+# Box plots for at most this many payload sizes (the smallest, the largest, some between).
+MAX_BOX_SIZES = 4
 MARKERS = "osD^v<>ph*"
 COUNT_COLUMNS = {"lost"}  # whole numbers in the tables, not three significant digits
+DOT_STYLE = {"alpha": 0.25, "s": 10}
+LOSS_RING_STYLE = {"s": 90, "facecolors": "none", "edgecolors": "red", "linewidths": 1.2}
 
 Point = collections.namedtuple("Point", "series size")
 
@@ -59,10 +91,10 @@ def read_rows(paths):
     return rows
 
 
-def series_namer(rows):
+def series_namer(rows, columns=("mode", "subscribers", "host.hostname")):
     """Names lines by transport, adding the mode, subscriber count or host only when the CSVs
     hold more than one, so a single sweep's legend stays short."""
-    varying = [column for column in ("mode", "subscribers", "host.hostname")
+    varying = [column for column in columns
                if len({row.get(column) or "" for row in rows if row["status"] == "ok"}) > 1]
 
     def name(row):
@@ -97,6 +129,30 @@ def series_order(groups):
     return order
 
 
+def series_line(groups, series, panel):
+    """(sizes, medians, dots) of one series in one panel. Every size the series ran is on the
+    line; where no run succeeded (or, on a log axis, none measured anything) the median is NaN,
+    which breaks the line there instead of joining its neighbours across the gap. `dots` are
+    (size, value) of each successful run."""
+    sizes = sorted(point.size for point in groups if point.series == series)
+    medians, dots = [], []
+    for size in sizes:
+        values = [value * panel.scale for value in ok_values(groups[Point(series, size)],
+                                                              panel.column)]
+        if panel.log:
+            values = [value for value in values if value > 0]  # 0 means "not measured"
+        dots += [(size, value) for value in values]
+        medians.append(statistics.median(values) if values else math.nan)
+    return sizes, medians, dots
+
+
+def lossy_sizes(groups, series):
+    """Sizes at which at least one successful run of the series lost messages."""
+    return sorted(point.size for point, runs in groups.items()
+                  if point.series == series and any(value > 0 for value in
+                                                    ok_values(runs, "loss_percent")))
+
+
 def host_facts(rows):
     """"AMD EPYC, 2 cores, Linux 6.1.0, clock tsc" from the first row that has them."""
     for row in rows:
@@ -128,78 +184,141 @@ def modes(rows):
 
 
 # ---------------------------------------------------------------------------------------------
-# Formatting
+# Plots vs payload size
 
 
-def format_size(size):
-    for unit, scale in (("MiB", 1024 ** 2), ("KiB", 1024)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
-
-
-def format_figure(value):
-    """Three significant digits, never scientific notation (as netprof's own report)."""
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    if abs(value) >= 10:
-        return f"{value:.1f}"
-    if abs(value) >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Plots
-
-
-def plot_panels(groups, panels, scale, unit, title, path, share_y):
-    import matplotlib
-    matplotlib.use("Agg")  # files only: no display needed
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator
-
-    figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), sharey=share_y,
-                                squeeze=False)
+def plot_panels(groups, panels, title, path, share_y):
+    plt = pyplot()
+    figure, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.8),
+                                sharey=share_y, squeeze=False)
     axes = axes[0]
-    plotted = False
+    plotted = marked_loss = False
     for series_index, series in enumerate(series_order(groups)):
-        marker = MARKERS[series_index % len(MARKERS)]
-        color = f"C{series_index % 10}"
-        sizes = sorted(point.size for point in groups if point.series == series)
-        for axis, (column, label) in zip(axes, panels):
-            xs, medians = [], []
-            for size in sizes:
-                values = [v * scale for v in ok_values(groups[Point(series, size)], column)]
-                values = [v for v in values if v > 0]  # log scale: 0 means "not measured"
-                if not values:
-                    continue
-                axis.scatter([size] * len(values), values, color=color, alpha=0.25, s=10)
-                xs.append(size)
-                medians.append(statistics.median(values))
-            if xs:
-                axis.plot(xs, medians, marker=marker, color=color, label=series, linewidth=1.4,
-                          markersize=5)
-                plotted = True
-    for axis, (column, label) in zip(axes, panels):
-        axis.set_xscale("log", base=2)
-        axis.xaxis.set_major_locator(LogLocator(base=4, numticks=30))  # 64 B, 256 B, 1 KiB, ...
-        axis.set_yscale("log")
-        axis.set_title(label)
-        axis.set_xlabel("payload size")
-        axis.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_size(int(x))))
-        axis.tick_params(axis="x", labelrotation=45, labelsize=8)
-        axis.grid(True, which="major", alpha=0.4)
-        axis.grid(True, which="minor", alpha=0.12)
-    for axis in axes if not share_y else axes[:1]:
-        axis.set_ylabel(unit)
+        style = {"color": f"C{series_index % 10}"}
+        lossy = lossy_sizes(groups, series)
+        for axis, panel in zip(axes, panels):
+            sizes, medians, dots = series_line(groups, series, panel)
+            if not dots:
+                continue
+            axis.scatter([size for size, _ in dots], [value for _, value in dots],
+                         **style, **DOT_STYLE)
+            axis.plot(sizes, medians, marker=MARKERS[series_index % len(MARKERS)], label=series,
+                      linewidth=1.4, markersize=5, **style)
+            plotted = True
+            if panel.marks_loss:
+                marked = [(s, m) for s, m in zip(sizes, medians)
+                          if s in lossy and not math.isnan(m)]
+                axis.scatter([s for s, _ in marked], [m for _, m in marked], **LOSS_RING_STYLE)
+                marked_loss = marked_loss or bool(marked)
+    for axis, panel in zip(axes, panels):
+        payload_size_axis(axis)
+        axis.set_yscale("log" if panel.log else "linear")
+        if not panel.log:
+            axis.set_ylim(bottom=0)
+        axis.set_title(panel.title)
+    for axis, panel in zip(axes if not share_y else axes[:1], panels):
+        axis.set_ylabel(panel.unit)
     if plotted:
-        axes[0].legend(fontsize=8)
+        add_legend(axes[0], marked_loss)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return plotted
+
+
+def add_legend(axis, marked_loss):
+    """The series, then what the faint dots and the red rings mean."""
+    from matplotlib.lines import Line2D
+    handles, labels = axis.get_legend_handles_labels()
+    handles.append(Line2D([], [], linestyle="none", marker="o", color="gray", alpha=0.4,
+                          markersize=4))
+    labels.append("one run (median: line)")
+    if marked_loss:
+        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="none",
+                              markeredgecolor="red", markersize=9))
+        labels.append("a run lost messages")
+    axis.legend(handles, labels, fontsize=8)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-subscriber latency vs subscriber count
+
+
+def subscriber_counts(rows):
+    return sorted({int(row["subscribers"]) for row in rows
+                   if row["status"] == "ok" and row.get("subscribers", "").isdigit()})
+
+
+def per_subscriber_latency(row, percentile):
+    """Each subscriber's own one-way latency figure (ns) in one run's row; subscribers whose
+    probes were never echoed are left out."""
+    values = []
+    index = 0
+    while f"subscribers.{index}.id" in row and row[f"subscribers.{index}.id"] != "":
+        prefix = f"subscribers.{index}.latency.one_way_ns."
+        if float(row.get(prefix + "count") or 0) > 0:
+            values.append(float(row[prefix + percentile]))
+        index += 1
+    return values
+
+
+def box_sizes(rows):
+    sizes = sorted({int(row["payload_size"]) for row in rows if row["status"] == "ok"})
+    if len(sizes) <= MAX_BOX_SIZES:
+        return sizes
+    step = (len(sizes) - 1) / (MAX_BOX_SIZES - 1)
+    return [sizes[round(index * step)] for index in range(MAX_BOX_SIZES)]
+
+
+def box_data(rows, percentile):
+    """{(series, size, count): [per-subscriber values in µs]} over every successful run."""
+    name = series_namer(rows, columns=("mode", "host.hostname"))
+    data = collections.defaultdict(list)
+    for row in rows:
+        if row["status"] == "ok":
+            key = (name(row), int(row["payload_size"]), int(row["subscribers"]))
+            data[key] += [value * 1e-3 for value in per_subscriber_latency(row, percentile)]
+    return data
+
+
+def plot_subscribers(rows, title, path):
+    """One row of panels per payload size; in each, a group of boxes per subscriber count, one
+    box per transport: each box holds one value per subscriber per run."""
+    plt = pyplot()
+    sizes, counts = box_sizes(rows), subscriber_counts(rows)
+    figure, axes = plt.subplots(len(sizes), len(SUBSCRIBER_PANELS), squeeze=False,
+                                figsize=(5.6 * len(SUBSCRIBER_PANELS), 3.4 * len(sizes) + 0.8))
+    for column, (percentile, label) in enumerate(SUBSCRIBER_PANELS):
+        data = box_data(rows, percentile)
+        series_list = list(dict.fromkeys(series for series, _, _ in data))
+        width = 0.8 / max(1, len(series_list))
+        for row_index, size in enumerate(sizes):
+            axis = axes[row_index][column]
+            for index, series in enumerate(series_list):
+                boxes = [(position, data.get((series, size, count), []))
+                         for position, count in enumerate(counts)]
+                boxes = [(p - 0.4 + width * (index + 0.5), v) for p, v in boxes if v]
+                if not boxes:
+                    continue
+                drawn = axis.boxplot([v for _, v in boxes], positions=[p for p, _ in boxes],
+                                     widths=width * 0.85, patch_artist=True, manage_ticks=False,
+                                     medianprops={"color": "black"})
+                for box in drawn["boxes"]:
+                    box.set(facecolor=f"C{index % 10}", alpha=0.55)
+                axis.plot([], [], color=f"C{index % 10}", linewidth=6, alpha=0.55, label=series)
+            axis.set_xticks(range(len(counts)), [str(count) for count in counts])
+            axis.set_xlim(-0.6, len(counts) - 0.4)
+            axis.set_yscale("log")
+            axis.set_xlabel("subscribers")
+            axis.set_ylabel("µs, each subscriber's own")
+            axis.set_title(f"{label}, {format_size(size)}")
+            axis.grid(True, axis="y", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,6 +377,25 @@ def table_cell(runs, column, scale, footnotes):
     return text
 
 
+def subscriber_table(rows):
+    """Per-subscriber p50 by subscriber count: median [lowest-highest] over every subscriber
+    of every run."""
+    data = box_data(rows, "p50")
+    series_list = list(dict.fromkeys(series for series, _, _ in data))
+    lines = ["| payload | subscribers | " + " | ".join(series_list) + " |",
+             "|---:|---:|" + "---:|" * len(series_list)]
+    for size in sorted({size for _, size, _ in data}):
+        for count in subscriber_counts(rows):
+            cells = []
+            for series in series_list:
+                values = data.get((series, size, count))
+                cells.append(f"{format_figure(statistics.median(values))} "
+                             f"[{format_figure(min(values))}-{format_figure(max(values))}]"
+                             if values else "")
+            lines.append(f"| {format_size(size)} | {count} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(rows, groups, title):
     footnotes = Footnotes()
     sections = [
@@ -267,6 +405,7 @@ def markdown(rows, groups, title):
         ("Messages per second (per subscriber)", "messages_per_second", 1),
         ("Payload MB/s (per subscriber, 1 MB = 10^6 B)", "payload_bytes_per_second", 1e-6),
         ("Lost messages (all subscribers)", "lost", 1),
+        ("Lost, % of messages sent (worst subscriber)", "loss_percent", 1),
     ]
     repetitions = max(int(row.get("repetition") or 1) for row in rows)
     lines = [f"# {title.splitlines()[0]}", "",
@@ -276,9 +415,17 @@ def markdown(rows, groups, title):
              ""]
     for heading, column, scale in sections:
         lines += [f"## {heading}", ""] + table(groups, column, scale, footnotes) + [""]
+    if shows_subscribers(rows):
+        lines += ["## Each subscriber's one-way p50, µs: median [lowest-highest] over "
+                  "subscribers and runs", ""] + subscriber_table(rows) + [""]
     if footnotes.reasons:
         lines += ["## Notes", ""] + [f"- {line}" for line in footnotes.lines()] + [""]
     return "\n".join(lines)
+
+
+def shows_subscribers(rows):
+    counts = subscriber_counts(rows)
+    return len(counts) > 1 or any(count > 1 for count in counts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,13 +462,15 @@ def main(argv):
     title = (f"{arguments.title} {modes(rows)}, {send_rates(rows)}, {sweep_dates(rows)}\n"
              f"{host_facts(rows)}")
     base = os.path.join(arguments.out, arguments.name)
-    plotted = plot_panels(groups, LATENCY_PANELS, 1e-3, "one-way latency (RTT/2), µs",
-                          title, base + "-latency.png", share_y=True)
-    plot_panels(groups, THROUGHPUT_PANELS, 1, "per second, per subscriber", title,
-                base + "-throughput.png", share_y=False)
+    written = ["-latency.png", "-throughput.png", ".md"]
+    plotted = plot_panels(groups, LATENCY_PANELS, title, base + "-latency.png", share_y=True)
+    plot_panels(groups, THROUGHPUT_PANELS, title, base + "-throughput.png", share_y=False)
+    if plotted and shows_subscribers(rows):
+        plot_subscribers(rows, title, base + "-subscribers.png")
+        written.insert(2, "-subscribers.png")
     with open(base + ".md", "w") as f:
         f.write(markdown(rows, groups, title))
-    for suffix in ("-latency.png", "-throughput.png", ".md"):
+    for suffix in written:
         print(base + suffix)
     if not plotted:
         print("plot: no successful point: the plots are empty", file=sys.stderr)

@@ -1,16 +1,22 @@
 #!/usr/bin/python3
 """Runs netprof over a grid of payload sizes and transports on this host and writes one CSV.
 
-For each point (transport, payload size, repetition) it starts the subscriber(s) and the
-publisher as separate processes on loopback, waits with a deadline, kills stragglers by PID and
-keeps every JSON report. The CSV has one row per point and repetition with every figure of the
-publisher's report flattened into columns (see docs/methodology.md and docs/json-schema.md).
+For each point (transport, subscriber count, payload size, repetition) it starts the
+subscriber(s) and the publisher as separate processes on loopback, waits with a deadline,
+kills stragglers by PID and keeps every JSON report. The CSV has one row per point and
+repetition with every figure of the publisher's report flattened into columns (see
+docs/methodology.md and docs/json-schema.md), each subscriber's as subscribers.K.*.
 A failed point is recorded with its reason and the sweep goes on.
+
+Stream mode sends as fast as possible unless told otherwise (--send-hz auto paces it at a
+modest load, --send-hz N at N msg/s): the throughput plot then shows what each transport
+carries, not the rate asked for.
 
 Exit status: 0 the sweep ran (even with failed points), 1 every point failed, 2 bad arguments,
 130 interrupted. Standard library only.
 
     scripts/tools/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
+    scripts/tools/sweep.py --transports udp --sizes 1K --subscribers 1,4,8 --out results/fanout
     scripts/tools/plot.py results/s1/sweep.csv
 """
 
@@ -20,12 +26,13 @@ import datetime
 import json
 import os
 import shlex
-import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_tool as tool  # noqa: E402
 
 DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
 # With --send-hz auto, stream mode offers at most this much payload per second (and at most
@@ -33,7 +40,6 @@ DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
 # is not all queueing and large payloads do not simply overflow the buffers.
 AUTO_PAYLOAD_BYTES_PER_SECOND = 250_000_000
 AUTO_MAX_HZ = 10_000
-SIZE_SUFFIXES = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
 
 # Columns every row has, before the flattened report.
 POINT_COLUMNS = [
@@ -49,9 +55,7 @@ SUMMARY_COLUMNS = [
     "wire_bytes_per_second", "lost", "loss_percent",
 ]
 
-
-class ArgumentError(Exception):
-    pass
+ArgumentError = figures.ArgumentError
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,8 +67,9 @@ def parse_arguments(argv):
         description="Sweep netprof over payload sizes and transports on loopback; write a CSV.",
         epilog="Exit status: 0 the sweep ran (even with failed points), 1 every point failed, "
                "2 bad arguments, 130 interrupted.")
-    parser.add_argument("--netprof", default="./build/netprof", help="netprof binary "
-                        "(default: %(default)s)")
+    parser.add_argument("--netprof", default=harness.default_netprof(), help="netprof binary "
+                        "(default: netprof on PATH, else this checkout's build/netprof; now "
+                        "%(default)s)")
     parser.add_argument("--transports", nargs="+", metavar="NAME", help="transports from "
                         "`netprof --list-transports`, comma- or space-separated, plus zmq-ipc "
                         "(zmq is tcp); default: every transport of the build")
@@ -77,12 +82,14 @@ def parse_arguments(argv):
     parser.add_argument("--warmup", type=float, default=0.2, help="warm-up seconds per run "
                         "(--warmup-time; default: %(default)s)")
     parser.add_argument("--mode", choices=["stream", "ping-pong"], default="stream")
-    parser.add_argument("--send-hz", default="auto", help="messages per second, 0 = as fast as "
-                        "possible, or auto (default): stream mode at most "
-                        f"{AUTO_MAX_HZ} Hz and {AUTO_PAYLOAD_BYTES_PER_SECOND // 10**6} MB/s of "
-                        "payload; ping-pong back to back")
-    parser.add_argument("--subscribers", type=int, default=1, help="subscriber processes per "
-                        "run (default: %(default)s)")
+    parser.add_argument("--send-hz", default="0", help="messages per second; 0 (default) = as "
+                        "fast as possible, what throughput means; auto = paced at a modest "
+                        f"load, at most {AUTO_MAX_HZ} Hz and "
+                        f"{AUTO_PAYLOAD_BYTES_PER_SECOND // 10**6} MB/s of payload (latency "
+                        "under load rather than queueing); ping-pong is back to back either way")
+    parser.add_argument("--subscribers", default="1", help="subscriber processes per run, or "
+                        "a comma-separated list of counts to sweep, e.g. 1,4,8 (default: "
+                        "%(default)s)")
     parser.add_argument("--queue-length", type=int, help="-q for every run (default: "
                         "max(1000000, 4 x payload size))")
     parser.add_argument("--netprof-args", default="", help="more netprof options for every "
@@ -97,55 +104,18 @@ def parse_arguments(argv):
 
 
 def check_arguments(arguments):
-    arguments.sizes = DEFAULT_SIZES if arguments.sizes is None else parse_sizes(arguments.sizes)
+    arguments.sizes = (DEFAULT_SIZES if arguments.sizes is None
+                       else figures.parse_sizes(arguments.sizes))
     if arguments.repetitions < 1:
         raise ArgumentError("--repetitions must be at least 1")
-    if arguments.subscribers < 1:
-        raise ArgumentError("--subscribers must be at least 1")
+    arguments.subscribers = figures.parse_counts(arguments.subscribers, "--subscribers")
     if not arguments.duration > 0 or arguments.warmup < 0:
         raise ArgumentError("--duration must be > 0 and --warmup >= 0")
     if arguments.send_hz != "auto":
-        arguments.send_hz = parse_number(arguments.send_hz, "--send-hz", minimum=0)
+        arguments.send_hz = figures.parse_number(arguments.send_hz, "--send-hz", minimum=0)
     if arguments.deadline is not None and not arguments.deadline > 0:
         raise ArgumentError("--deadline must be > 0")
-    arguments.netprof_args = tuple(shlex.split(arguments.netprof_args))
-    if arguments.transports:
-        arguments.transports = [name for item in arguments.transports
-                                for name in item.split(",") if name]
-    if not arguments.out:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        arguments.out = os.path.join("results", f"sweep-{stamp}")
-
-
-def parse_sizes(text):
-    sizes = [parse_size(item.strip()) for item in text.split(",") if item.strip()]
-    if not sizes:
-        raise ArgumentError("--sizes needs at least one size")
-    return sizes
-
-
-def parse_size(item):
-    multiplier = SIZE_SUFFIXES.get(item[-1:].lower(), 1)
-    digits = item[:-1] if multiplier > 1 else item
-    if item.lower().endswith(("kib", "mib", "gib")):
-        multiplier, digits = SIZE_SUFFIXES[item[-3].lower()], item[:-3]
-    try:
-        size = int(digits) * multiplier
-    except ValueError:
-        raise ArgumentError(f"--sizes: '{item}' is not a size in bytes (e.g. 64, 4K, 1M)")
-    if size < 1:
-        raise ArgumentError(f"--sizes: {item} is not a payload size (at least 1 byte)")
-    return size
-
-
-def parse_number(text, option, minimum):
-    try:
-        value = float(text)
-    except ValueError:
-        raise ArgumentError(f"{option}: '{text}' is not a number")
-    if value < minimum:
-        raise ArgumentError(f"{option} must be at least {minimum}")
-    return value
+    tool.finish_run_arguments(arguments, "sweep")
 
 
 def send_hz_for(arguments, payload_size):
@@ -161,36 +131,23 @@ def send_hz_for(arguments, payload_size):
 
 
 def plan_points(arguments, setups):
-    """(repetition, setup, size) in the order they run: a whole pass over transports and sizes
-    per repetition, so slow drift on the machine spreads over every point instead of biasing
-    the last transport."""
-    return [(repetition, setup, size)
+    """(repetition, setup, subscriber count, size) in the order they run: a whole pass over
+    transports, counts and sizes per repetition, so slow drift on the machine spreads over every
+    point instead of biasing the last transport."""
+    return [(repetition, setup, subscribers, size)
             for repetition in range(1, arguments.repetitions + 1)
             for setup in setups
+            for subscribers in arguments.subscribers
             for size in arguments.sizes]
 
 
-def run_spec(arguments, setup, size):
+def run_spec(arguments, setup, subscribers, size):
     return harness.RunSpec(
-        setup=setup, mode=arguments.mode, payload_size=size, subscribers=arguments.subscribers,
+        setup=setup, mode=arguments.mode, payload_size=size, subscribers=subscribers,
         send_hz=send_hz_for(arguments, size), duration_seconds=arguments.duration,
         warmup_seconds=arguments.warmup,
         queue_length=arguments.queue_length or harness.queue_length_for(size),
         extra_args=arguments.netprof_args, deadline=arguments.deadline)
-
-
-def choose_setups(arguments, built):
-    """The setups to run, and the namespace those that need one will share (or None)."""
-    if arguments.transports:
-        setups = harness.resolve_setups(arguments.transports, built)
-    else:
-        setups = harness.default_setups(built)
-    namespace, reason = harness.namespace_for(setups, "sweep")
-    if reason is not None:
-        names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
-        print(f"sweep: skipping {names}: {reason}", file=sys.stderr)
-        setups = [setup for setup in setups if not setup.needs_namespace]
-    return setups, namespace
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,31 +172,6 @@ def flatten(value, prefix=""):
     return columns
 
 
-def summary_figures(report):
-    """The headline figures of a publisher's report, or nothing if there is none."""
-    if not report or "publisher" not in report:
-        return {}
-    latency = report["publisher"]["latency"]
-    one_way, rtt = latency["one_way_ns"], latency["rtt_ns"]
-    counted = [s for s in report.get("subscribers", []) if s.get("counters_received")]
-    return {
-        "one_way_p50_ns": one_way["p50"], "one_way_p90_ns": one_way["p90"],
-        "one_way_p99_ns": one_way["p99"], "one_way_max_ns": one_way["max"],
-        "rtt_p50_ns": rtt["p50"], "rtt_p99_ns": rtt["p99"], "rtt_max_ns": rtt["max"],
-        "messages_per_second": mean(s["throughput"]["messages_per_second"] for s in counted),
-        "payload_bytes_per_second": mean(
-            s["throughput"]["payload_bytes_per_second"] for s in counted),
-        "wire_bytes_per_second": mean(s["throughput"]["wire_bytes_per_second"] for s in counted),
-        "lost": sum(s["lost"] for s in counted),
-        "loss_percent": max((s["loss_percent"] for s in counted), default=0),
-    }
-
-
-def mean(values):
-    values = list(values)
-    return sum(values) / len(values) if values else 0
-
-
 def make_row(index, repetition, spec, outcome, started_at, out_dir):
     row = {
         "point": index, "repetition": repetition, "transport": spec.setup.name,
@@ -253,7 +185,7 @@ def make_row(index, repetition, spec, outcome, started_at, out_dir):
         "json_file": os.path.relpath(outcome.json_files[0], out_dir)
         if outcome.report else "",
     }
-    row.update(summary_figures(outcome.report))
+    row.update(figures.summary_figures(outcome.report))
     if outcome.report:
         row.update(flatten(outcome.report))
     return row
@@ -289,9 +221,12 @@ def format_duration(seconds):
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def progress_start(index, total, repetition, repetitions, setup, size):
-    print(f"[{index}/{total}] {setup.name} {size} B (rep {repetition}/{repetitions}) ...",
-          end="", file=sys.stderr, flush=True)
+def progress_start(index, total, point, arguments):
+    repetition, setup, subscribers, size = point
+    fanout = ("" if arguments.subscribers == [1]
+              else f", {subscribers} subscriber{'s' if subscribers > 1 else ''}")
+    print(f"[{index}/{total}] {setup.name} {size} B{fanout} (rep {repetition}/"
+          f"{arguments.repetitions}) ...", end="", file=sys.stderr, flush=True)
 
 
 def progress_end(outcome, index, total, sweep_started):
@@ -312,12 +247,13 @@ def sweep(arguments, setups, namespace):
     points = plan_points(arguments, setups)
     rows = []
     started = time.monotonic()
-    for index, (repetition, setup, size) in enumerate(points, start=1):
-        spec = run_spec(arguments, setup, size)
-        progress_start(index, len(points), repetition, arguments.repetitions, setup, size)
+    for index, point in enumerate(points, start=1):
+        repetition, setup, subscribers, size = point
+        spec = run_spec(arguments, setup, subscribers, size)
+        progress_start(index, len(points), point, arguments)
         started_at = datetime.datetime.now().isoformat(timespec="seconds")
         prefix = namespace.command_prefix() if setup.needs_namespace else ()
-        stem = f"{setup.name}-{size}-r{repetition}"
+        stem = f"{setup.name}-{size}-n{subscribers}-r{repetition}"
         outcome = harness.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
                                stem, prefix=prefix)
         rows.append(make_row(index, repetition, spec, outcome, started_at, arguments.out))
@@ -352,25 +288,11 @@ def load_average():
         return "unknown"
 
 
-def raise_interrupt_on_sigterm():
-    """SIGTERM unwinds like Ctrl-C, so the namespace is deleted and the CSV kept."""
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, handler)
-
-
 def main(argv):
-    try:
-        arguments = parse_arguments(argv)
-        built = harness.list_transports(arguments.netprof)
-        setups, namespace = choose_setups(arguments, built)
-    except (ArgumentError, harness.SetupError) as error:
-        print(f"sweep: {error}", file=sys.stderr)
+    started = tool.start_tool("sweep", parse_arguments, argv)
+    if started is None:
         return 2
-    if not setups:
-        print("sweep: no transport left to run", file=sys.stderr)
-        return 2
-    raise_interrupt_on_sigterm()
+    arguments, setups, namespace = started
     try:
         os.makedirs(arguments.out, exist_ok=True)
         write_command(arguments, argv)

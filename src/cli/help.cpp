@@ -1,6 +1,6 @@
 #include "../options/option_description.hpp"
+#include "command_summary.hpp"
 #include "option_table.hpp"
-#include "version.hpp"
 
 #include <netprof/cli.hpp>
 
@@ -12,11 +12,6 @@
 namespace netprof {
 
 namespace po = boost::program_options;
-
-std::string cli::version_text()
-{
-  return std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n";
-}
 
 namespace {
 
@@ -80,16 +75,37 @@ std::vector<po::options_description> described(std::vector<OptionGroup> groups, 
   return result;
 }
 
+// The lines, indented, for --help.
+std::string indented(const std::vector<std::string>& lines)
+{
+  std::string text;
+  for (const std::string& line : lines) {
+    text += "  " + line + "\n";
+  }
+  return text;
+}
+
+std::string exit_status_lines()
+{
+  std::string text;
+  for (const cli::ExitStatus& row : cli::exit_statuses()) {
+    const std::string status = std::to_string(row.status);
+    text += "  " + status + std::string(5 - status.size(), ' ') + row.meaning + "\n";
+  }
+  return text;
+}
+
 } // namespace
 
 std::string help_text(const TransportRegistry& registry)
 {
   std::vector<OptionGroup> core_options = cli::core_option_groups();
+  const std::vector<cli::TransportOptions> transports = cli::transport_options(registry);
   std::vector<OptionGroup> transport_options;
-  for (const auto& entry : registry.entries()) {
+  for (const cli::TransportOptions& transport : transports) {
     // The transport's own caption is replaced by its registry name and summary, which is
     // what the user needs to pick one; its options are printed without a caption of their own.
-    transport_options.push_back(entry.make()->options());
+    transport_options.push_back(transport.options);
     transport_options.back().caption.clear();
   }
 
@@ -105,39 +121,24 @@ std::string help_text(const TransportRegistry& registry)
   const auto transport_groups = described(transport_options, column);
 
   std::ostringstream out;
-  out << "netprof " << NETPROF_VERSION
-      << ": latency and throughput of a pub/sub transport between processes\n"
-         "\n"
-         "Usage:\n"
-         "  netprof -i 0 TRANSPORT-OPTIONS [OPTIONS]   the publisher\n"
-         "  netprof -i N TRANSPORT-OPTIONS [OPTIONS]   subscriber N >= 1\n"
-         "  netprof --local-pair [OPTIONS]             both, as two processes on loopback\n"
-         "  netprof --local-pair --threads [OPTIONS]   both, as two threads of one process\n"
-         "\n"
-         "Two terminals (the first -u is this process's own address, the rest its peers):\n"
-         "  netprof -i 0 -u 127.0.0.1:40000                      # publisher\n"
-         "  netprof -i 1 -u 127.0.0.1:40001 -u 127.0.0.1:40000   # subscriber\n"
-         "One command:\n"
-         "  netprof --local-pair -t 3\n";
+  out << "netprof " << NETPROF_VERSION << ": " << cli::tagline() << "\n\nUsage:\n"
+      << indented(cli::aligned(cli::usages(), "")) << "\nTwo terminals (" << cli::two_terminals_rule
+      << "):\n"
+      << indented(cli::aligned(cli::two_terminals(), "# ")) << "One command:\n  netprof "
+      << cli::local_pair_example << "\n";
 
   for (const auto& group : core_groups) {
     out << '\n';
     group.print(out, column);
   }
 
-  out << "\nTransports (give the options of exactly one; --local-pair defaults to udp):\n";
+  out << "\nTransports (" << cli::transports_rule << "):\n";
   for (std::size_t i = 0; i < transport_groups.size(); ++i) {
-    const TransportEntry& entry = registry.entries()[i];
-    out << '\n' << entry.name << "  " << entry.summary << '\n';
+    out << '\n' << transports[i].name << "  " << transports[i].summary << '\n';
     transport_groups[i].print(out, column);
   }
 
-  out << "\nExit status:\n"
-         "  0    test passed\n"
-         "  1    test ran but failed (no data, or --max-loss exceeded)\n"
-         "  2    bad command line\n"
-         "  3    runtime or transport error (bind failed, peer never came)\n"
-         "  130  interrupted (partial report printed)\n";
+  out << "\nExit status:\n" << exit_status_lines();
   return without_trailing_blanks(out.str());
 }
 

@@ -1,5 +1,6 @@
 #include "option_table.hpp"
 
+#include "../options/number_parsing.hpp"
 #include "../options/value_checks.hpp"
 #include "option_fields.hpp"
 
@@ -55,6 +56,20 @@ void assign_cpus(RunConfig& config, const OptionValues& values, const OptionSpec
                           ? ": --local-pair takes one or two CPU numbers (publisher,subscriber)"
                           : ": one process takes one CPU number (two only with --local-pair)"));
   }
+}
+
+// Niceness is signed, which no whole-number rule takes.
+void assign_nice(RunConfig& config, const OptionValues& values, const OptionSpec& spec)
+{
+  const std::optional<std::string> text = values.text(spec);
+  if (!text)
+    return;
+  const auto parsed = options::parse_finite_double(*text);
+  if (parsed.status != options::NumberStatus::ok || parsed.value < -20 || parsed.value > 19 ||
+      parsed.value != static_cast<double>(static_cast<int>(parsed.value)))
+    throw UsageError(options::invalid_value(spec, *text) +
+                     ": expected a whole number from -20 (most favoured) to 19");
+  config.nice = static_cast<int>(parsed.value);
 }
 
 void add_general(std::vector<CoreOption>& rows)
@@ -152,6 +167,18 @@ void add_test(std::vector<CoreOption>& rows)
                 std::nullopt,
                 "FAIL when a subscriber loses more than this share of messages (0 to 100)"),
            Readers::both, field<&RunConfig::max_loss_percent>},
+          {heading,
+           spec("drop-rate", "PERCENT", RealNumber{0.0, true, 100.0, "a percentage from 0 to 100"},
+                "0",
+                "subscriber: drop this share of received data before counting it (a known "
+                "loss, to check loss handling against)",
+                PairRoute::subscriber_only),
+           Readers::subscriber, field<&RunConfig::drop_percent>},
+          {heading,
+           spec("drop-seed", "N", whole(0, unbounded), "1",
+                "seed of --drop-rate's choice of messages: the same seed drops the same ones",
+                PairRoute::subscriber_only),
+           Readers::subscriber, field<&RunConfig::drop_seed>},
       });
 }
 
@@ -205,6 +232,16 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
                 "thread to its own; each below the number of online CPUs",
                 PairRoute::split),
            Readers::both, assign_cpus},
+          {waiting,
+           spec("nice", "N", Text{}, std::nullopt,
+                "run at this niceness, -20 (most favoured) to 19; below 0 needs root or "
+                "CAP_SYS_NICE"),
+           Readers::both, assign_nice},
+          {waiting,
+           spec("rt-priority", "N", whole(1, 99), std::nullopt,
+                "run under SCHED_FIFO at this priority (1 to 99); needs root, CAP_SYS_NICE or "
+                "an RLIMIT_RTPRIO that allows it"),
+           Readers::both, field<&RunConfig::rt_priority>},
           {output,
            spec("json", "FILE", FilePath{}, std::nullopt, "also write the report as JSON to FILE",
                 publisher),

@@ -69,6 +69,13 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
     throw UsageError("--local-pair runs one subscriber: drop --subscribers " +
                      std::to_string(config.subscribers));
   }
+  // A publisher drops nothing (it receives only echoes), so the option would do nothing there.
+  for (const char* name : {"drop-rate", "drop-seed"}) {
+    if (!config.local_pair && config.role == Role::publisher && values.given(name))
+      throw UsageError(std::string("--") + name +
+                       " is a subscriber's option (it drops what it receives): give it to "
+                       "a subscriber (-i N), or use --local-pair");
+  }
 }
 
 std::vector<const OptionGroup*> every_group(const std::vector<OptionGroup>& core,

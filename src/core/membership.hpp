@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct MemberCounters {
   bool received = false;
   bool left_early = false; // it said it was leaving before the end of the test
   wire::SubscriberCounters counters;
+  std::optional<wire::FinalAddendum> addendum; // none from a subscriber that predates it
 };
 
 struct Member {

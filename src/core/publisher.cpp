@@ -181,9 +181,14 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
                                    Clock::time_point now) noexcept
 {
   wire::SubscriberCounters counters;
-  if (!m_collection.plausible(header, payload, counters))
+  std::optional<wire::FinalAddendum> addendum;
+  if (!m_collection.plausible(header, payload, counters, addendum))
     return Reply::rejection();
-  if (const char* why = implausibility(counters, counter_limits(now))) {
+  const CounterLimits limits = counter_limits(now);
+  const char* why = implausibility(counters, limits);
+  if (why == nullptr && addendum && addendum->injected_drops > limits.sent - counters.unique)
+    why = "more messages dropped on purpose than were sent and not received";
+  if (why != nullptr) {
     if (Member* member = m_members.find(header.sender_id))
       member->refused_counters = why;
     return Reply::rejection();
@@ -193,7 +198,8 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
   const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
   if (proof.member == nullptr)
     return Reply::rejection();
-  ResultCollection::record(*proof.member, counters, (header.flags & wire::flags::departing) != 0);
+  ResultCollection::record(*proof.member, counters, addendum,
+                           (header.flags & wire::flags::departing) != 0);
   return Reply::answering(wire::MessageKind::final_ack, proof.adopt_sender);
 }
 

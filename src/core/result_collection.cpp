@@ -23,6 +23,22 @@ bool all_counters_received(const Membership& members) noexcept
                      [](const Member& member) { return member.final_counters.received; });
 }
 
+// Counters alone, or counters followed by their addendum.
+bool decode_final_counters(std::span<const std::byte> payload, wire::SubscriberCounters& counters,
+                           std::optional<wire::FinalAddendum>& addendum) noexcept
+{
+  addendum.reset();
+  if (payload.size() == wire::final_counters_size)
+    return wire::decode_counters(payload, counters);
+  wire::FinalAddendum decoded;
+  if (payload.size() != wire::final_counters_with_addendum_size ||
+      !wire::decode_counters(payload.first(wire::final_counters_size), counters) ||
+      !wire::decode_final_addendum(payload.subspan(wire::final_counters_size), decoded))
+    return false;
+  addendum = decoded;
+  return true;
+}
+
 } // namespace
 
 bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
@@ -49,9 +65,10 @@ bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
 }
 
 bool ResultCollection::plausible(const wire::Header& header, std::span<const std::byte> payload,
-                                 wire::SubscriberCounters& counters) const noexcept
+                                 wire::SubscriberCounters& counters,
+                                 std::optional<wire::FinalAddendum>& addendum) const noexcept
 {
-  if (header.run_id != m_run_id || !wire::decode_counters(payload, counters))
+  if (header.run_id != m_run_id || !decode_final_counters(payload, counters, addendum))
     return false;
   // Final counters answer an END, whose count they carry back in `sequence`: before our END,
   // or with another count, they answer a forged one. A departing subscriber sends its
@@ -70,6 +87,10 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   result.counters_received = final_counters.received;
   result.joined_late = member.joined_late;
   result.left_early = final_counters.left_early;
+  if (final_counters.addendum) {
+    result.usage = final_counters.addendum->usage;
+    result.injected_drops = final_counters.addendum->injected_drops;
+  }
   const bool measured = phase.start != Clock::time_point{};
   if (measured && member.last_heard >= phase.start)
     result.last_heard_seconds = to_seconds(member.last_heard - phase.start);

@@ -30,15 +30,17 @@ public:
   // with its own) or the collection time is up; false on a transport failure.
   bool collect(std::uint64_t sent, const Membership& members);
 
-  // Decodes final counters that could answer our END into `counters`; false when they cannot
-  // (another run's, malformed, or answering an END we did not send).
+  // Decodes final counters that could answer our END into `counters`, and the addendum after
+  // them when they carry one; false when they cannot (another run's, malformed, or answering
+  // an END we did not send).
   bool plausible(const wire::Header& header, std::span<const std::byte> payload,
-                 wire::SubscriberCounters& counters) const noexcept;
+                 wire::SubscriberCounters& counters,
+                 std::optional<wire::FinalAddendum>& addendum) const noexcept;
 
   static void record(Member& member, const wire::SubscriberCounters& counters,
-                     bool departing) noexcept
+                     std::optional<wire::FinalAddendum> addendum, bool departing) noexcept
   {
-    member.final_counters = MemberCounters{true, departing, counters};
+    member.final_counters = MemberCounters{true, departing, counters, addendum};
   }
 
 private:

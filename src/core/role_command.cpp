@@ -4,9 +4,13 @@
 #include "cpu_pinning.hpp"
 #include "file_replacement.hpp"
 #include "live_status.hpp"
+#include "process_usage.hpp"
 #include "publisher.hpp"
+#include "scheduling_priority.hpp"
 #include "subscriber.hpp"
 #include "verdict.hpp"
+
+#include "../cli/version.hpp"
 
 #include <netprof/errors.hpp>
 #include <netprof/report.hpp>
@@ -18,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
 
 namespace netprof {
 
@@ -61,7 +66,22 @@ double expected_seconds(const RunConfig& config)
 std::size_t largest_control_message(const RunConfig& config)
 {
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
-  return wire::header_size + std::max(wire::final_counters_size, wire::run_description_size) + mac;
+  return wire::header_size +
+         std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;
+}
+
+// What the process and its host were like while it ran, which may explain its figures.
+void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before)
+{
+  report.usage = measure_process_usage(report.config.pair_layout);
+  report.steal_percent = steal_percent(cpu_before, read_cpu_times());
+  report.host = collect_host_facts();
+  report.version = NETPROF_VERSION;
+  report.build_type = NETPROF_BUILD_TYPE;
+  report.commit = cli::git_commit();
+  if (report.build_type == std::string("Debug"))
+    report.warnings.push_back("this netprof is a Debug build: it adds its own slowness to every "
+                              "figure; measure with a Release build");
 }
 
 RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop)
@@ -93,21 +113,22 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
                      std::ostream& err)
 {
   const RunConfig& config = parsed.config;
+  // The calling thread's CPU and priority: under --local-pair --threads, this role's thread only.
   if (!config.cpus.empty())
     pin_to_cpu(config.cpus.front());
+  apply_scheduling_priority(config);
   const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(endpoint_request(config));
   const EndpointFacts facts = endpoint->facts();
   check_payload(config, facts);
   if (hooks.ready)
     hooks.ready(); // the local pair starts the subscriber only now
 
+  const std::optional<CpuTimes> cpu_before = read_cpu_times();
   RoleResult result = run_role(config, *endpoint, hooks.stop);
   RunReport& report = result.report;   // its settings: the run's, as its role knows them
   report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
   add_transport_diagnoses(report);
-  report.host = collect_host_facts();
-  report.version = NETPROF_VERSION;
-  report.build_type = NETPROF_BUILD_TYPE;
+  add_process_facts(report, cpu_before);
 
   if (!config.quiet) {
     if (config.report_format == ReportFormat::madara)

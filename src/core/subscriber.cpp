@@ -1,7 +1,9 @@
 #include "subscriber.hpp"
 
 #include "control_authentication.hpp"
+#include "drop_injection.hpp"
 #include "outgoing_message.hpp"
+#include "process_usage.hpp"
 #include "run_description.hpp"
 #include "subscriber_run.hpp"
 #include "verdict.hpp"
@@ -43,8 +45,9 @@ public:
         m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
         m_hello(m_authentication.tag_room()),
-        m_control(wire::final_counters_size + m_authentication.tag_room()),
-        m_instance(random_instance_tag()), m_deadlines(config, Clock::now())
+        m_control(wire::final_counters_with_addendum_size + m_authentication.tag_room()),
+        m_instance(random_instance_tag()), m_deadlines(config, Clock::now()),
+        m_drops(config.drop_percent, config.drop_seed)
   {
   }
 
@@ -78,6 +81,7 @@ private:
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
+  DropInjection m_drops;
   bool m_seeking = false;           // our publisher is silent: hellos ask any publisher to take us
   bool m_publisher_adopted = false; // an invitation's sender was taken as our publisher
   std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
@@ -120,6 +124,11 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     return;
   }
   SubscriberRun& run = *m_run;
+  if (header.kind == wire::MessageKind::data && m_drops.drops(header.sequence)) {
+    if ((header.flags & wire::flags::warmup) == 0)
+      ++run.injected_drops;
+    return; // --drop-rate: as if it never came
+  }
   // A probe is echoed before anything else, even reading the clock: the round trip should
   // hold as little of the subscriber's own work as possible.
   if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0)
@@ -358,6 +367,8 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(m_run->counters(m_rejected), m_control.payload());
+  wire::encode_final_addendum({measure_process_usage(m_config.pair_layout), m_run->injected_drops},
+                              m_control.payload().subspan(wire::final_counters_size));
   m_endpoint.send(m_authentication.seal(m_control, header));
   m_endpoint.flush();
 }

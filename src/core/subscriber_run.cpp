@@ -48,6 +48,7 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
   self.probes_sent = tally.probes_echoed;
   self.echoes = tally.probes_echoed;
   self.one_way = one_way.summarize();
+  self.injected_drops = injected_drops;
   // Its first measured message was not the publisher's first, and no warm-up came before it:
   // it joined after the measured phase began (or the first messages were lost).
   self.joined_late = sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;

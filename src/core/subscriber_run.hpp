@@ -50,6 +50,7 @@ struct SubscriberRun {
   // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
   // sequence counts, the span and `rejected` are filled in by counters().
   wire::SubscriberCounters tally;
+  std::uint64_t injected_drops = 0; // measured messages --drop-rate dropped
 
   // The counters the subscriber sends back; `rejected` counts over the whole process.
   wire::SubscriberCounters counters(std::uint64_t rejected) const noexcept;

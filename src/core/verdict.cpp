@@ -73,6 +73,12 @@ std::string publisher_headline(const PublisherFacts& facts, const RunConfig& cri
       format_percent(loss_percent(*worst)) + " lost at subscriber " + std::to_string(worst->id);
   if (losing > 1)
     text += " (the worst of " + std::to_string(losing) + " that lost messages)";
+  if (worst->injected_drops > 0) {
+    text +=
+        ", " + format_count(worst->injected_drops) + " of them dropped on purpose (--drop-rate)";
+    if (worst->injected_drops >= worst->lost)
+      return text;
+  }
   return text + loss_advice(RunPacing{criteria.send_hz, criteria.mode}, criteria.max_loss_percent,
                             "the sender outran it");
 }

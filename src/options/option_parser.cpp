@@ -195,6 +195,9 @@ LocalPairArguments route_to_local_pair(const OptionValues& values,
     case PairRoute::publisher_only:
       append(arguments.publisher, option.tokens);
       break;
+    case PairRoute::subscriber_only:
+      append(arguments.subscriber, option.tokens);
+      break;
     case PairRoute::split:
       split(option, arguments);
       break;

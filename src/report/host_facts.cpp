@@ -80,6 +80,22 @@ std::string kernel()
   return std::string(names.sysname) + " " + names.release;
 }
 
+// One word for every CPU's scaling governor; empty where cpufreq is absent.
+std::string cpu_governor()
+{
+  std::string governor;
+  for (unsigned cpu = 0;; ++cpu) {
+    const std::string path =
+        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor";
+    const std::string this_one = first_line(path.c_str());
+    if (this_one.empty())
+      return governor;
+    if (!governor.empty() && governor != this_one)
+      return "mixed";
+    governor = this_one;
+  }
+}
+
 } // namespace
 
 HostFacts collect_host_facts()
@@ -93,6 +109,7 @@ HostFacts collect_host_facts()
     facts.cores = std::thread::hardware_concurrency();
     facts.clock_source =
         first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    facts.cpu_governor = cpu_governor();
     facts.rmem_default = read_u64("/proc/sys/net/core/rmem_default");
     facts.rmem_max = read_u64("/proc/sys/net/core/rmem_max");
     facts.wmem_default = read_u64("/proc/sys/net/core/wmem_default");

@@ -51,6 +51,7 @@ json host_json(const HostFacts& host)
       {"cpu_model", host.cpu_model},
       {"cores", host.cores},
       {"clock_source", host.clock_source},
+      {"cpu_governor", host.cpu_governor},
       {"net_core",
        {
            {"rmem_default", host.rmem_default},
@@ -86,7 +87,17 @@ json settings_json(const RunConfig& config)
       {"queue_length", config.queue_length},
       {"max_loss_percent", nullptr},
       {"local_pair", nullptr},
+      {"nice", nullptr},
+      {"rt_priority", nullptr},
+      {"drop_percent", finite(config.drop_percent)},
+      {"drop_seed", config.drop_seed},
   };
+  if (config.nice) {
+    settings["nice"] = *config.nice;
+  }
+  if (config.rt_priority) {
+    settings["rt_priority"] = *config.rt_priority;
+  }
   if (config.count) {
     settings["count"] = *config.count;
   }
@@ -147,6 +158,18 @@ json bins_json(const std::vector<HistogramBin>& bins)
   return out;
 }
 
+json usage_json(const std::optional<wire::ProcessUsage>& usage)
+{
+  if (!usage) {
+    return nullptr;
+  }
+  return json{
+      {"cpu_user_seconds", static_cast<double>(usage->user_cpu_ns) / 1e9},
+      {"cpu_system_seconds", static_cast<double>(usage->system_cpu_ns) / 1e9},
+      {"peak_rss_bytes", usage->peak_rss_bytes},
+  };
+}
+
 json subscriber_json(const SubscriberResult& sub)
 {
   const wire::SubscriberCounters& c = sub.counters;
@@ -160,6 +183,7 @@ json subscriber_json(const SubscriberResult& sub)
       {"received", c.received},
       {"unique", c.unique},
       {"lost", sub.lost},
+      {"injected_drops", sub.injected_drops},
       {"loss_percent", finite(loss_percent(sub))},
       {"duplicates", c.duplicates},
       {"out_of_order", c.out_of_order},
@@ -200,6 +224,7 @@ nlohmann::json report_to_json(const RunReport& report)
            {"name", "netprof"},
            {"version", report.version},
            {"build_type", report.build_type},
+           {"commit", report.commit},
        }},
       {"command_line", report.config.command_line},
       {"host", host_json(report.host)},
@@ -208,6 +233,11 @@ nlohmann::json report_to_json(const RunReport& report)
       {"run_id", format_run_id(report.run_id)},
       {"result", result_json(report)},
       {"rejected", report.rejected},
+      {"resources",
+       {
+           {"process", usage_json(report.usage)},
+           {"steal_percent", report.steal_percent ? json(*report.steal_percent) : json(nullptr)},
+       }},
   };
 
   if (report.config.role == Role::publisher) {
@@ -234,6 +264,7 @@ nlohmann::json report_to_json(const RunReport& report)
       entry["restarts"] = sub.restarts;
       entry["restarted_seconds"] = finite(sub.restarted_seconds);
       entry["id_clash"] = sub.id_clash;
+      entry["resources"] = usage_json(sub.usage);
       subscribers.push_back(std::move(entry));
     }
     out["subscribers"] = std::move(subscribers);

@@ -78,6 +78,21 @@ std::string buffer_line(const EndpointFacts& endpoint)
   return "requested " + requested + "; granted " + granted;
 }
 
+// Only what the user changed: most runs keep the default priority and drop nothing.
+void write_priority_and_drops(std::ostream& out, const RunConfig& config)
+{
+  if (config.nice) {
+    out << "  Nice: " << *config.nice << "\n";
+  }
+  if (config.rt_priority) {
+    out << "  Real-time priority: SCHED_FIFO " << *config.rt_priority << "\n";
+  }
+  if (config.drop_percent > 0.0) {
+    out << "  Injected drops: " << format_percent(config.drop_percent)
+        << " of received data, dropped before counting (seed " << config.drop_seed << ")\n";
+  }
+}
+
 void write_settings(std::ostream& out, const RunReport& report)
 {
   const RunConfig& config = report.config;
@@ -121,6 +136,9 @@ void write_settings(std::ostream& out, const RunReport& report)
   if (!host.clock_source.empty()) {
     out << ", clock source " << host.clock_source;
   }
+  if (!host.cpu_governor.empty()) {
+    out << ", governor " << host.cpu_governor;
+  }
   out << "\n";
   out << "  Data size: " << format_count(config.payload_size) << " B\n";
   out << "  Num vars: " << config.num_vars << "\n";
@@ -147,6 +165,7 @@ void write_settings(std::ostream& out, const RunReport& report)
     cpus += (cpus.empty() ? "" : ", ") + std::to_string(cpu);
   }
   out << "  CPU pinning: " << (cpus.empty() ? std::string("none") : cpus) << "\n";
+  write_priority_and_drops(out, config);
   out << "  Run id: " << format_run_id(report.run_id) << "\n";
 }
 
@@ -258,7 +277,12 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
       << " (subscriber clock, first to last message)\n";
   if (lost_known) {
     out << indent << "Lost: " << format_count(result.lost) << " ("
-        << format_percent(loss_percent(result)) << ")\n";
+        << format_percent(loss_percent(result)) << ")";
+    if (result.injected_drops > 0) {
+      out << ", " << format_count(result.injected_drops)
+          << " of them dropped on purpose (--drop-rate)";
+    }
+    out << "\n";
   } else {
     out << indent << "Lost: unknown (no end of test received)\n";
   }
@@ -379,6 +403,30 @@ void write_abandoned_runs(std::ostream& out, const RunReport& report)
   }
 }
 
+std::string usage_text(const std::optional<wire::ProcessUsage>& usage)
+{
+  if (!usage) {
+    return "not reported";
+  }
+  return "CPU " + format_duration_ns(static_cast<double>(usage->user_cpu_ns)) + " user + " +
+         format_duration_ns(static_cast<double>(usage->system_cpu_ns)) + " system, peak RSS " +
+         format_bytes(static_cast<double>(usage->peak_rss_bytes));
+}
+
+void write_resources(std::ostream& out, const RunReport& report)
+{
+  out << "Resources:\n";
+  // A role of --local-pair --threads measured its own thread: the process is both roles'.
+  out << (report.config.pair_layout == PairLayout::threads ? "  This thread: " : "  This process: ")
+      << usage_text(report.usage) << "\n";
+  for (const SubscriberResult& sub : report.subscribers) {
+    out << "  Subscriber " << sub.id << ": " << usage_text(sub.usage) << "\n";
+  }
+  out << "  Steal time: "
+      << (report.steal_percent ? format_percent(*report.steal_percent) : std::string("unknown"))
+      << " of the host's CPU time during the run\n";
+}
+
 } // namespace
 
 void write_text_report(std::ostream& out, const RunReport& report)
@@ -395,6 +443,7 @@ void write_text_report(std::ostream& out, const RunReport& report)
     write_subscriber_throughput(out, report);
     write_abandoned_runs(out, report);
   }
+  write_resources(out, report);
   if (report.rejected > 0) {
     out << "Rejected messages: " << format_count(report.rejected) << "\n";
   }

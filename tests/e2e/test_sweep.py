@@ -5,6 +5,7 @@ under a deadline; whatever they leave behind is in a temporary folder removed at
 """
 
 import csv
+import functools
 import os
 import subprocess
 import tempfile
@@ -28,6 +29,7 @@ def read_csv(path):
         return reader.fieldnames, list(reader)
 
 
+@functools.lru_cache(maxsize=None)  # importing matplotlib takes a second or two
 def system_python_has_matplotlib():
     if not os.path.exists("/usr/bin/python3"):
         return False
@@ -99,6 +101,27 @@ class TinySweepTest(SweepTestCase):
             table = f.read()
         self.assertIn("| payload | udp |", table)
         self.assertIn("| 1 KiB |", table)
+
+
+class SubscriberCountsTest(SweepTestCase):
+    def test_a_list_of_subscriber_counts_sweeps_each_and_plots_each_subscribers_latency(self):
+        returncode, _, stderr = self.sweep(*TINY, "--sizes", "64", "--subscribers", "1,2")
+        self.assertEqual(returncode, 0, stderr)
+        self.assertIn("[2/2] udp 64 B, 2 subscribers (rep 1/1) ... ok", stderr)
+        _, rows = read_csv(os.path.join(self.out, "sweep.csv"))
+        self.assertEqual([(row["subscribers"], row["status"]) for row in rows],
+                         [("1", "ok"), ("2", "ok")])
+        self.assertEqual(rows[0]["subscribers.1.id"], "")
+        self.assertGreater(float(rows[1]["subscribers.1.latency.one_way_ns.p50"]), 0)
+        if not system_python_has_matplotlib():
+            self.skipTest("/usr/bin/python3 has no matplotlib")
+        returncode, stdout, stderr = run_script(PLOT, os.path.join(self.out, "sweep.csv"))
+        self.assertEqual(returncode, 0, stderr)
+        self.assertIn("sweep-subscribers.png", stdout)
+        with open(os.path.join(self.out, "sweep-subscribers.png"), "rb") as f:
+            self.assertTrue(f.read().startswith(PNG_SIGNATURE))
+        with open(os.path.join(self.out, "sweep.md")) as f:
+            self.assertRegex(f.read(), r"\| 64 B \| 2 \| [0-9.,]+ \[")
 
 
 class FailingPointTest(SweepTestCase):

@@ -1,5 +1,7 @@
 #include "segment_file.hpp"
 
+#include "common/user_names.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <fcntl.h>
@@ -17,20 +19,10 @@ namespace netprof::shm {
 
 namespace {
 
-std::optional<std::string> user_name(uid_t uid)
-{
-  std::vector<char> buffer(16384);
-  passwd entry{};
-  passwd* found = nullptr;
-  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
-    return std::nullopt;
-  return std::string(found->pw_name);
-}
-
 // What --shm-allow-user would take for this owner: its name when it has one.
 std::string allow_user_value(uid_t uid)
 {
-  return user_name(uid).value_or(std::to_string(uid));
+  return transport_common::user_name(uid).value_or(std::to_string(uid));
 }
 
 std::string mode_text(mode_t mode)
@@ -76,8 +68,7 @@ uid_t parse_trusted_user(const std::string& text)
 
 std::string user_label(uid_t uid)
 {
-  const std::optional<std::string> name = user_name(uid);
-  return name ? *name + " (uid " + std::to_string(uid) + ")" : "uid " + std::to_string(uid);
+  return transport_common::user_label(uid);
 }
 
 std::string file_kind(mode_t mode)

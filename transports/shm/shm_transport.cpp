@@ -3,6 +3,8 @@
 #include "ring.hpp"
 #include "shm_endpoint.hpp"
 
+#include "common/pair_names.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <unistd.h>
@@ -39,10 +41,7 @@ std::size_t ring_capacity_for(std::size_t queue_length_bytes, std::vector<std::s
 
 void check_segment_name(const std::string& name)
 {
-  const bool allowed = std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-  if (name.empty() || name.size() > 200 || name.front() == '.' || !allowed)
+  if (!transport_common::is_plain_name(name))
     throw UsageError("bad --shm value '" + name +
                      "': expected a name of 1 to 200 letters, digits, '.', '_' or '-' "
                      "(not starting with '.'); the segment is /dev/shm/netprof-NAME");
@@ -52,15 +51,8 @@ void check_segment_name(const std::string& name)
 
 namespace {
 
-const std::string pair_prefix = "pair-";
-
-std::string unique_pair_name()
-{
-  std::random_device device;
-  char suffix[17];
-  std::snprintf(suffix, sizeof suffix, "%08x%08x", device(), device());
-  return pair_prefix + std::to_string(getpid()) + "-" + suffix;
-}
+using transport_common::pair_prefix;
+using transport_common::unique_pair_name;
 
 const OptionGroup& shm_options()
 {

@@ -35,7 +35,8 @@ TEST(OptionTable, WhatOnlyTheSubscriberReadsReachesThePairsSubscriber)
 {
   for (const CoreOption& row : core_option_table()) {
     if (row.read_by == Readers::subscriber) {
-      EXPECT_TRUE(row.spec.pair == PairRoute::both || row.spec.pair == PairRoute::split)
+      EXPECT_TRUE(row.spec.pair == PairRoute::both || row.spec.pair == PairRoute::split ||
+                  row.spec.pair == PairRoute::subscriber_only)
           << row.spec.long_name;
     }
   }

@@ -1,4 +1,5 @@
 #include "cli/option_table.hpp"
+#include "cli/version.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
@@ -7,6 +8,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -583,13 +585,19 @@ TEST_F(ParseCommandLineTest, HelpWinsOverVersion)
   EXPECT_EQ(parse({"--version", "--help"}).action, ParsedCommandLine::Action::help);
 }
 
-TEST_F(ParseCommandLineTest, VersionNamesTheVersionAndBuildType)
+TEST_F(ParseCommandLineTest, VersionNamesTheVersionBuildTypeAndCommit)
 {
   const auto sut = parse({"--version"});
 
   EXPECT_EQ(sut.action, ParsedCommandLine::Action::version);
-  EXPECT_EQ(sut.text,
-            std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE + ")\n");
+  EXPECT_EQ(sut.text, std::string("netprof ") + NETPROF_VERSION + " (" + NETPROF_BUILD_TYPE +
+                          ", commit " + cli::git_commit() + ")\n");
+}
+
+TEST(GitCommit, IsTwelveHexDigitsMaybeDirtyOrUnknown)
+{
+  EXPECT_TRUE(std::regex_match(cli::git_commit(), std::regex("[0-9a-f]{12}(-dirty)?|unknown")))
+      << cli::git_commit();
 }
 
 TEST_F(ParseCommandLineTest, HelpListsEveryCoreGroup)

@@ -81,6 +81,37 @@ TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
   EXPECT_EQ(outcome.subscriber.report.run_id, report.run_id);
 }
 
+TEST(Protocol, ThePublisherReportsWhatTheSubscriberProcessCost)
+{
+  InMemoryLink sut;
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  const SubscriberResult& seen_by_publisher = outcome.publisher.report.subscribers.at(0);
+  ASSERT_TRUE(seen_by_publisher.usage.has_value());
+  // Both roles are threads of this test process, which has run for a while and holds gtest.
+  EXPECT_GT(seen_by_publisher.usage->user_cpu_ns + seen_by_publisher.usage->system_cpu_ns, 0u);
+  EXPECT_GT(seen_by_publisher.usage->peak_rss_bytes, 1u << 20);
+}
+
+TEST(Protocol, InjectedDropsAreReportedAsLossAndTheSameSeedDropsTheSameShare)
+{
+  RunConfig subscriber = config_for(Role::subscriber);
+  subscriber.drop_percent = 25.0;
+  subscriber.drop_seed = 3;
+  InMemoryLink first;
+  const auto one = run_pair(first, config_for(Role::publisher), subscriber);
+  InMemoryLink second;
+  const auto two = run_pair(second, config_for(Role::publisher), subscriber);
+
+  const std::uint64_t lost = one.publisher.report.subscribers.at(0).lost;
+  // 1000 measured messages (and 20 warm-up ones drawn first) at p = 0.25: sd is about 14.
+  EXPECT_GT(lost, 250u - 70u);
+  EXPECT_LT(lost, 250u + 70u);
+  EXPECT_EQ(two.publisher.report.subscribers.at(0).lost, lost);
+  // Every message lost was dropped on purpose, and the publisher is told so.
+  EXPECT_EQ(one.publisher.report.subscribers.at(0).injected_drops, lost);
+}
+
 TEST(Protocol, LossIsExactlySentMinusReceived)
 {
   InMemoryLink sut(

@@ -87,6 +87,7 @@ RunReport sample_publisher()
   report.host.wmem_max = 4'194'304;
   report.version = "0.1.0";
   report.build_type = "Release";
+  report.commit = "0123456789ab-dirty";
   report.run_id = 0x0123456789abcdefULL;
   report.success = true;
   report.warnings = {"subscriber 2 sent no final counters"};
@@ -175,6 +176,7 @@ const std::set<std::string> subscriber_keys{"id",
                                             "received",
                                             "unique",
                                             "lost",
+                                            "injected_drops",
                                             "loss_percent",
                                             "duplicates",
                                             "out_of_order",
@@ -195,7 +197,7 @@ const std::set<std::string> subscriber_keys{"id",
 std::set<std::string> publisher_view_keys()
 {
   std::set<std::string> keys = subscriber_keys;
-  keys.insert({"outcome", "restarts", "restarted_seconds", "id_clash"});
+  keys.insert({"outcome", "restarts", "restarted_seconds", "id_clash", "resources"});
   return keys;
 }
 
@@ -499,7 +501,8 @@ TEST(TextReport, SubscriberPointsToThePublisherForLatency)
   EXPECT_TRUE(has_line(text, "  Lost: 10 (0.010%)")) << text;
   EXPECT_TRUE(has_line(text, "  Probes echoed: 1,000")) << text;
   EXPECT_TRUE(has_line(text, "  End of test received: yes")) << text;
-  EXPECT_EQ(last_line(text), "  Run ended by: the publisher's end of test");
+  EXPECT_TRUE(has_line(text, "  Run ended by: the publisher's end of test")) << text;
+  EXPECT_EQ(last_line(text), "  Steal time: unknown of the host's CPU time during the run");
   EXPECT_EQ(text.find("Subscriber 1:"), std::string::npos);
   EXPECT_EQ(text.find("Round trip"), std::string::npos);
 }
@@ -537,12 +540,15 @@ TEST(TextReport, NeverPrintsAnExponentOrNonFiniteNumber)
 TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
 {
   json sut = parsed(sample_publisher());
-  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
-                                                 "settings", "endpoint", "run_id", "result",
-                                                 "rejected", "publisher", "subscribers"}));
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
+                                   "endpoint", "run_id", "result", "rejected", "resources",
+                                   "publisher", "subscribers"}));
   EXPECT_EQ(sut["schema_version"], 1);
-  EXPECT_EQ(sut["tool"],
-            (json{{"name", "netprof"}, {"version", "0.1.0"}, {"build_type", "Release"}}));
+  EXPECT_EQ(sut["tool"], (json{{"name", "netprof"},
+                               {"version", "0.1.0"},
+                               {"build_type", "Release"},
+                               {"commit", "0123456789ab-dirty"}}));
   EXPECT_EQ(sut["command_line"].size(), 9u);
   EXPECT_EQ(sut["command_line"][8], "10000");
   EXPECT_EQ(sut["run_id"], "0123456789abcdef");
@@ -570,6 +576,7 @@ TEST(JsonReport, HostAndEndpoint)
                                {"cpu_model", "AMD EPYC"},
                                {"cores", 8},
                                {"clock_source", "tsc"},
+                               {"cpu_governor", ""},
                                {"net_core",
                                 {{"rmem_default", 212'992},
                                  {"rmem_max", 4'194'304},
@@ -614,7 +621,11 @@ TEST(JsonReport, Settings)
                                                       "queue_length",
                                                       "max_loss_percent",
                                                       "format",
-                                                      "local_pair"}));
+                                                      "local_pair",
+                                                      "nice",
+                                                      "rt_priority",
+                                                      "drop_percent",
+                                                      "drop_seed"}));
   EXPECT_EQ(settings["role"], "publisher");
   EXPECT_EQ(settings["id"], 0);
   EXPECT_EQ(settings["transport"], "udp");
@@ -773,9 +784,10 @@ TEST(JsonReport, OneObjectPerSubscriber)
 TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
 {
   json sut = parsed(sample_subscriber_report());
-  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
-                                                 "settings", "endpoint", "run_id", "result",
-                                                 "rejected", "subscriber", "abandoned_runs"}));
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
+                                   "endpoint", "run_id", "result", "rejected", "resources",
+                                   "subscriber", "abandoned_runs"}));
   EXPECT_EQ(sut["settings"]["role"], "subscriber");
   EXPECT_TRUE(sut["abandoned_runs"].is_array());
   EXPECT_TRUE(sut["abandoned_runs"].empty());

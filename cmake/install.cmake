@@ -1,0 +1,35 @@
+# What `cmake --install` (and the Debian package, cmake/packaging.cmake) puts where, under the
+# prefix: docs/install.md describes the layout. No installed file names the build or source
+# folder: the tools find their Python library relative to themselves and netprof on PATH.
+include(GNUInstallDirs)
+
+install(TARGETS netprof RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# netprof(1) and the bash completion, written by src/docgen from the option table.
+install(FILES ${NETPROF_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${NETPROF_BASH_COMPLETION}
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+
+# The user tools (scripts/tools/*.py: sweep, plot, ...) keep their checkout layout under
+# share/netprof, beside the library they import (scripts/lib), and each gets a netprof-NAME
+# command in bin/ that runs it (a wrapper rather than a symlink, so each script finds its
+# library from its own real path, as it does in the checkout).
+set(netprof_tools_dir ${CMAKE_INSTALL_DATADIR}/netprof/tools)
+install(DIRECTORY scripts/lib/ DESTINATION ${CMAKE_INSTALL_DATADIR}/netprof/lib
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+file(RELATIVE_PATH bin_to_tools ${CMAKE_INSTALL_FULL_BINDIR}
+     ${CMAKE_INSTALL_PREFIX}/${netprof_tools_dir})
+file(GLOB netprof_tools CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/tools/*.py)
+foreach(script ${netprof_tools})
+  get_filename_component(tool ${script} NAME_WE)
+  string(REPLACE "_" "-" command ${tool})
+  configure_file(cmake/tool_wrapper.sh.in ${PROJECT_BINARY_DIR}/tools/netprof-${command} @ONLY)
+  install(PROGRAMS ${script} DESTINATION ${netprof_tools_dir})
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/netprof-${command}
+          DESTINATION ${CMAKE_INSTALL_BINDIR})
+endforeach()
+
+# Debian wants the licence as share/doc/PACKAGE/copyright.
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""Compares two sets of netprof runs, a baseline and a contender, figure by figure, and says
+whether each change is beyond noise: a gate for CI.
+
+    scripts/tools/compare.py --baseline old/*.pub.json --contender new/*.pub.json
+    scripts/tools/compare.py --baseline before/sweep.csv --contender after/sweep.csv --json -
+
+Inputs are publishers' JSON reports (`netprof --json`; subscribers' reports are skipped) or
+sweep CSVs (scripts/tools/sweep.py; failed rows are skipped). Runs are grouped by transport,
+mode, payload size and subscriber count; each group's repetitions are one sample. When each
+side holds exactly one group and they differ (say udp against shm), those two are compared.
+
+For every figure (one-way latency p50, p99 and mean, messages/s, payload MB/s, loss %) it gives
+both medians, the change in percent and the two-sided Mann-Whitney U p-value of the two samples
+(as google/benchmark's compare.py does): rank-based, so one outlier run does not decide it, and
+no assumption that the figures are normally distributed. The verdict is "worse" or "better"
+(lower latency and loss are better, higher rates are) when p < --alpha and the change exceeds
+--threshold, else "noise". With too few runs to reach p < --alpha at all (at alpha 0.05 that
+takes 4 runs per side, or 3 against 5), it says "too few runs" and does not gate on the figure.
+
+Exit status: 0 no significant regression, 1 at least one figure is significantly worse beyond
+the threshold, 2 bad input (unreadable or foreign files, nothing to compare, scipy missing).
+Needs scipy (Debian: python3-scipy).
+"""
+
+import argparse
+import collections
+import csv
+import dataclasses
+import importlib.util
+import json
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_figures as figures  # noqa: E402
+from netprof_figures import COMPARED_FIGURES, format_figure, format_size  # noqa: E402
+
+Key = collections.namedtuple("Key", "transport mode payload_size subscribers")
+
+
+class InputError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The statistics (no files, so they can be tested alone)
+
+
+@dataclasses.dataclass
+class Verdict:
+    baseline_median: float
+    contender_median: float
+    change_percent: float  # inf when the baseline is 0 and the contender is not
+    p_value: float         # None when there are too few runs to test
+    verdict: str           # "better", "worse", "noise" or "too few runs"
+
+
+def relative_change(baseline, contender):
+    if baseline == 0:
+        return 0.0 if contender == 0 else math.copysign(math.inf, contender)
+    return (contender - baseline) / abs(baseline) * 100
+
+
+def smallest_p_value(n1, n2):
+    """The smallest two-sided p an exact Mann-Whitney U test can give for these sample sizes
+    (every contender run beyond every baseline run): 2 / C(n1 + n2, n1)."""
+    return min(1.0, 2 / math.comb(n1 + n2, n1))
+
+
+def mann_whitney_p(baseline, contender):
+    from scipy.stats import mannwhitneyu
+    if len(set(baseline) | set(contender)) == 1:
+        return 1.0  # all equal: nothing to rank
+    return float(mannwhitneyu(baseline, contender, alternative="two-sided").pvalue)
+
+
+def judge(baseline, contender, higher_is_better, alpha, threshold_percent, min_runs):
+    b, c = statistics.median(baseline), statistics.median(contender)
+    change = relative_change(b, c)
+    n1, n2 = len(baseline), len(contender)
+    if min(n1, n2) < min_runs or smallest_p_value(n1, n2) >= alpha:
+        return Verdict(b, c, change, None, "too few runs")
+    p = mann_whitney_p(baseline, contender)
+    if p >= alpha or abs(change) <= threshold_percent:
+        return Verdict(b, c, change, p, "noise")
+    worse = c < b if higher_is_better else c > b
+    return Verdict(b, c, change, p, "worse" if worse else "better")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading runs
+
+
+def read_runs(paths, side):
+    """{Key: [{figure name: value}]} from JSON reports and sweep CSVs."""
+    runs = collections.defaultdict(list)
+    for path in paths:
+        for key, values in read_file(path, side):
+            runs[key].append(values)
+    if not runs:
+        raise InputError(f"--{side}: no publisher report or successful sweep row in "
+                         + ", ".join(paths))
+    return runs
+
+
+def read_file(path, side):
+    try:
+        with open(path, newline="") as f:
+            text = f.read()
+    except OSError as error:
+        raise InputError(f"--{side}: cannot read {path}: {error.strerror}")
+    if text.lstrip().startswith("{"):
+        return read_report(path, text, side)
+    return read_csv_rows(path, text, side)
+
+
+def read_report(path, text, side):
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        raise InputError(f"--{side}: {path} is not JSON: {error}")
+    if not isinstance(report, dict) or report.get("schema_version") != 1:
+        raise InputError(f"--{side}: {path} is not a netprof report (schema_version 1)")
+    if "publisher" not in report:
+        print(f"compare: skipping {path}: a subscriber's report (the publisher's has every "
+              "figure)", file=sys.stderr)
+        return []
+    if report.get("result", {}).get("interrupted"):
+        print(f"compare: skipping {path}: the run was interrupted", file=sys.stderr)
+        return []
+    settings = report.get("settings", {})
+    key = Key(settings.get("transport", "?"), settings.get("mode", "?"),
+              int(settings.get("payload_size", 0)), int(settings.get("subscribers_expected", 1)))
+    return [(key, figures.report_figures(report))]
+
+
+def read_csv_rows(path, text, side):
+    rows = list(csv.DictReader(text.splitlines()))
+    needed = {"transport", "mode", "payload_size", "subscribers", "status"}
+    if not rows or not needed <= set(rows[0]):
+        raise InputError(f"--{side}: {path} is neither a netprof JSON report nor a sweep CSV")
+    return [(Key(row["transport"], row["mode"], int(row["payload_size"]),
+                 int(row["subscribers"])), figures.row_figures(row))
+            for row in rows if row["status"] == "ok"]
+
+
+def pair_keys(baseline, contender):
+    """(baseline key, contender key) pairs to compare, and the keys only one side has."""
+    common = [key for key in baseline if key in contender]
+    if not common and len(baseline) == 1 and len(contender) == 1:
+        return [(next(iter(baseline)), next(iter(contender)))], [], []
+    only_baseline = [key for key in baseline if key not in contender]
+    only_contender = [key for key in contender if key not in baseline]
+    return [(key, key) for key in common], only_baseline, only_contender
+
+
+def key_label(key):
+    subscribers = f"{key.subscribers} subscriber{'s' if key.subscribers != 1 else ''}"
+    return f"{key.transport} {key.mode} {format_size(key.payload_size)}, {subscribers}"
+
+
+def pair_label(pair):
+    base, contender = pair
+    return key_label(base) if base == contender else f"{key_label(base)} vs {key_label(contender)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing and printing
+
+
+def compare(baseline, contender, arguments):
+    """Every figure of every pair: a list of dicts, as --json writes them."""
+    pairs, only_baseline, only_contender = pair_keys(baseline, contender)
+    if not pairs:
+        raise InputError("nothing to compare: no transport, mode, size and subscriber count is "
+                         "in both sets")
+    for side, keys in (("baseline", only_baseline), ("contender", only_contender)):
+        for key in keys:
+            print(f"compare: only in the {side}: {key_label(key)}", file=sys.stderr)
+    results = []
+    for pair in pairs:
+        for figure in COMPARED_FIGURES:
+            b = [run[figure.name] for run in baseline[pair[0]] if run[figure.name] is not None]
+            c = [run[figure.name] for run in contender[pair[1]] if run[figure.name] is not None]
+            if not b or not c:
+                continue
+            verdict = judge(b, c, figure.higher_is_better, arguments.alpha, arguments.threshold,
+                            arguments.min_runs)
+            results.append({"runs": pair_label(pair), "figure": figure.name,
+                            "label": figure.label, "unit": figure.unit, "scale": figure.scale,
+                            "baseline": b, "contender": c, **dataclasses.asdict(verdict)})
+    return results
+
+
+def format_change(change):
+    if math.isinf(change):
+        return "new" if change > 0 else "-inf"
+    return f"{change:+.1f}%"
+
+
+def text_table(results, arguments):
+    header = ["figure", "baseline", "contender", "change", "p", "runs", "verdict"]
+    lines = []
+    for runs in dict.fromkeys(result["runs"] for result in results):
+        rows = [header]
+        for r in (result for result in results if result["runs"] == runs):
+            rows.append([f"{r['label']}, {r['unit']}",
+                         format_figure(r["baseline_median"] * r["scale"]),
+                         format_figure(r["contender_median"] * r["scale"]),
+                         format_change(r["change_percent"]),
+                         "-" if r["p_value"] is None else f"{r['p_value']:.3g}",
+                         f"{len(r['baseline'])}/{len(r['contender'])}", r["verdict"]])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        lines.append(runs)
+        for row in rows:
+            cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width
+                                                 in zip(row[1:-1], widths[1:-1])] + [row[-1]]
+            lines.append("  " + "  ".join(cells))
+        lines.append("")
+    lines.append(f"medians; change: contender vs baseline; p: two-sided Mann-Whitney U; "
+                 f"verdict beyond noise when p < {arguments.alpha:g} and |change| > "
+                 f"{arguments.threshold:g}%; runs: baseline/contender")
+    return "\n".join(lines)
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        description="Compare two sets of netprof runs (JSON reports or sweep CSVs) figure by "
+        "figure with a Mann-Whitney U test; exit 1 on a significant regression.",
+        epilog="Exit status: 0 no significant regression, 1 a significant regression, 2 bad "
+        "input.")
+    parser.add_argument("--baseline", nargs="+", required=True, metavar="FILE",
+                        help="JSON reports or sweep CSVs of the reference runs")
+    parser.add_argument("--contender", nargs="+", required=True, metavar="FILE",
+                        help="JSON reports or sweep CSVs of the runs to judge")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level (default: %(default)g)")
+    parser.add_argument("--threshold", type=float, default=5.0, metavar="PERCENT",
+                        help="smallest change of a median that counts (default: %(default)g)")
+    parser.add_argument("--min-runs", type=int, default=3,
+                        help="fewest runs per side to test a figure (default: %(default)s)")
+    parser.add_argument("--json", metavar="FILE", help="also write the comparison as JSON; "
+                        "- for stdout (instead of the table)")
+    arguments = parser.parse_args(argv)
+    if not 0 < arguments.alpha < 1:
+        raise InputError("--alpha must be between 0 and 1")
+    if not (arguments.threshold >= 0 and math.isfinite(arguments.threshold)):
+        raise InputError("--threshold must be a percentage of at least 0")
+    if arguments.min_runs < 2:
+        raise InputError("--min-runs must be at least 2")
+    return arguments
+
+
+def write_json(results, arguments, regression):
+    document = {"alpha": arguments.alpha, "threshold_percent": arguments.threshold,
+                "regression": regression,
+                "figures": [{**result, "change_percent": None
+                             if math.isinf(result["change_percent"]) else result["change_percent"]}
+                            for result in results]}
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if arguments.json == "-":
+        sys.stdout.write(text)
+        return
+    with open(arguments.json, "w") as f:
+        f.write(text)
+
+
+def main(argv):
+    try:
+        arguments = parse_arguments(argv)
+        if importlib.util.find_spec("scipy") is None:
+            raise InputError("scipy is missing; on Debian: apt-get install python3-scipy (and "
+                             "run this script with /usr/bin/python3)")
+        results = compare(read_runs(arguments.baseline, "baseline"),
+                          read_runs(arguments.contender, "contender"), arguments)
+        regression = any(result["verdict"] == "worse" for result in results)
+        if arguments.json != "-":
+            print(text_table(results, arguments))
+        if arguments.json:
+            write_json(results, arguments, regression)
+    except InputError as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"compare: cannot write {arguments.json}: {error.strerror}", file=sys.stderr)
+        return 2
+    untested = sum(1 for result in results if result["verdict"] == "too few runs")
+    if untested:
+        print(f"compare: {untested} of {len(results)} figures had too few runs to test at "
+              f"alpha {arguments.alpha:g}; they do not gate", file=sys.stderr)
+    if regression:
+        worse = [f"{r['runs']}: {r['label']}" for r in results if r["verdict"] == "worse"]
+        print("compare: significant regression: " + "; ".join(worse), file=sys.stderr)
+    return 1 if regression else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

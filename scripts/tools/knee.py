@@ -1,0 +1,405 @@
+#!/usr/bin/python3
+"""Knee search: for each transport and payload size, the highest send rate (--send-hz) at which
+no message is lost, the one-way p99 stays under a target and every subscriber receives the
+rate asked for.
+
+Each probe of a rate is a real run (stream mode, a publisher and its subscribers as separate
+processes on loopback, as scripts/tools/sweep.py runs them). From --start-hz the rate doubles
+until a run fails the criterion (or reaches --max-hz), or halves until one passes (down to
+--min-hz); then it bisects, geometrically, between the highest rate that passed and the lowest
+that failed until they are within --resolution percent. With --repetitions N a rate passes only
+when all N runs pass. The search assumes that a rate which fails would fail at every higher
+rate; on a noisy machine, repeat probes.
+
+    scripts/tools/knee.py --transports udp,shm --sizes 64,1K,64K --p99-max 500 --out results/knee
+
+writes into OUT: knee.md and knee.csv (one row per transport and size: the knee, its figures,
+the lowest failing rate and why it failed), probes.csv (every run), knee.png (the knee vs payload
+size, in msg/s and MB/s; needs matplotlib) and json/ (every run's reports).
+
+Exit status: 0 the search ran (a size at which even --min-hz fails has no knee, and says so),
+2 bad arguments, 3 netprof failed other than by the criterion (it refused the settings, a
+transport error, a run timed out), 130 interrupted. The tables are written either way.
+"""
+
+import argparse
+import csv
+import dataclasses
+import importlib.util
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_figures as figures  # noqa: E402
+import netprof_harness as harness  # noqa: E402
+import netprof_tool as tool  # noqa: E402
+from netprof_figures import ArgumentError, format_figure, format_size  # noqa: E402
+
+DEFAULT_SIZES = "64,1K,16K,256K"
+
+
+class NetprofError(Exception):
+    """netprof failed for a reason other than the criterion: the search cannot go on (exit 3)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The search, apart from how a rate is tried (so it can be tested without netprof)
+
+
+@dataclasses.dataclass
+class Knee:
+    passed_hz: float   # the highest rate that passed; None: even the lowest tried failed
+    failed_hz: float   # the lowest rate that failed; None: the highest tried passed
+    tried: list        # (rate, passed) in the order tried
+    stopped_by: str    # "resolution", "max-hz", "min-hz" or "max-probes"
+
+
+def search(passes, start_hz, min_hz, max_hz, resolution, max_probes):
+    """The knee of `passes(rate) -> bool` between min_hz and max_hz, starting at start_hz."""
+    tried = []
+
+    def check(rate):
+        passed = passes(rate)
+        tried.append((rate, passed))
+        return passed
+
+    good = bad = None
+    rate = min(max(start_hz, min_hz), max_hz)
+    if check(rate):
+        good = rate
+        while bad is None and good < max_hz and len(tried) < max_probes:
+            rate = min(good * 2, max_hz)
+            good, bad = (rate, bad) if check(rate) else (good, rate)
+    else:
+        bad = rate
+        while good is None and bad > min_hz and len(tried) < max_probes:
+            rate = max(bad / 2, min_hz)
+            good, bad = (rate, bad) if check(rate) else (good, rate)
+    while good is not None and bad is not None and len(tried) < max_probes:
+        rate = midpoint(good, bad)
+        if bad / good <= 1 + resolution or rate is None:
+            break
+        good, bad = (rate, bad) if check(rate) else (good, rate)
+    return Knee(good, bad, tried, stopped_by(good, bad, min_hz, max_hz, resolution))
+
+
+def midpoint(low, high):
+    """The geometric mean of the two rates, rounded to three significant digits (so the table
+    reads 1,410 Hz, not 1,414.2136 Hz); None when no such rate lies strictly between them."""
+    middle = math.sqrt(low * high)
+    digits = 2 - int(math.floor(math.log10(middle)))
+    rounded = round(middle, digits)
+    if not low < rounded < high:
+        rounded = round(middle, digits + 1)
+    return rounded if low < rounded < high else None
+
+
+def stopped_by(good, bad, min_hz, max_hz, resolution):
+    if good is None:
+        return "min-hz"
+    if bad is None:
+        return "max-hz" if good >= max_hz else "max-probes"
+    return "resolution" if bad / good <= 1 + resolution or midpoint(good, bad) is None \
+        else "max-probes"
+
+
+# ---------------------------------------------------------------------------------------------
+# The criterion
+
+
+@dataclasses.dataclass(frozen=True)
+class Criterion:
+    p99_max_ns: float
+    max_loss_percent: float = 0.0
+    min_delivered: float = 0.9  # share of the asked rate every subscriber must receive
+
+    def judge(self, report, send_hz):
+        """"" when the run passes, else why not, in a few words."""
+        summary = figures.summary_figures(report)
+        counted = [s for s in report.get("subscribers", []) if s.get("counters_received")]
+        why = []
+        if summary["lost"] > 0 and summary["loss_percent"] > self.max_loss_percent:
+            why.append(f"lost {summary['lost']:,} ({format_figure(summary['loss_percent'])}%)")
+        p99 = summary["one_way_p99_ns"]
+        if p99 <= 0:
+            why.append("no probe echoed")
+        elif p99 > self.p99_max_ns:
+            why.append(f"p99 {format_figure(p99 / 1e3)} µs")
+        slowest = min((s["throughput"]["messages_per_second"] for s in counted), default=0)
+        if slowest < self.min_delivered * send_hz:
+            why.append(f"received {format_figure(slowest)} msg/s")
+        return ", ".join(why)
+
+
+@dataclasses.dataclass
+class Run:
+    setup: object
+    size: int
+    send_hz: float
+    repetition: int
+    why_failed: str    # "" when it passed
+    report: dict
+
+
+def try_rate(arguments, criterion, setup, size, send_hz, prefix, runs):
+    """Runs every repetition of one rate (stopping at the first that fails); True if all
+    passed. NetprofError when netprof fails for another reason than the criterion."""
+    for repetition in range(1, arguments.repetitions + 1):
+        spec = harness.RunSpec(
+            setup=setup, mode="stream", payload_size=size, subscribers=arguments.subscribers,
+            send_hz=send_hz, duration_seconds=arguments.duration, warmup_seconds=arguments.warmup,
+            queue_length=arguments.queue_length or harness.queue_length_for(size),
+            extra_args=arguments.netprof_args)
+        stem = f"{setup.name}-{size}-{send_hz:g}hz-r{repetition}"
+        print(f"knee: {setup.name} {format_size(size)} at {format_figure(send_hz)} msg/s ...",
+              end="", file=sys.stderr, flush=True)
+        outcome = harness.run(arguments.netprof, spec, os.path.join(arguments.out, "json"), stem,
+                              prefix=prefix)
+        if netprof_failed(outcome):
+            print(" netprof failed", file=sys.stderr)
+            raise NetprofError(f"{setup.name} {format_size(size)} at {send_hz:g} msg/s: "
+                               f"{outcome.reason or 'no report'}")
+        why = outcome.reason if not outcome.ok else criterion.judge(outcome.report, send_hz)
+        runs.append(Run(setup, size, send_hz, repetition, why, outcome.report))
+        print(f" {'FAIL: ' + why if why else 'pass'}", file=sys.stderr, flush=True)
+        if why:
+            return False
+    return True
+
+
+def netprof_failed(outcome):
+    """True unless the run measured something: it succeeded, or netprof's own verdict failed
+    it (exit 1, e.g. no probe came back), which is the rate failing, not netprof."""
+    if outcome.report is None:
+        return True
+    return not outcome.ok and outcome.exit_code != 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables and plot
+
+
+KNEE_COLUMNS = ["transport", "payload_size", "knee_hz", "knee_payload_bytes_per_second",
+                "knee_one_way_p99_ns", "failing_hz", "failing_because", "stopped_by", "probes"]
+PROBE_COLUMNS = ["transport", "payload_size", "send_hz", "repetition", "passed", "why_failed",
+                 "one_way_p99_ns", "messages_per_second", "lost", "loss_percent"]
+
+
+def knee_row(setup, size, knee, runs):
+    def last_run(rate):
+        return next((run for run in reversed(runs) if run.send_hz == rate), None)
+    passed, failed = last_run(knee.passed_hz), last_run(knee.failed_hz)
+    return {
+        "transport": setup.name, "payload_size": size,
+        "knee_hz": knee.passed_hz if knee.passed_hz is not None else "",
+        "knee_payload_bytes_per_second": knee.passed_hz * size if passed else "",
+        "knee_one_way_p99_ns": (figures.summary_figures(passed.report)["one_way_p99_ns"]
+                                if passed else ""),
+        "failing_hz": knee.failed_hz if knee.failed_hz is not None else "",
+        "failing_because": failed.why_failed if failed else "",
+        "stopped_by": knee.stopped_by, "probes": len(knee.tried),
+    }
+
+
+def probe_row(run):
+    summary = figures.summary_figures(run.report)
+    return {"transport": run.setup.name, "payload_size": run.size, "send_hz": run.send_hz,
+            "repetition": run.repetition, "passed": not run.why_failed,
+            "why_failed": run.why_failed,
+            **{column: summary.get(column, "") for column in PROBE_COLUMNS[6:]}}
+
+
+def write_csv(path, columns, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def knee_cell(row):
+    if row["knee_hz"] == "":
+        return f"none (fails at {format_figure(row['failing_hz'])})"
+    text = format_figure(row["knee_hz"])
+    return "≥ " + text if row["stopped_by"] == "max-hz" else text
+
+
+def markdown(rows, arguments):
+    lines = [f"# Knee: the highest rate with loss ≤ {format_figure(arguments.max_loss)}%, "
+             f"one-way p99 ≤ {format_figure(arguments.p99_max)} µs and every subscriber "
+             f"receiving at least {format_figure(arguments.min_delivered)}% of it", "",
+             f"{arguments.subscribers} subscriber(s), {arguments.duration:g} s per run, "
+             f"{arguments.repetitions} run(s) per rate, resolution {arguments.resolution:g}%.",
+             "", "| transport | payload | knee, msg/s | payload MB/s | p99 at knee, µs | "
+             "lowest failing, msg/s | it failed by | probes |",
+             "|---|---:|---:|---:|---:|---:|---|---:|"]
+    for row in rows:
+        lines.append(" | ".join([
+            f"| {row['transport']}", format_size(row["payload_size"]), knee_cell(row),
+            format_figure(row["knee_payload_bytes_per_second"] / 1e6)
+            if row["knee_payload_bytes_per_second"] != "" else "",
+            format_figure(row["knee_one_way_p99_ns"] / 1e3)
+            if row["knee_one_way_p99_ns"] != "" else "",
+            format_figure(row["failing_hz"]) if row["failing_hz"] != "" else "",
+            row["failing_because"], f"{row['probes']} |"]))
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows, path, title):
+    plt = figures.pyplot()
+    figure, axes = plt.subplots(1, 2, figsize=(10.4, 4.6))
+    transports = list(dict.fromkeys(row["transport"] for row in rows))
+    for index, transport in enumerate(transports):
+        mine = sorted((row for row in rows if row["transport"] == transport),
+                      key=lambda row: row["payload_size"])
+        sizes = [row["payload_size"] for row in mine]
+        rates = [row["knee_hz"] if row["knee_hz"] != "" else math.nan for row in mine]
+        if all(math.isnan(rate) for rate in rates):
+            continue  # no knee to draw (and a log axis of NaN alone cannot be scaled)
+        for axis, scale in zip(axes, (None, 1e-6)):
+            values = [rate * size * scale if scale else rate for rate, size in zip(rates, sizes)]
+            axis.plot(sizes, values, marker="o", color=f"C{index % 10}", label=transport)
+            capped = [(s, v) for s, v, row in zip(sizes, values, mine)
+                      if row["stopped_by"] == "max-hz"]
+            axis.scatter([s for s, _ in capped], [v for _, v in capped], marker="^", s=80,
+                         color=f"C{index % 10}")
+    for axis, unit in zip(axes, ("msg/s at the knee", "payload MB/s (10^6 B/s) at the knee")):
+        figures.payload_size_axis(axis)
+        axis.set_yscale("log")
+        axis.set_ylabel(unit)
+    if any(row["stopped_by"] == "max-hz" for row in rows):
+        axes[0].plot([], [], linestyle="none", marker="^", color="gray",
+                     label="≥: --max-hz passed")
+    axes[0].legend(fontsize=8)
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line and main
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        description="For each transport and payload size, the highest --send-hz with no loss "
+        "and one-way p99 under a target, by bisection over real runs on loopback.",
+        epilog="Exit status: 0 the search ran, 2 bad arguments, 3 netprof failed other than by "
+        "the criterion, 130 interrupted.")
+    add = parser.add_argument
+    add("--netprof", default=harness.default_netprof(), help="netprof binary (default: "
+        "netprof on PATH, else this checkout's build/netprof; now %(default)s)")
+    add("--out", help="folder for knee.md, knee.csv, probes.csv, knee.png and json/ "
+        "(default: results/knee-DATE-TIME)")
+    add("--transports", nargs="+", metavar="NAME", help="as sweep.py: comma- or space-separated "
+        "(default: every transport of the build)")
+    add("--sizes", default=DEFAULT_SIZES, help="payload sizes, comma-separated, K and M "
+        "suffixes (default: %(default)s)")
+    add("--p99-max", type=float, required=True, metavar="MICROSECONDS",
+        help="the highest one-way (RTT/2) p99 that passes, in µs")
+    add("--max-loss", type=float, default=0.0, metavar="PERCENT",
+        help="the most a subscriber may lose and pass (default: 0, none)")
+    add("--min-delivered", type=float, default=90.0, metavar="PERCENT", help="each subscriber "
+        "must receive at least this share of the rate asked for (default: %(default)g)")
+    add("--start-hz", type=float, default=1000.0, help="first rate tried (default: %(default)g)")
+    add("--min-hz", type=float, default=10.0, help="lowest rate tried (default: %(default)g)")
+    add("--max-hz", type=float, default=10_000_000.0, help="highest rate tried; when it passes "
+        "the knee is reported as at least this (default: %(default)g)")
+    add("--resolution", type=float, default=5.0, metavar="PERCENT", help="stop when the lowest "
+        "failing rate is within this of the highest passing one (default: %(default)g)")
+    add("--max-probes", type=int, default=20, help="most rates tried per size "
+        "(default: %(default)s)")
+    add("--repetitions", type=int, default=1, help="runs per rate; all must pass "
+        "(default: %(default)s)")
+    add("-t", "--duration", type=float, default=1.0, help="measured seconds per run "
+        "(default: %(default)g)")
+    add("--warmup", type=float, default=0.2, help="warm-up seconds per run (default: %(default)g)")
+    add("--subscribers", type=int, default=1, help="subscriber processes (default: %(default)s)")
+    add("--queue-length", type=int, help="-q (default: max(1000000, 4 x payload size))")
+    add("--netprof-args", default="", help="more netprof options for every process, one string")
+    arguments = parser.parse_args(argv)
+    check_arguments(arguments)
+    return arguments
+
+
+def check_arguments(arguments):
+    arguments.sizes = figures.parse_sizes(arguments.sizes)
+    positive = {"--p99-max": arguments.p99_max, "--start-hz": arguments.start_hz,
+                "--min-hz": arguments.min_hz, "--max-hz": arguments.max_hz,
+                "--resolution": arguments.resolution, "--duration": arguments.duration}
+    for option, value in positive.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ArgumentError(f"{option} must be a number above 0")
+    if arguments.min_hz > arguments.max_hz or arguments.max_hz > 1e9:
+        raise ArgumentError("need --min-hz <= --max-hz <= 1e9 (netprof's own limit)")
+    if not 0 <= arguments.max_loss <= 100 or not 0 <= arguments.min_delivered <= 100:
+        raise ArgumentError("--max-loss and --min-delivered are percentages, 0 to 100")
+    if arguments.max_probes < 1 or arguments.repetitions < 1 or arguments.subscribers < 1:
+        raise ArgumentError("--max-probes, --repetitions and --subscribers must be at least 1")
+    if arguments.warmup < 0:
+        raise ArgumentError("--warmup must be >= 0")
+    tool.finish_run_arguments(arguments, "knee")
+
+
+def search_all(arguments, setups, namespace, rows, runs):
+    criterion = Criterion(arguments.p99_max * 1e3, arguments.max_loss,
+                          arguments.min_delivered / 100)
+    for setup in setups:
+        prefix = namespace.command_prefix() if setup.needs_namespace else ()
+        for size in arguments.sizes:
+            mine = []
+            knee = search(lambda rate: try_rate(arguments, criterion, setup, size, rate, prefix,
+                                                mine),
+                          arguments.start_hz, arguments.min_hz, arguments.max_hz,
+                          arguments.resolution / 100, arguments.max_probes)
+            runs += mine
+            rows.append(knee_row(setup, size, knee, mine))
+            print(f"knee: {setup.name} {format_size(size)}: {knee_cell(rows[-1])} msg/s",
+                  file=sys.stderr)
+
+
+def write_results(arguments, rows, runs):
+    write_csv(os.path.join(arguments.out, "knee.csv"), KNEE_COLUMNS, rows)
+    write_csv(os.path.join(arguments.out, "probes.csv"), PROBE_COLUMNS,
+              [probe_row(run) for run in runs])
+    table = markdown(rows, arguments)
+    with open(os.path.join(arguments.out, "knee.md"), "w") as f:
+        f.write(table)
+    print(table)
+    if not any(row["knee_hz"] != "" for row in rows):
+        print("knee: no plot: no size has a knee", file=sys.stderr)
+        return
+    if importlib.util.find_spec("matplotlib") is None:
+        print("knee: no plot: matplotlib is missing (Debian: python3-matplotlib)",
+              file=sys.stderr)
+        return
+    plot(rows, os.path.join(arguments.out, "knee.png"),
+         f"netprof knee: loss ≤ {arguments.max_loss:g}%, "
+         f"one-way p99 ≤ {arguments.p99_max:g} µs")
+
+
+def main(argv):
+    started = tool.start_tool("knee", parse_arguments, argv)
+    if started is None:
+        return 2
+    arguments, setups, namespace = started
+    os.makedirs(os.path.join(arguments.out, "json"), exist_ok=True)
+    rows, runs, status = [], [], 0
+    try:
+        search_all(arguments, setups, namespace, rows, runs)
+    except NetprofError as error:
+        print(f"knee: netprof failed, not by the criterion: {error}", file=sys.stderr)
+        status = 3
+    except KeyboardInterrupt:
+        print("\nknee: interrupted; the tables hold the sizes that finished", file=sys.stderr)
+        status = 130
+    finally:
+        if namespace:
+            namespace.delete()
+    write_results(arguments, rows, runs)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

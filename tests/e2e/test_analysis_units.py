@@ -1,0 +1,205 @@
+"""Unit tests of the analysis scripts' logic, no netprof run: the knee search's bisection and
+criterion (scripts/tools/knee.py), the statistics of scripts/tools/compare.py, the lines of
+scripts/tools/plot.py and the defaults of scripts/tools/sweep.py. Milliseconds each.
+"""
+
+import importlib.util
+import math
+import os
+import sys
+import types
+import unittest
+
+from netprof_test_case import ROOT
+
+TOOLS = os.path.join(ROOT, "scripts", "tools")
+
+
+def load_tool(name):
+    """A script of scripts/tools as a module (its main() does not run)."""
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", os.path.join(TOOLS, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+knee = load_tool("knee")
+compare = load_tool("compare")
+plot = load_tool("plot")
+sweep = load_tool("sweep")
+figures = sys.modules["netprof_figures"]
+
+
+def search_below(limit, **bounds):
+    """The knee search of a transport that carries any rate up to `limit` and nothing above."""
+    settings = {"start_hz": 1000, "min_hz": 10, "max_hz": 1e7, "resolution": 0.05,
+                "max_probes": 30, **bounds}
+    return knee.search(lambda rate: rate <= limit, **settings)
+
+
+class KneeSearchTest(unittest.TestCase):
+    def test_doubles_up_to_a_failure_then_bisects_to_the_resolution(self):
+        sut = search_below(3000)
+        self.assertEqual(sut.tried[:3], [(1000, True), (2000, True), (4000, False)])
+        self.assertLessEqual(sut.passed_hz, 3000)
+        self.assertGreater(sut.failed_hz, 3000)
+        self.assertLessEqual(sut.failed_hz / sut.passed_hz, 1.05)
+        self.assertEqual(sut.stopped_by, "resolution")
+
+    def test_halves_down_when_the_start_rate_fails(self):
+        sut = search_below(300)
+        self.assertEqual(sut.tried[:3], [(1000, False), (500, False), (250, True)])
+        self.assertTrue(250 <= sut.passed_hz <= 300 < sut.failed_hz <= 315)
+
+    def test_a_passing_max_hz_is_the_knee_and_says_so(self):
+        sut = search_below(1e9, max_hz=4000)
+        self.assertEqual((sut.passed_hz, sut.failed_hz, sut.stopped_by), (4000, None, "max-hz"))
+        self.assertEqual([rate for rate, _ in sut.tried], [1000, 2000, 4000])
+
+    def test_failing_at_min_hz_has_no_knee(self):
+        sut = search_below(5, min_hz=100)
+        self.assertEqual((sut.passed_hz, sut.failed_hz, sut.stopped_by), (None, 100, "min-hz"))
+
+    def test_max_probes_bounds_the_runs(self):
+        sut = search_below(3000, max_probes=4)
+        self.assertEqual(len(sut.tried), 4)
+        self.assertEqual(sut.stopped_by, "max-probes")
+
+    def test_midpoints_are_geometric_and_round(self):
+        self.assertEqual(knee.midpoint(1000, 2000), 1410)
+        self.assertTrue(100 < knee.midpoint(100, 101) < 101)
+        self.assertIsNone(knee.midpoint(100, 100.0001))
+
+
+def publisher_report(lost=0, loss_percent=0.0, p99_ns=10_000, received_per_second=1000.0):
+    latency = {"p50": 5000, "p90": 8000, "p99": p99_ns, "max": p99_ns, "mean": 6000}
+    return {"publisher": {"latency": {"one_way_ns": latency, "rtt_ns": latency}},
+            "subscribers": [{"counters_received": True, "lost": lost, "loss_percent": loss_percent,
+                             "throughput": {"messages_per_second": received_per_second,
+                                            "payload_bytes_per_second": 0,
+                                            "wire_bytes_per_second": 0}}]}
+
+
+class KneeCriterionTest(unittest.TestCase):
+    sut = knee.Criterion(p99_max_ns=20_000)
+
+    def test_a_clean_run_at_the_rate_passes(self):
+        self.assertEqual(self.sut.judge(publisher_report(), 1000), "")
+
+    def test_loss_a_slow_p99_or_a_rate_not_delivered_fail(self):
+        self.assertIn("lost 3", self.sut.judge(publisher_report(lost=3, loss_percent=0.3), 1000))
+        self.assertIn("p99 50.0 µs", self.sut.judge(publisher_report(p99_ns=50_000), 1000))
+        self.assertIn("received", self.sut.judge(publisher_report(received_per_second=500), 1000))
+
+    def test_loss_within_max_loss_passes(self):
+        lenient = knee.Criterion(p99_max_ns=20_000, max_loss_percent=1)
+        self.assertEqual(lenient.judge(publisher_report(lost=3, loss_percent=0.3), 1000), "")
+
+
+class CompareStatisticsTest(unittest.TestCase):
+    BASE = [100, 102, 101, 99, 103]
+
+    def judge(self, baseline, contender, higher_is_better=False, threshold=5.0):
+        return compare.judge(baseline, contender, higher_is_better, alpha=0.05,
+                             threshold_percent=threshold, min_runs=3)
+
+    def test_a_clear_latency_rise_is_worse_and_significant(self):
+        sut = self.judge(self.BASE, [150, 152, 151, 149, 153])
+        self.assertEqual(sut.verdict, "worse")
+        self.assertLess(sut.p_value, 0.05)
+        self.assertAlmostEqual(sut.change_percent, (151 - 101) / 101 * 100)
+
+    def test_direction_follows_the_figure(self):
+        self.assertEqual(self.judge(self.BASE, [150, 152, 151, 149, 153], True).verdict, "better")
+        self.assertEqual(self.judge(self.BASE, [50, 52, 51, 49, 53], True).verdict, "worse")
+        self.assertEqual(self.judge(self.BASE, [50, 52, 51, 49, 53]).verdict, "better")
+
+    def test_overlapping_samples_are_noise(self):
+        sut = self.judge(self.BASE, [101, 98, 104, 100, 102])
+        self.assertEqual(sut.verdict, "noise")
+        self.assertGreater(sut.p_value, 0.05)
+
+    def test_a_significant_change_below_the_threshold_is_noise(self):
+        sut = self.judge(self.BASE, [103, 105, 104, 102, 106])
+        self.assertLess(sut.p_value, 0.05)
+        self.assertEqual(sut.verdict, "noise")
+
+    def test_too_few_runs_to_reach_alpha_are_not_tested(self):
+        # 3 against 3 can give p = 0.1 at best, never below 0.05.
+        sut = self.judge([100, 101, 102], [200, 201, 202])
+        self.assertEqual((sut.verdict, sut.p_value), ("too few runs", None))
+        self.assertEqual(self.judge([100, 101], [200, 201, 202, 203, 204]).verdict,
+                         "too few runs")
+        self.assertAlmostEqual(compare.smallest_p_value(4, 4), 2 / 70)
+
+    def test_loss_appearing_from_zero_is_worse_and_no_loss_either_side_is_noise(self):
+        appeared = self.judge([0] * 5, [0.5, 0.4, 0.6, 0.5, 0.7])
+        self.assertEqual((appeared.verdict, appeared.change_percent), ("worse", math.inf))
+        self.assertEqual(self.judge([0] * 5, [0] * 5).verdict, "noise")
+
+    def test_one_group_each_side_is_compared_even_when_they_differ(self):
+        udp = compare.Key("udp", "stream", 64, 1)
+        shm = compare.Key("shm", "stream", 64, 1)
+        self.assertEqual(compare.pair_keys({udp: []}, {shm: []}), ([(udp, shm)], [], []))
+        self.assertEqual(compare.pair_keys({udp: [], shm: []}, {shm: []}),
+                         ([(shm, shm)], [udp], []))
+
+
+def sweep_row(size, status="ok", p50="1000", loss="0"):
+    return {"transport": "udp", "payload_size": str(size), "status": status,
+            "one_way_p50_ns": p50 if status == "ok" else "", "loss_percent": loss}
+
+
+class PlotLinesTest(unittest.TestCase):
+    PANEL = plot.LATENCY_PANELS[0]
+
+    def test_a_size_with_no_successful_run_breaks_the_line(self):
+        groups = plot.group_runs([sweep_row(64), sweep_row(128, status="failed"), sweep_row(256)])
+        sizes, medians, dots = plot.series_line(groups, "udp", self.PANEL)
+        self.assertEqual(sizes, [64, 128, 256])
+        self.assertEqual(medians[0], 1.0)
+        self.assertTrue(math.isnan(medians[1]))
+        self.assertEqual(dots, [(64, 1.0), (256, 1.0)])
+
+    def test_a_zero_on_a_log_axis_is_a_gap_not_a_point(self):
+        groups = plot.group_runs([sweep_row(64, p50="0"), sweep_row(128)])
+        _, medians, _ = plot.series_line(groups, "udp", self.PANEL)
+        self.assertTrue(math.isnan(medians[0]))
+
+    def test_sizes_with_loss_are_marked(self):
+        groups = plot.group_runs([sweep_row(64), sweep_row(128, loss="0.2"), sweep_row(256)])
+        self.assertEqual(plot.lossy_sizes(groups, "udp"), [128])
+
+
+class PlotPanelsTest(unittest.TestCase):
+    def test_throughput_axes_have_units_and_a_loss_panel_beside_them(self):
+        units = [panel.unit for panel in plot.THROUGHPUT_PANELS]
+        self.assertIn("msg/s", units[0])
+        self.assertIn("MB/s", units[1])
+        self.assertEqual(plot.THROUGHPUT_PANELS[2].column, "loss_percent")
+        self.assertEqual([panel.marks_loss for panel in plot.THROUGHPUT_PANELS],
+                         [True, True, False])
+
+
+class SweepDefaultsTest(unittest.TestCase):
+    def test_streams_are_unpaced_by_default_and_auto_paces_them(self):
+        unpaced = sweep.parse_arguments(["--out", "unused"])
+        self.assertEqual(sweep.send_hz_for(unpaced, 64), 0.0)
+        paced = sweep.parse_arguments(["--out", "unused", "--send-hz", "auto"])
+        self.assertEqual(sweep.send_hz_for(paced, 64), sweep.AUTO_MAX_HZ)
+
+    def test_a_list_of_subscriber_counts_is_part_of_the_grid(self):
+        arguments = sweep.parse_arguments(["--out", "unused", "--subscribers", "1,4,8",
+                                           "--sizes", "64"])
+        self.assertEqual(arguments.subscribers, [1, 4, 8])
+        setup = types.SimpleNamespace(name="udp")
+        self.assertEqual([point[2] for point in sweep.plan_points(arguments, [setup])], [1, 4, 8])
+
+    def test_a_subscriber_count_below_one_is_refused(self):
+        for text in ("0", "1,x", ","):
+            with self.subTest(text=text), self.assertRaises(figures.ArgumentError):
+                sweep.parse_arguments(["--out", "unused", "--subscribers", text])
+
+
+if __name__ == "__main__":
+    unittest.main()
