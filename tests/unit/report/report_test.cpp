@@ -296,6 +296,7 @@ TEST(TextReport, LocalPairFollowsTheHosts)
   const std::string threads = text_of(sut);
   EXPECT_TRUE(has_line(threads, "  Local pair: threads of one process")) << threads;
   EXPECT_LT(threads.find("  Hosts:"), threads.find("  Local pair:"));
+  EXPECT_NE(threads.find("\n  This thread: "), std::string::npos) << "its own CPU time";
   sut.config.pair_layout = PairLayout::processes;
   EXPECT_TRUE(has_line(text_of(sut), "  Local pair: two processes"));
 }
