@@ -114,8 +114,8 @@ class ThreadPairRefusalTest(NetprofTestCase):
                                 mentions="give it with --local-pair")
 
     def test_inproc_without_threads(self):
+        # A lone role's refusal is test_zmq.py's test_inproc_is_refused_with_the_reason.
         self.assert_usage_error("--local-pair", "--zmq", "inproc://x", mentions="--threads")
-        self.assert_usage_error("-i", "0", "--zmq", "inproc://x", mentions="separate processes")
 
     def test_a_transport_that_does_not_allow_threads(self):
         listing = self.run_netprof("--list-transports", "--json", deadline_s=DEADLINE_S)
