@@ -21,8 +21,12 @@ struct ParsedCommandLine {
 
 // Parses and validates argv. Throws UsageError with one line naming the problem (unknown
 // flag, missing or malformed value, out-of-range number, conflicting transports...).
+// `layout`: the local pair whose role these arguments are (RunConfig::pair_layout); a thread of
+// --local-pair --threads parses its own with PairLayout::threads, which lets its transport
+// accept what joins threads of one process only.
 ParsedCommandLine parse_command_line(int argc, const char* const argv[],
-                                     const TransportRegistry& registry);
+                                     const TransportRegistry& registry,
+                                     PairLayout layout = PairLayout::none);
 
 // Checked once the endpoint is open and its largest message known: -s must fit the transport
 // and the wire format, and a publisher's --num-vars records must fit in -s. Throws UsageError

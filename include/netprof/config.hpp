@@ -30,6 +30,10 @@ enum class ReportFormat {
   madara   // MADARA network_profiler's layout, for the scripts that parse it
 };
 
+// Which local pair a role runs in, for its report: none (started on its own), the two
+// processes of --local-pair, or the two threads of one process of --local-pair --threads.
+enum class PairLayout { none, processes, threads };
+
 struct RunConfig {
   Role role = Role::publisher;
   std::uint32_t id = 0;
@@ -67,6 +71,9 @@ struct RunConfig {
   bool quiet = false;                     // --quiet: no report on stdout, no status line
   bool print_histogram = false;           // --histogram: latency distribution as text bars
   bool local_pair = false;                // --local-pair
+  bool threads = false;                   // --threads: the local pair as threads of one process
+  // Not an option: the local pair this role runs in, set by whoever started it.
+  PairLayout pair_layout = PairLayout::none;
   // --format: the layout of the report on stdout.
   ReportFormat report_format = ReportFormat::netprof;
 
@@ -100,6 +107,20 @@ inline const char* to_string(WaitStrategy strategy) noexcept
 inline const char* to_string(ReportFormat format) noexcept
 {
   return format == ReportFormat::netprof ? "netprof" : "madara";
+}
+
+// "threads", "processes"; "none" for a role started on its own.
+inline const char* to_string(PairLayout layout) noexcept
+{
+  switch (layout) {
+  case PairLayout::processes:
+    return "processes";
+  case PairLayout::threads:
+    return "threads";
+  case PairLayout::none:
+    break;
+  }
+  return "none";
 }
 
 inline const char* to_string(Role role) noexcept

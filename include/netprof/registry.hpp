@@ -75,7 +75,7 @@ public:
   };
   virtual LoopbackArguments loopback_arguments(std::size_t subscribers) const = 0;
 
-  // The one-command local pair: a publisher and one subscriber, as two processes.
+  // The one-command local pair: a publisher and one subscriber, as two processes (or threads).
   using LocalPairArguments = netprof::LocalPairArguments;
   LocalPairArguments local_pair_arguments() const
   {
@@ -93,11 +93,25 @@ public:
   // or bound, whatever started it). Scripts read it from --list-transports --json.
   virtual bool needs_private_netns() const { return false; }
 
+  // True when a local pair of this transport may run as two threads of one process
+  // (--local-pair --threads), each thread with an endpoint of its own: nothing the transport
+  // keeps per process (a signal handler, a name made of the process id, a shared library's
+  // state) is used by both endpoints in a way that only works across processes. Checked by
+  // the command line, which refuses --threads with a transport that leaves this false.
+  virtual bool allows_threads() const { return false; }
+
+  // Tells the transport that its publisher and subscriber are threads of this one process
+  // (--local-pair --threads), before validate(), loopback_arguments() and open(): it may then
+  // accept what joins threads of one process only (ZeroMQ's inproc://).
+  void set_threads_of_one_process(bool threads) noexcept { m_threads_of_one_process = threads; }
+
 protected:
   const OptionValues& option_values() const noexcept { return m_values; }
+  bool threads_of_one_process() const noexcept { return m_threads_of_one_process; }
 
 private:
   OptionValues m_values;
+  bool m_threads_of_one_process = false;
 };
 
 struct TransportEntry {

@@ -126,3 +126,36 @@ netprof_deadline()
 {
   "$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$1"
 }
+
+# Reads the options of a benchmark run in rounds, [BUILD_DIR] [--time SECONDS] [--rounds N]
+# [--cpu A,B], into build_dir, seconds, rounds and cpus (each left as the caller set it when not
+# given). -h prints the usage line of the calling script (the "#   scripts/..." line of its
+# header comment). Checking the values is the caller's.
+read_round_options()
+{
+  while (($# > 0)); do
+    case $1 in
+    --time) seconds=${2:?--time needs a value}; shift 2 ;;
+    --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
+    --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+    -h | --help) bench_usage; exit 0 ;;
+    -*) echo "unknown option $1" >&2; bench_usage >&2; exit 2 ;;
+    *) build_dir=$1; shift ;;
+    esac
+  done
+}
+
+bench_usage()
+{
+  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
+}
+
+# Says so on stderr when the netprof that wrote this JSON report is not a Release build.
+warn_unless_release()
+{
+  local build_type
+  build_type=$(field "$1" tool.build_type)
+  if [[ $build_type != Release ]]; then
+    echo "note: netprof's build type is $build_type, not Release; its timings are not representative" >&2
+  fi
+}

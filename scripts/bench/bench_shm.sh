@@ -31,21 +31,9 @@ big_ring=4194304     # -q for it: the smallest ring that takes it (a message may
 target_over_walk=1.25 # netprof one-way p50 / the 2-line walk's one-way p50, at most
 target_bandwidth=0.5  # netprof payload B/s / memcpy B/s, at least
 
-usage()
-{
-  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
+python=/usr/bin/python3
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+read_round_options "$@"
 [[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
 if [[ ! $rounds =~ ^[1-9][0-9]?$ ]] || ((rounds < min_rounds)); then
   echo "--rounds must be $min_rounds to 99" >&2
@@ -58,9 +46,6 @@ netprof=$build_dir/netprof
 floor=$build_dir/bench/cache_line_pingpong
 ring_alone=$build_dir/bench/shm_ring_pingpong
 memcpy=$build_dir/bench/memcpy_bandwidth
-python=/usr/bin/python3
-
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$floor" "$ring_alone" "$memcpy"
 bench_start bench_shm
 # run_limited keeps only its own command in `running`, so RouDi has a stop of its own.
@@ -203,10 +188,7 @@ for history in keep-all keep-last; do
     --cpu "$cpus" -s "$big" -q "$big_ring" -t "$seconds" --json "$work/stream_$history.json" --quiet
 done
 
-build_type=$(field "$work/figure_keep-last.1.json" tool.build_type)
-if [[ $build_type != Release ]]; then
-  echo "note: netprof's build type is $build_type, not Release; its timings are not representative" >&2
-fi
+warn_unless_release "$work/figure_keep-last.1.json"
 
 # One figure of every row, in the order the rows ran ("n/a" where a row has none).
 of_rows()

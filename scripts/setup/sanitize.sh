@@ -53,11 +53,12 @@ run_asan() {
 # processes, so the two-process e2e tests are left out): the shm ring (single-writer and stress
 # tests with reader threads), the shm segment, the transport contract (shm's ring between a
 # sender and a receiver in one process; the others' own threads), the core protocol and fault
-# tests (publisher and subscribers on threads over an in-memory link). Chosen from `ctest -N`;
+# tests (publisher and subscribers on threads over an in-memory link), and --local-pair --threads
+# over real shm and udp endpoints in one process (ThreadPair). Chosen from `ctest -N`;
 # only these executables are built. Then the live status line's thread, which needs a terminal.
 # Not zmq's contract tests: see tests/sanitizers/tsan.supp for why TSan cannot judge them.
 tsan_targets=(shm_ring_test shm_segment_test shm_ring_stress_test contract_tests unit_core netprof)
-tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments)\.|Builtin/TransportContract\.)'
+tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments|ThreadPair)\.|Builtin/TransportContract\.)'
 tsan_excluded='^Builtin/TransportContract\..*/zmq'
 
 run_tsan() {

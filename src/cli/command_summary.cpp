@@ -15,6 +15,7 @@ const std::vector<CommandLine>& usages()
       {"-i 0 TRANSPORT-OPTIONS [OPTIONS]", "the publisher"},
       {"-i N TRANSPORT-OPTIONS [OPTIONS]", "subscriber N >= 1"},
       {"--local-pair [OPTIONS]", "both, as two processes on loopback"},
+      {"--local-pair --threads [OPTIONS]", "both, as two threads of one process"},
   };
   return lines;
 }

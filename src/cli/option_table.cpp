@@ -101,6 +101,13 @@ void add_general(std::vector<CoreOption>& rows)
                        "is given)",
                        none),
            Readers::none, field<&RunConfig::local_pair>},
+          {heading,
+           switch_spec("threads",
+                       "with --local-pair: run the publisher and the subscriber as two threads "
+                       "of one process, each with an endpoint of its own (shm, udp, zmq; zmq "
+                       "also over inproc://)",
+                       none),
+           Readers::none, field<&RunConfig::threads>},
       });
 }
 
@@ -221,8 +228,8 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
            Readers::both, field<&RunConfig::wait_strategy>},
           {waiting,
            spec("cpu", "LIST", CpuList{}, std::nullopt,
-                "pin to this CPU; with --local-pair PUB,SUB (or PUB alone); each below the "
-                "number of online CPUs",
+                "pin to this CPU; with --local-pair PUB,SUB (or PUB alone), each process or "
+                "thread to its own; each below the number of online CPUs",
                 PairRoute::split),
            Readers::both, assign_cpus},
           {waiting,

@@ -56,6 +56,10 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
   if (values.given("warmup-time") && values.given("warmup-count")) {
     throw UsageError("give either --warmup-time or --warmup-count, not both");
   }
+  if (config.threads && !config.local_pair) {
+    throw UsageError("--threads runs the publisher and subscriber of --local-pair as threads of "
+                     "one process: give it with --local-pair");
+  }
   if (config.local_pair && config.id != 0) {
     throw UsageError("--local-pair runs both the publisher and the subscriber: drop -i " +
                      std::to_string(config.id));
@@ -110,7 +114,7 @@ bool answer_action(const OptionValues& values, bool listing_as_json,
 } // namespace
 
 ParsedCommandLine parse_command_line(int argc, const char* const argv[],
-                                     const TransportRegistry& registry)
+                                     const TransportRegistry& registry, PairLayout layout)
 {
   ParsedCommandLine result;
   const std::vector<std::string> arguments(argv, argv + std::max(argc, 0));
@@ -133,6 +137,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   }
 
   result.config = cli::core_config(values);
+  result.config.pair_layout = layout;
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);

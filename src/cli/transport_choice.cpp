@@ -104,6 +104,24 @@ void check_options_read(const TransportSlot& chosen, const std::vector<Transport
   }
 }
 
+// --threads with a transport that cannot run its pair as threads of one process; the message
+// names those that can, as this build has them.
+void check_threads_allowed(const TransportSlot& chosen, const std::vector<TransportSlot>& slots)
+{
+  if (chosen.transport->allows_threads()) {
+    return;
+  }
+  std::vector<std::string> able;
+  for (const auto& slot : slots) {
+    if (slot.transport->allows_threads()) {
+      able.push_back(slot.entry->name);
+    }
+  }
+  usage_error("--threads: the " + chosen.entry->name +
+              " transport cannot run its publisher and subscriber as threads of one process" +
+              (able.empty() ? std::string() : " (" + listed(able) + " can)"));
+}
+
 } // namespace
 
 std::vector<TransportSlot> make_transports(const TransportRegistry& registry)
@@ -119,11 +137,16 @@ std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
                                             const OptionValues& values,
                                             const std::vector<OptionGroup>& core, RunConfig& config)
 {
+  const bool threads = config.threads || config.pair_layout == PairLayout::threads;
   for (auto& slot : slots) {
     slot.transport->set_option_values(values);
+    slot.transport->set_threads_of_one_process(threads);
   }
   TransportSlot& chosen = choose_transport(slots, config);
   check_options_read(chosen, slots, values, core);
+  if (threads) {
+    check_threads_allowed(chosen, slots);
+  }
   if (config.local_pair) {
     // The local pair derives each process's transport arguments (or loopback defaults when
     // none were given), and each child validates its own with its role. Asking now reports a

@@ -67,7 +67,8 @@ std::string transport_list_json(const TransportRegistry& registry, const OptionV
           {{"publisher", loopback.publisher},
            {"subscribers", loopback.subscribers},
            {"files", loopback.files}}},
-         {"needs_private_netns", transport.needs_private_netns()}});
+         {"needs_private_netns", transport.needs_private_netns()},
+         {"allows_threads", transport.allows_threads()}});
   }
   const nlohmann::ordered_json document = {{"schema_version", 1},
                                            {"version", NETPROF_VERSION},

@@ -20,10 +20,10 @@ namespace netprof {
 
 namespace {
 
-// How long a subscriber child has to leave after SIGTERM before it is killed.
+// How long a subscriber has to leave once stopped (a child: SIGTERM) before it is ended.
 constexpr auto subscriber_grace = std::chrono::seconds(2);
-// How long each child has, once an interrupt was passed on to it, to finish its report and
-// leave before it is killed. An interrupted publisher collects final counters for 0.5 s, then
+// How long each member has, once an interrupt was passed on to it, to finish its report and
+// leave before it is ended. An interrupted publisher collects final counters for 0.5 s, then
 // reports: well within this.
 constexpr auto interrupt_grace = std::chrono::seconds(5);
 
@@ -78,50 +78,112 @@ std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> deadl
   return deadline && *deadline < other ? deadline : other;
 }
 
-// Waits for a child, passing an interrupt on to it (once; `forwarded_stop` says whether that
-// happened already) and giving it interrupt_grace from then. A child past its deadline is
-// killed: the parent never exits before its children, so nothing they write comes after it.
-int wait_for_child(pid_t pid, const char* role, std::optional<Clock::time_point> deadline,
-                   bool& forwarded_stop)
+// A child process of the pair.
+class ChildProcess final : public PairMember {
+public:
+  explicit ChildProcess(pid_t pid) noexcept : m_pid(pid) {}
+
+  std::optional<int> finished() override { return reap(m_pid); }
+  void stop() noexcept override { kill(m_pid, SIGTERM); }
+  int end_now() override
+  {
+    kill(m_pid, SIGKILL);
+    int ignored = 0;
+    waitpid(m_pid, &ignored, 0);
+    return static_cast<int>(ExitStatus::runtime);
+  }
+  const char* ended_now() const noexcept override { return "was killed"; }
+
+private:
+  pid_t m_pid;
+};
+
+// Starts the pair's members as processes of this same binary, each from its command line.
+class ProcessLauncher final : public PairLauncher {
+public:
+  ProcessLauncher(const LocalPairArguments& forwarded, const Transport& transport)
+      : m_forwarded(forwarded), m_transport_args(transport.local_pair_arguments()),
+        m_program(self_executable())
+  {
+  }
+
+  std::unique_ptr<PairMember> start_publisher() override
+  {
+    const pid_t pid = spawn(m_program,
+                            local_pair_role_arguments(Role::publisher, m_forwarded.publisher,
+                                                      m_transport_args.publisher),
+                            m_ready.child_environment());
+    m_ready.close_write_end();
+    return std::make_unique<ChildProcess>(pid);
+  }
+
+  bool wait_until_publisher_ready(std::optional<Clock::time_point> deadline) override
+  {
+    return m_ready.wait(deadline);
+  }
+
+  std::unique_ptr<PairMember> start_subscriber() override
+  {
+    return std::make_unique<ChildProcess>(
+        spawn(m_program,
+              local_pair_role_arguments(Role::subscriber, m_forwarded.subscriber,
+                                        m_transport_args.subscriber),
+              environment_without_ready_signal()));
+  }
+
+private:
+  const LocalPairArguments& m_forwarded;
+  const LocalPairArguments m_transport_args;
+  const std::string m_program;
+  ReadySignal m_ready;
+};
+
+// Waits for a member, passing an interrupt on to it (once; `forwarded_stop` says whether that
+// happened already) and giving it interrupt_grace from then. A member past its deadline is
+// ended: the parent never exits before its children, so nothing they write comes after it.
+int wait_for_member(PairMember& member, const char* role, std::optional<Clock::time_point> deadline,
+                    bool& forwarded_stop)
 {
   for (;;) {
-    if (auto status = reap(pid))
+    if (auto status = member.finished())
       return *status;
     if (process_stop_flag().requested() && !forwarded_stop) {
       forwarded_stop = true;
-      kill(pid, SIGTERM);
+      member.stop();
       deadline = earliest(deadline, Clock::now() + interrupt_grace);
     }
     if (deadline && Clock::now() >= *deadline) {
-      kill(pid, SIGKILL);
-      int ignored = 0;
-      waitpid(pid, &ignored, 0);
+      const int status = member.end_now();
       // One write, so a child's output cannot split the line.
-      std::cerr << ("netprof: the local " + std::string(role) +
-                    " did not finish in time and was killed\n");
-      return static_cast<int>(ExitStatus::runtime);
+      std::cerr << ("netprof: the local " + std::string(role) + " did not finish in time and " +
+                    member.ended_now() + "\n");
+      return status;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+// Stops a member as an interrupt would, and ends it if it is still there after `grace`.
+int end_member(PairMember& member, Nanoseconds grace)
+{
+  if (auto status = member.finished())
+    return *status;
+  member.stop();
+  const auto give_up = Clock::now() + grace;
+  while (Clock::now() < give_up) {
+    if (auto status = member.finished())
+      return *status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return member.end_now();
 }
 
 } // namespace
 
 int end_child(pid_t pid, Nanoseconds grace)
 {
-  if (auto status = reap(pid))
-    return *status;
-  kill(pid, SIGTERM);
-  const auto give_up = Clock::now() + grace;
-  while (Clock::now() < give_up) {
-    if (auto status = reap(pid))
-      return *status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return static_cast<int>(ExitStatus::runtime);
+  ChildProcess child(pid);
+  return end_member(child, grace);
 }
 
 std::vector<std::string> local_pair_role_arguments(Role role,
@@ -139,62 +201,46 @@ std::vector<std::string> local_pair_role_arguments(Role role,
   return args;
 }
 
-int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
-                   const Transport& transport)
+int run_pair(const RunConfig& config, PairLauncher& launcher)
 {
-  transport.clean_up_after_killed_pairs();
-  const auto transport_args = transport.local_pair_arguments();
-  const std::string program = self_executable();
+  const std::unique_ptr<PairMember> publisher = launcher.start_publisher();
 
-  // The publisher first, and the subscriber once the publisher is set up: an error of set-up
-  // that both would hit is then printed once.
-  ReadySignal ready;
-  const pid_t publisher = spawn(
-      program,
-      local_pair_role_arguments(Role::publisher, forwarded.publisher, transport_args.publisher),
-      ready.child_environment());
-  ready.close_write_end();
-
-  // Both children bound their own waits; these deadlines only catch a hung child.
+  // Both members bound their own waits; these deadlines only catch a hung one.
   bool forwarded_stop = false;
   std::optional<Clock::time_point> publisher_deadline;
   if (!config.count && config.send_hz <= 0)
     publisher_deadline =
         Clock::now() +
         from_seconds(2 * config.wait_seconds + config.warmup_seconds + config.test_seconds + 30.0);
-  if (!ready.wait(publisher_deadline)) // it failed (and said why), or was interrupted
-    return wait_for_child(publisher, "publisher", publisher_deadline, forwarded_stop);
-  pid_t subscriber = 0;
+  // Not ready: it failed (and said why), or the pair was interrupted.
+  if (!launcher.wait_until_publisher_ready(publisher_deadline))
+    return wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
+  std::unique_ptr<PairMember> subscriber;
   try {
-    subscriber = spawn(program,
-                       local_pair_role_arguments(Role::subscriber, forwarded.subscriber,
-                                                 transport_args.subscriber),
-                       environment_without_ready_signal());
+    subscriber = launcher.start_subscriber();
   } catch (...) {
-    kill(publisher, SIGKILL);
-    int ignored = 0;
-    waitpid(publisher, &ignored, 0);
+    publisher->end_now();
     throw;
   }
   const int publisher_status =
-      wait_for_child(publisher, "publisher", publisher_deadline, forwarded_stop);
+      wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
   if (publisher_status != 0) {
     // The publisher failed (at once, say, on a port in use, or after a failed run): the
     // subscriber has nothing left to wait for, and its report is not printed, so it is stopped
-    // now rather than left to give up on its own after --wait. Its goodbye is a SIGTERM's
-    // (departing counters to a publisher that is gone); a child that ignores it is killed.
-    end_child(subscriber, subscriber_grace);
+    // now rather than left to give up on its own after --wait. Its goodbye is an interrupted
+    // one's (departing counters to a publisher that is gone); one that does not go is ended.
+    end_member(*subscriber, subscriber_grace);
     return publisher_status;
   }
   std::optional<Clock::time_point> subscriber_deadline =
       Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
   bool subscriber_forwarded = forwarded_stop;
   if (forwarded_stop) {
-    kill(subscriber, SIGTERM);
+    subscriber->stop();
     subscriber_deadline = earliest(subscriber_deadline, Clock::now() + interrupt_grace);
   }
   const int subscriber_status =
-      wait_for_child(subscriber, "subscriber", subscriber_deadline, subscriber_forwarded);
+      wait_for_member(*subscriber, "subscriber", subscriber_deadline, subscriber_forwarded);
 
   if (publisher_status == 0 && subscriber_status != 0) {
     std::cerr << ("netprof: the local subscriber exited with status " +
@@ -202,6 +248,14 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
     return subscriber_status;
   }
   return publisher_status;
+}
+
+int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
+                   const Transport& transport)
+{
+  transport.clean_up_after_killed_pairs();
+  ProcessLauncher launcher(forwarded, transport);
+  return run_pair(config, launcher);
 }
 
 } // namespace netprof

@@ -5,6 +5,8 @@
 
 #include <netprof/clock.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -18,6 +20,39 @@ namespace netprof {
 std::vector<std::string> local_pair_role_arguments(Role role,
                                                    const std::vector<std::string>& forwarded,
                                                    const std::vector<std::string>& transport_args);
+
+// One member of a local pair, a child process or a thread, as the pair waits for it.
+class PairMember {
+public:
+  virtual ~PairMember() = default;
+  // Its exit status once it has finished; none while it runs. Never blocks.
+  virtual std::optional<int> finished() = 0;
+  // Passes an interrupt on: it stops its run and reports, as after Ctrl-C.
+  virtual void stop() noexcept = 0;
+  // Past its deadline: ends it at once, if it can (a process is killed; a thread cannot be,
+  // and is left to the end of the process). Returns its exit status: ExitStatus::runtime.
+  virtual int end_now() = 0;
+  // What end_now() did, for the line that says so: "was killed".
+  virtual const char* ended_now() const noexcept = 0;
+};
+
+// How a local pair starts its members: as processes (run_local_pair) or threads
+// (run_thread_pair). Each throws what stops the pair from starting (TransportError).
+class PairLauncher {
+public:
+  virtual ~PairLauncher() = default;
+  virtual std::unique_ptr<PairMember> start_publisher() = 0;
+  // True once the publisher got through its set-up (endpoint open, payload checked); false
+  // when it finished first, the process was interrupted or `deadline` passed.
+  virtual bool wait_until_publisher_ready(std::optional<Clock::time_point> deadline) = 0;
+  virtual std::unique_ptr<PairMember> start_subscriber() = 0;
+};
+
+// The pair's one sequence, whatever its members are: the publisher first, and the subscriber
+// once the publisher is set up, so an error of set-up that both would hit is printed once;
+// an interrupt passed on to each; a member past its deadline ended. Returns the exit status:
+// the publisher's, unless only the subscriber failed.
+int run_pair(const RunConfig& config, PairLauncher& launcher);
 
 // Runs a subscriber and a publisher of this same binary as two processes; the publisher's
 // report is printed. Returns the exit status (the publisher's, unless only the subscriber

@@ -14,10 +14,10 @@ std::uint64_t nanoseconds(const timeval& time) noexcept
 
 } // namespace
 
-wire::ProcessUsage measure_process_usage() noexcept
+wire::ProcessUsage measure_process_usage(PairLayout layout) noexcept
 {
   rusage usage{};
-  if (::getrusage(RUSAGE_SELF, &usage) != 0)
+  if (::getrusage(layout == PairLayout::threads ? RUSAGE_THREAD : RUSAGE_SELF, &usage) != 0)
     return {};
   wire::ProcessUsage out;
   out.user_cpu_ns = nanoseconds(usage.ru_utime);

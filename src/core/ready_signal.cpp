@@ -96,6 +96,11 @@ std::vector<std::string> environment_without_ready_signal()
   return environment;
 }
 
+bool local_pair_parent_waits() noexcept
+{
+  return std::getenv(variable) != nullptr;
+}
+
 void signal_ready() noexcept
 {
   const char* text = std::getenv(variable);

@@ -43,4 +43,8 @@ std::vector<std::string> environment_without_ready_signal();
 // In the child: tells a waiting parent that set-up is done. Does nothing outside a local pair.
 void signal_ready() noexcept;
 
+// In the child, before signal_ready(): true when a parent waits for it, that is, when this
+// process is the publisher of a process pair (for its report).
+bool local_pair_parent_waits() noexcept;
+
 } // namespace netprof

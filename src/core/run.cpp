@@ -1,105 +1,17 @@
 #include "run.hpp"
 
-#include "control_authentication.hpp"
-#include "cpu_pinning.hpp"
-#include "file_replacement.hpp"
-#include "live_status.hpp"
 #include "local_pair.hpp"
-#include "process_usage.hpp"
-#include "publisher.hpp"
 #include "ready_signal.hpp"
-#include "scheduling_priority.hpp"
+#include "role_command.hpp"
 #include "stop_flag.hpp"
-#include "subscriber.hpp"
-#include "verdict.hpp"
-
-#include "../cli/version.hpp"
+#include "thread_pair.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
-#include <netprof/report.hpp>
-#include <netprof/wire.hpp>
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <memory>
-#include <optional>
 #include <ostream>
-#include <string>
 
 namespace netprof {
-
-namespace {
-
-int code(ExitStatus status)
-{
-  return static_cast<int>(status);
-}
-
-// One write per line: std::cerr is unbuffered, so each << would be a write of its own, and two
-// processes sharing the terminal (a local pair's) could interleave within a line.
-void print_error(std::ostream& err, const std::string& message)
-{
-  err << ("netprof: " + message + "\n");
-}
-
-// Written only at the end, so a run that never reports leaves no empty file behind (the path
-// was checked while parsing, so an unwritable one fails before the run), and written whole or
-// not at all, so a full disk leaves the last report as it was.
-bool write_json_output(const std::string& path, const RunReport& report, std::ostream& err)
-{
-  try {
-    replace_file(path, report_to_json(report).dump(2) + "\n");
-    return true;
-  } catch (const TransportError& error) {
-    print_error(err, "cannot write --json file '" + path + "': " + error.what());
-    return false;
-  }
-}
-
-double expected_seconds(const RunConfig& config)
-{
-  return config.count ? 0.0 : config.warmup_seconds + config.test_seconds;
-}
-
-// The largest control message either role reads, so a transport can refuse anything larger
-// from a stranger where no data arrives: final counters (to the publisher) or the
-// acknowledgement with its run description (to a subscriber), with a MAC under --key-file.
-// Keep it in step with the kinds in wire.hpp.
-std::size_t largest_control_message(const RunConfig& config)
-{
-  const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
-  return wire::header_size +
-         std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;
-}
-
-// What the process and its host were like while it ran, which may explain its figures.
-void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before)
-{
-  report.usage = measure_process_usage();
-  report.steal_percent = steal_percent(cpu_before, read_cpu_times());
-  report.host = collect_host_facts();
-  report.version = NETPROF_VERSION;
-  report.build_type = NETPROF_BUILD_TYPE;
-  report.commit = cli::git_commit();
-  if (report.build_type == std::string("Debug"))
-    report.warnings.push_back("this netprof is a Debug build: it adds its own slowness to every "
-                              "figure; measure with a Release build");
-}
-
-RoleResult run_role(const RunConfig& config, Endpoint& endpoint)
-{
-  LiveCounters live;
-  std::optional<StatusLine> status_line;
-  if (StatusLine::wanted(config.quiet, expected_seconds(config)))
-    status_line.emplace(live);
-  return config.role == Role::publisher
-             ? run_publisher(config, endpoint, process_stop_flag(), live)
-             : run_subscriber(config, endpoint, process_stop_flag(), live);
-}
-
-} // namespace
 
 int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err)
 {
@@ -107,69 +19,29 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
   register_builtin_transports(registry);
 
   ParsedCommandLine parsed;
-  try {
-    parsed = parse_command_line(argc, argv, registry);
-  } catch (const UsageError& error) {
-    print_error(err, error.what());
-    return code(ExitStatus::usage);
-  } catch (const std::exception& error) {
-    // What the system refuses while the command line is worked out (a free port to pick for
-    // the local pair, under a descriptor limit) is a runtime error, not a crash.
-    err << "netprof: " << error.what() << "\n";
-    return code(ExitStatus::runtime);
-  }
+  // The publisher of a process pair knows its parent by the pipe it is to tell it is ready on.
+  const PairLayout layout = local_pair_parent_waits() ? PairLayout::processes : PairLayout::none;
+  const auto parse = [&] {
+    parsed = parse_command_line(argc, argv, registry, layout);
+    return 0;
+  };
+  if (const int status = exit_status_of(err, parse); status != 0)
+    return status;
   if (parsed.action != ParsedCommandLine::Action::run) {
     out << parsed.text;
-    return code(ExitStatus::passed);
+    return static_cast<int>(ExitStatus::passed);
   }
   const RunConfig& config = parsed.config;
   install_stop_signal_handlers(config.local_pair ? SecondInterrupt::repeats_the_first
                                                  : SecondInterrupt::ends_the_process);
 
-  try {
+  return exit_status_of(err, [&] {
+    if (config.local_pair && config.threads)
+      return run_thread_pair(config, parsed.local_pair_options, *parsed.transport, out, err);
     if (config.local_pair)
       return run_local_pair(config, parsed.local_pair_options, *parsed.transport);
-
-    if (!config.cpus.empty())
-      pin_to_cpu(config.cpus.front());
-    apply_scheduling_priority(config);
-    EndpointRequest request;
-    request.role = config.role;
-    request.id = config.id;
-    request.queue_length_bytes = config.queue_length;
-    request.message_size = wire::header_size + config.payload_size;
-    request.header_bytes = wire::header_size;
-    request.largest_control_message = largest_control_message(config);
-    request.subscribers = config.subscribers;
-    const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
-    const EndpointFacts facts = endpoint->facts();
-    check_payload(config, facts);
-    signal_ready(); // to the parent of a local pair, which starts the subscriber only now
-
-    const std::optional<CpuTimes> cpu_before = read_cpu_times();
-    RoleResult result = run_role(config, *endpoint);
-    RunReport& report = result.report;   // its settings: the run's, as its role knows them
-    report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
-    add_transport_diagnoses(report);
-    add_process_facts(report, cpu_before);
-
-    if (!config.quiet) {
-      if (config.report_format == ReportFormat::madara)
-        write_madara_report(out, report);
-      else
-        write_text_report(out, report);
-    }
-    out.flush();
-    if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
-      return code(ExitStatus::runtime);
-    return code(result.status);
-  } catch (const UsageError& error) {
-    print_error(err, error.what());
-    return code(ExitStatus::usage);
-  } catch (const std::exception& error) {
-    print_error(err, error.what());
-    return code(ExitStatus::runtime);
-  }
+    return run_role_command(parsed, {process_stop_flag(), signal_ready}, out, err);
+  });
 }
 
 } // namespace netprof

@@ -367,7 +367,7 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(m_run->counters(m_rejected), m_control.payload());
-  wire::encode_final_addendum({measure_process_usage(), m_run->injected_drops},
+  wire::encode_final_addendum({measure_process_usage(m_config.pair_layout), m_run->injected_drops},
                               m_control.payload().subspan(wire::final_counters_size));
   m_endpoint.send(m_authentication.seal(m_control, header));
   m_endpoint.flush();

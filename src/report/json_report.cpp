@@ -86,6 +86,7 @@ json settings_json(const RunConfig& config)
       {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
       {"max_loss_percent", nullptr},
+      {"local_pair", nullptr},
       {"nice", nullptr},
       {"rt_priority", nullptr},
       {"drop_percent", finite(config.drop_percent)},
@@ -105,6 +106,9 @@ json settings_json(const RunConfig& config)
   }
   if (config.max_loss_percent && std::isfinite(*config.max_loss_percent)) {
     settings["max_loss_percent"] = *config.max_loss_percent;
+  }
+  if (config.pair_layout != PairLayout::none) {
+    settings["local_pair"] = to_string(config.pair_layout);
   }
   return settings;
 }

@@ -119,6 +119,11 @@ void write_settings(std::ostream& out, const RunReport& report)
   }
   hosts += peers;
   out << "  Hosts: " << (hosts.empty() ? std::string("none reported") : hosts) << "\n";
+  if (config.pair_layout != PairLayout::none) {
+    out << "  Local pair: "
+        << (config.pair_layout == PairLayout::threads ? "threads of one process" : "two processes")
+        << "\n";
+  }
   if (endpoint.max_message_size > 0) {
     out << "  Max message size: " << format_count(endpoint.max_message_size) << " B\n";
   }
@@ -411,7 +416,9 @@ std::string usage_text(const std::optional<wire::ProcessUsage>& usage)
 void write_resources(std::ostream& out, const RunReport& report)
 {
   out << "Resources:\n";
-  out << "  This process: " << usage_text(report.usage) << "\n";
+  // A role of --local-pair --threads measured its own thread: the process is both roles'.
+  out << (report.config.pair_layout == PairLayout::threads ? "  This thread: " : "  This process: ")
+      << usage_text(report.usage) << "\n";
   for (const SubscriberResult& sub : report.subscribers) {
     out << "  Subscriber " << sub.id << ": " << usage_text(sub.usage) << "\n";
   }

@@ -152,6 +152,26 @@ TEST(ZmqAddress, RefusesWithOneLineNamingTheValue)
   }
 }
 
+TEST(ZmqAddress, InprocOnlyWhereItIsAllowedAndOnlyByName)
+{
+  const auto allowed = zeromq::Inproc::allowed;
+  const auto inproc = zeromq::parse_address("inproc://pair", zeromq::Use::connect, allowed);
+  EXPECT_EQ(inproc.scheme, zeromq::Scheme::inproc);
+  EXPECT_EQ(inproc.text, "inproc://pair");
+  EXPECT_FALSE(inproc.is_ipc_file());
+  EXPECT_FALSE(inproc.wildcard);
+  for (const std::string value : {"inproc://", "inproc://*"}) {
+    try {
+      zeromq::parse_address(value, zeromq::Use::bind, allowed);
+      ADD_FAILURE() << value << " was accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("the name is missing"), std::string::npos)
+          << error.what();
+    }
+  }
+  EXPECT_NE(parse_message("inproc://pair").find("--local-pair --threads"), std::string::npos);
+}
+
 TEST(ZmqAddress, OnlyABoundEndpointMayLeaveThePortOrPathOpen)
 {
   const auto connect = zeromq::Use::connect;
@@ -391,6 +411,42 @@ TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
                UsageError);
 }
 
+// inproc:// joins the threads of one process only: the transport takes it once told that its
+// roles are threads (--local-pair --threads), and then gives the subscriber a name of its own.
+TEST(ZmqTransport, InprocIsForTheThreadsOfALocalPair)
+{
+  const auto processes = zmq_with({"--zmq", "inproc://np"});
+  EXPECT_THROW(processes->local_pair_arguments(), UsageError);
+
+  const auto threads = zmq_with({"--zmq", "inproc://np"});
+  threads->set_threads_of_one_process(true);
+  const auto pair = threads->local_pair_arguments();
+  EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "inproc://np"}));
+  EXPECT_EQ(pair.subscriber,
+            (std::vector<std::string>{"--zmq", "inproc://np-subscriber", "--zmq", "inproc://np"}));
+  EXPECT_TRUE(threads->allows_threads());
+}
+
+TEST(ZmqTransport, CurveIsRefusedOverInproc)
+{
+  if (!zeromq::curve_available()) {
+    GTEST_SKIP() << "this libzmq has no CURVE";
+  }
+  TemporaryDirectory directory;
+  const std::string key = directory.file("key");
+  std::ofstream(key) << std::string(32, 'k');
+  fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
+  const auto transport = zmq_with({"--zmq", "inproc://np", "--zmq-curve", key});
+  transport->set_threads_of_one_process(true);
+  try {
+    transport->local_pair_arguments();
+    ADD_FAILURE() << "--zmq-curve was taken over inproc://";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("inproc:// has none"), std::string::npos)
+        << error.what();
+  }
+}
+
 // --- endpoints ----------------------------------------------------------------------------
 
 TEST(ZmqEndpoint, PortInUseIsATransportErrorNamingTheEndpoint)
@@ -580,6 +636,45 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
 }
 
 // Lending is by declaration: the same bytes through send() (hellos, END, counters) are copied.
+// Two inproc:// endpoints of one process (the threads of --local-pair --threads) share its
+// context, or they could not meet. Lent buffers travel to the subscriber by reference there,
+// so they must outlive the publisher's endpoint: what it sent is still read, intact, after it
+// is gone (under ASan, a freed buffer would be reported here).
+TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
+{
+  const auto inproc = [](const std::string& text) {
+    return zeromq::parse_address(text, zeromq::Use::bind, zeromq::Inproc::allowed);
+  };
+  constexpr std::size_t payload = 5000;
+  auto publisher_settings = settings_for(Role::publisher, "tcp://127.0.0.1:*", {});
+  publisher_settings.own = inproc("inproc://zero-copy");
+  publisher_settings.message_bytes = 8 + payload; // a high-water mark, and so a pool, to match
+  publisher_settings.zero_copy_from = 1000;
+  publisher_settings.no_drop = true;
+  auto subscriber_settings = settings_for(Role::subscriber, "tcp://127.0.0.1:*", {});
+  subscriber_settings.own = inproc("inproc://zero-copy-subscriber");
+  subscriber_settings.peers = {inproc("inproc://zero-copy")};
+  zeromq::ZmqEndpoint subscriber(subscriber_settings);
+
+  constexpr int count = 8;
+  Bytes message(8 + payload, std::byte{'p'});
+  {
+    zeromq::ZmqEndpoint publisher(publisher_settings);
+    say_hello(subscriber, publisher);
+    publisher.announce_payload(std::span<const std::byte>(message).subspan(8));
+    for (int i = 0; i < count; ++i) {
+      std::fill_n(message.begin(), 8, static_cast<std::byte>(i));
+      ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
+    }
+  }
+  CollectingSink received;
+  ASSERT_TRUE(receive_until(subscriber, received, count));
+  for (int i = 0; i < count; ++i) {
+    std::fill_n(message.begin(), 8, static_cast<std::byte>(i));
+    EXPECT_TRUE(received.messages[static_cast<std::size_t>(i)] == message) << "message " << i;
+  }
+}
+
 TEST(ZmqZeroCopy, OnlyAnnouncedSendsLendAndEveryMessageArrives)
 {
   const std::string endpoint = free_tcp_endpoint();

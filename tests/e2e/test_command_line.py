@@ -97,7 +97,9 @@ class TransportListJsonTest(NetprofTestCase):
         for transport in listing["transports"]:
             with self.subTest(transport=transport["name"]):
                 self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",
-                                                  "loopback", "needs_private_netns"})
+                                                  "loopback", "needs_private_netns",
+                                                  "allows_threads"})
+                self.assertIsInstance(transport["allows_threads"], bool)
                 self.assertTrue(transport["summary"])
                 for option in transport["options"]:
                     self.assertIn("--" + option, help_text)

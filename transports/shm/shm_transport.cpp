@@ -122,6 +122,8 @@ public:
     return {arguments, std::vector(subscribers, arguments), {shm::object_path(name)}};
   }
 
+  bool allows_threads() const override { return true; }
+
   // A pair's segment has a name of its own, never created again: one left by a pair that was
   // killed outright would stay in /dev/shm for good unless a later pair removes it.
   void clean_up_after_killed_pairs() const override

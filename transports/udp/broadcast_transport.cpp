@@ -73,6 +73,8 @@ public:
 
   // Its datagrams reach every process bound to the address and port, whatever started it.
   bool needs_private_netns() const override { return true; }
+  // Each endpoint has sockets of its own, and a thread's reach the same medium as a process's.
+  bool allows_threads() const override { return true; }
 
 private:
   std::string address() const

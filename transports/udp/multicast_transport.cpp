@@ -51,6 +51,8 @@ public:
 
   // Its datagrams reach every process that joined the group on any interface they share.
   bool needs_private_netns() const override { return true; }
+  // Each endpoint has sockets of its own, and a thread's reach the same medium as a process's.
+  bool allows_threads() const override { return true; }
 };
 
 } // namespace

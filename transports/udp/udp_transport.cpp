@@ -81,6 +81,8 @@ public:
         udp::parse_tuning(option_values()), request.queue_length_bytes);
   }
 
+  bool allows_threads() const override { return true; }
+
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     udp::parse_tuning(option_values()); // a bad value is reported before the children start

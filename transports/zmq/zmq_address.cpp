@@ -29,6 +29,7 @@ namespace {
 
 constexpr std::string_view tcp_prefix = "tcp://";
 constexpr std::string_view ipc_prefix = "ipc://";
+constexpr std::string_view inproc_prefix = "inproc://";
 
 [[noreturn]] void throw_bad_value(std::string_view value, std::string_view reason)
 {
@@ -159,9 +160,28 @@ Address parse_ipc(std::string_view value, std::string_view path, Use use)
   return address;
 }
 
+Address parse_inproc(std::string_view value, std::string_view name, Inproc inproc)
+{
+  if (inproc == Inproc::refused) {
+    throw_bad_value(value, "inproc:// only connects sockets inside one process, and netprof's "
+                           "publisher and subscribers are separate processes: use ipc:// or "
+                           "tcp://, or run both as threads of one process with --local-pair "
+                           "--threads");
+  }
+  if (name.empty() || name == "*") {
+    throw_bad_value(value, "expected inproc://name, the name is missing (netprof does not pick "
+                           "one)");
+  }
+  Address address;
+  address.scheme = Scheme::inproc;
+  address.path = std::string(name);
+  address.text = std::string(inproc_prefix) + address.path;
+  return address;
+}
+
 } // namespace
 
-Address parse_address(std::string_view value, Use use)
+Address parse_address(std::string_view value, Use use, Inproc inproc)
 {
   const std::size_t separator = value.find("://");
   if (separator == std::string_view::npos) {
@@ -176,9 +196,7 @@ Address parse_address(std::string_view value, Use use)
     return parse_ipc(value, rest, use);
   }
   if (scheme == "inproc") {
-    throw_bad_value(value,
-                    "inproc:// only connects sockets inside one process, and netprof's "
-                    "publisher and subscribers are separate processes: use ipc:// or tcp://");
+    return parse_inproc(value, rest, inproc);
   }
   static constexpr std::string_view other_zeromq_schemes[] = {"pgm",  "epgm", "norm", "tipc",
                                                               "vmci", "ws",   "wss",  "udp"};

@@ -15,18 +15,23 @@
 
 namespace netprof::zeromq {
 
-enum class Scheme { tcp, ipc };
+enum class Scheme { tcp, ipc, inproc };
 
 // Whether the endpoint is this process's own (bound) or a peer's (connected): only a bound
 // endpoint may leave the port or path to ZeroMQ (tcp://host:* or ipc://*).
 enum class Use { bind, connect };
+
+// inproc:// joins sockets of one process only: allowed only where publisher and subscriber are
+// threads of one process (--local-pair --threads).
+enum class Inproc { refused, allowed };
 
 struct Address {
   Scheme scheme = Scheme::tcp;
   std::string text;      // as zmq_bind/zmq_connect take it, e.g. "tcp://127.0.0.1:5555"
   std::string host;      // tcp: as given, IPv6 without its brackets; "*" binds every interface
   std::string port;      // tcp: decimal, or "*" for any free port (bind only)
-  std::string path;      // ipc: a file path, "@name" (Linux abstract namespace) or "*" (bind only)
+  std::string path;      // ipc: a file path, "@name" (Linux abstract namespace) or "*" (bind only);
+                         // inproc: the name
   bool wildcard = false; // the port or path is left to ZeroMQ
   bool ipv6 = false;     // the socket needs ZMQ_IPV6
 
@@ -40,9 +45,10 @@ struct Address {
 inline constexpr std::size_t max_ipc_path = transport_common::max_socket_path;
 
 // Checks an endpoint strictly: tcp://host:port (host: an IPv4 address, [IPv6], a host or
-// interface name, or "*" to bind every interface) or ipc://path. inproc:// and every other
-// scheme are refused with the reason. A connected tcp host name must resolve.
-Address parse_address(std::string_view value, Use use);
+// interface name, or "*" to bind every interface), ipc://path, or inproc://name where
+// `inproc` allows it. Every other scheme is refused with the reason. A connected tcp host name
+// must resolve.
+Address parse_address(std::string_view value, Use use, Inproc inproc = Inproc::refused);
 
 // A free loopback-side TCP port on `host` (an IPv4 address; "*" means 127.0.0.1), found by
 // binding port 0. Closed again before the caller binds it: a small race that a port in use

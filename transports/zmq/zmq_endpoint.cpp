@@ -32,6 +32,17 @@ bool needs_escape(std::span<const std::byte> message) noexcept
   return !message.empty() && static_cast<unsigned char>(message.front()) <= escape_byte;
 }
 
+// inproc:// joins sockets of one context only: an endpoint with an inproc:// address lives in
+// the one this process shares.
+std::shared_ptr<ZmqContext> context_for(const EndpointSettings& settings)
+{
+  const auto inproc = [](const Address& address) { return address.scheme == Scheme::inproc; };
+  const bool any_inproc =
+      inproc(settings.own) || std::any_of(settings.peers.begin(), settings.peers.end(), inproc);
+  return any_inproc ? ZmqContext::shared_in_process(settings.io_threads)
+                    : ZmqContext::own(settings.io_threads);
+}
+
 } // namespace
 
 int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept
@@ -47,12 +58,12 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
 
 ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
     : m_zero_copy_from(settings.zero_copy_from), m_header_bytes(settings.header_bytes),
-      m_max_message_size(max_payload_size + settings.header_bytes), m_context(settings.io_threads),
-      m_publisher(settings.role == Role::publisher)
+      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_context(context_for(settings)), m_publisher(settings.role == Role::publisher)
 {
   try {
-    m_socket =
-        zmq::socket_t(m_context, m_publisher ? zmq::socket_type::xpub : zmq::socket_type::xsub);
+    m_socket = zmq::socket_t(m_context->context(),
+                             m_publisher ? zmq::socket_type::xpub : zmq::socket_type::xsub);
     m_handle = m_socket.handle();
     configure(settings);
     if (!m_publisher) {
@@ -123,8 +134,9 @@ SendResult ZmqEndpoint::outcome(int sent) noexcept
 void ZmqEndpoint::announce_payload(std::span<const std::byte> payload)
 {
   if (m_publisher && m_zero_copy_from > 0 && payload.size() >= m_zero_copy_from) {
-    m_zero_copy = std::make_unique<ZeroCopyPool>(
+    m_zero_copy = std::make_shared<ZeroCopyPool>(
         payload, zero_copy_buffers(m_high_water_mark, payload.size() + m_header_bytes));
+    m_context->keep_until_ended(m_zero_copy);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "zero_copy_pool.hpp"
 #include "zmq_address.hpp"
+#include "zmq_context.hpp"
 #include "zmq_curve.hpp"
 
 #include <netprof/transport.hpp>
@@ -112,9 +113,8 @@ private:
   void count_subscription(bool subscribed) noexcept;
   std::vector<std::string> diagnoses() const;
 
-  // Declared before the context, so that it outlives ZeroMQ's I/O threads, which hand lent
-  // buffers back until the context is gone.
-  std::unique_ptr<ZeroCopyPool> m_zero_copy;
+  // Kept by the context as well, which hands lent buffers back until it has ended.
+  std::shared_ptr<ZeroCopyPool> m_zero_copy;
   std::size_t m_zero_copy_from = 0;
   std::size_t m_header_bytes = 0;
   std::size_t m_max_message_size = 0;
@@ -126,8 +126,8 @@ private:
   bool m_curve = false;
   std::uint64_t m_sent_lent = 0;   // data messages ZeroMQ took from a lent buffer
   std::uint64_t m_sent_copied = 0; // ... and copied, every buffer being still lent
-  // Declared before the socket so that it is destroyed after it.
-  zmq::context_t m_context;
+  // Declared before the socket so that it is released after it.
+  std::shared_ptr<ZmqContext> m_context;
   zmq::socket_t m_socket;
   void* m_handle = nullptr; // the raw socket, for the noexcept hot path
   int m_wakeup_fd = -1;     // ZMQ_FD: readable when the socket has something to look at

@@ -46,8 +46,9 @@ std::string bind_hint(const Address& address, int error)
 // leaves it 0600, like the shm segment; ipc://* makes its file in a fresh directory of its own,
 // which must keep its x bit (0700). The umask is the whole process's: it is changed around
 // zmq_bind only, which makes the file in this thread, and no other thread of netprof makes files
-// then (ZeroMQ's I/O threads never do). A chmod after binding would leave a moment in which
-// another user could connect, and a connection once made outlives the chmod.
+// then (ZeroMQ's I/O threads never do; under --local-pair --threads the subscriber's thread binds
+// while the publisher's waits for it, making none). A chmod after binding would leave a moment in
+// which another user could connect, and a connection once made outlives the chmod.
 int bind_privately(void* handle, const Address& own)
 {
   if (own.scheme != Scheme::ipc) {
@@ -174,9 +175,16 @@ void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
   m_requested_buffer_bytes = requested;
   bool any_tcp = settings.own.scheme == Scheme::tcp;
   bool any_ipc = settings.own.scheme == Scheme::ipc;
+  bool any_inproc = settings.own.scheme == Scheme::inproc;
   for (const Address& peer : settings.peers) {
     any_tcp = any_tcp || peer.scheme == Scheme::tcp;
     any_ipc = any_ipc || peer.scheme == Scheme::ipc;
+    any_inproc = any_inproc || peer.scheme == Scheme::inproc;
+  }
+  if (any_inproc) {
+    m_notes.push_back("inproc: messages pass between the threads of this process through "
+                      "ZeroMQ's in-memory pipes, in one context both endpoints share (no kernel, "
+                      "no I/O thread); -q sets the high-water mark only");
   }
   if (any_tcp) {
     m_notes.push_back("TCP_NODELAY on: ZeroMQ sets it on every tcp connection, and batches "

@@ -43,8 +43,9 @@ const OptionGroup& zmq_options()
   static const OptionGroup group{
       "ZeroMQ",
       {OptionSpec("zmq", "endpoint", Text{},
-                  "ZeroMQ endpoint, repeatable: tcp://host:port or ipc://path (inproc:// cannot "
-                  "join separate processes). The first --zmq is this process's own, bound; each "
+                  "ZeroMQ endpoint, repeatable: tcp://host:port or ipc://path (inproc://name only "
+                  "with --local-pair --threads, whose publisher and subscriber are threads of one "
+                  "process). The first --zmq is this process's own, bound; each "
                   "further one is connected. One socket carries the data and, in reverse, the "
                   "back channel, so the publisher needs only its own endpoint and a subscriber "
                   "gives its own, then the publisher's. --local-pair takes none (tcp, free "
@@ -129,6 +130,10 @@ public:
     return std::make_unique<zeromq::ZmqEndpoint>(settings);
   }
 
+  // Each endpoint has its own context, but for inproc://, whose two endpoints share the
+  // process's (zeromq::ZmqContext).
+  bool allows_threads() const override { return true; }
+
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     io_threads(); // a bad value is reported before the children start
@@ -138,13 +143,14 @@ public:
     // them (picking ports takes descriptors too). Each child checks again with its queues.
     zeromq::check_resource_limits({io_threads(), subscribers, 0});
     const std::vector<std::string> bound = concrete(wanted_endpoints(subscribers));
-    const std::string publisher = connect_form(zeromq::parse_address(bound[0], Use::bind));
+    const std::string publisher =
+        connect_form(zeromq::parse_address(bound[0], Use::bind, inproc()));
     LoopbackArguments arguments{{"--zmq", bound[0]}, {}, {}};
     for (std::size_t i = 1; i < bound.size(); ++i) {
       arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
     }
     for (const std::string& endpoint : bound) {
-      if (const Address address = zeromq::parse_address(endpoint, Use::bind);
+      if (const Address address = zeromq::parse_address(endpoint, Use::bind, inproc());
           address.is_ipc_file()) {
         arguments.files.push_back(address.path);
       }
@@ -165,10 +171,13 @@ private:
                        "--zmq ipc://path (a subscriber then adds the publisher's)");
     }
     ZmqAddresses addresses;
-    addresses.own = zeromq::parse_address(given[0], Use::bind);
+    addresses.own = zeromq::parse_address(given[0], Use::bind, inproc());
     for (std::size_t i = 1; i < given.size(); ++i) {
-      addresses.peers.push_back(zeromq::parse_address(given[i], Use::connect));
+      addresses.peers.push_back(zeromq::parse_address(given[i], Use::connect, inproc()));
     }
+    std::vector<Address> all = addresses.peers;
+    all.push_back(addresses.own);
+    check_no_curve_over_inproc(all);
     for (std::size_t i = 0; i < addresses.peers.size(); ++i) {
       const Address& peer = addresses.peers[i];
       const bool is_own = peer.text == addresses.own.text ||
@@ -186,6 +195,24 @@ private:
       }
     }
     return addresses;
+  }
+
+  // CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
+  // process. Taken with it, --zmq-curve would claim a handshake that never happens.
+  void check_no_curve_over_inproc(const std::vector<Address>& addresses) const
+  {
+    const bool inproc = std::any_of(addresses.begin(), addresses.end(),
+                                    [](const Address& a) { return a.scheme == Scheme::inproc; });
+    if (inproc && option_values().given("zmq-curve")) {
+      throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
+                       "(its messages never leave this process): drop --zmq-curve");
+    }
+  }
+
+  // inproc:// joins the threads of one process, so only those of --local-pair --threads.
+  zeromq::Inproc inproc() const
+  {
+    return threads_of_one_process() ? zeromq::Inproc::allowed : zeromq::Inproc::refused;
   }
 
   int io_threads() const
@@ -242,11 +269,12 @@ private:
     }
     std::vector<Address> wanted;
     for (const std::string& endpoint : given) {
-      wanted.push_back(zeromq::parse_address(endpoint, Use::bind));
+      wanted.push_back(zeromq::parse_address(endpoint, Use::bind, inproc()));
     }
     if (wanted.empty()) {
       wanted.push_back(zeromq::parse_address("tcp://127.0.0.1:*", Use::bind));
     }
+    check_no_curve_over_inproc(wanted);
     while (wanted.size() < subscribers + 1) {
       wanted.push_back(same_kind(wanted[0], role_name(wanted.size(), subscribers + 1)));
     }
@@ -254,9 +282,13 @@ private:
   }
 
   // A subscriber's own endpoint when the user gave only the publisher's: the same scheme, a
-  // free port on the same host or a fresh ipc path.
+  // free port on the same host, a fresh ipc path, or the publisher's inproc name with the
+  // role's after it.
   static Address same_kind(const Address& publisher, const std::string& role)
   {
+    if (publisher.scheme == Scheme::inproc) {
+      return zeromq::parse_address(publisher.text + "-" + role, Use::bind, zeromq::Inproc::allowed);
+    }
     if (publisher.scheme == Scheme::ipc) {
       const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
       return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);

@@ -494,6 +494,23 @@ TEST_F(ParseCommandLineTest, RejectsLocalPairWaitingForSeveralSubscribers)
             "--local-pair runs one subscriber: drop --subscribers 2");
 }
 
+TEST_F(ParseCommandLineTest, RejectsThreadsWithoutLocalPair)
+{
+  EXPECT_EQ(usage_error({"--threads", "-u", "127.0.0.1:40000"}),
+            "--threads runs the publisher and subscriber of --local-pair as threads of one "
+            "process: give it with --local-pair");
+}
+
+TEST_F(ParseCommandLineTest, LocalPairTakesThreadsAndTwoCpus)
+{
+  const auto sut = parse({"--local-pair", "--threads", "--cpu", "0,0"});
+
+  EXPECT_TRUE(sut.config.local_pair);
+  EXPECT_TRUE(sut.config.threads);
+  EXPECT_EQ(sut.local_pair_options.publisher, (std::vector<std::string>{"--cpu", "0"}));
+  EXPECT_EQ(sut.local_pair_options.subscriber, (std::vector<std::string>{"--cpu", "0"}));
+}
+
 TEST_F(ParseCommandLineTest, AsksTheTransportForItsLocalPairArgumentsEarly)
 {
   // UDP's local pair takes no -u or two; one is caught before anything runs.
@@ -597,12 +614,11 @@ TEST_F(ParseCommandLineTest, HelpListsEveryCoreOption)
   const std::string sut = help_text(m_registry);
 
   for (const char* option :
-       {"--help",        "--version",       "--id",           "--local-pair",
-        "--size",        "--queue-length",  "--time",         "--count",
-        "--send-hz",     "--num-vars",      "--subscribers",  "--wait ",
-        "--warmup-time", "--warmup-count",  "--max-loss",     "--mode",
-        "--probe-hz",    "--probe-timeout", "--idle-timeout", "--wait-strategy",
-        "--cpu",         "--json",          "--format",       "--quiet"}) {
+       {"--help",          "--version",      "--id",       "--local-pair",    "--threads",
+        "--size",          "--queue-length", "--time",     "--count",         "--send-hz",
+        "--num-vars",      "--subscribers",  "--wait ",    "--warmup-time",   "--warmup-count",
+        "--max-loss",      "--mode",         "--probe-hz", "--probe-timeout", "--idle-timeout",
+        "--wait-strategy", "--cpu",          "--json",     "--format",        "--quiet"}) {
     EXPECT_NE(sut.find(option), std::string::npos) << option;
   }
 }

@@ -23,6 +23,8 @@ struct FakeLog {
   std::optional<Role> validated_role;
   bool asked_for_local_pair_arguments = false;
   std::vector<std::string> also_reads; // options of other groups it reads, like UDP's shared ones
+  bool allows_threads = false;         // what it answers to Transport::allows_threads()
+  bool told_threads = false;           // it was told its roles are threads of one process
 };
 
 class FakeTransport final : public Transport {
@@ -39,9 +41,12 @@ public:
 
   bool selected() const override { return option_values().given("fake"); }
 
+  bool allows_threads() const override { return m_log->allows_threads; }
+
   void validate(Role role) const override
   {
     m_log->validated_role = role;
+    m_log->told_threads = threads_of_one_process();
     if (name() == "bad") {
       throw UsageError("bad --fake value 'bad'");
     }
@@ -59,6 +64,7 @@ public:
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     m_log->asked_for_local_pair_arguments = true;
+    m_log->told_threads = threads_of_one_process();
     const std::string name = this->name().empty() ? "pair" : this->name();
     return {{"--fake", name},
             std::vector(subscribers, std::vector<std::string>{"--fake", name}),
@@ -75,7 +81,8 @@ private:
 class TransportSelectionTest : public ::testing::Test {
 protected:
   ParsedCommandLine parse(const TransportRegistry& registry,
-                          std::initializer_list<std::string> arguments) const
+                          std::initializer_list<std::string> arguments,
+                          PairLayout layout = PairLayout::none) const
   {
     std::vector<std::string> storage{"netprof"};
     storage.insert(storage.end(), arguments);
@@ -83,7 +90,7 @@ protected:
     for (const auto& argument : storage) {
       argv.push_back(argument.c_str());
     }
-    return parse_command_line(static_cast<int>(argv.size()), argv.data(), registry);
+    return parse_command_line(static_cast<int>(argv.size()), argv.data(), registry, layout);
   }
 
   std::string usage_error(const TransportRegistry& registry,
@@ -275,6 +282,47 @@ TEST_F(TransportSelectionTest, APublishersOwnEndpointNeedsAPortOutsideTheLocalPa
   EXPECT_EQ(parse(registry, {"--local-pair", "--zmq", "ipc://*"}).config.transport_name, "zmq");
 }
 
+TEST_F(TransportSelectionTest, ThreadsAreRefusedForATransportThatDoesNotAllowThem)
+{
+  const auto registry = with_udp_and_fake();
+
+  const std::string message = usage_error(registry, {"--local-pair", "--threads", "--fake", "m1"});
+
+  EXPECT_EQ(message.rfind("--threads: the fake transport cannot run its publisher and subscriber "
+                          "as threads of one process (udp, ",
+                          0),
+            0u)
+      << message;
+  EXPECT_FALSE(m_log->asked_for_local_pair_arguments);
+}
+
+TEST_F(TransportSelectionTest, ATransportThatAllowsThreadsIsToldBeforeItDerivesArguments)
+{
+  m_log->allows_threads = true;
+  const auto registry = with_udp_and_fake();
+
+  const auto pair = parse(registry, {"--local-pair", "--threads", "--fake", "m1"});
+
+  EXPECT_TRUE(pair.config.threads);
+  EXPECT_TRUE(m_log->asked_for_local_pair_arguments);
+  EXPECT_TRUE(m_log->told_threads);
+  EXPECT_EQ(pair.config.pair_layout, PairLayout::none) << "the parent is no role";
+}
+
+TEST_F(TransportSelectionTest, ARoleOfAThreadPairIsParsedAsOne)
+{
+  m_log->allows_threads = true;
+  const auto registry = with_udp_and_fake();
+
+  const auto role = parse(registry, {"-i", "1", "--fake", "m1"}, PairLayout::threads);
+
+  EXPECT_EQ(role.config.pair_layout, PairLayout::threads);
+  EXPECT_EQ(m_log->validated_role, Role::subscriber);
+  EXPECT_TRUE(m_log->told_threads);
+  parse(registry, {"-i", "1", "--fake", "m1"});
+  EXPECT_FALSE(m_log->told_threads) << "a role on its own is a process of its own";
+}
+
 TEST_F(TransportSelectionTest, LocalPairPrefersTheGivenTransport)
 {
   const auto registry = with_udp_and_fake();
@@ -351,6 +399,8 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     EXPECT_EQ(fake["loopback"]["subscribers"].size(), 1u);
     EXPECT_EQ(fake["loopback"]["files"], std::vector<std::string>{"/tmp/pair"});
     EXPECT_EQ(fake["needs_private_netns"], false);
+    EXPECT_EQ(fake["allows_threads"], false);
+    EXPECT_EQ(listing["transports"][0]["allows_threads"], true); // udp
     EXPECT_EQ(listing["transports"][1]["name"], "multicast");
     EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
   }

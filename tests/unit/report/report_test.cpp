@@ -288,6 +288,19 @@ TEST(TextReport, SettingsDescribeTheRun)
   EXPECT_TRUE(has_line(text, "  Run id: 0123456789abcdef")) << text;
 }
 
+TEST(TextReport, LocalPairFollowsTheHosts)
+{
+  RunReport sut = sample_publisher();
+  EXPECT_EQ(text_of(sut).find("Local pair:"), std::string::npos) << "a role on its own";
+  sut.config.pair_layout = PairLayout::threads;
+  const std::string threads = text_of(sut);
+  EXPECT_TRUE(has_line(threads, "  Local pair: threads of one process")) << threads;
+  EXPECT_LT(threads.find("  Hosts:"), threads.find("  Local pair:"));
+  EXPECT_NE(threads.find("\n  This thread: "), std::string::npos) << "its own CPU time";
+  sut.config.pair_layout = PairLayout::processes;
+  EXPECT_TRUE(has_line(text_of(sut), "  Local pair: two processes"));
+}
+
 TEST(TextReport, SettingsAlternatives)
 {
   RunReport sut = sample_publisher();
@@ -609,6 +622,7 @@ TEST(JsonReport, Settings)
                                                       "queue_length",
                                                       "max_loss_percent",
                                                       "format",
+                                                      "local_pair",
                                                       "nice",
                                                       "rt_priority",
                                                       "drop_percent",
@@ -629,6 +643,16 @@ TEST(JsonReport, Settings)
   EXPECT_EQ(settings["max_loss_percent"], 1.0);
   EXPECT_EQ(settings["subscribers_expected"], 1);
   EXPECT_EQ(settings["format"], "netprof");
+  EXPECT_TRUE(settings["local_pair"].is_null()) << "a role started on its own";
+}
+
+TEST(JsonReport, LocalPairSaysProcessesOrThreads)
+{
+  RunReport report = sample_publisher();
+  report.config.pair_layout = PairLayout::processes;
+  EXPECT_EQ(parsed(report)["settings"]["local_pair"], "processes");
+  report.config.pair_layout = PairLayout::threads;
+  EXPECT_EQ(parsed(report)["settings"]["local_pair"], "threads");
 }
 
 TEST(JsonReport, OptionalSettingsBecomeNumbersWhenGiven)
