@@ -1,7 +1,7 @@
 """End-to-end: --local-pair --threads (issue 20, "In-process").
 
 The publisher and the subscriber run as two threads of one netprof process, each with an
-endpoint of its own: over shm, udp and ZeroMQ's inproc:// (allowed only here). Each run is a
+endpoint of its own: over shm, udp, tcp, uds, mq and ZeroMQ's inproc:// (allowed only here). Each run is a
 short ping-pong that must lose nothing; the report says "threads of one process" and the JSON
 "local_pair": "threads". --threads is refused without --local-pair, inproc:// without
 --threads, and so is any transport of the build that does not allow threads (from
@@ -16,6 +16,7 @@ import time
 import unittest
 
 from netprof_test_case import NetprofTestCase
+from test_mq import queue_exists, remove_queue
 
 PING_PONG = ["--mode", "ping-pong", "--count", "500", "--warmup-count", "20"]
 DEADLINE_S = 30
@@ -64,6 +65,24 @@ class ThreadPairTest(NetprofTestCase):
 
     def test_udp(self):
         self.assert_ping_pong_without_loss(self.run_pair(*PING_PONG), "udp")
+
+    def test_tcp(self):
+        result = self.run_pair("--tcp", "127.0.0.1:0", *PING_PONG)
+        self.assert_ping_pong_without_loss(result, "tcp")
+
+    def test_uds_over_an_abstract_name(self):
+        result = self.run_pair("--uds", f"@netprof-threads-{os.getpid()}", *PING_PONG)
+        self.assert_ping_pong_without_loss(result, "uds")
+
+    def test_mq(self):
+        name = f"threads-{os.getpid()}"
+        for queue in (f"/netprof-{name}", f"/netprof-{name}:1"):
+            self.addCleanup(remove_queue, queue)
+        result = self.run_pair("--mq", name, *PING_PONG)
+        self.assert_ping_pong_without_loss(result, "mq")
+        endpoint = result.json["endpoint"]
+        for queue in endpoint["local_addresses"] + endpoint["peer_addresses"]:
+            self.assertFalse(queue_exists(queue), f"{queue} was left behind")
 
     def test_zmq_inproc(self):
         # With zero-copy sends: lent buffers reach the subscriber's thread by reference.

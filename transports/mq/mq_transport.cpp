@@ -67,6 +67,10 @@ public:
     return std::make_unique<mq::SubscriberEndpoint>(std::move(settings), request.id);
   }
 
+  // Each endpoint opens its own queue descriptors (and flock's open file descriptions), so
+  // two roles in one process hold nothing in common.
+  bool allows_threads() const override { return true; }
+
   // Every process names the same run; each subscriber's -i names its own queue.
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {

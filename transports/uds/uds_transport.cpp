@@ -82,6 +82,9 @@ public:
     return std::make_unique<stream::StreamEndpoint>(std::move(setup));
   }
 
+  // Each endpoint owns its sockets and buffers; nothing is shared through the process.
+  bool allows_threads() const override { return true; }
+
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     records(); // a bad value is reported before the children start
