@@ -113,15 +113,17 @@ def deadline_for(arguments):
 
 
 def transport_arguments(hosts, role):
-    """This role's endpoint options: its own address first, then its peer (MADARA's rule)."""
+    """This role's endpoint options. UDP and ZeroMQ follow MADARA's rule: its own address
+    first (bound), then its peer's; the publisher needs only its own. Raw TCP: the publisher
+    listens at its address, a subscriber names only the publisher's."""
     publisher = hosts.publisher
-    if hosts.transport == "udp":
-        own = ["-u", f"{role.address}:{role.port}"]
-        return own if role.index == 0 else own + ["-u", f"{publisher.address}:{publisher.port}"]
-    # tcp and zmq: the publisher binds, subscribers connect to it.
-    if hosts.transport == "zmq":
-        return ["--zmq", f"tcp://{publisher.address}:{publisher.port}"]
-    return ["--tcp", f"{publisher.address}:{publisher.port}"]
+    if hosts.transport == "tcp":
+        return ["--tcp", f"{publisher.address}:{publisher.port}"]
+    flag, scheme = ("-u", "") if hosts.transport == "udp" else ("--zmq", "tcp://")
+    own = [flag, f"{scheme}{role.address}:{role.port}"]
+    if role.index == 0:
+        return own
+    return own + [flag, f"{scheme}{publisher.address}:{publisher.port}"]
 
 
 def role_arguments(hosts, arguments, role):

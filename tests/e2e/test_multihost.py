@@ -1,0 +1,266 @@
+"""End-to-end: scripts/tools/launch.py against a lab of hosts (scripts/lab/lab.py).
+
+The lab is five network namespaces on one bridge, each running its own sshd with keys made
+for the lab; the launcher, in the root namespace, reaches them through the lab's ssh_config,
+as it would real machines. Addresses exist only inside the namespaces. One lab serves every
+test of the file (making it takes a few seconds); `lab.py down` removes it, its processes and
+its keys at the end, even when a test fails, and is run twice to prove it is safe to repeat.
+Every launcher run has a deadline, and after each one no netprof may be left on any host and
+no run folder in the hosts' work directory. Needs root and openssh-server; without them every
+test is skipped with the reason, never passed.
+"""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from netprof_test_case import NETPROF, ROOT, run_script
+
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from netprof_harness import Processes  # noqa: E402
+
+LAB = os.path.join(ROOT, "scripts", "lab", "lab.py")
+LAUNCH = os.path.join(ROOT, "scripts", "tools", "launch.py")
+LAB_HOSTS = 5
+LAUNCH_DEADLINE_S = 40
+SUBNET = f"10.78.{os.getpid() % 250}"
+# A modest run every host carries without loss on a loaded 2-core machine.
+MODEST = ["-s", "256", "--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
+NETPROF_HEADER = 52           # docs/json-schema.md
+BELOW_UDP = 14 + 20 + 8       # what tbf counts besides netprof's message: Ethernet, IPv4, UDP
+TOLERANCE = 0.10
+
+
+def netprof_path():
+    """The binary under test, as an absolute path: a remote shell's PATH is not ours."""
+    return os.path.abspath(shutil.which(NETPROF) or NETPROF)
+
+
+def skip_reason():
+    if os.geteuid() != 0:
+        return "needs root (ip netns add)"
+    if not os.access("/usr/sbin/sshd", os.X_OK):
+        return "needs openssh-server (scripts/setup/install_deps.sh)"
+    if shutil.which("ssh") is None:
+        return "needs openssh-client"
+    return None
+
+
+class MultiHostTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        reason = skip_reason()
+        if reason:
+            raise unittest.SkipTest(reason)
+        cls.top = tempfile.mkdtemp(prefix="netprof-multihost-")
+        cls.addClassCleanup(shutil.rmtree, cls.top, ignore_errors=True)
+        cls.lab_dir = os.path.join(cls.top, "lab")
+        cls.addClassCleanup(cls.lab_down)
+        code, out, err = run_script(LAB, "--dir", cls.lab_dir, "up", str(LAB_HOSTS),
+                                    "--name", f"t{os.getpid()}", "--subnet", SUBNET,
+                                    "--netprof", netprof_path(), deadline_s=60)
+        if code != 0:
+            raise AssertionError(f"lab.py up exited {code}: {out}{err}")
+        with open(os.path.join(cls.lab_dir, "lab.json")) as f:
+            cls.lab = json.load(f)
+        cls.ssh_config = os.path.join(cls.lab_dir, "ssh_config")
+
+    @classmethod
+    def lab_down(cls):
+        for attempt in range(2):  # the second must find nothing and still succeed
+            code, out, err = run_script(LAB, "--dir", cls.lab_dir, "down", deadline_s=60)
+            assert code == 0, f"lab.py down exited {code}: {out}{err}"
+        leftover = [line for line in subprocess.run(["ip", "netns", "list"],
+                                                    capture_output=True, text=True).stdout
+                    .splitlines() if f"nplab-t{os.getpid()}-" in line]
+        assert not leftover, f"lab.py down left namespaces: {leftover}"
+        assert not os.path.exists(cls.lab_dir), "lab.py down left its directory (keys)"
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=self.top)
+        self.work_dir = os.path.join(self.tmp, "hosts-work")   # every lab host's work_dir
+        os.makedirs(self.work_dir)
+        self.out = os.path.join(self.tmp, "out")
+        self.addCleanup(self.assert_nothing_left)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def host(self, index):
+        return self.lab["hosts"][index]
+
+    def write_hosts(self, subscribers, extra=None, netprof=None):
+        """A hosts file: h0 publishes, h1..hN subscribe; `extra` adds fields to a host by
+        index, e.g. {2: {"netprof": "/nowhere"}}."""
+        extra = extra or {}
+        lines = [f"netprof = {json.dumps(netprof or netprof_path())}",
+                 f"work_dir = {json.dumps(self.work_dir)}", "port = 41000"]
+        for index in range(subscribers + 1):
+            fields = {"name": f"host{index}", "role": "publisher" if index == 0 else
+                      "subscriber", "ssh": self.host(index)["name"],
+                      "address": self.host(index)["address"], **extra.get(index, {})}
+            lines.append("\n[[host]]")
+            lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+        path = os.path.join(self.tmp, "hosts.toml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def launch(self, hosts_path, *netprof_args):
+        started = time.monotonic()
+        code, out, err = run_script(LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--connect-timeout", "5", "--out",
+                                    self.out, hosts_path, *netprof_args,
+                                    deadline_s=LAUNCH_DEADLINE_S)
+        print(f"\nlaunch.py: exit {code} in {time.monotonic() - started:.1f} s",
+              file=sys.stderr)
+        return code, out, err
+
+    def merged(self):
+        with open(os.path.join(self.out, "merged.json")) as f:
+            return json.load(f)
+
+    def netprof_pids_on_lab_hosts(self):
+        found = []
+        for host in self.lab["hosts"]:
+            listed = subprocess.run(["ip", "netns", "pids", host["namespace"]],
+                                    capture_output=True, text=True, timeout=10).stdout
+            for pid in listed.split():
+                try:
+                    with open(f"/proc/{pid}/comm") as f:
+                        if f.read().strip() == "netprof":
+                            found.append((host["name"], int(pid)))
+                except OSError:
+                    pass
+        return found
+
+    def assert_nothing_left(self):
+        """No netprof on any lab host (a stop by PID may take a moment to land), and no run
+        folder left in the hosts' work directory."""
+        deadline = time.monotonic() + 5
+        while self.netprof_pids_on_lab_hosts() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = self.netprof_pids_on_lab_hosts()
+        for _, pid in left:  # do not let one test's leftovers spoil the next
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.assertEqual(left, [], "netprof left running on lab hosts")
+        self.assertEqual(os.listdir(self.work_dir), [], "run folders left on the hosts")
+
+    # --- tests ----------------------------------------------------------------------------
+
+    def test_publisher_and_four_subscribers_on_five_hosts(self):
+        code, out, err = self.launch(self.write_hosts(4), *MODEST)
+        self.assertEqual(code, 0, out + err)
+        merged = self.merged()
+        self.assertEqual(merged["launcher"]["status"], 0)
+        publisher = merged["publisher"]["report"]
+        self.assertEqual(publisher["settings"]["transport"], "udp")
+        self.assertEqual(sorted(s["id"] for s in publisher["subscribers"]), [1, 2, 3, 4])
+        self.assertEqual(len(merged["subscribers"]), 4)
+        for index, entry in enumerate(merged["subscribers"], 1):
+            with self.subTest(subscriber=entry["name"]):
+                self.assertEqual(entry["exit_code"], 0)
+                own = entry["report"]["subscriber"]
+                self.assertEqual(own["id"], index)
+                self.assertGreater(own["received"], 0)
+                self.assertGreater(own["throughput"]["messages_per_second"], 0)
+                self.assertEqual(entry["report"]["run_id"], publisher["run_id"])
+                # It ran on its own host: bound to that host's lab address.
+                self.assertEqual(entry["report"]["endpoint"]["local_addresses"],
+                                 [f"{self.host(index)['address']}:{41000 + index}"])
+        with open(os.path.join(self.out, "subscribers.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([row["name"] for row in rows], ["host1", "host2", "host3", "host4"])
+        for row in rows:
+            self.assertGreater(int(row["received"]), 0)
+            self.assertEqual(row["outcome"], "complete")
+
+    def test_shaped_link_rate_in_the_report(self):
+        """tbf at 20 Mbit/s on what the publisher's host sends; the publisher offers about
+        twice that, so the link is the limit and the subscriber's throughput is its rate."""
+        rate_bits, size, send_hz = 20_000_000, 1400, 3500
+        self.shape("h0", "20mbit")
+        frame = size + NETPROF_HEADER + BELOW_UDP
+        expected_payload = rate_bits / 8 / frame * size
+        self.assertGreater(send_hz, 1.8 * rate_bits / 8 / frame)
+        code, out, err = self.launch(self.write_hosts(1), "-s", str(size), "--send-hz",
+                                     str(send_hz), "-t", "3", "--warmup-time", "0.5",
+                                     "-q", "8000000")
+        self.assertEqual(code, 0, out + err)
+        own = self.merged()["subscribers"][0]["report"]["subscriber"]
+        measured = own["throughput"]["payload_bytes_per_second"]
+        print(f"shaped link: expected {expected_payload:,.0f} B/s of payload, measured "
+              f"{measured:,.0f} B/s (ratio {measured / expected_payload:.3f}), lost "
+              f"{own['lost']}", file=sys.stderr)
+        self.assertLessEqual(abs(measured / expected_payload - 1), TOLERANCE)
+        self.assertGreater(own["lost"], 0, "nothing lost: the link was not the limit")
+
+    def shape(self, host, rate):
+        code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", host, rate,
+                                    deadline_s=20)
+        self.assertEqual(code, 0, out + err)
+        self.addCleanup(run_script, LAB, "--dir", self.lab_dir, "shape", host, "none",
+                        deadline_s=20)
+
+    def test_unreachable_host_is_named_and_nothing_starts(self):
+        hosts = self.write_hosts(2, {2: {"name": "ghost", "ssh": f"root@{SUBNET}.99"}})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'ghost'", err)
+        self.assertIn("unreachable", err)
+        self.assertNotIn("host 'host1'", err)
+
+    def test_host_without_netprof_is_named_and_nothing_starts(self):
+        hosts = self.write_hosts(2, {2: {"netprof": "/nonexistent/netprof"}})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'host2'", err)
+        self.assertIn("has no netprof at /nonexistent/netprof", err)
+
+    def test_version_mismatch_is_named(self):
+        impostor = os.path.join(self.tmp, "netprof")
+        with open(impostor, "w") as f:
+            f.write("#!/bin/sh\necho 'netprof 0.0.1 (commit 000000000000)'\n")
+        os.chmod(impostor, 0o755)
+        code, out, err = self.launch(self.write_hosts(1, {1: {"netprof": impostor}}), *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'host1' runs another netprof", err)
+
+    def test_interrupt_stops_every_remote_role(self):
+        processes = Processes()
+        self.addCleanup(processes.kill_all)
+        launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--out", self.out, self.write_hosts(2),
+                                    "-t", "60", "--send-hz", "500"], cwd=ROOT)
+        publisher_stdout = os.path.join(self.out, "host0.stdout")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (
+                os.path.exists(publisher_stdout) and os.path.getsize(publisher_stdout)):
+            time.sleep(0.1)
+        self.assertTrue(len(self.netprof_pids_on_lab_hosts()) >= 2, "roles never started")
+        time.sleep(1)
+        launcher.send_signal(signal.SIGINT)
+        done = processes.finish(launcher, deadline_s=20)
+        self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
+        self.assertIn("interrupted", done.stderr)
+
+    def test_malformed_hosts_file_exits_2(self):
+        path = os.path.join(self.tmp, "bad.toml")
+        with open(path, "w") as f:
+            f.write('[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\n')
+        code, out, err = self.launch(path)
+        self.assertEqual(code, 2)
+        self.assertIn("missing address", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
