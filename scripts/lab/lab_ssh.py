@@ -125,7 +125,9 @@ def write_ssh_config(lab_dir, control_namespace, aliases):
     """aliases: (alias, address). Every connection goes through the relay in the control
     namespace; BatchMode, the lab's key and known_hosts only, strict host key checking."""
     path = os.path.join(lab_dir, "ssh_config")
-    relay = shlex.join(["ip", "netns", "exec", control_namespace, "/usr/bin/python3", RELAY])
+    # -S: no site packages, a faster start for every connection.
+    relay = shlex.join(["ip", "netns", "exec", control_namespace, "/usr/bin/python3", "-S",
+                        RELAY])
     with open(path, "w") as f:
         f.write("# Made by scripts/lab/lab.py; use with `ssh -F THIS h1` or "
                 "`launch.py --ssh-config THIS`.\n")

@@ -94,7 +94,7 @@ class Run:
 
     def _unreachable(self, role, err):
         return (f"host {role.name!r} ({role.ssh}) is unreachable over ssh: "
-                f"{last_line(err) or 'ssh failed'}")
+                f"{all_lines(err) or 'ssh failed'}")
 
     def _made_dir(self, role, code, out, err):
         if code == remote.SSH_FAILED:
@@ -231,16 +231,19 @@ class Run:
         A role whose ssh never printed its PID is stopped too: the PID file is on the host."""
         live = [role for role in self.hosts.roles if role.name in self.role_processes
                 and self.role_processes[role.name].poll() is None]
-        if not live:
+        # ssh gone but the host may not be: a dropped connection leaves netprof running there.
+        lost = [role for role in self.hosts.roles if role.name in self.role_processes
+                and self.role_processes[role.name].poll() == remote.SSH_FAILED]
+        if not live and not lost:
             return
-        self._signal(live, "INT")
+        self._signal(live + lost, "INT")
         deadline = time.monotonic() + INTERRUPT_GRACE_SECONDS
         while time.monotonic() < deadline and any(
                 self.role_processes[r.name].poll() is None for r in live):
             time.sleep(POLL_SECONDS)
         still = [r for r in live if self.role_processes[r.name].poll() is None]
-        if still:
-            self._signal(still, "KILL")
+        if still or lost:
+            self._signal(still + lost, "KILL")
         for role in live:
             process = self.role_processes[role.name]
             try:
@@ -308,6 +311,13 @@ def last_line(text):
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     # Printable only, and short: it came from another host.
     return "".join(c for c in lines[-1] if c.isprintable())[:300] if lines else ""
+
+
+def all_lines(text):
+    """ssh's reasons on one line: the cause often comes before its last line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    joined = "; ".join(dict.fromkeys(lines))  # once each, in order
+    return "".join(c for c in joined if c.isprintable())[:500]
 
 
 def quote(argv):
