@@ -4,6 +4,7 @@ one bridge, each running its own sshd with keys made for the lab, and links shap
 
     scripts/lab/lab.py up 5 [--rate 100mbit [--direction out|in|both]] [--dir D] [--name N]
     scripts/lab/lab.py shape h0 20mbit [--direction out]     # 'none' removes the shaper
+    scripts/lab/lab.py unplug h2 / plug h2                   # a host "dies" and comes back
     scripts/lab/lab.py down [--dir D]                        # safe to run twice
     scripts/tools/launch.py --ssh-config D/ssh_config D/hosts.toml -t 2
 
@@ -60,6 +61,10 @@ def parse_arguments(argv):
     shape.add_argument("rate", help="e.g. 20mbit (tc units), or none")
     shape.add_argument("--direction", default="out", choices=network.DIRECTIONS,
                        help="what the host sends (out, default), receives (in) or both")
+    for command, what in (("unplug", "take a host's link down, as if the host died"),
+                          ("plug", "bring it back")):
+        cable = commands.add_parser(command, help=what)
+        cable.add_argument("host", help="h0, h1, ...")
     arguments = parser.parse_args(argv)
     arguments.dir = os.path.abspath(arguments.dir)
     if arguments.command == "up":
@@ -214,7 +219,8 @@ def down(lab_dir):
     return True
 
 
-def shape(arguments):
+def lab_host(arguments):
+    """(lab record, the host named on the command line)."""
     state = load_state(arguments.dir)
     if state is None:
         raise SetupError(f"no lab in {arguments.dir}")
@@ -222,8 +228,21 @@ def shape(arguments):
     if host is None:
         raise UsageError(f"no host {arguments.host!r} in the lab: "
                          f"{', '.join(h['name'] for h in state['hosts'])}")
+    return state, host
+
+
+def shape(arguments):
+    state, host = lab_host(arguments)
     network.shape(state["switch"], host["namespace"], host["port"], arguments.rate,
                   arguments.direction)
+
+
+def cable(arguments):
+    """The host's bridge port down (its eth0 then has no carrier) or up again: to the rest of
+    the lab, and to ssh, the host is gone, while its processes go on."""
+    state, host = lab_host(arguments)
+    network.run(["ip", "-n", state["switch"], "link", "set", host["port"],
+                 "down" if arguments.command == "unplug" else "up"])
 
 
 def main(argv):
@@ -241,8 +260,10 @@ def main(argv):
         elif arguments.command == "down":
             removed = down(arguments.dir)
             print(f"lab: {'removed' if removed else 'no lab in'} {arguments.dir}")
-        else:
+        elif arguments.command == "shape":
             shape(arguments)
+        else:
+            cable(arguments)
         return 0
     except UsageError as error:
         print(f"lab: {error}", file=sys.stderr)

@@ -7,7 +7,6 @@ so nothing is left running or lying around on any host. Standard library only.
 
 import dataclasses
 import os
-import shlex
 import subprocess
 import time
 
@@ -53,6 +52,7 @@ class Run:
         self.processes = Processes()         # every ssh/scp this run starts
         self.role_processes = {}             # role name -> the ssh running it
         self.reached = []                    # roles whose host has this run's folder
+        self.gone = set()                    # ssh destinations lost during the run
         self.results = {role.name: RoleResult() for role in hosts_file.roles}
         self.brief_deadline = ssh.connect_timeout + BRIEF_SLACK_S
 
@@ -241,9 +241,11 @@ class Run:
         while time.monotonic() < deadline and any(
                 self.role_processes[r.name].poll() is None for r in live):
             time.sleep(POLL_SECONDS)
-        still = [r for r in live if self.role_processes[r.name].poll() is None]
-        if still or lost:
-            self._signal(still + lost, "KILL")
+        still = [r for r in live + lost if self.role_processes[r.name].poll() is None
+                 or r in lost]
+        still = [r for r in still if r.ssh not in self.gone]
+        if still:
+            self._signal(still, "KILL")
         for role in live:
             process = self.role_processes[role.name]
             try:
@@ -254,9 +256,17 @@ class Run:
                 self.results[role.name].exit_code = process.poll()
 
     def _signal(self, roles, signal_name):
+        def judge(role, code, out, err):
+            if code == remote.SSH_FAILED:
+                # Gone: nothing more can be done there (no KILL, fetch or clean-up to wait for).
+                self.gone.add(role.ssh)
+                result = self.results[role.name]
+                result.problem = result.problem or (
+                    f"host {role.name!r} ({role.ssh}) unreachable when stopping its role: "
+                    f"whatever runs there ends by itself (--idle-timeout, --wait); "
+                    f"{self.dir(role)} is left there")
         self._in_parallel(roles, lambda role: self.ssh.command(
-            role.ssh, remote.stop_script(self.dir(role), self.tag, signal_name)),
-            lambda role, code, out, err: None)
+            role.ssh, remote.stop_script(self.dir(role), self.tag, signal_name)), judge)
 
     def fetch_reports(self):
         """Each role's --json report, parsed defensively; kept locally as NAME.json."""
@@ -272,7 +282,8 @@ class Run:
             else:
                 with open(self.local_path(role, "json"), "w") as f:
                     f.write(out)
-        roles = [r for r in self.hosts.roles if r.name in self.role_processes]
+        roles = [r for r in self.hosts.roles if r.name in self.role_processes
+                 and r.ssh not in self.gone]
         self._in_parallel(roles, lambda role: self.ssh.command(
             role.ssh, remote.fetch_script(f"{self.dir(role)}/report.json")), judge)
 
@@ -280,8 +291,9 @@ class Run:
         """Removes the run's folder (reports, copied binary, PID file) from every host reached,
         then ends any ssh or scp client still running."""
         try:
-            if self.reached:
-                self._in_parallel(self.reached, lambda role: self.ssh.command(
+            reachable = [role for role in self.reached if role.ssh not in self.gone]
+            if reachable:
+                self._in_parallel(reachable, lambda role: self.ssh.command(
                     role.ssh, remote.remove_script(self.dir(role))),
                     lambda role, code, out, err: None)
         finally:
@@ -318,7 +330,3 @@ def all_lines(text):
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     joined = "; ".join(dict.fromkeys(lines))  # once each, in order
     return "".join(c for c in joined if c.isprintable())[:500]
-
-
-def quote(argv):
-    return shlex.join(str(a) for a in argv)

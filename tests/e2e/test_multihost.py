@@ -241,17 +241,45 @@ class MultiHostTest(unittest.TestCase):
         launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
                                     netprof_path(), "--out", self.out, self.write_hosts(2),
                                     "-t", "60", "--send-hz", "500"], cwd=ROOT)
+        self.wait_until_publisher_started()
+        launcher.send_signal(signal.SIGINT)
+        done = processes.finish(launcher, deadline_s=20)
+        self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
+        self.assertIn("interrupted", done.stderr)
+
+    def test_host_that_dies_mid_run_stops_the_run(self):
+        """A subscriber's host unplugged mid-run: ssh's keep-alive notices, the launcher names
+        it, stops the others by PID and exits 4. What ran on the dead host ends by itself
+        (the publisher silent: --idle-timeout); its run folder stays, as on a real dead host."""
+        processes = Processes()
+        self.addCleanup(processes.kill_all)
+        launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--connect-timeout", "3", "--out",
+                                    self.out, self.write_hosts(2), "-t", "60", "--send-hz",
+                                    "500"], cwd=ROOT)
+        self.wait_until_publisher_started()
+        self.cable("unplug", "h2")
+        self.addCleanup(self.cable, "plug", "h2")
+        done = processes.finish(launcher, deadline_s=40)
+        self.assertEqual(done.returncode, 4, done.stdout + done.stderr)
+        self.assertIn("subscriber 'host2' on h2: lost", done.stderr)
+        self.cable("plug", "h2")
+        # The dead host's folder is the one thing the launcher could not remove.
+        for name in os.listdir(self.work_dir):
+            shutil.rmtree(os.path.join(self.work_dir, name))
+
+    def wait_until_publisher_started(self):
         publisher_stdout = os.path.join(self.out, "host0.stdout")
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not (
                 os.path.exists(publisher_stdout) and os.path.getsize(publisher_stdout)):
             time.sleep(0.1)
-        self.assertTrue(len(self.netprof_pids_on_lab_hosts()) >= 2, "roles never started")
+        self.assertTrue(len(self.netprof_pids_on_lab_hosts()) >= 3, "roles never started")
         time.sleep(1)
-        launcher.send_signal(signal.SIGINT)
-        done = processes.finish(launcher, deadline_s=20)
-        self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
-        self.assertIn("interrupted", done.stderr)
+
+    def cable(self, command, host):
+        code, out, err = run_script(LAB, "--dir", self.lab_dir, command, host, deadline_s=20)
+        self.assertEqual(code, 0, out + err)
 
     def test_malformed_hosts_file_exits_2(self):
         path = os.path.join(self.tmp, "bad.toml")
