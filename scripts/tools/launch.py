@@ -208,6 +208,10 @@ def finish(arguments, hosts, run, tag, version, status, reason):
         print(report[1].rstrip())  # the publisher's text report, after its PID line
     if reason:
         print(f"launch: {reason}", file=sys.stderr)
+    for role in hosts.roles:
+        problem = run.results[role.name].problem
+        if problem and problem not in reason:
+            print(f"launch: {role.name}: {problem}", file=sys.stderr)
     print(f"launch: {json_path}, {csv_path}" + (" (exit %d)" % status if status else ""),
           file=sys.stderr)
     return status
