@@ -82,7 +82,10 @@ def stop_script(directory, tag, signal_name):
 
 
 def fetch_script(path):
-    return f"head -c {REPORT_LIMIT_BYTES + 1} -- {shlex.quote(path)}"
+    """The report, at most one byte over the limit (so an oversized one is seen as such);
+    nothing when netprof wrote none."""
+    p = shlex.quote(path)
+    return f"if [ -f {p} ]; then head -c {REPORT_LIMIT_BYTES + 1} -- {p}; fi"
 
 
 def remove_script(directory):

@@ -158,7 +158,10 @@ class MultiHostTest(unittest.TestCase):
     # --- tests ----------------------------------------------------------------------------
 
     def test_publisher_and_four_subscribers_on_five_hosts(self):
-        code, out, err = self.launch(self.write_hosts(4), *MODEST)
+        # One host gets its binary copied over (scp) for the run, from a path nothing else
+        # runs: the copy is what runs there, and is removed with the run's folder.
+        hosts = self.write_hosts(4, {4: {"copy_binary": True, "netprof": "/nonexistent"}})
+        code, out, err = self.launch(hosts, *MODEST)
         self.assertEqual(code, 0, out + err)
         merged = self.merged()
         self.assertEqual(merged["launcher"]["status"], 0)
@@ -177,6 +180,8 @@ class MultiHostTest(unittest.TestCase):
                 # It ran on its own host: bound to that host's lab address.
                 self.assertEqual(entry["report"]["endpoint"]["local_addresses"],
                                  [f"{self.host(index)['address']}:{41000 + index}"])
+        self.assertTrue(merged["subscribers"][3]["report"]["command_line"][0].startswith(
+            self.work_dir), "copy_binary: the copied binary ran")
         with open(os.path.join(self.out, "subscribers.csv")) as f:
             rows = list(csv.DictReader(f))
         self.assertEqual([row["name"] for row in rows], ["host1", "host2", "host3", "host4"])
