@@ -10,7 +10,9 @@ no run folder in the hosts' work directory. Needs root and openssh-server; witho
 test is skipped with the reason, never passed.
 """
 
+import atexit
 import csv
+import glob
 import json
 import os
 import shutil
@@ -53,16 +55,54 @@ def skip_reason():
     return None
 
 
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def sweep_stale_labs():
+    """Labs of earlier runs of this file that were killed before their cleanup (SIGKILL):
+    `lab.py down` from their record removes their namespaces, sshds and keys."""
+    for record in glob.glob(os.path.join(tempfile.gettempdir(), "netprof-multihost-*", "lab",
+                                         "lab.json")):
+        try:
+            with open(record) as f:
+                owner = json.load(f).get("name", "")
+        except (OSError, ValueError):
+            continue
+        if owner.startswith("t") and owner[1:].isdigit() and not pid_alive(int(owner[1:])):
+            lab_dir = os.path.dirname(record)
+            run_script(LAB, "--dir", lab_dir, "down", deadline_s=60)
+            shutil.rmtree(os.path.dirname(lab_dir), ignore_errors=True)
+
+
+def _terminated(signum, _frame):
+    # A runner that times out sends SIGTERM: unwind like Ctrl-C (run_script kills the
+    # launcher by PID on the way), then the exit handler takes the lab down.
+    raise KeyboardInterrupt
+
+
 class MultiHostTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         reason = skip_reason()
         if reason:
             raise unittest.SkipTest(reason)
+        sweep_stale_labs()
         cls.top = tempfile.mkdtemp(prefix="netprof-multihost-")
         cls.addClassCleanup(shutil.rmtree, cls.top, ignore_errors=True)
         cls.lab_dir = os.path.join(cls.top, "lab")
         cls.addClassCleanup(cls.lab_down)
+        # Should the class cleanups never run (SIGTERM, Ctrl-C), the lab still goes.
+        atexit.register(shutil.rmtree, cls.top, ignore_errors=True)
+        atexit.register(run_script, LAB, "--dir", cls.lab_dir, "down", deadline_s=60)
+        if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, _terminated)
         code, out, err = run_script(LAB, "--dir", cls.lab_dir, "up", str(LAB_HOSTS),
                                     "--name", f"t{os.getpid()}", "--subnet", SUBNET,
                                     "--netprof", netprof_path(), deadline_s=60)
