@@ -23,6 +23,8 @@ TOP_LEVEL = {"netprof": str, "copy_binary": bool, "port": int, "transport": str,
 HOST_FIELDS = {"name": str, "role": str, "ssh": str, "address": str, "cpu": int,
                "netprof": str, "copy_binary": bool, "work_dir": str}
 REQUIRED_HOST_FIELDS = ("name", "role", "ssh", "address")
+TOML_TYPES = {str: "a string", int: "an integer", bool: "a boolean (true or false)",
+              list: "an array of tables ([[host]])", float: "a float", dict: "a table"}
 
 
 class HostsFileError(Exception):
@@ -109,8 +111,8 @@ def check_fields(table, known, where):
                                  f"{', '.join(sorted(known))})")
         # bool is an int in Python: a port of `true` must not pass.
         if not isinstance(value, known[key]) or (known[key] is int and isinstance(value, bool)):
-            raise HostsFileError(f"{where}: {key} must be a {known[key].__name__}, not "
-                                 f"{type(value).__name__}")
+            raise HostsFileError(f"{where}: {key} must be {TOML_TYPES[known[key]]}, not "
+                                 f"{TOML_TYPES.get(type(value), type(value).__name__)}")
 
 
 def parse_host(entry, number, path):

@@ -12,7 +12,7 @@ import time
 
 import netprof_merge as merge
 import netprof_remote as remote
-from netprof_harness import INTERRUPT_GRACE_SECONDS, Processes
+from netprof_harness import INTERRUPT_GRACE_SECONDS, DeadlineExceeded, Processes
 
 # Exit statuses of launch.py (docs/multi-host.md).
 PASSED = 0
@@ -87,7 +87,7 @@ class Run:
             try:
                 done = self.processes.finish(process, deadline_s=self.brief_deadline)
                 code, out, err = done.returncode, done.stdout, done.stderr
-            except remote.DeadlineExceeded:
+            except DeadlineExceeded:
                 code, out, err = remote.SSH_FAILED, "", f"no answer within " \
                                                         f"{self.brief_deadline} s"
             judge(role, code, out, err)

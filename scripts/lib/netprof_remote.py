@@ -10,7 +10,6 @@ still names that tag, so a PID reused since can never be hit. Standard library o
 import dataclasses
 import shlex
 
-from netprof_harness import DeadlineExceeded
 
 # ssh's own exit status when it could not connect or lost the connection (or the remote
 # process died of a signal): anything else is the remote command's.
@@ -93,15 +92,3 @@ def remove_script(directory):
     d = shlex.quote(directory)
     return f"rm -rf -- {d}; rmdir -- \"$(dirname -- {d})\" 2>/dev/null; exit 0"
 
-
-def run_briefly(processes, argv, deadline_s):
-    """(exit status, stdout, stderr) of a short command (a check, a stop, a fetch), started
-    through `processes` so that its kill_all() ends it whatever happens. A command over its
-    deadline is killed and reported as SSH_FAILED. Output that is not text (it came from
-    another host) is replaced, never raised."""
-    process = processes.start(argv, own_group=True, errors="replace")
-    try:
-        done = processes.finish(process, deadline_s=deadline_s)
-    except DeadlineExceeded:
-        return SSH_FAILED, "", f"no answer within {deadline_s} s"
-    return done.returncode, done.stdout, done.stderr

@@ -326,14 +326,64 @@ class MultiHostTest(unittest.TestCase):
         code, out, err = run_script(LAB, "--dir", self.lab_dir, command, host, deadline_s=20)
         self.assertEqual(code, 0, out + err)
 
-    def test_malformed_hosts_file_exits_2(self):
-        path = os.path.join(self.tmp, "bad.toml")
-        with open(path, "w") as f:
-            f.write('[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\n')
-        code, out, err = self.launch(path)
-        self.assertEqual(code, 2)
-        self.assertIn("missing address", err)
+    def test_one_direction_only_is_shaped(self):
+        """`--direction in` shapes what the host receives (its bridge port), not what it
+        sends (its eth0); `out` the reverse."""
+        switch, host = self.lab["switch"], self.host(3)
 
+        def has_tbf(namespace, device):
+            return "tbf" in subprocess.run(["tc", "-n", namespace, "qdisc", "show", "dev",
+                                            device], capture_output=True, text=True,
+                                           timeout=10).stdout
+
+        def shape(rate, direction):
+            code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", "h3", rate,
+                                        "--direction", direction, deadline_s=20)
+            self.assertEqual(code, 0, out + err)
+            return has_tbf(host["namespace"], "eth0"), has_tbf(switch, host["port"])
+
+        self.addCleanup(shape, "none", "both")
+        for direction, expected in (("in", (False, True)), ("out", (True, False)),
+                                    ("both", (True, True))):
+            with self.subTest(direction=direction):
+                self.assertEqual(shape("5mbit", direction), expected)
+                self.assertEqual(shape("none", "both"), (False, False))
+
+
+class HostsFileTest(unittest.TestCase):
+    """Bad input: one clear line and exit 2, before any host is contacted (no lab needed)."""
+
+    PUBLISHER = '[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\naddress = "10.0.0.1"\n'
+    CASES = {
+        "malformed": ("port = [\n", "is not valid TOML"),
+        "missing field": ('[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\n',
+                          "[[host]] #1: missing address"),
+        "unknown role": (PUBLISHER.replace('"publisher"', '"relay"'), "unknown role 'relay'"),
+        "unknown field": ("pot = 4000\n", "unknown field 'pot'"),
+        "wrong type": ('port = "4000"\n', "port must be an integer, not a string"),
+        "two publishers": (PUBLISHER + PUBLISHER.replace('"a"', '"b"'),
+                           'exactly one [[host]] with role = "publisher" (found 2)'),
+        "no subscriber": (PUBLISHER, 'no [[host]] with role = "subscriber"'),
+    }
+
+    def test_bad_hosts_files_exit_2_with_a_clear_message(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "hosts.toml")
+            for case, (text, expected) in self.CASES.items():
+                with self.subTest(case=case):
+                    with open(path, "w") as f:
+                        f.write(text)
+                    code, out, err = run_script(LAUNCH, "--netprof", netprof_path(), "--out",
+                                                tmp, path, deadline_s=20)
+                    self.assertEqual(code, 2, err)
+                    self.assertIn(expected, err)
+                    self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+    def test_options_the_launcher_sets_are_refused(self):
+        code, out, err = run_script(LAUNCH, "hosts.toml", "-t", "1", "--json", "x.json",
+                                    deadline_s=20)
+        self.assertEqual(code, 2)
+        self.assertIn("--json: the launcher sets these from the hosts file", err)
 
 if __name__ == "__main__":
     unittest.main()
