@@ -53,6 +53,7 @@ class Run:
         self.role_processes = {}             # role name -> the ssh running it
         self.reached = []                    # roles whose host has this run's folder
         self.gone = set()                    # ssh destinations lost during the run
+        self.cleaned = set()                 # roles whose folder is already removed
         self.results = {role.name: RoleResult() for role in hosts_file.roles}
         self.brief_deadline = ssh.connect_timeout + BRIEF_SLACK_S
 
@@ -269,9 +270,12 @@ class Run:
             role.ssh, remote.stop_script(self.dir(role), self.tag, signal_name)), judge)
 
     def fetch_reports(self):
-        """Each role's --json report, parsed defensively; kept locally as NAME.json."""
+        """Each role's --json report, parsed defensively; kept locally as NAME.json. The same
+        ssh removes the role's folder (every role has stopped by now): one round trip less."""
         def judge(role, code, out, err):
             result = self.results[role.name]
+            if code != remote.SSH_FAILED:
+                self.cleaned.add(role.name)
             if code != 0:
                 result.problem = result.problem or f"report not fetched: {last_line(err)}"
                 return
@@ -285,13 +289,15 @@ class Run:
         roles = [r for r in self.hosts.roles if r.name in self.role_processes
                  and r.ssh not in self.gone]
         self._in_parallel(roles, lambda role: self.ssh.command(
-            role.ssh, remote.fetch_script(f"{self.dir(role)}/report.json")), judge)
+            role.ssh, remote.fetch_script(f"{self.dir(role)}/report.json") + "; "
+            + remote.remove_script(self.dir(role))), judge)
 
     def clean_up(self):
         """Removes the run's folder (reports, copied binary, PID file) from every host reached,
         then ends any ssh or scp client still running."""
         try:
-            reachable = [role for role in self.reached if role.ssh not in self.gone]
+            reachable = [role for role in self.reached if role.ssh not in self.gone
+                         and role.name not in self.cleaned]
             if reachable:
                 self._in_parallel(reachable, lambda role: self.ssh.command(
                     role.ssh, remote.remove_script(self.dir(role))),
