@@ -331,6 +331,24 @@ class MultiHostTest(unittest.TestCase):
         code, out, err = run_script(LAB, "--dir", self.lab_dir, command, host, deadline_s=20)
         self.assertEqual(code, 0, out + err)
 
+    def test_sweep_runs_through_the_launcher(self):
+        sweep_out = os.path.join(self.tmp, "sweep")
+        code, out, err = run_script(os.path.join(ROOT, "scripts", "tools", "sweep.py"),
+                                    "--netprof", netprof_path(), "--hosts", self.write_hosts(3),
+                                    "--ssh-config", self.ssh_config, "--sizes", "64",
+                                    "--subscribers", "2", "--duration", "0.5", "--warmup", "0.1",
+                                    "--send-hz", "1000", "--out", sweep_out,
+                                    deadline_s=LAUNCH_DEADLINE_S)
+        self.assertEqual(code, 0, out + err)
+        with open(os.path.join(sweep_out, "sweep.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 1)
+        self.assertEqual((rows[0]["status"], rows[0]["transport"], rows[0]["subscribers"]),
+                         ("ok", "udp", "2"), rows[0]["reason"])
+        self.assertGreater(float(rows[0]["messages_per_second"]), 0)
+        # The point's publisher really had the first two subscribers of the hosts file.
+        self.assertEqual(rows[0]["subscribers.1.id"], "2")
+
     def test_one_direction_only_is_shaped(self):
         """`--direction in` shapes what the host receives (its bridge port), not what it
         sends (its eth0); `out` the reverse."""
