@@ -18,7 +18,7 @@ Exit status: 0 the sweep ran (even with failed points), 1 every point failed, 2 
 
     scripts/tools/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
     scripts/tools/sweep.py --transports udp --sizes 1K --subscribers 1,4,8 --out results/fanout
-    scripts/tools/sweep.py --hosts hosts.toml --sizes 64,1K --subscribers 1,4 --out results/hosts
+    scripts/tools/sweep.py --hosts hosts.toml --sizes 64,1K --subscribers 1,4 --out results/h1
     scripts/tools/plot.py results/s1/sweep.csv
 """
 
