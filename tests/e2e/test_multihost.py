@@ -240,7 +240,7 @@ class MultiHostTest(unittest.TestCase):
         expected_payload = rate_bits / 8 / frame * size
         self.assertGreater(send_hz, 1.8 * rate_bits / 8 / frame)
         code, out, err = self.launch(self.write_hosts(1), "-s", str(size), "--send-hz",
-                                     str(send_hz), "-t", "3", "--warmup-time", "0.5",
+                                     str(send_hz), "-t", "2", "--warmup-time", "0.5",
                                      "-q", "8000000")
         self.assertEqual(code, 0, out + err)
         own = self.merged()["subscribers"][0]["report"]["subscriber"]
@@ -286,9 +286,9 @@ class MultiHostTest(unittest.TestCase):
         processes = Processes()
         self.addCleanup(processes.kill_all)
         launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
-                                    netprof_path(), "--out", self.out, self.write_hosts(2),
+                                    netprof_path(), "--out", self.out, self.write_hosts(1),
                                     "-t", "60", "--send-hz", "500"], cwd=ROOT)
-        self.wait_until_publisher_started()
+        self.wait_until_publisher_started(roles=2)
         launcher.send_signal(signal.SIGINT)
         done = processes.finish(launcher, deadline_s=20)
         self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
@@ -304,7 +304,7 @@ class MultiHostTest(unittest.TestCase):
                                     netprof_path(), "--connect-timeout", "3", "--out",
                                     self.out, self.write_hosts(2), "-t", "60", "--send-hz",
                                     "500"], cwd=ROOT)
-        self.wait_until_publisher_started()
+        self.wait_until_publisher_started(roles=3)
         self.cable("unplug", "h2")
         self.addCleanup(self.cable, "plug", "h2")
         done = processes.finish(launcher, deadline_s=40)
@@ -318,13 +318,13 @@ class MultiHostTest(unittest.TestCase):
         for name in os.listdir(self.work_dir):
             shutil.rmtree(os.path.join(self.work_dir, name))
 
-    def wait_until_publisher_started(self):
-        publisher_stdout = os.path.join(self.out, "host0.stdout")
+    def wait_until_publisher_started(self, roles):
+        """Until every role runs netprof on its host (the publisher is started last)."""
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (
-                os.path.exists(publisher_stdout) and os.path.getsize(publisher_stdout)):
+        while (len(self.netprof_pids_on_lab_hosts()) < roles
+               and time.monotonic() < deadline):
             time.sleep(0.1)
-        self.assertTrue(len(self.netprof_pids_on_lab_hosts()) >= 3, "roles never started")
+        self.assertEqual(len(self.netprof_pids_on_lab_hosts()), roles, "roles not started")
         time.sleep(0.5)  # into the run
 
     def cable(self, command, host):
