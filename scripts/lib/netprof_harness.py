@@ -457,10 +457,13 @@ class Processes:
         self._processes = []
         self._group_leaders = []
 
-    def start(self, argv, own_group=False, stderr=subprocess.PIPE, cwd=None):
-        """Starts argv with stdout (and, unless told otherwise, stderr) captured as text."""
+    def start(self, argv, own_group=False, stderr=subprocess.PIPE, cwd=None,
+              stdout=subprocess.PIPE, errors=None):
+        """Starts argv with stdout and stderr captured as text, unless told otherwise (a file,
+        for a process that runs longer than anyone reads its pipe). errors="replace" for
+        output that may not be text (another host's)."""
         process = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                   stdout=stdout, stderr=stderr, text=True, errors=errors,
                                    start_new_session=own_group, cwd=cwd)
         self._processes.append(process)
         if own_group:

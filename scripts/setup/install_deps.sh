@@ -5,7 +5,9 @@
 # libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
 # scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them). dpkg-dev
 # (dpkg-shlibdeps) and file are what CPack's Debian package needs to work out its Depends;
-# man-db and groff-base render netprof(1) in the packaging test (tests/package).
+# man-db and groff-base render netprof(1) in the packaging test (tests/package). openssh-server
+# and openssh-client are for multi-host launching (scripts/tools/launch.py) and its lab
+# (scripts/lab/lab.py, one sshd per namespace).
 # Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
@@ -18,6 +20,7 @@ packages=(
   python3 python3-zmq
   python3-matplotlib python3-scipy
   iproute2
+  openssh-server openssh-client
   clang libclang-rt-14-dev clang-format
   dpkg-dev file man-db groff-base
 )

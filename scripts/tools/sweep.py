@@ -6,7 +6,8 @@ subscriber(s) and the publisher as separate processes on loopback, waits with a 
 kills stragglers by PID and keeps every JSON report. The CSV has one row per point and
 repetition with every figure of the publisher's report flattened into columns (see
 docs/methodology.md and docs/json-schema.md), each subscriber's as subscribers.K.*.
-A failed point is recorded with its reason and the sweep goes on.
+A failed point is recorded with its reason and the sweep goes on. With --hosts, each point
+runs across hosts through scripts/tools/launch.py instead (docs/multi-host.md).
 
 Stream mode sends as fast as possible unless told otherwise (--send-hz auto paces it at a
 modest load, --send-hz N at N msg/s): the throughput plot then shows what each transport
@@ -17,6 +18,7 @@ Exit status: 0 the sweep ran (even with failed points), 1 every point failed, 2 
 
     scripts/tools/sweep.py --transports udp,shm --sizes 64,1024,65536 --repetitions 3 --out results/s1
     scripts/tools/sweep.py --transports udp --sizes 1K --subscribers 1,4,8 --out results/fanout
+    scripts/tools/sweep.py --hosts hosts.toml --sizes 64,1K --subscribers 1,4 --out results/h1
     scripts/tools/plot.py results/s1/sweep.csv
 """
 
@@ -32,6 +34,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_hosts_file as hosts_file  # noqa: E402
+import netprof_hosts_run as hosts_run  # noqa: E402
 import netprof_tool as tool  # noqa: E402
 
 DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB
@@ -98,6 +102,11 @@ def parse_arguments(argv):
                         "processes are interrupted and killed (default: wait + warm-up + "
                         "duration + 20)")
     parser.add_argument("--out", help="output folder (default: results/sweep-DATE-TIME)")
+    parser.add_argument("--hosts", help="run every point across hosts through "
+                        "scripts/tools/launch.py with this hosts file (docs/multi-host.md): "
+                        "its publisher and its first N subscribers; transports udp, tcp, zmq "
+                        "(default: the file's)")
+    parser.add_argument("--ssh-config", help="with --hosts: ssh -F FILE")
     arguments = parser.parse_args(argv)
     check_arguments(arguments)
     return arguments
@@ -115,6 +124,15 @@ def check_arguments(arguments):
         arguments.send_hz = figures.parse_number(arguments.send_hz, "--send-hz", minimum=0)
     if arguments.deadline is not None and not arguments.deadline > 0:
         raise ArgumentError("--deadline must be > 0")
+    arguments.hosts_file = None
+    if arguments.hosts:
+        try:
+            arguments.hosts_file = hosts_file.load(arguments.hosts)
+        except hosts_file.HostsFileError as error:
+            raise ArgumentError(str(error)) from None
+        arguments.transports = arguments.transports or [arguments.hosts_file.transport]
+    elif arguments.ssh_config:
+        raise ArgumentError("--ssh-config goes with --hosts")
     tool.finish_run_arguments(arguments, "sweep")
 
 
@@ -254,8 +272,13 @@ def sweep(arguments, setups, namespace):
         started_at = datetime.datetime.now().isoformat(timespec="seconds")
         prefix = namespace.command_prefix() if setup.needs_namespace else ()
         stem = f"{setup.name}-{size}-n{subscribers}-r{repetition}"
-        outcome = harness.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
-                               stem, prefix=prefix)
+        if arguments.hosts_file:
+            outcome = hosts_run.run(arguments.netprof, spec, arguments.hosts_file,
+                                    arguments.ssh_config, os.path.join(arguments.out, "json"),
+                                    stem)
+        else:
+            outcome = harness.run(arguments.netprof, spec, os.path.join(arguments.out, "json"),
+                                  stem, prefix=prefix)
         rows.append(make_row(index, repetition, spec, outcome, started_at, arguments.out))
         write_csv(csv_path, rows)
         progress_end(outcome, index, len(points), started)

@@ -1,0 +1,148 @@
+"""The hosts file of scripts/tools/launch.py (TOML): which host runs the publisher, which run
+subscribers, how to reach each over ssh, the address netprof uses there and its CPU pin.
+Every mistake is a HostsFileError naming the entry and the field (launch.py exits 2), so a
+typo never starts a run that measures the wrong thing. The format: docs/multi-host.md.
+Standard library only (tomllib: Python 3.11).
+"""
+
+import dataclasses
+import re
+import tomllib
+
+ROLES = ("publisher", "subscriber")
+# Transports whose endpoints are an address and a port on each host.
+TRANSPORTS = ("udp", "tcp", "zmq")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# A token with no whitespace, quote or shell metacharacter: it goes on a remote command line
+# (quoted there too) and into file names.
+ADDRESS = re.compile(r"^[A-Za-z0-9_.:-]{1,253}$")
+SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
+
+TOP_LEVEL = {"netprof": str, "copy_binary": bool, "port": int, "transport": str,
+             "work_dir": str, "host": list}
+HOST_FIELDS = {"name": str, "role": str, "ssh": str, "address": str, "cpu": int,
+               "netprof": str, "copy_binary": bool, "work_dir": str}
+REQUIRED_HOST_FIELDS = ("name", "role", "ssh", "address")
+TOML_TYPES = {str: "a string", int: "an integer", bool: "a boolean (true or false)",
+              list: "an array of tables ([[host]])", float: "a float", dict: "a table"}
+
+
+class HostsFileError(Exception):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Role:
+    name: str          # the entry's name, unique in the file
+    role: str          # publisher | subscriber
+    index: int         # netprof -i: 0 for the publisher, 1.. for subscribers in file order
+    ssh: str           # ssh destination: [user@]host, or an alias of the ssh config
+    address: str       # the data address netprof binds on that host
+    port: int          # the data port: the file's port + index
+    cpu: object        # int or None
+    netprof: str       # the binary's path on the host (what runs there)
+    copy_binary: bool  # copy the local binary there first (scp)
+    work_dir: str      # where this run's files live on the host
+
+
+@dataclasses.dataclass(frozen=True)
+class HostsFile:
+    path: str
+    transport: str
+    roles: list        # the publisher first, then subscribers in file order
+
+    @property
+    def publisher(self):
+        return self.roles[0]
+
+    @property
+    def subscribers(self):
+        return self.roles[1:]
+
+
+def load(path):
+    try:
+        with open(path, "rb") as f:
+            document = tomllib.load(f)
+    except OSError as error:
+        raise HostsFileError(f"cannot read {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise HostsFileError(f"{path} is not valid TOML: {error}") from None
+    return parse(document, path)
+
+
+def parse(document, path="hosts file"):
+    check_fields(document, TOP_LEVEL, path)
+    transport = document.get("transport", "udp")
+    if transport not in TRANSPORTS:
+        raise HostsFileError(f"{path}: transport {transport!r}: one of "
+                             f"{', '.join(TRANSPORTS)}")
+    port = document.get("port", 40000)
+    entries = document.get("host", [])
+    if not 1 <= port <= 65535 - len(entries):
+        raise HostsFileError(f"{path}: port {port}: 1 to {65535 - len(entries)} (role i "
+                             "uses port + i)")
+    defaults = {"netprof": document.get("netprof", "netprof"),
+                "copy_binary": document.get("copy_binary", False),
+                "work_dir": document.get("work_dir", "/tmp")}
+    hosts = [parse_host(entry, number, path) for number, entry in enumerate(entries, 1)]
+    names = [host["name"] for host in hosts]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise HostsFileError(f"{path}: host name {', '.join(twice)} given more than once")
+    publishers = [host for host in hosts if host["role"] == "publisher"]
+    subscribers = [host for host in hosts if host["role"] == "subscriber"]
+    if len(publishers) != 1:
+        raise HostsFileError(f"{path}: exactly one [[host]] with role = \"publisher\" "
+                             f"(found {len(publishers)})")
+    if not subscribers:
+        raise HostsFileError(f"{path}: no [[host]] with role = \"subscriber\"")
+    roles = [make_role(host, index, port, defaults)
+             for index, host in enumerate(publishers + subscribers)]
+    return HostsFile(path=path, transport=transport, roles=roles)
+
+
+def check_fields(table, known, where):
+    if not isinstance(table, dict):
+        raise HostsFileError(f"{where}: expected a table")
+    for key, value in table.items():
+        if key not in known:
+            raise HostsFileError(f"{where}: unknown field {key!r} (known: "
+                                 f"{', '.join(sorted(known))})")
+        # bool is an int in Python: a port of `true` must not pass.
+        if not isinstance(value, known[key]) or (known[key] is int and isinstance(value, bool)):
+            raise HostsFileError(f"{where}: {key} must be {TOML_TYPES[known[key]]}, not "
+                                 f"{TOML_TYPES.get(type(value), type(value).__name__)}")
+
+
+def parse_host(entry, number, path):
+    where = f"{path}: [[host]] #{number}"
+    check_fields(entry, HOST_FIELDS, where)
+    missing = [field for field in REQUIRED_HOST_FIELDS if field not in entry]
+    if missing:
+        raise HostsFileError(f"{where}: missing {', '.join(missing)}")
+    where = f"{path}: host {entry['name']!r}"
+    if not NAME.match(entry["name"]):
+        raise HostsFileError(f"{where}: a name is letters, digits, '.', '_' and '-'")
+    if entry["role"] not in ROLES:
+        raise HostsFileError(f"{where}: unknown role {entry['role']!r}: publisher or "
+                             "subscriber")
+    if not SSH_DESTINATION.match(entry["ssh"]) or entry["ssh"].startswith("-"):
+        raise HostsFileError(f"{where}: ssh {entry['ssh']!r} is not an ssh destination")
+    if not ADDRESS.match(entry["address"]):
+        raise HostsFileError(f"{where}: address {entry['address']!r} is not a host name or "
+                             "address")
+    if "cpu" in entry and not 0 <= entry["cpu"] < 4096:
+        raise HostsFileError(f"{where}: cpu {entry['cpu']}: a CPU number, 0 or more")
+    for field in ("netprof", "work_dir"):
+        if field in entry and (not entry[field] or "\n" in entry[field]):
+            raise HostsFileError(f"{where}: {field} must be a path")
+    return entry
+
+
+def make_role(host, index, port, defaults):
+    return Role(name=host["name"], role=host["role"], index=index, ssh=host["ssh"],
+                address=host["address"], port=port + index, cpu=host.get("cpu"),
+                netprof=host.get("netprof", defaults["netprof"]),
+                copy_binary=host.get("copy_binary", defaults["copy_binary"]),
+                work_dir=host.get("work_dir", defaults["work_dir"]))

@@ -1,0 +1,108 @@
+"""One merged JSON report and one CSV row per subscriber from the reports every role of a
+multi-host run wrote (scripts/tools/launch.py). The reports came from other hosts: each is
+parsed with a size limit, must be a JSON object, and every figure is read through `figure`,
+which accepts only numbers, so a malformed report loses its figures, never the launcher.
+Standard library only.
+"""
+
+import csv
+import json
+
+MERGED_SCHEMA_VERSION = 1
+CSV_COLUMNS = [
+    "run_tag", "name", "id", "ssh", "address", "exit_code", "outcome", "received", "lost",
+    "loss_percent", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
+    "throughput_seconds", "rtt_p50_ns", "rtt_p99_ns", "rtt_max_ns", "one_way_rtt_half_p50_ns",
+    "publisher_messages_sent",
+]
+
+
+def parse_report(text, limit):
+    """(report dict, None) or (None, why not)."""
+    if not text.strip():
+        return None, "no report (netprof wrote none: it stopped before its run)"
+    if len(text) > limit:
+        return None, f"report larger than {limit} bytes: ignored"
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        return None, f"report is not JSON: {error}"
+    if not isinstance(report, dict):
+        return None, "report is not a JSON object"
+    return report, None
+
+
+def field(value, *keys):
+    """value[k1][k2]... when every step is an object that has the key; else None."""
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def figure(value, *keys):
+    """A number from the report, or None (booleans and strings are not figures)."""
+    found = field(value, *keys)
+    if isinstance(found, bool) or not isinstance(found, (int, float)):
+        return None
+    return found
+
+
+def role_entry(role, result):
+    """The merged report's record of one role: where it ran, how it ended, its report."""
+    return {"name": role.name, "role": role.role, "id": role.index, "ssh": role.ssh,
+            "address": role.address, "port": role.port, "cpu": role.cpu,
+            "exit_code": result.exit_code, "problem": result.problem,
+            "report": result.report}
+
+
+def merged_report(launcher_facts, roles, results):
+    entries = [role_entry(role, results[role.name]) for role in roles]
+    return {"schema_version": MERGED_SCHEMA_VERSION, "launcher": launcher_facts,
+            "publisher": entries[0], "subscribers": entries[1:]}
+
+
+def publisher_entry_for(publisher_report, subscriber_id):
+    """The publisher's subscribers[] entry for this id, or None."""
+    entries = field(publisher_report, "subscribers")
+    if not isinstance(entries, list):
+        return None
+    for entry in entries:
+        if isinstance(entry, dict) and figure(entry, "id") == subscriber_id:
+            return entry
+    return None
+
+
+def csv_row(run_tag, entry, publisher_report):
+    own = field(entry["report"], "subscriber")
+    seen = publisher_entry_for(publisher_report, entry["id"])
+    outcome = field(seen, "outcome")
+    return {
+        "run_tag": run_tag, "name": entry["name"], "id": entry["id"], "ssh": entry["ssh"],
+        "address": entry["address"], "exit_code": entry["exit_code"],
+        "outcome": outcome if isinstance(outcome, str) else None,
+        "received": figure(own, "received"), "lost": figure(own, "lost"),
+        "loss_percent": figure(own, "loss_percent"),
+        "messages_per_second": figure(own, "throughput", "messages_per_second"),
+        "payload_bytes_per_second": figure(own, "throughput", "payload_bytes_per_second"),
+        "wire_bytes_per_second": figure(own, "throughput", "wire_bytes_per_second"),
+        "throughput_seconds": figure(own, "throughput", "seconds"),
+        "rtt_p50_ns": figure(seen, "latency", "rtt_ns", "p50"),
+        "rtt_p99_ns": figure(seen, "latency", "rtt_ns", "p99"),
+        "rtt_max_ns": figure(seen, "latency", "rtt_ns", "max"),
+        "one_way_rtt_half_p50_ns": figure(seen, "latency", "one_way_ns", "p50"),
+        "publisher_messages_sent": figure(publisher_report, "publisher", "messages_sent"),
+    }
+
+
+def write(merged, json_path, csv_path):
+    with open(json_path, "w") as f:
+        json.dump(merged, f, indent=1)
+        f.write("\n")
+    publisher_report = merged["publisher"]["report"]
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        for entry in merged["subscribers"]:
+            writer.writerow(csv_row(merged["launcher"]["run_tag"], entry, publisher_report))

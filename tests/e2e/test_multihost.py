@@ -1,0 +1,424 @@
+"""End-to-end: scripts/tools/launch.py against a lab of hosts (scripts/lab/lab.py).
+
+The lab is five network namespaces on one bridge, each running its own sshd with keys made
+for the lab; the launcher, in the root namespace, reaches them through the lab's ssh_config,
+as it would real machines. Addresses exist only inside the namespaces. One lab serves every
+test of the file (making it takes a few seconds); `lab.py down` removes it, its processes and
+its keys at the end, even when a test fails, and is run twice to prove it is safe to repeat.
+Every launcher run has a deadline, and after each one no netprof may be left on any host and
+no run folder in the hosts' work directory. Needs root and openssh-server; without them every
+test is skipped with the reason, never passed.
+"""
+
+import atexit
+import csv
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import unittest
+
+from netprof_test_case import NETPROF, ROOT, run_script
+
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+import netprof_hosts_file as hosts_file  # noqa: E402
+from netprof_harness import Processes  # noqa: E402
+
+LAB = os.path.join(ROOT, "scripts", "lab", "lab.py")
+LAUNCH = os.path.join(ROOT, "scripts", "tools", "launch.py")
+LAB_HOSTS = 5
+LAUNCH_DEADLINE_S = 40
+SUBNET = f"10.78.{os.getpid() % 250}"
+# A modest run every host carries without loss on a loaded 2-core machine.
+MODEST = ["-s", "256", "--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
+NETPROF_HEADER = 52           # docs/json-schema.md
+BELOW_UDP = 14 + 20 + 8       # what tbf counts besides netprof's message: Ethernet, IPv4, UDP
+TOLERANCE = 0.10
+
+
+def netprof_path():
+    """The binary under test, as an absolute path: a remote shell's PATH is not ours."""
+    return os.path.abspath(shutil.which(NETPROF) or NETPROF)
+
+
+def skip_reason():
+    if os.geteuid() != 0:
+        return "needs root (ip netns add)"
+    if not os.access("/usr/sbin/sshd", os.X_OK):
+        return "needs openssh-server (scripts/setup/install_deps.sh)"
+    if shutil.which("ssh") is None:
+        return "needs openssh-client"
+    return None
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def sweep_stale_labs():
+    """Labs of earlier runs of this file that were killed before their cleanup (SIGKILL):
+    `lab.py down` from their record removes their namespaces, sshds and keys."""
+    for record in glob.glob(os.path.join(tempfile.gettempdir(), "netprof-multihost-*", "lab",
+                                         "lab.json")):
+        try:
+            with open(record) as f:
+                owner = json.load(f).get("name", "")
+        except (OSError, ValueError):
+            continue
+        if owner.startswith("t") and owner[1:].isdigit() and not pid_alive(int(owner[1:])):
+            lab_dir = os.path.dirname(record)
+            run_script(LAB, "--dir", lab_dir, "down", deadline_s=60)
+            shutil.rmtree(os.path.dirname(lab_dir), ignore_errors=True)
+
+
+def _terminated(signum, _frame):
+    # A runner that times out sends SIGTERM: unwind like Ctrl-C (run_script kills the
+    # launcher by PID on the way), then the exit handler takes the lab down.
+    raise KeyboardInterrupt
+
+
+class MultiHostTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        reason = skip_reason()
+        if reason:
+            raise unittest.SkipTest(reason)
+        sweep_stale_labs()
+        cls.top = tempfile.mkdtemp(prefix="netprof-multihost-")
+        cls.addClassCleanup(shutil.rmtree, cls.top, ignore_errors=True)
+        cls.lab_dir = os.path.join(cls.top, "lab")
+        cls.addClassCleanup(cls.lab_down)
+        # Should the class cleanups never run (SIGTERM, Ctrl-C), the lab still goes.
+        atexit.register(shutil.rmtree, cls.top, ignore_errors=True)
+        atexit.register(run_script, LAB, "--dir", cls.lab_dir, "down", deadline_s=60)
+        if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, _terminated)
+        code, out, err = run_script(LAB, "--dir", cls.lab_dir, "up", str(LAB_HOSTS),
+                                    "--name", f"t{os.getpid()}", "--subnet", SUBNET,
+                                    "--netprof", netprof_path(), deadline_s=60)
+        if code != 0:
+            raise AssertionError(f"lab.py up exited {code}: {out}{err}")
+        with open(os.path.join(cls.lab_dir, "lab.json")) as f:
+            cls.lab = json.load(f)
+        cls.ssh_config = os.path.join(cls.lab_dir, "ssh_config")
+
+    @classmethod
+    def lab_down(cls):
+        for attempt in range(2):  # the second must find nothing and still succeed
+            code, out, err = run_script(LAB, "--dir", cls.lab_dir, "down", deadline_s=60)
+            assert code == 0, f"lab.py down exited {code}: {out}{err}"
+        leftover = [line for line in subprocess.run(["ip", "netns", "list"],
+                                                    capture_output=True, text=True).stdout
+                    .splitlines() if f"nplab-t{os.getpid()}-" in line]
+        assert not leftover, f"lab.py down left namespaces: {leftover}"
+        assert not os.path.exists(cls.lab_dir), "lab.py down left its directory (keys)"
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=self.top)
+        self.work_dir = os.path.join(self.tmp, "hosts-work")   # every lab host's work_dir
+        os.makedirs(self.work_dir)
+        self.out = os.path.join(self.tmp, "out")
+        self.addCleanup(self.assert_nothing_left)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def host(self, index):
+        return self.lab["hosts"][index]
+
+    def write_hosts(self, subscribers, extra=None, netprof=None):
+        """A hosts file: h0 publishes, h1..hN subscribe; `extra` adds fields to a host by
+        index, e.g. {2: {"netprof": "/nowhere"}}."""
+        extra = extra or {}
+        lines = [f"netprof = {json.dumps(netprof or netprof_path())}",
+                 f"work_dir = {json.dumps(self.work_dir)}", "port = 41000"]
+        for index in range(subscribers + 1):
+            fields = {"name": f"host{index}", "role": "publisher" if index == 0 else
+                      "subscriber", "ssh": self.host(index)["name"],
+                      "address": self.host(index)["address"], **extra.get(index, {})}
+            lines.append("\n[[host]]")
+            lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+        path = os.path.join(self.tmp, "hosts.toml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def launch(self, hosts_path, *netprof_args):
+        started = time.monotonic()
+        code, out, err = run_script(LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--connect-timeout", "5", "--out",
+                                    self.out, hosts_path, *netprof_args,
+                                    deadline_s=LAUNCH_DEADLINE_S)
+        print(f"\nlaunch.py: exit {code} in {time.monotonic() - started:.1f} s",
+              file=sys.stderr)
+        return code, out, err
+
+    def merged(self):
+        with open(os.path.join(self.out, "merged.json")) as f:
+            return json.load(f)
+
+    def netprof_pids_on_lab_hosts(self):
+        found = []
+        for host in self.lab["hosts"]:
+            listed = subprocess.run(["ip", "netns", "pids", host["namespace"]],
+                                    capture_output=True, text=True, timeout=10).stdout
+            for pid in listed.split():
+                try:
+                    with open(f"/proc/{pid}/comm") as f:
+                        if f.read().strip() == "netprof":
+                            found.append((host["name"], int(pid)))
+                except OSError:
+                    pass
+        return found
+
+    def assert_nothing_left(self):
+        """No netprof on any lab host (a stop by PID may take a moment to land), and no run
+        folder left in the hosts' work directory."""
+        deadline = time.monotonic() + 5
+        while self.netprof_pids_on_lab_hosts() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = self.netprof_pids_on_lab_hosts()
+        for _, pid in left:  # do not let one test's leftovers spoil the next
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.assertEqual(left, [], "netprof left running on lab hosts")
+        self.assertEqual(os.listdir(self.work_dir), [], "run folders left on the hosts")
+
+    # --- tests ----------------------------------------------------------------------------
+
+    def test_publisher_and_four_subscribers_on_five_hosts(self):
+        # One host gets its binary copied over (scp) for the run, from a path nothing else
+        # runs: the copy is what runs there, and is removed with the run's folder.
+        hosts = self.write_hosts(4, {4: {"copy_binary": True, "netprof": "/nonexistent"}})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 0, out + err)
+        merged = self.merged()
+        self.assertEqual(merged["launcher"]["status"], 0)
+        publisher = merged["publisher"]["report"]
+        self.assertEqual(publisher["settings"]["transport"], "udp")
+        self.assertEqual(sorted(s["id"] for s in publisher["subscribers"]), [1, 2, 3, 4])
+        self.assertEqual(len(merged["subscribers"]), 4)
+        for index, entry in enumerate(merged["subscribers"], 1):
+            with self.subTest(subscriber=entry["name"]):
+                self.assertEqual(entry["exit_code"], 0)
+                own = entry["report"]["subscriber"]
+                self.assertEqual(own["id"], index)
+                self.assertGreater(own["received"], 0)
+                self.assertGreater(own["throughput"]["messages_per_second"], 0)
+                self.assertEqual(entry["report"]["run_id"], publisher["run_id"])
+                # It ran on its own host: bound to that host's lab address.
+                self.assertEqual(entry["report"]["endpoint"]["local_addresses"],
+                                 [f"{self.host(index)['address']}:{41000 + index}"])
+        self.assertTrue(merged["subscribers"][3]["report"]["command_line"][0].startswith(
+            self.work_dir), "copy_binary: the copied binary ran")
+        with open(os.path.join(self.out, "subscribers.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([row["name"] for row in rows], ["host1", "host2", "host3", "host4"])
+        for row in rows:
+            self.assertGreater(int(row["received"]), 0)
+            self.assertEqual(row["outcome"], "complete")
+
+    def test_shaped_link_rate_in_the_report(self):
+        """tbf at 20 Mbit/s on what the publisher's host sends; the publisher offers about
+        twice that, so the link is the limit and the subscriber's throughput is its rate."""
+        rate_bits, size, send_hz = 20_000_000, 1400, 3500
+        self.shape("h0", "20mbit")
+        frame = size + NETPROF_HEADER + BELOW_UDP
+        expected_payload = rate_bits / 8 / frame * size
+        self.assertGreater(send_hz, 1.8 * rate_bits / 8 / frame)
+        code, out, err = self.launch(self.write_hosts(1), "-s", str(size), "--send-hz",
+                                     str(send_hz), "-t", "2", "--warmup-time", "0.5",
+                                     "-q", "8000000")
+        self.assertEqual(code, 0, out + err)
+        own = self.merged()["subscribers"][0]["report"]["subscriber"]
+        measured = own["throughput"]["payload_bytes_per_second"]
+        print(f"shaped link: expected {expected_payload:,.0f} B/s of payload, measured "
+              f"{measured:,.0f} B/s (ratio {measured / expected_payload:.3f}), lost "
+              f"{own['lost']}", file=sys.stderr)
+        self.assertLessEqual(abs(measured / expected_payload - 1), TOLERANCE)
+        self.assertGreater(own["lost"], 0, "nothing lost: the link was not the limit")
+
+    def shape(self, host, rate):
+        code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", host, rate,
+                                    deadline_s=20)
+        self.assertEqual(code, 0, out + err)
+        self.addCleanup(run_script, LAB, "--dir", self.lab_dir, "shape", host, "none",
+                        deadline_s=20)
+
+    def test_unreachable_host_is_named_and_nothing_starts(self):
+        hosts = self.write_hosts(2, {2: {"name": "ghost", "ssh": f"root@{SUBNET}.99"}})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'ghost'", err)
+        self.assertIn("unreachable", err)
+        self.assertNotIn("host 'host1'", err)
+
+    def test_host_without_netprof_is_named_and_nothing_starts(self):
+        hosts = self.write_hosts(2, {2: {"netprof": "/nonexistent/netprof"}})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'host2'", err)
+        self.assertIn("has no netprof at /nonexistent/netprof", err)
+
+    def test_version_mismatch_is_named(self):
+        impostor = os.path.join(self.tmp, "netprof")
+        with open(impostor, "w") as f:
+            f.write("#!/bin/sh\necho 'netprof 0.0.1 (commit 000000000000)'\n")
+        os.chmod(impostor, 0o755)
+        code, out, err = self.launch(self.write_hosts(1, {1: {"netprof": impostor}}), *MODEST)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("host 'host1' runs another netprof", err)
+
+    def test_interrupt_stops_every_remote_role(self):
+        processes = Processes()
+        self.addCleanup(processes.kill_all)
+        launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--out", self.out, self.write_hosts(1),
+                                    "-t", "60", "--send-hz", "500"], cwd=ROOT)
+        self.wait_until_publisher_started(roles=2)
+        launcher.send_signal(signal.SIGINT)
+        done = processes.finish(launcher, deadline_s=20)
+        self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
+        self.assertIn("interrupted", done.stderr)
+
+    def test_host_that_dies_mid_run_stops_the_run(self):
+        """A subscriber's host unplugged mid-run: ssh's keep-alive notices, the launcher names
+        it, stops the others by PID and exits 4. What ran on the dead host ends by itself
+        (the publisher silent: --idle-timeout); its run folder stays, as on a real dead host."""
+        processes = Processes()
+        self.addCleanup(processes.kill_all)
+        launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
+                                    netprof_path(), "--connect-timeout", "3", "--out",
+                                    self.out, self.write_hosts(2), "-t", "60", "--send-hz",
+                                    "500"], cwd=ROOT)
+        self.wait_until_publisher_started(roles=3)
+        self.cable("unplug", "h2")
+        self.addCleanup(self.cable, "plug", "h2")
+        done = processes.finish(launcher, deadline_s=40)
+        self.assertEqual(done.returncode, 4, done.stdout + done.stderr)
+        # Named as lost by its ssh's keep-alive, or, should another role end the run first,
+        # as unreachable when the launcher came to stop it.
+        self.assertRegex(done.stderr, r"subscriber 'host2' on h2: lost|host 'host2' \(h2\) "
+                                      r"unreachable when stopping")
+        self.cable("plug", "h2")
+        # The dead host's folder is the one thing the launcher could not remove.
+        for name in os.listdir(self.work_dir):
+            shutil.rmtree(os.path.join(self.work_dir, name))
+
+    def wait_until_publisher_started(self, roles):
+        """Until every role runs netprof on its host (the publisher is started last)."""
+        deadline = time.monotonic() + 20
+        while (len(self.netprof_pids_on_lab_hosts()) < roles
+               and time.monotonic() < deadline):
+            time.sleep(0.1)
+        self.assertEqual(len(self.netprof_pids_on_lab_hosts()), roles, "roles not started")
+        time.sleep(0.5)  # into the run
+
+    def cable(self, command, host):
+        code, out, err = run_script(LAB, "--dir", self.lab_dir, command, host, deadline_s=20)
+        self.assertEqual(code, 0, out + err)
+
+    def test_sweep_runs_through_the_launcher(self):
+        sweep_out = os.path.join(self.tmp, "sweep")
+        code, out, err = run_script(os.path.join(ROOT, "scripts", "tools", "sweep.py"),
+                                    "--netprof", netprof_path(), "--hosts", self.write_hosts(3),
+                                    "--ssh-config", self.ssh_config, "--sizes", "64",
+                                    "--subscribers", "2", "--duration", "0.5", "--warmup", "0.1",
+                                    "--send-hz", "1000", "--out", sweep_out,
+                                    deadline_s=LAUNCH_DEADLINE_S)
+        self.assertEqual(code, 0, out + err)
+        with open(os.path.join(sweep_out, "sweep.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 1)
+        self.assertEqual((rows[0]["status"], rows[0]["transport"], rows[0]["subscribers"]),
+                         ("ok", "udp", "2"), rows[0]["reason"])
+        self.assertGreater(float(rows[0]["messages_per_second"]), 0)
+        # The point's publisher had the first two subscribers of the hosts file (listed in
+        # order of arrival), and no third.
+        self.assertEqual({rows[0]["subscribers.0.id"], rows[0]["subscribers.1.id"]},
+                         {"1", "2"})
+        self.assertNotIn("subscribers.2.id", rows[0])
+
+    def test_one_direction_only_is_shaped(self):
+        """`--direction in` shapes what the host receives (its bridge port), not what it
+        sends (its eth0); `out` the reverse."""
+        switch, host = self.lab["switch"], self.host(3)
+
+        def has_tbf(namespace, device):
+            return "tbf" in subprocess.run(["tc", "-n", namespace, "qdisc", "show", "dev",
+                                            device], capture_output=True, text=True,
+                                           timeout=10).stdout
+
+        def shape(rate, direction):
+            code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", "h3", rate,
+                                        "--direction", direction, deadline_s=20)
+            self.assertEqual(code, 0, out + err)
+            return has_tbf(host["namespace"], "eth0"), has_tbf(switch, host["port"])
+
+        self.addCleanup(shape, "none", "both")
+        self.assertEqual(shape("5mbit", "in"), (False, True))
+        self.assertEqual(shape("none", "both"), (False, False))
+        self.assertEqual(shape("5mbit", "out"), (True, False))
+
+
+class HostsFileTest(unittest.TestCase):
+    """Bad input: one clear line and exit 2, before any host is contacted (no lab needed)."""
+
+    PUBLISHER = '[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\naddress = "10.0.0.1"\n'
+    CASES = {
+        "malformed": ("port = [\n", "is not valid TOML"),
+        "missing field": ('[[host]]\nname = "a"\nrole = "publisher"\nssh = "h0"\n',
+                          "[[host]] #1: missing address"),
+        "unknown role": (PUBLISHER.replace('"publisher"', '"relay"'), "unknown role 'relay'"),
+        "unknown field": ("pot = 4000\n", "unknown field 'pot'"),
+        "wrong type": ('port = "4000"\n', "port must be an integer, not a string"),
+        "two publishers": (PUBLISHER + PUBLISHER.replace('"a"', '"b"'),
+                           'exactly one [[host]] with role = "publisher" (found 2)'),
+        "no subscriber": (PUBLISHER, 'no [[host]] with role = "subscriber"'),
+    }
+
+    def test_bad_hosts_files_get_a_clear_message(self):
+        for case, (text, expected) in self.CASES.items():
+            with self.subTest(case=case):
+                with self.assertRaises(hosts_file.HostsFileError) as raised:
+                    hosts_file.parse(tomllib.loads(text)) if case != "malformed" else \
+                        hosts_file.load(self.write(text))
+                self.assertIn(expected, str(raised.exception))
+
+    def write(self, text):
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        path = os.path.join(folder, "hosts.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_a_bad_hosts_file_exits_2_with_one_line(self):
+        path = self.write(self.CASES["unknown role"][0])
+        code, out, err = run_script(LAUNCH, "--netprof", netprof_path(), "--out",
+                                    os.path.dirname(path), path, deadline_s=20)
+        self.assertEqual(code, 2, err)
+        self.assertEqual(err.strip(), f"launch: {path}: host 'a': unknown role 'relay': "
+                                      "publisher or subscriber")
+
+    def test_options_the_launcher_sets_are_refused(self):
+        code, out, err = run_script(LAUNCH, "hosts.toml", "-t", "1", "--json", "x.json",
+                                    deadline_s=20)
+        self.assertEqual(code, 2)
+        self.assertIn("--json: the launcher sets these from the hosts file", err)
+
+if __name__ == "__main__":
+    unittest.main()
