@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzmq3-dev cppzmq-dev
   libsodium-dev
+  libnng-dev
   python3 python3-zmq
   python3-matplotlib python3-scipy
   iproute2
