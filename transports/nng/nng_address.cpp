@@ -66,7 +66,8 @@ NngAddress parse_nng_address(const std::string& value, bool allow_port_zero)
       refuse(value, "an ipc:// URL needs an absolute path, as in ipc:///tmp/netprof.ipc");
     }
     // The back channel's file, with its suffix, must fit sun_path too.
-    if (address.path.size() + std::strlen(back_channel_suffix) > transport_common::max_socket_path) {
+    if (address.path.size() + std::strlen(back_channel_suffix) >
+        transport_common::max_socket_path) {
       refuse(value, "the path is too long for a Unix-domain socket (at most " +
                         std::to_string(transport_common::max_socket_path -
                                        std::strlen(back_channel_suffix)) +
@@ -111,8 +112,7 @@ std::uint16_t pick_free_port_pair(const std::string& host)
   // Each try asks the kernel for a free port and checks the one after it; a handful of tries
   // is plenty on a host that is not short of ports.
   for (int attempt = 0; attempt < 64; ++attempt) {
-    const std::uint16_t port =
-        transport_common::pick_free_ports(SOCK_STREAM, where, 1).front();
+    const std::uint16_t port = transport_common::pick_free_ports(SOCK_STREAM, where, 1).front();
     if (port < 65535 && port_is_free(where, static_cast<std::uint16_t>(port + 1))) {
       return port;
     }

@@ -12,10 +12,10 @@ enum class Scheme { tcp, ipc };
 
 struct NngAddress {
   Scheme scheme = Scheme::tcp;
-  std::string url;      // normalised: tcp://a.b.c.d:port or ipc:///path
-  std::string host;     // tcp: a dotted quad
+  std::string url;        // normalised: tcp://a.b.c.d:port or ipc:///path
+  std::string host;       // tcp: a dotted quad
   std::uint16_t port = 0; // tcp: 0 only where the local pair picks one
-  std::string path;     // ipc: absolute
+  std::string path;       // ipc: absolute
 };
 
 // The suffix of the back channel's socket file, beside the data's.

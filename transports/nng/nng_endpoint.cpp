@@ -69,8 +69,7 @@ int queue_messages(std::size_t queue_length_bytes, std::size_t message_bytes) no
 
 NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     : m_pattern(settings.pattern), m_publisher(settings.role == Role::publisher),
-      m_data_address(settings.data),
-      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_data_address(settings.data), m_max_message_size(max_payload_size + settings.header_bytes),
       m_queue_messages(queue_messages(settings.queue_length_bytes, settings.message_bytes)),
       m_framing_bytes(settings.data.scheme == Scheme::tcp ? tcp_framing : ipc_framing),
       m_requested_buffer_bytes(settings.queue_length_bytes)
@@ -116,10 +115,10 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
                          nng_strerror(got));
   }
 
-  const std::string back_channel =
-      m_back ? std::string(protocol_name(protocols.back)) +
-                   (m_publisher ? " <- push0" : " -> pull0") + " at " + m_back_address.url
-             : "the same pair0 connection";
+  const std::string back_channel = m_back ? std::string(protocol_name(protocols.back)) +
+                                                (m_publisher ? " <- push0" : " -> pull0") + " at " +
+                                                m_back_address.url
+                                          : "the same pair0 connection";
   m_notes.push_back(std::string("NNG ") + nng_version() + ", --nng-pattern " +
                     pattern_name(m_pattern) + ": data over " + protocol_name(protocols.data) +
                     ", back channel over " + back_channel);
@@ -236,8 +235,8 @@ EndpointFacts NngEndpoint::facts() const
     }
   } else {
     const std::string own = m_data->latest_local_address();
-    facts.local_addresses.push_back(own.empty() || own == "ipc://" ? "dialler of " + m_data_address.url
-                                                                   : own);
+    facts.local_addresses.push_back(
+        own.empty() || own == "ipc://" ? "dialler of " + m_data_address.url : own);
     facts.peer_addresses.push_back(m_data_address.url);
     if (m_back) {
       facts.peer_addresses.push_back(m_back_address.url);

@@ -188,9 +188,9 @@ void NngSocket::on_pipe_event(nng_pipe pipe, nng_pipe_ev event, void* self) noex
     std::erase(admitted, id);
   }
   socket.m_pipes.store(admitted.size(), std::memory_order_relaxed);
-  socket.m_peak_pipes.store(std::max(socket.m_peak_pipes.load(std::memory_order_relaxed),
-                                     admitted.size()),
-                            std::memory_order_relaxed);
+  socket.m_peak_pipes.store(
+      std::max(socket.m_peak_pipes.load(std::memory_order_relaxed), admitted.size()),
+      std::memory_order_relaxed);
 }
 
 std::string NngSocket::latest_local_address() const

@@ -99,8 +99,8 @@ public:
   {
     const Pattern chosen = pattern();
     check_one_subscriber(chosen, subscribers);
-    NngAddress listen_at = nng_parts::parse_nng_address(
-        url_given().value_or("tcp://127.0.0.1:0"), /*allow_port_zero=*/true);
+    NngAddress listen_at = nng_parts::parse_nng_address(url_given().value_or("tcp://127.0.0.1:0"),
+                                                        /*allow_port_zero=*/true);
     if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
       const std::string host = nng_parts::reachable_form(listen_at).host;
       listen_at = nng_parts::parse_nng_address(
