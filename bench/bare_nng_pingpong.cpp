@@ -1,7 +1,7 @@
 // The floor netprof's NNG ping-pong is compared against: the leanest honest round trip over
 // NNG between two processes, one pair0 socket each (listening pinger, dialling ponger), blocking
-// nng_send/nng_recv, no netprof code. With --size 116 --echo-size 60 the bytes are netprof's for
-// `-s 64` (its 52-byte header + 64 B out, an echo of 60 B back), so the ratio printed by
+// nng_send/nng_recv, no netprof code. With --size 116 --echo-size 52 the bytes are netprof's for
+// `-s 64` (its 52-byte header + 64 B out, an echo of a bare header back), so the ratio printed by
 // scripts/bench/bench_nng.sh is netprof's own cost.
 //
 //   bare_nng_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_pingpong";
 constexpr const char* usage =
-    "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=60)]\n"
+    "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=52)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
 // Generous for loopback, yet short enough that a lost message ends the run in seconds.
@@ -41,7 +41,7 @@ constexpr std::size_t max_size = std::size_t{1} << 20;
 
 struct Options {
   std::size_t size = 116;
-  std::size_t echo_size = 60;
+  std::size_t echo_size = 52;
   std::uint64_t iterations = 100000;
   std::uint64_t warmup = 10000;
   bool ipc = false;

@@ -21,7 +21,7 @@ warmup=2000
 transport=tcp
 cpus=none
 payload=64
-echo_extra=8 # netprof's echo: its header and the 8-byte probe stamp it carries back
+echo_extra=0 # netprof's echo is a bare header (src/core/subscriber.cpp: OutgoingMessage m_echo(0))
 target_latency=1.10
 
 usage()
