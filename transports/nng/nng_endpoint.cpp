@@ -26,6 +26,12 @@ struct Protocols {
   Protocol back;
 };
 
+// What a receive's result means: nothing came (or a signal), or the socket failed.
+bool nothing_came(int result) noexcept
+{
+  return result == NNG_ETIMEDOUT || result == NNG_EAGAIN || result == NNG_EINTR;
+}
+
 Protocols protocols_of(Pattern pattern, bool publisher)
 {
   switch (pattern) {
@@ -114,6 +120,9 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     throw TransportError(std::string("cannot get the NNG socket's receive descriptor: ") +
                          nng_strerror(got));
   }
+  if (const int allocated = nng_aio_alloc(&m_aio, nullptr, nullptr); allocated != 0) {
+    throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
+  }
 
   const std::string back_channel = m_back ? std::string(protocol_name(protocols.back)) +
                                                 (m_publisher ? " <- push0" : " -> pull0") + " at " +
@@ -133,6 +142,12 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     m_notes.push_back("removed a stale ipc socket file (left by an earlier run: nobody was "
                       "listening on it)");
   }
+}
+
+NngEndpoint::~NngEndpoint()
+{
+  // Before the sockets close (members go after this body): nothing may still be waiting.
+  nng_aio_free(m_aio);
 }
 
 SendResult NngEndpoint::send(std::span<const std::byte> message) noexcept
@@ -169,25 +184,39 @@ bool NngEndpoint::adopt_peer(PeerHandle /*sender*/) noexcept
   return true;
 }
 
-int NngEndpoint::drain(MessageSink& sink) noexcept
+int NngEndpoint::receive_one(nng_duration wait, nng_msg*& message) noexcept
+{
+  nng_aio_set_timeout(m_aio, wait);
+  nng_recv_aio(m_receiver->handle(), m_aio);
+  nng_aio_wait(m_aio);
+  const int result = nng_aio_result(m_aio);
+  if (result == 0) {
+    message = nng_aio_get_msg(m_aio);
+  }
+  return result;
+}
+
+void NngEndpoint::deliver(MessageSink& sink, nng_msg* message) noexcept
+{
+  const auto* body = static_cast<const std::byte*>(nng_msg_body(message));
+  const std::size_t size = nng_msg_len(message);
+  // The pipe id names the connection it came over; NNG never hands out 0 for a real one.
+  const auto pipe = static_cast<std::uint64_t>(nng_msg_get_pipe(message).id);
+  sink.on_message(
+      Delivery{std::span<const std::byte>(body, size), 1, size + m_framing_bytes, {pipe}});
+  nng_msg_free(message);
+}
+
+int NngEndpoint::drain(MessageSink& sink, int most) noexcept
 {
   int delivered = 0;
-  for (; delivered < receive_batch; ++delivered) {
+  for (; delivered < most; ++delivered) {
     nng_msg* message = nullptr;
-    const int got = nng_recvmsg(m_receiver->handle(), &message, NNG_FLAG_NONBLOCK);
-    if (got == NNG_EAGAIN || got == NNG_EINTR) {
-      return delivered;
-    }
+    const int got = receive_one(NNG_DURATION_ZERO, message);
     if (got != 0) {
-      return -1;
+      return nothing_came(got) ? delivered : -1;
     }
-    const auto* body = static_cast<const std::byte*>(nng_msg_body(message));
-    const std::size_t size = nng_msg_len(message);
-    // The pipe id names the connection it came over; NNG never hands out 0 for a real one.
-    const auto pipe = static_cast<std::uint64_t>(nng_msg_get_pipe(message).id);
-    sink.on_message(
-        Delivery{std::span<const std::byte>(body, size), 1, size + m_framing_bytes, {pipe}});
-    nng_msg_free(message);
+    deliver(sink, message);
   }
   return delivered;
 }
@@ -204,22 +233,31 @@ bool NngEndpoint::wait_readable(Nanoseconds remaining) noexcept
 ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
 {
   // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
-  const auto deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  const auto deadline = Clock::now() + capped;
+  // The first message: blocking in NNG for the whole milliseconds of the timeout (the core
+  // cuts its waits into slices of 20 ms, so a stop request is never late by more).
+  const auto whole_ms = std::chrono::duration_cast<std::chrono::milliseconds>(capped).count();
+  nng_msg* first = nullptr;
+  const int got =
+      receive_one(whole_ms >= 1 ? static_cast<nng_duration>(whole_ms) : NNG_DURATION_ZERO, first);
+  if (got == 0) {
+    deliver(sink, first);
+    return drain(sink, receive_batch - 1) < 0 ? ReceiveResult::failed : ReceiveResult::received;
+  }
+  if (!nothing_came(got)) {
+    return ReceiveResult::failed;
+  }
+  // What is left under a millisecond: NNG's timeouts are whole milliseconds, its descriptor
+  // is not.
   for (;;) {
-    const int delivered = drain(sink);
-    if (delivered < 0) {
-      return ReceiveResult::failed;
-    }
-    if (delivered > 0) {
-      return ReceiveResult::received;
-    }
     const Nanoseconds remaining = deadline - Clock::now();
-    if (remaining <= Nanoseconds::zero()) {
-      return ReceiveResult::timed_out;
+    if (remaining <= Nanoseconds::zero() || !wait_readable(remaining)) {
+      return ReceiveResult::timed_out; // or a signal: the core looks at its stop flag
     }
-    // Not readable within the time: a signal (the core looks at its stop flag) or nothing.
-    if (!wait_readable(remaining)) {
-      return ReceiveResult::timed_out;
+    const int delivered = drain(sink, receive_batch);
+    if (delivered != 0) {
+      return delivered < 0 ? ReceiveResult::failed : ReceiveResult::received;
     }
   }
 }

@@ -51,6 +51,10 @@ public:
 
   // Opens, listens and dials; throws TransportError when the system refuses.
   explicit NngEndpoint(const EndpointSettings& settings);
+  ~NngEndpoint() override;
+
+  NngEndpoint(const NngEndpoint&) = delete;
+  NngEndpoint& operator=(const NngEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
@@ -63,8 +67,12 @@ public:
   EndpointFacts facts() const override;
 
 private:
-  // Hands at most receive_batch waiting messages to the sink; -1 on a socket error.
-  int drain(MessageSink& sink) noexcept;
+  // Hands at most `most` waiting messages to the sink, without waiting; -1 on a socket error.
+  int drain(MessageSink& sink, int most) noexcept;
+  // One message through the endpoint's own aio, waiting up to `wait` (NNG_DURATION_ZERO: only
+  // looks): 0 with `message` set, else NNG's error (NNG_ETIMEDOUT: nothing came).
+  int receive_one(nng_duration wait, nng_msg*& message) noexcept;
+  void deliver(MessageSink& sink, nng_msg* message) noexcept;
   bool wait_readable(Nanoseconds remaining) noexcept;
 
   Pattern m_pattern;
@@ -76,6 +84,10 @@ private:
   NngSocket* m_sender = nullptr;
   NngSocket* m_receiver = nullptr;
   int m_receive_fd = -1; // NNG_OPT_RECVFD: readable while a message waits
+  // Reused by every receive: nng_recvmsg would allocate one per call. Blocking on it is how a
+  // plain NNG program waits, and costs less than polling NNG_OPT_RECVFD, which NNG's thread
+  // must signal and the next receive clear.
+  nng_aio* m_aio = nullptr;
   std::size_t m_max_message_size = 0;
   std::size_t m_receive_limit = 0;
   int m_queue_messages = 0;
