@@ -61,8 +61,8 @@ Options parse_options(int argc, char** argv)
       options.size =
           parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
     } else if (flag == "--echo-size") {
-      options.echo_size = parse_number<std::size_t>(value, min_size, max_size,
-                                                    "--echo-size must be 8 to 1048576");
+      options.echo_size =
+          parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
     } else if (flag == "--iterations") {
       options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
                                                        "--iterations must be 1 to 2^32");
