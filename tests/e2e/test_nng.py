@@ -1,6 +1,6 @@
 """End-to-end: real publisher and subscriber processes over NNG, tcp:// and ipc:// on loopback:
 ping-pong local pairs for pubsub and pair, a stream over pushpull, two subscribers over pubsub,
-a stale ipc file, and the refusals (a bad URL, pair or pushpull with two subscribers, -s over the
+a stale ipc file, a stranger announcing a huge frame, and the refusals (a bad URL, pair or pushpull with two subscribers, -s over the
 limit), each with one line and its documented exit status.
 
 ipc:// socket files live in the test's temporary directory, which cleanup removes.
@@ -162,6 +162,42 @@ class TwoProcessTest(NngTestCase):
             self.assertEqual(result.returncode, 3, result.stderr)
             self.assertIn(f"ipc://{path}", result.stderr)
             self.assertTrue(os.path.exists(path))
+
+
+class StrangerTest(NngTestCase):
+    # SP over tcp: an 8-byte header naming the sender's protocol (push0 is 0x50), then each
+    # message behind its 8-byte big-endian length.
+    PUSH0_HEADER = bytes([0, ord("S"), ord("P"), 0, 0x00, 0x50, 0, 0])
+
+    def test_a_huge_frame_to_the_back_channel_is_refused_and_the_run_passes(self):
+        url = self.url("tcp")
+        port = int(url.rsplit(":", 1)[1])
+        publisher, pub_json = self.start("-i", "0", "--nng", url, "--wait", "20", *PING_PONG,
+                                         json_name="pub")
+        start = time.monotonic()
+        stranger = None
+        while stranger is None and time.monotonic() - start < DEADLINE_S:
+            try:
+                stranger = socket.create_connection(("127.0.0.1", port + 1), timeout=5)
+            except OSError:
+                time.sleep(0.05)
+        self.assertIsNotNone(stranger, "the back channel never listened")
+        with stranger:
+            stranger.sendall(self.PUSH0_HEADER)
+            # 1 GiB announced, a few bytes sent: NNG must close before allocating it.
+            stranger.sendall((1 << 30).to_bytes(8, "big") + b"N" * 64)
+            # The publisher's SP header, then end of stream: it closed on us (a timeout here
+            # would mean it is still reading the gigabyte).
+            received = b""
+            while chunk := stranger.recv(64):
+                received += chunk
+            self.assertEqual(received[:4], b"\x00SP\x00")
+            subscriber, sub_json = self.start("-i", "1", "--nng", url, "--wait", "20",
+                                              json_name="sub")
+            pub = self.finish(publisher, pub_json, DEADLINE_S)
+            sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 0, pub.stderr + sub.stderr)
+        self.assertEqual(pub.json["publisher"]["echoes_received"], 300)
 
 
 class CommandLineTest(NngTestCase):
