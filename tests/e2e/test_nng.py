@@ -1,7 +1,8 @@
 """End-to-end: real publisher and subscriber processes over NNG, tcp:// and ipc:// on loopback:
 ping-pong local pairs for pubsub and pair, a stream over pushpull, two subscribers over pubsub,
-a stale ipc file, a stranger announcing a huge frame, and the refusals (a bad URL, pair or pushpull with two subscribers, -s over the
-limit), each with one line and its documented exit status.
+a stale ipc file, a stranger announcing a huge frame, and the refusals (a bad URL, pair or
+pushpull with two subscribers, -s over the limit), each with one line and its documented exit
+status.
 
 ipc:// socket files live in the test's temporary directory, which cleanup removes.
 """
