@@ -91,8 +91,13 @@ NngSocket::NngSocket(Protocol protocol)
     nng_pipe_notify(m_socket, event, &NngSocket::on_pipe_event, this);
   }
   if (protocol == Protocol::sub0) {
-    // Everything: netprof filters nothing by topic.
-    check(nng_socket_set(m_socket, NNG_OPT_SUB_SUBSCRIBE, "", 0), "cannot subscribe");
+    // Everything: netprof filters nothing by topic. The destructor does not run for a
+    // constructor that throws, so the socket is closed here.
+    if (const int subscribed = nng_socket_set(m_socket, NNG_OPT_SUB_SUBSCRIBE, "", 0);
+        subscribed != 0) {
+      nng_close(m_socket);
+      fail("cannot subscribe", subscribed);
+    }
   }
   nng_socket_set_ms(m_socket, NNG_OPT_RECONNMINT, reconnect_min_ms);
   nng_socket_set_ms(m_socket, NNG_OPT_RECONNMAXT, reconnect_max_ms);
