@@ -31,8 +31,9 @@ constexpr const char* usage =
     "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=52)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
-// Generous for loopback, yet short enough that a lost message ends the run in seconds.
-constexpr nng_duration receive_timeout_ms = 2000;
+// Generous even for a loaded VM, whose stalls reached 2 s, yet short enough that a lost message
+// ends the run in seconds.
+constexpr nng_duration receive_timeout_ms = 10000;
 // The ponger's process may take a while to start and dial.
 constexpr nng_duration hello_timeout_ms = 10000;
 constexpr std::size_t sequence_offset = 0;

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# netprof over NNG against a bare NNG pair0 ping-pong (bench/bare_nng_pingpong.cpp), interleaved
-# in one run: one-way p50 (RTT p50 / 2) of netprof --nng-pattern pair -s 64 (its header + 64 B
-# out, its echo back) and of the bare pair0 ping-pong sending the same bytes; target netprof
-# <= 1.10x bare. Prints figures; a missed target is reported, never an error: the exit status is
-# 0 unless a run crashed or timed out.
+# netprof over NNG against bare NNG programs, interleaved in one run:
+#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --nng-pattern pair -s 64 (its header + 64 B
+#              out, its echo back) and of a bare pair0 ping-pong sending the same bytes
+#              (bench/bare_nng_pingpong.cpp); target netprof <= 1.10x bare
+#   stream:    received messages/s of netprof --nng-pattern pushpull -s 128 and of a bare
+#              push0 -> pull0 stream of the same messages (bench/bare_nng_stream.cpp) for the same
+#              time; target netprof >= 0.90x bare
+# Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
+# crashed or timed out.
 #
 #   scripts/bench/bench_nng.sh [BUILD_DIR] [--repeat N] [--iterations N] [--transport tcp|ipc]
 #       [--cpu A,B|none]
@@ -21,6 +25,9 @@ warmup=2000
 transport=tcp
 cpus=none
 payload=64
+payload_stream=128
+seconds=2
+target_rate=0.90
 echo_extra=0 # netprof's echo is a bare header (src/core/subscriber.cpp: OutgoingMessage m_echo(0))
 target_latency=1.10
 
@@ -48,10 +55,11 @@ warmup=$((iterations / 10))
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_nng_pingpong
+bare_stream=$build_dir/bench/bare_nng_stream
 python=/usr/bin/python3
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-require_binaries "$netprof" "$bare"
+require_binaries "$netprof" "$bare" "$bare_stream"
 bench_start bench_nng
 
 header=$(netprof_header_bytes "$netprof")
@@ -77,6 +85,12 @@ for ((run = 1; run <= repeat; run++)); do
   tolerated_statuses=1 run_limited "$limit" "$work/netprof.$run.out" "$netprof" --local-pair \
     --nng "$url" --nng-pattern pair --mode ping-pong -s "$payload" --count "$iterations" \
     --warmup-count "$warmup" "${pin[@]}" --quiet --json "$work/netprof.$run.json"
+  run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" \
+    --size "$((payload_stream + header))" --seconds "$seconds" --transport "$transport" "${pin[@]}"
+  [[ $transport == ipc ]] && url="ipc://$work/netprof-stream-$run.ipc"
+  tolerated_statuses=1 run_limited "$limit" "$work/netprof_stream.$run.out" "$netprof" --local-pair \
+    --nng "$url" --nng-pattern pushpull -s "$payload_stream" -t "$seconds" "${pin[@]}" --quiet \
+    --json "$work/netprof_stream.$run.json"
 done
 
 runs_of()
@@ -86,12 +100,14 @@ runs_of()
   fields "$path" "${files[@]}"
 }
 
-"$python" - "$repeat" "$target_latency" "$(runs_of bare one_way_p50_ns)" \
-  "$(runs_of netprof publisher.latency.one_way_ns.p50)" <<'PY'
+"$python" - "$repeat" "$target_latency" "$target_rate" "$(runs_of bare one_way_p50_ns)" \
+  "$(runs_of netprof publisher.latency.one_way_ns.p50)" \
+  "$(runs_of bare_stream messages_per_second)" \
+  "$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)" <<'PY'
 import statistics, sys
 
-repeat, target, bare, ours = sys.argv[1:]
-target = float(target)
+repeat, target, target_rate, bare, ours, bare_rate, ours_rate = sys.argv[1:]
+target, target_rate = float(target), float(target_rate)
 
 def numbers(text):
     return [None if word == "n/a" else float(word) for word in text.split()]
@@ -113,6 +129,19 @@ if ratio is None:
 else:
     verdict = "PASS" if ratio <= target else "MISS"
     print(f"  ratio netprof/bare: {ratio:.2f}x (target <= {target:.2f}x: {verdict}); per run {per_run}")
+
+bare_rate, ours_rate = numbers(bare_rate), numbers(ours_rate)
+b, o = median(bare_rate), median(ours_rate)
+ratio = o / b if o and b else None
+per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours_rate, bare_rate))
+print(f"push/pull stream, received messages/s, medians of {repeat} interleaved runs, thousands")
+print(f"  bare push0/pull0 {b / 1e3:.1f}" if b else "  bare push0/pull0 n/a")
+print(f"  netprof          {o / 1e3:.1f}" if o else "  netprof          n/a")
+if ratio is None:
+    print("  ratio netprof/bare: n/a")
+else:
+    verdict = "PASS" if ratio >= target_rate else "MISS"
+    print(f"  ratio netprof/bare: {ratio:.2f}x (target >= {target_rate:.2f}x: {verdict}); per run {per_run}")
 PY
 
 if ((failures > 0)); then
