@@ -120,7 +120,8 @@ void run_receiver(const std::string& url, const Options& options)
   std::printf("{\"pattern\":\"push0-pull0\",\"transport\":\"%s\",\"size\":%zu,\"received\":%llu,"
               "\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
               options.ipc ? "ipc" : "tcp", options.size, static_cast<unsigned long long>(received),
-              seconds, received > 1 && seconds > 0 ? static_cast<double>(received - 1) / seconds : 0.0);
+              seconds,
+              received > 1 && seconds > 0 ? static_cast<double>(received - 1) / seconds : 0.0);
 }
 
 // The parent: listens, pushes for --seconds (blocking sends: push0 waits for room), then the

@@ -248,6 +248,13 @@ ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   if (!nothing_came(got)) {
     return ReceiveResult::failed;
   }
+  if (whole_ms < 1 && capped <= Nanoseconds::zero()) {
+    // A look that found nothing: what would bring a message is NNG's own threads, which may
+    // need this CPU (the core looks several times in a row before it sleeps, and spins under
+    // --wait-strategy spin), so give it away before the core looks again.
+    sched_yield();
+    return ReceiveResult::timed_out;
+  }
   // What is left under a millisecond: NNG's timeouts are whole milliseconds, its descriptor
   // is not.
   for (;;) {
