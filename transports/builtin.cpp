@@ -1,4 +1,5 @@
 #include "mq/mq_transport.hpp"
+#include "nng/nng_transport.hpp"
 #include "shm/shm_transport.hpp"
 #include "tcp/tcp_transport.hpp"
 #include "udp/udp_transport.hpp"
@@ -24,6 +25,8 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add({"uds", "Unix-domain sockets: --uds PATH or @NAME, where the publisher listens",
                 make_uds_transport});
   registry.add({"mq", "POSIX message queues on this host: --mq NAME", make_mq_transport});
+  registry.add({"nng", "NNG over tcp:// or ipc://: --nng URL, where the publisher listens",
+                make_nng_transport});
 }
 
 } // namespace netprof

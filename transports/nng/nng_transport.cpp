@@ -1,0 +1,176 @@
+#include "nng_transport.hpp"
+
+#include "nng_address.hpp"
+#include "nng_endpoint.hpp"
+
+#include "common/socket_file.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+namespace {
+
+using nng_parts::NngAddress;
+using nng_parts::Pattern;
+using nng_parts::Scheme;
+
+constexpr const char* flag = "--nng";
+// The core's default -s, for when the payload size is not known.
+constexpr std::size_t default_payload_bytes = 128;
+
+const OptionGroup& nng_options()
+{
+  static const OptionGroup group{
+      "NNG",
+      {OptionSpec("nng", "URL", Text{},
+                  "NNG (nanomsg-next-gen): tcp://host:port or ipc:///path. The publisher "
+                  "listens there (0.0.0.0: every interface), subscribers dial it. With pubsub "
+                  "and pushpull the back channel (hellos, echoes, final counters) listens at the "
+                  "next tcp port, or at the ipc path with \".back\" after it. --local-pair takes "
+                  "none (free loopback ports) or one (tcp port 0: netprof picks).")
+           .passed(PairRoute::neither),
+       OptionSpec("nng-pattern", "pubsub|pushpull|pair", Choice{{"pubsub", "pushpull", "pair"}},
+                  "the NNG protocols that carry the data: pubsub (pub0/sub0, any number of "
+                  "subscribers), pushpull (push0/pull0) or pair (pair0, both ways over one "
+                  "connection); pushpull and pair take exactly one subscriber. Give every "
+                  "process the same")
+           .with_default("pubsub")}};
+  return group;
+}
+
+// --subscribers as given (the core checks its value; here only its meaning for the pattern).
+std::optional<std::uint64_t> subscribers_given(const OptionValues& values)
+{
+  std::optional<std::uint64_t> found;
+  for (const GivenOption& option : values.in_order()) {
+    if (option.long_name == "subscribers" && !option.values.empty()) {
+      std::uint64_t number = 0;
+      const std::string& text = option.values.back();
+      if (std::from_chars(text.data(), text.data() + text.size(), number).ec == std::errc{}) {
+        found = number;
+      }
+    }
+  }
+  return found;
+}
+
+class NngTransport final : public Transport {
+public:
+  const OptionGroup& options() const override { return nng_options(); }
+
+  void validate(Role role) const override
+  {
+    const Pattern chosen = pattern();
+    // No --nng at all is checked by open(): the local pair picks its own.
+    if (option_values().given("nng")) {
+      address(role);
+    }
+    if (role == Role::publisher) {
+      check_one_subscriber(chosen, subscribers_given(option_values()).value_or(1));
+    }
+  }
+
+  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
+  {
+    const Pattern chosen = pattern();
+    if (request.role == Role::publisher) {
+      check_one_subscriber(chosen, request.subscribers);
+    }
+    nng_parts::EndpointSettings settings;
+    settings.role = request.role;
+    settings.pattern = chosen;
+    settings.data = address(request.role);
+    settings.queue_length_bytes = request.queue_length_bytes;
+    settings.message_bytes = request.message_size > 0
+                                 ? request.message_size
+                                 : request.header_bytes + default_payload_bytes;
+    settings.header_bytes = request.header_bytes;
+    settings.largest_control_message = request.largest_control_message;
+    return std::make_unique<nng_parts::NngEndpoint>(settings);
+  }
+
+  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
+  {
+    const Pattern chosen = pattern();
+    check_one_subscriber(chosen, subscribers);
+    NngAddress listen_at = nng_parts::parse_nng_address(url_given().value_or("tcp://127.0.0.1:0"),
+                                                        /*allow_port_zero=*/true);
+    if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
+      const std::string host = nng_parts::reachable_form(listen_at).host;
+      listen_at = nng_parts::parse_nng_address(
+          "tcp://" + listen_at.host + ":" + std::to_string(nng_parts::pick_free_port_pair(host)));
+    }
+    if (chosen != Pattern::pair) {
+      nng_parts::back_channel_address(listen_at); // a bad one is reported before any child
+    }
+    const std::string dial = nng_parts::reachable_form(listen_at).url;
+    LoopbackArguments arguments{{flag, listen_at.url}, {}, {}};
+    for (std::size_t i = 0; i < subscribers; ++i) {
+      arguments.subscribers.push_back({flag, dial});
+    }
+    if (listen_at.scheme == Scheme::ipc) {
+      arguments.files.push_back(listen_at.path);
+      arguments.files.push_back(listen_at.path + nng_parts::back_channel_suffix);
+    }
+    return arguments;
+  }
+
+private:
+  std::optional<std::string> url_given() const
+  {
+    return option_values().text(nng_options()["nng"]);
+  }
+
+  Pattern pattern() const
+  {
+    return static_cast<Pattern>(*option_values().choice(nng_options()["nng-pattern"]));
+  }
+
+  NngAddress address(Role role) const
+  {
+    const std::optional<std::string> given = url_given();
+    if (!given) {
+      throw UsageError(role == Role::publisher
+                           ? "an nng publisher needs the URL it listens at: --nng "
+                             "tcp://host:port or --nng ipc:///path"
+                           : "an nng subscriber needs its publisher's URL: --nng "
+                             "tcp://host:port or --nng ipc:///path");
+    }
+    NngAddress parsed = nng_parts::parse_nng_address(*given);
+    if (pattern() != Pattern::pair) {
+      nng_parts::back_channel_address(parsed); // refuses tcp port 65535
+    }
+    return parsed;
+  }
+
+  // push0 deals messages out in turn, so a second subscriber would take half the data and
+  // each would count the other half as loss; pair0 is one connection by definition.
+  static void check_one_subscriber(Pattern chosen, std::uint64_t subscribers)
+  {
+    if (chosen == Pattern::pubsub || subscribers <= 1) {
+      return;
+    }
+    throw UsageError(std::string("--nng-pattern ") + nng_parts::pattern_name(chosen) +
+                     " takes exactly one subscriber, not " + std::to_string(subscribers) +
+                     (chosen == Pattern::pair
+                          ? ": NNG's pair0 joins two sockets only"
+                          : ": push0 deals each message to one of its pullers in turn, so each "
+                            "subscriber would get a share and count the rest as loss") +
+                     "; use --nng-pattern pubsub for several subscribers");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Transport> make_nng_transport()
+{
+  return std::make_unique<NngTransport>();
+}
+
+} // namespace netprof
