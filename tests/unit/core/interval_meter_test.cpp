@@ -23,17 +23,27 @@ IntervalTotals sent(std::uint64_t messages)
   return totals;
 }
 
-std::vector<IntervalFigures> take_all(IntervalMeter& sut, Clock::time_point phase_start)
-{
-  std::vector<IntervalFigures> out;
-  IntervalTotals before;
-  while (sut.take([&](const IntervalMeter::Slot& slot) {
-    out.push_back(IntervalReporter::figures(slot, before, phase_start));
-    before = slot.totals;
-  })) {
+// What IntervalReporter's thread does, on the test's thread: takes what is closed, in order,
+// keeping the totals the next interval's figures start from.
+class Taker {
+public:
+  explicit Taker(IntervalMeter& meter) : m_meter(meter) {}
+
+  std::vector<IntervalFigures> take_all()
+  {
+    std::vector<IntervalFigures> out;
+    while (m_meter.take([&](const IntervalMeter::Slot& slot) {
+      out.push_back(IntervalReporter::figures(slot, m_before, t0));
+      m_before = slot.totals;
+    })) {
+    }
+    return out;
   }
-  return out;
-}
+
+private:
+  IntervalMeter& m_meter;
+  IntervalTotals m_before;
+};
 
 TEST(IntervalMeter, DueOnlyOnceStartedAndAtTheBoundary)
 {
@@ -47,38 +57,42 @@ TEST(IntervalMeter, DueOnlyOnceStartedAndAtTheBoundary)
 TEST(IntervalMeter, ClosedIntervalsAreTakenInOrderWithTheirDeltas)
 {
   IntervalMeter sut(milliseconds(100));
+  Taker reporter(sut);
   sut.start(t0);
   sut.record_latency(1'000);
   ASSERT_TRUE(sut.close(t0 + milliseconds(100), sent(10)));
+  const std::vector<IntervalFigures> first = reporter.take_all();
   sut.record_latency(2'000);
   sut.record_latency(4'000);
   ASSERT_TRUE(sut.close(t0 + milliseconds(200), sent(25)));
-  const std::vector<IntervalFigures> taken = take_all(sut, t0);
-  ASSERT_EQ(taken.size(), 2u);
-  EXPECT_DOUBLE_EQ(taken[0].start_seconds, 0.0);
-  EXPECT_DOUBLE_EQ(taken[0].end_seconds, 0.1);
-  EXPECT_EQ(taken[0].messages, 10u);
-  EXPECT_EQ(taken[0].payload_bytes, 1'000u);
-  EXPECT_EQ(taken[0].latency_count, 1u);
-  EXPECT_DOUBLE_EQ(taken[1].start_seconds, 0.1);
-  EXPECT_DOUBLE_EQ(taken[1].end_seconds, 0.2);
-  EXPECT_EQ(taken[1].messages, 15u);
-  EXPECT_EQ(taken[1].latency_count, 2u);
-  EXPECT_EQ(taken[1].latency_p99_ns, 4'000); // within the histogram's 0.1%
+  const std::vector<IntervalFigures> second = reporter.take_all();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_DOUBLE_EQ(first[0].start_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(first[0].end_seconds, 0.1);
+  EXPECT_EQ(first[0].messages, 10u);
+  EXPECT_EQ(first[0].payload_bytes, 1'000u);
+  EXPECT_EQ(first[0].latency_count, 1u);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_DOUBLE_EQ(second[0].start_seconds, 0.1);
+  EXPECT_DOUBLE_EQ(second[0].end_seconds, 0.2);
+  EXPECT_EQ(second[0].messages, 15u);
+  EXPECT_EQ(second[0].latency_count, 2u);
+  EXPECT_EQ(second[0].latency_p99_ns, 4'000); // the maximum: exact
 }
 
 TEST(IntervalMeter, ATakenSlotStartsEmptyForTheLoop)
 {
   IntervalMeter sut(milliseconds(100));
+  Taker reporter(sut);
   sut.start(t0);
   sut.record_latency(1'000);
   ASSERT_TRUE(sut.close(t0 + milliseconds(100), sent(1)));
-  ASSERT_EQ(take_all(sut, t0).size(), 1u);
+  ASSERT_EQ(reporter.take_all().size(), 1u);
   ASSERT_TRUE(sut.close(t0 + milliseconds(200), sent(2)));
-  const std::vector<IntervalFigures> second = take_all(sut, t0);
+  const std::vector<IntervalFigures> second = reporter.take_all();
   sut.record_latency(3'000); // into the first slot again, which the reporter reset
   ASSERT_TRUE(sut.close(t0 + milliseconds(300), sent(3)));
-  const std::vector<IntervalFigures> third = take_all(sut, t0);
+  const std::vector<IntervalFigures> third = reporter.take_all();
   ASSERT_EQ(second.size(), 1u);
   ASSERT_EQ(third.size(), 1u);
   EXPECT_EQ(second[0].latency_count, 0u);
@@ -86,24 +100,24 @@ TEST(IntervalMeter, ATakenSlotStartsEmptyForTheLoop)
   EXPECT_EQ(third[0].latency_p50_ns, 3'000);
 }
 
-TEST(IntervalMeter, TheIntervalGoesOnWhileTheReporterHoldsTheOtherSlot)
+TEST(IntervalMeter, TheIntervalGoesOnWhileTheReporterHoldsTheClosedOne)
 {
   IntervalMeter sut(milliseconds(100));
+  Taker reporter(sut);
   sut.start(t0);
   ASSERT_TRUE(sut.close(t0 + milliseconds(100), sent(10)));
-  ASSERT_TRUE(sut.close(t0 + milliseconds(200), sent(20)));
-  // Both slots are now the reporter's: the third boundary is skipped.
-  EXPECT_FALSE(sut.close(t0 + milliseconds(300), sent(30)));
+  // The reporter has not taken it yet: the second boundary is skipped.
+  EXPECT_FALSE(sut.close(t0 + milliseconds(200), sent(20)));
   sut.record_latency(5'000);
-  std::vector<IntervalFigures> taken = take_all(sut, t0);
-  ASSERT_EQ(taken.size(), 2u);
-  EXPECT_EQ(taken[0].messages, 10u);
-  EXPECT_EQ(taken[1].messages, 10u);
-  sut.finish(t0 + milliseconds(350), sent(35));
-  taken = take_all(sut, t0);
+  std::vector<IntervalFigures> taken = reporter.take_all();
   ASSERT_EQ(taken.size(), 1u);
-  EXPECT_DOUBLE_EQ(taken[0].start_seconds, 0.2); // one interval of 150 ms, not 100
-  EXPECT_DOUBLE_EQ(taken[0].end_seconds, 0.35);
+  EXPECT_EQ(taken[0].messages, 10u);
+  sut.finish(t0 + milliseconds(250), sent(25));
+  taken = reporter.take_all();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_DOUBLE_EQ(taken[0].start_seconds, 0.1); // one interval of 150 ms, not 100
+  EXPECT_DOUBLE_EQ(taken[0].end_seconds, 0.25);
+  EXPECT_EQ(taken[0].messages, 15u);
   EXPECT_EQ(taken[0].latency_count, 1u);
 }
 
@@ -120,7 +134,7 @@ TEST(IntervalMeter, FinishWithoutAStartClosesNothing)
 {
   IntervalMeter sut(milliseconds(100));
   sut.finish(t0, sent(0));
-  EXPECT_TRUE(take_all(sut, t0).empty());
+  EXPECT_TRUE(Taker(sut).take_all().empty());
 }
 
 TEST(IntervalMeter, IntervalsAddUpToTheTotals)
