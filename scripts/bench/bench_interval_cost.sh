@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What --interval costs the measured loop: the same --local-pair ping-pong run with and without
-# --interval 1, alternating, in rounds; prints each round's one-way p50 and the median ratio
-# (with / without). Figures only: the exit status is 0 unless a run crashed or timed out.
+# --interval 1, alternately, in rounds; prints each round's one-way p50 and the median ratio
+# (with / without). Figures only, no target: the exit status is 0 unless a run crashed or timed
+# out.
 #
 #   scripts/bench/bench_interval_cost.sh [BUILD_DIR] [--time SECONDS] [--rounds N] [--cpu A,B] [--transport shm|udp]
 #
@@ -28,9 +29,11 @@ read_round_options "${args[@]+"${args[@]}"}"
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer" >&2; exit 2; }
 [[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
 [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+# shm spins, as bench_shm.sh and bench_threads.sh do: the loop's own cost is then most of the
+# round trip, so what --interval adds to it shows.
 case $transport in
-shm) transport_args=(--shm) ;;
-udp) transport_args=() ;; # the local pair's default: udp on loopback
+shm) transport_args=(--shm --wait-strategy spin) ;;
+udp) transport_args=() ;; # the local pair's default: udp on loopback, blocking waits
 *) echo "--transport must be shm or udp" >&2; exit 2 ;;
 esac
 
