@@ -55,6 +55,9 @@ for ((round = 1; round <= rounds; ++round)); do
     run_limited "$limit" "$work/out" "$netprof" --local-pair --mode ping-pong -t "$seconds" \
       --warmup-time 0.5 --cpu "$cpus" --quiet "${transport_args[@]}" "${extra[@]+"${extra[@]}"}" \
       --json "$report"
+    if ((last_status == 1)); then # the run ended but failed: say why, from its report
+      echo "  its problems: $(field "$report" result.problems)" >&2
+    fi
     p50+=("$(field "$report" publisher.latency.one_way_ns.p50)")
   done
   ratio=$("$python" -c '
