@@ -66,6 +66,10 @@ struct RunConfig {
   double drop_percent = 0.0;
   std::uint64_t drop_seed = 1;
 
+  // --interval: a line of figures every this many seconds of the measured phase, and
+  // intervals[] in the JSON; none without it.
+  std::optional<double> interval_seconds;
+
   std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
   std::string json_path;                  // --json
   bool quiet = false;                     // --quiet: no report on stdout, no status line

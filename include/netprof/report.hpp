@@ -4,6 +4,7 @@
 
 #include <netprof/config.hpp>
 #include <netprof/histogram.hpp>
+#include <netprof/send_accounting.hpp>
 #include <netprof/transport.hpp>
 #include <netprof/wire.hpp>
 
@@ -122,6 +123,26 @@ struct AbandonedRun {
 // 0 when nothing was sent. The one definition the text, JSON and --max-loss all use.
 double loss_percent(const SubscriberResult& result) noexcept;
 
+// One interval of --interval: what happened between two boundaries of the measured phase,
+// on this process's clock. The publisher fills `sends` and `echoes` (latency: the RTT of the
+// echoes that arrived in it); a subscriber fills `lost` (latency: receive minus send stamp,
+// meaningful on one host only).
+struct IntervalFigures {
+  double start_seconds = 0.0; // from the start of the measured phase (subscriber: its first
+  double end_seconds = 0.0;   // measured message)
+  std::uint64_t messages = 0; // publisher: sent; subscriber: received
+  std::uint64_t payload_bytes = 0;
+  SendAccounting sends;
+  std::uint64_t echoes = 0;
+  std::uint64_t lost = 0; // new gaps in the sequence numbers (a late arrival fills one later)
+  std::uint64_t latency_count = 0;
+  std::int64_t latency_p50_ns = 0;
+  std::int64_t latency_p99_ns = 0;
+};
+
+// The line --interval prints for one interval, as iperf3 -i does.
+std::string format_interval_line(const IntervalFigures& interval, Role role);
+
 struct RunReport {
   RunConfig config;
   EndpointFacts endpoint;
@@ -145,6 +166,7 @@ struct RunReport {
   std::uint64_t echoes_received = 0;
   std::uint64_t echoes_late = 0;     // arrived after --probe-timeout (ping-pong) or unknown
   std::uint64_t challenges_sent = 0; // address-proof challenges, answering hellos (wire.hpp)
+  SendAccounting send_accounting;    // the measured phase's send attempts, by outcome and cause
   LatencySummary rtt;                // intended-send-time based (coordinated omission corrected)
   LatencySummary rtt_uncorrected;    // actual-send-time based
   // For probes every subscriber echoed: the spread between the first and the last echo.
@@ -161,6 +183,9 @@ struct RunReport {
   std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
+
+  // --interval's intervals, in order; the last one may be shorter (the phase's rest).
+  std::vector<IntervalFigures> intervals;
 
   // What this process cost, measured after its run: CPU time (user, system) and peak RSS.
   std::optional<wire::ProcessUsage> usage;

@@ -57,6 +57,22 @@ enum class SendResult {
   failed          // a transport error; the message was not sent
 };
 
+// Why a send() (or send_announced()) did not return SendResult::sent, so the core can count
+// pushed-back and failed sends by cause. The transport only names the cause; the core counts.
+// Keep `count_` last: the core sizes a fixed array by it.
+enum class SendCause : std::uint8_t {
+  unspecified,     // the transport did not say
+  would_block,     // EAGAIN/EWOULDBLOCK: the socket's send buffer is full
+  no_buffer_space, // ENOBUFS: the kernel's device queue is full
+  high_water_mark, // ZeroMQ: a peer's queue reached its high-water mark (EAGAIN from zmq_send)
+  ring_full,       // shared memory: the ring has no room (a keep-all subscriber lags)
+  queue_full,      // POSIX message queue: a subscriber's queue is full
+  connecting,      // a connection is still being set up (TCP, Unix-domain dialling)
+  interrupted,     // EINTR: a signal cut the call short
+  error,           // a transport error (the send failed)
+  count_
+};
+
 enum class ReceiveResult {
   received,  // at least one message went to the sink
   timed_out, // nothing arrived within the timeout (or nothing was waiting, for timeout zero)
@@ -164,6 +180,11 @@ public:
   {
     return send(message);
   }
+
+  // Why the last send(), send_announced() or flush() that did not return SendResult::sent did
+  // not: read by the core right after such a result, to count pushed-back sends by cause.
+  // Never allocates; a transport that does not override it leaves the cause unspecified.
+  virtual SendCause last_send_cause() const noexcept { return SendCause::unspecified; }
 
   // What it can do; the same for the endpoint's whole life.
   virtual Capabilities capabilities() const noexcept = 0;

@@ -438,6 +438,51 @@ def free_port(kind=socket.SOCK_DGRAM):
 
 
 @dataclasses.dataclass
+class OnTerminal:
+    returncode: int  # None when it was killed at its deadline
+    terminal: str  # what it wrote to its stderr, the terminal
+    stdout: str
+
+
+def run_on_terminal(argv, deadline_s):
+    """Runs argv with stderr on a pseudo-terminal (netprof's status line draws only there) and
+    stdout captured; kills it by its PID at the deadline."""
+    import pty  # noqa: PLC0415 (POSIX only, and only these callers need it)
+    import select  # noqa: PLC0415
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    seen = b""
+    deadline = time.monotonic() + deadline_s
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # EIO: every writer closed the terminal
+                    chunk = b""
+                seen += chunk
+                if not chunk and process.poll() is not None:
+                    break
+            elif process.poll() is not None:
+                break
+    finally:
+        os.close(controller)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+            status = None
+        else:
+            status = process.returncode
+    stdout = process.stdout.read().decode(errors="replace")
+    process.stdout.close()
+    return OnTerminal(status, seen.decode(errors="replace"), stdout)
+
+
+@dataclasses.dataclass
 class Finished:
     returncode: int
     stdout: str

@@ -59,7 +59,7 @@ run_asan() {
 # only these executables are built. Then the live status line's thread, which needs a terminal.
 # Not zmq's contract tests: see tests/sanitizers/tsan.supp for why TSan cannot judge them.
 tsan_targets=(shm_ring_test shm_segment_test shm_ring_stress_test contract_tests unit_core netprof)
-tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments|ThreadPair)\.|Builtin/TransportContract\.)'
+tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments|ThreadPair|IntervalThreads)\.|Builtin/TransportContract\.)'
 tsan_excluded='^Builtin/TransportContract\..*/zmq'
 
 run_tsan() {

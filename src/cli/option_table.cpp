@@ -254,6 +254,12 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
                 "(its field names and units, for scripts that parse it)",
                 publisher),
            Readers::both, field<&RunConfig::report_format>},
+          {output,
+           spec("interval", "SECONDS", positive_seconds(), std::nullopt,
+                "print a line of figures every SECONDS of the measured phase (as iperf3 -i): "
+                "messages, bytes, loss, send attempts, latency p50/p99; the JSON gets "
+                "intervals[] (> 0, at most the run's -t)"),
+           Readers::both, field<&RunConfig::interval_seconds>},
           {output, switch_spec("quiet", "no report on stdout and no status line", publisher),
            Readers::both, field<&RunConfig::quiet>},
           {output,

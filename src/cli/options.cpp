@@ -8,6 +8,7 @@
 #include <netprof/errors.hpp>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,16 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
   if (config.local_pair && values.given("subscribers") && config.subscribers != 1) {
     throw UsageError("--local-pair runs one subscriber: drop --subscribers " +
                      std::to_string(config.subscribers));
+  }
+  // An interval longer than the measured phase would never close before the run ends.
+  if (config.interval_seconds && !values.given("count") &&
+      (config.role == Role::publisher || config.local_pair) &&
+      *config.interval_seconds > config.test_seconds) {
+    std::ostringstream message;
+    message << "--interval " << *config.interval_seconds
+            << " is longer than the measured phase (-t " << config.test_seconds
+            << "): give an interval no longer than -t, or a longer -t";
+    throw UsageError(message.str());
   }
   // A publisher drops nothing (it receives only echoes), so the option would do nothing there.
   for (const char* name : {"drop-rate", "drop-seed"}) {

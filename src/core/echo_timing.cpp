@@ -20,6 +20,8 @@ bool EchoTimer::record(Member& member, ProbeRing::Entry& probe, Clock::time_poin
   const std::int64_t now_ns = to_wire_ns(now);
   const std::int64_t rtt = now_ns - probe.intended_ns;
   m_rtt.record(rtt);
+  if (m_intervals != nullptr)
+    m_intervals->record_latency(rtt);
   m_rtt_uncorrected.record(now_ns - probe.sent_ns);
   echoes.rtt->record(rtt);
   ++echoes.count;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "interval_meter.hpp"
 #include "live_status.hpp"
 #include "membership.hpp"
 #include "probe_ring.hpp"
@@ -18,6 +19,9 @@ namespace netprof {
 class EchoTimer {
 public:
   EchoTimer(LiveCounters& live, bool ping_pong) noexcept : m_live(live), m_ping_pong(ping_pong) {}
+
+  // --interval: each round trip is also recorded in the meter's open interval.
+  void measure_intervals(IntervalMeter* meter) noexcept { m_intervals = meter; }
 
   // Called once a probe is out; `expected_echoes` is how many members should answer it.
   void probe_sent(const wire::Header& probe, std::uint32_t expected_echoes,
@@ -71,6 +75,7 @@ private:
   Histogram m_fanout_skew;
   std::uint64_t m_echoes = 0;
   std::uint64_t m_echoes_late = 0;
+  IntervalMeter* m_intervals = nullptr;
 };
 
 } // namespace netprof

@@ -25,6 +25,29 @@ bool StatusLine::wanted(bool quiet, double expected_seconds) noexcept
   return !quiet && expected_seconds >= 2.0 && isatty(STDERR_FILENO) == 1;
 }
 
+std::string describe_phase(LivePhase phase, std::uint32_t expected, std::uint32_t announced)
+{
+  switch (phase) {
+  case LivePhase::setting_up:
+    break;
+  case LivePhase::waiting_for_subscribers:
+    return "waiting for " + std::to_string(expected) +
+           (expected == 1 ? " subscriber (" : " subscribers (") + std::to_string(announced) +
+           " announced)";
+  case LivePhase::waiting_for_acknowledgement:
+    return "waiting for the publisher's acknowledgement";
+  case LivePhase::waiting_for_data:
+    return "acknowledged, waiting for the publisher's first data";
+  case LivePhase::warming_up:
+    return "warming up";
+  case LivePhase::measuring:
+    return "measuring";
+  case LivePhase::ending:
+    return "ending";
+  }
+  return "setting up";
+}
+
 void StatusLine::run()
 {
   const auto start = Clock::now();
@@ -45,7 +68,10 @@ void StatusLine::run()
             : 0.0;
     std::string line = "["; // built by appending: g++ 12 misreports `"[" + string` (-Wrestrict)
     line += format_duration_ns(static_cast<double>((now - start).count()));
-    line += m_counters.measuring.load() ? "] measuring" : "] setting up";
+    line += "] ";
+    line += describe_phase(m_counters.phase.load(std::memory_order_relaxed),
+                           m_counters.subscribers_expected.load(std::memory_order_relaxed),
+                           m_counters.subscribers_announced.load(std::memory_order_relaxed));
     // A publisher sends and hears echoes, a subscriber receives: show what moves.
     if (sent > 0)
       line += "  sent " + format_count(sent);

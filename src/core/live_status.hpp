@@ -4,9 +4,21 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <thread>
 
 namespace netprof {
+
+// Where a role is in its run, for the status line: above all, what it is waiting for.
+enum class LivePhase : std::uint8_t {
+  setting_up,
+  waiting_for_subscribers,     // publisher: fewer members than --subscribers so far
+  waiting_for_acknowledgement, // subscriber: saying hello, no publisher took it in yet
+  waiting_for_data,            // subscriber: taken in, its publisher has sent nothing yet
+  warming_up,
+  measuring,
+  ending // publisher: END sent, collecting final counters; subscriber: END received
+};
 
 // Counters the measured loop publishes for the status line. One writer (the loop), relaxed
 // stores only: the loop never formats, locks or allocates for the sake of the display.
@@ -14,13 +26,20 @@ struct LiveCounters {
   std::atomic<std::uint64_t> sent{0};
   std::atomic<std::uint64_t> received{0};
   std::atomic<std::uint64_t> echoes{0};
-  std::atomic<bool> measuring{false};
+  std::atomic<LivePhase> phase{LivePhase::setting_up};
+  std::atomic<std::uint32_t> subscribers_expected{0};  // publisher: --subscribers
+  std::atomic<std::uint32_t> subscribers_announced{0}; // publisher: members so far
+
+  void enter(LivePhase next) noexcept { phase.store(next, std::memory_order_relaxed); }
 
   static void bump(std::atomic<std::uint64_t>& counter) noexcept
   {
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };
+
+// The status line's words for a phase, e.g. "waiting for 2 subscribers (1 announced)".
+std::string describe_phase(LivePhase phase, std::uint32_t expected, std::uint32_t announced);
 
 // Samples LiveCounters once a second on its own thread and rewrites one line on stderr.
 // Started only when stderr is a terminal and the run is long enough to be worth watching.

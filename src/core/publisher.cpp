@@ -4,6 +4,7 @@
 #include "control_sender.hpp"
 #include "counter_plausibility.hpp"
 #include "echo_timing.hpp"
+#include "interval_reporter.hpp"
 #include "membership.hpp"
 #include "result_collection.hpp"
 #include "run_description.hpp"
@@ -14,6 +15,8 @@
 #include <netprof/histogram.hpp>
 #include <netprof/wire.hpp>
 
+#include <cstdio>
+#include <memory>
 #include <optional>
 
 namespace netprof {
@@ -45,14 +48,19 @@ struct Reply {
 class Publisher final : public MessageSink {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_run_id(random_nonzero_u64()),
-        m_authentication(config.shared_secret),
+      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_run_id(random_nonzero_u64()), m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
         m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
         m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
         m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
         m_collection(config, endpoint, *this, m_control, stop, m_run_id)
   {
+    if (config.interval_seconds) {
+      m_intervals = std::make_unique<IntervalMeter>(from_seconds(*config.interval_seconds));
+      m_sender.measure_intervals(m_intervals.get());
+      m_echoes.measure_intervals(m_intervals.get());
+    }
   }
 
   RoleResult run();
@@ -71,6 +79,7 @@ private:
   const RunConfig& m_config;
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
+  LiveCounters& m_live;
   const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
   const AddressProof m_proof;
   const ControlAuthentication m_authentication;
@@ -80,6 +89,8 @@ private:
   EchoTimer m_echoes;
   SendLoop m_sender;
   ResultCollection m_collection;
+  std::unique_ptr<IntervalMeter> m_intervals; // --interval
+  std::vector<IntervalFigures> m_interval_figures;
   std::uint64_t m_rejected = 0;
   std::uint64_t m_challenges = 0;
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
@@ -220,8 +231,13 @@ bool Publisher::wait_for_subscribers()
   const auto deadline = Clock::now() + from_seconds(m_config.wait_seconds);
   const std::size_t expected = m_config.subscribers;
   const auto arrived = [&] { return m_members.size() >= expected; };
+  m_live.subscribers_expected.store(static_cast<std::uint32_t>(expected),
+                                    std::memory_order_relaxed);
+  m_live.enter(LivePhase::waiting_for_subscribers);
   for (auto now = Clock::now(); !arrived() && now < deadline && !m_stop.requested();
        now = Clock::now()) {
+    m_live.subscribers_announced.store(static_cast<std::uint32_t>(m_members.size()),
+                                       std::memory_order_relaxed);
     m_control.invite();
     if (!m_waiter.wait_until(std::min(now + invitation_interval, deadline), arrived)) {
       m_transport_failed = true;
@@ -238,10 +254,17 @@ RoleResult Publisher::run()
   const bool warmup_wanted =
       m_config.warmup_count ? *m_config.warmup_count > 0 : m_config.warmup_seconds > 0;
   bool ok = !warmup_wanted || m_sender.run_phase(true);
-  if (ok && !m_stop.requested())
+  if (ok && !m_stop.requested()) {
+    std::optional<IntervalReporter> reporter;
+    if (m_intervals)
+      reporter.emplace(*m_intervals, Role::publisher, m_config.quiet ? nullptr : stdout);
     ok = m_sender.run_phase(false);
+    if (reporter)
+      m_interval_figures = reporter->stop();
+  }
   if (!ok)
     m_transport_failed = true;
+  m_live.enter(LivePhase::ending);
   m_members.close_admission();
   m_echoes.stop_awaiting();
   if (!m_collection.collect(m_sender.sent(), m_members))
@@ -283,6 +306,8 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.echoes_received = facts.echoes;
   report.echoes_late = facts.echoes_late;
   report.challenges_sent = m_challenges;
+  report.send_accounting = m_sender.accounting();
+  report.intervals = m_interval_figures;
   report.rtt = m_echoes.rtt().summarize();
   report.rtt_uncorrected = m_echoes.rtt_uncorrected().summarize();
   report.fanout_skew = m_echoes.fanout_skew().summarize();

@@ -61,10 +61,12 @@ double SendLoop::measured_seconds() const noexcept
 bool SendLoop::run_phase(bool warmup)
 {
   const auto start = Clock::now();
+  m_live.enter(warmup ? LivePhase::warming_up : LivePhase::measuring);
   if (!warmup) {
     m_measure_start = start;
     m_members.start_measuring(start);
-    m_live.measuring.store(true, std::memory_order_relaxed);
+    if (m_intervals != nullptr)
+      m_intervals->start(start);
   }
   Clock::time_point last_send = start;
   const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush() != SendResult::failed;
@@ -75,7 +77,9 @@ bool SendLoop::run_phase(bool warmup)
     // out, over the time they took.
     const bool cut_short = !ok || m_stop.requested();
     m_measure_end = cut_short ? last_send : Clock::now();
-    m_live.measuring.store(false, std::memory_order_relaxed);
+    m_live.enter(LivePhase::ending);
+    if (m_intervals != nullptr)
+      m_intervals->finish(std::max(m_measure_end, m_measure_start), interval_totals());
   }
   return ok;
 }
@@ -114,6 +118,9 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
       if (probe)
         ++m_probes_sent;
       LiveCounters::bump(m_live.sent);
+      // A clock already read and one comparison: closing hands the interval to the reporter.
+      if (m_intervals != nullptr && m_intervals->due(now))
+        m_intervals->close(now, interval_totals());
     }
     if (!look_for_echoes(index, now))
       return false;
@@ -145,7 +152,7 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   header.intended_ns = to_wire_ns(intended);
   header.sent_ns = to_wire_ns(now);
   header.record_count = m_config.num_vars;
-  const bool sent = send_with_retry(m_data.with_header(header));
+  const bool sent = send_with_retry(m_data.with_header(header), !warmup);
   if (sent && probe) {
     // Remembered after the send, which keeps this work out of the round trip: echoes are
     // handled only inside receive(), and nothing calls it between a successful send and here.
@@ -188,16 +195,16 @@ bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
   return ok;
 }
 
-bool SendLoop::send_with_retry(std::span<const std::byte> message) noexcept
+bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept
 {
   // The first attempt reads no clock: it sits between the probe's stamp and its send.
-  SendResult result = m_endpoint.send_announced(message);
+  SendResult result = attempt(message, counted);
   if (result == SendResult::sent)
     return true;
   // A back-pressured transport is waited on, draining the back channel meanwhile, but never
   // forever: a stuck peer must not hang the publisher.
   const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
-  for (;; result = m_endpoint.send_announced(message)) {
+  for (;; result = attempt(message, counted)) {
     if (result == SendResult::sent)
       return true;
     if (result == SendResult::failed || m_stop.requested())
@@ -214,6 +221,25 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message) noexcept
     if (m_config.wait_strategy != WaitStrategy::spin)
       sched_yield();
   }
+}
+
+IntervalTotals SendLoop::interval_totals() const noexcept
+{
+  IntervalTotals totals;
+  totals.messages = m_sent;
+  totals.payload_bytes = m_sent * m_config.payload_size;
+  totals.echoes = m_echoes.echoes();
+  totals.sends = m_accounting;
+  return totals;
+}
+
+SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
+{
+  const SendResult result = m_endpoint.send_announced(message);
+  if (counted)
+    m_accounting.count(result, result == SendResult::sent ? SendCause::unspecified
+                                                          : m_endpoint.last_send_cause());
+  return result;
 }
 
 } // namespace netprof

@@ -2,6 +2,7 @@
 
 #include "echo_poll_cadence.hpp"
 #include "echo_timing.hpp"
+#include "interval_meter.hpp"
 #include "live_status.hpp"
 #include "membership.hpp"
 #include "outgoing_message.hpp"
@@ -11,6 +12,7 @@
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
 #include <netprof/pacer.hpp>
+#include <netprof/send_accounting.hpp>
 #include <netprof/transport.hpp>
 
 #include <cstdint>
@@ -27,6 +29,9 @@ public:
   SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter, const StopFlag& stop,
            LiveCounters& live, Membership& members, EchoTimer& echoes, std::uint64_t run_id);
 
+  // --interval: the measured phase closes its intervals into `meter` (null: none).
+  void measure_intervals(IntervalMeter* meter) noexcept { m_intervals = meter; }
+
   // Runs one phase to its end (time, count or a stop request); false on a transport failure.
   // The measured phase closes the membership's admission when it starts.
   bool run_phase(bool warmup);
@@ -34,6 +39,8 @@ public:
   std::uint64_t sent() const noexcept { return m_sent; }
   std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
   std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
+  // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
+  const SendAccounting& accounting() const noexcept { return m_accounting; }
   // True once a send was given up because the transport pushed back for --wait on end.
   bool stalled() const noexcept { return m_stalled; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
@@ -54,7 +61,10 @@ private:
                  Clock::time_point now) noexcept;
   bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
   bool wait_for_echoes(Clock::time_point deadline) noexcept;
-  bool send_with_retry(std::span<const std::byte> message) noexcept;
+  bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
+  // One call to the transport, counted in the send accounting when `counted` (measured phase).
+  SendResult attempt(std::span<const std::byte> message, bool counted) noexcept;
+  IntervalTotals interval_totals() const noexcept;
 
   const RunConfig& m_config;
   Endpoint& m_endpoint;
@@ -72,6 +82,8 @@ private:
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
   std::uint64_t m_back_pressure_waits = 0;
+  SendAccounting m_accounting;
+  IntervalMeter* m_intervals = nullptr;
   bool m_stalled = false;
   Clock::time_point m_measure_start{};
   Clock::time_point m_measure_end{};

@@ -2,6 +2,7 @@
 
 #include "control_authentication.hpp"
 #include "drop_injection.hpp"
+#include "interval_reporter.hpp"
 #include "outgoing_message.hpp"
 #include "process_usage.hpp"
 #include "run_description.hpp"
@@ -13,6 +14,8 @@
 #include <netprof/report.hpp>
 #include <netprof/wire.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <random>
@@ -35,6 +38,18 @@ std::uint32_t random_instance_tag()
   return tag;
 }
 
+// What the subscriber is doing, for the status line: above all, what it waits for.
+LivePhase live_phase(const SubscriberRun& run) noexcept
+{
+  if (!run.acknowledged)
+    return LivePhase::waiting_for_acknowledgement;
+  if (!run.data_started)
+    return LivePhase::waiting_for_data;
+  if (run.end_received)
+    return LivePhase::ending;
+  return run.sequences.received() > 0 ? LivePhase::measuring : LivePhase::warming_up;
+}
+
 // The subscriber's whole test: say hello until a publisher takes it into its run, count what
 // arrives on its own clock, echo probes, answer END with its counters, then hand the facts to
 // the verdict. Its run's figures live in SubscriberRun; when to give up, in SubscriberDeadlines.
@@ -49,6 +64,8 @@ public:
         m_instance(random_instance_tag()), m_deadlines(config, Clock::now()),
         m_drops(config.drop_percent, config.drop_seed)
   {
+    if (config.interval_seconds)
+      m_intervals = std::make_unique<IntervalMeter>(from_seconds(*config.interval_seconds));
   }
 
   RoleResult run();
@@ -64,6 +81,8 @@ private:
   void echo(const wire::Header& probe) noexcept;
   void send_hello() noexcept;
   void send_final_counters(std::uint16_t flags = 0) noexcept;
+  IntervalTotals interval_totals() const noexcept;
+  void close_interval_if_due(Clock::time_point now) noexcept;
   SubscriberResult figures(std::optional<std::uint64_t> sent) const;
   RoleResult make_result(std::optional<RunEnding> ending) const;
 
@@ -82,6 +101,8 @@ private:
   std::vector<AbandonedRun> m_abandoned;
   SubscriberDeadlines m_deadlines;
   DropInjection m_drops;
+  std::unique_ptr<IntervalMeter> m_intervals; // --interval
+  std::vector<IntervalFigures> m_interval_figures;
   bool m_seeking = false;           // our publisher is silent: hellos ask any publisher to take us
   bool m_publisher_adopted = false; // an invitation's sender was taken as our publisher
   std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
@@ -256,18 +277,24 @@ void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
   if ((header.flags & wire::flags::probe) != 0)
     ++run.tally.probes_echoed;
   if (run.sequences.received() == 0) {
+    if (m_intervals && !m_intervals->started())
+      m_intervals->start(now); // a subscriber's intervals begin at its first measured message
     run.first_measured = now;
     run.first_sequence = header.sequence;
     run.highest_sequence = header.sequence;
   }
   run.highest_sequence = std::max(run.highest_sequence, header.sequence);
   run.last_measured = now;
-  run.record_one_way(header.sent_ns, now);
+  const std::int64_t one_way = run.record_one_way(header.sent_ns, now);
   run.sequences.observe(header.sequence);
   LiveCounters::bump(m_live.received);
   run.tally.datagrams += delivery.datagrams;
   run.tally.payload_bytes += header.payload_length;
   run.tally.wire_bytes += delivery.wire_bytes;
+  if (m_intervals) {
+    m_intervals->record_latency(one_way);
+    close_interval_if_due(now);
+  }
 
   if (header.record_count > 0) {
     if (!run.records) {
@@ -334,6 +361,21 @@ void Subscriber::on_end(const wire::Header& header, Clock::time_point now) noexc
     send_final_counters();
 }
 
+IntervalTotals Subscriber::interval_totals() const noexcept
+{
+  IntervalTotals totals;
+  totals.messages = m_run->sequences.received();
+  totals.payload_bytes = m_run->tally.payload_bytes;
+  totals.missing = m_run->missing();
+  return totals;
+}
+
+void Subscriber::close_interval_if_due(Clock::time_point now) noexcept
+{
+  if (m_intervals->due(now))
+    m_intervals->close(now, interval_totals());
+}
+
 SubscriberResult Subscriber::figures(std::optional<std::uint64_t> sent) const
 {
   return m_run->figures(m_config.id, m_rejected, sent);
@@ -375,15 +417,21 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
 
 RoleResult Subscriber::run()
 {
+  std::optional<IntervalReporter> reporter;
+  if (m_intervals)
+    reporter.emplace(*m_intervals, Role::subscriber, m_config.quiet ? nullptr : stdout);
   auto next_hello = Clock::now();
   std::optional<RunEnding> ending;
   while (!ending && !m_stop.requested()) {
     const auto now = Clock::now();
+    if (m_intervals && !m_run->end_received)
+      close_interval_if_due(now); // intervals close in a silence too, until the END
     m_seeking = m_deadlines.seeking(*m_run, now);
     if ((!m_run->acknowledged || m_seeking) && now >= next_hello) {
       send_hello();
       next_hello = now + hello_interval;
     }
+    m_live.enter(live_phase(*m_run));
     ending = m_deadlines.ending(*m_run, now);
     if (ending)
       break;
@@ -398,6 +446,11 @@ RoleResult Subscriber::run()
     // few times without waiting for an acknowledgement; it may be lost like any datagram.
     for (int i = 0; i < 3; ++i)
       send_final_counters(wire::flags::departing);
+  }
+  if (reporter) {
+    // The last interval ends with the last measured message, as the run's own span does.
+    m_intervals->finish(std::max(m_run->last_measured, m_run->first_measured), interval_totals());
+    m_interval_figures = reporter->stop();
   }
   return make_result(ending);
 }
@@ -437,6 +490,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   report.ended_by = facts.ended_by;
   report.rejected = m_rejected;
   report.self = facts.self;
+  report.intervals = m_interval_figures;
   report.abandoned_runs = std::move(facts.abandoned_runs);
   return result;
 }

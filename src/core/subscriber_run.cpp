@@ -17,7 +17,7 @@ constexpr auto seek_after = std::chrono::milliseconds(500);
 
 } // namespace
 
-void SubscriberRun::record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept
+std::int64_t SubscriberRun::record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept
 {
   // The stamp comes off the wire: a forged one must not overflow the subtraction. A stamp
   // from the future (another host's clock) records as 0, as Histogram::record does.
@@ -25,6 +25,15 @@ void SubscriberRun::record_one_way(std::int64_t sent_ns, Clock::time_point arriv
   if (__builtin_sub_overflow(to_wire_ns(arrival), sent_ns, &elapsed))
     elapsed = sent_ns < 0 ? Histogram::highest_trackable_ns : 0;
   one_way.record(elapsed);
+  return elapsed;
+}
+
+std::uint64_t SubscriberRun::missing() const noexcept
+{
+  if (sequences.received() == 0 || highest_sequence < first_sequence)
+    return 0;
+  const std::uint64_t span = highest_sequence - first_sequence + 1;
+  return span > sequences.unique() ? span - sequences.unique() : 0;
 }
 
 wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const noexcept

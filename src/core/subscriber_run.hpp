@@ -44,8 +44,11 @@ struct SubscriberRun {
   // one-way latency MADARA reported, exact only when both share a host's clock.
   Histogram one_way;
 
-  // Records one measured message's one-way latency; allocation-free, for the receive path.
-  void record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept;
+  // Records one measured message's one-way latency, and returns it; allocation-free, for the
+  // receive path.
+  std::int64_t record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept;
+  // Sequence numbers from the first measured one to the highest that did not arrive (yet).
+  std::uint64_t missing() const noexcept;
   std::unique_ptr<RecordReader> records;
   // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
   // sequence counts, the span and `rejected` are filled in by counters().

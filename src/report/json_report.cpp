@@ -91,7 +91,11 @@ json settings_json(const RunConfig& config)
       {"rt_priority", nullptr},
       {"drop_percent", finite(config.drop_percent)},
       {"drop_seed", config.drop_seed},
+      {"interval_seconds", nullptr},
   };
+  if (config.interval_seconds) {
+    settings["interval_seconds"] = finite(*config.interval_seconds);
+  }
   if (config.nice) {
     settings["nice"] = *config.nice;
   }
@@ -154,6 +158,43 @@ json bins_json(const std::vector<HistogramBin>& bins)
   json out = json::array();
   for (const HistogramBin& bin : bins) {
     out.push_back({{"low_ns", bin.low_ns}, {"high_ns", bin.high_ns}, {"count", bin.count}});
+  }
+  return out;
+}
+
+// Every cause is listed, 0 or not, so a reader never has to ask whether a key is missing.
+json send_accounting_json(const SendAccounting& accounting)
+{
+  json by_cause = json::object();
+  for (std::size_t i = 0; i < SendAccounting::cause_count; ++i)
+    by_cause[to_string(static_cast<SendCause>(i))] = accounting.by_cause[i];
+  return json{{"attempted", accounting.attempted},
+              {"sent", accounting.sent},
+              {"pushed_back", accounting.pushed_back},
+              {"failed", accounting.failed},
+              {"refused_by_cause", std::move(by_cause)}};
+}
+
+// --interval's intervals; each role gives the fields it measures (docs/json-schema.md).
+json intervals_json(const std::vector<IntervalFigures>& intervals, Role role)
+{
+  json out = json::array();
+  for (const IntervalFigures& interval : intervals) {
+    json entry{{"start_seconds", finite(interval.start_seconds)},
+               {"end_seconds", finite(interval.end_seconds)},
+               {"messages", interval.messages},
+               {"payload_bytes", interval.payload_bytes},
+               {"latency_ns",
+                {{"count", interval.latency_count},
+                 {"p50", interval.latency_p50_ns},
+                 {"p99", interval.latency_p99_ns}}}};
+    if (role == Role::publisher) {
+      entry["send_accounting"] = send_accounting_json(interval.sends);
+      entry["echoes"] = interval.echoes;
+    } else {
+      entry["lost"] = interval.lost;
+    }
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -248,6 +289,7 @@ nlohmann::json report_to_json(const RunReport& report)
         {"echoes_received", report.echoes_received},
         {"echoes_late", report.echoes_late},
         {"challenges_sent", report.challenges_sent},
+        {"send_accounting", send_accounting_json(report.send_accounting)},
         {"latency",
          {
              {"rtt_ns", latency_json(report.rtt, false)},
@@ -287,6 +329,8 @@ nlohmann::json report_to_json(const RunReport& report)
     }
     out["abandoned_runs"] = std::move(abandoned);
   }
+  if (report.config.interval_seconds)
+    out["intervals"] = intervals_json(report.intervals, report.config.role);
   return out;
 }
 

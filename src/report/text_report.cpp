@@ -294,10 +294,32 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
   }
 }
 
+// Every call to the transport is an attempt: sent + pushed back + failed add up to it. A
+// pushed-back message is retried, so one message may cost several attempts; the causes are
+// listed only when something was refused.
+void write_send_accounting(std::ostream& out, const SendAccounting& accounting)
+{
+  out << "  Send attempts: " << format_count(accounting.attempted) << " ("
+      << format_count(accounting.sent) << " sent, " << format_count(accounting.pushed_back)
+      << " pushed back, " << format_count(accounting.failed) << " failed)";
+  if (accounting.refused() > 0) {
+    const char* separator = ": ";
+    for (std::size_t i = 0; i < SendAccounting::cause_count; ++i) {
+      if (accounting.by_cause[i] == 0)
+        continue;
+      out << separator << to_string(static_cast<SendCause>(i)) << " "
+          << format_count(accounting.by_cause[i]);
+      separator = ", ";
+    }
+  }
+  out << "\n";
+}
+
 void write_publisher_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
   out << "  Messages sent: " << format_count(report.messages_sent) << "\n";
+  write_send_accounting(out, report.send_accounting);
   out << "  Measured time: " << format_duration_ns(report.measured_seconds * 1e9)
       << " (publisher clock)\n";
   if (report.subscribers.empty()) {

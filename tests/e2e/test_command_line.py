@@ -32,6 +32,26 @@ class BadInputTest(NetprofTestCase):
         self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}",
                                 "-s", "100000000", mentions="too large")
 
+    def test_interval_zero(self):
+        self.assert_usage_error("--local-pair", "--interval", "0", mentions="--interval")
+
+    def test_negative_interval(self):
+        self.assert_usage_error("--local-pair", "--interval", "-1", mentions="-1")
+
+    def test_interval_nan(self):
+        self.assert_usage_error("--local-pair", "--interval", "nan", mentions="nan")
+
+    def test_interval_text(self):
+        self.assert_usage_error("--local-pair", "--interval", "often", mentions="often")
+
+    def test_interval_longer_than_the_run(self):
+        self.assert_usage_error("--local-pair", "-t", "1", "--interval", "2",
+                                mentions="longer than the measured phase")
+
+    def test_interval_longer_than_the_default_run(self):
+        self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}",
+                                "--interval", "11", mentions="longer than the measured phase")
+
     def test_a_refused_run_leaves_no_empty_json_file(self):
         path = self.json_path("refused")
         self.assert_usage_error("-i", "0", "-u", f"127.0.0.1:{free_udp_port()}",

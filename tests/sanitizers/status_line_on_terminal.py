@@ -1,20 +1,21 @@
 #!/usr/bin/python3
-"""Runs `netprof --local-pair` with stderr on a pseudo-terminal, so each role's live status
-line runs on its own thread (src/core/live_status.*: it starts only when stderr is a terminal,
-which it never is under the e2e harness). Fails unless the run succeeds and the status line was
-drawn. scripts/setup/sanitize.sh runs it against the ThreadSanitizer build, where any report makes
-netprof exit non-zero; it works against any build.
+"""Runs `netprof --local-pair --interval 0.5` with stderr on a pseudo-terminal, so each role's
+live status line runs on its own thread (src/core/live_status.*: it starts only when stderr is a
+terminal, which it never is under the e2e harness), beside the publisher's interval reporter
+(src/core/interval_reporter.*). Fails unless the run succeeds, the status line was drawn and
+interval lines were printed. scripts/setup/sanitize.sh runs it against the ThreadSanitizer
+build, where any report makes netprof exit non-zero; it works against any build.
 
 Usage: status_line_on_terminal.py NETPROF [TRANSPORT OPTIONS...]
 Takes about 3 s; gives up (and kills netprof by its PID) after 60 s.
 """
 
 import os
-import pty
-import select
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "lib"))
+from netprof_harness import run_on_terminal  # noqa: E402
 
 DEADLINE_S = 60.0
 
@@ -24,50 +25,26 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     netprof, transport = sys.argv[1], sys.argv[2:]
-    # Long enough for two status lines (one a second); StatusLine wants at least 2 s.
-    command = [netprof, "--local-pair", "-t", "2", "--warmup-time", "0.5"] + transport
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=terminal)
-    os.close(terminal)
-    seen = b""
-    deadline = time.monotonic() + DEADLINE_S
-    try:
-        while True:
-            ready, _, _ = select.select([controller], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(controller, 65536)
-                except OSError:  # EIO: every writer closed the terminal
-                    chunk = b""
-                if not chunk and process.poll() is not None:
-                    break
-                seen += chunk
-            elif process.poll() is not None:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                process.wait()
-                print(f"FAIL: {' '.join(command)} still running after {DEADLINE_S:.0f} s; killed",
-                      file=sys.stderr)
-                return 1
-        report = process.stdout.read().decode(errors="replace")
-        status = process.wait()
-    finally:
-        os.close(controller)
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-    terminal_text = seen.decode(errors="replace")
-    if status != 0 or b"measuring" not in seen:
-        print(f"FAIL: {' '.join(command)} exited {status}; "
-              f"status line drawn: {b'measuring' in seen}", file=sys.stderr)
-        print("--- its terminal (stderr):\n" + terminal_text, file=sys.stderr)
-        print("--- its stdout:\n" + report, file=sys.stderr)
+    # Long enough for two status lines (one a second); StatusLine wants at least 2 s. With
+    # --interval, each role's interval reporter thread runs beside the status line's.
+    command = [netprof, "--local-pair", "-t", "2", "--warmup-time", "0.5",
+               "--interval", "0.5"] + transport
+    outcome = run_on_terminal(command, DEADLINE_S)
+    if outcome.returncode is None:
+        print(f"FAIL: {' '.join(command)} still running after {DEADLINE_S:.0f} s; killed",
+              file=sys.stderr)
+        return 1
+    drawn = "measuring" in outcome.terminal
+    interval_lines = sum(line.startswith("[") for line in outcome.stdout.splitlines())
+    if outcome.returncode != 0 or not drawn or interval_lines < 3:
+        print(f"FAIL: {' '.join(command)} exited {outcome.returncode}; "
+              f"status line drawn: {drawn}; interval lines: {interval_lines}", file=sys.stderr)
+        print("--- its terminal (stderr):\n" + outcome.terminal, file=sys.stderr)
+        print("--- its stdout:\n" + outcome.stdout, file=sys.stderr)
         return 1
     print(f"status line on a terminal: {' '.join(command)} exited 0, "
-          f"{terminal_text.count('measuring')} status lines drawn")
+          f"{outcome.terminal.count('measuring')} status lines drawn, "
+          f"{interval_lines} interval lines")
     return 0
 
 

@@ -62,12 +62,14 @@ public:
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   bool adopt_peer(PeerHandle sender) noexcept override;
   SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
   static constexpr std::size_t peer_capacity = 1024; // --subscribers' own limit
 
 private:
+  SendCause m_last_cause = SendCause::unspecified;
   struct Peer {
     std::uint32_t id = 0;
     int fd = -1;

@@ -82,8 +82,11 @@ PublisherEndpoint::~PublisherEndpoint()
 
 SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  if (message.size() > m_max_message)
+  m_last_cause = SendCause::queue_full; // the only cause of a push-back below
+  if (message.size() > m_max_message) {
+    m_last_cause = SendCause::error;
     return SendResult::failed;
+  }
   if (m_owed && !pay_owed())
     return pushed_back();
   const char* bytes = reinterpret_cast<const char*>(message.data());
@@ -99,8 +102,10 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
       ++full;
     }
   }
-  if (full == 0)
+  if (full == 0) {
+    m_last_cause = SendCause::error;
     return taken > 0 || m_peer_count == 0 ? SendResult::sent : SendResult::failed;
+  }
   if (taken == 0)
     return pushed_back();
   // Some queues took it: it counts as sent, and the full ones get it before anything else.

@@ -52,10 +52,12 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     ring_if_sleeping(m_ring.wake_line());
     return SendResult::sent;
   case WriteResult::too_large:
+    m_last_cause = SendCause::error;
     return SendResult::failed;
   case WriteResult::full:
     break;
   }
+  m_last_cause = SendCause::ring_full;
   // keep_all and full: whoever holds us up may have died; looking costs syscalls, so only
   // now and then while the core retries.
   const auto now = Clock::now();
@@ -63,8 +65,11 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     m_next_reap = now + blocked_reap_interval;
     reap_dead_subscribers();
   }
-  return gave_up(&m_segment, m_settings.name, false, m_failure) ? SendResult::failed
-                                                                : SendResult::back_pressured;
+  if (gave_up(&m_segment, m_settings.name, false, m_failure)) {
+    m_last_cause = SendCause::error;
+    return SendResult::failed;
+  }
+  return SendResult::back_pressured;
 }
 
 SendResult PublisherEndpoint::flush() noexcept

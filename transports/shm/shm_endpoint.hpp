@@ -52,11 +52,13 @@ public:
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
   SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   // One ring every subscriber reads: nobody to adopt, nobody hears another's back ring.
   Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:
+  SendCause m_last_cause = SendCause::unspecified;
   struct BackChannel {
     bool tracked = false;
     std::uint64_t session = 0;

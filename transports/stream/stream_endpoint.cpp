@@ -89,6 +89,7 @@ StreamEndpoint::StreamEndpoint(StreamSetup setup)
 SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_limits.max_message_size) {
+    m_last_cause = SendCause::error;
     return SendResult::failed;
   }
   if (!m_publisher) {
@@ -98,9 +99,12 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (!connected()) {
       // While a connect is under way the message can go in a moment; without one, nobody
       // hears it (the subscriber dials again from receive()).
+      m_last_cause = SendCause::connecting;
       return m_dialing.valid() ? SendResult::back_pressured : SendResult::sent;
     }
-    return as_send_result(write_message(m_slots[m_open.front()], message, m_framing, false));
+    const WriteOutcome outcome = write_message(m_slots[m_open.front()], message, m_framing, false);
+    m_last_cause = outcome == WriteOutcome::blocked ? SendCause::would_block : SendCause::error;
+    return as_send_result(outcome);
   }
   // All or nothing: every adopted connection takes the message now or queues it, or none gets
   // it and the core tries again.
@@ -114,6 +118,7 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (connection.pending.write_to(connection.fd.get()) == PendingOutput::Flush::failed) {
       mark_broken(connection, ReadEnd::failed, errno);
     } else if (!connection.pending.has_room(frame)) {
+      m_last_cause = SendCause::would_block; // its socket took no more and its queue is full
       return SendResult::back_pressured;
     }
   }
@@ -127,6 +132,7 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (outcome == WriteOutcome::written || outcome == WriteOutcome::queued) {
       taken = true;
     } else if (outcome == WriteOutcome::blocked && !taken) {
+      m_last_cause = SendCause::would_block;
       return SendResult::back_pressured;
     } else if (outcome == WriteOutcome::blocked) {
       // Others have it and this one could not queue it (no memory): it would miss a message
@@ -158,7 +164,10 @@ bool StreamEndpoint::flush_pending() noexcept
 
 SendResult StreamEndpoint::flush() noexcept
 {
-  return flush_pending() ? SendResult::sent : SendResult::back_pressured;
+  if (flush_pending())
+    return SendResult::sent;
+  m_last_cause = SendCause::would_block;
+  return SendResult::back_pressured;
 }
 
 SendResult StreamEndpoint::reply(PeerHandle sender, std::span<const std::byte> message) noexcept

@@ -82,10 +82,12 @@ public:
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   bool adopt_peer(PeerHandle sender) noexcept override;
   SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
 private:
+  SendCause m_last_cause = SendCause::unspecified;
   enum class Pass { nothing, delivered, failed, interrupted };
 
   // Reading (stream_endpoint.cpp).

@@ -232,6 +232,7 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
         continue;
       }
       if (errno != EINTR) {
+        m_last_error = errno;
         return would_block(errno) ? SendResult::back_pressured : SendResult::failed;
       }
     }
@@ -266,6 +267,7 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
   if (delivered > 0) {
     return SendResult::sent;
   }
+  m_last_error = last_error;
   return would_block(last_error) ? SendResult::back_pressured : SendResult::failed;
 }
 

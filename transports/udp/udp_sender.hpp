@@ -3,6 +3,8 @@
 #include "fragmenter.hpp"
 #include "peer_table.hpp"
 
+#include "common/send_cause.hpp"
+
 #include <netprof/transport.hpp>
 
 #include <sys/socket.h>
@@ -43,6 +45,8 @@ public:
 
   SendResult send(std::span<const std::byte> message) noexcept;
   SendResult flush() noexcept;
+  // Why the last send() or flush() that did not send did not (Endpoint::last_send_cause).
+  SendCause last_cause() const noexcept { return send_cause_of_errno(m_last_error); }
 
   // A socket connected to the only peer: while there is exactly one, single datagrams go
   // through it with send(), which skips the route lookup of every sendto(). -1: none.
@@ -80,7 +84,7 @@ private:
   PeerTable& m_peers;
   SenderSettings m_settings;
   std::uint32_t m_next_message_id;
-  int m_last_error = 0; // of the last failed sendmmsg in push()
+  int m_last_error = 0; // of the last failed send system call
   int m_gso_refused_error = 0;
 
   // One datagram to every peer: one header per peer, all sharing m_single_iov.

@@ -92,6 +92,7 @@ ZmqEndpoint::~ZmqEndpoint()
 SendResult ZmqEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message_size) {
+    m_last_cause = SendCause::error;
     return SendResult::failed;
   }
   m_dry = false; // zmq_send may process the socket's commands, and with them ZMQ_FD's signal
@@ -120,6 +121,9 @@ SendResult ZmqEndpoint::outcome(int sent) noexcept
     return SendResult::sent;
   }
   const int error = zmq_errno();
+  m_last_cause = error == EAGAIN  ? SendCause::high_water_mark
+                 : error == EINTR ? SendCause::interrupted
+                                  : SendCause::error;
   if (error == EAGAIN) {
     // The high-water mark under --zmq-nodrop. What drains the queue is ZeroMQ's I/O thread,
     // which shares this thread's CPU once --cpu pinned it; the core retries at once, so give

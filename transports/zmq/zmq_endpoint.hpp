@@ -80,10 +80,14 @@ public:
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   void announce_payload(std::span<const std::byte> payload) override;
   // The publisher may lend (--zmq-zero-copy); an XPUB reaches every subscriber by itself.
+  // Only under --zmq-nodrop: without it a PUB socket drops at its high-water mark in silence,
+  // which only the subscribers' loss shows.
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
 private:
+  SendCause m_last_cause = SendCause::unspecified;
   // What one drain did: how many messages went to the sink, and why it stopped.
   struct Drained {
     enum class End { batch_full, dry, interrupted, failed };
@@ -97,7 +101,7 @@ private:
   bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
                        ReceiveResult& result) noexcept;
   // What a zmq send call's return value means to the core.
-  static SendResult outcome(int sent) noexcept;
+  SendResult outcome(int sent) noexcept; // and notes the cause of a refusal
   int send_escaped(std::span<const std::byte> message) noexcept;
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
   int send_lent(std::span<const std::byte> message) noexcept;

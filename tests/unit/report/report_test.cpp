@@ -95,6 +95,12 @@ RunReport sample_publisher()
   report.probes_sent = 1'000;
   report.echoes_received = 998;
   report.echoes_late = 1;
+  for (int i = 0; i < 100'000; ++i)
+    report.send_accounting.count(SendResult::sent, SendCause::unspecified);
+  for (const SendCause cause :
+       {SendCause::would_block, SendCause::would_block, SendCause::would_block,
+        SendCause::no_buffer_space, SendCause::no_buffer_space})
+    report.send_accounting.count(SendResult::back_pressured, cause);
   report.rtt = sample_rtt();
   report.rtt_uncorrected = sample_rtt();
   report.rtt_uncorrected.p50_ns = 41'000;
@@ -123,6 +129,7 @@ RunReport sample_subscriber_report()
   report.rtt = {};
   report.rtt_uncorrected = {};
   report.messages_sent = 0;
+  report.send_accounting = {};
   report.probes_sent = 0;
   report.echoes_received = 0;
   report.echoes_late = 0;
@@ -396,6 +403,8 @@ TEST(TextReport, PublisherThroughputPerSubscriber)
   std::string text = text_of(sample_publisher());
   EXPECT_NE(text.find("Throughput:\n"
                       "  Messages sent: 100,000\n"
+                      "  Send attempts: 100,005 (100,000 sent, 5 pushed back, 0 failed): "
+                      "eagain 3, enobufs 2\n"
                       "  Measured time: 10.0 s (publisher clock)\n"
                       "  Subscriber 1:\n"
                       "    Messages received: 99,990\n"
@@ -626,7 +635,8 @@ TEST(JsonReport, Settings)
                                                       "nice",
                                                       "rt_priority",
                                                       "drop_percent",
-                                                      "drop_seed"}));
+                                                      "drop_seed",
+                                                      "interval_seconds"}));
   EXPECT_EQ(settings["role"], "publisher");
   EXPECT_EQ(settings["id"], 0);
   EXPECT_EQ(settings["transport"], "udp");
@@ -708,12 +718,37 @@ TEST(JsonReport, SubscriberGivesItsOneWayLatencyFromTheSendStamp)
   EXPECT_EQ(latency["receive_minus_send_ns"]["count"], 998);
 }
 
+TEST(JsonReport, SendAccountingListsEveryCauseAndAddsUp)
+{
+  json sut = parsed(sample_publisher())["publisher"]["send_accounting"];
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"attempted", "sent", "pushed_back", "failed",
+                                                 "refused_by_cause"}));
+  EXPECT_EQ(keys_of(sut["refused_by_cause"]),
+            (std::set<std::string>{"unspecified", "eagain", "enobufs", "zmq_hwm", "ring_full",
+                                   "queue_full", "connecting", "eintr", "error"}));
+  EXPECT_EQ(sut["attempted"], 100'005);
+  EXPECT_EQ(sut["sent"], 100'000);
+  EXPECT_EQ(sut["pushed_back"], 5);
+  EXPECT_EQ(sut["failed"], 0);
+  EXPECT_EQ(sut["refused_by_cause"]["eagain"], 3);
+  EXPECT_EQ(sut["refused_by_cause"]["enobufs"], 2);
+  EXPECT_EQ(sut["refused_by_cause"]["ring_full"], 0);
+}
+
+TEST(TextReport, SendAttemptsWithoutRefusalsNameNoCause)
+{
+  RunReport report = sample_publisher();
+  report.send_accounting = {};
+  report.send_accounting.count(SendResult::sent, SendCause::unspecified);
+  EXPECT_TRUE(has_line(text_of(report), "  Send attempts: 1 (1 sent, 0 pushed back, 0 failed)"));
+}
+
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
   EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
                                                  "echoes_received", "echoes_late",
-                                                 "challenges_sent", "latency"}));
+                                                 "challenges_sent", "send_accounting", "latency"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);
