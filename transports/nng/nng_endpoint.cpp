@@ -153,6 +153,7 @@ NngEndpoint::~NngEndpoint()
 SendResult NngEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message_size) {
+    m_last_cause = SendCause::error;
     return SendResult::failed;
   }
   // Without NNG_FLAG_ALLOC nng_send copies the bytes and never writes to them; it takes a
@@ -169,9 +170,15 @@ SendResult NngEndpoint::send(std::span<const std::byte> message) noexcept
       return SendResult::sent;
     }
     sched_yield(); // NNG's own threads drain the queue, maybe on this CPU
+    m_last_cause = SendCause::would_block;
     return SendResult::back_pressured;
   }
-  return sent == NNG_EINTR ? SendResult::back_pressured : SendResult::failed;
+  if (sent == NNG_EINTR) {
+    m_last_cause = SendCause::interrupted;
+    return SendResult::back_pressured;
+  }
+  m_last_cause = SendCause::error;
+  return SendResult::failed;
 }
 
 SendResult NngEndpoint::reply(PeerHandle /*sender*/, std::span<const std::byte> message) noexcept

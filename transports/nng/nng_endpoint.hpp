@@ -63,6 +63,7 @@ public:
   // pub0 cannot pick one pipe, so a challenge goes out as send() does, as the seam allows a
   // transport that does not address peers one by one.
   SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
@@ -94,6 +95,7 @@ private:
   std::size_t m_framing_bytes = 0; // per message on the wire: tcp 8, ipc 9
   std::size_t m_requested_buffer_bytes = 0;
   std::vector<std::string> m_notes;
+  SendCause m_last_cause = SendCause::unspecified; // why the last send did not go out
 };
 
 } // namespace netprof::nng_parts
