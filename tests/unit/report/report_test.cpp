@@ -700,8 +700,8 @@ TEST(JsonReport, SubscriberGivesItsOneWayLatencyFromTheSendStamp)
   RunReport report = sample_subscriber_report();
   report.self->one_way = sample_rtt();
   const json latency = parsed(report)["subscriber"]["latency"];
-  EXPECT_EQ(keys_of(latency),
-            (std::set<std::string>{"rtt_ns", "one_way_ns", "cross_clock", "receive_minus_send_ns"}));
+  EXPECT_EQ(keys_of(latency), (std::set<std::string>{"rtt_ns", "one_way_ns", "cross_clock",
+                                                     "receive_minus_send_ns"}));
   EXPECT_TRUE(latency["cross_clock"].is_null());
   EXPECT_EQ(keys_of(latency["receive_minus_send_ns"]), summary_keys);
   // As measured, whole ns: not halved like the publisher's RTT/2.
@@ -731,9 +731,9 @@ TEST(JsonReport, SubscriberGivesTheCrossClockFiguresWithTheirBound)
   RunReport report = sample_publisher();
   report.subscribers.at(0).cross_clock = sample_cross_clock();
   const json cross = parsed(report)["subscribers"][0]["latency"]["cross_clock"];
-  EXPECT_EQ(keys_of(cross), (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns",
-                                                   "bound_ns", "min_delay_ns", "forward_ns",
-                                                   "backward_ns", "out_of_range"}));
+  EXPECT_EQ(keys_of(cross),
+            (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns", "bound_ns",
+                                   "min_delay_ns", "forward_ns", "backward_ns", "out_of_range"}));
   EXPECT_EQ(cross["offset_ns"], -3'000'000'000'250);
   EXPECT_EQ(cross["bound_ns"], 12'500);
   EXPECT_EQ(cross["exchanges_used"], 8);
