@@ -49,7 +49,7 @@ std::optional<OffsetEstimate> ClockOffsetEstimator::estimate() const noexcept
   estimate.offset_ns = low + (high - low) / 2;
   estimate.min_delay_ns = best.delay();
   // Rounded up: the integer estimate may sit half a nanosecond off the interval's middle.
-  estimate.bound_ns = (best.delay() + 1) / 2;
+  estimate.bound_ns = best.delay() / 2 + best.delay() % 2;
   estimate.used = m_kept;
   estimate.seen = m_seen;
   return estimate;

@@ -1,5 +1,7 @@
 #include "cross_clock_timer.hpp"
 
+#include <algorithm>
+
 namespace netprof {
 
 namespace {
@@ -36,7 +38,8 @@ void CrossClockTimer::add(const ClockExchange& exchange, bool measured) noexcept
     // so a bias of twice the best delay keeps every later one-way time above 0.
     const OffsetEstimate estimate = *m_estimator.estimate();
     m_reference_offset = estimate.offset_ns;
-    m_bias = 2 * estimate.min_delay_ns + drift_room_ns;
+    // (A delay beyond what the histograms hold could only come of a probe sent minutes ago.)
+    m_bias = 2 * std::min(estimate.min_delay_ns, Histogram::highest_trackable_ns) + drift_room_ns;
     m_referenced = true;
   }
   record(exchange);

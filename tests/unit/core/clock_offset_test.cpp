@@ -145,6 +145,14 @@ TEST(ClockOffsetEstimator, SurvivesStampsAtTheEndsOfTheRange)
   ASSERT_TRUE(sut.add({0, most - 10, most, 20}));
   ASSERT_TRUE(sut.add({most - 20, 0, 5, most}));
   EXPECT_TRUE(sut.estimate().has_value());
+
+  // The longest round trip there is, alone: its bound is half of it, rounded up, no overflow.
+  ClockOffsetEstimator longest;
+  ASSERT_TRUE(longest.add({0, 0, 0, most}));
+  EXPECT_EQ(longest.estimate()->bound_ns, most / 2 + 1);
+  CrossClockTimer timer;
+  timer.add({0, 0, 0, most}, true);
+  EXPECT_EQ(timer.result()->out_of_range, 1u);
 }
 
 TEST(CrossClockTimer, ForwardAndBackwardComeOutWithinTheBound)
