@@ -8,11 +8,11 @@
 //   bare_mq_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                    [--wait block|spin] [--cpu PINGER,PONGER]
 //
-// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 60 (an
-// echo is a bare header, plus the 8-byte frame naming its sender). block: mq_timedreceive with a
-// 10 s deadline; spin: mq_receive on a non-blocking descriptor in a loop. The queues are
-// unlinked as soon as both ends have them open, so a killed run leaves nothing behind.
-// Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad command line.
+// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 76 (an
+// echo is a header and two 8-byte stamps, plus the 8-byte frame naming its sender). block:
+// mq_timedreceive with a 10 s deadline; spin: mq_receive on a non-blocking descriptor in a loop.
+// The queues are unlinked as soon as both ends have them open, so a killed run leaves nothing
+// behind. Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad command line.
 
 #include "bare_common.hpp"
 
@@ -40,14 +40,14 @@ enum class Wait { block, spin };
 
 struct Options {
   std::size_t size = 116;
-  std::size_t echo_size = 60;
+  std::size_t echo_size = 76;
   bare::RoundTrips runs{100'000, 10'000, {0, 1}};
   bool pinned = false;
   Wait wait = Wait::block;
 };
 
 constexpr const char* usage =
-    "usage: bare_mq_pingpong [--size BYTES (=116)] [--echo-size BYTES (=60)]\n"
+    "usage: bare_mq_pingpong [--size BYTES (=116)] [--echo-size BYTES (=76)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--wait block|spin (=block)]\n"
     "       [--cpu PINGER,PONGER]\n";
 

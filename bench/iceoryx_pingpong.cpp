@@ -6,9 +6,9 @@
 //   iceoryx_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
 //                    [--echo-size BYTES]
 //
-// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 52 (an
-// echo is a bare header), as in shm_ring_pingpong. RouDi (iox-roudi) must be running: the pinger
-// forks the ponger and each registers its own runtime with it. Both sides busy-poll take(),
+// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 68 (an
+// echo is a header and two stamps), as in shm_ring_pingpong. RouDi (iox-roudi) must be running: the
+// pinger forks the ponger and each registers its own runtime with it. Both sides busy-poll take(),
 // pausing between empty polls like netprof's spin waits; each round trip is stamped with
 // steady_clock on the pinger. Prints one JSON line. Exit status: 0 measured, 1 runtime error (no
 // RouDi, no answer within seconds, a foreign echo), 2 bad command line.
@@ -51,12 +51,12 @@ constexpr std::size_t max_size = std::size_t{1} << 20;  // RouDi's built-in memp
 
 constexpr const char* usage =
     "usage: iceoryx_pingpong [--iterations N (=1000000)] [--warmup N (=100000)]\n"
-    "       [--cpu PINGER,PONGER (=0,1)] [--size BYTES (=116)] [--echo-size BYTES (=52)]\n"
+    "       [--cpu PINGER,PONGER (=0,1)] [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
     "RouDi (iox-roudi) must be running.\n";
 
 struct Options : bare::RoundTrips {
   std::size_t size = 116;
-  std::size_t echo_size = 52;
+  std::size_t echo_size = 68;
 };
 
 struct RuntimeError {

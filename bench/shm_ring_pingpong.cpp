@@ -8,11 +8,11 @@
 //   shm_ring_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
 //                     [--echo-size BYTES] [--history keep-last|keep-all] [--capacity BYTES]
 //
-// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 52 (an
-// echo is a bare header), --capacity (the data ring's, a power of two) to netprof's default of
-// 1 MiB. Both sides pause between empty polls, like netprof's spin waits.
-// Each round trip is stamped with steady_clock on the pinger, like the floor and netprof.
-// Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad command line.
+// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 68 (an
+// echo is a header and the subscriber's two 8-byte stamps), --capacity (the data ring's, a
+// power of two) to netprof's default of 1 MiB. Both sides pause between empty polls, like netprof's
+// spin waits. Each round trip is stamped with steady_clock on the pinger, like the floor and
+// netprof. Prints one JSON line. Exit status: 0 measured, 1 runtime error, 2 bad command line.
 
 #include "bare_common.hpp"
 
@@ -44,7 +44,7 @@ constexpr std::size_t back_capacity = std::size_t{1} << 16;         // netprof's
 
 struct Options : bare::RoundTrips {
   std::size_t size = 116;
-  std::size_t echo_size = 52;
+  std::size_t echo_size = 68;
   std::size_t capacity = default_data_capacity;
   History history = History::keep_last;
 };

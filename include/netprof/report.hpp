@@ -60,6 +60,22 @@ struct Throughput {
 // N messages span N-1 intervals: rates are (N-1)/(last-first); zero when fewer than two.
 Throughput compute_throughput(const wire::SubscriberCounters& counters) noexcept;
 
+// One-way latency across clocks (publisher only): the subscriber's clock offset estimated from
+// the probe exchanges as NTP does (docs/methodology.md), and each direction's one-way time
+// corrected by it. Every figure here is uncertain by ± bound_ns, the offset's error bound.
+struct CrossClockLatency {
+  std::uint64_t exchanges = 0;      // echoes with the subscriber's stamps, warm-up included
+  std::uint64_t exchanges_used = 0; // the ones with the smallest round trip, the offset's source
+  std::int64_t offset_ns = 0;       // subscriber clock minus publisher clock
+  std::int64_t bound_ns = 0;        // ± : half the smallest round trip (minus turnaround)
+  std::int64_t min_delay_ns = 0;    // that smallest round trip
+  LatencySummary forward;           // publisher -> subscriber, measured probes
+  LatencySummary backward;          // subscriber -> publisher, their echoes
+  // Measured exchanges whose one-way time fell outside what the histograms hold (the offset
+  // moved by more than a round trip during the run): left out of forward and backward.
+  std::uint64_t out_of_range = 0;
+};
+
 // What became of a subscriber, as its publisher saw it.
 enum class SubscriberOutcome {
   complete,   // its final counters arrived from the process that took part
@@ -99,6 +115,7 @@ struct SubscriberResult {
   // nothing across hosts (until a clock-offset estimate exists, nothing tells which it is).
   LatencySummary one_way;
   // Publisher only:
+  std::optional<CrossClockLatency> cross_clock; // none without stamped echoes
   SubscriberOutcome outcome = SubscriberOutcome::complete;
   std::uint32_t restarts = 0;    // times a new process took over this id (any phase)
   double restarted_seconds = -1; // measured-phase seconds of the last restart; -1 if none

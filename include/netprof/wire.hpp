@@ -21,6 +21,14 @@
 //   48   4     record_count     data: number of named records in the payload (--num-vars), else
 //                                 0; hello, echo, final_counters: the sender's instance tag
 //
+// Echo payload (echo_stamps_size bytes): the subscriber's own steady-clock stamps of the probe
+// it answers, so the publisher can estimate the offset between the two clocks (NTP's t2, t3):
+//   off  size  field
+//   0    8     arrived_ns       when the probe arrived (t2), subscriber clock
+//   8    8     echoed_ns        when the echo was sent (t3), subscriber clock
+// An echo with no payload (a subscriber that predates the stamps) still gives a round trip;
+// any other payload length is malformed.
+//
 // Instance tag: messages from a subscriber carry no records, so their record_count field holds
 // a random nonzero number the subscriber process picks when it starts. A publisher tells a
 // restarted subscriber (same id, new process) from a repeated hello by it. 0 means "no tag"
@@ -68,7 +76,8 @@ enum class MessageKind : std::uint8_t {
                       // (and again while its publisher is silent, to find a restarted one)
   hello_ack = 2,      // publisher -> subscribers: sequence = the subscriber id acknowledged
   data = 3,           // publisher -> subscribers: the measured stream (flags: probe, warmup)
-  echo = 4,           // subscriber -> publisher: a probe's sequence and stamps, copied back
+  echo = 4,           // subscriber -> publisher: a probe's sequence and stamps, copied back,
+                      // then the subscriber's own stamps (EchoStamps)
   end = 5,            // publisher -> subscribers: sequence = measured messages sent in total
   final_counters = 6, // subscriber -> publisher: payload = encoded SubscriberCounters
   final_ack = 7,      // publisher -> subscribers: sequence = the subscriber id acknowledged
@@ -132,6 +141,21 @@ void encode_header(const Header& header, std::span<std::byte> out) noexcept;
 
 // Decodes and validates the header of a whole received message (header plus payload).
 DecodeError decode_header(std::span<const std::byte> message, Header& out) noexcept;
+
+// A subscriber's stamps in its echo (the echo payload above), on its own clock.
+struct EchoStamps {
+  std::int64_t arrived_ns = 0; // t2
+  std::int64_t echoed_ns = 0;  // t3
+};
+
+inline constexpr std::size_t echo_stamps_size = 2 * 8;
+
+// Precondition: out.size() >= echo_stamps_size.
+void encode_echo_stamps(const EchoStamps& stamps, std::span<std::byte> out) noexcept;
+
+// False when the payload is not exactly echo_stamps_size bytes, a stamp is negative (a steady
+// clock counts up from boot), or the echo left before its probe arrived.
+bool decode_echo_stamps(std::span<const std::byte> payload, EchoStamps& out) noexcept;
 
 // A subscriber's final counters, sent back in a final_counters message's payload.
 // Encoded as a fixed sequence of little-endian u64 fields (final_counters_size bytes).

@@ -121,6 +121,27 @@ except Exception:
   echo "$bytes"
 }
 
+# What netprof's subscriber sends back for each probe (header and its stamps), from the binary
+# itself, so the bare baselines echo as many bytes. A netprof that does not print
+# wire_echo_bytes predates the stamps and echoes its header alone. Call after bench_start.
+netprof_echo_bytes()
+{
+  local netprof=$1 listing bytes=""
+  if listing=$(timeout 10 "$netprof" --list-transports --json 2>/dev/null); then
+    bytes=$("$python" -c '
+import json, sys
+try:
+    print(int(json.load(sys.stdin)["wire_echo_bytes"]))
+except Exception:
+    pass
+' <<<"$listing")
+  fi
+  if [[ ! $bytes =~ ^[0-9]+$ ]]; then
+    bytes=$(netprof_header_bytes "$netprof")
+  fi
+  echo "$bytes"
+}
+
 # A deadline for a netprof run of -t SECONDS: its warm-up and end-of-test handshake come on top.
 netprof_deadline()
 {

@@ -58,7 +58,7 @@ bench_start bench_mq
 limit=$(netprof_deadline "$time")   # -t, plus warm-up and the end-of-test handshake
 header=$(netprof_header_bytes "$netprof")
 size=$((payload + header))
-echo_size=$((header + frame))
+echo_size=$(($(netprof_echo_bytes "$netprof") + frame))
 
 read -r load _ </proc/loadavg
 echo "host: $(uname -sr), $(nproc) CPUs, load $load; fs.mqueue: msg_max $(cat /proc/sys/fs/mqueue/msg_max), msgsize_max $(cat /proc/sys/fs/mqueue/msgsize_max)"

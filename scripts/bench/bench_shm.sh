@@ -53,6 +53,7 @@ trap 'stop_roudi; bench_cleanup' EXIT
 
 netprof_limit=$(netprof_deadline "$seconds")
 header=$(netprof_header_bytes "$netprof") # in front of every payload
+echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 
 # --- RouDi, iceoryx's broker, for bench/iceoryx_pingpong: started and stopped here ---------
 iceoryx_pingpong=$build_dir/bench/iceoryx_pingpong
@@ -155,7 +156,7 @@ for ((round = 1; round <= rounds; round++)); do
   run_limited 60 "$work/figure_walk.$round.json" "$floor" --cpu "$cpus" --walk 8192 --record-lines 2
   floor_before "ring_alone.$round"
   run_limited 60 "$work/figure_ring_alone.$round.json" "$ring_alone" --cpu "$cpus" \
-    --size $((payload + header))
+    --size $((payload + header)) --echo-size "$echo_bytes"
   for history in keep-last keep-all; do
     floor_before "$history.$round"
     run_limited "$netprof_limit" "$work/pingpong_$history.$round.out" \
@@ -163,7 +164,7 @@ for ((round = 1; round <= rounds; round++)); do
       --cpu "$cpus" -s "$payload" -t "$seconds" --json "$work/figure_$history.$round.json" --quiet
   done
 done
-# iceoryx's own ping-pong, the same 116 B one way and 52 B back, busy-polling, pinned alike:
+# iceoryx's own ping-pong, the same 116 B one way and netprof's echo (68 B) back, busy-polling, pinned alike:
 # inside the floor's bracket, and with RouDi up only for it.
 if [[ ! -x $iceoryx_pingpong ]]; then
   roudi_note="not built: apt-get install libiceoryx-posh-dev iceoryx, then configure and build again"
@@ -172,7 +173,7 @@ elif ! command -v iox-roudi >/dev/null; then
 elif start_roudi; then
   floor_before iceoryx
   run_limited 60 "$work/figure_iceoryx.json" "$iceoryx_pingpong" --cpu "$cpus" \
-    --size $((payload + header))
+    --size $((payload + header)) --echo-size "$echo_bytes"
   stop_roudi
 else
   ((failures += 1))

@@ -67,7 +67,7 @@ command -v sockperf >/dev/null || { have_sockperf=0; echo "sockperf not found (a
 header=$(netprof_header_bytes "$netprof")
 limit=$(netprof_deadline "$seconds")
 wire=$((payload + header + frame))
-echo_bytes=$((header + frame))
+echo_bytes=$(($(netprof_echo_bytes "$netprof") + frame))
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1 || echo none)"
 echo "TCP on 127.0.0.1, TCP_NODELAY on; publisher/pinger/client on CPU $sender_cpu, subscriber/ponger/server on CPU $receiver_cpu"
 echo "like for like: netprof -s $payload sends $wire B messages ($header B header, $frame B frame); $repeat interleaved runs each"

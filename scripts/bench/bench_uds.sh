@@ -57,6 +57,7 @@ require_binaries "$netprof" "$bare"
 bench_start bench_uds
 
 header=$(netprof_header_bytes "$netprof")
+echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 limit=$(netprof_deadline "$seconds")
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/ponger on CPU ${cpus#*,}; $repeat interleaved runs each"
@@ -70,7 +71,7 @@ for ((run = 1; run <= repeat; run++)); do
     for wait_strategy in spin block; do
       name=$kind.$wait_strategy
       run_limited 60 "$work/bare.$name.$run.json" "$bare" --type "$kind" \
-        --size $((payload + header + frame)) --echo-size $((header + frame)) \
+        --size $((payload + header + frame)) --echo-size $((echo_bytes + frame)) \
         --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" --cpu "$cpus"
       tolerated_statuses=1 run_limited "$limit" "$work/netprof.$name.$run.out" "$netprof" \
         --local-pair --uds-type "$kind" --mode ping-pong -s "$payload" --cpu "$cpus" \

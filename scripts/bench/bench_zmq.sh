@@ -76,6 +76,7 @@ require_binaries "$netprof" "$bare_pingpong" "$bare_stream"
 bench_start bench_zmq
 
 header=$(netprof_header_bytes "$netprof")
+echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 limit=$(netprof_deadline "$seconds")
 pingpong_wire=$((payload_pingpong + header))
 stream_wire=$((payload_stream + header))
@@ -85,7 +86,7 @@ read -r load _ </proc/loadavg
 echo "host: $(uname -sr), $(nproc) CPUs, load $load, libzmq $(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
 echo "tcp on 127.0.0.1, wait $wait_strategy; pinned = --cpu $cpus (publisher/pinger side, subscriber/ponger side)"
 echo "like for like: netprof's header is $header B (asked of the binary), so the baselines send"
-echo "$pingpong_wire B pings with $header B echoes and $stream_wire B stream messages, HWM $hwm, buffers $queue_length B"
+echo "$pingpong_wire B pings with $echo_bytes B echoes and $stream_wire B stream messages, HWM $hwm, buffers $queue_length B"
 echo
 
 # One round of every measurement on one placement; each file is named PLACEMENT.KIND.RUN.json.
@@ -95,9 +96,9 @@ measure()
   [[ $where == pinned ]] && pin=(--cpu "$cpus")
   local name="$work/$where" netprof_args=(--local-pair --zmq 'tcp://127.0.0.1:*' "${pin[@]}"
     --wait-strategy "$wait_strategy" -q "$queue_length" -t "$seconds" --quiet)
-  local pingpong=("$bare_pingpong" --size "$pingpong_wire" --echo-size "$header"
+  local pingpong=("$bare_pingpong" --size "$pingpong_wire" --echo-size "$echo_bytes"
     --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" "${pin[@]}")
-  local stream=("$bare_stream" --size "$stream_wire" --echo-size "$header" --seconds "$seconds"
+  local stream=("$bare_stream" --size "$stream_wire" --echo-size "$echo_bytes" --seconds "$seconds"
     --hwm "$hwm" --buffer "$queue_length" --wait "$wait_strategy" "${pin[@]}")
 
   run_limited "$limit" "$name.bare_pp.$run.json" "${pingpong[@]}"
@@ -145,7 +146,7 @@ runs_of()
 for where in "${placements[@]}"; do
   rate=subscribers.0.throughput.messages_per_second
   "$python" - "$where" "$cpus" "$repeat" "$target_latency" "$target_rate" "$payload_pingpong" \
-    "$pingpong_wire" "$header" "$payload_stream" "$stream_wire" "$hwm" \
+    "$pingpong_wire" "$echo_bytes" "$payload_stream" "$stream_wire" "$hwm" \
     "$(runs_of "$where" bare_pp one_way_p50_ns)" \
     "$(runs_of "$where" netprof_pp publisher.latency.one_way_ns.p50)" \
     "$(runs_of "$where" bare_pair one_way_p50_ns)" \
@@ -161,7 +162,7 @@ for where in "${placements[@]}"; do
     "$(runs_of "$where" netprof_nodrop_probe10 "$rate")" <<'EOF'
 import statistics, sys
 
-(where, cpus, repeat, target_latency, target_rate, pp_payload, pp_wire, header, st_payload,
+(where, cpus, repeat, target_latency, target_rate, pp_payload, pp_wire, echo_bytes, st_payload,
  st_wire, hwm, *runs) = sys.argv[1:]
 target_latency, target_rate = float(target_latency), float(target_rate)
 
@@ -201,7 +202,7 @@ def table(rows):
 
 placement = f"pinned, --cpu {cpus}" if where == "pinned" else "unpinned (the scheduler places them)"
 print(f"== {placement}: medians of {repeat} interleaved runs ==")
-print(f"ping-pong, -s {pp_payload}: {pp_wire} B out, {header} B back;"
+print(f"ping-pong, -s {pp_payload}: {pp_wire} B out, {echo_bytes} B back;"
       " one-way p50 = RTT p50 / 2, us")
 r = ratio(ours_pp, bare_pp)
 table([("", "bare", "netprof", "ratio", f"target <= {target_latency:.2f}x", "per run"),

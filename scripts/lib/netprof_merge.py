@@ -13,7 +13,8 @@ CSV_COLUMNS = [
     "run_tag", "name", "id", "ssh", "address", "exit_code", "outcome", "received", "lost",
     "loss_percent", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
     "throughput_seconds", "rtt_p50_ns", "rtt_p99_ns", "rtt_max_ns", "one_way_rtt_half_p50_ns",
-    "publisher_messages_sent",
+    "clock_offset_ns", "clock_offset_bound_ns", "forward_p50_ns", "forward_p99_ns",
+    "backward_p50_ns", "backward_p99_ns", "publisher_messages_sent",
 ]
 
 
@@ -92,6 +93,13 @@ def csv_row(run_tag, entry, publisher_report):
         "rtt_p99_ns": figure(seen, "latency", "rtt_ns", "p99"),
         "rtt_max_ns": figure(seen, "latency", "rtt_ns", "max"),
         "one_way_rtt_half_p50_ns": figure(seen, "latency", "one_way_ns", "p50"),
+        # One-way across clocks: each figure is uncertain by ± clock_offset_bound_ns.
+        "clock_offset_ns": figure(seen, "latency", "cross_clock", "offset_ns"),
+        "clock_offset_bound_ns": figure(seen, "latency", "cross_clock", "bound_ns"),
+        "forward_p50_ns": figure(seen, "latency", "cross_clock", "forward_ns", "p50"),
+        "forward_p99_ns": figure(seen, "latency", "cross_clock", "forward_ns", "p99"),
+        "backward_p50_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p50"),
+        "backward_p99_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p99"),
         "publisher_messages_sent": figure(publisher_report, "publisher", "messages_sent"),
     }
 

@@ -70,10 +70,13 @@ std::string transport_list_json(const TransportRegistry& registry, const OptionV
          {"needs_private_netns", transport.needs_private_netns()},
          {"allows_threads", transport.allows_threads()}});
   }
-  const nlohmann::ordered_json document = {{"schema_version", 1},
-                                           {"version", NETPROF_VERSION},
-                                           {"wire_header_bytes", wire::header_size},
-                                           {"transports", list}};
+  const nlohmann::ordered_json document = {
+      {"schema_version", 1},
+      {"version", NETPROF_VERSION},
+      {"wire_header_bytes", wire::header_size},
+      // What a subscriber sends back for each probe.
+      {"wire_echo_bytes", wire::header_size + wire::echo_stamps_size},
+      {"transports", list}};
   return document.dump(2) + "\n";
 }
 

@@ -2,11 +2,27 @@
 
 namespace netprof {
 
-bool EchoTimer::record(Member& member, ProbeRing::Entry& probe, Clock::time_point now) noexcept
+namespace {
+
+// NTP's exchange: the probe's actual send (not its intended time: the subscriber's clock saw it
+// leave then), the subscriber's two stamps, and the echo's arrival.
+ClockExchange exchange_of(const ProbeRing::Entry& probe, const wire::EchoStamps& stamps,
+                          std::int64_t now_ns) noexcept
+{
+  return ClockExchange{probe.sent_ns, stamps.arrived_ns, stamps.echoed_ns, now_ns};
+}
+
+} // namespace
+
+bool EchoTimer::record(Member& member, ProbeRing::Entry& probe, Clock::time_point now,
+                       const wire::EchoStamps* stamps) noexcept
 {
   const bool current = m_current.awaiting && probe.sequence == m_current.sequence &&
                        probe.warmup == m_current.warmup;
   if (probe.warmup) {
+    // Warm-up exchanges sharpen the clock offset, though they are no latency sample.
+    if (stamps != nullptr)
+      member.echoes.cross_clock.add(exchange_of(probe, *stamps, to_wire_ns(now)), false);
     if (current)
       ++m_current.echoes;
     return true;
@@ -24,6 +40,8 @@ bool EchoTimer::record(Member& member, ProbeRing::Entry& probe, Clock::time_poin
     m_intervals->record_latency(rtt);
   m_rtt_uncorrected.record(now_ns - probe.sent_ns);
   echoes.rtt->record(rtt);
+  if (stamps != nullptr)
+    echoes.cross_clock.add(exchange_of(probe, *stamps, now_ns), true);
   ++echoes.count;
   if (probe.echoes++ == 0)
     probe.first_echo_ns = now_ns;

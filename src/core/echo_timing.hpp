@@ -41,9 +41,11 @@ public:
     return m_probes.find(echo.sequence, warmup, echo.intended_ns, echo.sent_ns);
   }
 
-  // Takes a member's echo of `probe`, arrived at `now`; false when it must be rejected (a
-  // duplicate, or one overtaken by a later probe's echo).
-  bool record(Member& member, ProbeRing::Entry& probe, Clock::time_point now) noexcept;
+  // Takes a member's echo of `probe`, arrived at `now`, with the subscriber's own stamps when
+  // the echo carries them (null: a subscriber that predates them); false when it must be
+  // rejected (a duplicate, or one overtaken by a later probe's echo).
+  bool record(Member& member, ProbeRing::Entry& probe, Clock::time_point now,
+              const wire::EchoStamps* stamps) noexcept;
 
   bool awaiting() const noexcept { return m_current.awaiting; }
   void stop_awaiting() noexcept { m_current.awaiting = false; }

@@ -6,6 +6,8 @@
 // process taking part in this run can send: an echo of a real probe, or final counters of this
 // run. The table never touches an endpoint: it answers with decisions the publisher carries out.
 
+#include "cross_clock_timer.hpp"
+
 #include <netprof/clock.hpp>
 #include <netprof/histogram.hpp>
 #include <netprof/wire.hpp>
@@ -25,6 +27,7 @@ struct MemberEchoes {
   bool any = false;
   std::uint64_t last_sequence = 0;
   std::unique_ptr<Histogram> rtt = std::make_unique<Histogram>();
+  CrossClockTimer cross_clock; // from echoes that carry the subscriber's stamps
 };
 
 // A member's final counters, once they came. A restart voids them: the new process reports

@@ -69,7 +69,8 @@ public:
 private:
   bool wait_for_subscribers();
   Reply on_hello(const wire::Header& header, PeerHandle sender, Clock::time_point now) noexcept;
-  Reply on_echo(const wire::Header& header, Clock::time_point now) noexcept;
+  Reply on_echo(const wire::Header& header, std::span<const std::byte> payload,
+                Clock::time_point now) noexcept;
   Reply on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
                           Clock::time_point now) noexcept;
   CounterLimits counter_limits(Clock::time_point now) const noexcept;
@@ -133,7 +134,7 @@ void Publisher::on_message(const Delivery& delivery) noexcept
     reply = on_hello(header, delivery.sender, arrived);
     break;
   case wire::MessageKind::echo:
-    reply = on_echo(header, arrived);
+    reply = on_echo(header, message.subspan(wire::header_size), arrived);
     break;
   case wire::MessageKind::final_counters:
     reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
@@ -175,8 +176,15 @@ Reply Publisher::on_hello(const wire::Header& header, PeerHandle sender,
   return Reply::answering(wire::MessageKind::hello_ack, true);
 }
 
-Reply Publisher::on_echo(const wire::Header& header, Clock::time_point now) noexcept
+Reply Publisher::on_echo(const wire::Header& header, std::span<const std::byte> payload,
+                         Clock::time_point now) noexcept
 {
+  // A bare echo (a subscriber that predates the stamps) still times a round trip; any other
+  // payload must be exactly the stamps.
+  wire::EchoStamps stamps;
+  const bool stamped = !payload.empty();
+  if (stamped && !wire::decode_echo_stamps(payload, stamps))
+    return Reply::rejection();
   ProbeRing::Entry* probe = m_echoes.probe_of(header, m_run_id);
   if (probe == nullptr)
     return Reply::rejection();
@@ -185,7 +193,8 @@ Reply Publisher::on_echo(const wire::Header& header, Clock::time_point now) noex
   const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
   if (proof.member == nullptr)
     return Reply::rejection();
-  return Reply{!m_echoes.record(*proof.member, *probe, now), proof.adopt_sender, std::nullopt};
+  const bool taken = m_echoes.record(*proof.member, *probe, now, stamped ? &stamps : nullptr);
+  return Reply{!taken, proof.adopt_sender, std::nullopt};
 }
 
 Reply Publisher::on_final_counters(const wire::Header& header, std::span<const std::byte> payload,

@@ -97,6 +97,7 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   result.probes_sent = phase.probes_sent - member.probes_before_join;
   result.echoes = member.echoes.count;
   result.rtt = member.echoes.rtt->summarize();
+  result.cross_clock = member.echoes.cross_clock.result();
   result.restarts = member.restarts;
   result.id_clash = member.clashing_instance != 0;
   if (member.refused_counters != nullptr)

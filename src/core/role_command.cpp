@@ -62,9 +62,12 @@ double expected_seconds(const RunConfig& config)
 // The largest control message either role reads, so a transport can refuse anything larger
 // from a stranger where no data arrives: final counters (to the publisher) or the
 // acknowledgement with its run description (to a subscriber), with a MAC under --key-file.
-// Keep it in step with the kinds in wire.hpp.
+// Keep it in step with the kinds in wire.hpp. Echoes (header and stamps) are read by the
+// publisher through the same limits, so they must never be the largest.
 std::size_t largest_control_message(const RunConfig& config)
 {
+  static_assert(wire::echo_stamps_size < wire::final_counters_with_addendum_size,
+                "an echo must fit wherever final counters fit");
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
   return wire::header_size +
          std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;

@@ -58,7 +58,7 @@ public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
         m_authentication(config.shared_secret),
-        m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(0),
+        m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(wire::echo_stamps_size),
         m_hello(m_authentication.tag_room()),
         m_control(wire::final_counters_with_addendum_size + m_authentication.tag_room()),
         m_instance(random_instance_tag()), m_deadlines(config, Clock::now()),
@@ -78,7 +78,7 @@ private:
   void on_data(const wire::Header& header, const Delivery& delivery,
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
-  void echo(const wire::Header& probe) noexcept;
+  void echo(const wire::Header& probe, Clock::time_point arrived) noexcept;
   void send_hello() noexcept;
   void send_final_counters(std::uint16_t flags = 0) noexcept;
   IntervalTotals interval_totals() const noexcept;
@@ -121,6 +121,8 @@ RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const Sto
 
 void Subscriber::on_message(const Delivery& delivery) noexcept
 {
+  // A probe's arrival (NTP's t2) is stamped before anything else, like the publisher's t4.
+  const auto arrived = Clock::now();
   wire::Header header;
   std::span<const std::byte> message = delivery.bytes;
   if (wire::decode_header(message, header) != wire::DecodeError::none) {
@@ -150,11 +152,12 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
       ++run.injected_drops;
     return; // --drop-rate: as if it never came
   }
-  // A probe is echoed before anything else, even reading the clock: the round trip should
-  // hold as little of the subscriber's own work as possible.
+  // A probe is echoed before anything else: the round trip should hold as little of the
+  // subscriber's own work as possible (what it holds, t3 - t2, is taken out of the offset).
   if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0)
-    echo(header);
-  const auto now = Clock::now();
+    echo(header, arrived);
+  // Every figure of this message dates from its arrival, the echo's send not included.
+  const auto now = arrived;
   m_deadlines.heard_publisher(now);
   switch (header.kind) {
   case wire::MessageKind::hello_ack:
@@ -321,13 +324,16 @@ void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
   }
 }
 
-void Subscriber::echo(const wire::Header& probe) noexcept
+void Subscriber::echo(const wire::Header& probe, Clock::time_point arrived) noexcept
 {
   wire::Header header = probe;
   header.kind = wire::MessageKind::echo;
   header.sender_id = m_config.id;
   header.record_count = m_instance;
-  m_endpoint.send(m_echo.with_header(header));
+  const std::span<std::byte> message = m_echo.with_header(header);
+  // t3 last, as close to the send as the encoding allows.
+  wire::encode_echo_stamps({to_wire_ns(arrived), to_wire_ns(Clock::now())}, m_echo.payload());
+  m_endpoint.send(message);
   m_endpoint.flush();
 }
 

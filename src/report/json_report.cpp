@@ -43,6 +43,22 @@ json latency_json(const LatencySummary& rtt, bool halve)
   };
 }
 
+json cross_clock_json(const std::optional<CrossClockLatency>& latency)
+{
+  if (!latency)
+    return nullptr;
+  return json{
+      {"exchanges", latency->exchanges},
+      {"exchanges_used", latency->exchanges_used},
+      {"offset_ns", latency->offset_ns},
+      {"bound_ns", latency->bound_ns},
+      {"min_delay_ns", latency->min_delay_ns},
+      {"forward_ns", latency_json(latency->forward, false)},
+      {"backward_ns", latency_json(latency->backward, false)},
+      {"out_of_range", latency->out_of_range},
+  };
+}
+
 json host_json(const HostFacts& host)
 {
   return json{
@@ -250,6 +266,7 @@ json subscriber_json(const SubscriberResult& sub)
        {
            {"rtt_ns", latency_json(sub.rtt, false)},
            {"one_way_ns", latency_json(sub.rtt, true)},
+           {"cross_clock", cross_clock_json(sub.cross_clock)},
        }},
   };
 }

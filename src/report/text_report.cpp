@@ -315,6 +315,37 @@ void write_send_accounting(std::ostream& out, const SendAccounting& accounting)
   out << "\n";
 }
 
+void write_direction(std::ostream& out, const char* label, const LatencySummary& latency,
+                     const std::string& bound)
+{
+  out << "      " << label << ": ";
+  if (latency.count == 0) {
+    out << "no measured exchange\n";
+    return;
+  }
+  out << "p50 " << format_duration_ns(static_cast<double>(latency.p50_ns)) << ", p99 "
+      << format_duration_ns(static_cast<double>(latency.p99_ns)) << ", min "
+      << format_duration_ns(static_cast<double>(latency.min_ns)) << ", max "
+      << format_duration_ns(static_cast<double>(latency.max_ns)) << " (each " << bound << ")\n";
+}
+
+// Forward and backward apart, which RTT/2 cannot tell: only as good as the offset estimate,
+// whose bound every figure carries.
+void write_cross_clock(std::ostream& out, const CrossClockLatency& latency)
+{
+  const std::string bound = "± " + format_duration_ns(static_cast<double>(latency.bound_ns));
+  out << "    One-way across clocks, offset estimated from the " << latency.exchanges_used
+      << " exchanges with the smallest round trip (of " << format_count(latency.exchanges)
+      << "):\n";
+  out << "      Clock offset (subscriber - publisher): "
+      << format_duration_ns(static_cast<double>(latency.offset_ns)) << " " << bound << "\n";
+  write_direction(out, "Forward (publisher -> subscriber)", latency.forward, bound);
+  write_direction(out, "Backward (subscriber -> publisher)", latency.backward, bound);
+  if (latency.out_of_range > 0)
+    out << "      " << format_count(latency.out_of_range)
+        << " exchanges left out: the offset moved by more than the histograms hold\n";
+}
+
 void write_publisher_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
@@ -363,6 +394,8 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
     } else {
       out << "    One-way (RTT/2): no probes echoed\n";
     }
+    if (sub.cross_clock)
+      write_cross_clock(out, *sub.cross_clock);
   }
 }
 

@@ -37,7 +37,7 @@ LAUNCH_DEADLINE_S = 40
 SUBNET = f"10.78.{os.getpid() % 250}"
 # A modest run every host carries without loss on a loaded 2-core machine.
 MODEST = ["-s", "256", "--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
-NETPROF_HEADER = 52           # docs/json-schema.md
+NETPROF_HEADER = 52           # docs/json-schema.md (data messages; echoes carry 16 B more)
 BELOW_UDP = 14 + 20 + 8       # what tbf counts besides netprof's message: Ethernet, IPv4, UDP
 TOLERANCE = 0.10
 
@@ -251,12 +251,46 @@ class MultiHostTest(unittest.TestCase):
         self.assertLessEqual(abs(measured / expected_payload - 1), TOLERANCE)
         self.assertGreater(own["lost"], 0, "nothing lost: the link was not the limit")
 
-    def shape(self, host, rate):
+    def test_asymmetric_link_shows_in_forward_and_backward(self):
+        """tbf on what the publisher's host sends only, offered about 1.4 times its rate: the
+        forward direction queues (up to the lab's 250 ms), the backward one does not. The
+        cross-clock figures must say so, forward well above backward, which RTT/2 (one figure
+        for both) cannot. The early warm-up probes find the queue empty, so the offset is
+        pinned down; the lab's hosts share one kernel clock, so it must be 0 within its bound."""
+        rate_bits, size, send_hz = 20_000_000, 1400, 2300
+        self.shape("h0", "20mbit", "out")
+        frame = size + NETPROF_HEADER + BELOW_UDP
+        self.assertGreater(send_hz, 1.3 * rate_bits / 8 / frame)
+        code, out, err = self.launch(self.write_hosts(1), "-s", str(size), "--send-hz",
+                                     str(send_hz), "-t", "1", "--warmup-time", "0.3",
+                                     "-q", "8000000")
+        self.assertEqual(code, 0, out + err)
+        [seen] = self.merged()["publisher"]["report"]["subscribers"]
+        cross = seen["latency"]["cross_clock"]
+        self.assertIsNotNone(cross, "the echoes carried no stamps")
+        forward, backward = cross["forward_ns"]["p50"], cross["backward_ns"]["p50"]
+        rtt_half = seen["latency"]["one_way_ns"]["p50"]
+        offset, bound = cross["offset_ns"], cross["bound_ns"]
+        print(f"asymmetric link: offset {offset} ns ± {bound} ns, forward p50 {forward} ns, "
+              f"backward p50 {backward} ns, RTT/2 p50 {rtt_half} ns", file=sys.stderr)
+        self.assertLessEqual(abs(offset), bound)
+        self.assertGreater(forward - backward, 2 * bound + 2_000_000,
+                           "the shaped (forward) direction queued, the other did not")
+        self.assertGreater(forward, 5 * backward)
+        # RTT/2 splits the difference: one figure between the two directions.
+        self.assertLess(backward, rtt_half)
+        self.assertLess(rtt_half, forward)
+        with open(os.path.join(self.out, "subscribers.csv")) as f:
+            [row] = list(csv.DictReader(f))
+        self.assertEqual(int(row["forward_p50_ns"]), forward)
+        self.assertEqual(int(row["clock_offset_bound_ns"]), bound)
+
+    def shape(self, host, rate, direction="out"):
         code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", host, rate,
-                                    deadline_s=20)
+                                    "--direction", direction, deadline_s=20)
         self.assertEqual(code, 0, out + err)
         self.addCleanup(run_script, LAB, "--dir", self.lab_dir, "shape", host, "none",
-                        deadline_s=20)
+                        "--direction", "both", deadline_s=20)
 
     def test_unreachable_host_is_named_and_nothing_starts(self):
         hosts = self.write_hosts(2, {2: {"name": "ghost", "ssh": f"root@{SUBNET}.99"}})

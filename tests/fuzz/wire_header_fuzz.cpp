@@ -4,7 +4,9 @@
 //  - a rejected message leaves the caller's Header untouched;
 //  - an accepted one has a known kind and flags and a payload_length equal to what arrived,
 //    and encoding the decoded header gives back the bytes it was decoded from;
-//  - decode_counters() accepts exactly final_counters_size bytes, and round-trips too.
+//  - decode_counters() accepts exactly final_counters_size bytes, and round-trips too;
+//  - decode_echo_stamps() accepts only echo_stamps_size bytes of possible stamps (none below 0,
+//    the echo not before the probe's arrival), and round-trips too.
 
 #include "fuzz_input.hpp"
 
@@ -59,6 +61,19 @@ void check_counters(std::span<const std::byte> payload)
   }
 }
 
+void check_echo_stamps(std::span<const std::byte> payload)
+{
+  EchoStamps stamps;
+  const bool accepted = decode_echo_stamps(payload, stamps);
+  NETPROF_FUZZ_CHECK(!accepted || payload.size() == echo_stamps_size);
+  if (accepted) {
+    NETPROF_FUZZ_CHECK(stamps.arrived_ns >= 0 && stamps.echoed_ns >= stamps.arrived_ns);
+    std::array<std::byte, echo_stamps_size> again{};
+    encode_echo_stamps(stamps, again);
+    NETPROF_FUZZ_CHECK(std::memcmp(again.data(), payload.data(), echo_stamps_size) == 0);
+  }
+}
+
 void check_records(std::span<const std::byte> payload, std::uint32_t record_count)
 {
   if (record_count > max_fuzzed_records) {
@@ -99,6 +114,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_counters(payload);
   } else if (decoded.kind == MessageKind::data) {
     check_records(payload, decoded.record_count);
+  } else if (decoded.kind == MessageKind::echo) {
+    check_echo_stamps(payload);
   }
   return 0;
 }

@@ -96,6 +96,13 @@ void write_wire_header(CorpusDir dir)
   with_records.record_count = 3;
   dir.write("data_records_3", message(with_records, records(64, 3)));
   dir.write("echo", message(header_of(MessageKind::echo, 2, 7, wire::flags::probe), none));
+  Bytes stamps(wire::echo_stamps_size);
+  wire::encode_echo_stamps({5'000'000'000, 5'000'002'000}, stamps);
+  dir.write("echo_stamped",
+            message(header_of(MessageKind::echo, 2, 7, wire::flags::probe), stamps));
+  wire::encode_echo_stamps({5'000'002'000, 5'000'000'000}, stamps);
+  dir.write("echo_stamps_backwards",
+            message(header_of(MessageKind::echo, 2, 7, wire::flags::probe), stamps));
   dir.write("end", message(header_of(MessageKind::end, 0, 1000), none));
   wire::SubscriberCounters counters;
   counters.received = 1000;

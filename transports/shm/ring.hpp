@@ -14,7 +14,8 @@
 //   header:  (tag << 32 | padding flag << 31 | length) XOR salt
 //
 // One 8-byte header, so that a 64 B netprof payload (116 B with netprof's own header) takes two
-// cache lines and an echo (60 B) one: each line is one more transfer between cores. The tag is
+// cache lines: each line is one more transfer between cores. An echo (76 B since it carries the
+// subscriber's two stamps) takes two as well; a bare header echo (60 B) took one. The tag is
 // the record's position in 64 B units, plus one, modulo 2^32 - 1 (never 0); the header is stored
 // last (release), in one atomic store, and a reader at position h takes the record only when
 // the tag is h's. The salt is a random 64-bit value chosen when the ring is formatted: format()

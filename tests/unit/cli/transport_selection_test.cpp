@@ -389,6 +389,7 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     EXPECT_EQ(listing["schema_version"], 1);
     EXPECT_EQ(listing["version"], NETPROF_VERSION);
     EXPECT_EQ(listing["wire_header_bytes"], wire::header_size);
+    EXPECT_EQ(listing["wire_echo_bytes"], wire::header_size + wire::echo_stamps_size);
     const auto& fake = listing["transports"].back();
     EXPECT_EQ(fake["name"], "fake");
     EXPECT_EQ(fake["summary"], "a fake medium for tests: --fake NAME");

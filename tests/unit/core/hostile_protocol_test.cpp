@@ -223,6 +223,46 @@ TEST(HostileProtocol, PublisherRejectsCountersAnsweringAnEndItDidNotSend)
   EXPECT_EQ(pair.publisher.report.rejected, 2u);
 }
 
+TEST(HostileProtocol, EchoesOfRealProbesWithMalformedStampsAreRejected)
+{
+  // An on-path forger copies real probes into echoes under the real id and tag, but their
+  // payloads are not the subscriber's two stamps: 8 bytes, or an echo sent before its probe
+  // arrived. Each is rejected before it can become a latency sample; the real echoes still
+  // count.
+  constexpr int forged_each = 3;
+  InMemoryLink* target = nullptr;
+  std::atomic<std::uint32_t> tag{0};
+  std::atomic<int> forged{0};
+  InMemoryLink link([&](std::span<const std::byte> message) {
+    wire::Header header;
+    if (wire::decode_header(message, header) != wire::DecodeError::none)
+      return 1;
+    if (header.kind == wire::MessageKind::hello_ack)
+      tag.store(wire::instance_tag(header));
+    const bool measured_probe = header.kind == wire::MessageKind::data &&
+                                (header.flags & wire::flags::probe) != 0 &&
+                                (header.flags & wire::flags::warmup) == 0;
+    if (measured_probe && target != nullptr && forged.load() < forged_each) {
+      ++forged;
+      wire::Header echo = header;
+      echo.kind = wire::MessageKind::echo;
+      echo.sender_id = 1;
+      echo.record_count = tag.load();
+      target->to_publisher->push(message_of(echo, 8));
+      auto backwards = message_of(echo, wire::echo_stamps_size);
+      wire::encode_echo_stamps({2'000, 1'000}, std::span(backwards).subspan(wire::header_size));
+      target->to_publisher->push(backwards);
+    }
+    return 1;
+  });
+  target = &link;
+  const Pair pair = run_attacked(link, [] {});
+  expect_untouched(pair);
+  EXPECT_EQ(forged.load(), forged_each);
+  EXPECT_EQ(pair.publisher.report.rejected, 2u * forged_each);
+  ASSERT_TRUE(pair.publisher.report.subscribers.at(0).cross_clock.has_value());
+}
+
 TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
 {
   InMemoryLink link;

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <future>
 #include <random>
 
@@ -79,6 +81,24 @@ TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
   EXPECT_EQ(report.rtt.count, report.probes_sent);
   EXPECT_EQ(outcome.subscriber.report.self->counters.warmup_received, 20u);
   EXPECT_EQ(outcome.subscriber.report.run_id, report.run_id);
+}
+
+TEST(Protocol, EchoesCarryStampsThatPutOneClockAtOffsetZero)
+{
+  // Both roles are threads of this process: one clock, so the offset is 0 within its bound.
+  InMemoryLink sut;
+  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+
+  const SubscriberResult& seen = outcome.publisher.report.subscribers.at(0);
+  ASSERT_TRUE(seen.cross_clock.has_value());
+  const CrossClockLatency& cross = *seen.cross_clock;
+  EXPECT_LE(std::abs(cross.offset_ns), cross.bound_ns);
+  EXPECT_GE(2 * cross.bound_ns, cross.min_delay_ns);
+  EXPECT_EQ(cross.forward.count, seen.echoes);
+  EXPECT_EQ(cross.backward.count, seen.echoes);
+  EXPECT_GE(cross.forward.p50_ns, -cross.bound_ns);
+  EXPECT_GE(cross.backward.p50_ns, -cross.bound_ns);
+  EXPECT_EQ(cross.out_of_range, 0u);
 }
 
 TEST(Protocol, ThePublisherReportsWhatTheSubscriberProcessCost)

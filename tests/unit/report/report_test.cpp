@@ -710,8 +710,9 @@ TEST(JsonReport, SubscriberGivesItsOneWayLatencyFromTheSendStamp)
   RunReport report = sample_subscriber_report();
   report.self->one_way = sample_rtt();
   const json latency = parsed(report)["subscriber"]["latency"];
-  EXPECT_EQ(keys_of(latency),
-            (std::set<std::string>{"rtt_ns", "one_way_ns", "receive_minus_send_ns"}));
+  EXPECT_EQ(keys_of(latency), (std::set<std::string>{"rtt_ns", "one_way_ns", "cross_clock",
+                                                     "receive_minus_send_ns"}));
+  EXPECT_TRUE(latency["cross_clock"].is_null());
   EXPECT_EQ(keys_of(latency["receive_minus_send_ns"]), summary_keys);
   // As measured, whole ns: not halved like the publisher's RTT/2.
   EXPECT_EQ(latency["receive_minus_send_ns"]["p50"], 40'001);
@@ -741,6 +742,59 @@ TEST(TextReport, SendAttemptsWithoutRefusalsNameNoCause)
   report.send_accounting = {};
   report.send_accounting.count(SendResult::sent, SendCause::unspecified);
   EXPECT_TRUE(has_line(text_of(report), "  Send attempts: 1 (1 sent, 0 pushed back, 0 failed)"));
+}
+
+CrossClockLatency sample_cross_clock()
+{
+  CrossClockLatency cross;
+  cross.exchanges = 1'200;
+  cross.exchanges_used = 8;
+  cross.offset_ns = -3'000'000'000'250;
+  cross.bound_ns = 12'500;
+  cross.min_delay_ns = 24'999;
+  cross.forward = sample_rtt();
+  cross.backward.count = 998;
+  cross.backward.p50_ns = 9'000;
+  cross.backward.p99_ns = 15'000;
+  cross.backward.min_ns = -1'000;
+  cross.backward.max_ns = 40'000;
+  return cross;
+}
+
+TEST(JsonReport, SubscriberGivesTheCrossClockFiguresWithTheirBound)
+{
+  RunReport report = sample_publisher();
+  report.subscribers.at(0).cross_clock = sample_cross_clock();
+  const json cross = parsed(report)["subscribers"][0]["latency"]["cross_clock"];
+  EXPECT_EQ(keys_of(cross),
+            (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns", "bound_ns",
+                                   "min_delay_ns", "forward_ns", "backward_ns", "out_of_range"}));
+  EXPECT_EQ(cross["offset_ns"], -3'000'000'000'250);
+  EXPECT_EQ(cross["bound_ns"], 12'500);
+  EXPECT_EQ(cross["exchanges_used"], 8);
+  EXPECT_EQ(keys_of(cross["forward_ns"]), summary_keys);
+  EXPECT_EQ(cross["forward_ns"]["p50"], 40'001) << "whole ns, not halved";
+  EXPECT_EQ(cross["backward_ns"]["min"], -1'000) << "within the bound of 0, kept as measured";
+}
+
+TEST(TextReport, CrossClockFiguresAreLabelledWithTheirSourceAndBound)
+{
+  RunReport report = sample_publisher();
+  report.subscribers.at(0).cross_clock = sample_cross_clock();
+  const std::string text = text_of(report);
+  EXPECT_NE(text.find("    One-way across clocks, offset estimated from the 8 exchanges with the "
+                      "smallest round trip (of 1,200):\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      Clock offset (subscriber - publisher): -3,000 s ± 12.5 us\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      Forward (publisher -> subscriber): p50 40.0 us"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      Backward (subscriber -> publisher): p50 9.00 us, p99 15.0 us, min "
+                      "-1.00 us, max 40.0 us (each ± 12.5 us)\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
@@ -804,7 +858,8 @@ TEST(JsonReport, OneObjectPerSubscriber)
                                    "payload_bytes_per_second", "wire_bytes_per_second"}));
   EXPECT_DOUBLE_EQ(sut["throughput"]["seconds"].get<double>(), 9.999);
   EXPECT_DOUBLE_EQ(sut["throughput"]["messages_per_second"].get<double>(), 99'989 / 9.999);
-  EXPECT_EQ(keys_of(sut["latency"]), (std::set<std::string>{"rtt_ns", "one_way_ns"}));
+  EXPECT_EQ(keys_of(sut["latency"]),
+            (std::set<std::string>{"rtt_ns", "one_way_ns", "cross_clock"}));
   EXPECT_EQ(keys_of(sut["latency"]["one_way_ns"]), summary_keys);
   EXPECT_DOUBLE_EQ(sut["latency"]["one_way_ns"]["p50"].get<double>(), 20'000.5);
 
