@@ -28,7 +28,6 @@ payload=64
 payload_stream=128
 seconds=2
 target_rate=0.90
-echo_extra=0 # netprof's echo is a bare header (src/core/subscriber.cpp: OutgoingMessage m_echo(0))
 target_latency=1.10
 
 usage()
@@ -65,7 +64,7 @@ bench_start bench_nng
 header=$(netprof_header_bytes "$netprof")
 limit=$(netprof_deadline 30)
 out_bytes=$((payload + header))
-back_bytes=$((header + echo_extra))
+back_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 pin=()
 [[ $cpus != none ]] && pin=(--cpu "$cpus")
 
