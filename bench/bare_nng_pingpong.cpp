@@ -11,7 +11,7 @@
 // socket. Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (NNG error,
 // timeout, lost or corrupt echo), 2 bad command line.
 
-#include "bare_common.hpp"
+#include "bare_nng_common.hpp"
 
 #include <nng/nng.h>
 #include <nng/protocol/pair0/pair.h>
@@ -24,6 +24,9 @@ namespace {
 
 using bare::parse_number;
 using bare::UsageError;
+using bare::nng::check;
+using bare::nng::Failure;
+using bare::nng::pin;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_pingpong";
@@ -47,11 +50,6 @@ struct Options {
   std::uint64_t warmup = 10000;
   bool ipc = false;
   std::optional<std::pair<int, int>> cpus;
-};
-
-struct Failure {
-  const char* what;
-  int error;
 };
 
 Options parse_options(int argc, char** argv)
@@ -84,12 +82,6 @@ Options parse_options(int argc, char** argv)
   return options;
 }
 
-void check(int error, const char* what)
-{
-  if (error != 0)
-    throw Failure{what, error};
-}
-
 nng_socket open_pair(nng_duration receive_timeout)
 {
   nng_socket socket = NNG_SOCKET_INITIALIZER;
@@ -98,12 +90,6 @@ nng_socket open_pair(nng_duration receive_timeout)
   check(nng_socket_set_ms(socket, NNG_OPT_SENDTIMEO, hello_timeout_ms), "NNG_OPT_SENDTIMEO");
   check(nng_socket_set_size(socket, NNG_OPT_RECVMAXSZ, max_size + 64), "NNG_OPT_RECVMAXSZ");
   return socket;
-}
-
-void pin(std::optional<int> cpu)
-{
-  if (!bare::pin_to_cpu(cpu))
-    throw Failure{"sched_setaffinity", errno};
 }
 
 // The child: dials (NNG retries until the pinger listens), says hello, answers exactly `total`
@@ -162,26 +148,6 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
   return rtts;
 }
 
-std::string pick_url(bool ipc)
-{
-  if (ipc) {
-    const char* tmp = std::getenv("TMPDIR");
-    return "ipc://" + std::string(tmp != nullptr ? tmp : "/tmp") + "/bare-nng-" +
-           std::to_string(getpid()) + ".ipc";
-  }
-  const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
-  if (!port)
-    throw Failure{"no free loopback port", errno};
-  return "tcp://127.0.0.1:" + std::to_string(*port);
-}
-
-int report_failure(const char* role, const Failure& failure)
-{
-  std::fprintf(stderr, "%s (%s): %s: %s\n", program, role, failure.what,
-               failure.error != 0 ? nng_strerror(failure.error) : "mismatch");
-  return 1;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -194,9 +160,9 @@ int main(int argc, char** argv)
     return bare::usage_exit_status(error, program, usage);
   }
   try {
-    url = pick_url(options.ipc);
+    url = bare::nng::pick_url(options.ipc, "bare-nng");
   } catch (const Failure& failure) {
-    return report_failure("setup", failure);
+    return bare::nng::report_failure(program, "setup", failure, "mismatch");
   }
   const pid_t child = fork();
   if (child < 0) {
@@ -207,7 +173,7 @@ int main(int argc, char** argv)
     try {
       run_ponger(url, options);
     } catch (const Failure& failure) {
-      _exit(report_failure("ponger", failure));
+      _exit(bare::nng::report_failure(program, "ponger", failure, "mismatch"));
     }
     _exit(0);
   }
@@ -219,7 +185,7 @@ int main(int argc, char** argv)
     bare::reap_child(child, std::chrono::seconds(5));
     if (options.ipc)
       unlink(url.c_str() + std::strlen("ipc://"));
-    return report_failure("pinger", failure);
+    return bare::nng::report_failure(program, "pinger", failure, "mismatch");
   }
   const bool child_ok = bare::reap_child(child, std::chrono::seconds(10));
   if (options.ipc)

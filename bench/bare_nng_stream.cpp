@@ -10,7 +10,7 @@
 // its own clock from the first to the last, as netprof does, and prints one JSON line. Exit
 // status: 0 measured, 1 runtime error, 2 bad command line.
 
-#include "bare_common.hpp"
+#include "bare_nng_common.hpp"
 
 #include <nng/nng.h>
 #include <nng/protocol/pipeline0/pull.h>
@@ -24,6 +24,9 @@ namespace {
 
 using bare::parse_number;
 using bare::UsageError;
+using bare::nng::check;
+using bare::nng::Failure;
+using bare::nng::pin;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_stream";
@@ -45,11 +48,6 @@ struct Options {
   std::optional<std::pair<int, int>> cpus;
 };
 
-struct Failure {
-  const char* what;
-  int error;
-};
-
 Options parse_options(int argc, char** argv)
 {
   Options options;
@@ -69,18 +67,6 @@ Options parse_options(int argc, char** argv)
     }
   });
   return options;
-}
-
-void check(int error, const char* what)
-{
-  if (error != 0)
-    throw Failure{what, error};
-}
-
-void pin(std::optional<int> cpu)
-{
-  if (!bare::pin_to_cpu(cpu))
-    throw Failure{"sched_setaffinity", errno};
 }
 
 nng_socket open_socket(int (*open)(nng_socket*))
@@ -146,26 +132,6 @@ bool run_sender(const std::string& url, const Options& options, pid_t child)
   return receiver_ok;
 }
 
-std::string pick_url(bool ipc)
-{
-  if (ipc) {
-    const char* tmp = std::getenv("TMPDIR");
-    return "ipc://" + std::string(tmp != nullptr ? tmp : "/tmp") + "/bare-nng-stream-" +
-           std::to_string(getpid()) + ".ipc";
-  }
-  const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
-  if (!port)
-    throw Failure{"no free loopback port", errno};
-  return "tcp://127.0.0.1:" + std::to_string(*port);
-}
-
-int report_failure(const char* role, const Failure& failure)
-{
-  std::fprintf(stderr, "%s (%s): %s: %s\n", program, role, failure.what,
-               failure.error != 0 ? nng_strerror(failure.error) : "failed");
-  return 1;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -174,11 +140,11 @@ int main(int argc, char** argv)
   std::string url;
   try {
     options = parse_options(argc, argv);
-    url = pick_url(options.ipc);
+    url = bare::nng::pick_url(options.ipc, "bare-nng-stream");
   } catch (const UsageError& error) {
     return bare::usage_exit_status(error, program, usage);
   } catch (const Failure& failure) {
-    return report_failure("setup", failure);
+    return bare::nng::report_failure(program, "setup", failure, "failed");
   }
   std::fflush(stdout);
   const pid_t child = fork();
@@ -190,7 +156,7 @@ int main(int argc, char** argv)
     try {
       run_receiver(url, options);
     } catch (const Failure& failure) {
-      _exit(report_failure("receiver", failure));
+      _exit(bare::nng::report_failure(program, "receiver", failure, "failed"));
     }
     std::fflush(stdout);
     _exit(0);
@@ -201,7 +167,7 @@ int main(int argc, char** argv)
   } catch (const Failure& failure) {
     kill(child, SIGKILL);
     bare::reap_child(child, std::chrono::seconds(5));
-    status = report_failure("sender", failure);
+    status = bare::nng::report_failure(program, "sender", failure, "failed");
   }
   if (options.ipc)
     unlink(url.c_str() + std::strlen("ipc://"));
