@@ -1,8 +1,8 @@
 // The floor netprof's NNG ping-pong is compared against: the leanest honest round trip over
 // NNG between two processes, one pair0 socket each (listening pinger, dialling ponger), blocking
-// nng_send/nng_recv, no netprof code. With --size 116 --echo-size 52 the bytes are netprof's for
-// `-s 64` (its 52-byte header + 64 B out, an echo of a bare header back), so the ratio printed by
-// scripts/bench/bench_nng.sh is netprof's own cost.
+// nng_send/nng_recv, no netprof code. With --size 116 --echo-size 68 the bytes are netprof's for
+// `-s 64` (its 52-byte header + 64 B out, an echo of its header and the 16 B of cross-clock stamps
+// back), so the ratio printed by scripts/bench/bench_nng.sh is netprof's own cost.
 //
 //   bare_nng_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                     [--transport tcp|ipc] [--cpu PINGER,PONGER]
@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_pingpong";
 constexpr const char* usage =
-    "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=52)]\n"
+    "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
 // Generous even for a loaded VM, whose stalls reached 2 s, yet short enough that a lost message
@@ -45,7 +45,7 @@ constexpr std::size_t max_size = std::size_t{1} << 20;
 
 struct Options {
   std::size_t size = 116;
-  std::size_t echo_size = 52;
+  std::size_t echo_size = 68;
   std::uint64_t iterations = 100000;
   std::uint64_t warmup = 10000;
   bool ipc = false;
