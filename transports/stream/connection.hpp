@@ -56,6 +56,7 @@ struct ReadReport {
   ReadEnd end = ReadEnd::open;
   int error = 0;
   std::uint64_t announced = 0; // too_large: the length it announced
+  bool more = false;           // stopped before the connection was found empty
 };
 
 // Marks the connection to be closed for `why` (the first reason stays).
@@ -67,9 +68,9 @@ void mark_broken(Connection& connection, ReadEnd why, int error) noexcept;
 ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sender,
                        std::size_t budget) noexcept;
 
-// The same for kernel records: one recv per message into `buffer`, shared by every connection
-// (each record arrives whole, so nothing is kept between reads); a record longer than `buffer`
-// is too_large.
+// The same for kernel records, one record a call (`more` then says that the connection may
+// have another): one recv into `buffer`, shared by every connection (each record arrives
+// whole, so nothing is kept between reads); a record longer than `buffer` is too_large.
 ReadReport read_records(Connection& connection, std::span<std::byte> buffer, MessageSink& sink,
                         PeerHandle sender, std::size_t budget) noexcept;
 

@@ -284,8 +284,9 @@ StreamEndpoint::Pass StreamEndpoint::read_readable(MessageSink& sink) noexcept
     if (report.delivered > 0) {
       pass = Pass::delivered;
     }
-    // Cut short by the batch: more may be waiting, in the socket or already in the reader.
-    connection.readable = report.delivered == budget;
+    // Cut short by the batch, or a record read alone: more may be waiting, in the socket or
+    // already in the reader.
+    connection.readable = report.delivered == budget || report.more;
     budget -= report.delivered;
     if (report.end != ReadEnd::open) {
       settle(connection, report);
