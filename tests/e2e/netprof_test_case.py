@@ -4,6 +4,7 @@ test instead of hanging CI. Only loopback addresses are used.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from netprof_harness import DeadlineExceeded, Processes, free_port  # noqa: E402
 
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")
+
+
+def sanitized():
+    """True when netprof is built with a sanitizer (ASan or TSan), whose runtime changes what a
+    process can do: it reserves terabytes of address space before main, and starts threads."""
+    path = shutil.which(NETPROF) or NETPROF
+    with open(path, "rb") as binary:
+        content = binary.read()
+    return b"__asan_init" in content or b"__tsan_init" in content
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_DEADLINE_S = 60
 

@@ -5,7 +5,7 @@ mid-message, and the command line's refusals."""
 import socket
 import unittest
 
-from netprof_test_case import NETPROF
+from netprof_test_case import NETPROF, sanitized
 from netprof_harness import free_port, wire_header_bytes  # on the path netprof_test_case set up
 from stream_test_case import DEADLINE_S, MODEST, StreamTestCase
 
@@ -60,6 +60,9 @@ class TcpTest(StreamTestCase):
                       "mid-message, 1 not framed, 1 too large)", notes)
         self.assertEqual(pub.json["subscribers"][0]["lost"], 0)
 
+    # Under ASan it failed once in CI (the subscriber exited 3, its output not kept) and passed
+    # in ten runs by hand, alone and four at a time: left to the Release stage until understood.
+    @unittest.skipIf(sanitized(), "flaked once under ASan with ulimit -n 6; see the comment")
     def test_strangers_holding_every_descriptor_make_room_for_the_subscriber(self):
         # ulimit -n 6: stdin, stdout, stderr, the listener and two connections. Four strangers
         # connect first; each accept that finds no descriptor closes the oldest stranger.
@@ -73,8 +76,9 @@ class TcpTest(StreamTestCase):
             self.addCleanup(stranger.close)
         subscriber, _ = self.start("-i", "1", "--tcp", address, "--quiet")
         pub = self.finish(publisher, None, DEADLINE_S)
-        self.assertEqual(self.finish(subscriber, None, DEADLINE_S).returncode, 0)
+        sub = self.finish(subscriber, None, DEADLINE_S)
         self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
         self.assertIn("could not accept connections", pub.stdout)
         self.assertIn("Too many open files (raise ulimit -n)", pub.stdout)
         self.assertIn("strangers (connections never adopted) closed to make room", pub.stdout)

@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NetprofTestCase
+from netprof_test_case import NETPROF, NetprofTestCase, sanitized
 from test_zmq import free_tcp_port
 from zmtp_stranger import NETPROF_MAGIC, Stranger
 
@@ -35,15 +35,6 @@ def launcher(limits=(), umask=None):
             f"    os.umask({umask!r})\n"
             "os.execv(sys.argv[1], sys.argv[1:])\n")
     return (sys.executable, "-c", code)
-
-
-def sanitized():
-    """True when netprof is built with a sanitizer, whose runtime reserves terabytes of address
-    space before main: no memory limit can be tried on it (it dies before netprof runs)."""
-    path = shutil.which(NETPROF) or NETPROF
-    with open(path, "rb") as binary:
-        content = binary.read()
-    return b"__asan_init" in content or b"__tsan_init" in content
 
 
 SANITIZED = "a sanitizer build reserves terabytes of address space before main"
