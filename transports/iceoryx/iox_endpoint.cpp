@@ -163,7 +163,7 @@ int IoxEndpoint::drain(MessageSink& sink, int most) noexcept
     auto taken = m_receiver->take();
     if (taken.has_error())
       return taken.get_error() == iox::popo::ChunkReceiveResult::NO_CHUNK_AVAILABLE ? delivered
-                                                                                     : -1;
+                                                                                    : -1;
     const void* payload = taken.value();
     const iox::mepoo::ChunkHeader* header = iox::mepoo::ChunkHeader::fromUserPayload(payload);
     const std::size_t size = header->userPayloadSize();
@@ -206,8 +206,8 @@ ReceiveResult IoxEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
                          : (delivered > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
   // Capped so that Nanoseconds::max() cannot overflow; the core waits in slices anyway.
   const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::seconds(1));
-  m_waitset->timedWait(iox::units::Duration::fromNanoseconds(
-      static_cast<unsigned long long>(capped.count())));
+  m_waitset->timedWait(
+      iox::units::Duration::fromNanoseconds(static_cast<unsigned long long>(capped.count())));
   delivered = drain(sink, receive_batch);
   if (delivered < 0)
     return ReceiveResult::failed;
@@ -219,10 +219,9 @@ EndpointFacts IoxEndpoint::facts() const
   EndpointFacts facts;
   facts.transport = "iceoryx";
   facts.local_addresses.push_back(
-      m_publisher ? "publisher of netprof/" + m_name + "/data, subscriber of netprof/" + m_name +
-                        "/back"
-                  : "subscriber of netprof/" + m_name + "/data, publisher of netprof/" + m_name +
-                        "/back");
+      m_publisher
+          ? "publisher of netprof/" + m_name + "/data, subscriber of netprof/" + m_name + "/back"
+          : "subscriber of netprof/" + m_name + "/data, publisher of netprof/" + m_name + "/back");
   facts.max_message_size = m_max_message_size;
   facts.size_hint = "start iox-roudi with a config (-c FILE) whose largest [[segment.mempool]] "
                     "size holds the message and iceoryx's " +

@@ -43,7 +43,8 @@ std::weak_ptr<RuntimeLease> live_lease;
 std::unique_ptr<OwnedRuntime> live_runtime;
 unsigned registrations = 0;
 
-iox::runtime::PoshRuntime& OwnedRuntime::current(iox::cxx::optional<const iox::RuntimeName_t*>) noexcept
+iox::runtime::PoshRuntime&
+OwnedRuntime::current(iox::cxx::optional<const iox::RuntimeName_t*>) noexcept
 {
   // Ports are made only while a lease holds the runtime (endpoints own both).
   return *live_runtime;
@@ -65,8 +66,8 @@ std::shared_ptr<RuntimeLease> RuntimeLease::acquire()
   if (registrations == 0) {
     // iceoryx logs to stderr on its own (a keep-alive RouDi did not take, a chunk size no
     // mempool has, which netprof asks on purpose); netprof says what matters itself.
-    iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kOff,
-                                                             iox::log::LogLevelOutput::kHideLogLevel);
+    iox::log::LogManager::GetLogManager().SetDefaultLogLevel(
+        iox::log::LogLevel::kOff, iox::log::LogLevelOutput::kHideLogLevel);
     OwnedRuntime::install_factory();
   }
   // A new name for each registration: RouDi may not yet have forgotten the previous one.

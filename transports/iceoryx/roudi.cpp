@@ -44,7 +44,8 @@ std::string ending_of(int status)
 
 std::string roudi_socket_path()
 {
-  return std::string(iox::platform::IOX_UDS_SOCKET_PATH_PREFIX) + iox::roudi::IPC_CHANNEL_ROUDI_NAME;
+  return std::string(iox::platform::IOX_UDS_SOCKET_PATH_PREFIX) +
+         iox::roudi::IPC_CHANNEL_ROUDI_NAME;
 }
 
 bool roudi_answers(std::string& why)
@@ -167,8 +168,8 @@ std::string OwnedRoudi::stop() noexcept
   m_pid = -1;
   int status = 0;
   if (waitpid(pid, &status, WNOHANG) == pid)
-    return "the iox-roudi this run started (PID " + std::to_string(pid) + ") " +
-           ending_of(status) + " before the run ended";
+    return "the iox-roudi this run started (PID " + std::to_string(pid) + ") " + ending_of(status) +
+           " before the run ended";
   kill(pid, SIGTERM);
   const auto give_up = Clock::now() + stop_grace;
   while (Clock::now() < give_up) {

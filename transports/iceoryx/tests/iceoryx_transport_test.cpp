@@ -53,7 +53,8 @@ TEST(IceoryxQos, TheNoteNamesQueuePolicyAndHistory)
 
 TEST(IceoryxTransport, RefusesNamesIceoryxCannotHold)
 {
-  for (const std::string& bad : {std::string(101, 'a'), std::string(".hidden"), std::string("a/b")}) {
+  for (const std::string& bad :
+       {std::string(101, 'a'), std::string(".hidden"), std::string("a/b")}) {
     auto transport = netprof::make_iceoryx_transport();
     netprof::testing::give_arguments(*transport, {"--iceoryx", bad});
     EXPECT_THROW(transport->validate(netprof::Role::publisher), netprof::UsageError) << bad;
