@@ -10,7 +10,7 @@ when killed on purpose is removed. The tests that need no RouDi to be running ar
 when someone else's is.
 """
 
-import getpass
+import grp
 import os
 import signal
 import socket
@@ -37,8 +37,10 @@ count = 4000
 size = 16384
 count = 64
 """
-# What RouDi makes in /dev/shm: its management segment, and one data segment named after the user.
-ROUDI_FILES = ["/dev/shm/iceoryx_mgmt", f"/dev/shm/{getpass.getuser()}", ROUDI_SOCKET,
+# What RouDi makes: its management segment, and a data segment named after the group (with its
+# built-in config and ours), its socket and locks.
+ROUDI_FILES = ["/dev/shm/iceoryx_mgmt", f"/dev/shm/{grp.getgrgid(os.getegid()).gr_name}",
+               ROUDI_SOCKET,
                ROUDI_SOCKET + ".lock", "/tmp/iox-unique-roudi.lock"]
 
 
@@ -204,6 +206,28 @@ class WithoutARunningRoudi(IceoryxTestCase):
         self.assertFalse(roudi_answers(), "the RouDi the pair started is still running")
         left = [path for path in ROUDI_FILES if os.path.exists(path)]
         self.assertEqual(left, [], "the pair's RouDi left files behind")
+
+    def test_local_pair_whose_roudi_is_killed_says_so_and_cleans_up(self):
+        self.addCleanup(Roudi.remove_leftovers)
+        pair, _ = self.start("--local-pair", "--iceoryx", "-t", "10", "--send-hz", "1000")
+        children = []
+
+        def publisher_registered():
+            children[:] = subprocess.run(["pgrep", "-P", str(pair.pid)], capture_output=True,
+                                         text=True).stdout.split()
+            return any(os.path.exists(f"/tmp/netprof_{child}_1") for child in children)
+
+        wait_until(publisher_registered, 10, "the pair's publisher did not register")
+        [roudi] = [c for c in children if open(f"/proc/{c}/comm").read().strip() == "iox-roudi"]
+        started = time.monotonic()
+        os.kill(int(roudi), signal.SIGKILL)
+        result = self.finish(pair, None, DEADLINE_S)
+        self.assertLess(time.monotonic() - started, 8, "the run went on without RouDi")
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn(f"the iox-roudi this run started (PID {roudi}) was killed by signal 9",
+                      result.stderr)
+        left = [path for path in ROUDI_FILES if os.path.exists(path)]
+        self.assertEqual(left, [], "the killed RouDi's files were left behind")
 
     def test_roudi_killed_mid_run_ends_the_run_with_a_clear_message(self):
         roudi = Roudi(self._tmp.name)

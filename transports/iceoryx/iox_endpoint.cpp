@@ -90,7 +90,8 @@ IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
   back_in.historyRequest = m_qos.back_channel_history;
 
   // Every port and the wait set are a request to RouDi, answered in its discovery loop.
-  std::optional<RoudiWatch> watch(std::in_place, "opening its ports", roudi_answer_within);
+  std::optional<RoudiWatch> watch(std::in_place, "opening its ports", roudi_answer_within,
+                                  m_lease->name());
   if (m_publisher) {
     m_sender.emplace(service(m_name, "data"), data_out);
     m_receiver.emplace(service(m_name, "back"), back_in);
@@ -223,9 +224,9 @@ EndpointFacts IoxEndpoint::facts() const
           ? "publisher of netprof/" + m_name + "/data, subscriber of netprof/" + m_name + "/back"
           : "subscriber of netprof/" + m_name + "/data, publisher of netprof/" + m_name + "/back");
   facts.max_message_size = m_max_message_size;
-  facts.size_hint = "start iox-roudi with a config (-c FILE) whose largest [[segment.mempool]] "
-                    "size holds the message and iceoryx's " +
-                    std::to_string(sizeof(iox::mepoo::ChunkHeader)) + "-byte chunk header";
+  facts.size_hint = "RouDi's largest mempool chunk; start iox-roudi with a config (-c FILE, or "
+                    "/etc/iceoryx/roudi_config.toml) whose largest [[segment.mempool]] size "
+                    "holds netprof's header and the payload";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
   facts.capabilities = capabilities();
   facts.notes = m_notes;

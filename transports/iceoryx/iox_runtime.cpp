@@ -74,7 +74,7 @@ std::shared_ptr<RuntimeLease> RuntimeLease::acquire()
   const std::string name =
       "netprof_" + std::to_string(getpid()) + "_" + std::to_string(++registrations);
   {
-    const RoudiWatch watch("registering with it", roudi_answer_within);
+    const RoudiWatch watch("registering with it", roudi_answer_within, name);
     live_runtime =
         std::make_unique<OwnedRuntime>(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
   }
@@ -89,7 +89,7 @@ RuntimeLease::~RuntimeLease()
   std::string why;
   if (roudi_answers(why)) {
     // Unregisters from RouDi and unmaps its segments.
-    const RoudiWatch watch("unregistering from it", roudi_answer_within);
+    const RoudiWatch watch("unregistering from it", roudi_answer_within, m_name);
     live_runtime.reset();
   } else {
     // The same without RouDi, whose refusal iceoryx would print on stderr itself, past our

@@ -6,9 +6,11 @@
 #include <iceoryx_posh/iceoryx_posh_types.hpp>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,8 +75,11 @@ std::string no_roudi_message(const std::string& why)
          "): start iox-roudi first (netprof --local-pair starts one of its own)";
 }
 
-RoudiWatch::RoudiWatch(const char* doing, std::chrono::milliseconds within)
-    : m_thread(&RoudiWatch::watch, this, std::string(doing), within)
+RoudiWatch::RoudiWatch(const char* doing, std::chrono::milliseconds within,
+                       const std::string& runtime_name)
+    : m_runtime_socket(iox::platform::IOX_UDS_SOCKET_PATH_PREFIX + runtime_name),
+      m_runtime_lock(iox::platform::IOX_LOCK_FILE_PATH_PREFIX + runtime_name + ".lock"),
+      m_thread(&RoudiWatch::watch, this, std::string(doing), within)
 {
 }
 
@@ -104,6 +109,8 @@ void RoudiWatch::watch(std::string doing, std::chrono::milliseconds within)
       // One write, as the core prints its errors; then out, from under iceoryx's wait.
       const std::string line = "netprof: " + problem + "\n";
       [[maybe_unused]] const auto written = write(STDERR_FILENO, line.data(), line.size());
+      unlink(m_runtime_socket.c_str());
+      unlink(m_runtime_lock.c_str());
       _exit(3);
     }
   }
@@ -144,8 +151,10 @@ OwnedRoudi::OwnedRoudi(std::chrono::milliseconds ready_within)
                            " before it was ready (is another RouDi starting, or one of another "
                            "user's holding its lock in /tmp?)");
     }
-    if (roudi_answers(why))
+    if (roudi_answers(why)) {
+      note_files();
       return;
+    }
     if (Clock::now() >= give_up) {
       stop();
       throw TransportError("iox-roudi did not answer on " + roudi_socket_path() + " within " +
@@ -167,9 +176,11 @@ std::string OwnedRoudi::stop() noexcept
   const pid_t pid = m_pid;
   m_pid = -1;
   int status = 0;
-  if (waitpid(pid, &status, WNOHANG) == pid)
+  if (waitpid(pid, &status, WNOHANG) == pid) {
+    remove_what_it_left();
     return "the iox-roudi this run started (PID " + std::to_string(pid) + ") " + ending_of(status) +
            " before the run ended";
+  }
   kill(pid, SIGTERM);
   const auto give_up = Clock::now() + stop_grace;
   while (Clock::now() < give_up) {
@@ -179,9 +190,38 @@ std::string OwnedRoudi::stop() noexcept
   }
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
+  remove_what_it_left();
   return "the iox-roudi this run started (PID " + std::to_string(pid) +
-         ") did not stop on SIGTERM and was killed; it may have left /dev/shm/iceoryx_mgmt "
-         "behind (the next iox-roudi reuses it)";
+         ") did not stop on SIGTERM within 5 s and was killed";
+}
+
+void OwnedRoudi::note_files()
+{
+  std::vector<std::string> paths = {"/dev/shm/iceoryx_mgmt", roudi_socket_path(),
+                                    roudi_socket_path() + ".lock",
+                                    std::string(iox::platform::IOX_LOCK_FILE_PATH_PREFIX) +
+                                        iox::roudi::ROUDI_LOCK_NAME + ".lock"};
+  if (const group* own = getgrgid(getegid()))
+    paths.push_back(std::string("/dev/shm/") + own->gr_name);
+  for (std::string& path : paths) {
+    struct stat made {};
+    if (lstat(path.c_str(), &made) == 0)
+      m_files.push_back({std::move(path), made.st_dev, made.st_ino});
+  }
+}
+
+void OwnedRoudi::remove_what_it_left() noexcept
+{
+  std::string why;
+  if (roudi_answers(why))
+    return; // another RouDi took over meanwhile: they are its now
+  for (const MadeFile& file : m_files) {
+    struct stat now {};
+    if (lstat(file.path.c_str(), &now) == 0 && now.st_dev == file.device &&
+        now.st_ino == file.inode)
+      unlink(file.path.c_str());
+  }
+  m_files.clear();
 }
 
 } // namespace netprof::iox_parts

@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -32,10 +34,11 @@ std::string no_roudi_message(const std::string& why);
 // (registering, making a port, unregistering) without a timeout, so a RouDi that dies or hangs
 // meanwhile would hold the process forever: when RouDi stops answering on its socket, or
 // `within` passes, the watch says so in one line on stderr and ends the process with exit
-// status 3 (ExitStatus::runtime), since the thread inside iceoryx cannot be woken.
+// status 3 (ExitStatus::runtime), since the thread inside iceoryx cannot be woken. It removes
+// the socket and lock file of the runtime `runtime_name` first, which its destructor would.
 class RoudiWatch {
 public:
-  RoudiWatch(const char* doing, std::chrono::milliseconds within);
+  RoudiWatch(const char* doing, std::chrono::milliseconds within, const std::string& runtime_name);
   ~RoudiWatch();
 
   RoudiWatch(const RoudiWatch&) = delete;
@@ -43,6 +46,9 @@ public:
 
 private:
   void watch(std::string doing, std::chrono::milliseconds within);
+
+  std::string m_runtime_socket; // its files, named as iceoryx names them
+  std::string m_runtime_lock;
 
   std::mutex m_mutex;
   std::condition_variable m_done_changed;
@@ -68,7 +74,21 @@ public:
   pid_t pid() const noexcept { return m_pid; }
 
 private:
+  // A file RouDi made, as it was once RouDi was ready.
+  struct MadeFile {
+    std::string path;
+    dev_t device = 0;
+    ino_t inode = 0;
+  };
+
+  // Notes the files it made (built-in names: its management segment, the segment named after
+  // this process's group, its socket and locks), to remove them should it be killed.
+  void note_files();
+  // Removes those that are still the ones it made; a RouDi killed outright cannot.
+  void remove_what_it_left() noexcept;
+
   pid_t m_pid = -1;
+  std::vector<MadeFile> m_files;
 };
 
 // A RouDi that was running already (the user's): used as it is and left running.
