@@ -64,6 +64,16 @@ def wait_until(condition, deadline_s, what):
         time.sleep(0.01)
 
 
+def cpu_seconds(pid):
+    """User and system time of a running process, from /proc (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Roudi:
     """An iox-roudi this test started, with the small config, stopped by its PID."""
 
@@ -168,6 +178,23 @@ class WithARunningRoudi(IceoryxTestCase):
         # -q 2000 over messages of 52 + 128 B (the default -s): 12 of them.
         self.assertIn("queue of 12 messages", notes)
         self.assertIn("WAIT_FOR_CONSUMER", notes)
+
+    def test_a_blocked_publisher_outlives_a_subscriber_killed_mid_run(self):
+        name = f"e2e-vanish-{os.getpid()}"
+        common = ["--iceoryx", name, "--iox-queue-full", "block", "--wait", "5"]
+        publisher, pub_json = self.start("-i", "0", *common, "-t", "2", "--warmup-time", "0.1",
+                                         json_name="pub")
+        subscriber, _ = self.start("-i", "1", *common)
+        runtime_files = [f"/tmp/netprof_{subscriber.pid}_1{end}" for end in ("", ".lock")]
+        self.addCleanup(lambda: [os.unlink(f) for f in runtime_files if os.path.exists(f)])
+        # Receiving: it spent a fifth of a second on the CPU (the publisher sends at full speed
+        # and waits on its queue whenever it is full).
+        wait_until(lambda: cpu_seconds(subscriber.pid) >= 0.2, 10, "the subscriber did not run")
+        subscriber.kill()
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
+        problems = " ".join(pub.json["result"]["problems"])
+        self.assertIn("subscriber 1 vanished", problems)
 
     def test_payload_over_the_largest_chunk_is_refused(self):
         result = self.run_netprof("--local-pair", "--iceoryx", "-s", "100000000",
