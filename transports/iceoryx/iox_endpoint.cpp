@@ -27,8 +27,6 @@ constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
 constexpr auto roudi_check_interval = std::chrono::milliseconds(250);
 // Zero-timeout receives between two looks at the clock, to keep that off the spin loop.
 constexpr unsigned looks_per_clock_read = 1024;
-// Of the back channel, for a publisher that subscribes late: a subscriber's first hellos.
-constexpr std::uint64_t back_channel_history = 16;
 // What a probing loan may ask: iceoryx sizes chunks in uint32_t.
 constexpr std::size_t largest_probe = std::size_t{1} << 31;
 

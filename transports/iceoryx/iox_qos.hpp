@@ -22,9 +22,10 @@ struct Qos {
   QueueFull queue_full = QueueFull::discard;
   std::uint64_t queue_capacity = 0;  // the data subscriber's queue, in messages
   std::uint64_t history_request = 0; // data messages a late subscriber asks for: none
-  // The back channel (hellos, echoes, final counters) keeps its last messages for a publisher
-  // that subscribes after they went out, so a hello sent before discovery connected the two
-  // is not lost.
+  // Back-channel messages (hellos, echoes, final counters) a publisher that subscribes late
+  // gets: none. A history would keep each echo in the publisher port and free the oldest per
+  // publish, on the round trip; a subscriber's open waits for the connection to a publisher
+  // that is there, and the core says hello again every 100 ms to one that is not yet.
   std::uint64_t back_channel_history = 0;
 };
 

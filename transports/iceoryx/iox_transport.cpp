@@ -76,7 +76,6 @@ public:
     settings.qos.queue_capacity =
         iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes,
                                       iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY);
-    settings.qos.back_channel_history = 16;
     return std::make_unique<iox_parts::IoxEndpoint>(settings);
   }
 
