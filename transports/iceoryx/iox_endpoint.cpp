@@ -4,7 +4,6 @@
 
 #include <netprof/errors.hpp>
 
-#include <iceoryx_hoofs/error_handling/error_handling.hpp>
 #include <iceoryx_posh/mepoo/chunk_header.hpp>
 #include <iceoryx_versions.hpp>
 
@@ -38,12 +37,10 @@ iox::capro::ServiceDescription service(const std::string& name, const char* even
 }
 
 // The largest user payload RouDi's mempools can give (0: none at all), found by loaning:
-// iceoryx says NO_MEMPOOLS_AVAILABLE for a size no mempool has. Its error handler, which would
-// log the refusal and (in a build with assertions) abort, is set aside meanwhile.
+// iceoryx says NO_MEMPOOLS_AVAILABLE for a size no mempool has (and reports a SEVERE error,
+// which the process's handler, iox_runtime.cpp, lets pass).
 std::size_t largest_loan(iox::popo::UntypedPublisher& publisher)
 {
-  auto quiet = iox::ErrorHandler::setTemporaryErrorHandler(
-      [](const iox::Error, const std::function<void()>, const iox::ErrorLevel) {});
   const auto fits = [&](std::size_t size) {
     auto chunk = publisher.loan(static_cast<std::uint32_t>(size));
     if (chunk.has_error())

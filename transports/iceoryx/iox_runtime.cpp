@@ -4,6 +4,7 @@
 
 #include <netprof/errors.hpp>
 
+#include <iceoryx_hoofs/error_handling/error_handling.hpp>
 #include <iceoryx_hoofs/internal/relocatable_pointer/base_relative_pointer.hpp>
 #include <iceoryx_hoofs/log/logmanager.hpp>
 #include <iceoryx_posh/internal/runtime/posh_runtime_impl.hpp>
@@ -37,6 +38,21 @@ public:
 // RouDi answers a request within milliseconds; this long is a RouDi that hangs.
 constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
 
+// iceoryx's own error handler logs (off here), asserts on SEVERE errors in Debian's build
+// (which has assertions) and ends the process with std::terminate on FATAL ones. netprof asks
+// for sizes no mempool has on purpose (SEVERE), and a FATAL error leaves iceoryx unusable: one
+// line naming it and exit status 3, as for any runtime error.
+void on_iceoryx_error(const iox::Error error, const std::function<void()>,
+                      const iox::ErrorLevel level)
+{
+  if (level != iox::ErrorLevel::FATAL)
+    return;
+  const std::string line =
+      std::string("netprof: iceoryx failed: ") + iox::ErrorHandler::toString(error) + "\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, line.data(), line.size());
+  _exit(3);
+}
+
 std::mutex lease_mutex;
 std::condition_variable runtime_gone; // the last lease's destructor finished
 std::weak_ptr<RuntimeLease> live_lease;
@@ -69,6 +85,9 @@ std::shared_ptr<RuntimeLease> RuntimeLease::acquire()
     iox::log::LogManager::GetLogManager().SetDefaultLogLevel(
         iox::log::LogLevel::kOff, iox::log::LogLevelOutput::kHideLogLevel);
     OwnedRuntime::install_factory();
+    // For the life of the process (iceoryx offers it as "temporary": restored when destroyed).
+    static const iox::cxx::GenericRAII handler =
+        iox::ErrorHandler::setTemporaryErrorHandler(on_iceoryx_error);
   }
   // A new name for each registration: RouDi may not yet have forgotten the previous one.
   const std::string name =
