@@ -52,7 +52,11 @@ std::string roudi_socket_path()
 
 bool roudi_answers(std::string& why)
 {
-  const std::string path = roudi_socket_path();
+  return socket_answers(roudi_socket_path(), why);
+}
+
+bool socket_answers(const std::string& path, std::string& why)
+{
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);

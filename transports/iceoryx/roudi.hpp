@@ -26,6 +26,8 @@ std::string roudi_socket_path();
 // PoshRuntime::initRuntime must never be called without this: with no RouDi it waits a minute
 // and then ends the process.
 bool roudi_answers(std::string& why);
+// The same for any datagram socket's path.
+bool socket_answers(const std::string& path, std::string& why);
 
 // The one line for a missing RouDi, naming what to do.
 std::string no_roudi_message(const std::string& why);

@@ -1,5 +1,6 @@
 #include "iox_qos.hpp"
 #include "iox_transport.hpp"
+#include "roudi.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -7,6 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -74,6 +83,66 @@ TEST(IceoryxTransport, LocalPairGivesEveryProcessTheSameFreshName)
   EXPECT_EQ(first.subscribers.at(0), first.publisher);
   EXPECT_EQ(first.subscribers.at(1), first.publisher);
   EXPECT_NE(first.publisher, second.publisher) << "a straggler of an earlier pair could be heard";
+}
+
+// What netprof asks before it lets iceoryx wait for RouDi: is anyone bound to the socket?
+class SocketAnswers : public ::testing::Test {
+protected:
+  void SetUp() override
+  {
+    char pattern[] = "/tmp/netprof-iox-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    m_directory = pattern;
+    m_path = m_directory + "/roudi";
+  }
+  void TearDown() override
+  {
+    if (m_bound >= 0)
+      close(m_bound);
+    std::remove(m_path.c_str());
+    rmdir(m_directory.c_str());
+  }
+
+  void bind_socket()
+  {
+    m_bound = socket(AF_UNIX, SOCK_DGRAM, 0);
+    ASSERT_GE(m_bound, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, m_path.c_str(), sizeof address.sun_path - 1);
+    ASSERT_EQ(bind(m_bound, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  }
+
+  std::string m_directory;
+  std::string m_path;
+  int m_bound = -1;
+};
+
+TEST_F(SocketAnswers, ABoundSocketAnswers)
+{
+  bind_socket();
+  std::string why;
+  EXPECT_TRUE(netprof::iox_parts::socket_answers(m_path, why)) << why;
+}
+
+TEST_F(SocketAnswers, TheFileOfAKilledRoudiDoesNot)
+{
+  bind_socket();
+  close(m_bound); // the file stays, nobody is bound: what a RouDi killed outright leaves
+  m_bound = -1;
+  std::string why;
+  EXPECT_FALSE(netprof::iox_parts::socket_answers(m_path, why));
+  EXPECT_NE(why.find(m_path), std::string::npos) << why;
+  EXPECT_NE(why.find("refused"), std::string::npos) << why;
+}
+
+TEST_F(SocketAnswers, NoFileOrAPlainFileDoesNot)
+{
+  std::string why;
+  EXPECT_FALSE(netprof::iox_parts::socket_answers(m_path, why));
+  EXPECT_NE(why.find("No such file"), std::string::npos) << why;
+  std::ofstream(m_path) << "not a socket";
+  EXPECT_FALSE(netprof::iox_parts::socket_answers(m_path, why));
 }
 
 } // namespace
