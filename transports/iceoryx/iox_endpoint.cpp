@@ -95,9 +95,6 @@ IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
     m_sender.emplace(service(m_name, "back"), back_out);
   }
   m_waitset.emplace();
-  if (m_waitset->attachState(*m_receiver, iox::popo::SubscriberState::HAS_DATA).has_error())
-    throw TransportError("cannot wait on an iceoryx subscriber (RouDi has no condition "
-                         "variable left?)");
 
   watch.reset();
 
@@ -202,8 +199,14 @@ ReceiveResult IoxEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
                          : (delivered > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
   // Capped so that Nanoseconds::max() cannot overflow; the core waits in slices anyway.
   const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::seconds(1));
+  // Attached only while waiting: an attached subscriber makes every publish to it signal the
+  // wait set's semaphore, which a busy-polling run (zero timeouts) would pay per message. A
+  // state, not an event: data that came before the attach ends the wait at once.
+  if (m_waitset->attachState(*m_receiver, iox::popo::SubscriberState::HAS_DATA).has_error())
+    return ReceiveResult::failed;
   m_waitset->timedWait(
       iox::units::Duration::fromNanoseconds(static_cast<unsigned long long>(capped.count())));
+  m_waitset->detachState(*m_receiver, iox::popo::SubscriberState::HAS_DATA);
   delivered = drain(sink, receive_batch);
   if (delivered < 0)
     return ReceiveResult::failed;
