@@ -278,7 +278,7 @@ class WithoutARunningRoudi(IceoryxTestCase):
         sub = self.finish(subscriber, sub_json, DEADLINE_S)
         self.assertLess(time.monotonic() - started, 8, "the run went on without RouDi")
         for result in (pub, sub):
-            # A failed run (3: the transport failed), whatever phase RouDi died in: registering
+            # A failed run (3), whatever phase RouDi died in: registering or making its ports
             # (one line), or running (the report's problems say so).
             said = result.stdout + result.stderr
             self.assertEqual(result.returncode, 3, said)

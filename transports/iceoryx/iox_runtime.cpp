@@ -7,6 +7,7 @@
 #include <iceoryx_hoofs/error_handling/error_handling.hpp>
 #include <iceoryx_hoofs/internal/relocatable_pointer/base_relative_pointer.hpp>
 #include <iceoryx_hoofs/log/logmanager.hpp>
+#include <iceoryx_hoofs/platform/platform_settings.hpp>
 #include <iceoryx_posh/internal/runtime/posh_runtime_impl.hpp>
 
 #include <fcntl.h>
@@ -42,14 +43,26 @@ constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
 // (which has assertions) and ends the process with std::terminate on FATAL ones. netprof asks
 // for sizes no mempool has on purpose (SEVERE), and a FATAL error leaves iceoryx unusable: one
 // line naming it and exit status 3, as for any runtime error.
+// The name the live runtime registered under, for the files it leaves when the process ends
+// from here.
+std::string live_name;
+
 void on_iceoryx_error(const iox::Error error, const std::function<void()>,
                       const iox::ErrorLevel level)
 {
   if (level != iox::ErrorLevel::FATAL)
     return;
+  // Most often RouDi went away under a request (a port it could not make comes back null).
+  std::string why;
+  const std::string cause =
+      roudi_answers(why) ? std::string() : "RouDi stopped answering (" + why + "), so ";
   const std::string line =
-      std::string("netprof: iceoryx failed: ") + iox::ErrorHandler::toString(error) + "\n";
+      "netprof: " + cause + "iceoryx failed: " + iox::ErrorHandler::toString(error) + "\n";
   [[maybe_unused]] const auto written = write(STDERR_FILENO, line.data(), line.size());
+  if (!live_name.empty()) {
+    unlink((iox::platform::IOX_UDS_SOCKET_PATH_PREFIX + live_name).c_str());
+    unlink((iox::platform::IOX_LOCK_FILE_PATH_PREFIX + live_name + ".lock").c_str());
+  }
   _exit(3);
 }
 
@@ -92,6 +105,7 @@ std::shared_ptr<RuntimeLease> RuntimeLease::acquire()
   // A new name for each registration: RouDi may not yet have forgotten the previous one.
   const std::string name =
       "netprof_" + std::to_string(getpid()) + "_" + std::to_string(++registrations);
+  live_name = name;
   {
     const RoudiWatch watch("registering with it", roudi_answer_within, name);
     live_runtime =
@@ -127,6 +141,7 @@ RuntimeLease::~RuntimeLease()
   // iceoryx 2.0 leaves the unmapped segments registered for its relative pointers, and would
   // keep resolving them to the old addresses after the next registration maps them anew.
   iox::rp::BaseRelativePointer::unregisterAll();
+  live_name.clear();
   runtime_gone.notify_all();
 }
 
