@@ -166,7 +166,7 @@ int run_thread_pair(const RunConfig& config, const LocalPairArguments& forwarded
   transport.clean_up_after_killed_pairs();
   const std::unique_ptr<PairService> service = transport.start_pair_service();
   ThreadLauncher launcher(forwarded, transport, out, err);
-  int status = exit_status_of(err, [&] { return run_pair(config, launcher); });
+  const int status = exit_status_of(err, [&] { return run_pair(config, launcher); });
   if (launcher.left_a_thread_behind()) {
     // Returning would run what ends the process (destructors, atexit) under a role that is
     // still running: end here, as the process pair ends a child it kills.
