@@ -1,7 +1,7 @@
 # The Debian package: `cpack` in the build folder writes netprof_VERSION_ARCH.deb from what
 # cmake/install.cmake installs, under /usr. Depends comes from the libraries the binary really
-# links (dpkg-shlibdeps, from dpkg-dev), plus python3 for the tools; what only the plots need
-# is recommended. docs/install.md describes it; tests/package checks it.
+# links (dpkg-shlibdeps, from dpkg-dev), plus python3 for the tools and iceoryx for iox-roudi;
+# what only the plots need is recommended. docs/install.md describes it; tests/package checks it.
 set(NETPROF_PACKAGE_CONTACT "netprof maintainers <netprof@localhost>"
     CACHE STRING "The Maintainer field of the Debian package")
 
@@ -22,7 +22,9 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
+# iceoryx: iox-roudi, which the iceoryx transport's local pair starts (a program, not a library
+# the binary links, so dpkg-shlibdeps cannot find it).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, iceoryx")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib, python3-scipy")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion, openssh-client")
 include(CPack)

@@ -16,6 +16,17 @@
 
 namespace netprof {
 
+// A service that a transport's processes on this host need while they run, outside netprof
+// (iceoryx's broker, RouDi): started by a local pair before its members and stopped after them.
+// Destroying it stops it too.
+class PairService {
+public:
+  virtual ~PairService() = default;
+  // Stops it (only if this process started it). Returns what went wrong while the pair ran
+  // (it ended early, say), for one line of output; empty when nothing did.
+  virtual std::string stop() noexcept = 0;
+};
+
 // A transport as the command line sees it: its own option group and how to open it.
 // One instance per process; it keeps the values the user gave.
 class Transport {
@@ -87,6 +98,12 @@ public:
   // --list-transports: a transport may remove what earlier pairs left when they were killed
   // outright (shm removes their segments, whose names are never used again).
   virtual void clean_up_after_killed_pairs() const {}
+
+  // Starts what the processes of a local pair need on this host besides themselves, or finds
+  // it already running; null when the transport needs nothing (most). Called by the local pair
+  // (and the contract test) after clean_up_after_killed_pairs(), never by a query. Throws
+  // TransportError when it cannot be had.
+  virtual std::unique_ptr<PairService> start_pair_service() const { return nullptr; }
 
   // True when a run of this transport can be kept to one host only inside a network namespace
   // of its own, with nothing but lo (multicast and broadcast reach every process that joined

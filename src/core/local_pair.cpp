@@ -254,8 +254,20 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
                    const Transport& transport)
 {
   transport.clean_up_after_killed_pairs();
+  const std::unique_ptr<PairService> service = transport.start_pair_service();
   ProcessLauncher launcher(forwarded, transport);
-  return run_pair(config, launcher);
+  return stop_pair_service(service.get(), run_pair(config, launcher));
+}
+
+int stop_pair_service(PairService* service, int status)
+{
+  if (!service)
+    return status;
+  const std::string problem = service->stop();
+  if (problem.empty())
+    return status;
+  std::cerr << ("netprof: " + problem + "\n");
+  return status == 0 ? static_cast<int>(ExitStatus::runtime) : status;
 }
 
 } // namespace netprof

@@ -60,6 +60,11 @@ int run_pair(const RunConfig& config, PairLauncher& launcher);
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
                    const Transport& transport);
 
+// Stops the transport's pair service (if any) once the pair is over, and says on stderr what
+// went wrong with it meanwhile; a pair that passed then fails with ExitStatus::runtime.
+// Returns the pair's exit status.
+int stop_pair_service(PairService* service, int status);
+
 // Stops and reaps a child process: SIGTERM, then SIGKILL if it is still there after `grace`.
 // Returns its exit status in our terms (killed: ExitStatus::runtime).
 int end_child(pid_t pid, Nanoseconds grace);

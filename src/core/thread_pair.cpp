@@ -164,6 +164,7 @@ int run_thread_pair(const RunConfig& config, const LocalPairArguments& forwarded
                     const Transport& transport, std::ostream& out, std::ostream& err)
 {
   transport.clean_up_after_killed_pairs();
+  const std::unique_ptr<PairService> service = transport.start_pair_service();
   ThreadLauncher launcher(forwarded, transport, out, err);
   const int status = exit_status_of(err, [&] { return run_pair(config, launcher); });
   if (launcher.left_a_thread_behind()) {
@@ -173,7 +174,7 @@ int run_thread_pair(const RunConfig& config, const LocalPairArguments& forwarded
     err.flush();
     std::_Exit(status);
   }
-  return status;
+  return stop_pair_service(service.get(), status);
 }
 
 } // namespace netprof

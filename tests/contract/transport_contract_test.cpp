@@ -18,6 +18,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <span>
@@ -146,6 +147,16 @@ SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::tim
   return result;
 }
 
+// What a local pair starts besides its members (iceoryx's RouDi, unless one runs), as the local
+// pair does, but once per transport for the whole binary (RouDi takes a second or more to
+// start); stopped when the binary exits, after every endpoint has closed.
+void start_pair_service_once(const Transport& transport, const std::string& name)
+{
+  static std::map<std::string, std::unique_ptr<netprof::PairService>> services;
+  if (const auto [kept, added] = services.try_emplace(name); added)
+    kept->second = transport.start_pair_service();
+}
+
 class TransportContract : public ::testing::TestWithParam<TransportEntry> {
 protected:
   void SetUp() override
@@ -155,6 +166,7 @@ protected:
     ASSERT_NE(m_publisher_transport, nullptr);
     ASSERT_NE(m_subscriber_transport, nullptr);
 
+    start_pair_service_once(*m_publisher_transport, GetParam().name);
     const Transport::LocalPairArguments arguments = m_publisher_transport->local_pair_arguments();
     give_arguments(*m_publisher_transport, arguments.publisher);
     give_arguments(*m_subscriber_transport, arguments.subscriber);

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "iox_qos.hpp"
+#include "iox_runtime.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <iceoryx_posh/popo/untyped_publisher.hpp>
+#include <iceoryx_posh/popo/untyped_subscriber.hpp>
+#include <iceoryx_posh/popo/wait_set.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::iox_parts {
+
+// What the transport derived from the command line for one endpoint.
+struct EndpointSettings {
+  Role role = Role::publisher;
+  std::string name; // --iceoryx NAME: the services' instance
+  Qos qos;
+  std::size_t requested_buffer_bytes = 0; // -q as given
+};
+
+// Two iceoryx services of one instance (NAME): "data", which the publisher publishes and every
+// subscriber subscribes to, and "back" the other way (hellos, echoes, final counters; iceoryx
+// 2.0 takes many publishers per service). Untyped ports: a message is loaned as a chunk of
+// RouDi's shared memory, written in place and published, and on the other side taken, handed
+// to the sink where it lies, and released: no copy but the one into the chunk.
+// The sender of what arrives is the publishing port's unique id (the chunk header's origin).
+class IoxEndpoint final : public Endpoint {
+public:
+  static constexpr int receive_batch = 32;
+
+  // Registers with RouDi (through the process's runtime lease) and makes the ports; throws
+  // TransportError when RouDi is absent or refuses.
+  explicit IoxEndpoint(const EndpointSettings& settings);
+  ~IoxEndpoint() override;
+
+  IoxEndpoint(const IoxEndpoint&) = delete;
+  IoxEndpoint& operator=(const IoxEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
+  Capabilities capabilities() const noexcept override { return {}; }
+  EndpointFacts facts() const override;
+
+private:
+  // Hands at most `most` waiting messages to the sink; -1 when iceoryx refuses a take.
+  int drain(MessageSink& sink, int most) noexcept;
+  // False once RouDi stopped answering (looked at every quarter second at most).
+  bool roudi_still_there() noexcept;
+
+  std::shared_ptr<RuntimeLease> m_lease; // first: the ports go before the runtime
+  bool m_publisher;
+  std::string m_name;
+  Qos m_qos;
+  std::optional<iox::popo::UntypedPublisher> m_sender;
+  std::optional<iox::popo::UntypedSubscriber> m_receiver;
+  std::optional<iox::popo::WaitSet<1>> m_waitset;
+  std::size_t m_max_message_size = 0;
+  std::size_t m_requested_buffer_bytes = 0;
+  std::vector<std::string> m_notes;
+  std::vector<std::string> m_diagnoses;
+  SendCause m_last_cause = SendCause::unspecified;
+  unsigned m_looks_since_clock = 0;
+  Clock::time_point m_last_roudi_check{};
+  bool m_roudi_gone = false;
+};
+
+} // namespace netprof::iox_parts
