@@ -232,6 +232,82 @@ def namespace_for(setups, tool):
     return namespace, None
 
 
+# ---------------------------------------------------------------------------------------------
+# iceoryx's RouDi, which the iceoryx transport's role processes need on this host
+
+# Where iceoryx 2.0's RouDi answers: a Unix-domain datagram socket (IOX_UDS_SOCKET_PATH_PREFIX
+# and IPC_CHANNEL_ROUDI_NAME, which transports/iceoryx/roudi.cpp asks the same way).
+ROUDI_SOCKET = "/tmp/roudi"
+ROUDI_START_SECONDS = 10
+# On SIGTERM RouDi removes its files in /dev/shm and /tmp; this long, then SIGKILL.
+ROUDI_STOP_SECONDS = 5
+
+
+def roudi_answers():
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(ROUDI_SOCKET)
+            return True
+        except OSError:
+            return False
+
+
+class RouDi:
+    """The user's RouDi when one answers, else one of our own, started here and stopped by PID
+    at the end, as netprof --local-pair does for itself (the tools run role processes, which
+    never start one: docs/transport-iceoryx.md)."""
+
+    def __init__(self):
+        self.process = None
+
+    def start(self):
+        if roudi_answers():
+            return
+        try:
+            self.process = subprocess.Popen(["iox-roudi", "--kill-delay", "2"],
+                                            stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+        except OSError as error:
+            raise SetupError(f"cannot start iox-roudi for the iceoryx transport: {error} "
+                             f"(apt-get install iceoryx)") from error
+        deadline = time.monotonic() + ROUDI_START_SECONDS
+        while not roudi_answers():
+            code = self.process.poll()
+            if code is not None:
+                self.process = None
+                raise SetupError(f"iox-roudi exited with status {code} before it answered on "
+                                 f"{ROUDI_SOCKET} (another user's RouDi holding its lock?)")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SetupError(f"iox-roudi did not answer on {ROUDI_SOCKET} within "
+                                 f"{ROUDI_START_SECONDS} s")
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(ROUDI_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def roudi_for(setups):
+    """(roudi, None) when a setup is the iceoryx transport and RouDi answers (the caller stops
+    it); (None, reason) when one is needed but cannot be had; (None, None) when none is needed."""
+    if not any(setup.transport == "iceoryx" for setup in setups):
+        return None, None
+    roudi = RouDi()
+    try:
+        roudi.start()
+    except SetupError as error:
+        return None, str(error)
+    return roudi, None
+
+
 def tool_arguments(description, epilog, default_out, out_contents):
     """An argument parser with the options every tool has: --netprof and --out."""
     parser = argparse.ArgumentParser(description=description, epilog=epilog)

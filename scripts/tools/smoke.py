@@ -292,15 +292,28 @@ def run_all(arguments, runs, namespace):
     return results, retried
 
 
+def leave_out(runs, needs, reason):
+    """The runs that do not need what could not be had, and a skipped line for each that does."""
+    skipped = [f"{label}: {reason}" for label, spec in runs if needs(spec.setup)]
+    for line in skipped:
+        print(f"smoke: skipping {line}")
+    return [(label, spec) for label, spec in runs if not needs(spec.setup)], skipped
+
+
 def open_namespace(runs):
     """(namespace or None, runs it allows, skipped lines)."""
     namespace, reason = harness.namespace_for([spec.setup for _, spec in runs], "smoke")
     if reason is None:
         return namespace, runs, []
-    skipped = [f"{label}: {reason}" for label, spec in runs if spec.setup.needs_namespace]
-    for line in skipped:
-        print(f"smoke: skipping {line}")
-    return None, [(label, spec) for label, spec in runs if not spec.setup.needs_namespace], skipped
+    return (None, *leave_out(runs, lambda setup: setup.needs_namespace, reason))
+
+
+def open_roudi(runs):
+    """(the RouDi the iceoryx runs use, or None; runs it allows; skipped lines)."""
+    roudi, reason = harness.roudi_for([spec.setup for _, spec in runs])
+    if reason is None:
+        return roudi, runs, []
+    return (None, *leave_out(runs, lambda setup: setup.transport == "iceoryx", reason))
 
 
 def main(argv):
@@ -318,11 +331,15 @@ def main(argv):
         return 2
     os.makedirs(arguments.out, exist_ok=True)
     namespace, runs, skipped = open_namespace(smoke_runs(built))
+    roudi, runs, skipped_without_roudi = open_roudi(runs)
+    skipped += skipped_without_roudi
     try:
         results, retried = run_all(arguments, runs, namespace)
     finally:
         if namespace:
             namespace.delete()
+        if roudi:
+            roudi.stop()
     gate_line, gate_failed = "", False
     if arguments.baseline:
         try:

@@ -244,6 +244,11 @@ def soak(arguments, setup):
     namespace, reason = harness.namespace_for([setup], "soak")
     if reason:
         raise harness.SetupError(f"{setup.name}: {reason}")
+    roudi, reason = harness.roudi_for([setup])
+    if reason:
+        if namespace:
+            namespace.delete()
+        raise harness.SetupError(f"{setup.name}: {reason}")
     prefix = namespace.command_prefix() if namespace else ()
     try:
         outcome = harness.run(arguments.netprof, spec, arguments.out, STEM, prefix=prefix,
@@ -251,6 +256,8 @@ def soak(arguments, setup):
     finally:
         if namespace:
             namespace.delete()
+        if roudi:
+            roudi.stop()
     return outcome, monitor.samples
 
 

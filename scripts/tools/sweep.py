@@ -316,6 +316,12 @@ def main(argv):
     if started is None:
         return 2
     arguments, setups, namespace = started
+    roudi, reason = harness.roudi_for(setups)
+    if reason:
+        if namespace:
+            namespace.delete()
+        print(f"sweep: iceoryx: {reason}", file=sys.stderr)
+        return 2
     try:
         os.makedirs(arguments.out, exist_ok=True)
         write_command(arguments, argv)
@@ -328,6 +334,8 @@ def main(argv):
     finally:
         if namespace:
             namespace.delete()
+        if roudi:
+            roudi.stop()
     failed = sum(1 for row in rows if row["status"] != "ok")
     print(f"sweep: {len(rows) - failed} of {len(rows)} runs ok; "
           f"{os.path.join(arguments.out, 'sweep.csv')}", file=sys.stderr)
