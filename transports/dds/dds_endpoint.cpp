@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace netprof::dds_parts {
 
@@ -21,6 +22,9 @@ constexpr auto status_interval = std::chrono::milliseconds(10);
 // What RTPS adds to a sample's bytes in its DATA submessage: the submessage header (4),
 // its fixed fields (20), the serialized payload's header (4) and the sequence's length (4).
 constexpr std::size_t sample_framing = 32;
+
+// How long an endpoint that met an incompatible peer stays in the domain when closed.
+constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
 
 constexpr dds_attach_t data_attachment = 1;
 constexpr dds_attach_t status_attachment = 2;
@@ -157,6 +161,12 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
 
 DdsEndpoint::~DdsEndpoint()
 {
+  if (m_incompatible) {
+    // The peer learns of the mismatch only from our endpoints' discovery, which may reach it
+    // after we noticed: stay a moment, so that it names the mismatch too instead of waiting
+    // for its --wait.
+    std::this_thread::sleep_for(incompatible_linger);
+  }
   // Deleting the participant deletes its topics, writer, reader, condition and waitset.
   dds_delete(m_participant);
 }
