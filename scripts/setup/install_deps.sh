@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
 # already installed. libsodium-dev is for address-proof cookies and --key-file; libnng-dev for
-# the nng transport; python3-scipy for
+# the nng transport; cyclonedds-dev and cyclonedds-tools (idlc, ddsperf) for the dds transport; python3-scipy for
 # scripts/tools/compare.py's Mann-Whitney U test. clang and
 # libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
 # scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them). dpkg-dev
@@ -19,6 +19,7 @@ packages=(
   libzmq3-dev cppzmq-dev
   libsodium-dev
   libnng-dev
+  cyclonedds-dev cyclonedds-tools
   python3 python3-zmq
   python3-matplotlib python3-scipy
   iproute2

@@ -32,11 +32,14 @@ std::map<std::uint32_t, SharedDomain>& domains()
   return shared;
 }
 
-std::string sample_limit_config()
+// What netprof adds to any configuration: the sample limit, and write batching, so that a
+// stream's small samples share datagrams until the core flushes (after every probe, before it
+// waits, at the end of each phase: DdsEndpoint::flush).
+std::string netprof_config()
 {
   return "<CycloneDDS><Domain id=\"any\"><Internal><MaxSampleSize>" +
          std::to_string(max_serialized_sample) +
-         "B</MaxSampleSize></Internal></Domain></CycloneDDS>";
+         "B</MaxSampleSize><WriteBatch>true</WriteBatch></Internal></Domain></CycloneDDS>";
 }
 
 } // namespace
@@ -59,15 +62,15 @@ std::string domain_config(bool loopback, std::string& origin)
     origin = std::string("--dds-loopback: Cyclone on lo only, multicast off, discovery by "
                          "unicast to 127.0.0.1") +
              (user_config ? " (CYCLONEDDS_URI is set and ignored)" : "");
-    return loopback_config() + "," + sample_limit_config();
+    return loopback_config() + "," + netprof_config();
   }
   if (user_config) {
     origin = std::string("CYCLONEDDS_URI=") + uri;
-    return std::string(uri) + "," + sample_limit_config();
+    return std::string(uri) + "," + netprof_config();
   }
   origin = "Cyclone's defaults (CYCLONEDDS_URI not set): its chosen interface, multicast "
            "discovery";
-  return sample_limit_config();
+  return netprof_config();
 }
 
 DomainLease::DomainLease(std::uint32_t id, const std::string& config) : m_id(id)

@@ -258,6 +258,12 @@ SendResult DdsEndpoint::send(std::span<const std::byte> message) noexcept
   return SendResult::failed;
 }
 
+SendResult DdsEndpoint::flush() noexcept
+{
+  dds_write_flush(m_writer);
+  return SendResult::sent;
+}
+
 int DdsEndpoint::take(MessageSink& sink) noexcept
 {
   void* samples[receive_batch] = {};

@@ -55,6 +55,9 @@ public:
   DdsEndpoint& operator=(const DdsEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
+  // Samples written wait in Cyclone's write batch (Internal/WriteBatch) until a datagram is
+  // full or this sends them.
+  SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   SendCause last_send_cause() const noexcept override { return m_last_cause; }
   Capabilities capabilities() const noexcept override { return {}; }
