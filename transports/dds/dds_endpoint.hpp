@@ -7,6 +7,7 @@
 
 #include <dds/dds.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,7 +70,10 @@ public:
 
 private:
   // Hands at most a batch of waiting samples to the sink: their number, or -1 on an error.
-  int take(MessageSink& sink) noexcept;
+  // Looks only when on_data_available said something came, unless `always`.
+  int take(MessageSink& sink, bool always = false) noexcept;
+  // Cyclone's receive thread, on every sample that arrives: marks data waiting.
+  static void on_data_available(dds_entity_t reader, void* endpoint);
   // Reads the matched and incompatible-QoS statuses (which also clears their triggers on the
   // waitset); false once a peer's QoS was found incompatible.
   bool check_statuses() noexcept;
@@ -97,6 +101,10 @@ private:
   std::vector<std::string> m_notes;
   std::vector<std::string> m_diagnoses;
   bool m_incompatible = false;
+  // Set by on_data_available, cleared by take() before it looks: a look that finds it clear
+  // costs an atomic load instead of a dds_take (the core looks often: echoes in a stream,
+  // polls before it sleeps, --wait-strategy spin).
+  std::atomic<bool> m_data_waiting{true};
   SendCause m_last_cause = SendCause::unspecified;
 };
 
