@@ -8,11 +8,12 @@ line and its documented exit status.
 Every run has topics of its own (a unique --dds NAME), so concurrent runs never hear each other.
 """
 
+import os
 import time
 import unittest
 import uuid
 
-from netprof_test_case import NetprofTestCase
+from netprof_test_case import NETPROF, NetprofTestCase
 
 DEADLINE_S = 30
 PING_PONG = ["--mode", "ping-pong", "--count", "300", "--warmup-count", "30"]
@@ -99,6 +100,32 @@ class TwoProcessTest(DdsTestCase):
         self.assertIn("a subscriber is reliable and this publisher best-effort", pub.stdout)
         self.assertIn("the publisher is best-effort and this subscriber reliable", sub.stdout)
         self.assertIn("--dds-reliability", sub.stdout)
+
+
+# Built beside netprof (transports/dds/tests/dds_stranger.cpp).
+STRANGER = os.path.join(os.path.dirname(os.path.abspath(NETPROF)), "tests", "contract", "dds",
+                        "dds_stranger")
+
+
+class StrangerTest(DdsTestCase):
+    @unittest.skipUnless(os.access(STRANGER, os.X_OK), "dds_stranger is not built")
+    def test_garbage_samples_on_both_topics_are_rejected_and_the_run_passes(self):
+        topic = unique_topic()
+        self._processes.start([STRANGER, topic, "60"])  # killed in cleanup
+        options = ["--dds", topic, "--dds-loopback", "--wait", "20", *PING_PONG]
+        publisher, pub_json = self.start("-i", "0", *options, json_name="pub")
+        subscriber, sub_json = self.start("-i", "1", *options, json_name="sub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+        publisher_figures = pub.json["publisher"]
+        self.assertEqual(publisher_figures["echoes_received"], 300)
+        [summary] = pub.json["subscribers"]
+        self.assertEqual(summary["received"], publisher_figures["messages_sent"])
+        self.assertEqual(summary["lost"], 0)
+        self.assertGreater(pub.json["rejected"], 0, "the stranger's echo samples went unseen")
+        self.assertGreater(sub.json["rejected"], 0, "the stranger's data samples went unseen")
 
 
 class RefusalTest(DdsTestCase):
