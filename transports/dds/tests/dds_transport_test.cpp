@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -89,6 +90,29 @@ TEST(DdsKeepAll, MinusQBecomesSamplesWithinBounds)
   EXPECT_EQ(netprof::dds_parts::keep_all_samples(1000, 100), 16);
   EXPECT_EQ(netprof::dds_parts::keep_all_samples(100'000, 100), 1000);
   EXPECT_EQ(netprof::dds_parts::keep_all_samples(1'000'000'000, 100), 65536);
+}
+
+TEST(DdsConfig, LoopbackIgnoresTheUsersUriAndSaysSoOtherwiseTheUriWins)
+{
+  const char* before = std::getenv("CYCLONEDDS_URI");
+  const std::string kept = before != nullptr ? before : "";
+  ::setenv("CYCLONEDDS_URI", "file:///etc/somewhere.xml", 1);
+  std::string origin;
+  const std::string loopback = netprof::dds_parts::domain_config(true, origin);
+  EXPECT_EQ(loopback.find("somewhere"), std::string::npos);
+  EXPECT_NE(loopback.find("<NetworkInterface name=\"lo\"/>"), std::string::npos);
+  EXPECT_NE(loopback.find("<AllowMulticast>false</AllowMulticast>"), std::string::npos);
+  EXPECT_NE(origin.find("CYCLONEDDS_URI is set and ignored"), std::string::npos) << origin;
+  const std::string users = netprof::dds_parts::domain_config(false, origin);
+  EXPECT_EQ(users.rfind("file:///etc/somewhere.xml,", 0), 0u) << users;
+  EXPECT_NE(users.find("MaxSampleSize"), std::string::npos);
+  EXPECT_EQ(users.find("AllowMulticast"), std::string::npos);
+  EXPECT_NE(origin.find("CYCLONEDDS_URI=file:///etc/somewhere.xml"), std::string::npos);
+  ::unsetenv("CYCLONEDDS_URI");
+  netprof::dds_parts::domain_config(false, origin);
+  EXPECT_NE(origin.find("Cyclone's defaults"), std::string::npos);
+  if (before != nullptr)
+    ::setenv("CYCLONEDDS_URI", kept.c_str(), 1);
 }
 
 // Receives on both until each has failed, or the deadline passes.
