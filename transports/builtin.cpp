@@ -1,3 +1,4 @@
+#include "dds/dds_transport.hpp"
 #include "iceoryx/iox_transport.hpp"
 #include "mq/mq_transport.hpp"
 #include "nng/nng_transport.hpp"
@@ -28,6 +29,8 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add({"mq", "POSIX message queues on this host: --mq NAME", make_mq_transport});
   registry.add({"nng", "NNG over tcp:// or ipc://: --nng URL, where the publisher listens",
                 make_nng_transport});
+  registry.add({"dds", "Eclipse Cyclone DDS: --dds NAME, the topics' prefix (default netprof)",
+                make_dds_transport});
   registry.add({"iceoryx",
                 "iceoryx 2 zero-copy pub/sub on this host, through RouDi: --iceoryx NAME",
                 make_iceoryx_transport});

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -112,6 +113,9 @@ struct EndpointFacts {
   // What the transport saw that may explain a failed run (a key that does not match, a
   // connection it had to close); listed under the problems of a run that failed only.
   std::vector<std::string> diagnoses;
+  // How long the transport took to find its peers, from opening until its endpoints were
+  // matched (DDS discovery); none when it has no discovery or it never completed.
+  std::optional<double> discovery_seconds;
 };
 
 // What the core asks of a transport when opening an endpoint.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
 # already installed. libsodium-dev is for address-proof cookies and --key-file; libnng-dev for
-# the nng transport; libiceoryx-posh-dev and iceoryx (iox-roudi) for the iceoryx transport;
+# the nng transport; cyclonedds-dev and cyclonedds-tools (idlc, ddsperf) for the dds transport;
+# libiceoryx-posh-dev and iceoryx (iox-roudi) for the iceoryx transport;
 # python3-scipy for scripts/tools/compare.py's Mann-Whitney U test. clang and
 # libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
 # scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them). dpkg-dev
@@ -20,6 +21,7 @@ packages=(
   libsodium-dev
   libnng-dev
   libiceoryx-posh-dev iceoryx
+  cyclonedds-dev cyclonedds-tools
   python3 python3-zmq
   python3-matplotlib python3-scipy
   iproute2

@@ -57,10 +57,10 @@ run_asan() {
 # tests (publisher and subscribers on threads over an in-memory link), and --local-pair --threads
 # over real shm and udp endpoints in one process (ThreadPair). Chosen from `ctest -N`;
 # only these executables are built. Then the live status line's thread, which needs a terminal.
-# Not zmq's, nng's or iceoryx's contract tests: see tests/sanitizers/tsan.supp for why TSan cannot judge them.
+# Not zmq's, nng's, dds's or iceoryx's contract tests: see tests/sanitizers/tsan.supp for why TSan cannot judge them.
 tsan_targets=(shm_ring_test shm_segment_test shm_ring_stress_test contract_tests unit_core netprof)
 tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments|ThreadPair|IntervalThreads)\.|Builtin/TransportContract\.)'
-tsan_excluded='^Builtin/TransportContract\..*/(zmq|nng|iceoryx)'
+tsan_excluded='^Builtin/TransportContract\..*/(zmq|nng|dds|iceoryx)'
 
 run_tsan() {
   echo "== sanitize: ThreadSanitizer, concurrent tests ($tsan_dir)"

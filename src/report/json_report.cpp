@@ -135,7 +135,7 @@ json settings_json(const RunConfig& config)
 
 json endpoint_json(const EndpointFacts& endpoint)
 {
-  return json{
+  json facts{
       {"transport", endpoint.transport},
       {"local_addresses", endpoint.local_addresses},
       {"peer_addresses", endpoint.peer_addresses},
@@ -154,6 +154,9 @@ json endpoint_json(const EndpointFacts& endpoint)
        }},
       {"notes", endpoint.notes},
   };
+  if (endpoint.discovery_seconds)
+    facts["discovery_seconds"] = *endpoint.discovery_seconds;
+  return facts;
 }
 
 json result_json(const RunReport& report)

@@ -124,6 +124,10 @@ void write_settings(std::ostream& out, const RunReport& report)
         << (config.pair_layout == PairLayout::threads ? "threads of one process" : "two processes")
         << "\n";
   }
+  if (endpoint.discovery_seconds) {
+    out << "  Discovery: " << format_number(*endpoint.discovery_seconds * 1e3)
+        << " ms from opening until its DDS readers and writers were matched\n";
+  }
   if (endpoint.max_message_size > 0) {
     out << "  Max message size: " << format_count(endpoint.max_message_size) << " B\n";
   }

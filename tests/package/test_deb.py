@@ -75,8 +75,8 @@ class PackageContentsTest(unittest.TestCase):
 
     def test_depends_on_the_libraries_it_links_and_recommends_the_plot_modules(self):
         depends = self.control_field("Depends")
-        for library in ("libboost-program-options", "libzmq5", "libsodium23", "libstdc++6",
-                        "python3", "iceoryx"):
+        for library in ("libboost-program-options", "libzmq5", "libsodium23", "libddsc0debian",
+                        "libstdc++6", "python3", "iceoryx"):
             self.assertIn(library, depends)
         self.assertEqual(self.control_field("Recommends"), "python3-matplotlib, python3-scipy")
         self.assertEqual(self.control_field("Package"), "netprof")

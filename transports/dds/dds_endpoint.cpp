@@ -1,0 +1,391 @@
+#include "dds_endpoint.hpp"
+
+#include "dds_message.h"
+
+#include <dds/version.h>
+
+#include <netprof/errors.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace netprof::dds_parts {
+
+namespace {
+
+constexpr std::int32_t default_keep_all_samples = 1024;
+constexpr std::int32_t min_keep_all_samples = 16;
+constexpr std::int32_t max_keep_all_samples = 65536;
+// How often an idle or busy-polling endpoint looks at its matches and QoS statuses.
+constexpr auto status_interval = std::chrono::milliseconds(10);
+// What RTPS adds to a sample's bytes in its DATA submessage: the submessage header (4),
+// its fixed fields (20), the serialized payload's header (4) and the sequence's length (4).
+constexpr std::size_t sample_framing = 32;
+
+// How long an endpoint that met an incompatible peer stays in the domain when closed.
+constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
+
+constexpr dds_attach_t data_attachment = 1;
+constexpr dds_attach_t status_attachment = 2;
+
+const char* policy_name(dds_qos_policy_id_t policy) noexcept
+{
+  switch (policy) {
+  case DDS_RELIABILITY_QOS_POLICY_ID:
+    return "reliability";
+  case DDS_DURABILITY_QOS_POLICY_ID:
+    return "durability";
+  case DDS_DEADLINE_QOS_POLICY_ID:
+    return "deadline";
+  case DDS_LATENCYBUDGET_QOS_POLICY_ID:
+    return "latency budget";
+  case DDS_OWNERSHIP_QOS_POLICY_ID:
+    return "ownership";
+  case DDS_LIVELINESS_QOS_POLICY_ID:
+    return "liveliness";
+  case DDS_DESTINATIONORDER_QOS_POLICY_ID:
+    return "destination order";
+  case DDS_PRESENTATION_QOS_POLICY_ID:
+    return "presentation";
+  case DDS_DATA_REPRESENTATION_QOS_POLICY_ID:
+    return "data representation";
+  default:
+    return "a QoS policy";
+  }
+}
+
+std::uint32_t matched_readers(dds_entity_t writer) noexcept
+{
+  dds_publication_matched_status_t status{};
+  return dds_get_publication_matched_status(writer, &status) == DDS_RETCODE_OK
+             ? status.current_count
+             : 0;
+}
+
+std::uint32_t matched_writers(dds_entity_t reader) noexcept
+{
+  dds_subscription_matched_status_t status{};
+  return dds_get_subscription_matched_status(reader, &status) == DDS_RETCODE_OK
+             ? status.current_count
+             : 0;
+}
+
+} // namespace
+
+std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept
+{
+  if (queue_length_bytes == 0) {
+    return default_keep_all_samples;
+  }
+  const std::size_t size = std::max<std::size_t>(message_bytes, 1);
+  const std::size_t samples = queue_length_bytes / size + (queue_length_bytes % size != 0);
+  return static_cast<std::int32_t>(
+      std::clamp<std::size_t>(samples, static_cast<std::size_t>(min_keep_all_samples),
+                              static_cast<std::size_t>(max_keep_all_samples)));
+}
+
+void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
+{
+  if (entity < 0) {
+    throw TransportError(std::string("cannot create the DDS ") + what + ": " +
+                         dds_strretcode(entity));
+  }
+}
+
+DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
+    : m_publisher(settings.role == Role::publisher), m_qos(settings.qos),
+      m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
+      m_data_topic_name(settings.topic_prefix + "_data"),
+      m_echo_topic_name(settings.topic_prefix + "_echo"),
+      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_requested_buffer_bytes(settings.queue_length_bytes), m_opened(Clock::now()),
+      m_next_status_check(m_opened)
+{
+  const std::int32_t keep_all = keep_all_samples(
+      settings.queue_length_bytes, settings.message_bytes > 0 ? settings.message_bytes : 128);
+  std::string origin;
+  const std::string config = domain_config(settings.loopback, origin);
+  m_domain = std::make_unique<DomainLease>(settings.domain, config);
+  try {
+    m_participant = dds_create_participant(settings.domain, nullptr, nullptr);
+    throw_if_failed(m_participant, "participant");
+    const dds_entity_t data_topic = dds_create_topic(m_participant, &netprof_dds_Message_desc,
+                                                     m_data_topic_name.c_str(), nullptr, nullptr);
+    throw_if_failed(data_topic, ("topic " + m_data_topic_name).c_str());
+    const dds_entity_t echo_topic = dds_create_topic(m_participant, &netprof_dds_Message_desc,
+                                                     m_echo_topic_name.c_str(), nullptr, nullptr);
+    throw_if_failed(echo_topic, ("topic " + m_echo_topic_name).c_str());
+
+    dds_qos_t* qos = make_qos(m_qos, keep_all);
+    dds_listener_t* listener = dds_create_listener(this);
+    dds_lset_data_available(listener, &DdsEndpoint::on_data_available);
+    m_writer =
+        dds_create_writer(m_participant, m_publisher ? data_topic : echo_topic, qos, nullptr);
+    m_reader =
+        dds_create_reader(m_participant, m_publisher ? echo_topic : data_topic, qos, listener);
+    dds_delete_listener(listener);
+    dds_delete_qos(qos);
+    throw_if_failed(m_writer, "writer");
+    throw_if_failed(m_reader, "reader");
+
+    // The waitset wakes for samples, and for matches and QoS refusals (read in check_statuses,
+    // which clears them), so neither the end of discovery nor a refusal waits for a timeout.
+    m_read_condition = dds_create_readcondition(m_reader, DDS_ANY_STATE);
+    throw_if_failed(m_read_condition, "read condition");
+    m_waitset = dds_create_waitset(m_participant);
+    throw_if_failed(m_waitset, "waitset");
+    dds_set_status_mask(m_writer,
+                        DDS_PUBLICATION_MATCHED_STATUS | DDS_OFFERED_INCOMPATIBLE_QOS_STATUS);
+    dds_set_status_mask(m_reader,
+                        DDS_SUBSCRIPTION_MATCHED_STATUS | DDS_REQUESTED_INCOMPATIBLE_QOS_STATUS);
+    if (dds_waitset_attach(m_waitset, m_read_condition, data_attachment) != DDS_RETCODE_OK ||
+        dds_waitset_attach(m_waitset, m_writer, status_attachment) != DDS_RETCODE_OK ||
+        dds_waitset_attach(m_waitset, m_reader, status_attachment) != DDS_RETCODE_OK) {
+      throw TransportError("cannot attach the DDS waitset's conditions");
+    }
+  } catch (...) {
+    if (m_participant > 0) {
+      dds_delete(m_participant);
+    }
+    throw;
+  }
+
+  m_notes.push_back(std::string("Cyclone DDS ") + DDS_VERSION + ", domain " +
+                    std::to_string(settings.domain) + ", configuration: " + origin);
+  m_notes.push_back(
+      "QoS " + describe(m_qos) + ", volatile, on both topics" +
+      (m_qos.history == QosChoice::History::keep_all
+           ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
+           : std::string()));
+  m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
+                                : "reads " + m_data_topic_name + ", writes " + m_echo_topic_name);
+}
+
+DdsEndpoint::~DdsEndpoint()
+{
+  if (m_incompatible) {
+    // The peer learns of the mismatch only from our endpoints' discovery, which may reach it
+    // after we noticed: stay a moment, so that it names the mismatch too instead of waiting
+    // for its --wait.
+    std::this_thread::sleep_for(incompatible_linger);
+  }
+  // Deleting the participant deletes its topics, writer, reader, condition and waitset.
+  dds_delete(m_participant);
+}
+
+void DdsEndpoint::describe_incompatibility(dds_qos_policy_id_t policy, bool on_writer)
+{
+  const std::string self = m_publisher ? "this publisher" : "this subscriber";
+  const std::string peer = m_publisher ? "a subscriber" : "the publisher";
+  const std::string& topic = on_writer == m_publisher ? m_data_topic_name : m_echo_topic_name;
+  std::string why;
+  if (policy == DDS_RELIABILITY_QOS_POLICY_ID) {
+    const char* own = reliability_name(m_qos.reliability);
+    const char* other = reliability_name(m_qos.reliability == QosChoice::Reliability::reliable
+                                             ? QosChoice::Reliability::best_effort
+                                             : QosChoice::Reliability::reliable);
+    why = peer + " is " + other + " and " + self + " " + own + " (on " + topic + " " + peer +
+          "'s " + (on_writer ? "reader requests " : "writer offers ") + other + ", " + self +
+          "'s " + (on_writer ? "writer offers " : "reader requests ") + own +
+          "): DDS does not match them; give every process the same --dds-reliability";
+  } else {
+    why = "a peer on " + topic + " has an incompatible " + policy_name(policy) + " QoS (" + self +
+          ": " + describe(m_qos) + ", volatile): DDS does not match them";
+  }
+  if (std::find(m_diagnoses.begin(), m_diagnoses.end(), why) == m_diagnoses.end()) {
+    m_diagnoses.push_back(why);
+  }
+}
+
+bool DdsEndpoint::check_statuses() noexcept
+{
+  m_writer_matches = matched_readers(m_writer);
+  m_reader_matches = matched_writers(m_reader);
+  if (!m_discovered_at && m_writer_matches >= m_expected_matches &&
+      m_reader_matches >= m_expected_matches) {
+    m_discovered_at = Clock::now();
+  }
+  dds_offered_incompatible_qos_status_t offered{};
+  dds_requested_incompatible_qos_status_t requested{};
+  const bool writer_refused =
+      dds_get_offered_incompatible_qos_status(m_writer, &offered) == DDS_RETCODE_OK &&
+      offered.total_count > 0;
+  const bool reader_refused =
+      dds_get_requested_incompatible_qos_status(m_reader, &requested) == DDS_RETCODE_OK &&
+      requested.total_count > 0;
+  if (writer_refused || reader_refused) {
+    try {
+      if (writer_refused) {
+        describe_incompatibility(static_cast<dds_qos_policy_id_t>(offered.last_policy_id), true);
+      }
+      if (reader_refused) {
+        describe_incompatibility(static_cast<dds_qos_policy_id_t>(requested.last_policy_id), false);
+      }
+    } catch (...) {
+      // Out of memory while wording it: the run still ends, without the words.
+    }
+    m_incompatible = true;
+  }
+  m_next_status_check = Clock::now() + status_interval;
+  return !m_incompatible;
+}
+
+SendResult DdsEndpoint::send(std::span<const std::byte> message) noexcept
+{
+  if (message.size() > m_max_message_size) {
+    m_last_cause = SendCause::error;
+    return SendResult::failed;
+  }
+  if (!m_publisher && !m_discovered_at && (!check_statuses() || !m_discovered_at)) {
+    // A subscriber's hello sent before its writer is matched would be lost to discovery.
+    m_last_cause = m_incompatible ? SendCause::error : SendCause::connecting;
+    return m_incompatible ? SendResult::failed : SendResult::back_pressured;
+  }
+  netprof_dds_Message sample{};
+  sample.bytes._length = static_cast<std::uint32_t>(message.size());
+  sample.bytes._maximum = sample.bytes._length;
+  // dds_write serializes the sample and never writes to it; the type's field is not const.
+  sample.bytes._buffer = reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(message.data()));
+  sample.bytes._release = false;
+  const dds_return_t written = dds_write(m_writer, &sample);
+  if (written == DDS_RETCODE_OK) {
+    return SendResult::sent;
+  }
+  if (written == DDS_RETCODE_TIMEOUT) {
+    // Reliable: the readers have not acknowledged enough of what came before.
+    m_last_cause = SendCause::queue_full;
+    return SendResult::back_pressured;
+  }
+  m_last_cause = SendCause::error;
+  return SendResult::failed;
+}
+
+SendResult DdsEndpoint::flush() noexcept
+{
+  dds_write_flush(m_writer);
+  return SendResult::sent;
+}
+
+void DdsEndpoint::on_data_available(dds_entity_t /*reader*/, void* endpoint)
+{
+  static_cast<DdsEndpoint*>(endpoint)->m_data_waiting.store(true, std::memory_order_release);
+}
+
+int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
+{
+  // A plain load first: a look that finds nothing writes nothing the receive thread shares.
+  if (!always && !m_data_waiting.load(std::memory_order_acquire)) {
+    return 0;
+  }
+  // Cleared before looking: a sample arriving during the take sets it again.
+  m_data_waiting.store(false, std::memory_order_release);
+  void* samples[receive_batch] = {};
+  dds_sample_info_t infos[receive_batch];
+  // Null buffers: Cyclone lends its own samples, returned below, so nothing is copied twice.
+  const dds_return_t taken = dds_take(m_reader, samples, infos, receive_batch, receive_batch);
+  if (taken < 0) {
+    return -1;
+  }
+  int delivered = 0;
+  for (dds_return_t i = 0; i < taken; ++i) {
+    if (!infos[i].valid_data) {
+      continue; // a writer's unregistration or disposal: no message
+    }
+    const auto* sample = static_cast<const netprof_dds_Message*>(samples[i]);
+    const std::size_t size = sample->bytes._length;
+    const auto* bytes = reinterpret_cast<const std::byte*>(sample->bytes._buffer);
+    // The writer's instance handle names the sender; Cyclone never hands out 0 for one.
+    sink.on_message(Delivery{std::span<const std::byte>(bytes, size), 1, size + sample_framing,
+                             PeerHandle{infos[i].publication_handle}});
+    ++delivered;
+  }
+  if (taken > 0) {
+    dds_return_loan(m_reader, samples, taken);
+  }
+  if (taken == receive_batch) {
+    m_data_waiting.store(true, std::memory_order_release); // maybe more than a batch waited
+  }
+  // A batch of nothing but unregistrations still took something: report it as received.
+  return taken > 0 && delivered == 0 ? 1 : delivered;
+}
+
+ReceiveResult DdsEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
+{
+  // Until discovery completes, every look checks it, so its time is the time it took.
+  if (m_incompatible || (!m_discovered_at && !check_statuses())) {
+    return ReceiveResult::failed;
+  }
+  const int first = take(sink);
+  if (first != 0) {
+    return first < 0 ? ReceiveResult::failed : ReceiveResult::received;
+  }
+  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  const auto deadline = Clock::now() + capped;
+  for (;;) {
+    const auto now = Clock::now();
+    if (now >= m_next_status_check) {
+      if (!check_statuses()) {
+        return ReceiveResult::failed;
+      }
+      // Now and then a look that does not trust the flag, should Cyclone ever call the
+      // listener before the sample is in the reader's history.
+      if (const int got = take(sink, true); got != 0) {
+        return got < 0 ? ReceiveResult::failed : ReceiveResult::received;
+      }
+    }
+    const Nanoseconds remaining = deadline - now;
+    if (remaining <= Nanoseconds::zero()) {
+      return ReceiveResult::timed_out;
+    }
+    dds_attach_t triggered[4];
+    const dds_return_t woke = dds_waitset_wait(m_waitset, triggered, 4, remaining.count());
+    if (woke < 0) {
+      return ReceiveResult::failed;
+    }
+    bool data = false;
+    for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i) {
+      if (triggered[i] == status_attachment && !check_statuses()) {
+        return ReceiveResult::failed;
+      }
+      data = data || triggered[i] == data_attachment;
+    }
+    const int got = take(sink, data); // the read condition may wake us before the listener ran
+    if (got != 0) {
+      return got < 0 ? ReceiveResult::failed : ReceiveResult::received;
+    }
+  }
+}
+
+EndpointFacts DdsEndpoint::facts() const
+{
+  EndpointFacts facts;
+  facts.transport = "dds";
+  facts.local_addresses.push_back((m_publisher ? m_data_topic_name : m_echo_topic_name) +
+                                  " (writer)");
+  facts.local_addresses.push_back((m_publisher ? m_echo_topic_name : m_data_topic_name) +
+                                  " (reader)");
+  facts.max_message_size = m_max_message_size;
+  facts.size_hint = "netprof's DDS samples carry at most 1 MiB of payload";
+  facts.requested_buffer_bytes = m_requested_buffer_bytes;
+  facts.capabilities = capabilities();
+  facts.notes = m_notes;
+  if (m_discovered_at) {
+    facts.discovery_seconds = std::chrono::duration<double>(*m_discovered_at - m_opened).count();
+  }
+  facts.notes.push_back("matched when last looked: the writer " + std::to_string(m_writer_matches) +
+                        " remote reader(s), the reader " + std::to_string(m_reader_matches) +
+                        " remote writer(s)");
+  facts.diagnoses = m_diagnoses;
+  if (!m_discovered_at && !m_incompatible) {
+    facts.diagnoses.push_back(
+        "discovery never completed: the writer matched " + std::to_string(m_writer_matches) +
+        " and the reader " + std::to_string(m_reader_matches) + " of the " +
+        std::to_string(m_expected_matches) +
+        " remote endpoint(s) expected on each topic (same --dds-domain, --dds and "
+        "configuration on every process?)");
+  }
+  return facts;
+}
+
+} // namespace netprof::dds_parts

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "dds_domain.hpp"
+#include "dds_qos.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <dds/dds.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::dds_parts {
+
+// What the transport derived from the command line for one endpoint.
+struct EndpointSettings {
+  Role role = Role::publisher;
+  std::string topic_prefix;           // topics PREFIX_data and PREFIX_echo
+  std::uint32_t domain = 0;           // --dds-domain
+  bool loopback = false;              // --dds-loopback
+  QosChoice qos;                      // every reader and writer of the run
+  std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
+  std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
+  std::size_t header_bytes = 0;
+  std::size_t subscribers = 1; // publisher: how many to discover before discovery is complete
+};
+
+// keep-all's bound on a history, in samples: -q bytes' worth, at least 16, at most 65,536;
+// 1,024 when -q is not given.
+std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept;
+
+// A participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo (the back
+// channel: hellos, echoes, final counters). The publisher writes data and reads echo; a
+// subscriber the reverse. Every sample reaches every matched reader, so nothing is adopted.
+// A subscriber holds its sends back (SendCause::connecting) until its reader and its writer
+// are both matched with the publisher's, so its first hello is not lost to discovery; the time
+// that took is reported as discovery_seconds. A peer whose QoS DDS will not match ends the run
+// at once (receive() fails, naming both QoS) instead of leaving it to wait for --wait.
+class DdsEndpoint final : public Endpoint {
+public:
+  // The largest payload (-s): a sample of it with netprof's header fits max_serialized_sample.
+  static constexpr std::size_t max_payload_size = std::size_t{1} << 20;
+  // Samples handed to the sink per receive().
+  static constexpr std::int32_t receive_batch = 32;
+
+  // Throws TransportError when Cyclone refuses.
+  explicit DdsEndpoint(const EndpointSettings& settings);
+  ~DdsEndpoint() override;
+
+  DdsEndpoint(const DdsEndpoint&) = delete;
+  DdsEndpoint& operator=(const DdsEndpoint&) = delete;
+
+  SendResult send(std::span<const std::byte> message) noexcept override;
+  // Samples written wait in Cyclone's write batch (Internal/WriteBatch) until a datagram is
+  // full or this sends them.
+  SendResult flush() noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  SendCause last_send_cause() const noexcept override { return m_last_cause; }
+  Capabilities capabilities() const noexcept override { return {}; }
+  EndpointFacts facts() const override;
+
+  // Discovery is complete: the subscriber's reader and writer are matched, or the publisher's
+  // writer and reader each with as many remote endpoints as it waits for subscribers.
+  bool discovered() const noexcept { return m_discovered_at.has_value(); }
+
+private:
+  // Hands at most a batch of waiting samples to the sink: their number, or -1 on an error.
+  // Looks only when on_data_available said something came, unless `always`.
+  int take(MessageSink& sink, bool always = false) noexcept;
+  // Cyclone's receive thread, on every sample that arrives: marks data waiting.
+  static void on_data_available(dds_entity_t reader, void* endpoint);
+  // Reads the matched and incompatible-QoS statuses (which also clears their triggers on the
+  // waitset); false once a peer's QoS was found incompatible.
+  bool check_statuses() noexcept;
+  void describe_incompatibility(dds_qos_policy_id_t policy, bool on_writer);
+  void throw_if_failed(dds_entity_t entity, const char* what) const;
+
+  bool m_publisher;
+  QosChoice m_qos;
+  std::size_t m_expected_matches;
+  std::string m_data_topic_name;
+  std::string m_echo_topic_name;
+  std::unique_ptr<DomainLease> m_domain;
+  dds_entity_t m_participant = 0;
+  dds_entity_t m_writer = 0;
+  dds_entity_t m_reader = 0;
+  dds_entity_t m_read_condition = 0;
+  dds_entity_t m_waitset = 0;
+  std::size_t m_max_message_size = 0;
+  std::size_t m_requested_buffer_bytes = 0;
+  Clock::time_point m_opened;
+  std::optional<Clock::time_point> m_discovered_at;
+  Clock::time_point m_next_status_check;
+  std::uint32_t m_writer_matches = 0; // remote readers matched by the writer, now
+  std::uint32_t m_reader_matches = 0;
+  std::vector<std::string> m_notes;
+  std::vector<std::string> m_diagnoses;
+  bool m_incompatible = false;
+  // Set by on_data_available, cleared by take() before it looks: a look that finds it clear
+  // costs an atomic load instead of a dds_take (the core looks often: echoes in a stream,
+  // polls before it sleeps, --wait-strategy spin).
+  std::atomic<bool> m_data_waiting{true};
+  SendCause m_last_cause = SendCause::unspecified;
+};
+
+} // namespace netprof::dds_parts

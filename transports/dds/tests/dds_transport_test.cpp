@@ -1,0 +1,247 @@
+// --dds-history's spelling, keep-all's bound, a peer whose reliability DDS will not match, and
+// a stranger's samples. No timing assertions: every wait is bounded by a deadline only so
+// nothing hangs.
+
+#include "dds_endpoint.hpp"
+#include "dds_message.h"
+#include "dds_qos.hpp"
+
+#include "support/test_sinks.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+namespace {
+
+using namespace std::chrono_literals;
+using netprof::Clock;
+using netprof::ReceiveResult;
+using netprof::Role;
+using netprof::SendResult;
+using netprof::UsageError;
+using netprof::dds_parts::DdsEndpoint;
+using netprof::dds_parts::EndpointSettings;
+using netprof::dds_parts::parse_history;
+using netprof::dds_parts::QosChoice;
+
+constexpr auto deadline_after = 10s;
+
+std::string unique_prefix(const std::string& what)
+{
+  std::random_device random;
+  return "netprof_test_" + what + "_" + std::to_string(random()) + std::to_string(random());
+}
+
+EndpointSettings settings_for(Role role, const std::string& prefix, QosChoice qos)
+{
+  EndpointSettings settings;
+  settings.role = role;
+  settings.topic_prefix = prefix;
+  settings.loopback = true;
+  settings.qos = qos;
+  settings.header_bytes = 52;
+  settings.message_bytes = 52 + 64;
+  settings.subscribers = 1;
+  return settings;
+}
+
+TEST(DdsHistory, KeepLastTakesAnOptionalDepth)
+{
+  std::int32_t depth = 0;
+  EXPECT_EQ(parse_history("keep-last", depth), QosChoice::History::keep_last);
+  EXPECT_EQ(depth, QosChoice::default_depth);
+  EXPECT_EQ(parse_history("keep-last:8", depth), QosChoice::History::keep_last);
+  EXPECT_EQ(depth, 8);
+  EXPECT_EQ(parse_history("keep-all", depth), QosChoice::History::keep_all);
+}
+
+TEST(DdsHistory, BadSpellingsAreRefusedNamingTheOption)
+{
+  std::int32_t depth = 0;
+  for (const char* bad : {"keep-last:0", "keep-last:", "keep-last:x", "keep-last:8x",
+                          "keep-last:-1", "keep-last:1000001", "keep-some", "", "keep-all:3"}) {
+    try {
+      parse_history(bad, depth);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("--dds-history"), std::string::npos) << bad;
+    }
+  }
+}
+
+TEST(DdsHistory, DescribedAsTheOptionsSpellIt)
+{
+  QosChoice qos;
+  EXPECT_EQ(netprof::dds_parts::describe(qos), "reliable, keep-last:16");
+  qos.reliability = QosChoice::Reliability::best_effort;
+  qos.history = QosChoice::History::keep_all;
+  EXPECT_EQ(netprof::dds_parts::describe(qos), "best-effort, keep-all");
+}
+
+TEST(DdsKeepAll, MinusQBecomesSamplesWithinBounds)
+{
+  EXPECT_EQ(netprof::dds_parts::keep_all_samples(0, 100), 1024);
+  EXPECT_EQ(netprof::dds_parts::keep_all_samples(1000, 100), 16);
+  EXPECT_EQ(netprof::dds_parts::keep_all_samples(100'000, 100), 1000);
+  EXPECT_EQ(netprof::dds_parts::keep_all_samples(1'000'000'000, 100), 65536);
+}
+
+TEST(DdsConfig, LoopbackIgnoresTheUsersUriAndSaysSoOtherwiseTheUriWins)
+{
+  const char* before = std::getenv("CYCLONEDDS_URI");
+  const std::string kept = before != nullptr ? before : "";
+  ::setenv("CYCLONEDDS_URI", "file:///etc/somewhere.xml", 1);
+  std::string origin;
+  const std::string loopback = netprof::dds_parts::domain_config(true, origin);
+  EXPECT_EQ(loopback.find("somewhere"), std::string::npos);
+  EXPECT_NE(loopback.find("<NetworkInterface name=\"lo\"/>"), std::string::npos);
+  EXPECT_NE(loopback.find("<AllowMulticast>false</AllowMulticast>"), std::string::npos);
+  EXPECT_NE(origin.find("CYCLONEDDS_URI is set and ignored"), std::string::npos) << origin;
+  const std::string users = netprof::dds_parts::domain_config(false, origin);
+  EXPECT_EQ(users.rfind("file:///etc/somewhere.xml,", 0), 0u) << users;
+  EXPECT_NE(users.find("MaxSampleSize"), std::string::npos);
+  EXPECT_EQ(users.find("AllowMulticast"), std::string::npos);
+  EXPECT_NE(origin.find("CYCLONEDDS_URI=file:///etc/somewhere.xml"), std::string::npos);
+  ::unsetenv("CYCLONEDDS_URI");
+  netprof::dds_parts::domain_config(false, origin);
+  EXPECT_NE(origin.find("Cyclone's defaults"), std::string::npos);
+  if (before != nullptr)
+    ::setenv("CYCLONEDDS_URI", kept.c_str(), 1);
+}
+
+// Receives on both until each has failed, or the deadline passes.
+void until_both_fail(DdsEndpoint& a, DdsEndpoint& b)
+{
+  netprof::testing::CollectingSink sink;
+  bool a_failed = false;
+  bool b_failed = false;
+  const auto deadline = Clock::now() + deadline_after;
+  while ((!a_failed || !b_failed) && Clock::now() < deadline) {
+    a_failed = a_failed || a.receive(sink, 10ms) == ReceiveResult::failed;
+    b_failed = b_failed || b.receive(sink, 10ms) == ReceiveResult::failed;
+  }
+  EXPECT_TRUE(a_failed) << "the publisher never noticed";
+  EXPECT_TRUE(b_failed) << "the subscriber never noticed";
+}
+
+std::string joined_diagnoses(const DdsEndpoint& endpoint)
+{
+  std::string all;
+  for (const std::string& diagnosis : endpoint.facts().diagnoses)
+    all += diagnosis + "\n";
+  return all;
+}
+
+TEST(DdsQos, AReliableSubscriberAgainstABestEffortPublisherIsNamedOnBothSides)
+{
+  const std::string prefix = unique_prefix("qos");
+  QosChoice best_effort;
+  best_effort.reliability = QosChoice::Reliability::best_effort;
+  DdsEndpoint publisher(settings_for(Role::publisher, prefix, best_effort));
+  DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
+
+  until_both_fail(publisher, subscriber);
+  const std::string at_publisher = joined_diagnoses(publisher);
+  const std::string at_subscriber = joined_diagnoses(subscriber);
+  EXPECT_NE(at_publisher.find("a subscriber is reliable and this publisher best-effort"),
+            std::string::npos)
+      << at_publisher;
+  EXPECT_NE(at_subscriber.find("the publisher is best-effort and this subscriber reliable"),
+            std::string::npos)
+      << at_subscriber;
+  EXPECT_NE(at_subscriber.find("--dds-reliability"), std::string::npos);
+  // Its hello is not sent into a topic nobody matched.
+  const std::byte hello[16]{};
+  EXPECT_EQ(subscriber.send(hello), SendResult::failed);
+}
+
+TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
+{
+  const std::string prefix = unique_prefix("discovery");
+  DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
+  const std::byte hello[16]{};
+  EXPECT_EQ(subscriber.send(hello), SendResult::back_pressured) << "no publisher exists yet";
+  EXPECT_EQ(subscriber.last_send_cause(), netprof::SendCause::connecting);
+  EXPECT_FALSE(subscriber.facts().discovery_seconds);
+  EXPECT_FALSE(subscriber.facts().diagnoses.empty()) << "an unfinished discovery is explained";
+
+  DdsEndpoint publisher(settings_for(Role::publisher, prefix, QosChoice{}));
+  const auto deadline = Clock::now() + deadline_after;
+  SendResult sent = SendResult::back_pressured;
+  while (sent == SendResult::back_pressured && Clock::now() < deadline)
+    sent = subscriber.send(hello);
+  ASSERT_EQ(sent, SendResult::sent);
+  ASSERT_TRUE(subscriber.facts().discovery_seconds);
+  EXPECT_GE(*subscriber.facts().discovery_seconds, 0.0);
+
+  netprof::testing::CollectingSink sink;
+  while (sink.messages.empty() && Clock::now() < deadline)
+    ASSERT_NE(publisher.receive(sink, 10ms), ReceiveResult::failed);
+  ASSERT_EQ(sink.messages.size(), 1u) << "the first hello was lost";
+  EXPECT_TRUE(publisher.facts().discovery_seconds) << "one subscriber was expected and came";
+}
+
+// A stranger in the same domain writes samples of every size to both topics: the endpoints
+// hand each over as bytes (the core judges them) and keep working.
+TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)
+{
+  const std::string prefix = unique_prefix("stranger");
+  DdsEndpoint publisher(settings_for(Role::publisher, prefix, QosChoice{}));
+  DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
+
+  const dds_entity_t stranger = dds_create_participant(0, nullptr, nullptr);
+  ASSERT_GT(stranger, 0);
+  const dds_entity_t topic = dds_create_topic(stranger, &netprof_dds_Message_desc,
+                                              (prefix + "_data").c_str(), nullptr, nullptr);
+  ASSERT_GT(topic, 0);
+  dds_qos_t* qos = netprof::dds_parts::make_qos(QosChoice{}, 16);
+  const dds_entity_t writer = dds_create_writer(stranger, topic, qos, nullptr);
+  dds_delete_qos(qos);
+  ASSERT_GT(writer, 0);
+  const auto deadline = Clock::now() + deadline_after;
+  dds_publication_matched_status_t matched{};
+  while (matched.current_count == 0 && Clock::now() < deadline) {
+    dds_get_publication_matched_status(writer, &matched);
+    netprof::testing::CountingSink ignored;
+    subscriber.receive(ignored, 1ms);
+  }
+  ASSERT_GT(matched.current_count, 0u);
+
+  std::mt19937 random(7);
+  std::vector<std::uint8_t> bytes(4096);
+  for (auto& byte : bytes)
+    byte = static_cast<std::uint8_t>(random());
+  std::size_t written = 0;
+  for (std::uint32_t size : {0u, 1u, 7u, 51u, 52u, 53u, 4096u}) {
+    netprof_dds_Message sample{};
+    sample.bytes._buffer = bytes.data();
+    sample.bytes._length = size;
+    sample.bytes._maximum = size;
+    ASSERT_EQ(dds_write(writer, &sample), DDS_RETCODE_OK);
+    ++written;
+  }
+  netprof::testing::CollectingSink sink;
+  while (sink.messages.size() < written && Clock::now() < deadline)
+    ASSERT_NE(subscriber.receive(sink, 10ms), ReceiveResult::failed);
+  ASSERT_EQ(sink.messages.size(), written);
+  EXPECT_TRUE(sink.messages.front().empty());
+  EXPECT_EQ(sink.messages.back().size(), 4096u);
+  dds_delete(stranger);
+
+  // The real publisher still reaches the subscriber afterwards.
+  const std::byte marker[8]{std::byte{1}, std::byte{2}};
+  ASSERT_EQ(publisher.send(marker), SendResult::sent);
+  netprof::testing::CollectingSink after;
+  while (after.messages.empty() && Clock::now() < deadline)
+    ASSERT_NE(subscriber.receive(after, 10ms), ReceiveResult::failed);
+  ASSERT_EQ(after.messages.size(), 1u);
+  EXPECT_EQ(after.messages.front().size(), sizeof marker);
+}
+
+} // namespace
