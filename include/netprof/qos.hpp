@@ -35,8 +35,8 @@ struct History {
 
 // What the user asked for; an unset field was not given.
 struct QosRequest {
-  std::optional<Reliability> reliability;
-  std::optional<History> history;
+  std::optional<Reliability> reliability{};
+  std::optional<History> history{};
 
   bool empty() const noexcept { return !reliability && !history; }
   friend bool operator==(const QosRequest&, const QosRequest&) = default;
@@ -55,10 +55,10 @@ struct EffectiveQos {
   HistoryKind history = HistoryKind::none;
   // The messages a reader may lag behind before the history applies (keep-last: the rest is
   // lost; keep-all: the publisher waits); none where the bound is in bytes or there is none.
-  std::optional<std::uint64_t> depth;
+  std::optional<std::uint64_t> depth{};
   QosSetBy set_by = QosSetBy::transport;
-  std::string meaning; // one line: what this QoS does on this transport, and why
-  QosRequest requested;
+  std::string meaning{}; // one line: what this QoS does on this transport, and why
+  QosRequest requested{};
 
   friend bool operator==(const EffectiveQos&, const EffectiveQos&) = default;
 };

@@ -114,7 +114,7 @@ struct EndpointFacts {
   // connection it had to close); listed under the problems of a run that failed only.
   std::vector<std::string> diagnoses;
   // The QoS in effect (Transport::effective_qos), set by the core beside the endpoint's own.
-  EffectiveQos qos;
+  EffectiveQos qos{};
 };
 
 // What the core asks of a transport when opening an endpoint.
@@ -133,7 +133,7 @@ struct EndpointRequest {
   // Publisher: the subscribers it waits for (--subscribers), to size what it needs per peer.
   std::size_t subscribers = 0;
   // --reliability and --history as given (empty: neither); Transport::effective_qos maps them.
-  QosRequest qos;
+  QosRequest qos{};
 };
 
 // One open endpoint. Used from a single thread: the measured loop.
