@@ -28,7 +28,7 @@ inline constexpr std::uint32_t max_history_depth = 2'147'483'647;
 
 struct History {
   HistoryKind kind = HistoryKind::keep_last;
-  std::optional<std::uint32_t> depth; // keep-last:N, in messages; never with keep-all
+  std::optional<std::uint32_t> depth{}; // keep-last:N, in messages; never with keep-all
 
   friend bool operator==(const History&, const History&) = default;
 };

@@ -117,7 +117,8 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
     hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
                 "transport most likely means a full queue";
   } else if (settings.no_drop) {
-    hwm_note += "at the HWM the publisher waits (--zmq-nodrop) instead of dropping";
+    hwm_note += "at the HWM the publisher waits (--zmq-nodrop, or --reliability reliable) instead "
+                "of dropping";
   } else {
     hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
                 "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
