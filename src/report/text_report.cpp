@@ -100,8 +100,8 @@ std::string qos_line(const EffectiveQos& qos)
       std::string(to_string(qos.reliability)) + ", history " + to_string(qos.history);
   if (qos.depth)
     line += " of " + format_count(*qos.depth) + " messages";
-  line += std::string(" (set by the ") + to_string(qos.set_by) +
-          "; asked: " + to_string(qos.requested) + ")";
+  line += std::string(" (set by ") + (qos.set_by == QosSetBy::every_process ? "" : "the ") +
+          to_string(qos.set_by) + "; asked: " + to_string(qos.requested) + ")";
   if (!qos.meaning.empty())
     line += ": " + qos.meaning;
   return line;

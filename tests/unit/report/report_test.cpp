@@ -322,6 +322,15 @@ TEST(TextReport, StatesTheQosBesideTheTransportsFacts)
   EXPECT_LT(text.find("  QoS: "), text.find("  Buffer size: "));
 }
 
+TEST(TextReport, NamesWhoSetsTheQos)
+{
+  RunReport sut = sample_publisher();
+  sut.endpoint.qos.set_by = QosSetBy::every_process;
+  EXPECT_NE(text_of(sut).find("(set by every process; asked: none)"), std::string::npos);
+  sut.endpoint.qos.set_by = QosSetBy::transport;
+  EXPECT_NE(text_of(sut).find("(set by the transport; asked: none)"), std::string::npos);
+}
+
 TEST(JsonReport, StatesTheQosAndWhatWasAsked)
 {
   RunReport sut = sample_publisher();
