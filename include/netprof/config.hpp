@@ -56,6 +56,8 @@ struct RunConfig {
   double probe_timeout_seconds = 1.0; // --probe-timeout: an echo later than this is lost
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
 
+  QosRequest qos{}; // --reliability, --history
+
   WaitStrategy wait_strategy = WaitStrategy::block; // --wait-strategy
   std::vector<int> cpus;   // --cpu: pin this process (local pair: publisher,subscriber)
   std::optional<int> nice; // --nice: the scheduler's niceness, -20 to 19

@@ -71,6 +71,13 @@ public:
   // line naming the problem.
   virtual void validate(Role role) const = 0;
 
+  // What --reliability and --history (request.qos, maybe empty) mean on this transport for an
+  // endpoint opened with `request`: the QoS it will have, defaults included, which the report
+  // states. Throws UsageError with one line saying why when the request has no meaning here or
+  // contradicts the transport's own options. Pure logic on the request and the option values,
+  // so the command line asks it before anything runs and open() asks it again to apply it.
+  virtual EffectiveQos effective_qos(const EndpointRequest& request) const = 0;
+
   // Opens an endpoint. Throws TransportError when the system refuses (bind failed...).
   virtual std::unique_ptr<Endpoint> open(const EndpointRequest& request) = 0;
 

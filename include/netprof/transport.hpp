@@ -4,6 +4,7 @@
 // A transport never decodes headers, counts sequence numbers or keeps statistics.
 
 #include <netprof/clock.hpp>
+#include <netprof/qos.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -116,6 +117,8 @@ struct EndpointFacts {
   // How long the transport took to find its peers, from opening until its endpoints were
   // matched (DDS discovery); none when it has no discovery or it never completed.
   std::optional<double> discovery_seconds;
+  // The QoS in effect (Transport::effective_qos), set by the core beside the endpoint's own.
+  EffectiveQos qos{};
 };
 
 // What the core asks of a transport when opening an endpoint.
@@ -133,6 +136,8 @@ struct EndpointRequest {
   std::size_t largest_control_message = 0;
   // Publisher: the subscribers it waits for (--subscribers), to size what it needs per peer.
   std::size_t subscribers = 0;
+  // --reliability and --history as given (empty: neither); Transport::effective_qos maps them.
+  QosRequest qos{};
 };
 
 // One open endpoint. Used from a single thread: the measured loop.

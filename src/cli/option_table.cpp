@@ -5,6 +5,7 @@
 #include "option_fields.hpp"
 
 #include <netprof/errors.hpp>
+#include <netprof/qos.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -70,6 +71,19 @@ void assign_nice(RunConfig& config, const OptionValues& values, const OptionSpec
     throw UsageError(options::invalid_value(spec, *text) +
                      ": expected a whole number from -20 (most favoured) to 19");
   config.nice = static_cast<int>(parsed.value);
+}
+
+// In the order of the choice's names: reliable, best-effort.
+void assign_reliability(RunConfig& config, const OptionValues& values, const OptionSpec& spec)
+{
+  if (const auto index = values.choice(spec))
+    config.qos.reliability = *index == 0 ? Reliability::reliable : Reliability::best_effort;
+}
+
+void assign_history(RunConfig& config, const OptionValues& values, const OptionSpec& spec)
+{
+  if (const auto text = values.text(spec))
+    config.qos.history = parse_history(*text);
 }
 
 void add_general(std::vector<CoreOption>& rows)
@@ -182,6 +196,32 @@ void add_test(std::vector<CoreOption>& rows)
       });
 }
 
+// Both roles get them: where the publisher's alone decides, a subscriber's states what it
+// expects (Transport::effective_qos says which, and the report shows it).
+void add_quality_of_service(std::vector<CoreOption>& rows)
+{
+  const std::string heading = "Quality of service (docs/transports.md)";
+  rows.insert(
+      rows.end(),
+      {
+          {heading,
+           spec("reliability", "reliable|best-effort", Choice{{"reliable", "best-effort"}},
+                std::nullopt,
+                "reliable: nothing is lost, the publisher waits instead (shm keep-all, "
+                "--zmq-nodrop, tcp, uds, mq); best-effort: a full queue or a lost datagram "
+                "loses messages (udp, shm keep-last, zmq). Refused, with why, where the "
+                "transport cannot; without it, the transport's own is stated in the report"),
+           Readers::both, assign_reliability},
+          {heading,
+           spec("history", "keep-last[:N]|keep-all", Text{}, std::nullopt,
+                "keep-last: a reader that lags loses what it did not read in time (N: the "
+                "messages kept, where the transport counts them, 1 to 2147483647); keep-all: "
+                "the publisher waits for its slowest reader. Refused where it has no meaning "
+                "(udp)"),
+           Readers::both, assign_history},
+      });
+}
+
 void add_latency(std::vector<CoreOption>& rows)
 {
   const std::string heading = "Latency";
@@ -290,6 +330,7 @@ const std::vector<CoreOption>& core_option_table()
     std::vector<CoreOption> all;
     add_general(all);
     add_test(all);
+    add_quality_of_service(all);
     add_latency(all);
     add_waiting_and_output(all);
     add_security(all);

@@ -1,6 +1,7 @@
 #include "transport_choice.hpp"
 
 #include <netprof/errors.hpp>
+#include <netprof/wire.hpp>
 
 #include <algorithm>
 #include <string>
@@ -122,6 +123,28 @@ void check_threads_allowed(const TransportSlot& chosen, const std::vector<Transp
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
+// --reliability and --history mean something on the chosen transport for every role this
+// command line runs (both for the local pair), or are refused now, before anything starts.
+// The request is the one open() gets as far as the command line knows it: a transport's QoS
+// may depend on -q and the message size (ZeroMQ's high-water mark), never on addresses.
+void check_qos(const Transport& transport, const RunConfig& config)
+{
+  EndpointRequest request;
+  request.id = config.id;
+  request.queue_length_bytes = config.queue_length;
+  request.message_size = wire::header_size + config.payload_size;
+  request.header_bytes = wire::header_size;
+  request.subscribers = config.subscribers;
+  request.qos = config.qos;
+  const std::vector<Role> roles = config.local_pair
+                                      ? std::vector<Role>{Role::publisher, Role::subscriber}
+                                      : std::vector<Role>{config.role};
+  for (const Role role : roles) {
+    request.role = role;
+    transport.effective_qos(request);
+  }
+}
+
 } // namespace
 
 std::vector<TransportSlot> make_transports(const TransportRegistry& registry)
@@ -157,6 +180,7 @@ std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
   } else {
     chosen.transport->validate(config.role);
   }
+  check_qos(*chosen.transport, config);
   config.transport_name = chosen.entry->name;
   return std::move(chosen.transport);
 }

@@ -107,6 +107,7 @@ EndpointRequest endpoint_request(const RunConfig& config)
   request.header_bytes = wire::header_size;
   request.largest_control_message = largest_control_message(config);
   request.subscribers = config.subscribers;
+  request.qos = config.qos;
   return request;
 }
 
@@ -120,7 +121,10 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   if (!config.cpus.empty())
     pin_to_cpu(config.cpus.front());
   apply_scheduling_priority(config);
-  const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(endpoint_request(config));
+  const EndpointRequest request = endpoint_request(config);
+  EffectiveQos qos = parsed.transport->effective_qos(request);
+  qos.requested = request.qos;
+  const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
   const EndpointFacts facts = endpoint->facts();
   check_payload(config, facts);
   if (hooks.ready)
@@ -130,6 +134,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   RoleResult result = run_role(config, *endpoint, hooks.stop);
   RunReport& report = result.report;   // its settings: the run's, as its role knows them
   report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
+  report.endpoint.qos = std::move(qos);
   add_transport_diagnoses(report);
   add_process_facts(report, cpu_before);
 

@@ -133,6 +133,24 @@ json settings_json(const RunConfig& config)
   return settings;
 }
 
+// Null where the user asked nothing, so a script tells a default from a request.
+json qos_json(const EffectiveQos& qos)
+{
+  const QosRequest& asked = qos.requested;
+  return json{
+      {"reliability", to_string(qos.reliability)},
+      {"history", to_string(qos.history)},
+      {"depth", qos.depth ? json(*qos.depth) : json(nullptr)},
+      {"set_by", to_string(qos.set_by)},
+      {"meaning", qos.meaning},
+      {"requested",
+       {
+           {"reliability", asked.reliability ? json(to_string(*asked.reliability)) : json(nullptr)},
+           {"history", asked.history ? json(to_string(*asked.history)) : json(nullptr)},
+       }},
+  };
+}
+
 json endpoint_json(const EndpointFacts& endpoint)
 {
   json facts{
@@ -152,6 +170,7 @@ json endpoint_json(const EndpointFacts& endpoint)
            {"shared_medium", endpoint.capabilities.shared_medium},
            {"lends_announced_payload", endpoint.capabilities.lends_announced_payload},
        }},
+      {"qos", qos_json(endpoint.qos)},
       {"notes", endpoint.notes},
   };
   if (endpoint.discovery_seconds)

@@ -93,6 +93,20 @@ void write_priority_and_drops(std::ostream& out, const RunConfig& config)
   }
 }
 
+// "reliable, keep-all of 1,000 messages (set by the publisher; asked: none): <what it means>".
+std::string qos_line(const EffectiveQos& qos)
+{
+  std::string line =
+      std::string(to_string(qos.reliability)) + ", history " + to_string(qos.history);
+  if (qos.depth)
+    line += " of " + format_count(*qos.depth) + " messages";
+  line += std::string(" (set by ") + (qos.set_by == QosSetBy::every_process ? "" : "the ") +
+          to_string(qos.set_by) + "; asked: " + to_string(qos.requested) + ")";
+  if (!qos.meaning.empty())
+    line += ": " + qos.meaning;
+  return line;
+}
+
 void write_settings(std::ostream& out, const RunReport& report)
 {
   const RunConfig& config = report.config;
@@ -108,6 +122,7 @@ void write_settings(std::ostream& out, const RunReport& report)
     out << "  Mode: ping-pong (one probe in flight, timeout "
         << seconds(config.probe_timeout_seconds) << ")\n";
   }
+  out << "  QoS: " << qos_line(endpoint.qos) << "\n";
   out << "  Buffer size: " << buffer_line(endpoint) << "\n";
   for (const std::string& note : endpoint.notes) {
     out << "    note: " << note << "\n";

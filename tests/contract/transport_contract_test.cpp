@@ -6,6 +6,7 @@
 // Nothing may hang: every loop is bounded by a steady_clock deadline, and every receive has a
 // short timeout. No sleep stands in for an assertion.
 
+#include <netprof/config.hpp>
 #include <netprof/errors.hpp>
 #include <netprof/registry.hpp>
 
@@ -372,6 +373,32 @@ TEST_P(TransportContract, FactsDescribeTheEndpoint)
     EXPECT_GE(facts.max_message_size, 64u);
     EXPECT_FALSE(facts.local_addresses.empty());
     EXPECT_EQ(facts.requested_buffer_bytes, queue_length);
+  }
+}
+
+// The default is a QoS too: every transport states one without a request, with what it means,
+// the same on every call, and accepts being asked for it by name (--reliability and --history
+// spelling out its own default are never refused).
+TEST_P(TransportContract, StatesItsQosAndAcceptsItsOwnDefaultByName)
+{
+  for (const netprof::Role role : {netprof::Role::publisher, netprof::Role::subscriber}) {
+    const Transport& transport =
+        role == netprof::Role::publisher ? *m_publisher_transport : *m_subscriber_transport;
+    netprof::EndpointRequest request{role, role == netprof::Role::publisher ? 0u : 1u,
+                                     queue_length};
+    request.header_bytes = 52;
+    request.message_size = request.header_bytes + 128;
+    const netprof::EffectiveQos stated = transport.effective_qos(request);
+    EXPECT_FALSE(stated.meaning.empty()) << to_string(role);
+    EXPECT_EQ(transport.effective_qos(request), stated) << to_string(role);
+
+    request.qos.reliability = stated.reliability;
+    if (stated.history != netprof::HistoryKind::none)
+      request.qos.history = netprof::History{stated.history, std::nullopt};
+    const netprof::EffectiveQos asked = transport.effective_qos(request);
+    EXPECT_EQ(asked.reliability, stated.reliability) << to_string(role);
+    EXPECT_EQ(asked.history, stated.history) << to_string(role);
+    EXPECT_EQ(asked.depth, stated.depth) << to_string(role);
   }
 }
 

@@ -73,6 +73,31 @@ public:
     domain();
   }
 
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    const QosChoice chosen = qos(request.qos);
+    const bool keep_last = chosen.history == QosChoice::History::keep_last;
+    EffectiveQos effective;
+    effective.reliability = chosen.reliability == QosChoice::Reliability::reliable
+                                ? Reliability::reliable
+                                : Reliability::best_effort;
+    effective.history = keep_last ? HistoryKind::keep_last : HistoryKind::keep_all;
+    effective.depth =
+        keep_last ? chosen.depth
+                  : dds_parts::keep_all_samples(request.queue_length_bytes, request.message_size);
+    effective.set_by = QosSetBy::every_process;
+    effective.meaning = keep_last ? "DDS's own QoS on every reader and writer: a reader keeps "
+                                    "the newest samples, and one that lags loses the oldest"
+                                  : "DDS's own QoS on every reader and writer: a reader keeps "
+                                    "every sample, up to the depth, then the writer waits";
+    effective.meaning += chosen.reliability == QosChoice::Reliability::reliable
+                             ? "; reliable: lost datagrams are sent again, and DDS matches "
+                               "only reliable readers and writers"
+                             : "; best-effort: a lost datagram stays lost";
+    effective.requested = request.qos;
+    return effective;
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     dds_parts::EndpointSettings settings;
@@ -80,7 +105,7 @@ public:
     settings.topic_prefix = topic_prefix();
     settings.domain = domain();
     settings.loopback = option_values().on(dds_options()["dds-loopback"]);
-    settings.qos = qos();
+    settings.qos = qos(request.qos);
     settings.queue_length_bytes = request.queue_length_bytes;
     settings.message_bytes = request.message_size;
     settings.header_bytes = request.header_bytes;
@@ -140,6 +165,46 @@ private:
                              : QosChoice::Reliability::best_effort;
     chosen.history = dds_parts::parse_history(
         option_values().text(dds_options()["dds-history"]).value_or("keep-last"), chosen.depth);
+    return chosen;
+  }
+
+  // --dds-reliability and --dds-history, with --reliability and --history mapped onto them
+  // natively; given beside the DDS option they contradict, they are refused.
+  QosChoice qos(const QosRequest& generic) const
+  {
+    QosChoice chosen = qos();
+    if (generic.reliability) {
+      const auto wanted = *generic.reliability == Reliability::reliable
+                              ? QosChoice::Reliability::reliable
+                              : QosChoice::Reliability::best_effort;
+      if (option_values().given("dds-reliability") && wanted != chosen.reliability)
+        throw UsageError(qos::reliability_option(*generic.reliability) +
+                         " contradicts --dds-reliability " +
+                         dds_parts::reliability_name(chosen.reliability) + ": give one of them");
+      chosen.reliability = wanted;
+    }
+    if (generic.history) {
+      QosChoice wanted = chosen;
+      wanted.history = generic.history->kind == HistoryKind::keep_all
+                           ? QosChoice::History::keep_all
+                           : QosChoice::History::keep_last;
+      wanted.depth = QosChoice::default_depth;
+      if (generic.history->depth) {
+        if (*generic.history->depth > static_cast<std::uint32_t>(QosChoice::max_depth))
+          qos::refuse(qos::history_option(*generic.history), "dds",
+                      "a DDS history here keeps at most " + std::to_string(QosChoice::max_depth) +
+                          " samples");
+        wanted.depth = static_cast<std::int32_t>(*generic.history->depth);
+      }
+      if (option_values().given("dds-history") &&
+          (wanted.history != chosen.history ||
+           (wanted.history == QosChoice::History::keep_last && wanted.depth != chosen.depth)))
+        throw UsageError(qos::history_option(*generic.history) + " contradicts --dds-history " +
+                         *option_values().text(dds_options()["dds-history"]) +
+                         ": give one of them");
+      chosen.history = wanted.history;
+      chosen.depth = wanted.depth;
+    }
     return chosen;
   }
 };

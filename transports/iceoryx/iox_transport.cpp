@@ -8,6 +8,8 @@
 
 #include <netprof/errors.hpp>
 
+#include <optional>
+
 namespace netprof {
 
 namespace {
@@ -69,14 +71,25 @@ public:
     settings.role = request.role;
     settings.name = name;
     settings.requested_buffer_bytes = request.queue_length_bytes;
-    settings.qos.queue_full = queue_full();
-    const std::size_t message_bytes = request.message_size > 0
-                                          ? request.message_size
-                                          : request.header_bytes + default_payload_bytes;
-    settings.qos.queue_capacity =
-        iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes,
-                                      iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY);
+    settings.qos = qos(request);
     return std::make_unique<iox_parts::IoxEndpoint>(settings);
+  }
+
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    const iox_parts::Qos chosen = qos(request);
+    const bool blocks = chosen.queue_full == QueueFull::block;
+    EffectiveQos effective;
+    effective.reliability = blocks ? Reliability::reliable : Reliability::best_effort;
+    effective.history = blocks ? HistoryKind::keep_all : HistoryKind::keep_last;
+    effective.depth = chosen.queue_capacity;
+    effective.set_by = QosSetBy::every_process;
+    effective.meaning = blocks ? "--iox-queue-full block: the publisher waits in publish() for a "
+                                 "subscriber whose queue is full"
+                               : "--iox-queue-full discard: a full subscriber queue loses its "
+                                 "oldest message, counted as loss";
+    effective.requested = request.qos;
+    return effective;
   }
 
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
@@ -110,6 +123,37 @@ private:
   {
     const auto chosen = option_values().choice(iceoryx_options()["iox-queue-full"]);
     return chosen && *chosen == 1 ? QueueFull::block : QueueFull::discard;
+  }
+
+  // --iox-queue-full and -q as the queue, with --reliability and --history mapped onto them:
+  // reliable (keep-all) blocks the publisher, best-effort (keep-last) discards the oldest, and
+  // keep-last:N is the queue's capacity. Given beside a --iox-queue-full they contradict,
+  // they are refused.
+  iox_parts::Qos qos(const EndpointRequest& request) const
+  {
+    constexpr std::uint64_t most = iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY;
+    iox_parts::Qos chosen;
+    chosen.queue_full = queue_full();
+    if (const std::optional<bool> waits = qos::publisher_waits(request.qos, "iceoryx")) {
+      const QueueFull wanted = *waits ? QueueFull::block : QueueFull::discard;
+      if (option_values().given("iox-queue-full") && wanted != chosen.queue_full)
+        throw UsageError(to_string(request.qos) + " contradicts --iox-queue-full " +
+                         iox_parts::queue_full_name(chosen.queue_full) + ": give one of them");
+      chosen.queue_full = wanted;
+    }
+    const std::size_t message_bytes = request.message_size > 0
+                                          ? request.message_size
+                                          : request.header_bytes + default_payload_bytes;
+    chosen.queue_capacity =
+        iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes, most);
+    if (request.qos.history && request.qos.history->depth) {
+      const std::uint64_t depth = *request.qos.history->depth;
+      if (depth > most)
+        qos::refuse(qos::history_option(*request.qos.history), "iceoryx",
+                    "a subscriber's queue holds at most " + std::to_string(most) + " messages");
+      chosen.queue_capacity = depth;
+    }
+    return chosen;
   }
 };
 

@@ -51,6 +51,21 @@ public:
     mq::choose_depth(requested_depth(), mq::KernelLimits::read(), note);
   }
 
+  // The depth is the subscriber's queue, at which the publisher waits (mq_timedsend on a full
+  // queue): keep-all bounded by the kernel, never a message dropped.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    EffectiveQos effective = qos::always_reliable(
+        request.qos, "mq",
+        "a POSIX message queue never drops a message: a full queue pushes back on the "
+        "publisher, which waits (it is reliable and keeps all; --mq-depth sets the queue)",
+        "each subscriber's queue holds --mq-depth messages; when a reader lags and it is "
+        "full the publisher waits");
+    std::string note;
+    effective.depth = mq::choose_depth(requested_depth(), mq::KernelLimits::read(), note);
+    return effective;
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     mq::EndpointSettings settings;

@@ -76,6 +76,42 @@ public:
     }
   }
 
+  // The pattern decides: pub0 drops at a full queue, push0 and pair0 push back on the
+  // publisher. Each process applies its own pattern, so every one must be given the same.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    const Pattern chosen = pattern();
+    const bool waits = chosen != Pattern::pubsub;
+    if (request.qos.history && request.qos.history->depth)
+      qos::refuse(qos::history_option(*request.qos.history), "nng",
+                  "its queues are sized from -q (NNG_OPT_SENDBUF/RECVBUF, at most 8192 "
+                  "messages): give keep-last and size them with -q (the report states the "
+                  "messages they hold)");
+    const std::optional<bool> asked = qos::publisher_waits(request.qos, "nng");
+    if (asked && *asked != waits)
+      throw UsageError(to_string(request.qos) + " is not what --nng-pattern " +
+                       nng_parts::pattern_name(chosen) +
+                       (waits ? " does: push0 and pair0 make the publisher wait at a full queue "
+                                "(reliable, keep-all); give --nng-pattern pubsub for best-effort"
+                              : " does: pub0 drops at a full queue (best-effort, keep-last); "
+                                "give --nng-pattern pushpull or pair for reliable"));
+    EffectiveQos effective;
+    effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
+    effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
+    const std::size_t message_bytes = request.message_size > 0
+                                          ? request.message_size
+                                          : request.header_bytes + default_payload_bytes;
+    effective.depth = static_cast<std::uint64_t>(
+        nng_parts::queue_messages(request.queue_length_bytes, message_bytes));
+    effective.set_by = QosSetBy::every_process;
+    effective.meaning =
+        waits ? std::string(nng_parts::pattern_name(chosen)) +
+                    ": at a full queue (the depth) the publisher waits; nothing is dropped"
+              : "pubsub: at a full queue (the depth) pub0 drops the message for that "
+                "subscriber; a reader that lags loses";
+    return effective;
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const Pattern chosen = pattern();

@@ -95,6 +95,30 @@ public:
       shm::check_segment_name(name);
   }
 
+  // One choice on shm: whether the publisher waits for its slowest reader. The publisher's
+  // decides, since it formats the ring; a subscriber reads whatever the ring says.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    const shm::History chosen = history(request.qos);
+    EffectiveQos effective;
+    const bool keep_all = chosen == shm::History::keep_all;
+    effective.reliability = keep_all ? Reliability::reliable : Reliability::best_effort;
+    effective.history = keep_all ? HistoryKind::keep_all : HistoryKind::keep_last;
+    effective.set_by = QosSetBy::publisher;
+    std::vector<std::string> unused;
+    if (request.message_size > 0)
+      effective.depth = shm::ring_capacity_for(request.queue_length_bytes, unused) /
+                        shm::record_size(request.message_size);
+    effective.meaning = keep_all ? "the publisher waits for the slowest live subscriber (the "
+                                   "ring's messages are the depth); nothing is overwritten"
+                                 : "the publisher never waits; a subscriber a whole ring behind "
+                                   "skips ahead and counts what it lost";
+    if (request.role == Role::subscriber)
+      effective.meaning += "; the publisher's setting decides (it formats the ring), and this "
+                           "subscriber's is not checked against it";
+    return effective;
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     const std::string name = segment_name();
@@ -105,7 +129,7 @@ public:
     settings.name = name;
     settings.requested_bytes = request.queue_length_bytes;
     settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
-    settings.history = history();
+    settings.history = history(request.qos);
     settings.owners.also_trusted = trusted_user();
     if (request.role == Role::publisher)
       return std::make_unique<shm::PublisherEndpoint>(std::move(settings));
@@ -154,6 +178,28 @@ private:
                                                        shm::History::keep_all};
     const auto chosen = option_values().choice(shm_options()["shm-history"]);
     return chosen ? in_choice_order[*chosen] : shm::History::keep_last;
+  }
+
+  // --shm-history, or what --reliability and --history ask of it: reliable is keep-all (the
+  // publisher waits for the slowest reader), best-effort keep-last (a reader that lags loses).
+  shm::History history(const QosRequest& request) const
+  {
+    if (request.history && request.history->depth)
+      qos::refuse(qos::history_option(*request.history), "shm",
+                  "its ring is sized in bytes by -q and rounded up to a power of two, so it "
+                  "holds no exact number of messages: give keep-last and size the ring with -q "
+                  "(the report states the messages it holds)");
+    const std::optional<bool> waits = qos::publisher_waits(request, "shm");
+    const shm::History given = history();
+    if (!waits)
+      return given;
+    const shm::History asked = *waits ? shm::History::keep_all : shm::History::keep_last;
+    if (option_values().given("shm-history") && asked != given)
+      throw UsageError(to_string(request) + " contradicts --shm-history " + to_string(given) +
+                       ": on shm " +
+                       (*waits ? "reliable is keep-all" : "best-effort is keep-last") +
+                       "; give one or the other");
+    return asked;
   }
 };
 

@@ -71,6 +71,15 @@ class TcpTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return tcp_options(); }
 
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return qos::always_reliable(request.qos, "tcp",
+                                "a TCP connection never drops a message: a full connection pushes "
+                                "back on the publisher, which waits (it is reliable and keeps all)",
+                                "TCP retransmits and never drops; a reader that lags fills its "
+                                "connection's buffers (-q) and the publisher waits");
+  }
+
   void validate(Role role) const override
   {
     parse(role);

@@ -1,4 +1,5 @@
 #include "broadcast_address.hpp"
+#include "datagram_qos.hpp"
 #include "free_ports.hpp"
 #include "socket_address.hpp"
 #include "udp_endpoint.hpp"
@@ -42,6 +43,11 @@ public:
   bool reads_option(const std::string& long_name) const override
   {
     return Transport::reads_option(long_name) || udp::tuning_options().contains(long_name);
+  }
+
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return udp::datagram_qos(request.qos, "broadcast");
   }
 
   void validate(Role) const override

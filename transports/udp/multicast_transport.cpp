@@ -1,3 +1,4 @@
+#include "datagram_qos.hpp"
 #include "multicast_options.hpp"
 #include "udp_endpoint.hpp"
 #include "udp_sockets.hpp"
@@ -28,6 +29,11 @@ public:
   }
 
   // The roles need nothing different: everyone joins the same group.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return udp::datagram_qos(request.qos, "multicast");
+  }
+
   void validate(Role) const override
   {
     udp::parse_multicast(option_values());

@@ -1,4 +1,5 @@
 #include "udp_transport.hpp"
+#include "datagram_qos.hpp"
 
 #include "free_ports.hpp"
 #include "socket_address.hpp"
@@ -57,6 +58,11 @@ public:
 
   // Only -u: the options every UDP mode shares, shown in this group, select none of them.
   bool selected() const override { return option_values().given("udp"); }
+
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return udp::datagram_qos(request.qos, "udp");
+  }
 
   void validate(Role role) const override
   {

@@ -46,6 +46,15 @@ class UdsTransport final : public Transport {
 public:
   const OptionGroup& options() const override { return uds_options(); }
 
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return qos::always_reliable(request.qos, "uds",
+                                "a Unix-domain socket never drops a message: a full socket pushes "
+                                "back on the publisher, which waits (it is reliable and keeps all)",
+                                "the kernel never drops on a Unix-domain socket; a reader that "
+                                "lags fills its socket's buffers (-q) and the publisher waits");
+  }
+
   void validate(Role /*role*/) const override
   {
     address();

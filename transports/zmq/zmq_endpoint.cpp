@@ -56,6 +56,13 @@ int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) n
       std::clamp<std::size_t>(messages, min_high_water_mark, static_cast<std::size_t>(INT_MAX)));
 }
 
+int high_water_mark(const EndpointSettings& settings) noexcept
+{
+  return settings.history_depth > 0
+             ? settings.history_depth
+             : high_water_mark(settings.queue_length_bytes, settings.message_bytes);
+}
+
 ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
     : m_zero_copy_from(settings.zero_copy_from), m_header_bytes(settings.header_bytes),
       m_max_message_size(max_payload_size + settings.header_bytes),

@@ -31,6 +31,7 @@ struct EndpointSettings {
   std::size_t largest_control_message = 0;
   int io_threads = 1;
   bool no_drop = false;           // publisher: wait at the high-water mark instead of dropping
+  int history_depth = 0;          // --history keep-last:N: the high-water mark; 0: from -q
   std::size_t zero_copy_from = 0; // publisher: payloads this large or larger go zero-copy; 0 never
   std::optional<CurveKeys> curve; // --zmq-curve: the publisher is the CURVE server, subscribers
                                   // its clients
@@ -44,6 +45,8 @@ inline constexpr int min_high_water_mark = 4;
 // The rule that maps -q to a high-water mark in messages: each ZeroMQ queue (one per peer and
 // direction) holds about -q bytes of messages, like the kernel buffers beside it.
 int high_water_mark(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept;
+// The one a run uses: --history keep-last:N's N when given, else -q's.
+int high_water_mark(const EndpointSettings& settings) noexcept;
 
 // One ZeroMQ socket that carries both directions. The publisher's is an XPUB: data goes out
 // to every subscribed peer, and the back channel (hellos, echoes, final counters) comes in on

@@ -67,7 +67,7 @@ int bind_privately(void* handle, const Address& own)
 
 void ZmqEndpoint::configure(const EndpointSettings& settings)
 {
-  const int hwm = high_water_mark(settings.queue_length_bytes, settings.message_bytes);
+  const int hwm = high_water_mark(settings);
   m_high_water_mark = hwm;
   m_socket.set(zmq::sockopt::sndhwm, hwm);
   m_socket.set(zmq::sockopt::rcvhwm, hwm);
@@ -104,7 +104,9 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
                     std::to_string(settings.io_threads) + " I/O thread" +
                     (settings.io_threads == 1 ? "" : "s"));
 
-  std::string basis = settings.queue_length_bytes == 0
+  std::string basis = settings.history_depth > 0 ? std::string("--history keep-last:") +
+                                                       std::to_string(settings.history_depth)
+                      : settings.queue_length_bytes == 0
                           ? std::string("ZeroMQ's default, -q 0")
                           : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
                                 std::to_string(settings.message_bytes) +
@@ -115,7 +117,8 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
     hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
                 "transport most likely means a full queue";
   } else if (settings.no_drop) {
-    hwm_note += "at the HWM the publisher waits (--zmq-nodrop) instead of dropping";
+    hwm_note += "at the HWM the publisher waits (--zmq-nodrop, or --reliability reliable) instead "
+                "of dropping";
   } else {
     hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
                 "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";

@@ -104,6 +104,35 @@ public:
     curve_keys();
   }
 
+  // One choice on ZeroMQ: whether the publisher waits at the high-water mark (--zmq-nodrop)
+  // or drops there. Only the publisher's XPUB drops, so its setting decides.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    const bool waits = publisher_waits(request.qos);
+    zeromq::EndpointSettings settings;
+    settings.queue_length_bytes = request.queue_length_bytes;
+    settings.message_bytes = request.message_size > 0
+                                 ? request.message_size
+                                 : request.header_bytes + default_payload_bytes;
+    if (request.qos.history && request.qos.history->depth)
+      settings.history_depth = static_cast<int>(*request.qos.history->depth);
+    EffectiveQos effective;
+    effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
+    effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
+    effective.depth = static_cast<std::uint64_t>(zeromq::high_water_mark(settings));
+    effective.set_by = QosSetBy::publisher;
+    effective.meaning =
+        waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
+                "(ZMQ_XPUB_NODROP); nothing is dropped"
+              : "at the high-water mark (the depth, per subscriber) the publisher drops the "
+                "newest message, where DDS keep-last would replace the oldest; either way a "
+                "reader that lags loses";
+    if (request.role == Role::subscriber)
+      effective.meaning += "; the publisher's setting decides, and this subscriber's is not "
+                           "checked against it";
+    return effective;
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     ZmqAddresses addresses = parse();
@@ -117,7 +146,9 @@ public:
                                  : request.header_bytes + default_payload_bytes;
     settings.header_bytes = request.header_bytes;
     settings.io_threads = io_threads();
-    settings.no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
+    settings.no_drop = publisher_waits(request.qos);
+    if (request.qos.history && request.qos.history->depth)
+      settings.history_depth = static_cast<int>(*request.qos.history->depth);
     settings.zero_copy_from = zero_copy_from();
     settings.largest_control_message = request.largest_control_message;
     settings.curve = curve_keys();
@@ -215,6 +246,20 @@ private:
     return threads_of_one_process() ? zeromq::Inproc::allowed : zeromq::Inproc::refused;
   }
 
+  // --zmq-nodrop, or what --reliability and --history ask: reliable and keep-all wait at the
+  // high-water mark, best-effort and keep-last drop there.
+  bool publisher_waits(const QosRequest& request) const
+  {
+    const bool no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
+    const std::optional<bool> asked = qos::publisher_waits(request, "zmq");
+    if (asked == false && no_drop)
+      throw UsageError(to_string(request) +
+                       " contradicts --zmq-nodrop, which makes the "
+                       "publisher wait at the high-water mark (reliable, keep-all): give one or "
+                       "the other");
+    return asked.value_or(no_drop);
+  }
+
   int io_threads() const
   {
     return static_cast<int>(*option_values().whole_number(zmq_options()["zmq-io-threads"]));
@@ -229,8 +274,7 @@ private:
   // decoded, one in the kernel's hands, and the core's own payload and message buffers.
   static std::size_t queued_bytes(const zeromq::EndpointSettings& settings)
   {
-    const auto queued = static_cast<std::size_t>(
-        zeromq::high_water_mark(settings.queue_length_bytes, settings.message_bytes));
+    const auto queued = static_cast<std::size_t>(zeromq::high_water_mark(settings));
     return (queued + 4) * settings.message_bytes;
   }
 

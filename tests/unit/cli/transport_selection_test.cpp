@@ -25,6 +25,7 @@ struct FakeLog {
   std::vector<std::string> also_reads; // options of other groups it reads, like UDP's shared ones
   bool allows_threads = false;         // what it answers to Transport::allows_threads()
   bool told_threads = false;           // it was told its roles are threads of one process
+  std::vector<Role> asked_qos_for;     // the roles effective_qos() was asked about
 };
 
 class FakeTransport final : public Transport {
@@ -53,6 +54,15 @@ public:
   }
 
   std::unique_ptr<Endpoint> open(const EndpointRequest&) override { return nullptr; }
+
+  // Best-effort only, so a test can see a refusal reach the command line.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    m_log->asked_qos_for.push_back(request.role);
+    if (request.qos.reliability == Reliability::reliable)
+      qos::refuse("--reliability reliable", "fake", "the fake medium loses what it likes");
+    return {};
+  }
 
   bool reads_option(const std::string& long_name) const override
   {
@@ -440,6 +450,48 @@ TEST_F(TransportSelectionTest, HelpPutsTransportsBeforeTheExitCodes)
   const std::string sut = help_text(registry);
 
   EXPECT_LT(sut.find("--fake NAME"), sut.find("Exit status:"));
+}
+
+TEST_F(TransportSelectionTest, AsksTheTransportWhatTheQosMeansForTheRoleItRuns)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"-i", "3", "--fake", "m1", "--reliability", "best-effort"});
+
+  EXPECT_EQ(m_log->asked_qos_for, std::vector<Role>{Role::subscriber});
+  EXPECT_EQ(sut.config.qos.reliability, Reliability::best_effort);
+  EXPECT_FALSE(sut.config.qos.history.has_value());
+}
+
+TEST_F(TransportSelectionTest, AsksAboutBothRolesForTheLocalPair)
+{
+  const auto registry = with_udp_and_fake();
+
+  parse(registry, {"--local-pair", "--fake", "m1", "--history", "keep-last:8"});
+
+  EXPECT_EQ(m_log->asked_qos_for, (std::vector<Role>{Role::publisher, Role::subscriber}));
+}
+
+TEST_F(TransportSelectionTest, PassesOnTheTransportsQosRefusal)
+{
+  const auto registry = with_udp_and_fake();
+
+  EXPECT_EQ(usage_error(registry, {"--fake", "m1", "--reliability", "reliable"}),
+            "--reliability reliable is not available on fake: the fake medium loses what it "
+            "likes");
+}
+
+TEST_F(TransportSelectionTest, TheLocalPairPassesTheQosToBothProcesses)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--local-pair", "--fake", "m1", "--reliability", "best-effort",
+                                    "--history=keep-last:4"});
+
+  const std::vector<std::string> expected = {"--reliability", "best-effort",
+                                             "--history=keep-last:4"};
+  EXPECT_EQ(sut.local_pair_options.publisher, expected);
+  EXPECT_EQ(sut.local_pair_options.subscriber, expected);
 }
 
 } // namespace

@@ -50,6 +50,13 @@ public:
       throw UsageError("--throwaway needs a NAME");
   }
 
+  // An in-memory queue without a bound: nothing is lost, so reliable and keep-all.
+  EffectiveQos effective_qos(const EndpointRequest& request) const override
+  {
+    return qos::always_reliable(request.qos, "throwaway", "an in-memory queue never drops",
+                                "an unbounded in-memory queue");
+  }
+
   std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
   {
     ThrowawayMedium& medium = m_media[name()];

@@ -295,6 +295,59 @@ TEST(TextReport, SettingsDescribeTheRun)
   EXPECT_TRUE(has_line(text, "  Run id: 0123456789abcdef")) << text;
 }
 
+// A transport's QoS as zmq states it for keep-last:8: one line beside the transport's facts.
+EffectiveQos sample_qos()
+{
+  EffectiveQos qos;
+  qos.reliability = Reliability::best_effort;
+  qos.history = HistoryKind::keep_last;
+  qos.depth = 1'000;
+  qos.set_by = QosSetBy::publisher;
+  qos.meaning = "at the high-water mark the publisher drops";
+  qos.requested.history = History{HistoryKind::keep_last, 1'000};
+  return qos;
+}
+
+TEST(TextReport, StatesTheQosBesideTheTransportsFacts)
+{
+  RunReport sut = sample_publisher();
+  sut.endpoint.qos = sample_qos();
+
+  const std::string text = text_of(sut);
+
+  EXPECT_TRUE(has_line(text, "  QoS: best-effort, history keep-last of 1,000 messages (set by "
+                             "the publisher; asked: --history keep-last:1000): at the "
+                             "high-water mark the publisher drops"))
+      << text;
+  EXPECT_LT(text.find("  QoS: "), text.find("  Buffer size: "));
+}
+
+TEST(TextReport, NamesWhoSetsTheQos)
+{
+  RunReport sut = sample_publisher();
+  sut.endpoint.qos.set_by = QosSetBy::every_process;
+  EXPECT_NE(text_of(sut).find("(set by every process; asked: none)"), std::string::npos);
+  sut.endpoint.qos.set_by = QosSetBy::transport;
+  EXPECT_NE(text_of(sut).find("(set by the transport; asked: none)"), std::string::npos);
+}
+
+TEST(JsonReport, StatesTheQosAndWhatWasAsked)
+{
+  RunReport sut = sample_publisher();
+  sut.endpoint.qos = sample_qos();
+  sut.endpoint.qos.requested.reliability = Reliability::best_effort;
+
+  const json qos = parsed(sut)["endpoint"]["qos"];
+
+  EXPECT_EQ(qos,
+            (json{{"reliability", "best-effort"},
+                  {"history", "keep-last"},
+                  {"depth", 1'000},
+                  {"set_by", "publisher"},
+                  {"meaning", "at the high-water mark the publisher drops"},
+                  {"requested", {{"reliability", "best-effort"}, {"history", "keep-last:1000"}}}}));
+}
+
 TEST(TextReport, LocalPairFollowsTheHosts)
 {
   RunReport sut = sample_publisher();
@@ -604,6 +657,13 @@ TEST(JsonReport, HostAndEndpoint)
              {{"addresses_peers_one_by_one", true},
               {"shared_medium", false},
               {"lends_announced_payload", false}}},
+            {"qos",
+             {{"reliability", "best-effort"},
+              {"history", "none"},
+              {"depth", nullptr},
+              {"set_by", "transport"},
+              {"meaning", ""},
+              {"requested", {{"reliability", nullptr}, {"history", nullptr}}}}},
             {"notes", {"receive buffer clamped by net.core.rmem_max"}}}));
 }
 
