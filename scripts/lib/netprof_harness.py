@@ -298,7 +298,12 @@ class RouDi:
 def roudi_for(setups):
     """(roudi, None) when a setup is the iceoryx transport and RouDi answers (the caller stops
     it); (None, reason) when one is needed but cannot be had; (None, None) when none is needed."""
-    if not any(setup.transport == "iceoryx" for setup in setups):
+    return roudi_for_transports(setup.transport for setup in setups)
+
+
+def roudi_for_transports(names):
+    """roudi_for() for transports named as netprof --list-transports names them."""
+    if "iceoryx" not in names:
         return None, None
     roudi = RouDi()
     try:

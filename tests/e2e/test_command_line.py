@@ -8,6 +8,7 @@ import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
+import netprof_harness as harness  # scripts/lib, on the path netprof_test_case sets
 
 
 class BadInputTest(NetprofTestCase):
@@ -152,14 +153,23 @@ class TransportListJsonTest(NetprofTestCase):
             if transport["needs_private_netns"]:
                 continue
             with self.subTest(transport=transport["name"]):
-                pair = transport["local_pair"]
-                subscriber, _ = self.start("-i", "1", "--wait", "10", *pair["subscriber"])
-                publisher, _ = self.start("-i", "0", "-t", "0.3", "--warmup-time", "0.1",
-                                          "--wait", "10", *pair["publisher"])
-                result = self.finish(publisher, deadline_s=30)
-                self.assertEqual(result.returncode, 0, result.stderr)
-                self.assertTrue(result.stdout.startswith("Test: SUCCESS"), result.stdout)
-                self.assertEqual(self.finish(subscriber, deadline_s=30).returncode, 0)
+                # Role processes never start iceoryx's RouDi: the scripts do (harness.roudi_for).
+                roudi, reason = harness.roudi_for_transports([transport["name"]])
+                self.assertIsNone(reason)
+                try:
+                    self.run_listed_pair(transport["local_pair"])
+                finally:
+                    if roudi:
+                        roudi.stop()
+
+    def run_listed_pair(self, pair):
+        subscriber, _ = self.start("-i", "1", "--wait", "10", *pair["subscriber"])
+        publisher, _ = self.start("-i", "0", "-t", "0.3", "--warmup-time", "0.1", "--wait", "10",
+                                  *pair["publisher"])
+        result = self.finish(publisher, deadline_s=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith("Test: SUCCESS"), result.stdout)
+        self.assertEqual(self.finish(subscriber, deadline_s=30).returncode, 0)
 
 
 class InterruptTest(NetprofTestCase):
