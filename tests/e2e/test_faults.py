@@ -48,13 +48,15 @@ class FaultTestCase(NetprofTestCase):
         self.addCleanup(os.close, primary)
         return Watched(process, path, primary)
 
-    def wait_for_measured_data(self, watched, deadline_s=DEADLINE_S):
-        """Polls the subscriber's status line until it has received measured messages."""
+    def wait_for_measured_data(self, watched, deadline_s=DEADLINE_S, publisher=None):
+        """Polls the subscriber's status line until it has received measured messages; if it
+        ends first, the failure shows the publisher's end too (a port another process took)."""
         deadline = time.monotonic() + deadline_s
         pattern = re.compile(r"received [1-9]")  # a subscriber counts only measured messages
         while not pattern.search(watched.seen[-400:]):
-            self.assertIsNone(watched.process.poll(),
-                              f"exited before measured data arrived: {watched.seen!r}")
+            if watched.process.poll() is not None:
+                self.fail(f"exited {watched.process.returncode} before measured data arrived: "
+                          f"{watched.seen!r}; {self.publisher_state(publisher)}")
             remaining = deadline - time.monotonic()
             self.assertGreater(remaining, 0, f"no measured data within {deadline_s} s")
             ready, _, _ = select.select([watched.terminal], [], [], min(remaining, 0.5))
@@ -63,6 +65,11 @@ class FaultTestCase(NetprofTestCase):
                     watched.seen += os.read(watched.terminal, 4096).decode(errors="replace")
                 except OSError:  # the child closed its side
                     pass
+
+    def publisher_state(self, publisher):
+        if publisher is None or publisher.poll() is None:
+            return "the publisher still runs" if publisher else "no publisher"
+        return f"the publisher exited {publisher.returncode}: {publisher.stderr.read()!r}"
 
     def finish_watched(self, watched, deadline_s=DEADLINE_S):
         return self.finish(watched.process, watched.json_path, deadline_s)
@@ -82,7 +89,7 @@ class FaultTestCase(NetprofTestCase):
         subscriber = self.start_watched("-i", "1", *subscriber_args, "--idle-timeout", "1",
                                         json_name="sub")
         publisher, _ = self.start("-i", "0", *publisher_args, "-t", "30", *PACED)
-        self.wait_for_measured_data(subscriber)
+        self.wait_for_measured_data(subscriber, publisher=publisher)
         self.kill(publisher)
         killed_at = time.monotonic()
         sub = self.finish_watched(subscriber)
@@ -102,7 +109,7 @@ class FaultTestCase(NetprofTestCase):
         subscriber = self.start_watched("-i", "1", *subscriber_args, json_name="sub")
         publisher, pub_json = self.start("-i", "0", *publisher_args, "-t", "3", *PACED,
                                          json_name="pub")
-        self.wait_for_measured_data(subscriber)
+        self.wait_for_measured_data(subscriber, publisher=publisher)
         self.kill(subscriber.process)
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         self.assert_exit(pub, 1)
@@ -122,7 +129,7 @@ class FaultTestCase(NetprofTestCase):
         first = self.start_watched("-i", "1", *subscriber_args, json_name="first")
         publisher, pub_json = self.start("-i", "0", *publisher_args, "-t", "4", *PACED,
                                          json_name="pub")
-        self.wait_for_measured_data(first)
+        self.wait_for_measured_data(first, publisher=publisher)
         self.kill(first.process)
         second, second_json = self.start("-i", "1", *subscriber_args, json_name="second")
         pub = self.finish(publisher, pub_json, DEADLINE_S)
@@ -152,7 +159,7 @@ class FaultTestCase(NetprofTestCase):
         subscriber = self.start_watched("-i", "1", *subscriber_args, "--idle-timeout", "5",
                                         json_name="sub")
         first, _ = self.start("-i", "0", *publisher_args, "-t", "30", *PACED)
-        self.wait_for_measured_data(subscriber)
+        self.wait_for_measured_data(subscriber, publisher=first)
         self.kill(first)
         second, second_json = self.start("-i", "0", *publisher_args, "-t", "1", *PACED,
                                          "--wait", "10", json_name="second")
