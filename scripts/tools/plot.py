@@ -58,7 +58,9 @@ THROUGHPUT_PANELS = [
 SUBSCRIBER_PANELS = [("p50", "one-way p50"), ("p99", "one-way p99")]
 # Box plots for at most this many payload sizes (the smallest, the largest, some between).
 MAX_BOX_SIZES = 4
-MARKERS = "osD^v<>ph*"
+# Eleven markers against matplotlib's ten colours: no two of the first 110 series look alike
+# (with ten of each, the eleventh transport of a sweep drew exactly as the first).
+MARKERS = "osD^v<>ph*X"
 COUNT_COLUMNS = {"lost"}  # whole numbers in the tables, not three significant digits
 DOT_STYLE = {"alpha": 0.25, "s": 10}
 LOSS_RING_STYLE = {"s": 90, "facecolors": "none", "edgecolors": "red", "linewidths": 1.2}
@@ -203,7 +205,8 @@ def plot_panels(groups, panels, title, path, share_y):
             axis.scatter([size for size, _ in dots], [value for _, value in dots],
                          **style, **DOT_STYLE)
             axis.plot(sizes, medians, marker=MARKERS[series_index % len(MARKERS)], label=series,
-                      linewidth=1.4, markersize=5, **style)
+                      linestyle="-" if series_index < 10 else "--", linewidth=1.4, markersize=5,
+                      **style)
             plotted = True
             if panel.marks_loss:
                 marked = [(s, m) for s, m in zip(sizes, medians)
