@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace netprof {
 
@@ -33,7 +34,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
 // naming the options.
 void check_payload(const RunConfig& config, const EndpointFacts& facts);
 
-// The full --help text: core options, one group per registered transport, exit codes.
-std::string help_text(const TransportRegistry& registry);
+// The --help text. `topic` empty: the options every run uses, the transports by name and how
+// to see their options; "all": that and every transport's options; a transport's name: its
+// options alone. Throws UsageError for any other topic.
+std::string help_text(const TransportRegistry& registry, std::string_view topic = {});
 
 } // namespace netprof

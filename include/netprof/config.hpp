@@ -73,7 +73,7 @@ struct RunConfig {
   std::optional<double> interval_seconds;
 
   std::optional<double> max_loss_percent; // --max-loss: FAIL when a subscriber loses more
-  std::string json_path;                  // --json
+  std::string json_path;                  // --json; "-": standard output
   bool quiet = false;                     // --quiet: no report on stdout, no status line
   bool print_histogram = false;           // --histogram: latency distribution as text bars
   bool local_pair = false;                // --local-pair
@@ -91,6 +91,14 @@ struct RunConfig {
   std::vector<std::string> command_line;  // argv as given, for the report
   std::vector<std::string> options_given; // long names of the options on it, in order
 };
+
+// `--json -`: the JSON report is the process's standard output, so the text report and the
+// --interval lines go to standard error instead, where a user still sees them and a pipe
+// (netprof --json - | jq) gets JSON alone.
+inline bool json_on_stdout(const RunConfig& config) noexcept
+{
+  return config.json_path == "-";
+}
 
 inline const char* to_string(Mode mode) noexcept
 {

@@ -25,6 +25,8 @@ struct WholeNumber {
   // A value beyond the maximum is refused as "too large (at most N)" rather than with the
   // whole range. The core's options say it that way, the transports' state the range.
   bool names_too_large = false;
+  // A byte count: "1K", "4MiB", "1G" are taken (K = 1024), as iperf3 and sweep.py take them.
+  bool byte_suffixes = false;
 };
 
 struct RealNumber {

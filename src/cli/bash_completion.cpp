@@ -91,7 +91,9 @@ std::string bash_completion(const TransportRegistry& registry)
   for (const CoreOption& row : core_option_table()) {
     completions.add(row.spec);
   }
+  std::string help_topics = "all";
   for (const TransportOptions& transport : transport_options(registry)) {
+    help_topics += " " + transport.name;
     for (const OptionSpec& spec : transport.options.options) {
       completions.add(spec);
     }
@@ -108,8 +110,9 @@ std::string bash_completion(const TransportRegistry& registry)
          "  elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then\n"
          "    prev=${COMP_WORDS[COMP_CWORD - 2]}\n"
          "  fi\n"
-         "  case $prev in\n" +
-         completions.case_branches() +
+         "  case $prev in\n"
+         "    -h|--help)\n      COMPREPLY=($(compgen -W '" +
+         help_topics + "' -- \"$cur\"))\n      return ;;\n" + completions.case_branches() +
          "  esac\n"
          "  COMPREPLY=($(compgen -W '" +
          joined(completions.every_option, " ") +

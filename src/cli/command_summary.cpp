@@ -1,5 +1,7 @@
 #include "command_summary.hpp"
 
+#include "option_table.hpp"
+
 #include <algorithm>
 
 namespace netprof::cli {
@@ -59,9 +61,29 @@ std::vector<TransportOptions> transport_options(const TransportRegistry& registr
 {
   std::vector<TransportOptions> result;
   for (const TransportEntry& entry : registry.entries()) {
-    result.push_back({entry.name, entry.summary, entry.make()->options()});
+    const std::unique_ptr<Transport> transport = entry.make();
+    result.push_back(
+        {entry.name, entry.summary, transport->options(), transport->allows_threads()});
   }
   return result;
+}
+
+std::vector<OptionGroup> documented_core_options(const TransportRegistry& registry)
+{
+  std::string able;
+  for (const TransportOptions& transport : transport_options(registry)) {
+    if (transport.allows_threads)
+      able += (able.empty() ? "" : ", ") + transport.name;
+  }
+  std::vector<OptionGroup> groups = core_option_groups();
+  for (OptionGroup& group : groups) {
+    for (OptionSpec& spec : group.options) {
+      if (spec.long_name == "threads")
+        spec.help += able.empty() ? ". No transport of this build can."
+                                  : ". Transports that can: " + able + ".";
+    }
+  }
+  return groups;
 }
 
 } // namespace netprof::cli

@@ -3,10 +3,13 @@
 #include "option_table.hpp"
 
 #include <netprof/cli.hpp>
+#include <netprof/errors.hpp>
 
 #include <algorithm>
+#include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace netprof {
@@ -95,51 +98,136 @@ std::string exit_status_lines()
   return text;
 }
 
-} // namespace
-
-std::string help_text(const TransportRegistry& registry)
+// Every group printed with the widest group's option column, so the descriptions align.
+unsigned shared_column(const std::vector<const std::vector<OptionGroup>*>& lists)
 {
-  std::vector<OptionGroup> core_options = cli::core_option_groups();
-  const std::vector<cli::TransportOptions> transports = cli::transport_options(registry);
-  std::vector<OptionGroup> transport_options;
-  for (const cli::TransportOptions& transport : transports) {
-    // The transport's own caption is replaced by its registry name and summary, which is
-    // what the user needs to pick one; its options are printed without a caption of their own.
-    transport_options.push_back(transport.options);
-    transport_options.back().caption.clear();
-  }
-
-  // Each group is printed on its own (the transport list goes between them), so give them
-  // all the widest group's option column to keep the descriptions aligned.
   unsigned column = 0;
-  for (const std::vector<OptionGroup>* groups : {&core_options, &transport_options}) {
+  for (const std::vector<OptionGroup>* groups : lists) {
     for (const auto& group : *groups) {
       column = std::max(column, options::describe(group).get_option_column_width());
     }
   }
-  const auto core_groups = described(core_options, column);
-  const auto transport_groups = described(transport_options, column);
+  return column;
+}
 
-  std::ostringstream out;
-  out << "netprof " << NETPROF_VERSION << ": " << cli::tagline() << "\n\nUsage:\n"
-      << indented(cli::aligned(cli::usages(), "")) << "\nTwo terminals (" << cli::two_terminals_rule
-      << "):\n"
-      << indented(cli::aligned(cli::two_terminals(), "# ")) << "One command:\n  netprof "
-      << cli::local_pair_example << "\n";
-
-  for (const auto& group : core_groups) {
+void print_groups(std::ostream& out, const std::vector<OptionGroup>& groups, unsigned column)
+{
+  for (const auto& group : described(groups, column)) {
     out << '\n';
     group.print(out, column);
   }
+}
 
-  out << "\nTransports (" << cli::transports_rule << "):\n";
-  for (std::size_t i = 0; i < transport_groups.size(); ++i) {
-    out << '\n' << transports[i].name << "  " << transports[i].summary << '\n';
-    transport_groups[i].print(out, column);
+std::string header()
+{
+  return std::string("netprof ") + NETPROF_VERSION + ": " + cli::tagline() + "\n";
+}
+
+std::string usage_lines()
+{
+  return "\nUsage:\n" + indented(cli::aligned(cli::usages(), "")) + "\nTwo terminals (" +
+         cli::two_terminals_rule + "):\n" + indented(cli::aligned(cli::two_terminals(), "# ")) +
+         "One command:\n  netprof " + cli::local_pair_example + "\n";
+}
+
+// The transports by name and summary, and how to see each one's options.
+std::string transport_index(const std::vector<cli::TransportOptions>& transports)
+{
+  std::size_t widest = 0;
+  for (const auto& transport : transports)
+    widest = std::max(widest, transport.name.size());
+  std::string text = std::string("\nTransports (") + cli::transports_rule + "):\n";
+  for (const auto& transport : transports) {
+    text += "  " + transport.name + std::string(widest - transport.name.size() + 2, ' ') +
+            transport.summary + "\n";
   }
+  const std::string example = transports.empty() ? "udp" : transports.front().name;
+  return text + "\nA transport's options: netprof --help TRANSPORT (netprof --help " + example +
+         "); every option: netprof --help all.\n";
+}
 
-  out << "\nExit status:\n" << exit_status_lines();
-  return without_trailing_blanks(out.str());
+// The transports' option groups without their captions: each is printed under its registry
+// name and summary instead, which is what the user needs to pick one.
+std::vector<OptionGroup> uncaptioned(const std::vector<cli::TransportOptions>& transports)
+{
+  std::vector<OptionGroup> groups;
+  for (const cli::TransportOptions& transport : transports) {
+    groups.push_back(transport.options);
+    groups.back().caption.clear();
+  }
+  return groups;
+}
+
+std::string exit_status_part()
+{
+  return "\nExit status:\n" + exit_status_lines();
+}
+
+// --help: what every run uses, and the list of transports.
+std::string general_help(const std::vector<OptionGroup>& core,
+                         const std::vector<cli::TransportOptions>& transports)
+{
+  const unsigned column = shared_column({&core});
+  std::ostringstream out;
+  out << header() << usage_lines();
+  print_groups(out, core, column);
+  out << transport_index(transports) << exit_status_part();
+  return out.str();
+}
+
+// --help all: the general help with every transport's options.
+std::string full_help(const std::vector<OptionGroup>& core,
+                      const std::vector<cli::TransportOptions>& transports)
+{
+  const std::vector<OptionGroup> transport_groups = uncaptioned(transports);
+  const unsigned column = shared_column({&core, &transport_groups});
+  std::ostringstream out;
+  out << header() << usage_lines();
+  print_groups(out, core, column);
+  out << "\nTransports (" << cli::transports_rule << "):\n";
+  const auto described_transports = described(transport_groups, column);
+  for (std::size_t i = 0; i < transports.size(); ++i) {
+    out << '\n' << transports[i].name << "  " << transports[i].summary << '\n';
+    described_transports[i].print(out, column);
+  }
+  out << exit_status_part();
+  return out.str();
+}
+
+// --help TRANSPORT: that transport's options, and what else to read.
+std::string transport_help(const cli::TransportOptions& transport)
+{
+  const std::vector<OptionGroup> groups = uncaptioned({transport});
+  const unsigned column = shared_column({&groups});
+  std::ostringstream out;
+  out << header() << "\nThe " << transport.name << " transport: " << transport.summary << "\n";
+  print_groups(out, groups, column);
+  out << "\nWith --local-pair --threads: "
+      << (transport.allows_threads ? "yes, as two threads of one process"
+                                   : "no, only as two processes")
+      << ".\nThe options every transport shares: netprof --help; every option: netprof --help "
+         "all.\n";
+  return out.str();
+}
+
+} // namespace
+
+std::string help_text(const TransportRegistry& registry, std::string_view topic)
+{
+  const std::vector<OptionGroup> core = cli::documented_core_options(registry);
+  const std::vector<cli::TransportOptions> transports = cli::transport_options(registry);
+  if (topic.empty())
+    return without_trailing_blanks(general_help(core, transports));
+  if (topic == "all")
+    return without_trailing_blanks(full_help(core, transports));
+  std::string names;
+  for (const cli::TransportOptions& transport : transports) {
+    if (transport.name == topic)
+      return without_trailing_blanks(transport_help(transport));
+    names += ", " + transport.name;
+  }
+  throw UsageError("--help " + std::string(topic) +
+                   ": no such transport in this build (expected all" + names + ")");
 }
 
 } // namespace netprof

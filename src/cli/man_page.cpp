@@ -104,7 +104,7 @@ std::string description()
 std::string options_section(const TransportRegistry& registry)
 {
   std::string text = ".SH OPTIONS\n";
-  for (const OptionGroup& group : core_option_groups()) {
+  for (const OptionGroup& group : documented_core_options(registry)) {
     text += ".SS " + roff_escaped(group.caption) + "\n" + option_entries(group);
   }
   text += ".SH TRANSPORTS\n" +

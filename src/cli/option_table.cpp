@@ -26,6 +26,12 @@ WholeNumber whole(std::uint64_t min, std::uint64_t max)
   return {min, max, true};
 }
 
+// A byte count, taking K, M and G (1024-based) as sweep.py's --sizes does.
+WholeNumber bytes(std::uint64_t min, std::uint64_t max)
+{
+  return {.min = min, .max = max, .names_too_large = true, .byte_suffixes = true};
+}
+
 RealNumber positive_seconds()
 {
   return {0.0, false, max_seconds, "seconds > 0, at most 86400"};
@@ -93,7 +99,12 @@ void add_general(std::vector<CoreOption>& rows)
   rows.insert(
       rows.end(),
       {
-          {heading, switch_spec("help,h", "print this help and exit", none), Readers::none},
+          {heading,
+           switch_spec("help,h",
+                       "print this help and exit; --help TRANSPORT: that transport's options; "
+                       "--help all: every option",
+                       none),
+           Readers::none},
           {heading, switch_spec("version", "print the version and exit", none), Readers::none},
           {heading,
            switch_spec("list-transports",
@@ -118,8 +129,8 @@ void add_general(std::vector<CoreOption>& rows)
           {heading,
            switch_spec("threads",
                        "with --local-pair: run the publisher and the subscriber as two threads "
-                       "of one process, each with an endpoint of its own (shm, udp, zmq; zmq "
-                       "also over inproc://)",
+                       "of one process, each with an endpoint of its own (zmq also over "
+                       "inproc://)",
                        none),
            Readers::none, field<&RunConfig::threads>},
       });
@@ -132,10 +143,11 @@ void add_test(std::vector<CoreOption>& rows)
       rows.end(),
       {
           {heading,
-           spec("size,s", "BYTES", whole(1, max_size), "128", "payload bytes per message (>= 1)"),
+           spec("size,s", "BYTES", bytes(1, max_size), "128",
+                "payload bytes per message (>= 1; 1K = 1024, M and G too)"),
            Readers::both, field<&RunConfig::payload_size>},
           {heading,
-           spec("queue-length,q", "BYTES", whole(0, max_size), "1000000",
+           spec("queue-length,q", "BYTES", bytes(0, max_size), "1000000",
                 "socket buffers or ring capacity in bytes; 0 = OS default"),
            Readers::both, field<&RunConfig::queue_length>},
           {heading,
@@ -283,7 +295,9 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
                 "an RLIMIT_RTPRIO that allows it"),
            Readers::both, field<&RunConfig::rt_priority>},
           {output,
-           spec("json", "FILE", FilePath{}, std::nullopt, "also write the report as JSON to FILE",
+           spec("json", "FILE", FilePath{}, std::nullopt,
+                "also write the report as JSON to FILE; - writes it to stdout, and the text "
+                "report to stderr",
                 publisher),
            Readers::both, field<&RunConfig::json_path>},
           {output,

@@ -8,6 +8,7 @@
 #include <netprof/errors.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,12 +24,21 @@ std::vector<std::string>::const_iterator options_end(const std::vector<std::stri
 }
 
 // --help wins even over a command line that does not parse, so a user mid-way through a
-// broken command can still ask for it.
-bool asks_for_help(const std::vector<std::string>& arguments)
+// broken command can still ask for it. Its topic ("--help udp", "--help=all") is the word
+// after it, when that is no option; none asks for the general help.
+std::optional<std::string> help_topic(const std::vector<std::string>& arguments)
 {
   const auto end = options_end(arguments);
-  return std::find(arguments.cbegin(), end, "-h") != end ||
-         std::find(arguments.cbegin(), end, "--help") != end;
+  for (auto it = arguments.cbegin(); it != end; ++it) {
+    if (it->starts_with("--help=")) {
+      return it->substr(7);
+    }
+    if (*it == "-h" || *it == "--help") {
+      const auto next = it + 1;
+      return next != end && !next->starts_with("-") ? *next : std::string();
+    }
+  }
+  return std::nullopt;
 }
 
 // "--list-transports --json": everywhere else --json takes a FILE, so here a --json without one
@@ -132,9 +142,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   // Without argv[0]; built here because Boost's (argc, argv) form assumes argc >= 1.
   std::vector<std::string> options_given(arguments.begin() + (arguments.empty() ? 0 : 1),
                                          arguments.end());
-  if (asks_for_help(options_given)) {
+  if (const std::optional<std::string> topic = help_topic(options_given)) {
     result.action = ParsedCommandLine::Action::help;
-    result.text = help_text(registry);
+    result.text = help_text(registry, *topic);
     return result;
   }
   const bool listing_as_json = take_bare_json_of_listing(options_given);

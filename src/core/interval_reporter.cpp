@@ -1,5 +1,7 @@
 #include "interval_reporter.hpp"
 
+#include "live_status.hpp"
+
 #include <chrono>
 
 namespace netprof {
@@ -9,6 +11,16 @@ namespace {
 // How often the reporter looks for a closed interval: a line comes this late at most, and
 // the loop finds its other slot free again long before the next boundary.
 constexpr auto look_interval = std::chrono::milliseconds(10);
+
+// The last, partial interval closed at the very moment the phase ended ("[ 2.00- 2.00 s]
+// received 0"): no time and nothing in it, so neither a line nor a JSON entry.
+bool is_empty_remainder(const IntervalFigures& interval) noexcept
+{
+  constexpr double shortest_seconds = 0.005; // shown as "2.00- 2.00"
+  return interval.end_seconds - interval.start_seconds < shortest_seconds &&
+         interval.messages == 0 && interval.echoes == 0 && interval.lost == 0 &&
+         interval.latency_count == 0;
+}
 
 } // namespace
 
@@ -48,10 +60,10 @@ void IntervalReporter::take_all()
     }
     IntervalFigures interval = figures(slot, m_before, m_phase_start);
     m_before = slot.totals;
-    if (m_out != nullptr) {
-      std::fprintf(m_out, "%s\n", format_interval_line(interval, m_role).c_str());
-      std::fflush(m_out);
-    }
+    if (is_empty_remainder(interval))
+      return;
+    if (m_out != nullptr)
+      print_beside_status_line(m_out, format_interval_line(interval, m_role));
     m_figures.push_back(interval);
   })) {
   }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -41,11 +42,26 @@ struct LiveCounters {
 // The status line's words for a phase, e.g. "waiting for 2 subscribers (1 announced)".
 std::string describe_phase(LivePhase phase, std::uint32_t expected, std::uint32_t announced);
 
+// What the status line says besides the counters while a role waits for its peer.
+struct StatusContext {
+  std::string where;       // publisher: the address it listens at; subscriber: its publisher's
+  double wait_seconds = 0; // --wait: how long a role waits for its peer before it gives up
+};
+
+// " at 127.0.0.1:40000, 7 s of --wait 10 s left" while a role waits for its peer (hellos or
+// the acknowledgement) after `waited_seconds` of waiting; empty in any other phase.
+std::string describe_wait(LivePhase phase, const StatusContext& context, double waited_seconds);
+
+// Prints `line` and a newline to `out` (stdout) while a status line may be showing on stderr
+// of the same terminal: the status line is cleared first and drawn again on its next tick, so
+// the two never run into each other on one line.
+void print_beside_status_line(std::FILE* out, const std::string& line);
+
 // Samples LiveCounters once a second on its own thread and rewrites one line on stderr.
 // Started only when stderr is a terminal and the run is long enough to be worth watching.
 class StatusLine {
 public:
-  explicit StatusLine(const LiveCounters& counters);
+  StatusLine(const LiveCounters& counters, StatusContext context);
   ~StatusLine();
   StatusLine(const StatusLine&) = delete;
   StatusLine& operator=(const StatusLine&) = delete;
@@ -56,6 +72,7 @@ private:
   void run();
 
   const LiveCounters& m_counters;
+  const StatusContext m_context;
   std::atomic<bool> m_done{false};
   std::thread m_thread;
 };

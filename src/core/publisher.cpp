@@ -15,6 +15,7 @@
 #include <netprof/histogram.hpp>
 #include <netprof/wire.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -266,7 +267,8 @@ RoleResult Publisher::run()
   if (ok && !m_stop.requested()) {
     std::optional<IntervalReporter> reporter;
     if (m_intervals)
-      reporter.emplace(*m_intervals, Role::publisher, m_config.quiet ? nullptr : stdout);
+      reporter.emplace(*m_intervals, Role::publisher,
+                       m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
     ok = m_sender.run_phase(false);
     if (reporter)
       m_interval_figures = reporter->stop();
@@ -299,6 +301,10 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
+  // Members join in the order their hellos arrived; the report lists them by id.
+  std::stable_sort(
+      facts.subscribers.begin(), facts.subscribers.end(),
+      [](const SubscriberResult& a, const SubscriberResult& b) { return a.id < b.id; });
   return facts;
 }
 

@@ -87,12 +87,25 @@ void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_bef
                               "figure; measure with a Release build");
 }
 
+// Where the status line says a role waits: a publisher at its own address, a subscriber for
+// the publisher it says hello to.
+StatusContext status_context(const RunConfig& config, const EndpointFacts& facts)
+{
+  const std::vector<std::string>& addresses =
+      config.role == Role::subscriber && !facts.peer_addresses.empty() ? facts.peer_addresses
+                                                                       : facts.local_addresses;
+  std::string where;
+  for (const std::string& address : addresses)
+    where += (where.empty() ? "" : ", ") + address;
+  return {where, config.wait_seconds};
+}
+
 RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop)
 {
   LiveCounters live;
   std::optional<StatusLine> status_line;
   if (StatusLine::wanted(config.quiet, expected_seconds(config)))
-    status_line.emplace(live);
+    status_line.emplace(live, status_context(config, endpoint.facts()));
   return config.role == Role::publisher ? run_publisher(config, endpoint, stop, live)
                                         : run_subscriber(config, endpoint, stop, live);
 }
@@ -138,14 +151,17 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   add_transport_diagnoses(report);
   add_process_facts(report, cpu_before);
 
+  std::ostream& text_out = json_on_stdout(config) ? err : out;
   if (!config.quiet) {
     if (config.report_format == ReportFormat::madara)
-      write_madara_report(out, report);
+      write_madara_report(text_out, report);
     else
-      write_text_report(out, report);
+      write_text_report(text_out, report);
   }
-  out.flush();
-  if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
+  text_out.flush();
+  if (json_on_stdout(config))
+    out << report_to_json(report).dump(2) << "\n" << std::flush;
+  else if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
     return code(ExitStatus::runtime);
   return code(result.status);
 }

@@ -425,7 +425,8 @@ RoleResult Subscriber::run()
 {
   std::optional<IntervalReporter> reporter;
   if (m_intervals)
-    reporter.emplace(*m_intervals, Role::subscriber, m_config.quiet ? nullptr : stdout);
+    reporter.emplace(*m_intervals, Role::subscriber,
+                     m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
   auto next_hello = Clock::now();
   std::optional<RunEnding> ending;
   while (!ending && !m_stop.requested()) {

@@ -136,7 +136,11 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                                " (each took the id over from the other): give every "
                                "subscriber its own id; the figures are of whichever spoke last");
   else if (sub.outcome == SubscriberOutcome::left_early)
-    verdict.problems.push_back(name + " left before the end of the test");
+    // An interrupt (Ctrl-C) reaches every process of the terminal: a subscriber that left
+    // while the publisher was interrupted was interrupted too, and did not fail.
+    verdict.problems.push_back(name + (facts.interrupted
+                                           ? " was interrupted before the end of the test"
+                                           : " left before the end of the test"));
   else if (sub.outcome == SubscriberOutcome::vanished && !sub.refused_counters.empty())
     verdict.problems.push_back(name + " sent final counters that cannot be true of this run (" +
                                sub.refused_counters + "), so they were refused");
@@ -245,13 +249,13 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
     if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
       verdict.problems.push_back("no probe was echoed, so there is no latency figure");
     if (facts.echoes_late > 0)
-      verdict.warnings.push_back(std::to_string(facts.echoes_late) +
+      verdict.warnings.push_back(format_count(facts.echoes_late) +
                                  " echoes came back after --probe-timeout");
   }
   judge_send_rate(facts, criteria, verdict);
   if (facts.back_pressure_waits > 0)
     verdict.warnings.push_back("the transport pushed back " +
-                               std::to_string(facts.back_pressure_waits) + " times");
+                               format_count(facts.back_pressure_waits) + " times");
   const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
   conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
   if (verdict.success)

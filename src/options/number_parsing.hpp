@@ -23,6 +23,13 @@ template <typename T> struct ParsedNumber {
 // Decimal digits only: no sign, no blanks, no base prefix, nothing after the last digit.
 ParsedNumber<std::uint64_t> parse_unsigned(std::string_view text) noexcept;
 
+// A byte count as iperf3 and sweep.py take it: digits, then optionally K, M or G (any case,
+// "KiB", "MiB", "GiB" too), which multiply by 1024, 1024^2 and 1024^3. "1k" is 1024.
+ParsedNumber<std::uint64_t> parse_byte_size(std::string_view text) noexcept;
+
+// What parse_byte_size takes, in words for a message.
+inline constexpr const char* byte_suffixes_help = "K, M, G = 1024, 1024^2, 1024^3 bytes";
+
 // A finite decimal number ("10", "0.5", "1e3", "-2"); rejects nan, inf, hex, blanks and
 // trailing junk. Range checks are the caller's: the limits depend on the option.
 ParsedNumber<double> parse_finite_double(std::string_view text) noexcept;

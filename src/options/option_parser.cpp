@@ -1,4 +1,5 @@
 #include "option_description.hpp"
+#include "option_suggestion.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -26,7 +27,12 @@ const po::value_semantic* semantic(const OptionSpec& spec)
     return po::bool_switch();
   }
   if (spec.is_repeatable) {
-    return po::value<std::vector<std::string>>()->composing()->value_name(spec.value_name);
+    auto* values = po::value<std::vector<std::string>>()->composing()->value_name(spec.value_name);
+    if (spec.implicit_text) {
+      // Given alone, it adds no value (OptionValues::texts): "--tcp" means "pick them for me".
+      values->implicit_value({}, *spec.implicit_text);
+    }
+    return values;
   }
   auto* value = po::value<std::string>()->value_name(spec.value_name);
   if (spec.default_text) {
@@ -39,10 +45,12 @@ const po::value_semantic* semantic(const OptionSpec& spec)
 }
 
 // Translates a Boost exception into the one-line message the user sees.
-[[noreturn]] void rethrow_as_usage_error(const po::error& error)
+[[noreturn]] void rethrow_as_usage_error(const po::error& error,
+                                         const std::vector<const OptionGroup*>& groups)
 {
   if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&error)) {
-    usage_error("unknown option '" + unknown->get_option_name() + "' (see --help)");
+    const std::string name = unknown->get_option_name();
+    usage_error("unknown option '" + name + "'" + options::suggestion_for(name, groups));
   }
   if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&error)) {
     const std::string name = syntax->get_option_name();
@@ -81,14 +89,16 @@ void reject_options_taken_as_values(const po::parsed_options& parsed,
   }
 }
 
-void reject_positional_arguments(const po::parsed_options& parsed)
+void reject_positional_arguments(const po::parsed_options& parsed,
+                                 const std::vector<const OptionGroup*>& groups)
 {
   for (const auto& option : parsed.options) {
     if (option.string_key != positional_name) {
       continue;
     }
     if (option.position_key < 0) {
-      usage_error("unknown option '" + option.original_tokens.front() + "' (see --help)");
+      const std::string& name = option.original_tokens.front();
+      usage_error("unknown option '" + name + "'" + options::suggestion_for(name, groups));
     }
     usage_error("unexpected argument '" + option.value.front() + "'");
   }
@@ -166,14 +176,14 @@ OptionValues parse_options(const std::vector<std::string>& arguments,
     // leaves that option's value behind as a stray argument, and the missing value is the
     // mistake to name.
     reject_options_taken_as_values(parsed, description);
-    reject_positional_arguments(parsed);
+    reject_positional_arguments(parsed, groups);
     po::variables_map given; // stored only for Boost's check of options given twice
     po::store(parsed, given);
     for (const auto& option : parsed.options) {
       values.add({option.string_key, option.value, option.original_tokens});
     }
   } catch (const po::error& error) {
-    rethrow_as_usage_error(error);
+    rethrow_as_usage_error(error, groups);
   }
   return values;
 }

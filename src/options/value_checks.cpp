@@ -66,7 +66,7 @@ std::string invalid_value(const OptionSpec& spec, std::string_view text)
 std::uint64_t checked_whole_number(const OptionSpec& spec, const WholeNumber& rule,
                                    std::string_view text)
 {
-  const auto parsed = parse_unsigned(text);
+  const auto parsed = rule.byte_suffixes ? parse_byte_size(text) : parse_unsigned(text);
   const bool too_large = parsed.status == NumberStatus::out_of_range ||
                          (parsed.status == NumberStatus::ok && parsed.value > rule.max);
   if (too_large && rule.names_too_large) {
@@ -74,10 +74,14 @@ std::uint64_t checked_whole_number(const OptionSpec& spec, const WholeNumber& ru
   }
   if (too_large || parsed.status != NumberStatus::ok || parsed.value < rule.min) {
     const bool unbounded = rule.max == std::numeric_limits<std::uint64_t>::max();
+    const std::string what = rule.byte_suffixes ? "a size in bytes" : "a whole number";
+    const std::string units =
+        rule.byte_suffixes ? std::string(" (") + byte_suffixes_help + ")" : std::string();
     refuse(spec, text,
-           unbounded ? "expected a whole number >= " + std::to_string(rule.min)
-                     : "expected a whole number from " + std::to_string(rule.min) + " to " +
-                           std::to_string(rule.max));
+           (unbounded ? "expected " + what + " >= " + std::to_string(rule.min)
+                      : "expected " + what + " from " + std::to_string(rule.min) + " to " +
+                            std::to_string(rule.max)) +
+               units);
   }
   return parsed.value;
 }
@@ -134,6 +138,9 @@ void check_file_path(const OptionSpec& spec, const std::string& path)
   namespace fs = std::filesystem;
   if (path.empty()) {
     refuse(spec, path, "expected a file name");
+  }
+  if (path == "-") {
+    return; // standard output
   }
   const fs::path file(path);
   // Every check uses the error_code overloads: a name the system refuses (too long, a loop of

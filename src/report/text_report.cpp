@@ -1,3 +1,5 @@
+#include "failed_wait.hpp"
+
 #include <netprof/report.hpp>
 
 #include <algorithm>
@@ -279,15 +281,18 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
 
 // The counters block shared by the publisher's per-subscriber view and a subscriber's own
 // report. `lost_known` is false on a subscriber that never saw END: it cannot know what was sent.
+// `datagrams`: the transport sends datagrams (EndpointFacts::sends_datagrams); elsewhere the
+// count is one per message and says nothing, unless it differs.
 void write_counters(std::ostream& out, const std::string& indent, const SubscriberResult& result,
-                    std::uint32_t num_vars, bool lost_known)
+                    std::uint32_t num_vars, bool lost_known, bool datagrams)
 {
   const wire::SubscriberCounters& c = result.counters;
   const Throughput& t = result.throughput;
   out << indent << "Messages received: " << format_count(c.received) << "\n";
   out << indent << "Message rate: " << format_rate(t.messages_per_second, "msg") << "\n";
-  out << indent << "Datagrams: " << format_count(c.datagrams) << " ("
-      << format_rate(t.datagrams_per_second, "datagrams") << ")\n";
+  if (datagrams || c.datagrams != c.received)
+    out << indent << "Datagrams: " << format_count(c.datagrams) << " ("
+        << format_rate(t.datagrams_per_second, "datagrams") << ")\n";
   out << indent << "Data received: " << format_byte_total(c.payload_bytes) << "\n";
   out << indent << "Data rate: " << format_rate(t.payload_bytes_per_second, "B") << "\n";
   out << indent << "Wire data: " << format_byte_total(c.wire_bytes) << " at "
@@ -403,7 +408,8 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
           << " into the measured phase\n";
     }
     if (sub.counters_received) {
-      write_counters(out, "    ", sub, report.config.num_vars, true);
+      write_counters(out, "    ", sub, report.config.num_vars, true,
+                     report.endpoint.sends_datagrams);
     }
     out << "    Probes echoed: " << format_count(sub.echoes) << " of "
         << format_count(sub.probes_sent) << "\n";
@@ -454,7 +460,8 @@ void write_subscriber_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
   if (report.self) {
-    write_counters(out, "  ", *report.self, report.config.num_vars, report.end_received);
+    write_counters(out, "  ", *report.self, report.config.num_vars, report.end_received,
+                   report.endpoint.sends_datagrams);
     out << "  Probes echoed: " << format_count(report.self->counters.probes_echoed) << "\n";
   } else {
     out << "  No counters.\n";
@@ -472,7 +479,8 @@ void write_abandoned_runs(std::ostream& out, const RunReport& report)
   out << "Earlier runs (abandoned when the publisher restarted; partial figures):\n";
   for (const AbandonedRun& run : report.abandoned_runs) {
     out << "  Run " << format_run_id(run.run_id) << ": new run detected, no end of test\n";
-    write_counters(out, "    ", run.figures, report.config.num_vars, false);
+    write_counters(out, "    ", run.figures, report.config.num_vars, false,
+                   report.endpoint.sends_datagrams);
     out << "    Probes echoed: " << format_count(run.figures.counters.probes_echoed) << "\n";
   }
 }
@@ -506,6 +514,10 @@ void write_resources(std::ostream& out, const RunReport& report)
 void write_text_report(std::ostream& out, const RunReport& report)
 {
   write_status(out, report);
+  if (nothing_measured(report)) {
+    write_failed_wait(out, report);
+    return;
+  }
   write_settings(out, report);
   if (report.config.role == Role::publisher) {
     write_publisher_latency(out, report);

@@ -34,6 +34,7 @@ const OptionGroup& nng_options()
                   "and pushpull the back channel (hellos, echoes, final counters) listens at the "
                   "next tcp port, or at the ipc path with \".back\" after it. --local-pair takes "
                   "none (free loopback ports) or one (tcp port 0: netprof picks).")
+           .with_implicit("") // bare, with --local-pair: loopback addresses picked
            .passed(PairRoute::neither),
        OptionSpec("nng-pattern", "pubsub|pushpull|pair", Choice{{"pubsub", "pushpull", "pair"}},
                   "the NNG protocols that carry the data: pubsub (pub0/sub0, any number of "
@@ -158,9 +159,11 @@ public:
   }
 
 private:
+  // None for a bare --nng too, which asks the local pair to pick the URL.
   std::optional<std::string> url_given() const
   {
-    return option_values().text(nng_options()["nng"]);
+    std::optional<std::string> url = option_values().text(nng_options()["nng"]);
+    return url && !url->empty() ? url : std::nullopt;
   }
 
   Pattern pattern() const

@@ -80,6 +80,9 @@ inline bool gave_up(const Segment* segment, const std::string& name, bool check_
 
 // The report's notes on how endpoints wait, on the history policy and on the ring's size.
 std::string strategy_note();
+// How to carry a larger message, for the message that refuses -s: the option that raises it.
+inline constexpr const char* ring_size_hint =
+    "a message may take half the ring: a larger -q makes a larger ring, e.g. -q 64M";
 std::string history_note(History history);
 void add_ring_facts(EndpointFacts& facts, const RingView& ring);
 

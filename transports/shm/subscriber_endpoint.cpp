@@ -285,6 +285,7 @@ EndpointFacts SubscriberEndpoint::facts() const
   facts.capabilities = capabilities();
   facts.notes = m_settings.notes;
   facts.notes.push_back(strategy_note());
+  facts.size_hint = ring_size_hint;
   if (attached()) {
     facts.local_addresses.push_back(m_path + " slot " + std::to_string(m_slot));
     facts.max_message_size = m_ring->max_message_size();

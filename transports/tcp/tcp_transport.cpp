@@ -35,6 +35,7 @@ const OptionGroup& tcp_options()
                   "loopback port), one (the publisher's; port 0: netprof picks) or two (the "
                   "publisher's, then the subscriber's own).")
            .repeatable()
+           .with_implicit("") // bare, with --local-pair: loopback addresses picked
            .passed(PairRoute::neither),
        OptionSpec("tcp-nodelay", "on|off", Choice{{"on", "off"}},
                   "TCP_NODELAY on every connection: on sends each message at once; off lets "

@@ -156,6 +156,7 @@ EndpointFacts UdpEndpoint::facts() const
     facts.peer_addresses.push_back(to_string(m_peers[i]));
   }
   facts.max_message_size = m_sender.max_message_size();
+  facts.sends_datagrams = true;
   facts.size_hint = "a larger -q raises it up to 16 MiB, or give --udp-max-message";
   facts.requested_buffer_bytes = m_buffers.requested;
   facts.granted_send_buffer_bytes = m_buffers.granted_send;
@@ -174,6 +175,13 @@ EndpointFacts UdpEndpoint::facts() const
     facts.notes.push_back("UDP GSO refused by the kernel (" +
                           std::generic_category().message(error) +
                           "): batches went as one sendmmsg entry per message");
+  }
+  if (const std::uint64_t refusals = m_receiver.refusals() + m_sender.refusals(); refusals > 0) {
+    // Loopback and most hosts answer a datagram to a closed port with ICMP port unreachable.
+    const std::string where = m_peers.empty() ? std::string("its peer") : to_string(m_peers[0]);
+    facts.diagnoses.push_back("the kernel reported the port closed: nothing listened at " + where +
+                              " (ECONNREFUSED, " + std::to_string(refusals) +
+                              " times); is the publisher running there?");
   }
   // Read at the end of a run, this says what the transport dropped on its own.
   std::string reassembly = reassembly_note(m_receiver.reassembly(), m_receiver.truncated());

@@ -134,6 +134,7 @@ int UdpReceiver::drain_socket(MessageSink& sink, Socket& socket) noexcept
       // ECONNREFUSED: a connected socket reporting that something it sent found no one
       // listening (the peer is not up yet, or restarting). Nothing was received.
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNREFUSED) {
+        m_refusals += errno == ECONNREFUSED ? 1 : 0;
         socket.batching = false;
         socket.busy_streak = 0;
         break;

@@ -50,6 +50,9 @@ public:
 
   const ReassemblyCounters& reassembly() const noexcept { return m_reassembler.counters(); }
   std::uint64_t truncated() const noexcept { return m_truncated; }
+  // Receives the kernel failed with ECONNREFUSED: what this process sent to its connected peer
+  // found the port closed (ICMP port unreachable).
+  std::uint64_t refusals() const noexcept { return m_refusals; }
 
 private:
   // A socket and how it is read: one datagram per call while it is quiet, batches while busy.
@@ -89,6 +92,7 @@ private:
   std::unique_ptr<sockaddr_in[]> m_sources;
   std::unique_ptr<mmsghdr[]> m_headers;
 
+  std::uint64_t m_refusals = 0;
   std::uint64_t m_truncated = 0;
 };
 

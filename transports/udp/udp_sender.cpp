@@ -224,6 +224,7 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
       if (sent >= 0) {
         return SendResult::sent;
       }
+      m_refusals += errno == ECONNREFUSED ? 1 : 0;
       if (errno == ECONNREFUSED && !refused_before) {
         // A connected socket reports an earlier datagram that found no one listening (the peer
         // is not up yet, or restarting), and sends nothing this once. Unconnected UDP never
@@ -318,6 +319,7 @@ std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progr
       continue;
     }
     const int error = errno;
+    m_refusals += error == ECONNREFUSED ? 1 : 0;
     if (error == EINTR || (error == ECONNREFUSED && !refused_before)) {
       // ECONNREFUSED: a connected socket's report of an earlier datagram (see send_single).
       refused_before = refused_before || error == ECONNREFUSED;

@@ -55,6 +55,8 @@ public:
   std::size_t max_message_size() const noexcept { return m_settings.max_message_size; }
   // The errno with which the kernel refused UDP GSO, once it did; 0 before.
   int gso_refused_error() const noexcept { return m_gso_refused_error; }
+  // Sends the kernel failed with ECONNREFUSED: an earlier datagram found the port closed.
+  std::uint64_t refusals() const noexcept { return m_refusals; }
 
   static constexpr Nanoseconds stall_limit = std::chrono::milliseconds(100);
 
@@ -86,6 +88,7 @@ private:
   std::uint32_t m_next_message_id;
   int m_last_error = 0; // of the last failed send system call
   int m_gso_refused_error = 0;
+  std::uint64_t m_refusals = 0;
 
   // One datagram to every peer: one header per peer, all sharing m_single_iov.
   iovec m_single_iov{};

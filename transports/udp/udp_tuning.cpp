@@ -30,7 +30,8 @@ const OptionGroup& tuning_options()
 {
   static const OptionGroup group{
       "UDP, every mode",
-      {OptionSpec("udp-max-message", "BYTES", WholeNumber{1, max_message_limit},
+      {OptionSpec("udp-max-message", "BYTES",
+                  WholeNumber{.min = 1, .max = max_message_limit, .byte_suffixes = true},
                   "every UDP mode (-u, -m, -b): the largest message sent or reassembled (at most " +
                       std::to_string(max_message_limit) +
                       "). Default: sending, what the receive buffer (-q) holds, from " +
@@ -38,7 +39,10 @@ const OptionGroup& tuning_options()
                       std::to_string(default_max_message_cap) +
                       " (16 MiB + 64 KiB); reassembling, " +
                       std::to_string(default_max_message_cap)),
-       OptionSpec("fragment-size", "BYTES", WholeNumber{min_fragment_payload, max_fragment_payload},
+       OptionSpec("fragment-size", "BYTES",
+                  WholeNumber{.min = min_fragment_payload,
+                              .max = max_fragment_payload,
+                              .byte_suffixes = true},
                   "every UDP mode: a larger message is split into fragments of this many bytes, "
                   "each sent with a " +
                       std::to_string(fragment_header_size) + "-byte header (" +

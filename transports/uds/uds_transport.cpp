@@ -33,6 +33,7 @@ const OptionGroup& uds_options()
                   "Linux's abstract namespace (no file, so any local process may connect); "
                   "subscribers connect to it. At most 107 bytes. --local-pair takes none (a "
                   "fresh file in $TMPDIR) or one.")
+           .with_implicit("") // bare, with --local-pair: loopback addresses picked
            .passed(PairRoute::neither),
        OptionSpec("uds-type", "seqpacket|stream", Choice{{"seqpacket", "stream"}},
                   "seqpacket: each message one record, its boundaries kept by the kernel "
@@ -97,7 +98,7 @@ public:
   LoopbackArguments loopback_arguments(std::size_t subscribers) const override
   {
     records(); // a bad value is reported before the children start
-    const std::optional<std::string> given = option_values().text(uds_options()["uds"]);
+    const std::optional<std::string> given = place_given();
     const std::string text =
         given ? address().text
               : transport_common::temporary_socket_path("netprof-uds", "publisher", ".sock");
@@ -112,9 +113,16 @@ public:
   }
 
 private:
+  // None for a bare --uds too, which asks the local pair to pick the place.
+  std::optional<std::string> place_given() const
+  {
+    std::optional<std::string> place = option_values().text(uds_options()["uds"]);
+    return place && !place->empty() ? place : std::nullopt;
+  }
+
   uds::UdsAddress address() const
   {
-    const std::optional<std::string> given = option_values().text(uds_options()["uds"]);
+    const std::optional<std::string> given = place_given();
     if (!given) {
       throw UsageError("the uds transport needs the socket's place: --uds PATH (a socket file) "
                        "or --uds @NAME (abstract), the same for publisher and subscribers");

@@ -52,6 +52,7 @@ const OptionGroup& zmq_options()
                   "loopback ports), one (the publisher's; ipc://* or tcp://host:* let netprof "
                   "choose) or two.")
            .repeatable()
+           .with_implicit("") // bare, with --local-pair: loopback addresses picked
            .passed(PairRoute::neither),
        OptionSpec("zmq-io-threads", "N", WholeNumber{1, max_io_threads},
                   "ZeroMQ I/O threads per process (1 to 64)")
@@ -62,7 +63,10 @@ const OptionGroup& zmq_options()
                   "direction."),
        // Off by default: on loopback it saves the publisher's copy but not throughput
        // (docs/transport-zmq.md, "Zero-copy sends").
-       OptionSpec("zmq-zero-copy", "BYTES", WholeNumber{0, zeromq::ZmqEndpoint::max_payload_size},
+       OptionSpec("zmq-zero-copy", "BYTES",
+                  WholeNumber{.min = 0,
+                              .max = zeromq::ZmqEndpoint::max_payload_size,
+                              .byte_suffixes = true},
                   "publisher: payloads of at least BYTES are sent without copying them, from "
                   "buffers lent to ZeroMQ in turn (as many as the high-water mark queues, within "
                   "256 MiB; a message is copied only while all are still lent); 0, the default, "
