@@ -287,14 +287,18 @@ def box_data(rows, percentile):
 
 def plot_subscribers(rows, title, path):
     """One row of panels per payload size; in each, a group of boxes per subscriber count, one
-    box per transport: each box holds one value per subscriber per run."""
+    box per transport: each box holds one value per subscriber per run. A box of one or two
+    values is drawn as its points, in its series' colour, since a box of them is only a line;
+    the legend goes below the panels, where it covers no data."""
     plt = pyplot()
     sizes, counts = box_sizes(rows), subscriber_counts(rows)
     figure, axes = plt.subplots(len(sizes), len(SUBSCRIBER_PANELS), squeeze=False,
                                 figsize=(5.6 * len(SUBSCRIBER_PANELS), 3.4 * len(sizes) + 0.8))
+    series_seen = []
     for column, (percentile, label) in enumerate(SUBSCRIBER_PANELS):
         data = box_data(rows, percentile)
         series_list = list(dict.fromkeys(series for series, _, _ in data))
+        series_seen += [series for series in series_list if series not in series_seen]
         width = 0.8 / max(1, len(series_list))
         for row_index, size in enumerate(sizes):
             axis = axes[row_index][column]
@@ -302,14 +306,7 @@ def plot_subscribers(rows, title, path):
                 boxes = [(position, data.get((series, size, count), []))
                          for position, count in enumerate(counts)]
                 boxes = [(p - 0.4 + width * (index + 0.5), v) for p, v in boxes if v]
-                if not boxes:
-                    continue
-                drawn = axis.boxplot([v for _, v in boxes], positions=[p for p, _ in boxes],
-                                     widths=width * 0.85, patch_artist=True, manage_ticks=False,
-                                     medianprops={"color": "black"})
-                for box in drawn["boxes"]:
-                    box.set(facecolor=f"C{index % 10}", alpha=0.55)
-                axis.plot([], [], color=f"C{index % 10}", linewidth=6, alpha=0.55, label=series)
+                draw_series_boxes(axis, boxes, width, index)
             axis.set_xticks(range(len(counts)), [str(count) for count in counts])
             axis.set_xlim(-0.6, len(counts) - 0.4)
             axis.set_yscale("log")
@@ -317,11 +314,51 @@ def plot_subscribers(rows, title, path):
             axis.set_ylabel("µs, each subscriber's own")
             axis.set_title(f"{label}, {format_size(size)}")
             axis.grid(True, axis="y", alpha=0.3)
-    axes[0][0].legend(fontsize=8)
+    legend_rows = add_figure_legend(figure, series_seen)
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout()
+    legend_height = min(0.4, (0.25 + 0.22 * legend_rows) / figure.get_figheight())
+    figure.tight_layout(rect=(0, legend_height, 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+def series_colour(index):
+    return f"C{index % 10}"
+
+
+# A box needs this many values to say more than its points do.
+FEWEST_FOR_A_BOX = 3
+
+
+def draw_series_boxes(axis, boxes, width, index):
+    """One series' boxes (position, values) in its own colour; few values as points."""
+    colour = series_colour(index)
+    marker = MARKERS[index % len(MARKERS)]
+    full = [(p, v) for p, v in boxes if len(v) >= FEWEST_FOR_A_BOX]
+    few = [(p, v) for p, v in boxes if len(v) < FEWEST_FOR_A_BOX]
+    if full:
+        drawn = axis.boxplot([v for _, v in full], positions=[p for p, _ in full],
+                             widths=width * 0.85, patch_artist=True, manage_ticks=False,
+                             medianprops={"color": colour, "linewidth": 2},
+                             flierprops={"markeredgecolor": colour},
+                             whiskerprops={"color": colour}, capprops={"color": colour})
+        for box in drawn["boxes"]:
+            box.set(facecolor=colour, alpha=0.35, edgecolor=colour)
+    for position, values in few:
+        axis.plot([position] * len(values), values, linestyle="none", marker=marker,
+                  color=colour, markersize=6)
+
+
+def add_figure_legend(figure, series_list):
+    """The series' legend below every panel; returns how many rows it takes."""
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color=series_colour(index), marker=MARKERS[index % len(MARKERS)],
+                      linewidth=4, markersize=6)
+               for index in range(len(series_list))]
+    columns = max(1, min(len(series_list), 5))
+    figure.legend(handles, series_list, loc="lower center", ncol=columns, fontsize=8,
+                  frameon=False)
+    return (len(series_list) + columns - 1) // columns
 
 
 # ---------------------------------------------------------------------------------------------

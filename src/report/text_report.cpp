@@ -1,3 +1,4 @@
+#include "cross_clock_headline.hpp"
 #include "failed_wait.hpp"
 
 #include <netprof/report.hpp>
@@ -239,9 +240,26 @@ void write_distribution(std::ostream& out, const std::vector<HistogramBin>& bins
   }
 }
 
+void write_direction(std::ostream& out, const char* label, const LatencySummary& latency,
+                     const std::string& bound, const char* indent = "      ")
+{
+  out << indent << label << ": ";
+  if (latency.count == 0) {
+    out << "no measured exchange\n";
+    return;
+  }
+  out << "p50 " << format_duration_ns(static_cast<double>(latency.p50_ns)) << ", p99 "
+      << format_duration_ns(static_cast<double>(latency.p99_ns)) << ", min "
+      << format_duration_ns(static_cast<double>(latency.min_ns)) << ", max "
+      << format_duration_ns(static_cast<double>(latency.max_ns)) << " (each " << bound << ")\n";
+}
+
 void write_publisher_latency(std::ostream& out, const RunReport& report)
 {
-  out << "Latency: round trip on the publisher's clock; one-way = RTT/2\n";
+  const CrossClockLatency* across = leading_cross_clock(report);
+  out << (across ? "Latency: one-way across clocks (offset estimated from the probes), then the "
+                   "round trip on the publisher's clock\n"
+                 : "Latency: round trip on the publisher's clock; one-way = RTT/2\n");
   out << "  Probes sent: " << format_count(report.probes_sent) << "\n";
   // Every subscriber echoes every probe, so echoes can outnumber probes.
   out << "  Echoes received: " << format_count(report.echoes_received);
@@ -254,7 +272,15 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     out << "  no probes echoed\n";
     return;
   }
-  write_latency_block(out, "One-way (RTT/2):", report.rtt, 0.5);
+  if (across) {
+    const std::string bound = "± " + format_duration_ns(static_cast<double>(across->bound_ns));
+    write_latency_block(out, "One-way, publisher -> subscriber (across clocks):", across->forward,
+                        1.0, ("each " + bound + ", the clock offset's error bound").c_str());
+    write_direction(out, "One-way, subscriber -> publisher", across->backward, bound, "  ");
+  }
+  write_latency_block(out, across ? "One-way (RTT/2), half the round trip, both directions:"
+                                  : "One-way (RTT/2):",
+                      report.rtt, 0.5);
   write_latency_block(out, "Round trip (RTT):", report.rtt, 1.0);
   if (report.config.print_histogram) {
     write_distribution(out, report.rtt_bins);
@@ -337,20 +363,6 @@ void write_send_accounting(std::ostream& out, const SendAccounting& accounting)
     }
   }
   out << "\n";
-}
-
-void write_direction(std::ostream& out, const char* label, const LatencySummary& latency,
-                     const std::string& bound)
-{
-  out << "      " << label << ": ";
-  if (latency.count == 0) {
-    out << "no measured exchange\n";
-    return;
-  }
-  out << "p50 " << format_duration_ns(static_cast<double>(latency.p50_ns)) << ", p99 "
-      << format_duration_ns(static_cast<double>(latency.p99_ns)) << ", min "
-      << format_duration_ns(static_cast<double>(latency.min_ns)) << ", max "
-      << format_duration_ns(static_cast<double>(latency.max_ns)) << " (each " << bound << ")\n";
 }
 
 // Forward and backward apart, which RTT/2 cannot tell: only as good as the offset estimate,
