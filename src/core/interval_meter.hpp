@@ -37,6 +37,7 @@ public:
   };
 
   explicit IntervalMeter(Nanoseconds length) noexcept : m_length(length) {}
+  Nanoseconds length() const noexcept { return m_length; }
 
   // Loop side. The first interval begins at `begin`.
   void start(Clock::time_point begin) noexcept;

@@ -13,11 +13,11 @@ namespace {
 constexpr auto look_interval = std::chrono::milliseconds(10);
 
 // The last, partial interval closed at the very moment the phase ended ("[ 2.00- 2.00 s]
-// received 0"): no time and nothing in it, so neither a line nor a JSON entry.
-bool is_empty_remainder(const IntervalFigures& interval) noexcept
+// received 0"): next to no time and nothing in it, so neither a line nor a JSON entry.
+bool is_empty_remainder(const IntervalFigures& interval, Nanoseconds length) noexcept
 {
-  constexpr double shortest_seconds = 0.005; // shown as "2.00- 2.00"
-  return interval.end_seconds - interval.start_seconds < shortest_seconds &&
+  constexpr double shortest_share = 0.05; // of --interval
+  return interval.end_seconds - interval.start_seconds < shortest_share * to_seconds(length) &&
          interval.messages == 0 && interval.echoes == 0 && interval.lost == 0 &&
          interval.latency_count == 0;
 }
@@ -60,7 +60,7 @@ void IntervalReporter::take_all()
     }
     IntervalFigures interval = figures(slot, m_before, m_phase_start);
     m_before = slot.totals;
-    if (is_empty_remainder(interval))
+    if (is_empty_remainder(interval, m_meter.length()))
       return;
     if (m_out != nullptr)
       print_beside_status_line(m_out, format_interval_line(interval, m_role));

@@ -231,7 +231,7 @@ TEST_F(ParseCommandLineTest, ToleratesAnEmptyArgv)
 TEST_F(ParseCommandLineTest, RejectsAnUnknownOption)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--sise", "3"}),
-            "unknown option '--sise' (see --help)");
+            "unknown option '--sise' (did you mean '--size'?)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsAnUnknownShortOption)
@@ -239,10 +239,10 @@ TEST_F(ParseCommandLineTest, RejectsAnUnknownShortOption)
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-x"}), "unknown option '-x' (see --help)");
 }
 
-TEST_F(ParseCommandLineTest, DoesNotCompleteAnAbbreviatedOption)
+TEST_F(ParseCommandLineTest, DoesNotCompleteAnAbbreviatedOptionButSuggestsIt)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--siz", "3"}),
-            "unknown option '--siz' (see --help)");
+            "unknown option '--siz' (did you mean '--size'?)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsAMissingValue)
@@ -623,9 +623,9 @@ TEST_F(ParseCommandLineTest, HelpListsEveryCoreOption)
   }
 }
 
-TEST_F(ParseCommandLineTest, HelpListsTheUdpTransportGroup)
+TEST_F(ParseCommandLineTest, HelpAllListsTheUdpTransportGroup)
 {
-  const std::string sut = help_text(m_registry);
+  const std::string sut = help_text(m_registry, "all");
 
   EXPECT_NE(sut.find("\nudp  UDP unicast"), std::string::npos);
   EXPECT_NE(sut.find("-u [ --udp ]"), std::string::npos);
@@ -640,19 +640,32 @@ TEST_F(ParseCommandLineTest, HelpShowsTheExamples)
   EXPECT_NE(sut.find("netprof --local-pair -t 3"), std::string::npos);
 }
 
+// The general help, --help all and each transport's.
+std::vector<std::string> help_topics(const TransportRegistry& registry)
+{
+  std::vector<std::string> topics = {"", "all"};
+  for (const auto& entry : registry.entries())
+    topics.push_back(entry.name);
+  return topics;
+}
+
 TEST_F(ParseCommandLineTest, HelpHasNoTrailingBlanks)
 {
-  const std::string sut = help_text(m_registry);
+  for (const std::string& topic : help_topics(m_registry)) {
+    const std::string sut = help_text(m_registry, topic);
 
-  EXPECT_EQ(sut.find(" \n"), std::string::npos);
+    EXPECT_EQ(sut.find(" \n"), std::string::npos) << topic;
+  }
 }
 
 TEST_F(ParseCommandLineTest, HelpFitsEightyColumns)
 {
-  std::istringstream sut(help_text(m_registry));
+  for (const std::string& topic : help_topics(m_registry)) {
+    std::istringstream sut(help_text(m_registry, topic));
 
-  for (std::string line; std::getline(sut, line);) {
-    EXPECT_LE(line.size(), 80U) << line;
+    for (std::string line; std::getline(sut, line);) {
+      EXPECT_LE(line.size(), 80U) << topic << ": " << line;
+    }
   }
 }
 
@@ -660,7 +673,7 @@ TEST_F(ParseCommandLineTest, HelpFitsEightyColumns)
 TEST_F(ParseCommandLineTest, HelpWrapsDescriptionsOnlyAtSpaces)
 {
   std::set<std::string> printed;
-  std::istringstream help(help_text(m_registry));
+  std::istringstream help(help_text(m_registry, "all"));
   for (std::string word; help >> word;) {
     printed.insert(word);
   }

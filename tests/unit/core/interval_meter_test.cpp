@@ -218,5 +218,31 @@ TEST(IntervalThreads, EverySampleIsInExactlyOneIntervalWhileTheReporterRuns)
   EXPECT_EQ(samples, total);
 }
 
+TEST(IntervalThreads, AnEmptyRemainderClosedAsThePhaseEndsIsNoInterval)
+{
+  IntervalMeter meter(milliseconds(100));
+  IntervalReporter reporter(meter, Role::subscriber, nullptr);
+  meter.start(t0);
+  meter.record_latency(100);
+  meter.close(t0 + milliseconds(100), sent(5));
+  meter.finish(t0 + milliseconds(101), sent(5)); // the phase ended 1 ms later, nothing in it
+
+  const std::vector<IntervalFigures> figures = reporter.stop();
+
+  ASSERT_EQ(figures.size(), 1U);
+  EXPECT_EQ(figures[0].messages, 5U);
+}
+
+TEST(IntervalThreads, AShortRemainderWithMessagesIsKept)
+{
+  IntervalMeter meter(milliseconds(100));
+  IntervalReporter reporter(meter, Role::subscriber, nullptr);
+  meter.start(t0);
+  meter.close(t0 + milliseconds(100), sent(5));
+  meter.finish(t0 + milliseconds(101), sent(6));
+
+  EXPECT_EQ(reporter.stop().size(), 2U);
+}
+
 } // namespace
 } // namespace netprof

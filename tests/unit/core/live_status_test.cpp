@@ -31,5 +31,20 @@ TEST(DescribePhase, OtherPhasesAreNamed)
   EXPECT_EQ(describe_phase(LivePhase::ending, 0, 0), "ending");
 }
 
+TEST(DescribeWait, NamesTheAddressAndTheTimeLeftOfWait)
+{
+  const StatusContext context{"127.0.0.1:40000", 10.0};
+
+  EXPECT_EQ(describe_wait(LivePhase::waiting_for_subscribers, context, 3.2),
+            " at 127.0.0.1:40000, 7 s of --wait 10 s left");
+  EXPECT_EQ(describe_wait(LivePhase::waiting_for_acknowledgement, context, 12.0),
+            " at 127.0.0.1:40000, 0.0 s of --wait 10 s left");
+}
+
+TEST(DescribeWait, SaysNothingOnceTheRoleStoppedWaiting)
+{
+  EXPECT_EQ(describe_wait(LivePhase::measuring, {"127.0.0.1:40000", 10.0}, 3.0), "");
+}
+
 } // namespace
 } // namespace netprof

@@ -489,4 +489,27 @@ TEST(Verdict, IsWrittenIntoTheRolesReport)
   EXPECT_EQ(result.report.headline.rfind("75.4% lost at subscriber 1", 0), 0u);
 }
 
+TEST(PublisherVerdict, ASubscriberThatLeftWhileThePublisherWasInterruptedWasInterruptedToo)
+{
+  SubscriberResult left = counted(1, 1000, 600);
+  left.outcome = SubscriberOutcome::left_early;
+  PublisherFacts facts = publisher_run(1000, {left});
+  facts.interrupted = true;
+
+  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+            Lines{"subscriber 1 was interrupted before the end of the test"});
+  facts.interrupted = false;
+  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+            Lines{"subscriber 1 left before the end of the test"});
+}
+
+TEST(PublisherVerdict, PushBacksAreCountedWithThousandsSeparatorsAsTheReportPrintsThem)
+{
+  PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
+  facts.back_pressure_waits = 1'827'680;
+
+  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+            Lines{"the transport pushed back 1,827,680 times"});
+}
+
 } // namespace

@@ -117,3 +117,35 @@ TEST(ParseFiniteDoubleTest, RejectsLeadingBlanks)
 
 } // namespace
 } // namespace netprof::options
+
+namespace netprof::options {
+namespace {
+
+TEST(ParseByteSizeTest, TakesPlainBytes)
+{
+  EXPECT_EQ(parse_byte_size("600000").value, 600000U);
+}
+
+TEST(ParseByteSizeTest, KMAndGAreBinaryInAnyCase)
+{
+  EXPECT_EQ(parse_byte_size("1k").value, 1024U);
+  EXPECT_EQ(parse_byte_size("1K").value, 1024U);
+  EXPECT_EQ(parse_byte_size("4KiB").value, 4096U);
+  EXPECT_EQ(parse_byte_size("2M").value, 2U * 1024 * 1024);
+  EXPECT_EQ(parse_byte_size("1mib").value, 1024U * 1024);
+  EXPECT_EQ(parse_byte_size("1G").value, 1024U * 1024 * 1024);
+}
+
+TEST(ParseByteSizeTest, RefusesWhatIsNoSize)
+{
+  for (const char* text : {"", "k", "KiB", "1.5k", "1kb", "1T", "1 k", "-1k", "1iB", "64ib"})
+    EXPECT_EQ(parse_byte_size(text).status, NumberStatus::malformed) << text;
+}
+
+TEST(ParseByteSizeTest, ReportsOverflowAsOutOfRange)
+{
+  EXPECT_EQ(parse_byte_size("17179869184G").status, NumberStatus::out_of_range);
+}
+
+} // namespace
+} // namespace netprof::options

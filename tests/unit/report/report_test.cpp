@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -71,6 +72,7 @@ RunReport sample_publisher()
   report.endpoint.local_addresses = {"127.0.0.1:40000"};
   report.endpoint.peer_addresses = {"127.0.0.1:40001"};
   report.endpoint.max_message_size = 65'475;
+  report.endpoint.sends_datagrams = true;
   report.endpoint.requested_buffer_bytes = 1'000'000;
   report.endpoint.granted_send_buffer_bytes = 2'000'000;
   report.endpoint.granted_receive_buffer_bytes = 425'984;
@@ -1010,6 +1012,93 @@ TEST(JsonReport, NonFiniteNumbersBecomeZero)
   std::string text = report_to_json(report).dump();
   EXPECT_EQ(text.find("NaN"), std::string::npos);
   EXPECT_EQ(text.find("Infinity"), std::string::npos);
+}
+
+// ---- what a new user meets (issue 31) ----
+
+std::size_t line_count(const std::string& text)
+{
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(TextReport, AFailedWaitIsAShortReportNotLinesOfZeroes)
+{
+  RunReport report = sample_publisher();
+  report.subscribers.clear();
+  report.messages_sent = 0;
+  report.success = false;
+  report.problems = {"no subscriber announced itself within --wait 10 s"};
+  const std::string text = text_of(report);
+
+  EXPECT_LE(line_count(text), 12U) << text;
+  EXPECT_TRUE(has_line(text, "Test: FAIL")) << text;
+  EXPECT_TRUE(has_line(text, "  Hosts: 127.0.0.1:40000 (bound), 127.0.0.1:40001 (peer)")) << text;
+  EXPECT_TRUE(has_line(text, "  Wait: 10 s (--wait)")) << text;
+  EXPECT_EQ(text.find("Messages received: 0"), std::string::npos) << text;
+}
+
+TEST(TextReport, ASubscriberThatHeardNoPublisherGetsTheShortReport)
+{
+  RunReport report = sample_subscriber_report();
+  report.end_received = false;
+  report.ended_by = RunEnding::no_publisher;
+  report.self->counters = {};
+  const std::string text = text_of(report);
+
+  EXPECT_LE(line_count(text), 12U) << text;
+  EXPECT_TRUE(has_line(text, "Nothing was measured.")) << text;
+}
+
+TEST(JsonReport, AFailedWaitKeepsEveryKey)
+{
+  RunReport report = sample_publisher();
+  const std::set<std::string> full = keys_of(parsed(report));
+  report.subscribers.clear();
+  report.messages_sent = 0;
+
+  EXPECT_EQ(keys_of(parsed(report)), full);
+}
+
+TEST(TextReport, NoDatagramsLineWhereTheTransportSendsNone)
+{
+  RunReport report = sample_publisher();
+  report.endpoint.sends_datagrams = false; // a stream or message transport: tcp, zmq
+  EXPECT_EQ(text_of(report).find("Datagrams:"), std::string::npos);
+
+  report.subscribers.at(0).counters.datagrams += 1; // unless it counted them apart
+  EXPECT_NE(text_of(report).find("Datagrams:"), std::string::npos);
+}
+
+TEST(TextReport, CrossClockLeadsWhenItsBoundIsSmallBesideTheFigures)
+{
+  RunReport report = sample_publisher();
+  CrossClockLatency cross = sample_cross_clock();
+  cross.forward.p50_ns = 213'000'000; // a shaped link: 213 ms forward, microseconds back
+  cross.forward.min_ns = 212'000'000;
+  cross.bound_ns = 20'000;
+  report.subscribers.at(0).cross_clock = cross;
+  const std::string text = text_of(report);
+
+  const std::size_t across = text.find("  One-way, publisher -> subscriber (across clocks):\n"
+                                       "    each ± 20.0 us, the clock offset's error bound\n");
+  const std::size_t half = text.find("  One-way (RTT/2), half the round trip, both directions:");
+  ASSERT_NE(across, std::string::npos) << text;
+  ASSERT_NE(half, std::string::npos) << text;
+  EXPECT_LT(across, half);
+  EXPECT_NE(text.find("    p50: 213 ms\n", across), std::string::npos) << text;
+  EXPECT_NE(text.find("  One-way, subscriber -> publisher: p50 9.00 us"), std::string::npos)
+      << text;
+}
+
+TEST(TextReport, RttHalfLeadsWhenTheCrossClockBoundIsLarge)
+{
+  RunReport report = sample_publisher();
+  report.subscribers.at(0).cross_clock = sample_cross_clock(); // ± 12.5 us beside 40 us
+
+  const std::string text = text_of(report);
+
+  EXPECT_TRUE(has_line(text, "  One-way (RTT/2):")) << text;
+  EXPECT_EQ(text.find("(across clocks)"), std::string::npos) << text;
 }
 
 } // namespace
