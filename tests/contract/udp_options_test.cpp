@@ -136,23 +136,23 @@ INSTANTIATE_TEST_SUITE_P(
     Values, UdpTuningRejects,
     ::testing::Values(
         BadTuning{{"--fragment-size", "511"},
-                  "invalid value '511' for --fragment-size: expected a whole number from 512 to "
-                  "65479"},
+                  "invalid value '511' for --fragment-size: expected a size in bytes from 512 to "
+                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
         BadTuning{{"--fragment-size", "65480"},
-                  "invalid value '65480' for --fragment-size: expected a whole number from 512 to "
-                  "65479"},
+                  "invalid value '65480' for --fragment-size: expected a size in bytes from 512 to "
+                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
         BadTuning{{"--fragment-size", "-1"},
-                  "invalid value '-1' for --fragment-size: expected a whole number from 512 to "
-                  "65479"},
-        BadTuning{{"--fragment-size", "8k"},
-                  "invalid value '8k' for --fragment-size: expected a whole number from 512 to "
-                  "65479"},
+                  "invalid value '-1' for --fragment-size: expected a size in bytes from 512 to "
+                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
+        BadTuning{{"--fragment-size", "64k"},
+                  "invalid value '64k' for --fragment-size: expected a size in bytes from 512 to "
+                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
         BadTuning{{"--udp-max-message", "0"},
-                  "invalid value '0' for --udp-max-message: expected a whole number from 1 to "
-                  "1073741824"},
+                  "invalid value '0' for --udp-max-message: expected a size in bytes from 1 to "
+                  "1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
         BadTuning{{"--udp-max-message", "99999999999999999999999"},
                   "invalid value '99999999999999999999999' for --udp-max-message: expected a "
-                  "whole number from 1 to 1073741824"},
+                  "size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
         BadTuning{{"--reassembly-slots", "0"},
                   "invalid value '0' for --reassembly-slots: expected a whole number from 1 to 64"},
         BadTuning{{"--reassembly-timeout", "0"},
@@ -216,7 +216,8 @@ TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
   Family family;
   family.give({"-u", "127.0.0.1:40000", "--fragment-size", "100"});
   const std::string expected =
-      "invalid value '100' for --fragment-size: expected a whole number from 512 to 65479";
+      "invalid value '100' for --fragment-size: expected a size in bytes from 512 to 65479" 
+      " (K, M, G = 1024, 1024^2, 1024^3 bytes)";
   EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
   EXPECT_EQ(usage_error([&] { family.multicast->validate(Role::publisher); }), expected);
 }

@@ -756,8 +756,8 @@ TEST(ZmqZeroCopy, OptionTakesAByteCountOrRefusesWithOneLine)
     zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "-1"})->validate(Role::publisher);
     FAIL() << "a negative size was accepted";
   } catch (const UsageError& error) {
-    EXPECT_STREQ(error.what(), "invalid value '-1' for --zmq-zero-copy: expected a whole number "
-                               "from 0 to 16777216");
+    EXPECT_STREQ(error.what(), "invalid value '-1' for --zmq-zero-copy: expected a size in bytes "
+                               "from 0 to 16777216 (K, M, G = 1024, 1024^2, 1024^3 bytes)");
   }
 }
 

@@ -88,7 +88,8 @@ class BadInputTest(NetprofTestCase):
         self.assertEqual(result.returncode, 0)
         for status in ("0", "1", "2", "3", "130"):
             self.assertIn(status, result.stdout)
-        self.assertIn("--udp", result.stdout)
+        self.assertIn("netprof --help TRANSPORT", result.stdout)
+        self.assertIn("--udp", self.run_netprof("--help", "udp", deadline_s=20).stdout)
 
     def test_version(self):
         result = self.run_netprof("--version", deadline_s=20)
@@ -114,7 +115,7 @@ class TransportListJsonTest(NetprofTestCase):
         plain = self.run_netprof("--list-transports", deadline_s=20).stdout.splitlines()
         self.assertEqual([t["name"] for t in listing["transports"]],
                          [line.split("\t")[0] for line in plain])
-        help_text = self.run_netprof("--help", deadline_s=20).stdout
+        help_text = self.run_netprof("--help", "all", deadline_s=20).stdout
         for transport in listing["transports"]:
             with self.subTest(transport=transport["name"]):
                 self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",

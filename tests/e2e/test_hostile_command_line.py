@@ -60,7 +60,8 @@ ROWS = [
      lit("invalid value 'fast' for --send-hz: expected a rate in Hz from 0 to 1e9 "
          "(0 = as fast as possible)")),
     (["-u", "127.0.0.1:1", "-q", "1MB"], USAGE,
-     lit("invalid value '1MB' for --queue-length: expected a whole number >= 0")),
+     lit("invalid value '1MB' for --queue-length: expected a size in bytes >= 0"
+         " (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     (["-u", "127.0.0.1:1", "--subscribers", "two"], USAGE,
      lit("invalid value 'two' for --subscribers: expected a whole number from 0 to 1024")),
     (["-m", "239.255.0.1:4150", "--mc-ttl", "abc"], USAGE,
@@ -76,7 +77,8 @@ ROWS = [
     (["-u", "127.0.0.1:1", "--count", "-1"], USAGE,
      lit("invalid value '-1' for --count: expected a whole number >= 1")),
     (["-u", "127.0.0.1:1", "-q", "-1"], USAGE,
-     lit("invalid value '-1' for --queue-length: expected a whole number >= 0")),
+     lit("invalid value '-1' for --queue-length: expected a size in bytes >= 0"
+         " (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     (["-u", "127.0.0.1:1", "-i", "-1"], USAGE,
      lit("invalid value '-1' for --id: expected a whole number from 0 to 65535")),
     (["-m", "239.255.0.1:4150", "--mc-ttl", "-1"], USAGE,
@@ -117,11 +119,14 @@ ROWS = [
      lit("-q 99999999999 is too large for shm: the ring holds at most 1073741824 B (1 GiB)")),
     # -- a fraction where a whole number is needed
     (["-u", "127.0.0.1:1", "-s", "1.5"], USAGE,
-     lit("invalid value '1.5' for --size: expected a whole number >= 1")),
+     lit("invalid value '1.5' for --size: expected a size in bytes >= 1"
+         " (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     (["-u", "127.0.0.1:1", "-s", "1e3"], USAGE,
-     lit("invalid value '1e3' for --size: expected a whole number >= 1")),
+     lit("invalid value '1e3' for --size: expected a size in bytes >= 1"
+         " (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     (["-u", "127.0.0.1:1", "-q", "1.5"], USAGE,
-     lit("invalid value '1.5' for --queue-length: expected a whole number >= 0")),
+     lit("invalid value '1.5' for --queue-length: expected a size in bytes >= 0"
+         " (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     (["-u", "127.0.0.1:1", "-i", "1.5"], USAGE,
      lit("invalid value '1.5' for --id: expected a whole number from 0 to 65535")),
     (["-u", "127.0.0.1:1", "--subscribers", "1.5"], USAGE,
@@ -133,7 +138,8 @@ ROWS = [
     (["--zmq", "tcp://127.0.0.1:5555", "--zmq-io-threads", "1.5"], USAGE,
      lit("invalid value '1.5' for --zmq-io-threads: expected a whole number from 1 to 64")),
     (["-u", "127.0.0.1:1", "--fragment-size", "1000.5"], USAGE,
-     lit("invalid value '1000.5' for --fragment-size: expected a whole number from 512 to 65479")),
+     lit("invalid value '1000.5' for --fragment-size: expected a size in bytes from 512 to "
+         "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)")),
     # -- two transports, or one transport's option with another transport
     (["-u", "127.0.0.1:1", "--zmq", "tcp://127.0.0.1:5555"], USAGE,
      lit("conflicting transports: udp and zmq; give only one")),

@@ -277,19 +277,22 @@ TEST_F(ParseCommandLineTest, NamesTheMissingValueNotTheArgumentItLeftBehind)
 TEST_F(ParseCommandLineTest, RejectsANonNumericValue)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--size", "abc"}),
-            "invalid value 'abc' for --size: expected a whole number >= 1");
+            "invalid value 'abc' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsANegativeWholeNumber)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "-5"}),
-            "invalid value '-5' for --size: expected a whole number >= 1");
+            "invalid value '-5' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsAPlusSign)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "+5"}),
-            "invalid value '+5' for --size: expected a whole number >= 1");
+            "invalid value '+5' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsAFractionForAWholeNumber)
@@ -301,13 +304,15 @@ TEST_F(ParseCommandLineTest, RejectsAFractionForAWholeNumber)
 TEST_F(ParseCommandLineTest, RejectsAnEmptyNumber)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", ""}),
-            "invalid value '' for --size: expected a whole number >= 1");
+            "invalid value '' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsZeroSize)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "0"}),
-            "invalid value '0' for --size: expected a whole number >= 1");
+            "invalid value '0' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsZeroTime)
@@ -381,7 +386,8 @@ TEST_F(ParseCommandLineTest, RejectsTrailingJunk)
 TEST_F(ParseCommandLineTest, RejectsTrailingJunkInAWholeNumber)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-s", "10 "}),
-            "invalid value '10 ' for --size: expected a whole number >= 1");
+            "invalid value '10 ' for --size: expected a size in bytes >= 1"
+            " (K, M, G = 1024, 1024^2, 1024^3 bytes)");
 }
 
 TEST_F(ParseCommandLineTest, RejectsNan)
