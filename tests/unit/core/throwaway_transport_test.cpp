@@ -101,9 +101,10 @@ protected:
 
 TEST_F(ThrowawayTransportTest, HelpShowsItsOptionGroup)
 {
-  const std::string help = help_text(registry);
+  const std::string help = help_text(registry, "all");
   EXPECT_NE(help.find("throwaway  a test's in-memory medium"), std::string::npos) << help;
   EXPECT_NE(help.find("--throwaway NAME"), std::string::npos);
+  EXPECT_NE(help_text(registry, "throwaway").find("--throwaway NAME"), std::string::npos);
 }
 
 TEST_F(ThrowawayTransportTest, ItsOptionChoosesItAndAnotherTransportsOptionIsRefused)
