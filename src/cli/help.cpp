@@ -137,9 +137,15 @@ std::string transport_index(const std::vector<cli::TransportOptions>& transports
   for (const auto& transport : transports)
     widest = std::max(widest, transport.name.size());
   std::string text = std::string("\nTransports (") + cli::transports_rule + "):\n";
+  const std::size_t indent = 2 + widest + 2;
+  const std::string continuation = "\n" + std::string(indent, ' ');
   for (const auto& transport : transports) {
-    text += "  " + transport.name + std::string(widest - transport.name.size() + 2, ' ') +
-            transport.summary + "\n";
+    std::string summary = wrapped_at_spaces(transport.summary, options::help_line_length - indent);
+    for (std::size_t at = summary.find('\n'); at != std::string::npos;
+         at = summary.find('\n', at + continuation.size()))
+      summary.replace(at, 1, continuation);
+    text += "  " + transport.name + std::string(widest - transport.name.size() + 2, ' ') + summary +
+            "\n";
   }
   const std::string example = transports.empty() ? "udp" : transports.front().name;
   return text + "\nA transport's options: netprof --help TRANSPORT (netprof --help " + example +

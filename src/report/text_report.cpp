@@ -278,9 +278,9 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
                         1.0, ("each " + bound + ", the clock offset's error bound").c_str());
     write_direction(out, "One-way, subscriber -> publisher", across->backward, bound, "  ");
   }
-  write_latency_block(out, across ? "One-way (RTT/2), half the round trip, both directions:"
-                                  : "One-way (RTT/2):",
-                      report.rtt, 0.5);
+  write_latency_block(
+      out, across ? "One-way (RTT/2), half the round trip, both directions:" : "One-way (RTT/2):",
+      report.rtt, 0.5);
   write_latency_block(out, "Round trip (RTT):", report.rtt, 1.0);
   if (report.config.print_histogram) {
     write_distribution(out, report.rtt_bins);

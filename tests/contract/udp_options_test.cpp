@@ -216,7 +216,7 @@ TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
   Family family;
   family.give({"-u", "127.0.0.1:40000", "--fragment-size", "100"});
   const std::string expected =
-      "invalid value '100' for --fragment-size: expected a size in bytes from 512 to 65479" 
+      "invalid value '100' for --fragment-size: expected a size in bytes from 512 to 65479"
       " (K, M, G = 1024, 1024^2, 1024^3 bytes)";
   EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
   EXPECT_EQ(usage_error([&] { family.multicast->validate(Role::publisher); }), expected);
