@@ -178,7 +178,7 @@ EndpointFacts UdpEndpoint::facts() const
   }
   if (const std::uint64_t refusals = m_receiver.refusals() + m_sender.refusals(); refusals > 0) {
     // Loopback and most hosts answer a datagram to a closed port with ICMP port unreachable.
-    const std::string where = m_peers.empty() ? std::string("its peer") : to_string(m_peers[0]);
+    const std::string where = m_peers.size() == 0 ? std::string("its peer") : to_string(m_peers[0]);
     facts.diagnoses.push_back("the kernel reported the port closed: nothing listened at " + where +
                               " (ECONNREFUSED, " + std::to_string(refusals) +
                               " times); is the publisher running there?");
