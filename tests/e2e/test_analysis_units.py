@@ -65,6 +65,13 @@ class KneeSearchTest(unittest.TestCase):
         self.assertEqual(len(sut.tried), 4)
         self.assertEqual(sut.stopped_by, "max-probes")
 
+    def test_a_search_cut_short_by_max_probes_has_not_converged(self):
+        self.assertFalse(search_below(3000, max_probes=4).converged)
+        self.assertFalse(search_below(1e9, max_probes=2).converged)  # never failed, never bounded
+        for sut in (search_below(3000), search_below(1e9, max_hz=4000),
+                    search_below(5, min_hz=100)):
+            self.assertTrue(sut.converged, sut.stopped_by)
+
     def test_midpoints_are_geometric_and_round(self):
         self.assertEqual(knee.midpoint(1000, 2000), 1410)
         self.assertTrue(100 < knee.midpoint(100, 101) < 101)
@@ -90,6 +97,12 @@ class KneeCriterionTest(unittest.TestCase):
         self.assertIn("lost 3", self.sut.judge(publisher_report(lost=3, loss_percent=0.3), 1000))
         self.assertIn("p99 50.0 µs", self.sut.judge(publisher_report(p99_ns=50_000), 1000))
         self.assertIn("received", self.sut.judge(publisher_report(received_per_second=500), 1000))
+
+    def test_a_rate_is_judged_by_the_median_of_its_runs_p99(self):
+        self.assertEqual(self.sut.judge_rate([10_000, 90_000, 12_000]), "")
+        self.assertEqual(self.sut.judge_rate([90_000, 80_000, 12_000]),
+                         "p99 80.0 µs (median of 3 runs)")
+        self.assertEqual(self.sut.judge(publisher_report(p99_ns=50_000), 1000, with_p99=False), "")
 
     def test_loss_within_max_loss_passes(self):
         lenient = knee.Criterion(p99_max_ns=20_000, max_loss_percent=1)
