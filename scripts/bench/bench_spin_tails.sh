@@ -90,7 +90,7 @@ bare_arguments()
   uds) echo "--type seqpacket --size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;;
   mq) echo "--size $wire --echo-size $((echo_bytes + 8)) --wait spin ${common[*]}" ;; # + its echo frame
   nng) echo "--size $wire --echo-size $echo_bytes --transport tcp ${common[*]}" ;;
-  zmq) echo "--size $wire --echo-size $echo_bytes --wait spin --pattern pair ${common[*]}" ;;
+  zmq) echo "--size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;; # xpub-xsub, as netprof
   iceoryx) echo "--size $wire --echo-size $echo_bytes ${common[*]}" ;;
   esac
 }
