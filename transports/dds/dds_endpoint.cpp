@@ -101,8 +101,7 @@ void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
 }
 
 DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
-    : m_publisher(settings.role == Role::publisher), m_notify(settings.notify),
-      m_qos(settings.qos),
+    : m_publisher(settings.role == Role::publisher), m_notify(settings.notify), m_qos(settings.qos),
       m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
       m_data_topic_name(settings.topic_prefix + "_data"),
       m_echo_topic_name(settings.topic_prefix + "_echo"),
@@ -133,11 +132,6 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
     throw_if_failed(m_writer, "writer");
     throw_if_failed(m_reader, "reader");
     create_waitset();
-  } catch (...) {
-      dds_delete_qos(qos);
-      throw;
-    }
-    dds_delete_qos(qos);
   } catch (...) {
     if (m_participant > 0) {
       dds_delete(m_participant);

@@ -38,7 +38,7 @@ struct EndpointSettings {
   std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
   std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
   std::size_t header_bytes = 0;
-  std::size_t subscribers = 1; // publisher: how many to discover before discovery is complete
+  std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
   Notify notify = Notify::waitset; // --dds-notify
 };
 

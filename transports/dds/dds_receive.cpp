@@ -78,8 +78,8 @@ void DdsEndpoint::create_waitset()
   if (m_notify == Notify::waitset) {
     m_read_condition = dds_create_readcondition(m_reader, DDS_ANY_STATE);
     throw_if_failed(m_read_condition, "read condition");
-    attached = attached && dds_waitset_attach(m_waitset, m_read_condition, data_attachment) ==
-                               DDS_RETCODE_OK;
+    attached = attached &&
+               dds_waitset_attach(m_waitset, m_read_condition, data_attachment) == DDS_RETCODE_OK;
   } else if (m_notify == Notify::listener) {
     m_wake = dds_create_guardcondition(m_participant);
     throw_if_failed(m_wake, "guard condition");
@@ -106,8 +106,9 @@ void DdsEndpoint::on_data_available_lend(dds_entity_t /*reader*/, void* context)
   if (got > 0)
     endpoint.m_delivered_by_listener += static_cast<std::uint64_t>(got);
   endpoint.m_handover.give_back();
+  // Woken after the echo was written, so the core's wake-up is not in the round trip.
   if (got != 0)
-    dds_set_guardcond(endpoint.m_wake, true); // after the echo: the core's wake-up is not timed
+    dds_set_guardcondition(endpoint.m_wake, true);
 }
 
 int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
@@ -239,7 +240,7 @@ ReceiveResult DdsEndpoint::receive_in_listener(MessageSink& sink, Nanoseconds ti
     if (woke < 0)
       return ReceiveResult::failed;
     bool wake = false;
-    dds_take_guardcond(m_wake, &wake);
+    dds_take_guardcondition(m_wake, &wake);
     for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i)
       if (triggered[i] == status_attachment && !check_statuses())
         return ReceiveResult::failed;
