@@ -65,9 +65,10 @@ class NotifyRefusalTest(DdsTestCase):
             self.assertIn(word, lines[0])
 
     def test_on_another_transport(self):
-        self.assert_refused(["--local-pair", "-t", "1", "--dds-notify", "listener"],
-                            "--dds-notify does not apply to the udp transport", "dds")
-        self.assert_refused(["-i", "1", "--uds", "--dds-notify", "poll"],
+        self.assert_refused(["-i", "1", "-u", "127.0.0.1:40999", "--dds-notify", "listener"],
+                            "--dds-notify does not apply to the udp transport",
+                            "it is an option of dds")
+        self.assert_refused(["--local-pair", "--uds", "/tmp/unused.sock", "--dds-notify", "poll"],
                             "--dds-notify does not apply to the uds transport")
 
     def test_an_unknown_mechanism(self):
