@@ -6,6 +6,7 @@
 
 #include "dds_message.h"
 
+#include <netprof/cpu_relax.hpp>
 #include <netprof/errors.hpp>
 
 #include <algorithm>
@@ -18,16 +19,6 @@ namespace {
 // What RTPS adds to a sample's bytes in its DATA submessage: the submessage header (4),
 // its fixed fields (20), the serialized payload's header (4) and the sequence's length (4).
 constexpr std::size_t sample_framing = 32;
-
-// Between empty takes of --dds-notify poll: a spin-wait hint, as the core's spinning waits give.
-inline void relax() noexcept
-{
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 } // namespace
 
@@ -261,7 +252,7 @@ ReceiveResult DdsEndpoint::receive_by_polling(MessageSink& sink, Nanoseconds tim
       return ReceiveResult::failed;
     if (now >= deadline)
       return ReceiveResult::timed_out;
-    relax();
+    cpu_relax(); // between empty takes
   }
 }
 
