@@ -47,8 +47,11 @@ class MessageSink {
 public:
   virtual ~MessageSink() = default;
 
-  // Called once per received message, on the thread inside Endpoint::receive, before it
-  // returns. The sink may call Endpoint::send from here (subscribers echo probes this way).
+  // Called once per received message, while Endpoint::receive runs and before it returns:
+  // on the thread that called it, or on a transport's own thread (a DDS listener) while the
+  // caller waits inside receive, the hand-over ordered so the sink's state is touched by one
+  // thread at a time. The sink may call Endpoint::send from here (subscribers echo probes this
+  // way).
   virtual void on_message(const Delivery& delivery) noexcept = 0;
 };
 

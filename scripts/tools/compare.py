@@ -11,15 +11,21 @@ mode, payload size and subscriber count; each group's repetitions are one sample
 side holds exactly one group and they differ (say udp against shm), those two are compared.
 
 For every figure (one-way latency p50, p99 and mean, messages/s, payload MB/s, loss %) it gives
-both medians, the change in percent and the two-sided Mann-Whitney U p-value of the two samples
-(as google/benchmark's compare.py does): rank-based, so one outlier run does not decide it, and
-no assumption that the figures are normally distributed. The verdict is "worse" or "better"
-(lower latency and loss are better, higher rates are) when p < --alpha and the change exceeds
---threshold, else "noise". With too few runs to reach p < --alpha at all (at alpha 0.05 that
-takes 4 runs per side, or 3 against 5), it says "too few runs" and does not gate on the figure.
+both medians, the change in percent and a one-sided Mann-Whitney U p-value in the direction of
+a regression (the contender's latency or loss higher, its rates lower): rank-based, so one
+outlier run does not decide it, and no assumption that the figures are normally distributed.
+A gate asks one question, "is it worse?", so the test is one-sided: with n runs per side it can
+reach p = 1 / C(2n, n), where a two-sided test reaches only twice that (3 against 3: 0.05
+one-sided, 0.1 two-sided). The verdict is "worse" when that p < --alpha and the change exceeds
+--threshold; "better" when the one-sided test the other way does the same; else "noise".
+--min-runs defaults to the fewest runs per side with which the test can reach p < --alpha at
+all: 4 at alpha 0.05 (1 / C(8, 4) = 0.014), 5 at alpha 0.01. A figure with fewer runs (or
+unequal sides that cannot reach alpha) is "too few runs": it was not judged, and the gate fails.
 
-Exit status: 0 no significant regression, 1 at least one figure is significantly worse beyond
-the threshold, 2 bad input (unreadable or foreign files, nothing to compare, scipy missing).
+Exit status: 0 every figure judged, no significant regression; 1 at least one figure is
+significantly worse beyond the threshold; 2 bad input (unreadable or foreign files, nothing to
+compare, scipy missing); 3 no regression found, but at least one figure had too few runs to be
+judged (run more repetitions: the gate cannot pass what it could not test).
 Needs scipy (Debian: python3-scipy).
 """
 
@@ -54,7 +60,8 @@ class Verdict:
     baseline_median: float
     contender_median: float
     change_percent: float  # inf when the baseline is 0 and the contender is not
-    p_value: float         # None when there are too few runs to test
+    p_value: float         # one-sided, toward a regression; None with too few runs to test
+    p_better: float        # one-sided, toward an improvement; None likewise
     verdict: str           # "better", "worse", "noise" or "too few runs"
 
 
@@ -65,16 +72,28 @@ def relative_change(baseline, contender):
 
 
 def smallest_p_value(n1, n2):
-    """The smallest two-sided p an exact Mann-Whitney U test can give for these sample sizes
-    (every contender run beyond every baseline run): 2 / C(n1 + n2, n1)."""
-    return min(1.0, 2 / math.comb(n1 + n2, n1))
+    """The smallest one-sided p an exact Mann-Whitney U test can give for these sample sizes
+    (every contender run beyond every baseline run): 1 / C(n1 + n2, n1)."""
+    return min(1.0, 1 / math.comb(n1 + n2, n1))
 
 
-def mann_whitney_p(baseline, contender):
+def runs_needed(alpha):
+    """The fewest runs per side (as many on each) with which the one-sided test can reach
+    p < alpha."""
+    runs = 2
+    while smallest_p_value(runs, runs) >= alpha:
+        runs += 1
+    return runs
+
+
+def mann_whitney_p(baseline, contender, contender_higher):
+    """One-sided p that the contender's figures are stochastically higher (or lower) than the
+    baseline's."""
     from scipy.stats import mannwhitneyu
     if len(set(baseline) | set(contender)) == 1:
         return 1.0  # all equal: nothing to rank
-    return float(mannwhitneyu(baseline, contender, alternative="two-sided").pvalue)
+    alternative = "greater" if contender_higher else "less"
+    return float(mannwhitneyu(contender, baseline, alternative=alternative).pvalue)
 
 
 def judge(baseline, contender, higher_is_better, alpha, threshold_percent, min_runs):
@@ -82,12 +101,16 @@ def judge(baseline, contender, higher_is_better, alpha, threshold_percent, min_r
     change = relative_change(b, c)
     n1, n2 = len(baseline), len(contender)
     if min(n1, n2) < min_runs or smallest_p_value(n1, n2) >= alpha:
-        return Verdict(b, c, change, None, "too few runs")
-    p = mann_whitney_p(baseline, contender)
-    if p >= alpha or abs(change) <= threshold_percent:
-        return Verdict(b, c, change, p, "noise")
-    worse = c < b if higher_is_better else c > b
-    return Verdict(b, c, change, p, "worse" if worse else "better")
+        return Verdict(b, c, change, None, None, "too few runs")
+    p_worse = mann_whitney_p(baseline, contender, contender_higher=not higher_is_better)
+    p_better = mann_whitney_p(baseline, contender, contender_higher=higher_is_better)
+    worse_change = c < b if higher_is_better else c > b
+    beyond = abs(change) > threshold_percent
+    if p_worse < alpha and beyond and worse_change:
+        return Verdict(b, c, change, p_worse, p_better, "worse")
+    if p_better < alpha and beyond and not worse_change and c != b:
+        return Verdict(b, c, change, p_worse, p_better, "better")
+    return Verdict(b, c, change, p_worse, p_better, "noise")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +243,8 @@ def text_table(results, arguments):
                                                  in zip(row[1:-1], widths[1:-1])] + [row[-1]]
             lines.append("  " + "  ".join(cells))
         lines.append("")
-    lines.append(f"medians; change: contender vs baseline; p: two-sided Mann-Whitney U; "
+    lines.append(f"medians; change: contender vs baseline; p: one-sided Mann-Whitney U toward a "
+                 f"regression (the verdict better uses the other side); "
                  f"verdict beyond noise when p < {arguments.alpha:g} and |change| > "
                  f"{arguments.threshold:g}%; runs: baseline/contender")
     return "\n".join(lines)
@@ -230,8 +254,11 @@ def parse_arguments(argv):
     parser = argparse.ArgumentParser(
         description="Compare two sets of netprof runs (JSON reports or sweep CSVs) figure by "
         "figure with a Mann-Whitney U test; exit 1 on a significant regression.",
-        epilog="Exit status: 0 no significant regression, 1 a significant regression, 2 bad "
-        "input.")
+        epilog="The test is one-sided, in the direction of a regression, so that few runs can "
+        "reach --alpha: --min-runs defaults to the fewest runs per side that can (4 at alpha "
+        "0.05, 5 at 0.01). Exit status: 0 every figure judged and none significantly worse, 1 a "
+        "significant regression, 2 bad input, 3 no regression found but some figure had too few "
+        "runs to be judged (the gate does not pass what it could not test).")
     parser.add_argument("--baseline", nargs="+", required=True, metavar="FILE",
                         help="JSON reports or sweep CSVs of the reference runs")
     parser.add_argument("--contender", nargs="+", required=True, metavar="FILE",
@@ -240,8 +267,9 @@ def parse_arguments(argv):
                         help="significance level (default: %(default)g)")
     parser.add_argument("--threshold", type=float, default=5.0, metavar="PERCENT",
                         help="smallest change of a median that counts (default: %(default)g)")
-    parser.add_argument("--min-runs", type=int, default=3,
-                        help="fewest runs per side to test a figure (default: %(default)s)")
+    parser.add_argument("--min-runs", type=int, default=None,
+                        help="fewest runs per side to test a figure (default: the fewest with "
+                        "which the one-sided test can reach --alpha; 4 at alpha 0.05)")
     parser.add_argument("--json", metavar="FILE", help="also write the comparison as JSON; "
                         "- for stdout (instead of the table)")
     arguments = parser.parse_args(argv)
@@ -249,14 +277,19 @@ def parse_arguments(argv):
         raise InputError("--alpha must be between 0 and 1")
     if not (arguments.threshold >= 0 and math.isfinite(arguments.threshold)):
         raise InputError("--threshold must be a percentage of at least 0")
+    if arguments.min_runs is None:
+        arguments.min_runs = runs_needed(arguments.alpha)
     if arguments.min_runs < 2:
         raise InputError("--min-runs must be at least 2")
     return arguments
 
 
 def write_json(results, arguments, regression):
+    untested = sum(1 for result in results if result["verdict"] == "too few runs")
     document = {"alpha": arguments.alpha, "threshold_percent": arguments.threshold,
-                "regression": regression,
+                "test": "Mann-Whitney U, one-sided toward a regression",
+                "min_runs": arguments.min_runs, "regression": regression,
+                "too_few_runs": untested,
                 "figures": [{**result, "change_percent": None
                              if math.isinf(result["change_percent"]) else result["change_percent"]}
                             for result in results]}
@@ -289,12 +322,14 @@ def main(argv):
         return 2
     untested = sum(1 for result in results if result["verdict"] == "too few runs")
     if untested:
-        print(f"compare: {untested} of {len(results)} figures had too few runs to test at "
-              f"alpha {arguments.alpha:g}; they do not gate", file=sys.stderr)
+        print(f"compare: {untested} of {len(results)} figures had too few runs to judge at "
+              f"alpha {arguments.alpha:g} (at least {arguments.min_runs} per side): not judged, "
+              "so the gate fails", file=sys.stderr)
     if regression:
         worse = [f"{r['runs']}: {r['label']}" for r in results if r["verdict"] == "worse"]
         print("compare: significant regression: " + "; ".join(worse), file=sys.stderr)
-    return 1 if regression else 0
+        return 1
+    return 3 if untested else 0
 
 
 if __name__ == "__main__":

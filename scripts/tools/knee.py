@@ -7,9 +7,15 @@ Each probe of a rate is a real run (stream mode, a publisher and its subscribers
 processes on loopback, as scripts/tools/sweep.py runs them). From --start-hz the rate doubles
 until a run fails the criterion (or reaches --max-hz), or halves until one passes (down to
 --min-hz); then it bisects, geometrically, between the highest rate that passed and the lowest
-that failed until they are within --resolution percent. With --repetitions N a rate passes only
-when all N runs pass. The search assumes that a rate which fails would fail at every higher
-rate; on a noisy machine, repeat probes.
+that failed until they are within --resolution percent. Each rate is run --repetitions times
+(3 by default): it passes when no run loses more than --max-loss or delivers less than
+--min-delivered, and the median of the runs' p99 is within --p99-max, so one descheduled run
+does not decide a rate's p99. The search assumes that a rate which fails would fail at every
+higher rate.
+
+A search that reaches --max-probes before its bounds are within --resolution has not converged:
+its knee is only the highest rate that passed so far. knee.md and knee.csv mark it (the column
+`converged`, "not converged" in the table), stderr names it, and the exit status is 1.
 
     scripts/tools/knee.py --transports udp,shm --sizes 64,1K,64K --p99-max 500 --out results/knee
 
@@ -17,8 +23,9 @@ writes into OUT: knee.md and knee.csv (one row per transport and size: the knee,
 the lowest failing rate and why it failed), probes.csv (every run), knee.png (the knee vs payload
 size, in msg/s and MB/s; needs matplotlib) and json/ (every run's reports).
 
-Exit status: 0 the search ran (a size at which even --min-hz fails has no knee, and says so),
-2 bad arguments, 3 netprof failed other than by the criterion (it refused the settings, a
+Exit status: 0 the search ran and converged for every size (a size at which even --min-hz
+fails has no knee, and says so), 1 it ran but some size did not converge (stopped at
+--max-probes), 2 bad arguments, 3 netprof failed other than by the criterion (it refused the settings, a
 transport error, a run timed out), 130 interrupted. The tables are written either way.
 """
 
@@ -28,6 +35,7 @@ import dataclasses
 import importlib.util
 import math
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -53,6 +61,11 @@ class Knee:
     failed_hz: float   # the lowest rate that failed; None: the highest tried passed
     tried: list        # (rate, passed) in the order tried
     stopped_by: str    # "resolution", "max-hz", "min-hz" or "max-probes"
+
+    @property
+    def converged(self):
+        """False when --max-probes cut the search short: the knee is only a lower bound."""
+        return self.stopped_by != "max-probes"
 
 
 def search(passes, start_hz, min_hz, max_hz, resolution, max_probes):
@@ -114,8 +127,9 @@ class Criterion:
     max_loss_percent: float = 0.0
     min_delivered: float = 0.9  # share of the asked rate every subscriber must receive
 
-    def judge(self, report, send_hz):
-        """"" when the run passes, else why not, in a few words."""
+    def judge(self, report, send_hz, with_p99=True):
+        """"" when the run passes, else why not, in a few words; with_p99 False leaves the p99
+        to judge_rate, over every run of the rate."""
         summary = figures.summary_figures(report)
         counted = [s for s in report.get("subscribers", []) if s.get("counters_received")]
         why = []
@@ -124,12 +138,20 @@ class Criterion:
         p99 = summary["one_way_p99_ns"]
         if p99 <= 0:
             why.append("no probe echoed")
-        elif p99 > self.p99_max_ns:
+        elif p99 > self.p99_max_ns and with_p99:
             why.append(f"p99 {format_figure(p99 / 1e3)} µs")
         slowest = min((s["throughput"]["messages_per_second"] for s in counted), default=0)
         if slowest < self.min_delivered * send_hz:
             why.append(f"received {format_figure(slowest)} msg/s")
         return ", ".join(why)
+
+    def judge_rate(self, p99s):
+        """"" when the median of a rate's runs' p99 is within the target, else why not."""
+        median = statistics.median(p99s)
+        if median <= self.p99_max_ns:
+            return ""
+        of_runs = f" (median of {len(p99s)} runs)" if len(p99s) > 1 else ""
+        return f"p99 {format_figure(median / 1e3)} µs{of_runs}"
 
 
 @dataclasses.dataclass
@@ -142,9 +164,17 @@ class Run:
     report: dict
 
 
-def try_rate(arguments, criterion, setup, size, send_hz, prefix, runs):
-    """Runs every repetition of one rate (stopping at the first that fails); True if all
-    passed. NetprofError when netprof fails for another reason than the criterion."""
+@dataclasses.dataclass
+class RateVerdict:
+    why_failed: str    # "" when the rate passed
+    p99_ns: float      # the median of its runs' one-way p99 (None: a run failed before it)
+
+
+def try_rate(arguments, criterion, setup, size, send_hz, prefix, runs, verdicts):
+    """Runs every repetition of one rate (stopping at the first that loses or delivers too
+    little), then judges the median of their p99; True if the rate passed, its verdict in
+    `verdicts`. NetprofError when netprof fails for another reason than the criterion."""
+    p99s = []
     for repetition in range(1, arguments.repetitions + 1):
         spec = harness.RunSpec(
             setup=setup, mode="stream", payload_size=size, subscribers=arguments.subscribers,
@@ -163,9 +193,14 @@ def try_rate(arguments, criterion, setup, size, send_hz, prefix, runs):
         why = outcome.reason if not outcome.ok else criterion.judge(outcome.report, send_hz)
         runs.append(Run(setup, size, send_hz, repetition, why, outcome.report))
         print(f" {'FAIL: ' + why if why else 'pass'}", file=sys.stderr, flush=True)
-        if why:
+        fatal = outcome.reason if not outcome.ok else criterion.judge(
+            outcome.report, send_hz, with_p99=False)
+        if fatal:
+            verdicts[send_hz] = RateVerdict(fatal, None)
             return False
-    return True
+        p99s.append(figures.summary_figures(outcome.report)["one_way_p99_ns"])
+    verdicts[send_hz] = RateVerdict(criterion.judge_rate(p99s), statistics.median(p99s))
+    return not verdicts[send_hz].why_failed
 
 
 def netprof_failed(outcome):
@@ -181,24 +216,23 @@ def netprof_failed(outcome):
 
 
 KNEE_COLUMNS = ["transport", "payload_size", "knee_hz", "knee_payload_bytes_per_second",
-                "knee_one_way_p99_ns", "failing_hz", "failing_because", "stopped_by", "probes"]
+                "knee_one_way_p99_ns", "failing_hz", "failing_because", "stopped_by", "converged",
+                "probes", "runs_per_rate"]
 PROBE_COLUMNS = ["transport", "payload_size", "send_hz", "repetition", "passed", "why_failed",
                  "one_way_p99_ns", "messages_per_second", "lost", "loss_percent"]
 
 
-def knee_row(setup, size, knee, runs):
-    def last_run(rate):
-        return next((run for run in reversed(runs) if run.send_hz == rate), None)
-    passed, failed = last_run(knee.passed_hz), last_run(knee.failed_hz)
+def knee_row(setup, size, knee, verdicts, repetitions):
+    passed, failed = verdicts.get(knee.passed_hz), verdicts.get(knee.failed_hz)
     return {
         "transport": setup.name, "payload_size": size,
         "knee_hz": knee.passed_hz if knee.passed_hz is not None else "",
         "knee_payload_bytes_per_second": knee.passed_hz * size if passed else "",
-        "knee_one_way_p99_ns": (figures.summary_figures(passed.report)["one_way_p99_ns"]
-                                if passed else ""),
+        "knee_one_way_p99_ns": passed.p99_ns if passed else "",
         "failing_hz": knee.failed_hz if knee.failed_hz is not None else "",
         "failing_because": failed.why_failed if failed else "",
-        "stopped_by": knee.stopped_by, "probes": len(knee.tried),
+        "stopped_by": knee.stopped_by, "converged": knee.converged, "probes": len(knee.tried),
+        "runs_per_rate": repetitions,
     }
 
 
@@ -221,6 +255,8 @@ def knee_cell(row):
     if row["knee_hz"] == "":
         return f"none (fails at {format_figure(row['failing_hz'])})"
     text = format_figure(row["knee_hz"])
+    if not row["converged"]:
+        return f"≥ {text} (not converged)"
     return "≥ " + text if row["stopped_by"] == "max-hz" else text
 
 
@@ -229,7 +265,8 @@ def markdown(rows, arguments):
              f"one-way p99 ≤ {format_figure(arguments.p99_max)} µs and every subscriber "
              f"receiving at least {format_figure(arguments.min_delivered)}% of it", "",
              f"{arguments.subscribers} subscriber(s), {arguments.duration:g} s per run, "
-             f"{arguments.repetitions} run(s) per rate, resolution {arguments.resolution:g}%.",
+             f"{arguments.repetitions} run(s) per rate (the p99 at a rate is their median), "
+             f"resolution {arguments.resolution:g}%.",
              "", "| transport | payload | knee, msg/s | payload MB/s | p99 at knee, µs | "
              "lowest failing, msg/s | it failed by | probes |",
              "|---|---:|---:|---:|---:|---:|---|---:|"]
@@ -242,6 +279,11 @@ def markdown(rows, arguments):
             if row["knee_one_way_p99_ns"] != "" else "",
             format_figure(row["failing_hz"]) if row["failing_hz"] != "" else "",
             row["failing_because"], f"{row['probes']} |"]))
+    unconverged = [row for row in rows if not row["converged"]]
+    if unconverged:
+        lines += ["", f"**Not converged**: {len(unconverged)} search(es) stopped at --max-probes "
+                  f"({arguments.max_probes}) before the knee was within "
+                  f"{arguments.resolution:g}%: their knee is only the highest rate that passed."]
     return "\n".join(lines) + "\n"
 
 
@@ -285,8 +327,9 @@ def parse_arguments(argv):
     parser = argparse.ArgumentParser(
         description="For each transport and payload size, the highest --send-hz with no loss "
         "and one-way p99 under a target, by bisection over real runs on loopback.",
-        epilog="Exit status: 0 the search ran, 2 bad arguments, 3 netprof failed other than by "
-        "the criterion, 130 interrupted.")
+        epilog="Exit status: 0 the search ran and converged for every size, 1 some size did not "
+        "converge (stopped at --max-probes; marked in knee.md and knee.csv), 2 bad arguments, 3 "
+        "netprof failed other than by the criterion, 130 interrupted.")
     add = parser.add_argument
     add("--netprof", default=harness.default_netprof(), help="netprof binary (default: "
         "netprof on PATH, else this checkout's build/netprof; now %(default)s)")
@@ -310,8 +353,9 @@ def parse_arguments(argv):
         "failing rate is within this of the highest passing one (default: %(default)g)")
     add("--max-probes", type=int, default=20, help="most rates tried per size "
         "(default: %(default)s)")
-    add("--repetitions", type=int, default=1, help="runs per rate; all must pass "
-        "(default: %(default)s)")
+    add("--repetitions", type=int, default=3, help="runs per rate: none may lose or deliver "
+        "too little, and the median of their p99 must be within --p99-max, so one unlucky run "
+        "does not decide a rate (default: %(default)s)")
     add("-t", "--duration", type=float, default=1.0, help="measured seconds per run "
         "(default: %(default)g)")
     add("--warmup", type=float, default=0.2, help="warm-up seconds per run (default: %(default)g)")
@@ -348,15 +392,19 @@ def search_all(arguments, setups, namespace, rows, runs):
     for setup in setups:
         prefix = namespace.command_prefix() if setup.needs_namespace else ()
         for size in arguments.sizes:
-            mine = []
+            verdicts = {}
             knee = search(lambda rate: try_rate(arguments, criterion, setup, size, rate, prefix,
-                                                mine),
+                                                runs, verdicts),
                           arguments.start_hz, arguments.min_hz, arguments.max_hz,
                           arguments.resolution / 100, arguments.max_probes)
-            runs += mine
-            rows.append(knee_row(setup, size, knee, mine))
+            rows.append(knee_row(setup, size, knee, verdicts, arguments.repetitions))
             print(f"knee: {setup.name} {format_size(size)}: {knee_cell(rows[-1])} msg/s",
                   file=sys.stderr)
+            if not knee.converged:
+                bound = (f"below {format_figure(knee.failed_hz)}" if knee.failed_hz is not None
+                         else "not bounded above")
+                print(f"knee: {setup.name} {format_size(size)} did not converge: stopped at "
+                      f"--max-probes {arguments.max_probes}, the knee {bound}", file=sys.stderr)
 
 
 def write_results(arguments, rows, runs):
@@ -398,6 +446,8 @@ def main(argv):
         if namespace:
             namespace.delete()
     write_results(arguments, rows, runs)
+    if status == 0 and any(not row["converged"] for row in rows):
+        return 1
     return status
 
 

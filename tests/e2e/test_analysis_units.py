@@ -65,6 +65,13 @@ class KneeSearchTest(unittest.TestCase):
         self.assertEqual(len(sut.tried), 4)
         self.assertEqual(sut.stopped_by, "max-probes")
 
+    def test_a_search_cut_short_by_max_probes_has_not_converged(self):
+        self.assertFalse(search_below(3000, max_probes=4).converged)
+        self.assertFalse(search_below(1e9, max_probes=2).converged)  # never failed, never bounded
+        for sut in (search_below(3000), search_below(1e9, max_hz=4000),
+                    search_below(5, min_hz=100)):
+            self.assertTrue(sut.converged, sut.stopped_by)
+
     def test_midpoints_are_geometric_and_round(self):
         self.assertEqual(knee.midpoint(1000, 2000), 1410)
         self.assertTrue(100 < knee.midpoint(100, 101) < 101)
@@ -91,6 +98,12 @@ class KneeCriterionTest(unittest.TestCase):
         self.assertIn("p99 50.0 µs", self.sut.judge(publisher_report(p99_ns=50_000), 1000))
         self.assertIn("received", self.sut.judge(publisher_report(received_per_second=500), 1000))
 
+    def test_a_rate_is_judged_by_the_median_of_its_runs_p99(self):
+        self.assertEqual(self.sut.judge_rate([10_000, 90_000, 12_000]), "")
+        self.assertEqual(self.sut.judge_rate([90_000, 80_000, 12_000]),
+                         "p99 80.0 µs (median of 3 runs)")
+        self.assertEqual(self.sut.judge(publisher_report(p99_ns=50_000), 1000, with_p99=False), "")
+
     def test_loss_within_max_loss_passes(self):
         lenient = knee.Criterion(p99_max_ns=20_000, max_loss_percent=1)
         self.assertEqual(lenient.judge(publisher_report(lost=3, loss_percent=0.3), 1000), "")
@@ -101,7 +114,7 @@ class CompareStatisticsTest(unittest.TestCase):
 
     def judge(self, baseline, contender, higher_is_better=False, threshold=5.0):
         return compare.judge(baseline, contender, higher_is_better, alpha=0.05,
-                             threshold_percent=threshold, min_runs=3)
+                             threshold_percent=threshold, min_runs=compare.runs_needed(0.05))
 
     def test_a_clear_latency_rise_is_worse_and_significant(self):
         sut = self.judge(self.BASE, [150, 152, 151, 149, 153])
@@ -125,12 +138,28 @@ class CompareStatisticsTest(unittest.TestCase):
         self.assertEqual(sut.verdict, "noise")
 
     def test_too_few_runs_to_reach_alpha_are_not_tested(self):
-        # 3 against 3 can give p = 0.1 at best, never below 0.05.
+        # 3 against 3 can give p = 0.05 at best one-sided, never below 0.05.
         sut = self.judge([100, 101, 102], [200, 201, 202])
         self.assertEqual((sut.verdict, sut.p_value), ("too few runs", None))
         self.assertEqual(self.judge([100, 101], [200, 201, 202, 203, 204]).verdict,
                          "too few runs")
-        self.assertAlmostEqual(compare.smallest_p_value(4, 4), 2 / 70)
+        self.assertAlmostEqual(compare.smallest_p_value(4, 4), 1 / 70)
+
+    def test_the_default_minimum_can_reach_alpha(self):
+        self.assertEqual(compare.runs_needed(0.05), 4)
+        self.assertEqual(compare.runs_needed(0.01), 5)
+        for alpha in (0.1, 0.05, 0.01, 0.001):
+            runs = compare.runs_needed(alpha)
+            self.assertLess(compare.smallest_p_value(runs, runs), alpha)
+            self.assertGreaterEqual(compare.smallest_p_value(runs - 1, runs - 1), alpha)
+
+    def test_four_runs_a_side_of_a_clear_regression_are_worse(self):
+        # Two-sided, 4 against 4 gave p = 0.029; one-sided toward a regression 1/70.
+        sut = self.judge([100, 101, 102, 103], [135, 136, 137, 138])
+        self.assertEqual(sut.verdict, "worse")
+        self.assertAlmostEqual(sut.p_value, 1 / 70)
+        rates = self.judge([100, 101, 102, 103], [64, 65, 66, 67], higher_is_better=True)
+        self.assertEqual(rates.verdict, "worse")
 
     def test_loss_appearing_from_zero_is_worse_and_no_loss_either_side_is_noise(self):
         appeared = self.judge([0] * 5, [0.5, 0.4, 0.6, 0.5, 0.7])

@@ -12,7 +12,7 @@ from netprof_test_case import NETPROF, ROOT, run_script
 KNEE = os.path.join(ROOT, "scripts", "tools", "knee.py")
 DEADLINE_S = 90
 TINY = ["--transports", "udp", "--sizes", "64", "-t", "0.3", "--warmup", "0.1",
-        "--start-hz", "500"]
+        "--start-hz", "500", "--repetitions", "1"]
 
 
 def read_csv(path):
@@ -36,13 +36,31 @@ class KneeTest(unittest.TestCase):
         self.assertEqual(returncode, 0, stderr)
         [row] = read_csv(os.path.join(self.out, "knee.csv"))
         self.assertEqual((row["transport"], row["payload_size"], row["knee_hz"],
-                          row["stopped_by"], row["probes"]), ("udp", "64", "1000.0", "max-hz", "2"))
+                          row["stopped_by"], row["converged"], row["probes"]),
+                         ("udp", "64", "1000.0", "max-hz", "True", "2"))
         probes = read_csv(os.path.join(self.out, "probes.csv"))
         self.assertEqual([(p["send_hz"], p["passed"]) for p in probes],
                          [("500.0", "True"), ("1000.0", "True")])
         self.assertIn("| udp | 64 B | ≥ 1,000 |", stdout)
         for name in ("knee.md", "knee.png"):
             self.assertTrue(os.path.isfile(os.path.join(self.out, name)), name)
+
+    def test_a_search_cut_short_by_max_probes_says_so_and_exits_1(self):
+        # One rate, run three times by default; it passes, but the search could go higher.
+        returncode, stdout, stderr = self.knee(*TINY[:-2], "--p99-max", "1e6", "--max-loss", "10",
+                                               "--max-probes", "1")
+        self.assertEqual(returncode, 1, stderr)
+        [row] = read_csv(os.path.join(self.out, "knee.csv"))
+        self.assertEqual((row["knee_hz"], row["stopped_by"], row["converged"],
+                          row["runs_per_rate"]), ("500.0", "max-probes", "False", "3"))
+        probes = read_csv(os.path.join(self.out, "probes.csv"))
+        self.assertEqual([(p["send_hz"], p["repetition"]) for p in probes],
+                         [("500.0", "1"), ("500.0", "2"), ("500.0", "3")])
+        p99s = sorted(float(p["one_way_p99_ns"]) for p in probes)
+        self.assertEqual(float(row["knee_one_way_p99_ns"]), p99s[1])  # the median
+        self.assertIn("≥ 500 (not converged)", stdout)
+        self.assertIn("**Not converged**", stdout)
+        self.assertIn("knee: udp 64 B did not converge: stopped at --max-probes 1", stderr)
 
     def test_a_target_no_run_meets_has_no_knee(self):
         returncode, stdout, stderr = self.knee(*TINY, "--min-hz", "500", "--p99-max", "0.001")

@@ -19,15 +19,9 @@ constexpr std::int32_t min_keep_all_samples = 16;
 constexpr std::int32_t max_keep_all_samples = 65536;
 // How often an idle or busy-polling endpoint looks at its matches and QoS statuses.
 constexpr auto status_interval = std::chrono::milliseconds(10);
-// What RTPS adds to a sample's bytes in its DATA submessage: the submessage header (4),
-// its fixed fields (20), the serialized payload's header (4) and the sequence's length (4).
-constexpr std::size_t sample_framing = 32;
 
 // How long an endpoint that met an incompatible peer stays in the domain when closed.
 constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
-
-constexpr dds_attach_t data_attachment = 1;
-constexpr dds_attach_t status_attachment = 2;
 
 const char* policy_name(dds_qos_policy_id_t policy) noexcept
 {
@@ -85,6 +79,19 @@ std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t messag
                               static_cast<std::size_t>(max_keep_all_samples)));
 }
 
+const char* notify_name(Notify notify) noexcept
+{
+  switch (notify) {
+  case Notify::listener:
+    return "listener";
+  case Notify::waitset:
+    return "waitset";
+  case Notify::poll:
+    return "poll";
+  }
+  return "?";
+}
+
 void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
 {
   if (entity < 0) {
@@ -94,7 +101,7 @@ void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
 }
 
 DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
-    : m_publisher(settings.role == Role::publisher), m_qos(settings.qos),
+    : m_publisher(settings.role == Role::publisher), m_notify(settings.notify), m_qos(settings.qos),
       m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
       m_data_topic_name(settings.topic_prefix + "_data"),
       m_echo_topic_name(settings.topic_prefix + "_echo"),
@@ -118,32 +125,13 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
     throw_if_failed(echo_topic, ("topic " + m_echo_topic_name).c_str());
 
     dds_qos_t* qos = make_qos(m_qos, keep_all);
-    dds_listener_t* listener = dds_create_listener(this);
-    dds_lset_data_available(listener, &DdsEndpoint::on_data_available);
     m_writer =
         dds_create_writer(m_participant, m_publisher ? data_topic : echo_topic, qos, nullptr);
-    m_reader =
-        dds_create_reader(m_participant, m_publisher ? echo_topic : data_topic, qos, listener);
-    dds_delete_listener(listener);
+    m_reader = create_reader(m_publisher ? echo_topic : data_topic, qos);
     dds_delete_qos(qos);
     throw_if_failed(m_writer, "writer");
     throw_if_failed(m_reader, "reader");
-
-    // The waitset wakes for samples, and for matches and QoS refusals (read in check_statuses,
-    // which clears them), so neither the end of discovery nor a refusal waits for a timeout.
-    m_read_condition = dds_create_readcondition(m_reader, DDS_ANY_STATE);
-    throw_if_failed(m_read_condition, "read condition");
-    m_waitset = dds_create_waitset(m_participant);
-    throw_if_failed(m_waitset, "waitset");
-    dds_set_status_mask(m_writer,
-                        DDS_PUBLICATION_MATCHED_STATUS | DDS_OFFERED_INCOMPATIBLE_QOS_STATUS);
-    dds_set_status_mask(m_reader,
-                        DDS_SUBSCRIPTION_MATCHED_STATUS | DDS_REQUESTED_INCOMPATIBLE_QOS_STATUS);
-    if (dds_waitset_attach(m_waitset, m_read_condition, data_attachment) != DDS_RETCODE_OK ||
-        dds_waitset_attach(m_waitset, m_writer, status_attachment) != DDS_RETCODE_OK ||
-        dds_waitset_attach(m_waitset, m_reader, status_attachment) != DDS_RETCODE_OK) {
-      throw TransportError("cannot attach the DDS waitset's conditions");
-    }
+    create_waitset();
   } catch (...) {
     if (m_participant > 0) {
       dds_delete(m_participant);
@@ -158,6 +146,8 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
       (m_qos.history == QosChoice::History::keep_all
            ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
            : std::string()));
+  m_notes.push_back(std::string("notification: --dds-notify ") + notify_name(m_notify) + " (" +
+                    notify_meaning(m_notify) + ")");
   m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
                                 : "reads " + m_data_topic_name + ", writes " + m_echo_topic_name);
 }
@@ -267,96 +257,6 @@ SendResult DdsEndpoint::flush() noexcept
   return SendResult::sent;
 }
 
-void DdsEndpoint::on_data_available(dds_entity_t /*reader*/, void* endpoint)
-{
-  static_cast<DdsEndpoint*>(endpoint)->m_data_waiting.store(true, std::memory_order_release);
-}
-
-int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
-{
-  // A plain load first: a look that finds nothing writes nothing the receive thread shares.
-  if (!always && !m_data_waiting.load(std::memory_order_acquire)) {
-    return 0;
-  }
-  // Cleared before looking: a sample arriving during the take sets it again.
-  m_data_waiting.store(false, std::memory_order_release);
-  void* samples[receive_batch] = {};
-  dds_sample_info_t infos[receive_batch];
-  // Null buffers: Cyclone lends its own samples, returned below, so nothing is copied twice.
-  const dds_return_t taken = dds_take(m_reader, samples, infos, receive_batch, receive_batch);
-  if (taken < 0) {
-    return -1;
-  }
-  int delivered = 0;
-  for (dds_return_t i = 0; i < taken; ++i) {
-    if (!infos[i].valid_data) {
-      continue; // a writer's unregistration or disposal: no message
-    }
-    const auto* sample = static_cast<const netprof_dds_Message*>(samples[i]);
-    const std::size_t size = sample->bytes._length;
-    const auto* bytes = reinterpret_cast<const std::byte*>(sample->bytes._buffer);
-    // The writer's instance handle names the sender; Cyclone never hands out 0 for one.
-    sink.on_message(Delivery{std::span<const std::byte>(bytes, size), 1, size + sample_framing,
-                             PeerHandle{infos[i].publication_handle}});
-    ++delivered;
-  }
-  if (taken > 0) {
-    dds_return_loan(m_reader, samples, taken);
-  }
-  if (taken == receive_batch) {
-    m_data_waiting.store(true, std::memory_order_release); // maybe more than a batch waited
-  }
-  // A batch of nothing but unregistrations still took something: report it as received.
-  return taken > 0 && delivered == 0 ? 1 : delivered;
-}
-
-ReceiveResult DdsEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
-{
-  // Until discovery completes, every look checks it, so its time is the time it took.
-  if (m_incompatible || (!m_discovered_at && !check_statuses())) {
-    return ReceiveResult::failed;
-  }
-  const int first = take(sink);
-  if (first != 0) {
-    return first < 0 ? ReceiveResult::failed : ReceiveResult::received;
-  }
-  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
-  const auto deadline = Clock::now() + capped;
-  for (;;) {
-    const auto now = Clock::now();
-    if (now >= m_next_status_check) {
-      if (!check_statuses()) {
-        return ReceiveResult::failed;
-      }
-      // Now and then a look that does not trust the flag, should Cyclone ever call the
-      // listener before the sample is in the reader's history.
-      if (const int got = take(sink, true); got != 0) {
-        return got < 0 ? ReceiveResult::failed : ReceiveResult::received;
-      }
-    }
-    const Nanoseconds remaining = deadline - now;
-    if (remaining <= Nanoseconds::zero()) {
-      return ReceiveResult::timed_out;
-    }
-    dds_attach_t triggered[4];
-    const dds_return_t woke = dds_waitset_wait(m_waitset, triggered, 4, remaining.count());
-    if (woke < 0) {
-      return ReceiveResult::failed;
-    }
-    bool data = false;
-    for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i) {
-      if (triggered[i] == status_attachment && !check_statuses()) {
-        return ReceiveResult::failed;
-      }
-      data = data || triggered[i] == data_attachment;
-    }
-    const int got = take(sink, data); // the read condition may wake us before the listener ran
-    if (got != 0) {
-      return got < 0 ? ReceiveResult::failed : ReceiveResult::received;
-    }
-  }
-}
-
 EndpointFacts DdsEndpoint::facts() const
 {
   EndpointFacts facts;
@@ -376,6 +276,13 @@ EndpointFacts DdsEndpoint::facts() const
   facts.notes.push_back("matched when last looked: the writer " + std::to_string(m_writer_matches) +
                         " remote reader(s), the reader " + std::to_string(m_reader_matches) +
                         " remote writer(s)");
+  if (m_notify == Notify::listener) {
+    facts.notes.push_back(
+        std::to_string(m_delivered_by_listener) + " of " +
+        std::to_string(m_delivered_by_listener + m_delivered_by_core) +
+        " samples handed over on Cyclone's receive thread (the rest came while netprof was not "
+        "waiting in a blocking receive, and its own thread took them)");
+  }
   facts.diagnoses = m_diagnoses;
   if (!m_discovered_at && !m_incompatible) {
     facts.diagnoses.push_back(

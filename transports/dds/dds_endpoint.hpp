@@ -2,6 +2,7 @@
 
 #include "dds_domain.hpp"
 #include "dds_qos.hpp"
+#include "sink_handover.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -17,6 +18,16 @@
 
 namespace netprof::dds_parts {
 
+// How a waiting endpoint learns that samples came (--dds-notify).
+enum class Notify {
+  listener, // Cyclone's receive thread hands them to the core's sink itself (as ddsperf does)
+  waitset,  // the core's thread sleeps in a waitset and takes them
+  poll      // the core's thread takes in a loop, never sleeping
+};
+const char* notify_name(Notify notify) noexcept;
+// What it means, for the report's notes.
+const char* notify_meaning(Notify notify) noexcept;
+
 // What the transport derived from the command line for one endpoint.
 struct EndpointSettings {
   Role role = Role::publisher;
@@ -27,7 +38,8 @@ struct EndpointSettings {
   std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
   std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
   std::size_t header_bytes = 0;
-  std::size_t subscribers = 1; // publisher: how many to discover before discovery is complete
+  std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
+  Notify notify = Notify::waitset; // --dds-notify
 };
 
 // keep-all's bound on a history, in samples: -q bytes' worth, at least 16, at most 65,536;
@@ -74,13 +86,32 @@ private:
   int take(MessageSink& sink, bool always = false) noexcept;
   // Cyclone's receive thread, on every sample that arrives: marks data waiting.
   static void on_data_available(dds_entity_t reader, void* endpoint);
+  // The same with --dds-notify listener: hands the samples to the core's sink when the core
+  // lent it (it waits in receive()), and wakes the core; else marks data waiting.
+  static void on_data_available_lend(dds_entity_t reader, void* endpoint);
+  // receive() for each --dds-notify, once discovery is checked.
+  ReceiveResult receive_in_waitset(MessageSink& sink, Nanoseconds timeout) noexcept;
+  ReceiveResult receive_in_listener(MessageSink& sink, Nanoseconds timeout) noexcept;
+  ReceiveResult receive_by_polling(MessageSink& sink, Nanoseconds timeout) noexcept;
+  // Took `got` samples on the core's thread: the result receive() returns, counted.
+  ReceiveResult taken_here(int got) noexcept;
+  // The reader, with the listener its notification needs (none to poll), or Cyclone's error.
+  dds_entity_t create_reader(dds_entity_t topic, const dds_qos_t* qos) noexcept;
+  // The waitset of the statuses, of the samples (waitset) or of the listener's wake-up.
+  void create_waitset();
   // Reads the matched and incompatible-QoS statuses (which also clears their triggers on the
   // waitset); false once a peer's QoS was found incompatible.
   bool check_statuses() noexcept;
   void describe_incompatibility(dds_qos_policy_id_t policy, bool on_writer);
   void throw_if_failed(dds_entity_t entity, const char* what) const;
 
+  // What the waitset's triggers name.
+  static constexpr dds_attach_t data_attachment = 1;
+  static constexpr dds_attach_t status_attachment = 2;
+  static constexpr dds_attach_t wake_attachment = 3;
+
   bool m_publisher;
+  Notify m_notify;
   QosChoice m_qos;
   std::size_t m_expected_matches;
   std::string m_data_topic_name;
@@ -91,6 +122,7 @@ private:
   dds_entity_t m_reader = 0;
   dds_entity_t m_read_condition = 0;
   dds_entity_t m_waitset = 0;
+  dds_entity_t m_wake = 0; // listener: a guard condition it sets after handing samples over
   std::size_t m_max_message_size = 0;
   std::size_t m_requested_buffer_bytes = 0;
   Clock::time_point m_opened;
@@ -106,6 +138,11 @@ private:
   // polls before it sleeps, --wait-strategy spin).
   std::atomic<bool> m_data_waiting{true};
   SendCause m_last_cause = SendCause::unspecified;
+  SinkHandover m_handover;
+  // Samples handed to the sink on Cyclone's thread (written only while it holds the sink) and
+  // on the core's thread, for the report.
+  std::uint64_t m_delivered_by_listener = 0;
+  std::uint64_t m_delivered_by_core = 0;
 };
 
 } // namespace netprof::dds_parts

@@ -50,7 +50,14 @@ const OptionGroup& dds_options()
                   "peers by unicast to 127.0.0.1, whatever CYCLONEDDS_URI says. --local-pair "
                   "always uses it; without it Cyclone reads CYCLONEDDS_URI, or uses its "
                   "defaults (the default interface, multicast discovery)")
-           .passed(PairRoute::neither)}};
+           .passed(PairRoute::neither),
+       OptionSpec("dds-notify", "listener|waitset|poll", Choice{{"listener", "waitset", "poll"}},
+                  "how netprof hears of samples: listener (Cyclone's receive thread hands each "
+                  "sample to netprof and writes the echo, as ddsperf does, while netprof waits "
+                  "in a blocking receive), waitset (netprof's thread sleeps in a waitset and "
+                  "takes them: one thread wake-up more), poll (netprof's thread takes in a loop, "
+                  "never sleeping)")
+           .with_default("waitset")}};
   return group;
 }
 
@@ -110,6 +117,7 @@ public:
     settings.message_bytes = request.message_size;
     settings.header_bytes = request.header_bytes;
     settings.subscribers = request.subscribers;
+    settings.notify = notify();
     return std::make_unique<dds_parts::DdsEndpoint>(settings);
   }
 
@@ -149,6 +157,13 @@ private:
                        "' for --dds: expected a topic name of 1 to 200 letters, digits and '_'");
     }
     return name;
+  }
+
+  dds_parts::Notify notify() const
+  {
+    constexpr dds_parts::Notify by_index[] = {dds_parts::Notify::listener,
+                                              dds_parts::Notify::waitset, dds_parts::Notify::poll};
+    return by_index[option_values().choice(dds_options()["dds-notify"]).value_or(1)];
   }
 
   std::uint32_t domain() const

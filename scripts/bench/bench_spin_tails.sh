@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Spin ping-pong at p99 as at p50 (issue 29's target): for udp, tcp, uds, mq, nng, zmq and
+# iceoryx, netprof --local-pair --mode ping-pong --wait-strategy spin -s 64 against the bare
+# program of bench/ (no netprof code) sending and echoing as many bytes, pinned alike, rounds
+# interleaved (bare, netprof, next transport ...). Prints the one-way p50 and p99 of each side
+# and their ratios, target <= 1.10x at both. The ratio of RTT p99s is the ratio of one-way p99s
+# (both halve), so the bare programs' rtt_p99_ns is compared with netprof's RTT p99. A missed
+# target is reported, never an error: the exit status is 0 unless a run crashed or timed out.
+#
+#   scripts/bench/bench_spin_tails.sh [BUILD_DIR] [--rounds N] [--iterations N] [--cpu A,B]
+#       [--transports LIST]
+#
+# Same number of round trips both sides (--iterations, 20,000; a tenth more as warm-up), so the
+# p99 of each rests on as many samples. The bare nng program always waits in nng_recv (nng's own
+# threads do the I/O), the bare udp one echoes the whole datagram (as bench_udp_pingpong.sh
+# does); the others spin as netprof does. iceoryx needs iox-roudi: one already running is used,
+# else one is started here and stopped by its PID. BUILD_DIR (default ./build) must hold a
+# Release build with the benchmarks (NETPROF_BUILD_BENCH=ON).
+
+set -euo pipefail
+
+build_dir=./build
+rounds=3
+iterations=20000
+cpus=0,1
+payload=64
+target=1.10
+transports=udp,tcp,uds,mq,nng,zmq,iceoryx
+
+usage()
+{
+  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
+}
+
+while (($# > 0)); do
+  case $1 in
+  --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
+  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  --transports) transports=${2:?--transports needs a value}; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "--rounds must be 1 to 99" >&2; exit 2; }
+[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
+[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher/pinger, subscriber/ponger)" >&2; exit 2; }
+IFS=, read -r -a chosen <<<"$transports"
+for transport in "${chosen[@]}"; do
+  [[ ,udp,tcp,uds,mq,nng,zmq,iceoryx, == *",$transport,"* ]] ||
+    { echo "--transports: '$transport' is not one of udp,tcp,uds,mq,nng,zmq,iceoryx" >&2; exit 2; }
+done
+warmup=$((iterations / 10))
+
+netprof=$build_dir/netprof
+python=/usr/bin/python3
+table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/roudi_lib.sh"
+
+bare_of()
+{
+  case $1 in
+  iceoryx) echo "$build_dir/bench/iceoryx_pingpong" ;;
+  *) echo "$build_dir/bench/bare_$1_pingpong" ;;
+  esac
+}
+
+binaries=("$netprof")
+for transport in "${chosen[@]}"; do binaries+=("$(bare_of "$transport")"); done
+require_binaries "${binaries[@]}"
+bench_start bench_spin_tails
+trap 'stop_roudi; bench_cleanup' EXIT
+
+header=$(netprof_header_bytes "$netprof")
+echo_bytes=$(netprof_echo_bytes "$netprof")
+wire=$((payload + header))
+limit=$(netprof_deadline 60)
+[[ ,$transports, == *,iceoryx,* ]] && start_roudi
+
+# The bare program's arguments and netprof's transport options, per transport.
+bare_arguments()
+{
+  local common=(--iterations "$iterations" --warmup "$warmup" --cpu "$cpus")
+  case $1 in
+  udp) echo "--size $wire --wait spin ${common[*]}" ;;
+  tcp) echo "--size $((wire + 8)) --echo-size $((echo_bytes + 8)) --wait spin ${common[*]}" ;; # + frames
+  uds) echo "--type seqpacket --size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;;
+  mq) echo "--size $wire --echo-size $((echo_bytes + 8)) --wait spin ${common[*]}" ;; # + its echo frame
+  nng) echo "--size $wire --echo-size $echo_bytes --transport tcp ${common[*]}" ;;
+  zmq) echo "--size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;; # xpub-xsub, as netprof
+  iceoryx) echo "--size $wire --echo-size $echo_bytes ${common[*]}" ;;
+  esac
+}
+
+netprof_transport()
+{
+  case $1 in
+  udp) echo "" ;;
+  tcp) echo "--tcp" ;;
+  uds) echo "--uds --uds-type seqpacket" ;;
+  mq) echo "--mq" ;;
+  nng) echo "--nng tcp://127.0.0.1:0 --nng-pattern pair" ;;
+  zmq) echo "--zmq tcp://127.0.0.1:*" ;;
+  iceoryx) echo "--iceoryx" ;;
+  esac
+}
+
+read -r load1 load5 load15 _ </proc/loadavg
+echo "host: $(uname -sr), $(nproc) CPUs, load average $load1 $load5 $load15 (before)"
+echo "spin ping-pong, pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/ponger on CPU ${cpus#*,};"
+echo "$iterations round trips (+$warmup warm-up) per run, $rounds interleaved rounds; $wire B out, $echo_bytes B back (netprof -s $payload)"
+echo
+
+for ((round = 1; round <= rounds; round++)); do
+  for transport in "${chosen[@]}"; do
+    # shellcheck disable=SC2046  # the argument lists are words on purpose
+    run_limited "$limit" "$work/bare.$transport.$round.json" "$(bare_of "$transport")" \
+      $(bare_arguments "$transport")
+    # shellcheck disable=SC2046
+    tolerated_statuses=1 run_limited "$limit" "$work/netprof.$transport.$round.out" "$netprof" \
+      --local-pair $(netprof_transport "$transport") --mode ping-pong --wait-strategy spin \
+      -s "$payload" --count "$iterations" --warmup-count "$warmup" --cpu "$cpus" --quiet \
+      --json "$work/netprof.$transport.$round.json"
+  done
+done
+warn_unless_release "$work/netprof.${chosen[0]}.1.json"
+
+runs_of()
+{
+  local name=$1 path=$2 files=() round
+  for ((round = 1; round <= rounds; round++)); do files+=("$work/$name.$round.json"); done
+  fields "$path" "${files[@]}"
+}
+
+rows=()
+for transport in "${chosen[@]}"; do
+  rows+=("$transport p50|ns|at_most|$target|$(runs_of "netprof.$transport" publisher.latency.one_way_ns.p50)|$(runs_of "bare.$transport" one_way_p50_ns)")
+  rows+=("$transport p99 (RTT)|ns|at_most|$target|$(runs_of "netprof.$transport" publisher.latency.rtt_ns.p99)|$(runs_of "bare.$transport" rtt_p99_ns)")
+done
+read -r load1 load5 load15 _ </proc/loadavg
+echo "one-way p50 = RTT p50 / 2; p99 rows compare RTT p99 (the same ratio as one-way); medians of $rounds rounds"
+"$python" "$table" "${rows[@]}"
+echo "load average $load1 $load5 $load15 (after)"
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi

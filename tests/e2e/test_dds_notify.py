@@ -1,0 +1,80 @@
+"""End-to-end: --dds-notify over Cyclone DDS, real publisher and subscriber processes on
+loopback. With `listener`, each sample is handed to netprof on Cyclone's receive thread and the
+subscriber's echo is written from there (as ddsperf answers); a ping-pong passes and its report
+names the mechanism and how many samples went that way. `waitset` and `poll` pass the same
+ping-pong. --dds-notify with another transport, or with a value it does not know, is refused
+with one line and exit 2.
+"""
+
+import re
+import unittest
+
+from test_dds import PING_PONG, DEADLINE_S, DdsTestCase
+
+SHORT = ["--mode", "ping-pong", "--count", "200", "--warmup-count", "20", "--probe-timeout", "5"]
+
+
+class NotifyTest(DdsTestCase):
+    def ping_pong(self, notify, name, count=PING_PONG):
+        result = self.run_netprof("--local-pair", "--dds", "--dds-notify", notify, *count,
+                                  json_name=name, deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publisher = result.json["publisher"]
+        self.assertEqual(publisher["echoes_received"], publisher["messages_sent"])
+        [subscriber] = result.json["subscribers"]
+        self.assertEqual(subscriber["lost"], 0)
+        self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
+        return result
+
+    def test_listener_ping_pong_answers_on_cyclones_thread_and_says_so(self):
+        result = self.ping_pong("listener", "listener")
+        notes = " ".join(result.json["endpoint"]["notes"])
+        self.assertIn("notification: --dds-notify listener", notes)
+        self.assertIn("notification: --dds-notify listener", result.stdout)
+        # The publisher waits in a blocking receive for each echo (--wait-strategy block), so
+        # Cyclone's thread hands most echoes over.
+        handed = re.search(r"(\d+) of (\d+) samples handed over on Cyclone's receive thread",
+                           notes)
+        self.assertIsNotNone(handed, notes)
+        self.assertGreater(int(handed.group(1)), 0, notes)
+        self.assertGreaterEqual(int(handed.group(2)), result.json["publisher"]["echoes_received"])
+
+    def test_waitset_and_poll_ping_pong_pass_and_name_themselves(self):
+        for notify in ("waitset", "poll"):
+            with self.subTest(notify=notify):
+                result = self.ping_pong(notify, notify, SHORT)
+                notes = " ".join(result.json["endpoint"]["notes"])
+                self.assertIn(f"notification: --dds-notify {notify}", notes)
+                self.assertNotIn("handed over on Cyclone's receive thread", notes)
+
+    def test_waitset_is_the_default(self):
+        result = self.run_netprof("--local-pair", "--dds", *SHORT, json_name="default",
+                                  deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("notification: --dds-notify waitset",
+                      " ".join(result.json["endpoint"]["notes"]))
+
+
+class NotifyRefusalTest(DdsTestCase):
+    def assert_refused(self, args, *words):
+        result = self.run_netprof(*args, deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+
+    def test_on_another_transport(self):
+        self.assert_refused(["-i", "1", "-u", "127.0.0.1:40999", "--dds-notify", "listener"],
+                            "--dds-notify does not apply to the udp transport",
+                            "it is an option of dds")
+        self.assert_refused(["--local-pair", "--uds", "/tmp/unused.sock", "--dds-notify", "poll"],
+                            "--dds-notify does not apply to the uds transport")
+
+    def test_an_unknown_mechanism(self):
+        self.assert_refused(["-i", "1", "--dds", "--dds-notify", "callback"], "--dds-notify",
+                            "callback")
+
+
+if __name__ == "__main__":
+    unittest.main()
