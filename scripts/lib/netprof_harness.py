@@ -18,6 +18,8 @@ import socket
 import subprocess
 import time
 
+import netprof_output as output
+
 DEFAULT_QUEUE_BYTES = 1_000_000
 # How long each side waits for its peer (--wait); the deadline of a run allows for it.
 PEER_WAIT_SECONDS = 10
@@ -425,7 +427,7 @@ def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None, monitor=None):
 def start(netprof, prefix, arguments, out_dir, stem):
     argv = [*prefix, netprof, *[str(a) for a in arguments]]
     stderr_path = os.path.join(out_dir, f"{stem}.stderr")
-    stderr_file = open(stderr_path, "w")
+    stderr_file = output.open_log(stderr_path)
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=stderr_file)
     stderr_file.close()  # the child has its own descriptor

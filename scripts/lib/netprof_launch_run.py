@@ -11,6 +11,7 @@ import subprocess
 import time
 
 import netprof_merge as merge
+import netprof_output as output
 import netprof_remote as remote
 from netprof_harness import INTERRUPT_GRACE_SECONDS, DeadlineExceeded, Processes
 
@@ -158,8 +159,8 @@ class Run:
     def _start(self, role, arguments):
         script = remote.start_script(self.dir(role), self.netprof_on_host(role),
                                      [*arguments, "--json", f"{self.dir(role)}/report.json"])
-        stdout = open(self.local_path(role, "stdout"), "w")
-        stderr = open(self.local_path(role, "stderr"), "w")
+        stdout = output.open_log(self.local_path(role, "stdout"))
+        stderr = output.open_log(self.local_path(role, "stderr"))
         try:
             self.role_processes[role.name] = self.processes.start(
                 self.ssh.command(role.ssh, script), own_group=True, stdout=stdout,
@@ -287,8 +288,7 @@ class Run:
             if why:
                 result.problem = result.problem or why
             else:
-                with open(self.local_path(role, "json"), "w") as f:
-                    f.write(out)
+                output.write_text(self.local_path(role, "json"), out)
         roles = [r for r in self.hosts.roles if r.name in self.role_processes
                  and r.ssh not in self.gone]
         self._in_parallel(roles, lambda role: self.ssh.command(

@@ -35,6 +35,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 from netprof_figures import COMPARED_FIGURES, format_figure, format_size  # noqa: E402
 
@@ -264,8 +265,7 @@ def write_json(results, arguments, regression):
     if arguments.json == "-":
         sys.stdout.write(text)
         return
-    with open(arguments.json, "w") as f:
-        f.write(text)
+    output.write_text(arguments.json, text)
 
 
 def main(argv):
@@ -285,7 +285,7 @@ def main(argv):
         print(f"compare: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"compare: cannot write {arguments.json}: {error.strerror}", file=sys.stderr)
+        print(f"compare: cannot write {arguments.json}: {error.strerror or error}", file=sys.stderr)
         return 2
     untested = sum(1 for result in results if result["verdict"] == "too few runs")
     if untested:

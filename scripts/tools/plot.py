@@ -31,6 +31,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 from netprof_figures import format_figure, format_size, payload_size_axis, pyplot  # noqa: E402
 
 
@@ -225,7 +226,7 @@ def plot_panels(groups, panels, title, path, share_y):
         add_legend(axes[0], marked_loss)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    output.save_figure(figure, path, dpi=110)
     plt.close(figure)
     return plotted
 
@@ -320,7 +321,7 @@ def plot_subscribers(rows, title, path):
     axes[0][0].legend(fontsize=8)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    output.save_figure(figure, path, dpi=110)
     plt.close(figure)
 
 
@@ -462,6 +463,14 @@ def main(argv):
         return 2
     groups = group_runs(rows)
     os.makedirs(arguments.out, exist_ok=True)
+    try:
+        return write_outputs(arguments, rows, groups)
+    except OSError as error:
+        print(f"plot: {error}", file=sys.stderr)
+        return 2
+
+
+def write_outputs(arguments, rows, groups):
     title = (f"{arguments.title} {modes(rows)}, {send_rates(rows)}, {sweep_dates(rows)}\n"
              f"{host_facts(rows)}")
     base = os.path.join(arguments.out, arguments.name)
@@ -471,8 +480,7 @@ def main(argv):
     if plotted and shows_subscribers(rows):
         plot_subscribers(rows, title, base + "-subscribers.png")
         written.insert(2, "-subscribers.png")
-    with open(base + ".md", "w") as f:
-        f.write(markdown(rows, groups, title))
+    output.write_text(base + ".md", markdown(rows, groups, title))
     for suffix in written:
         print(base + suffix)
     if not plotted:

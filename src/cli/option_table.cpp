@@ -26,9 +26,15 @@ WholeNumber whole(std::uint64_t min, std::uint64_t max)
   return {min, max, true};
 }
 
+// The shortest meaningful duration for a seconds option. Below a millisecond a probe timeout
+// is shorter than a loopback round trip under load (1e-9 sent a flood of probes that all
+// timed out), and a run or a wait is over before the other side is scheduled: zero is refused
+// for the same reason, and a nanosecond is zero in all but name.
+constexpr double min_seconds = 0.001;
+
 RealNumber positive_seconds()
 {
-  return {0.0, false, max_seconds, "seconds > 0, at most 86400"};
+  return {min_seconds, true, max_seconds, "seconds from 0.001 to 86400"};
 }
 
 // The table's rows are dense, so its specs are made in one call.
@@ -140,7 +146,7 @@ void add_test(std::vector<CoreOption>& rows)
            Readers::both, field<&RunConfig::queue_length>},
           {heading,
            spec("time,t", "SECONDS", positive_seconds(), "10",
-                "length of the measured phase; fractions allowed (> 0, at most 86400)"),
+                "length of the measured phase; fractions allowed (0.001 to 86400)"),
            Readers::publisher, field<&RunConfig::test_seconds>},
           {heading,
            spec("count", "N", whole(1, unbounded), std::nullopt,
@@ -165,7 +171,7 @@ void add_test(std::vector<CoreOption>& rows)
            Readers::publisher, field<&RunConfig::subscribers>},
           {heading,
            spec("wait", "SECONDS", positive_seconds(), "10",
-                "how long either side waits for its peer (> 0)"),
+                "how long either side waits for its peer (0.001 to 86400)"),
            Readers::both, field<&RunConfig::wait_seconds>},
           {heading,
            spec("warmup-time", "SECONDS",

@@ -1,6 +1,7 @@
 #include "value_checks.hpp"
 
 #include "number_parsing.hpp"
+#include "output_file_safety.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -134,6 +135,10 @@ void check_file_path(const OptionSpec& spec, const std::string& path)
   namespace fs = std::filesystem;
   if (path.empty()) {
     refuse(spec, path, "expected a file name");
+  }
+  // Before anything opens it: a planted link must not be followed even to test it.
+  if (const auto refusal_reason = output_file_refusal(path)) {
+    refuse(spec, path, *refusal_reason);
   }
   const fs::path file(path);
   // Every check uses the error_code overloads: a name the system refuses (too long, a loop of
