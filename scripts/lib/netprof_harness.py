@@ -18,6 +18,7 @@ import socket
 import subprocess
 import time
 
+import netprof_input as loader
 import netprof_output as output
 
 DEFAULT_QUEUE_BYTES = 1_000_000
@@ -464,12 +465,18 @@ def stop_stragglers(processes):
 
 
 def read_report(path):
-    """The JSON report, or None: netprof leaves an empty file when it stops before running."""
+    """The JSON report, or None: netprof leaves an empty file when it stops before running,
+    and a file that is not a report it could have written (netprof_input says what) is none
+    either, so the tools' figures never trip over it."""
     try:
-        with open(path) as f:
-            text = f.read()
-        return json.loads(text) if text.strip() else None
-    except (OSError, ValueError):
+        text = loader.read_text(path)
+        if not text.strip():
+            return None
+        report = loader.parse_json(text, path)
+        if "publisher" in report:
+            loader.check_publisher_report(report, path)
+        return report
+    except loader.InputError:
         return None
 
 

@@ -40,6 +40,7 @@ class RoleResult:
     exit_code: object = None  # the role's exit status as ssh passed it on; None: never ran
     problem: str = ""         # what went wrong with it, for the user
     report: dict = None
+    malformed_report: bool = False  # it wrote one, but not a JSON object we could read
 
 
 class Run:
@@ -287,6 +288,7 @@ class Run:
             result.report = report
             if why:
                 result.problem = result.problem or why
+                result.malformed_report = bool(out.strip())
             else:
                 output.write_text(self.local_path(role, "json"), out)
         roles = [r for r in self.hosts.roles if r.name in self.role_processes

@@ -8,6 +8,7 @@ Standard library only.
 import csv
 import json
 
+import netprof_input as loader
 import netprof_output as output
 
 MERGED_SCHEMA_VERSION = 1
@@ -27,12 +28,9 @@ def parse_report(text, limit):
     if len(text) > limit:
         return None, f"report larger than {limit} bytes: ignored"
     try:
-        report = json.loads(text)
-    except ValueError as error:
-        return None, f"report is not JSON: {error}"
-    if not isinstance(report, dict):
-        return None, "report is not a JSON object"
-    return report, None
+        return loader.parse_json(text, "report"), None
+    except loader.InputError as error:
+        return None, str(error)
 
 
 def field(value, *keys):

@@ -31,6 +31,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_input as loader  # noqa: E402
 import netprof_output as output  # noqa: E402
 from netprof_figures import format_figure, format_size, payload_size_axis, pyplot  # noqa: E402
 
@@ -79,19 +80,45 @@ class InputError(Exception):
 
 def read_rows(paths):
     rows = []
+    required = {"transport", "payload_size", "status"}
     for path in paths:
         try:
-            with open(path, newline="") as f:
-                rows.extend(csv.DictReader(f))
-        except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}")
-    required = {"transport", "payload_size", "status"}
+            found = loader.read_csv(loader.read_text(path), path)
+            missing = required - set(found[0]) if found else set()
+            if missing:
+                raise InputError(f"{path} is not a sweep CSV: no column "
+                                 f"{', '.join(sorted(missing))}")
+            rows.extend(checked_row(row, f"{path} line {line}")
+                        for line, row in enumerate(found, 2))
+        except loader.InputError as error:
+            raise InputError(str(error)) from None
     if not rows:
         raise InputError("no rows in " + ", ".join(paths))
-    missing = required - set(rows[0])
-    if missing:
-        raise InputError(f"{paths[0]} is not a sweep CSV: no column {', '.join(sorted(missing))}")
     return rows
+
+
+# What the plots and tables read as numbers: checked here, where the file and line are known.
+FIGURE_COLUMNS = ("one_way_p50_ns", "one_way_p99_ns", "one_way_max_ns", "messages_per_second",
+                  "payload_bytes_per_second", "lost", "loss_percent")
+
+
+def checked_row(row, where):
+    """`row` when every value the plot reads from it is what a sweep writes."""
+    if not row["transport"]:
+        raise loader.InputError(f"{where}: no transport")
+    loader.whole(row["payload_size"], f"{where}: payload_size", minimum=1)
+    for column in ("repetition", "subscribers"):
+        if row.get(column):
+            loader.whole(row[column], f"{where}: {column}")
+    loader.optional_number(row.get("send_hz"), f"{where}: send_hz")
+    if row["status"] != "ok":
+        return row
+    for column in FIGURE_COLUMNS:
+        loader.optional_number(row.get(column), f"{where}: {column}")
+    for column, value in row.items():
+        if column.startswith("subscribers.") and ".latency.one_way_ns." in column:
+            loader.optional_number(value, f"{where}: {column}")
+    return row
 
 
 def series_namer(rows, columns=("mode", "subscribers", "host.hostname")):
