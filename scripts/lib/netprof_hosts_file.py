@@ -20,7 +20,7 @@ SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
 # The run's folder is the destination of scp, whose remote path a remote shell reads in the
 # legacy protocol (scp -O, OpenSSH before 9.0) and no shell reads in SFTP mode: only a path
 # that needs no quoting means the same file to both (netprof_remote quotes it all the same).
-WORK_DIR = re.compile(r"^/?[A-Za-z0-9_.,+=@%-][A-Za-z0-9_.,+=@%/-]{0,1023}$")
+WORK_DIR = re.compile(r"^/$|^/?[A-Za-z0-9_.,+=@%][A-Za-z0-9_.,+=@%/-]{0,1023}$")
 
 TOP_LEVEL = {"netprof": str, "copy_binary": bool, "port": int, "transport": str,
              "work_dir": str, "host": list}
