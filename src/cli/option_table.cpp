@@ -289,7 +289,9 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
                 "an RLIMIT_RTPRIO that allows it"),
            Readers::both, field<&RunConfig::rt_priority>},
           {output,
-           spec("json", "FILE", FilePath{}, std::nullopt, "also write the report as JSON to FILE",
+           spec("json", "FILE", FilePath{}, std::nullopt,
+                "also write the report as JSON to FILE (never through a link in a folder "
+                "others may write to, nor over another user's file: exit 2)",
                 publisher),
            Readers::both, field<&RunConfig::json_path>},
           {output,
