@@ -25,7 +25,6 @@ Needs scipy (Debian: python3-scipy).
 
 import argparse
 import collections
-import csv
 import dataclasses
 import importlib.util
 import json
@@ -35,9 +34,9 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 import netprof_input as loader  # noqa: E402
+import netprof_output as output  # noqa: E402
 from netprof_figures import COMPARED_FIGURES, format_figure, format_size  # noqa: E402
 
 Key = collections.namedtuple("Key", "transport mode payload_size subscribers")

@@ -22,7 +22,6 @@ Needs matplotlib (Debian: python3-matplotlib); everything else is the standard l
 
 import argparse
 import collections
-import csv
 import dataclasses
 import importlib.util
 import math

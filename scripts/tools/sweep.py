@@ -298,8 +298,8 @@ def write_finish(arguments, started, rows):
     output.append_text(os.path.join(arguments.out, "command.txt"),
                        f"finished: {datetime.datetime.now().isoformat(timespec='seconds')} after "
                        f"{format_duration(time.monotonic() - started)}; {len(rows) - failed} of "
-                       f"{len(rows)} runs ok\n")
-        f.write(f"load average at end: {load_average()}\n")
+                       f"{len(rows)} runs ok\n"
+                       f"load average at end: {load_average()}\n")
 
 
 def load_average():
