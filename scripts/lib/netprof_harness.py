@@ -18,6 +18,9 @@ import socket
 import subprocess
 import time
 
+import netprof_input as loader
+import netprof_output as output
+
 DEFAULT_QUEUE_BYTES = 1_000_000
 # How long each side waits for its peer (--wait); the deadline of a run allows for it.
 PEER_WAIT_SECONDS = 10
@@ -425,7 +428,7 @@ def run(netprof, spec, out_dir, stem, prefix=(), work_dir=None, monitor=None):
 def start(netprof, prefix, arguments, out_dir, stem):
     argv = [*prefix, netprof, *[str(a) for a in arguments]]
     stderr_path = os.path.join(out_dir, f"{stem}.stderr")
-    stderr_file = open(stderr_path, "w")
+    stderr_file = output.open_log(stderr_path)
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=stderr_file)
     stderr_file.close()  # the child has its own descriptor
@@ -462,12 +465,18 @@ def stop_stragglers(processes):
 
 
 def read_report(path):
-    """The JSON report, or None: netprof leaves an empty file when it stops before running."""
+    """The JSON report, or None: netprof leaves an empty file when it stops before running,
+    and a file that is not a report it could have written (netprof_input says what) is none
+    either, so the tools' figures never trip over it."""
     try:
-        with open(path) as f:
-            text = f.read()
-        return json.loads(text) if text.strip() else None
-    except (OSError, ValueError):
+        text = loader.read_text(path)
+        if not text.strip():
+            return None
+        report = loader.parse_json(text, path)
+        if "publisher" in report:
+            loader.check_publisher_report(report, path)
+        return report
+    except loader.InputError:
         return None
 
 

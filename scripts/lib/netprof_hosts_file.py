@@ -17,6 +17,10 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # (quoted there too) and into file names.
 ADDRESS = re.compile(r"^[A-Za-z0-9_.:-]{1,253}$")
 SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
+# The run's folder is the destination of scp, whose remote path a remote shell reads in the
+# legacy protocol (scp -O, OpenSSH before 9.0) and no shell reads in SFTP mode: only a path
+# that needs no quoting means the same file to both (netprof_remote quotes it all the same).
+WORK_DIR = re.compile(r"^/$|^/?[A-Za-z0-9_.,+=@%][A-Za-z0-9_.,+=@%/-]{0,1023}$")
 
 TOP_LEVEL = {"netprof": str, "copy_binary": bool, "port": int, "transport": str,
              "work_dir": str, "host": list}
@@ -82,6 +86,7 @@ def parse(document, path="hosts file"):
     if not 1 <= port <= 65535 - len(entries):
         raise HostsFileError(f"{path}: port {port}: 1 to {65535 - len(entries)} (role i "
                              "uses port + i)")
+    check_work_dir(document.get("work_dir", "/tmp"), path)
     defaults = {"netprof": document.get("netprof", "netprof"),
                 "copy_binary": document.get("copy_binary", False),
                 "work_dir": document.get("work_dir", "/tmp")}
@@ -134,10 +139,18 @@ def parse_host(entry, number, path):
                              "address")
     if "cpu" in entry and not 0 <= entry["cpu"] < 4096:
         raise HostsFileError(f"{where}: cpu {entry['cpu']}: a CPU number, 0 or more")
-    for field in ("netprof", "work_dir"):
-        if field in entry and (not entry[field] or "\n" in entry[field]):
-            raise HostsFileError(f"{where}: {field} must be a path")
+    if "netprof" in entry and (not entry["netprof"] or "\n" in entry["netprof"]):
+        raise HostsFileError(f"{where}: netprof must be a path")
+    if "work_dir" in entry:
+        check_work_dir(entry["work_dir"], where)
     return entry
+
+
+def check_work_dir(work_dir, where):
+    if not WORK_DIR.match(work_dir):
+        raise HostsFileError(f"{where}: work_dir {work_dir!r}: a path of letters, digits and "
+                             "'/._-+,=@%' only (no space, quote or shell metacharacter: it is "
+                             "the remote path of scp)")
 
 
 def make_role(host, index, port, defaults):

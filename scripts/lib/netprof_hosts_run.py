@@ -9,6 +9,7 @@ import os
 import time
 
 import netprof_harness as harness
+import netprof_output as output
 import netprof_hosts_file as hosts_file
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "launch.py")
@@ -29,8 +30,7 @@ def write_hosts_file(path, hosts, subscribers, transport):
         if role.cpu is not None:
             fields["cpu"] = role.cpu
         lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    output.write_text(path, "\n".join(lines) + "\n")
 
 
 def failed(reason, started):

@@ -11,6 +11,7 @@ import subprocess
 import time
 
 import netprof_merge as merge
+import netprof_output as output
 import netprof_remote as remote
 from netprof_harness import INTERRUPT_GRACE_SECONDS, DeadlineExceeded, Processes
 
@@ -39,6 +40,7 @@ class RoleResult:
     exit_code: object = None  # the role's exit status as ssh passed it on; None: never ran
     problem: str = ""         # what went wrong with it, for the user
     report: dict = None
+    malformed_report: bool = False  # it wrote one, but not a JSON object we could read
 
 
 class Run:
@@ -158,8 +160,8 @@ class Run:
     def _start(self, role, arguments):
         script = remote.start_script(self.dir(role), self.netprof_on_host(role),
                                      [*arguments, "--json", f"{self.dir(role)}/report.json"])
-        stdout = open(self.local_path(role, "stdout"), "w")
-        stderr = open(self.local_path(role, "stderr"), "w")
+        stdout = output.open_log(self.local_path(role, "stdout"))
+        stderr = output.open_log(self.local_path(role, "stderr"))
         try:
             self.role_processes[role.name] = self.processes.start(
                 self.ssh.command(role.ssh, script), own_group=True, stdout=stdout,
@@ -286,9 +288,9 @@ class Run:
             result.report = report
             if why:
                 result.problem = result.problem or why
+                result.malformed_report = bool(out.strip())
             else:
-                with open(self.local_path(role, "json"), "w") as f:
-                    f.write(out)
+                output.write_text(self.local_path(role, "json"), out)
         roles = [r for r in self.hosts.roles if r.name in self.role_processes
                  and r.ssh not in self.gone]
         self._in_parallel(roles, lambda role: self.ssh.command(

@@ -8,6 +8,9 @@ Standard library only.
 import csv
 import json
 
+import netprof_input as loader
+import netprof_output as output
+
 MERGED_SCHEMA_VERSION = 1
 CSV_COLUMNS = [
     "run_tag", "name", "id", "ssh", "address", "exit_code", "outcome", "received", "lost",
@@ -25,12 +28,9 @@ def parse_report(text, limit):
     if len(text) > limit:
         return None, f"report larger than {limit} bytes: ignored"
     try:
-        report = json.loads(text)
-    except ValueError as error:
-        return None, f"report is not JSON: {error}"
-    if not isinstance(report, dict):
-        return None, "report is not a JSON object"
-    return report, None
+        return loader.parse_json(text, "report"), None
+    except loader.InputError as error:
+        return None, str(error)
 
 
 def field(value, *keys):
@@ -105,11 +105,9 @@ def csv_row(run_tag, entry, publisher_report):
 
 
 def write(merged, json_path, csv_path):
-    with open(json_path, "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
+    output.write_text(json_path, json.dumps(merged, indent=1) + "\n")
     publisher_report = merged["publisher"]["report"]
-    with open(csv_path, "w", newline="") as f:
+    with output.open_for_writing(csv_path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         for entry in merged["subscribers"]:

@@ -41,7 +41,11 @@ class Ssh:
         return ["ssh", *self.options(), "-T", destination, script]
 
     def copy(self, local_path, destination, remote_path):
-        return ["scp", "-q", *self.options(), local_path, f"{destination}:{remote_path}"]
+        """scp argv copying to `remote_path`, quoted for the remote shell that reads it in the
+        legacy protocol (scp -O, older clients). The hosts file admits only paths that need no
+        quoting, which mean the same in SFTP mode, where no shell reads it."""
+        return ["scp", "-q", *self.options(), "--", local_path,
+                f"{destination}:{shlex.quote(remote_path)}"]
 
 
 def run_dir(role, tag):

@@ -31,7 +31,6 @@ Needs scipy (Debian: python3-scipy).
 
 import argparse
 import collections
-import csv
 import dataclasses
 import importlib.util
 import json
@@ -42,6 +41,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_figures as figures  # noqa: E402
+import netprof_input as loader  # noqa: E402
+import netprof_output as output  # noqa: E402
 from netprof_figures import COMPARED_FIGURES, format_figure, format_size  # noqa: E402
 
 Key = collections.namedtuple("Key", "transport mode payload_size subscribers")
@@ -131,43 +132,54 @@ def read_runs(paths, side):
 
 def read_file(path, side):
     try:
-        with open(path, newline="") as f:
-            text = f.read()
-    except OSError as error:
-        raise InputError(f"--{side}: cannot read {path}: {error.strerror}")
-    if text.lstrip().startswith("{"):
-        return read_report(path, text, side)
-    return read_csv_rows(path, text, side)
+        text = loader.read_text(path)
+        if text.lstrip().startswith("{"):
+            return read_report(path, text)
+        return read_csv_rows(path, text)
+    except loader.InputError as error:
+        raise InputError(f"--{side}: {error}") from None
 
 
-def read_report(path, text, side):
-    try:
-        report = json.loads(text)
-    except ValueError as error:
-        raise InputError(f"--{side}: {path} is not JSON: {error}")
-    if not isinstance(report, dict) or report.get("schema_version") != 1:
-        raise InputError(f"--{side}: {path} is not a netprof report (schema_version 1)")
+def read_report(path, text):
+    report = loader.parse_json(text, path)
+    if report.get("schema_version") != 1:
+        raise loader.InputError(f"{path} is not a netprof report (schema_version 1)")
     if "publisher" not in report:
         print(f"compare: skipping {path}: a subscriber's report (the publisher's has every "
               "figure)", file=sys.stderr)
         return []
-    if report.get("result", {}).get("interrupted"):
+    result = report.get("result", {})
+    if isinstance(result, dict) and result.get("interrupted"):
         print(f"compare: skipping {path}: the run was interrupted", file=sys.stderr)
         return []
+    loader.check_publisher_report(report, path)
     settings = report.get("settings", {})
     key = Key(settings.get("transport", "?"), settings.get("mode", "?"),
               int(settings.get("payload_size", 0)), int(settings.get("subscribers_expected", 1)))
-    return [(key, figures.report_figures(report))]
+    values = figures.report_figures(report)
+    for name, value in values.items():
+        loader.optional_number(value, f"{path}: {name}")
+    return [(key, values)]
 
 
-def read_csv_rows(path, text, side):
-    rows = list(csv.DictReader(text.splitlines()))
+def read_csv_rows(path, text):
+    rows = loader.read_csv(text, path)
     needed = {"transport", "mode", "payload_size", "subscribers", "status"}
     if not rows or not needed <= set(rows[0]):
-        raise InputError(f"--{side}: {path} is neither a netprof JSON report nor a sweep CSV")
-    return [(Key(row["transport"], row["mode"], int(row["payload_size"]),
-                 int(row["subscribers"])), figures.row_figures(row))
-            for row in rows if row["status"] == "ok"]
+        raise loader.InputError(f"{path} is neither a netprof JSON report nor a sweep CSV")
+    runs = []
+    for line, row in enumerate(rows, 2):
+        if row["status"] != "ok":
+            continue
+        where = f"{path} line {line}"
+        key = Key(row["transport"], row["mode"], loader.whole(row["payload_size"],
+                                                             f"{where}: payload_size"),
+                  loader.whole(row["subscribers"], f"{where}: subscribers"))
+        values = {figure.name: loader.optional_number(row.get(figure.name),
+                                                      f"{where}: {figure.name}")
+                  for figure in COMPARED_FIGURES}
+        runs.append((key, values))
+    return runs
 
 
 def pair_keys(baseline, contender):
@@ -297,8 +309,7 @@ def write_json(results, arguments, regression):
     if arguments.json == "-":
         sys.stdout.write(text)
         return
-    with open(arguments.json, "w") as f:
-        f.write(text)
+    output.write_text(arguments.json, text)
 
 
 def main(argv):
@@ -318,7 +329,7 @@ def main(argv):
         print(f"compare: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"compare: cannot write {arguments.json}: {error.strerror}", file=sys.stderr)
+        print(f"compare: cannot write {arguments.json}: {error.strerror or error}", file=sys.stderr)
         return 2
     untested = sum(1 for result in results if result["verdict"] == "too few runs")
     if untested:

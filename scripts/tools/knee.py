@@ -39,6 +39,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 import netprof_tool as tool  # noqa: E402
@@ -245,7 +246,7 @@ def probe_row(run):
 
 
 def write_csv(path, columns, rows):
-    with open(path, "w", newline="") as f:
+    with output.open_for_writing(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(rows)
@@ -315,7 +316,7 @@ def plot(rows, path, title):
     axes[0].legend(fontsize=8)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    output.save_figure(figure, path, dpi=110)
     plt.close(figure)
 
 
@@ -412,8 +413,7 @@ def write_results(arguments, rows, runs):
     write_csv(os.path.join(arguments.out, "probes.csv"), PROBE_COLUMNS,
               [probe_row(run) for run in runs])
     table = markdown(rows, arguments)
-    with open(os.path.join(arguments.out, "knee.md"), "w") as f:
-        f.write(table)
+    output.write_text(os.path.join(arguments.out, "knee.md"), table)
     print(table)
     if not any(row["knee_hz"] != "" for row in rows):
         print("knee: no plot: no size has a knee", file=sys.stderr)
@@ -445,7 +445,11 @@ def main(argv):
     finally:
         if namespace:
             namespace.delete()
-    write_results(arguments, rows, runs)
+    try:
+        write_results(arguments, rows, runs)
+    except OSError as error:
+        print(f"knee: {error}", file=sys.stderr)
+        return 2
     if status == 0 and any(not row["converged"] for row in rows):
         return 1
     return status

@@ -203,7 +203,14 @@ def finish(arguments, hosts, run, tag, version, status, reason):
     merged = merge.merged_report(facts, hosts.roles, run.results)
     json_path = os.path.join(arguments.out, "merged.json")
     csv_path = os.path.join(arguments.out, "subscribers.csv")
-    merge.write(merged, json_path, csv_path)
+    try:
+        merge.write(merged, json_path, csv_path)
+    except OSError as error:
+        print(f"launch: {error}", file=sys.stderr)
+        return BAD_INPUT
+    if status == PASSED and any(run.results[role.name].malformed_report for role in hosts.roles):
+        # The run passed, but a report it merged was not one: the merged files say which.
+        status = BAD_INPUT
     report = launch_run.read_text(run.local_path(hosts.publisher, "stdout")).split("\n", 1)
     if len(report) > 1 and report[1].strip():
         print(report[1].rstrip())  # the publisher's text report, after its PID line

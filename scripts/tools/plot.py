@@ -22,7 +22,6 @@ Needs matplotlib (Debian: python3-matplotlib); everything else is the standard l
 
 import argparse
 import collections
-import csv
 import dataclasses
 import importlib.util
 import math
@@ -31,6 +30,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_input as loader  # noqa: E402
+import netprof_output as output  # noqa: E402
 from netprof_figures import format_figure, format_size, payload_size_axis, pyplot  # noqa: E402
 
 
@@ -78,19 +79,45 @@ class InputError(Exception):
 
 def read_rows(paths):
     rows = []
+    required = {"transport", "payload_size", "status"}
     for path in paths:
         try:
-            with open(path, newline="") as f:
-                rows.extend(csv.DictReader(f))
-        except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}")
-    required = {"transport", "payload_size", "status"}
+            found = loader.read_csv(loader.read_text(path), path)
+            missing = required - set(found[0]) if found else set()
+            if missing:
+                raise InputError(f"{path} is not a sweep CSV: no column "
+                                 f"{', '.join(sorted(missing))}")
+            rows.extend(checked_row(row, f"{path} line {line}")
+                        for line, row in enumerate(found, 2))
+        except loader.InputError as error:
+            raise InputError(str(error)) from None
     if not rows:
         raise InputError("no rows in " + ", ".join(paths))
-    missing = required - set(rows[0])
-    if missing:
-        raise InputError(f"{paths[0]} is not a sweep CSV: no column {', '.join(sorted(missing))}")
     return rows
+
+
+# What the plots and tables read as numbers: checked here, where the file and line are known.
+FIGURE_COLUMNS = ("one_way_p50_ns", "one_way_p99_ns", "one_way_max_ns", "messages_per_second",
+                  "payload_bytes_per_second", "lost", "loss_percent")
+
+
+def checked_row(row, where):
+    """`row` when every value the plot reads from it is what a sweep writes."""
+    if not row["transport"]:
+        raise loader.InputError(f"{where}: no transport")
+    loader.whole(row["payload_size"], f"{where}: payload_size", minimum=1)
+    for column in ("repetition", "subscribers"):
+        if row.get(column):
+            loader.whole(row[column], f"{where}: {column}")
+    loader.optional_number(row.get("send_hz"), f"{where}: send_hz")
+    if row["status"] != "ok":
+        return row
+    for column in FIGURE_COLUMNS:
+        loader.optional_number(row.get(column), f"{where}: {column}")
+    for column, value in row.items():
+        if column.startswith("subscribers.") and ".latency.one_way_ns." in column:
+            loader.optional_number(value, f"{where}: {column}")
+    return row
 
 
 def series_namer(rows, columns=("mode", "subscribers", "host.hostname")):
@@ -225,7 +252,7 @@ def plot_panels(groups, panels, title, path, share_y):
         add_legend(axes[0], marked_loss)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    output.save_figure(figure, path, dpi=110)
     plt.close(figure)
     return plotted
 
@@ -318,7 +345,7 @@ def plot_subscribers(rows, title, path):
     figure.suptitle(title, fontsize=10)
     legend_height = min(0.4, (0.25 + 0.22 * legend_rows) / figure.get_figheight())
     figure.tight_layout(rect=(0, legend_height, 1, 1))
-    figure.savefig(path, dpi=110)
+    output.save_figure(figure, path, dpi=110)
     plt.close(figure)
 
 
@@ -499,6 +526,14 @@ def main(argv):
         return 2
     groups = group_runs(rows)
     os.makedirs(arguments.out, exist_ok=True)
+    try:
+        return write_outputs(arguments, rows, groups)
+    except OSError as error:
+        print(f"plot: {error}", file=sys.stderr)
+        return 2
+
+
+def write_outputs(arguments, rows, groups):
     title = (f"{arguments.title} {modes(rows)}, {send_rates(rows)}, {sweep_dates(rows)}\n"
              f"{host_facts(rows)}")
     base = os.path.join(arguments.out, arguments.name)
@@ -508,8 +543,7 @@ def main(argv):
     if plotted and shows_subscribers(rows):
         plot_subscribers(rows, title, base + "-subscribers.png")
         written.insert(2, "-subscribers.png")
-    with open(base + ".md", "w") as f:
-        f.write(markdown(rows, groups, title))
+    output.write_text(base + ".md", markdown(rows, groups, title))
     for suffix in written:
         print(base + suffix)
     if not plotted:

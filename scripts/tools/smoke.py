@@ -26,6 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 
 # A rate loopback carries without loss on a loaded 2-core machine (as the e2e tests use).
@@ -350,8 +351,11 @@ def main(argv):
     elapsed = time.monotonic() - started
     summary = summary_markdown(results, retried, skipped, gate_line, elapsed,
                                host_line(results))
-    with open(os.path.join(arguments.out, "summary.md"), "w") as f:
-        f.write(summary)
+    try:
+        output.write_text(os.path.join(arguments.out, "summary.md"), summary)
+    except OSError as error:
+        print(f"smoke: {error}", file=sys.stderr)
+        return 2
     print(summary)
     if elapsed > BUDGET_SECONDS:
         print(f"smoke: warning: took {elapsed:.0f} s, over the {BUDGET_SECONDS} s budget")

@@ -25,6 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 
 STEM = "soak"
@@ -123,7 +124,7 @@ def least_squares_slope(points):
 
 
 def write_csv(path, samples):
-    with open(path, "w", newline="") as f:
+    with output.open_for_writing(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["elapsed_s"] + [f"{role}_rss_kib" for role in ROLES])
         for s in samples:
@@ -153,7 +154,7 @@ def write_plot(path, samples, settle_seconds):
     axes.legend()
     axes.set_title("netprof soak: resident memory over time")
     figure.tight_layout()
-    figure.savefig(path)
+    output.save_figure(figure, path)
     plt.close(figure)
     return ""
 
@@ -288,11 +289,14 @@ def main(argv):
     if not outcome.ok:
         problems.append(outcome.reason)
     verdict = "PASS" if not problems else "FAIL: " + "; ".join(problems)
-    write_csv(os.path.join(arguments.out, "rss.csv"), samples)
-    plot_note = write_plot(os.path.join(arguments.out, "rss.png"), samples, settle)
-    summary = summary_markdown(arguments, outcome, growths, verdict, plot_note)
-    with open(os.path.join(arguments.out, "summary.md"), "w") as f:
-        f.write(summary)
+    try:
+        write_csv(os.path.join(arguments.out, "rss.csv"), samples)
+        plot_note = write_plot(os.path.join(arguments.out, "rss.png"), samples, settle)
+        summary = summary_markdown(arguments, outcome, growths, verdict, plot_note)
+        output.write_text(os.path.join(arguments.out, "summary.md"), summary)
+    except OSError as error:
+        print(f"soak: {error}", file=sys.stderr)
+        return 2
     print(summary)
     return 0 if not problems else 1
 

@@ -32,6 +32,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 import netprof_hosts_file as hosts_file  # noqa: E402
@@ -218,12 +219,10 @@ def write_csv(path, rows):
             if key not in seen:
                 seen.add(key)
                 columns.append(key)
-    temporary = path + ".tmp"
-    with open(temporary, "w", newline="") as f:
+    with output.open_for_writing(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(rows)
-    os.replace(temporary, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,20 +286,20 @@ def sweep(arguments, setups, namespace):
 
 def write_command(arguments, argv):
     """How this sweep was made, for the results page."""
-    with open(os.path.join(arguments.out, "command.txt"), "w") as f:
-        f.write(f"date: {datetime.datetime.now().isoformat(timespec='seconds')}\n")
-        f.write(f"command: {shlex.join(['scripts/tools/sweep.py', *argv])}\n")
-        f.write(f"load average at start: {load_average()}\n")
+    output.write_text(os.path.join(arguments.out, "command.txt"),
+                      f"date: {datetime.datetime.now().isoformat(timespec='seconds')}\n"
+                      f"command: {shlex.join(['scripts/tools/sweep.py', *argv])}\n"
+                      f"load average at start: {load_average()}\n")
 
 
 def write_finish(arguments, started, rows):
     """When it ended and how busy the machine was: other load skews every latency."""
     failed = sum(1 for row in rows if row["status"] != "ok")
-    with open(os.path.join(arguments.out, "command.txt"), "a") as f:
-        f.write(f"finished: {datetime.datetime.now().isoformat(timespec='seconds')} after "
-                f"{format_duration(time.monotonic() - started)}; {len(rows) - failed} of "
-                f"{len(rows)} runs ok\n")
-        f.write(f"load average at end: {load_average()}\n")
+    output.append_text(os.path.join(arguments.out, "command.txt"),
+                       f"finished: {datetime.datetime.now().isoformat(timespec='seconds')} after "
+                       f"{format_duration(time.monotonic() - started)}; {len(rows) - failed} of "
+                       f"{len(rows)} runs ok\n"
+                       f"load average at end: {load_average()}\n")
 
 
 def load_average():
@@ -331,6 +330,9 @@ def main(argv):
     except KeyboardInterrupt:
         print("\nsweep: interrupted; the CSV holds the points that finished", file=sys.stderr)
         return 130
+    except output.OutputRefused as error:
+        print(f"sweep: {error}", file=sys.stderr)
+        return 2
     finally:
         if namespace:
             namespace.delete()

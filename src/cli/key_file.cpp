@@ -44,6 +44,11 @@ std::vector<std::byte> read_key_file(const std::string& path)
     refuse(path, std::string("cannot read it (") + std::strerror(errno) + ")");
   if (!S_ISREG(facts.st_mode))
     refuse(path, "not a regular file");
+  // As ssh refuses a key another user owns: whoever owns the file may change the secret (or
+  // read it, and forge our control messages), however private its mode.
+  if (facts.st_uid != ::geteuid() && facts.st_uid != 0)
+    refuse(path, "it belongs to another user (uid " + std::to_string(facts.st_uid) +
+                     "): a shared secret must be owned by the user running netprof (or root)");
   if ((facts.st_mode & (S_IRWXG | S_IRWXO)) != 0)
     refuse(path, "others may read it: a shared secret must be readable by its owner alone "
                  "(chmod 600 it)");

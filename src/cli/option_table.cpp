@@ -32,9 +32,15 @@ WholeNumber bytes(std::uint64_t min, std::uint64_t max)
   return {.min = min, .max = max, .names_too_large = true, .byte_suffixes = true};
 }
 
+// The shortest meaningful duration for a seconds option. Below a millisecond a probe timeout
+// is shorter than a loopback round trip under load (1e-9 sent a flood of probes that all
+// timed out), and a run or a wait is over before the other side is scheduled: zero is refused
+// for the same reason, and a nanosecond is zero in all but name.
+constexpr double min_seconds = 0.001;
+
 RealNumber positive_seconds()
 {
-  return {0.0, false, max_seconds, "seconds > 0, at most 86400"};
+  return {min_seconds, true, max_seconds, "seconds from 0.001 to 86400"};
 }
 
 // The table's rows are dense, so its specs are made in one call.
@@ -152,7 +158,7 @@ void add_test(std::vector<CoreOption>& rows)
            Readers::both, field<&RunConfig::queue_length>},
           {heading,
            spec("time,t", "SECONDS", positive_seconds(), "10",
-                "length of the measured phase; fractions allowed (> 0, at most 86400)"),
+                "length of the measured phase; fractions allowed (0.001 to 86400)"),
            Readers::publisher, field<&RunConfig::test_seconds>},
           {heading,
            spec("count", "N", whole(1, unbounded), std::nullopt,
@@ -177,7 +183,7 @@ void add_test(std::vector<CoreOption>& rows)
            Readers::publisher, field<&RunConfig::subscribers>},
           {heading,
            spec("wait", "SECONDS", positive_seconds(), "10",
-                "how long either side waits for its peer (> 0)"),
+                "how long either side waits for its peer (0.001 to 86400)"),
            Readers::both, field<&RunConfig::wait_seconds>},
           {heading,
            spec("warmup-time", "SECONDS",
@@ -297,7 +303,8 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
           {output,
            spec("json", "FILE", FilePath{}, std::nullopt,
                 "also write the report as JSON to FILE; - writes it to stdout, and the text "
-                "report to stderr",
+                "report to stderr (never through a link in a folder others may write to, nor "
+                "over another user's file: exit 2)",
                 publisher),
            Readers::both, field<&RunConfig::json_path>},
           {output,

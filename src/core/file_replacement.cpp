@@ -1,5 +1,7 @@
 #include "file_replacement.hpp"
 
+#include "../options/output_file_safety.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <fcntl.h>
@@ -59,7 +61,8 @@ public:
     for (int attempt = 0; attempt < temporary_name_attempts; ++attempt) {
       m_path = directory + "/.netprof-" + std::to_string(::getpid()) + "-" +
                std::to_string(attempt) + ".tmp";
-      m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, creation_mode);
+      m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    creation_mode);
       if (m_fd >= 0)
         return;
       if (errno != EEXIST && errno != EINTR)
@@ -100,15 +103,15 @@ private:
   bool m_renamed = false;
 };
 
-// The replacement takes the old file's place in every way we can give it. Ownership is only
-// ours to give as root; anyone else gets the file as their own, as a fresh one would be.
+// The replacement takes the old file's place in every way we can give it. The old file is ours
+// (another user's is refused); its group may be one we cannot give, which is no reason to lose
+// the report.
 void take_over_attributes(int fd, const struct stat& old)
 {
   if (::fchmod(fd, old.st_mode & 07777) != 0)
     fail("cannot give the new file the old one's mode", errno);
-  const bool owned_by_us = old.st_uid == ::geteuid() && old.st_gid == ::getegid();
-  if (!owned_by_us && ::fchown(fd, old.st_uid, old.st_gid) != 0) {
-    // Not root: the new file is ours, which is no reason to lose the report.
+  if (old.st_gid != ::getegid() && ::fchown(fd, old.st_uid, old.st_gid) != 0) {
+    // Not a member of that group: the new file keeps ours.
   }
 }
 
@@ -146,6 +149,9 @@ void write_in_place(const std::string& path, std::string_view contents)
 
 void replace_file(const std::string& path, std::string_view contents)
 {
+  // Checked while parsing too; again here, since a run is long enough to plant a link.
+  if (const auto refusal = options::output_file_refusal(path))
+    throw TransportError(*refusal + "; nothing was written");
   struct stat existing {};
   std::optional<struct stat> old;
   if (::lstat(path.c_str(), &existing) == 0) {
@@ -160,7 +166,7 @@ void replace_file(const std::string& path, std::string_view contents)
   const std::string directory = directory_of(path);
   try {
     // Created private while it holds part of a report that is replacing a private file.
-    TemporaryFile temporary(directory, old ? 0600 : 0666);
+    TemporaryFile temporary(directory, old ? 0600 : 0644);
     if (old)
       take_over_attributes(temporary.fd(), *old);
     write_all(temporary.fd(), contents);

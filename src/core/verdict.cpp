@@ -1,5 +1,6 @@
 #include "verdict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -227,6 +228,25 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
   }
 }
 
+// In ping-pong every message is a probe that waits --probe-timeout for its echoes. When most
+// wait in vain, the run is a flood of unanswered probes, not a measurement of round trips: the
+// few echoes that made it in time are no latency figure to pass on.
+void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria,
+                          Verdict& verdict)
+{
+  if (criteria.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
+    return;
+  const std::uint64_t expected = facts.probes_sent * facts.subscribers.size();
+  const std::uint64_t on_time = facts.echoes - std::min(facts.echoes_late, facts.echoes);
+  if (on_time * 2 >= expected)
+    return;
+  verdict.problems.push_back(format_count(expected - on_time) + " of " + format_count(expected) +
+                             " probe echoes did not come back within --probe-timeout " +
+                             format_number(criteria.probe_timeout_seconds) +
+                             " s: most probes timed out, so the latency figures describe a "
+                             "minority; raise --probe-timeout (or find the loss)");
+}
+
 } // namespace
 
 Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria)
@@ -248,6 +268,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
       judge_member(sub, facts, criteria, verdict);
     if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
       verdict.problems.push_back("no probe was echoed, so there is no latency figure");
+    judge_probe_timeouts(facts, criteria, verdict);
     if (facts.echoes_late > 0)
       verdict.warnings.push_back(format_count(facts.echoes_late) +
                                  " echoes came back after --probe-timeout");

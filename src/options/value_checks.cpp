@@ -1,6 +1,7 @@
 #include "value_checks.hpp"
 
 #include "number_parsing.hpp"
+#include "output_file_safety.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -141,6 +142,10 @@ void check_file_path(const OptionSpec& spec, const std::string& path)
   }
   if (path == "-") {
     return; // standard output
+  }
+  // Before anything opens it: a planted link must not be followed even to test it.
+  if (const auto refusal_reason = output_file_refusal(path)) {
+    refuse(spec, path, *refusal_reason);
   }
   const fs::path file(path);
   // Every check uses the error_code overloads: a name the system refuses (too long, a loop of

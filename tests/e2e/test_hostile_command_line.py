@@ -55,7 +55,7 @@ ROWS = [
      lit("option '--send-hz' needs a value")),
     # -- not a number
     (["-u", "127.0.0.1:1", "-t", "abc"], USAGE,
-     lit("invalid value 'abc' for --time: expected seconds > 0, at most 86400")),
+     lit("invalid value 'abc' for --time: expected seconds from 0.001 to 86400")),
     (["-u", "127.0.0.1:1", "--send-hz", "fast"], USAGE,
      lit("invalid value 'fast' for --send-hz: expected a rate in Hz from 0 to 1e9 "
          "(0 = as fast as possible)")),
@@ -89,14 +89,14 @@ ROWS = [
     (["-u", "127.0.0.1:1", "--count", "0"], USAGE,
      lit("invalid value '0' for --count: expected a whole number >= 1")),
     (["-u", "127.0.0.1:1", "--probe-timeout", "0"], USAGE,
-     lit("invalid value '0' for --probe-timeout: expected seconds > 0, at most 86400")),
+     lit("invalid value '0' for --probe-timeout: expected seconds from 0.001 to 86400")),
     (["-u", "127.0.0.1:1", "--reassembly-slots", "0"], USAGE,
      lit("invalid value '0' for --reassembly-slots: expected a whole number from 1 to 64")),
     (["--zmq", "tcp://127.0.0.1:5555", "--zmq-io-threads", "0"], USAGE,
      lit("invalid value '0' for --zmq-io-threads: expected a whole number from 1 to 64")),
     # -- too large
     (["-u", "127.0.0.1:1", "-t", "1e300"], USAGE,
-     lit("invalid value '1e300' for --time: expected seconds > 0, at most 86400")),
+     lit("invalid value '1e300' for --time: expected seconds from 0.001 to 86400")),
     (["-u", "127.0.0.1:1", "--count", "18446744073709551616"], USAGE,
      lit("invalid value '18446744073709551616' for --count: too large "
          "(at most 18446744073709551615)")),

@@ -57,6 +57,50 @@ protected:
   fs::path m_directory;
 };
 
+// Issue 30: in a folder others may write to, anyone could have planted the link, pointing at
+// any file we may write; checking it must not even open what it points at.
+TEST_F(JsonPathTest, RefusesALinkInAFolderOthersMayWriteTo)
+{
+  const fs::path target = m_directory / "target.json";
+  std::ofstream(target) << "keep\n";
+  const fs::path shared = m_directory / "shared";
+  fs::create_directory(shared);
+  ::chmod(shared.c_str(), 01777);
+  const fs::path link = shared / "report.json";
+  fs::create_symlink(target, link);
+
+  EXPECT_EQ(usage_error(link.string()),
+            "invalid value '" + link.string() + "' for --json: it is a symbolic link in '" +
+                shared.string() +
+                "', a directory others may write to, so anyone could have planted it; give a "
+                "path that is not a link, or write to a directory only you can write to");
+}
+
+TEST_F(JsonPathTest, FollowsALinkInAFolderOnlyItsOwnerWrites)
+{
+  const fs::path target = m_directory / "target.json";
+  std::ofstream(target) << "keep\n";
+  ::chmod(m_directory.c_str(), 0755);
+  fs::create_symlink(target, m_directory / "link.json");
+
+  EXPECT_EQ(usage_error((m_directory / "link.json").string()), "(parsed without error)");
+}
+
+TEST_F(JsonPathTest, RefusesAnotherUsersFileEvenAsRoot)
+{
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "only root can give a file to another user";
+  constexpr uid_t nobody = 65534;
+  const fs::path theirs = m_directory / "report.json";
+  std::ofstream(theirs) << "theirs\n";
+  ASSERT_EQ(::chown(theirs.c_str(), nobody, nobody), 0);
+
+  EXPECT_EQ(usage_error(theirs.string()),
+            "invalid value '" + theirs.string() +
+                "' for --json: it belongs to another user (uid 65534), and netprof never "
+                "replaces another user's file; remove it or choose another name");
+}
+
 TEST_F(JsonPathTest, RefusesANameTooLongForTheSystemInOneLine)
 {
   const std::string path = (m_directory / (std::string(300, 'x') + ".json")).string();

@@ -319,25 +319,25 @@ TEST_F(ParseCommandLineTest, RejectsZeroSize)
 TEST_F(ParseCommandLineTest, RejectsZeroTime)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "0"}),
-            "invalid value '0' for --time: expected seconds > 0, at most 86400");
+            "invalid value '0' for --time: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsANegativeTime)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "-1"}),
-            "invalid value '-1' for --time: expected seconds > 0, at most 86400");
+            "invalid value '-1' for --time: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsATimeLongerThanADay)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "86401"}),
-            "invalid value '86401' for --time: expected seconds > 0, at most 86400");
+            "invalid value '86401' for --time: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsZeroWait)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait", "0"}),
-            "invalid value '0' for --wait: expected seconds > 0, at most 86400");
+            "invalid value '0' for --wait: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsZeroProbeRate)
@@ -381,7 +381,7 @@ TEST_F(ParseCommandLineTest, RejectsALossAboveOneHundredPercent)
 TEST_F(ParseCommandLineTest, RejectsTrailingJunk)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "10x"}),
-            "invalid value '10x' for --time: expected seconds > 0, at most 86400");
+            "invalid value '10x' for --time: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsTrailingJunkInAWholeNumber)
@@ -394,7 +394,7 @@ TEST_F(ParseCommandLineTest, RejectsTrailingJunkInAWholeNumber)
 TEST_F(ParseCommandLineTest, RejectsNan)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "-t", "nan"}),
-            "invalid value 'nan' for --time: expected seconds > 0, at most 86400");
+            "invalid value 'nan' for --time: expected seconds from 0.001 to 86400");
 }
 
 TEST_F(ParseCommandLineTest, RejectsInfinity)

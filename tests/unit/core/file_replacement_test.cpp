@@ -133,21 +133,36 @@ TEST_F(ReplaceFile, AFailureSaysWhatFailedAndLeavesNothingBehind)
   EXPECT_EQ(names(), std::vector<std::string>{});
 }
 
-TEST_F(ReplaceFile, AsRootTheReplacementKeepsTheOldFilesOwner)
+TEST_F(ReplaceFile, AsRootAnotherUsersFileIsRefusedAndLeftAlone)
 {
   if (::geteuid() != 0)
     GTEST_SKIP() << "only root can give a file to another user";
   constexpr uid_t nobody = 65534;
   const std::string sut = path("report.json");
-  write(sut, "old\n");
+  write(sut, "theirs\n");
   ASSERT_EQ(::chown(sut.c_str(), nobody, nobody), 0);
 
-  replace_file(sut, "new\n");
+  EXPECT_THROW(replace_file(sut, "new\n"), netprof::TransportError);
 
-  struct stat status {};
-  ASSERT_EQ(::stat(sut.c_str(), &status), 0);
-  EXPECT_EQ(status.st_uid, nobody);
-  EXPECT_EQ(status.st_gid, nobody);
+  EXPECT_EQ(read(sut), "theirs\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"report.json"});
+}
+
+// A link planted after the command line was checked (a run is long enough) is refused too.
+TEST_F(ReplaceFile, ALinkInADirectoryOthersMayWriteToIsRefusedNotFollowed)
+{
+  write(path("target.json"), "keep\n");
+  ::chmod(m_directory.c_str(), 01777);
+  fs::create_symlink(path("target.json"), path("link.json"));
+
+  try {
+    replace_file(path("link.json"), "new\n");
+    FAIL() << "no error";
+  } catch (const netprof::TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find("is a symbolic link in"), std::string::npos);
+  }
+  EXPECT_EQ(read(path("target.json")), "keep\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"link.json", "target.json"}));
 }
 
 } // namespace

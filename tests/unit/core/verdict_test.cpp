@@ -286,6 +286,43 @@ TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
                   "ping-pong each message waits for its echoes first"});
 }
 
+// Issue 30: --probe-timeout 1e-9 left 95,185 of 96,451 probes unanswered in time, and the run
+// still ended SUCCESS on the 1,266 that were.
+TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
+{
+  RunConfig criteria;
+  criteria.mode = Mode::ping_pong;
+  criteria.probe_timeout_seconds = 0.001;
+  PublisherFacts facts = publisher_run(96'451, {counted(1, 96'451, 96'451)});
+  facts.probes_sent = 96'451;
+  facts.echoes = 50'000;
+  facts.echoes_late = 48'734;
+
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_FALSE(sut.success);
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  EXPECT_EQ(sut.problems,
+            Lines{"95,185 of 96,451 probe echoes did not come back within --probe-timeout 0.001 "
+                  "s: most probes timed out, so the latency figures describe a minority; raise "
+                  "--probe-timeout (or find the loss)"});
+}
+
+TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
+{
+  RunConfig criteria;
+  criteria.mode = Mode::ping_pong;
+  PublisherFacts facts = publisher_run(1'000, {counted(1, 1'000, 1'000)});
+  facts.probes_sent = 1'000;
+  facts.echoes = 1'000;
+  facts.echoes_late = 400;
+
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_TRUE(sut.success);
+  EXPECT_EQ(sut.warnings, Lines{"400 echoes came back after --probe-timeout"});
+}
+
 TEST(PublisherVerdict, SendRateShortfallUnderBackPressureBlamesTheTransport)
 {
   PublisherFacts facts = paced_run(400, 1);
