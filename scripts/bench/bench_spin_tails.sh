@@ -99,8 +99,8 @@ netprof_transport()
 {
   case $1 in
   udp) echo "" ;;
-  tcp) echo "--tcp" ;;
-  uds) echo "--uds --uds-type seqpacket" ;;
+  tcp) echo "--tcp-nodelay on" ;; # selects tcp, as bench_tcp.sh
+  uds) echo "--uds-type seqpacket" ;; # selects uds, as bench_uds.sh
   mq) echo "--mq" ;;
   nng) echo "--nng tcp://127.0.0.1:0 --nng-pattern pair" ;;
   zmq) echo "--zmq tcp://127.0.0.1:*" ;;
