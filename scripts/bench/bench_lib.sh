@@ -83,6 +83,15 @@ print(" ".join(str(figure(name, sys.argv[1])) for name in sys.argv[2:]))
 ' "$path" "$@"
 }
 
+# The figure at a dotted path in $work/NAME.1.json ... $work/NAME.COUNT.json, one per run, as
+# fields prints them: `figures_of_runs COUNT NAME PATH`.
+figures_of_runs()
+{
+  local count=$1 name=$2 path=$3 files=() run
+  for ((run = 1; run <= count; run++)); do files+=("$work/$name.$run.json"); done
+  fields "$path" "${files[@]}"
+}
+
 # One figure from a JSON file (a dotted path; numbers index lists), or "n/a" when it has none.
 field()
 {

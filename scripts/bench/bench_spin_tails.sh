@@ -99,8 +99,8 @@ netprof_transport()
 {
   case $1 in
   udp) echo "" ;;
-  tcp) echo "--tcp" ;;
-  uds) echo "--uds --uds-type seqpacket" ;;
+  tcp) echo "--tcp-nodelay on" ;; # selects tcp, as bench_tcp.sh
+  uds) echo "--uds-type seqpacket" ;; # selects uds, as bench_uds.sh
   mq) echo "--mq" ;;
   nng) echo "--nng tcp://127.0.0.1:0 --nng-pattern pair" ;;
   zmq) echo "--zmq tcp://127.0.0.1:*" ;;
@@ -128,17 +128,10 @@ for ((round = 1; round <= rounds; round++)); do
 done
 warn_unless_release "$work/netprof.${chosen[0]}.1.json"
 
-runs_of()
-{
-  local name=$1 path=$2 files=() round
-  for ((round = 1; round <= rounds; round++)); do files+=("$work/$name.$round.json"); done
-  fields "$path" "${files[@]}"
-}
-
 rows=()
 for transport in "${chosen[@]}"; do
-  rows+=("$transport p50|ns|at_most|$target|$(runs_of "netprof.$transport" publisher.latency.one_way_ns.p50)|$(runs_of "bare.$transport" one_way_p50_ns)")
-  rows+=("$transport p99 (RTT)|ns|at_most|$target|$(runs_of "netprof.$transport" publisher.latency.rtt_ns.p99)|$(runs_of "bare.$transport" rtt_p99_ns)")
+  rows+=("$transport p50|ns|at_most|$target|$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.one_way_ns.p50)|$(figures_of_runs "$rounds" "bare.$transport" one_way_p50_ns)")
+  rows+=("$transport p99 (RTT)|ns|at_most|$target|$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.rtt_ns.p99)|$(figures_of_runs "$rounds" "bare.$transport" rtt_p99_ns)")
 done
 read -r load1 load5 load15 _ </proc/loadavg
 echo "one-way p50 = RTT p50 / 2; p99 rows compare RTT p99 (the same ratio as one-way); medians of $rounds rounds"
