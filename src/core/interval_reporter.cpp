@@ -1,5 +1,7 @@
 #include "interval_reporter.hpp"
 
+#include "timer_slack.hpp"
+
 #include <chrono>
 
 namespace netprof {
@@ -33,6 +35,7 @@ std::vector<IntervalFigures> IntervalReporter::stop()
 
 void IntervalReporter::run()
 {
+  use_minimal_timer_slack();
   while (!m_done.load(std::memory_order_acquire)) {
     take_all();
     std::this_thread::sleep_for(look_interval);

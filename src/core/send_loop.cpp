@@ -3,7 +3,6 @@
 #include <netprof/records.hpp>
 
 #include <algorithm>
-#include <sched.h>
 
 namespace netprof {
 
@@ -114,6 +113,8 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
       return false;
     last_send = now;
     if (!warmup) {
+      if (pacer.paced())
+        m_lateness.record((now - intended).count());
       ++m_sent;
       if (probe)
         ++m_probes_sent;
@@ -135,9 +136,19 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
     return Turn::stop;
   if (m_endpoint.flush() == SendResult::failed)
     return Turn::fail;
-  if (!m_waiter.wait_until(due, [] { return false; }))
-    return Turn::fail;
-  return m_stop.requested() ? Turn::stop : Turn::send;
+  const auto never_done = [] { return false; };
+  for (auto now = Clock::now(); !m_stop.requested(); now = Clock::now()) {
+    const PaceStep step = next_pace_step(m_config.pace, now, due, m_pace_margin.margin());
+    if (step.action == PaceAction::send)
+      return Turn::send;
+    const bool ok = step.action == PaceAction::sleep ? m_waiter.wait_until(step.until, never_done)
+                                                     : m_waiter.poll();
+    if (!ok)
+      return Turn::fail;
+    if (step.action == PaceAction::sleep)
+      m_pace_margin.woke(step.until, Clock::now());
+  }
+  return Turn::stop;
 }
 
 bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
@@ -214,12 +225,8 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted)
       return false;
     }
     ++m_back_pressure_waits;
-    if (!m_waiter.poll())
+    if (!m_waiter.wait_for_room())
       return false;
-    // Unless told to spin, give the core away: on a pinned CPU the transport's own I/O
-    // thread may be what has to run before there is room again.
-    if (m_config.wait_strategy != WaitStrategy::spin)
-      sched_yield();
   }
 }
 
