@@ -3,7 +3,6 @@
 
 #include "verdict.hpp"
 
-
 #include <string>
 #include <vector>
 
@@ -36,8 +35,8 @@ std::optional<std::string> overload_warning(const SchedulerLoad& load,
   const bool preempted = switch_rate >= involuntary_switches_per_second;
   const bool queued = waiting >= run_queue_wait_share;
   const bool stolen = steal_percent && *steal_percent >= steal_percent_limit;
-  const bool crowded = spins(strategy) && load.online_cores > 0 &&
-                       load.runnable_threads > load.online_cores;
+  const bool crowded =
+      spins(strategy) && load.online_cores > 0 && load.runnable_threads > load.online_cores;
   if (!preempted && !queued && !stolen && !crowded)
     return std::nullopt;
   std::string text = "the host was overloaded, so these figures are partly the scheduler's: " +

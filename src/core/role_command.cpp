@@ -81,11 +81,10 @@ void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_bef
 {
   report.usage = measure_process_usage(report.config.pair_layout);
   report.steal_percent = steal_percent(cpu_before, read_cpu_times());
-  report.scheduler =
-      scheduler_load(scheduler_before, sample_scheduler(report.config.pair_layout));
+  report.scheduler = scheduler_load(scheduler_before, sample_scheduler(report.config.pair_layout));
   if (report.scheduler) {
-    if (auto warning = overload_warning(*report.scheduler, report.steal_percent,
-                                        report.config.wait_strategy))
+    if (auto warning =
+            overload_warning(*report.scheduler, report.steal_percent, report.config.wait_strategy))
       report.warnings.push_back(std::move(*warning));
   }
   report.host = collect_host_facts();

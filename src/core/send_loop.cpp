@@ -16,15 +16,16 @@ public:
   {
   }
 
-  bool due(Clock::time_point now) noexcept
+  // `when`: the message's intended send time (paced: its due time; unpaced: now).
+  bool due(Clock::time_point when) noexcept
   {
     if (m_every_message)
       return true;
-    if (now < m_next)
+    if (when < m_next)
       return false;
     m_next += m_period;
-    if (m_next <= now) // after a stall, do not burst probes to catch up
-      m_next = now + m_period;
+    if (m_next <= when) // after a stall, do not burst probes to catch up
+      m_next = when + m_period;
     return true;
   }
 
@@ -108,7 +109,10 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
     // Paced, the stamp is when the message was due, however late it went (no coordinated
     // omission); unpaced, it is now.
     const auto intended = pacer.paced() ? pacer.due(index) : now;
-    const bool probe = probes.due(now);
+    // On the pacer's schedule, not the clock: a message sent a little late must not push the
+    // probe schedule past the next message's due time (at --send-hz equal to --probe-hz that
+    // skipped every other probe after each late send).
+    const bool probe = probes.due(intended);
     if (!send_data(warmup, probe, index, intended, now))
       return false;
     last_send = now;

@@ -211,8 +211,8 @@ void judge_probe_rate(const PublisherFacts& facts, const RunConfig& criteria, Ve
   const double message_rate = static_cast<double>(facts.messages_sent) / facts.measured_seconds;
   verdict.warnings.push_back(
       "probes went out at " + format_number(probe_rate) + " Hz over the measured phase (" +
-      format_count(facts.probes_sent) + " probes), --probe-hz asked for " +
-      format_number(stated) + ": " +
+      format_count(facts.probes_sent) + " probes), --probe-hz asked for " + format_number(stated) +
+      ": " +
       (message_rate < 0.9 * stated
            ? "only " + format_number(message_rate) +
                  " msg/s were sent, and a message carries at most one probe"

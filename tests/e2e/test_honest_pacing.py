@@ -19,6 +19,10 @@ class PacingTest(NetprofTestCase):
         self.assertEqual(lateness["count"], report["publisher"]["messages_sent"])
         self.assertLessEqual(lateness["p50"], lateness["p99"])
         self.assertLessEqual(lateness["p99"], lateness["max"])
+        # --probe-hz 1000 (the default) at --send-hz 1000: every message is a probe, however
+        # late the pacer sent some of them.
+        self.assertEqual(report["publisher"]["probes_sent"], report["publisher"]["messages_sent"])
+        self.assertFalse([w for w in report["result"]["warnings"] if "probes went out" in w])
         # The corrected round trip includes the lateness; the uncorrected one does not.
         corrected = report["publisher"]["latency"]["rtt_ns"]
         uncorrected = report["publisher"]["latency"]["rtt_uncorrected_ns"]

@@ -22,26 +22,27 @@ TEST(NextPaceStep, SendsOnceTheDueTimeHasCome)
 
 TEST(NextPaceStep, SleepSleepsAllTheWayToTheDueTime)
 {
-  const PaceStep sut = next_pace_step(PaceMode::sleep, due - microseconds(5), due, microseconds(50));
+  const PaceStep sut =
+      next_pace_step(PaceMode::sleep, due - microseconds(5), due, microseconds(50));
   EXPECT_EQ(sut.action, PaceAction::sleep);
   EXPECT_EQ(sut.until, due);
 }
 
 TEST(NextPaceStep, SpinNeverSleeps)
 {
-  EXPECT_EQ(next_pace_step(PaceMode::spin, due - std::chrono::seconds(1), due, microseconds(50))
-                .action,
-            PaceAction::poll);
+  EXPECT_EQ(
+      next_pace_step(PaceMode::spin, due - std::chrono::seconds(1), due, microseconds(50)).action,
+      PaceAction::poll);
 }
 
 TEST(NextPaceStep, HybridSleepsUntilTheMarginThenPolls)
 {
-  const PaceStep far = next_pace_step(PaceMode::hybrid, due - microseconds(900), due,
-                                      microseconds(50));
+  const PaceStep far =
+      next_pace_step(PaceMode::hybrid, due - microseconds(900), due, microseconds(50));
   EXPECT_EQ(far.action, PaceAction::sleep);
   EXPECT_EQ(far.until, due - microseconds(50));
-  const PaceStep near = next_pace_step(PaceMode::hybrid, due - microseconds(50), due,
-                                       microseconds(50));
+  const PaceStep near =
+      next_pace_step(PaceMode::hybrid, due - microseconds(50), due, microseconds(50));
   EXPECT_EQ(near.action, PaceAction::poll);
 }
 

@@ -511,8 +511,7 @@ TEST(PublisherVerdict, ProbesCappedByASlowerSendRateSayThatIsWhy)
   const Verdict sut = publisher_verdict(facts, criteria_with_send_hz(100, 2));
 
   ASSERT_EQ(sut.warnings.size(), 1U);
-  EXPECT_NE(sut.warnings[0].find("only 100 msg/s were sent"), std::string::npos)
-      << sut.warnings[0];
+  EXPECT_NE(sut.warnings[0].find("only 100 msg/s were sent"), std::string::npos) << sut.warnings[0];
 }
 
 TEST(PublisherVerdict, PingPongIsNotJudgedOnProbeHz)
