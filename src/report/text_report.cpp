@@ -167,8 +167,12 @@ void write_settings(std::ostream& out, const RunReport& report)
     out << "  Test time: " << seconds(config.test_seconds) << "\n";
   }
   if (config.send_hz > 0.0) {
-    out << "  Send rate: " << format_number(config.send_hz) << " Hz (--pace "
-        << to_string(config.pace) << ")\n";
+    out << "  Send rate: " << format_number(config.send_hz) << " Hz";
+    // The pace is the publisher's own: a subscriber's settings come from the run description,
+    // which does not carry it.
+    if (config.role == Role::publisher)
+      out << " (--pace " << to_string(config.pace) << ")";
+    out << "\n";
   } else {
     out << "  Send rate: as fast as possible\n";
   }

@@ -288,7 +288,7 @@ TEST(TextReport, SettingsDescribeTheRun)
   EXPECT_TRUE(has_line(text, "  Data size: 128 B")) << text;
   EXPECT_TRUE(has_line(text, "  Num vars: 0")) << text;
   EXPECT_TRUE(has_line(text, "  Test time: 10 s")) << text;
-  EXPECT_TRUE(has_line(text, "  Send rate: 10,000 Hz")) << text;
+  EXPECT_TRUE(has_line(text, "  Send rate: 10,000 Hz (--pace hybrid)")) << text;
   EXPECT_TRUE(has_line(text, "  Warm-up: 0.5 s")) << text;
   EXPECT_TRUE(has_line(text, "  Wait strategy: block")) << text;
   EXPECT_TRUE(has_line(text, "  CPU pinning: 2, 3")) << text;
