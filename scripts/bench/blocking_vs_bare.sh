@@ -81,8 +81,8 @@ netprof_transport()
 {
   case $1 in
   udp) ;;
-  tcp) echo --tcp ;;
-  uds) echo --uds --uds-type seqpacket ;;
+  tcp) echo --tcp-nodelay on ;; # a transport's own option selects it for the local pair
+  uds) echo --uds-type seqpacket ;;
   mq) echo --mq ;;
   esac
 }
