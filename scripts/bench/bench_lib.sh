@@ -83,6 +83,15 @@ print(" ".join(str(figure(name, sys.argv[1])) for name in sys.argv[2:]))
 ' "$path" "$@"
 }
 
+# The figure at a dotted path in each of the $repeat runs of NAME ($work/NAME.RUN.json, RUN from
+# 1), space-separated in run order: `runs_of NAME PATH`.
+runs_of()
+{
+  local name=$1 path=$2 files=() run
+  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
+  fields "$path" "${files[@]}"
+}
+
 # One figure from a JSON file (a dotted path; numbers index lists), or "n/a" when it has none.
 field()
 {

@@ -108,13 +108,6 @@ for ((run = 1; run <= repeat; run++)); do
   done
 done
 
-runs_of()
-{
-  local name=$1 path=$2 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
-  fields "$path" "${files[@]}"
-}
-
 rows=()
 for transport in $transports; do
   for strategy in $strategies; do

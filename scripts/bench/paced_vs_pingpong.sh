@@ -66,13 +66,6 @@ for ((run = 1; run <= repeat; run++)); do
   done
 done
 
-runs_of()
-{
-  local name=$1 path=$2 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
-  fields "$path" "${files[@]}"
-}
-
 pingpong=$(runs_of pingpong publisher.latency.rtt_ns.p50)
 rows=()
 for pace in $paces; do
