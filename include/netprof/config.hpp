@@ -19,9 +19,19 @@ enum class Mode {
 };
 
 enum class WaitStrategy {
-  block, // blocking receive with a timeout: kind to a shared machine
+  block, // every receive sleeps in the kernel (with a timeout), as a blocking program's does
+  // a few non-blocking looks while messages keep coming, then a blocking receive: saves the
+  // kernel's wake-up per message in full flow, so it is faster than a blocking program
+  poll_then_block,
   yield, // non-blocking receive, giving the core away (sched_yield) when nothing came
   spin   // non-blocking receive in a loop: shows the transport's real latency
+};
+
+// How a paced publisher (--send-hz) waits for each message's due time.
+enum class PaceMode {
+  sleep, // the wait strategy's wait until the due time (blocking: the kernel's wake-up is late)
+  spin,  // non-blocking polls until the due time (burns the core between messages)
+  hybrid // the wait strategy's wait until shortly before the due time, then polls
 };
 
 // How the report on stdout is laid out; --json is the same either way.
@@ -44,6 +54,7 @@ struct RunConfig {
   double test_seconds = 10.0;           // -t
   std::optional<std::uint64_t> count;   // --count: measured messages instead of a time
   double send_hz = 0.0;                 // --send-hz; 0 = as fast as possible
+  PaceMode pace = PaceMode::hybrid;     // --pace: how the paced publisher waits for a due time
   std::uint32_t num_vars = 0;           // --num-vars; 0 = one opaque payload
 
   std::uint32_t subscribers = 1;             // --subscribers: publisher waits for this many
@@ -110,12 +121,27 @@ inline const char* to_string(WaitStrategy strategy) noexcept
   switch (strategy) {
   case WaitStrategy::block:
     return "block";
+  case WaitStrategy::poll_then_block:
+    return "poll-then-block";
   case WaitStrategy::yield:
     return "yield";
   case WaitStrategy::spin:
     break;
   }
   return "spin";
+}
+
+inline const char* to_string(PaceMode pace) noexcept
+{
+  switch (pace) {
+  case PaceMode::sleep:
+    return "sleep";
+  case PaceMode::spin:
+    return "spin";
+  case PaceMode::hybrid:
+    break;
+  }
+  return "hybrid";
 }
 
 inline const char* to_string(ReportFormat format) noexcept

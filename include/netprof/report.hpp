@@ -160,6 +160,16 @@ struct IntervalFigures {
 // The line --interval prints for one interval, as iperf3 -i does.
 std::string format_interval_line(const IntervalFigures& interval, Role role);
 
+// How much the scheduler stood between a role and its CPU over its run.
+struct SchedulerLoad {
+  double seconds = 0.0;                   // over which the figures below were taken
+  std::uint64_t involuntary_switches = 0; // the role's threads taken off a CPU they wanted
+  double run_queue_wait_seconds = 0.0;    // the role's thread runnable but waiting for a CPU
+  std::uint32_t runnable_threads = 0;     // on the whole host, at the end of the run
+  std::uint32_t cores_given = 0;          // CPUs this role may run on (its affinity)
+  std::uint32_t online_cores = 0;         // CPUs of the host
+};
+
 struct RunReport {
   RunConfig config;
   EndpointFacts endpoint;
@@ -190,7 +200,10 @@ struct RunReport {
   // Only with two or more subscribers.
   LatencySummary fanout_skew;
   std::vector<HistogramBin> rtt_bins; // the RTT distribution on a log scale
-  double measured_seconds = 0.0;      // publisher clock, measured phase
+  // With --send-hz: each measured message's actual send time minus its due time, so the
+  // reader sees how well the publisher kept its schedule (docs/methodology.md, "Pacing").
+  LatencySummary pacer_lateness;
+  double measured_seconds = 0.0; // publisher clock, measured phase
   std::vector<SubscriberResult> subscribers;
 
   // Subscriber side: its own counters (also what it sent back to the publisher).
@@ -209,6 +222,9 @@ struct RunReport {
   // The share of the host's CPU time stolen by the hypervisor while this process ran its role,
   // in percent; none where /proc/stat is unreadable.
   std::optional<double> steal_percent;
+  // Whether the scheduler kept this role from running while it measured; none where the
+  // kernel does not tell (docs/methodology.md, "An overloaded host").
+  std::optional<SchedulerLoad> scheduler;
 };
 
 // MADARA's layout, extended: Test:, Settings:, Latency:, Throughput:.

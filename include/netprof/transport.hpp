@@ -78,6 +78,13 @@ enum class SendCause : std::uint8_t {
   count_
 };
 
+// What Endpoint::wait_for_room came to.
+enum class RoomWait {
+  ready,       // there may be room now (or the timeout passed): try the send again
+  unsupported, // the transport has nothing to wait on; the core waits its own way
+  failed       // a transport error
+};
+
 enum class ReceiveResult {
   received,  // at least one message went to the sink
   timed_out, // nothing arrived within the timeout (or nothing was waiting, for timeout zero)
@@ -196,6 +203,11 @@ public:
     return send(message);
   }
 
+  // After a send was back-pressured, under --wait-strategy block: sleeps in the kernel until
+  // the transport could take a message again (a socket turns writable), for at most
+  // `timeout`, as a blocking sender's send() would. Never allocates; a transport that cannot
+  // wait for room leaves it unsupported.
+  virtual RoomWait wait_for_room(Nanoseconds /*timeout*/) noexcept { return RoomWait::unsupported; }
   // Why the last send(), send_announced() or flush() that did not return SendResult::sent did
   // not: read by the core right after such a result, to count pushed-back sends by cause.
   // Never allocates; a transport that does not override it leaves the cause unspecified.

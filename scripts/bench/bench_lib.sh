@@ -92,6 +92,12 @@ figures_of_runs()
   fields "$path" "${files[@]}"
 }
 
+# The same over the $repeat runs of NAME, space-separated in run order: `runs_of NAME PATH`.
+runs_of()
+{
+  figures_of_runs "$repeat" "$1" "$2"
+}
+
 # One figure from a JSON file (a dotted path; numbers index lists), or "n/a" when it has none.
 field()
 {

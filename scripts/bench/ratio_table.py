@@ -6,7 +6,8 @@ ratio. Standard library only.
     ratio_table.py ROW...
 
 Each ROW is "label|unit|direction|target|netprof figures|baseline figures": direction `at_most`
-(latency: netprof / baseline must not exceed the target) or `at_least` (rates); figures are
+(latency: netprof / baseline must not exceed the target), `at_least` (rates) or `between`
+(target "LOW-HIGH": a figure that must neither exceed nor undercut the baseline); figures are
 space-separated, one per run, `n/a` where a run gave none. Exits 0: a missed target is a
 verdict, not an error.
 """
@@ -39,17 +40,23 @@ def shown(value, unit):
 def main(rows):
     table = [("", "baseline", "netprof", "ratio", "target", "verdict", "per run")]
     for row in rows:
-        label, unit, direction, target, ours_text, base_text = row.split("|")
-        ours, base, target = numbers(ours_text), numbers(base_text), float(target)
+        label, unit, direction, target_text, ours_text, base_text = row.split("|")
+        ours, base = numbers(ours_text), numbers(base_text)
         o, b = median(ours), median(base)
         ratio = o / b if o and b else None
-        at_most = direction == "at_most"
-        verdict = "n/a" if ratio is None else (
-            "PASS" if (ratio <= target if at_most else ratio >= target) else "MISS")
+        if direction == "between":
+            low, high = (float(bound) for bound in target_text.split("-"))
+        else:
+            low, high = ((None, float(target_text)) if direction == "at_most"
+                         else (float(target_text), None))
+        within = ratio is not None and (low is None or ratio >= low) and (
+            high is None or ratio <= high)
+        verdict = "n/a" if ratio is None else ("PASS" if within else "MISS")
         per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours, base))
+        target = (f"{low:.2f}-{high:.2f}x" if low is not None and high is not None
+                  else f"<= {high:.2f}x" if high is not None else f">= {low:.2f}x")
         table.append((label, shown(b, unit), shown(o, unit),
-                      "n/a" if ratio is None else f"{ratio:.2f}x",
-                      ("<= " if at_most else ">= ") + f"{target:.2f}x", verdict, per_run))
+                      "n/a" if ratio is None else f"{ratio:.2f}x", target, verdict, per_run))
     widths = [max(len(str(line[c])) for line in table) for c in range(len(table[0]))]
     for line in table:
         print("  " + "  ".join(str(cell).rjust(width) for cell, width in zip(line, widths)))

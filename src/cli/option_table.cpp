@@ -171,6 +171,16 @@ void add_test(std::vector<CoreOption>& rows)
                 "0", "messages per second; 0 = as fast as possible (at most 1e9)"),
            Readers::publisher, field<&RunConfig::send_hz>},
           {heading,
+           spec("pace", "sleep|spin|hybrid",
+                Choice{{to_string(PaceMode::sleep), to_string(PaceMode::spin),
+                        to_string(PaceMode::hybrid)}},
+                to_string(PaceMode::hybrid),
+                "with --send-hz, how the publisher waits for each message's due time: sleep "
+                "(the wait strategy's wait; the kernel wakes it late), spin (polls; burns the "
+                "core), hybrid (sleeps until shortly before, then polls)",
+                PairRoute::publisher_only),
+           Readers::publisher, field<&RunConfig::pace>},
+          {heading,
            spec("num-vars", "N", whole(0, 65'535), "0",
                 "variables per message (at most 65535); 0 = one opaque payload"),
            Readers::publisher, field<&RunConfig::num_vars>},
@@ -277,12 +287,14 @@ void add_waiting_and_output(std::vector<CoreOption>& rows)
       rows.end(),
       {
           {waiting,
-           spec("wait-strategy", "block|yield|spin",
-                Choice{{to_string(WaitStrategy::block), to_string(WaitStrategy::yield),
-                        to_string(WaitStrategy::spin)}},
+           spec("wait-strategy", "block|poll-then-block|yield|spin",
+                Choice{{to_string(WaitStrategy::block), to_string(WaitStrategy::poll_then_block),
+                        to_string(WaitStrategy::yield), to_string(WaitStrategy::spin)}},
                 "block",
-                "block: wait in the kernel (kind to a shared machine); yield: poll, giving the "
-                "core away between polls; spin: busy-poll (lowest latency, burns a core)"),
+                "block: every receive sleeps in the kernel, as a blocking program's does (kind "
+                "to a shared machine); poll-then-block: a few polls while messages flow, then "
+                "sleep; yield: poll, giving the core away between polls; spin: busy-poll "
+                "(lowest latency, burns a core)"),
            Readers::both, field<&RunConfig::wait_strategy>},
           {waiting,
            spec("cpu", "LIST", CpuList{}, std::nullopt,

@@ -1,6 +1,7 @@
 #include "interval_reporter.hpp"
 
 #include "live_status.hpp"
+#include "timer_slack.hpp"
 
 #include <chrono>
 
@@ -45,6 +46,7 @@ std::vector<IntervalFigures> IntervalReporter::stop()
 
 void IntervalReporter::run()
 {
+  use_minimal_timer_slack();
   while (!m_done.load(std::memory_order_acquire)) {
     take_all();
     std::this_thread::sleep_for(look_interval);

@@ -1,5 +1,7 @@
 #include "live_status.hpp"
 
+#include "timer_slack.hpp"
+
 #include <netprof/report.hpp>
 
 #include <algorithm>
@@ -102,6 +104,7 @@ std::string describe_phase(LivePhase phase, std::uint32_t expected, std::uint32_
 
 void StatusLine::run()
 {
+  use_minimal_timer_slack();
   const auto start = Clock::now();
   std::uint64_t last_sent = 0, last_received = 0;
   auto last = start;

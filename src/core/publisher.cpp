@@ -327,6 +327,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.rtt_uncorrected = m_echoes.rtt_uncorrected().summarize();
   report.fanout_skew = m_echoes.fanout_skew().summarize();
   report.rtt_bins = log_bins(m_echoes.rtt(), distribution_bins);
+  report.pacer_lateness = m_sender.pacer_lateness().summarize();
   // Hellos never proven count as rejected: a hello is not a subscriber.
   report.rejected = m_rejected + m_members.unproven_hellos();
   report.measured_seconds = facts.measured_seconds;

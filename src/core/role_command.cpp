@@ -6,8 +6,10 @@
 #include "live_status.hpp"
 #include "process_usage.hpp"
 #include "publisher.hpp"
+#include "scheduler_load.hpp"
 #include "scheduling_priority.hpp"
 #include "subscriber.hpp"
+#include "timer_slack.hpp"
 #include "verdict.hpp"
 
 #include "../cli/version.hpp"
@@ -74,10 +76,17 @@ std::size_t largest_control_message(const RunConfig& config)
 }
 
 // What the process and its host were like while it ran, which may explain its figures.
-void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before)
+void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before,
+                       const SchedulerSample& scheduler_before)
 {
   report.usage = measure_process_usage(report.config.pair_layout);
   report.steal_percent = steal_percent(cpu_before, read_cpu_times());
+  report.scheduler = scheduler_load(scheduler_before, sample_scheduler(report.config.pair_layout));
+  if (report.scheduler) {
+    if (auto warning =
+            overload_warning(*report.scheduler, report.steal_percent, report.config.wait_strategy))
+      report.warnings.push_back(std::move(*warning));
+  }
   report.host = collect_host_facts();
   report.version = NETPROF_VERSION;
   report.build_type = NETPROF_BUILD_TYPE;
@@ -134,6 +143,8 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   if (!config.cpus.empty())
     pin_to_cpu(config.cpus.front());
   apply_scheduling_priority(config);
+  // Per thread, like the pinning: under --local-pair --threads, this role's thread.
+  use_minimal_timer_slack();
   const EndpointRequest request = endpoint_request(config);
   EffectiveQos qos = parsed.transport->effective_qos(request);
   qos.requested = request.qos;
@@ -144,12 +155,13 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
     hooks.ready(); // the local pair starts the subscriber only now
 
   const std::optional<CpuTimes> cpu_before = read_cpu_times();
+  const SchedulerSample scheduler_before = sample_scheduler(config.pair_layout);
   RoleResult result = run_role(config, *endpoint, hooks.stop);
   RunReport& report = result.report;   // its settings: the run's, as its role knows them
   report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
   report.endpoint.qos = std::move(qos);
   add_transport_diagnoses(report);
-  add_process_facts(report, cpu_before);
+  add_process_facts(report, cpu_before, scheduler_before);
 
   std::ostream& text_out = json_on_stdout(config) ? err : out;
   if (!config.quiet) {

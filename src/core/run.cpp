@@ -5,6 +5,7 @@
 #include "role_command.hpp"
 #include "stop_flag.hpp"
 #include "thread_pair.hpp"
+#include "timer_slack.hpp"
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
@@ -32,6 +33,9 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
     return static_cast<int>(ExitStatus::passed);
   }
   const RunConfig& config = parsed.config;
+  // Before any thread starts: each new thread begins with its creator's slack. Each role
+  // (run_role_command) and helper thread sets it again for itself.
+  use_minimal_timer_slack();
   install_stop_signal_handlers(config.local_pair ? SecondInterrupt::repeats_the_first
                                                  : SecondInterrupt::ends_the_process);
 

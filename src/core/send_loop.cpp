@@ -3,7 +3,6 @@
 #include <netprof/records.hpp>
 
 #include <algorithm>
-#include <sched.h>
 
 namespace netprof {
 
@@ -17,15 +16,16 @@ public:
   {
   }
 
-  bool due(Clock::time_point now) noexcept
+  // `when`: the message's intended send time (paced: its due time; unpaced: now).
+  bool due(Clock::time_point when) noexcept
   {
     if (m_every_message)
       return true;
-    if (now < m_next)
+    if (when < m_next)
       return false;
     m_next += m_period;
-    if (m_next <= now) // after a stall, do not burst probes to catch up
-      m_next = now + m_period;
+    if (m_next <= when) // after a stall, do not burst probes to catch up
+      m_next = when + m_period;
     return true;
   }
 
@@ -109,11 +109,16 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
     // Paced, the stamp is when the message was due, however late it went (no coordinated
     // omission); unpaced, it is now.
     const auto intended = pacer.paced() ? pacer.due(index) : now;
-    const bool probe = probes.due(now);
+    // On the pacer's schedule, not the clock: a message sent a little late must not push the
+    // probe schedule past the next message's due time (at --send-hz equal to --probe-hz that
+    // skipped every other probe after each late send).
+    const bool probe = probes.due(intended);
     if (!send_data(warmup, probe, index, intended, now))
       return false;
     last_send = now;
     if (!warmup) {
+      if (pacer.paced())
+        m_lateness.record((now - intended).count());
       ++m_sent;
       if (probe)
         ++m_probes_sent;
@@ -135,9 +140,19 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
     return Turn::stop;
   if (m_endpoint.flush() == SendResult::failed)
     return Turn::fail;
-  if (!m_waiter.wait_until(due, [] { return false; }))
-    return Turn::fail;
-  return m_stop.requested() ? Turn::stop : Turn::send;
+  const auto never_done = [] { return false; };
+  for (auto now = Clock::now(); !m_stop.requested(); now = Clock::now()) {
+    const PaceStep step = next_pace_step(m_config.pace, now, due, m_pace_margin.margin());
+    if (step.action == PaceAction::send)
+      return Turn::send;
+    const bool ok = step.action == PaceAction::sleep ? m_waiter.wait_until(step.until, never_done)
+                                                     : m_waiter.poll();
+    if (!ok)
+      return Turn::fail;
+    if (step.action == PaceAction::sleep)
+      m_pace_margin.woke(step.until, Clock::now());
+  }
+  return Turn::stop;
 }
 
 bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
@@ -214,12 +229,8 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted)
       return false;
     }
     ++m_back_pressure_waits;
-    if (!m_waiter.poll())
+    if (!m_waiter.wait_for_room())
       return false;
-    // Unless told to spin, give the core away: on a pinned CPU the transport's own I/O
-    // thread may be what has to run before there is room again.
-    if (m_config.wait_strategy != WaitStrategy::spin)
-      sched_yield();
   }
 }
 

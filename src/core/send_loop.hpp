@@ -6,11 +6,13 @@
 #include "live_status.hpp"
 #include "membership.hpp"
 #include "outgoing_message.hpp"
+#include "pace_wait.hpp"
 #include "stop_flag.hpp"
 #include "waiting.hpp"
 
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
+#include <netprof/histogram.hpp>
 #include <netprof/pacer.hpp>
 #include <netprof/send_accounting.hpp>
 #include <netprof/transport.hpp>
@@ -39,6 +41,8 @@ public:
   std::uint64_t sent() const noexcept { return m_sent; }
   std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
   std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
+  // With --send-hz: how late each measured message left, from its due time to its send.
+  const Histogram& pacer_lateness() const noexcept { return m_lateness; }
   // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
   const SendAccounting& accounting() const noexcept { return m_accounting; }
   // True once a send was given up because the transport pushed back for --wait on end.
@@ -78,6 +82,8 @@ private:
   const Nanoseconds m_probe_timeout;
   OutgoingMessage m_data;
   EchoPollCadence m_echo_looks;
+  HybridMargin m_pace_margin;
+  Histogram m_lateness;
 
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;

@@ -203,6 +203,29 @@ void judge_send_rate(const PublisherFacts& facts, const RunConfig& criteria, Ver
       " s): " + shortfall_cause(facts, criteria));
 }
 
+// In a stream, probes that went out more than 10% below --probe-hz make every latency figure
+// rarer than the settings say; the warning gives the rate reached and why.
+void judge_probe_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  if (criteria.mode != Mode::stream || facts.measured_seconds <= 0 || criteria.probe_hz <= 0)
+    return;
+  const double probe_rate = static_cast<double>(facts.probes_sent) / facts.measured_seconds;
+  const double stated = criteria.probe_hz;
+  if (probe_rate >= 0.9 * stated || stated * facts.measured_seconds - probe_rate < 2.0)
+    return;
+  const double message_rate = static_cast<double>(facts.messages_sent) / facts.measured_seconds;
+  verdict.warnings.push_back(
+      "probes went out at " + format_number(probe_rate) + " Hz over the measured phase (" +
+      format_count(facts.probes_sent) + " probes), --probe-hz asked for " + format_number(stated) +
+      ": " +
+      (message_rate < 0.9 * stated
+           ? "only " + format_number(message_rate) +
+                 " msg/s were sent, and a message carries at most one probe"
+           : std::string("the publisher was held up longer than a probe period at times (by "
+                         "the transport or the scheduler), and missed probes are not sent in a "
+                         "burst to catch up")));
+}
+
 // How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
 ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
 {
@@ -274,6 +297,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
                                  " echoes came back after --probe-timeout");
   }
   judge_send_rate(facts, criteria, verdict);
+  judge_probe_rate(facts, criteria, verdict);
   if (facts.back_pressure_waits > 0)
     verdict.warnings.push_back("the transport pushed back " +
                                format_count(facts.back_pressure_waits) + " times");

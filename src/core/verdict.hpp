@@ -71,6 +71,14 @@ struct Verdict {
 Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
 Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
 
+// When the scheduler, not the transport, may have made the figures: the role's threads were
+// preempted often, waited long for a CPU, the hypervisor stole time, or (spinning) more threads
+// wanted to run than the host has CPUs. One line with the figures that show it; none when
+// nothing does. `steal_percent` is RunReport::steal_percent.
+std::optional<std::string> overload_warning(const SchedulerLoad& load,
+                                            std::optional<double> steal_percent,
+                                            WaitStrategy strategy);
+
 // Adds the transport's diagnoses (EndpointFacts::diagnoses) to the problems of a run that
 // failed, each after the transport's name; a run that passed or was interrupted needs none.
 void add_transport_diagnoses(RunReport& report);

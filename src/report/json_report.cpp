@@ -78,6 +78,21 @@ json host_json(const HostFacts& host)
   };
 }
 
+json scheduler_json(const std::optional<SchedulerLoad>& load)
+{
+  if (!load) {
+    return nullptr;
+  }
+  return json{
+      {"seconds", finite(load->seconds)},
+      {"involuntary_switches", load->involuntary_switches},
+      {"run_queue_wait_seconds", finite(load->run_queue_wait_seconds)},
+      {"runnable_threads", load->runnable_threads},
+      {"cores_given", load->cores_given},
+      {"online_cores", load->online_cores},
+  };
+}
+
 json settings_json(const RunConfig& config)
 {
   json settings{
@@ -98,6 +113,7 @@ json settings_json(const RunConfig& config)
       {"wait_seconds", finite(config.wait_seconds)},
       {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
       {"wait_strategy", to_string(config.wait_strategy)},
+      {"pace", to_string(config.pace)},
       {"cpus", config.cpus},
       {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
@@ -317,6 +333,7 @@ nlohmann::json report_to_json(const RunReport& report)
        {
            {"process", usage_json(report.usage)},
            {"steal_percent", report.steal_percent ? json(*report.steal_percent) : json(nullptr)},
+           {"scheduler", scheduler_json(report.scheduler)},
        }},
   };
 
@@ -337,6 +354,7 @@ nlohmann::json report_to_json(const RunReport& report)
              {"fanout_skew_ns", latency_json(report.fanout_skew, false)},
              {"rtt_histogram", bins_json(report.rtt_bins)},
          }},
+        {"pacer_lateness_ns", latency_json(report.pacer_lateness, false)},
     };
     json subscribers = json::array();
     for (const SubscriberResult& sub : report.subscribers) {

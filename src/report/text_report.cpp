@@ -170,7 +170,12 @@ void write_settings(std::ostream& out, const RunReport& report)
     out << "  Test time: " << seconds(config.test_seconds) << "\n";
   }
   if (config.send_hz > 0.0) {
-    out << "  Send rate: " << format_number(config.send_hz) << " Hz\n";
+    out << "  Send rate: " << format_number(config.send_hz) << " Hz";
+    // The pace is the publisher's own: a subscriber's settings come from the run description,
+    // which does not carry it.
+    if (config.role == Role::publisher)
+      out << " (--pace " << to_string(config.pace) << ")";
+    out << "\n";
   } else {
     out << "  Send rate: as fast as possible\n";
   }
@@ -294,6 +299,14 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     // One line, so the reader sees why two RTTs exist without leaving the report.
     out << "    (the RTT above starts when each probe was due, so sender stalls count: no "
            "coordinated omission)\n";
+  }
+  if (report.config.send_hz > 0.0 && report.pacer_lateness.count > 0) {
+    const LatencySummary& late = report.pacer_lateness;
+    out << "  Pacer lateness (actual send minus due time, " << format_count(late.count)
+        << " messages, --pace " << to_string(report.config.pace) << "): p50 "
+        << format_duration_ns(static_cast<double>(late.p50_ns)) << ", p99 "
+        << format_duration_ns(static_cast<double>(late.p99_ns)) << ", max "
+        << format_duration_ns(static_cast<double>(late.max_ns)) << "\n";
   }
   if (report.fanout_skew.count > 0) {
     const LatencySummary& skew = report.fanout_skew;
@@ -519,6 +532,14 @@ void write_resources(std::ostream& out, const RunReport& report)
   out << "  Steal time: "
       << (report.steal_percent ? format_percent(*report.steal_percent) : std::string("unknown"))
       << " of the host's CPU time during the run\n";
+  if (report.scheduler) {
+    const SchedulerLoad& load = *report.scheduler;
+    out << "  Scheduler: " << format_count(load.involuntary_switches)
+        << " involuntary context switches, "
+        << format_duration_ns(load.run_queue_wait_seconds * 1e9) << " waiting for a CPU, "
+        << load.runnable_threads << " runnable threads on " << load.online_cores
+        << " CPUs at the end (this role may use " << load.cores_given << ")\n";
+  }
 }
 
 } // namespace

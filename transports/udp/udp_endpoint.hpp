@@ -42,6 +42,10 @@ public:
     return m_sender.send(message);
   }
   SendCause last_send_cause() const noexcept override { return m_sender.last_cause(); }
+  RoomWait wait_for_room(Nanoseconds timeout) noexcept override
+  {
+    return m_sender.wait_for_room(timeout);
+  }
   // Unicast adopts the handle's address; shared media already send to everyone who listens.
   bool adopt_peer(PeerHandle sender) noexcept override;
   // Unicast answers the handle's address alone; shared media send to everyone, as send() does.

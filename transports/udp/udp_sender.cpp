@@ -345,6 +345,19 @@ std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progr
   return sent;
 }
 
+RoomWait UdpSender::wait_for_room(Nanoseconds timeout) noexcept
+{
+  // Both sockets, when a connected one carries single datagrams: fragments and batches still
+  // go out through the unconnected one.
+  pollfd writable[2] = {{m_fd, POLLOUT, 0}, {m_connected_fd, POLLOUT, 0}};
+  const nfds_t count = m_connected_fd >= 0 ? 2 : 1;
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  const timespec wait{static_cast<time_t>(seconds.count()),
+                      static_cast<long>((timeout - seconds).count())};
+  const int ready = ppoll(writable, count, &wait, nullptr);
+  return ready >= 0 || errno == EINTR ? RoomWait::ready : RoomWait::failed;
+}
+
 bool UdpSender::wait_writable(Clock::time_point deadline) noexcept
 {
   const Nanoseconds remaining = deadline - Clock::now();

@@ -47,6 +47,8 @@ public:
   SendResult flush() noexcept;
   // Why the last send() or flush() that did not send did not (Endpoint::last_send_cause).
   SendCause last_cause() const noexcept { return send_cause_of_errno(m_last_error); }
+  // Endpoint::wait_for_room: until a socket it sends on turns writable, at most `timeout`.
+  RoomWait wait_for_room(Nanoseconds timeout) noexcept;
 
   // A socket connected to the only peer: while there is exactly one, single datagrams go
   // through it with send(), which skips the route lookup of every sendto(). -1: none.

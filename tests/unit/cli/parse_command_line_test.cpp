@@ -435,7 +435,26 @@ TEST_F(ParseCommandLineTest, RejectsAnUnknownMode)
 TEST_F(ParseCommandLineTest, RejectsAnUnknownWaitStrategy)
 {
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--wait-strategy", "busy"}),
-            "invalid value 'busy' for --wait-strategy: expected block, yield or spin");
+            "invalid value 'busy' for --wait-strategy: expected block, poll-then-block, yield or "
+            "spin");
+}
+
+TEST_F(ParseCommandLineTest, PollThenBlockIsAWaitStrategyOfItsOwn)
+{
+  EXPECT_EQ(
+      parse({"-u", "127.0.0.1:40000", "--wait-strategy", "poll-then-block"}).config.wait_strategy,
+      WaitStrategy::poll_then_block);
+}
+
+TEST_F(ParseCommandLineTest, PaceDefaultsToHybridAndTakesSleepAndSpin)
+{
+  EXPECT_EQ(parse({"-u", "127.0.0.1:40000"}).config.pace, PaceMode::hybrid);
+  EXPECT_EQ(parse({"-u", "127.0.0.1:40000", "--send-hz", "100", "--pace", "sleep"}).config.pace,
+            PaceMode::sleep);
+  EXPECT_EQ(parse({"-u", "127.0.0.1:40000", "--send-hz", "100", "--pace", "spin"}).config.pace,
+            PaceMode::spin);
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--pace", "nap"}),
+            "invalid value 'nap' for --pace: expected sleep, spin or hybrid");
 }
 
 TEST_F(ParseCommandLineTest, AcceptsYieldAsAWaitStrategy)

@@ -146,4 +146,14 @@ TEST(LocalPairArguments, TheReportOptionsGoToThePublisherAlone)
   EXPECT_TRUE(back.print_histogram);
 }
 
+TEST(LocalPairArguments, ThePaceGoesToThePublisherAlone)
+{
+  const ParsedCommandLine parent =
+      parse({"--local-pair", "--send-hz", "500", "--pace", "spin", "--subscribers", "1"});
+
+  EXPECT_EQ(parse(child(parent, Role::publisher)).config.pace, PaceMode::spin);
+  EXPECT_FALSE(has(child(parent, Role::subscriber), "--pace"))
+      << "only the publisher paces; the subscriber would be told of an option it never reads";
+}
+
 } // namespace

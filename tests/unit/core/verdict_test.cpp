@@ -30,8 +30,8 @@ PublisherFacts publisher_run(std::uint64_t sent, std::vector<SubscriberResult> s
   PublisherFacts facts;
   facts.subscribers_arrived = true;
   facts.messages_sent = sent;
-  facts.probes_sent = 10;
-  facts.echoes = 10;
+  facts.probes_sent = 10'000; // --probe-hz 1000 kept over the 10 s
+  facts.echoes = 10'000;
   facts.measured_seconds = 10;
   facts.subscribers = std::move(subscribers);
   return facts;
@@ -547,6 +547,96 @@ TEST(PublisherVerdict, PushBacksAreCountedWithThousandsSeparatorsAsTheReportPrin
 
   EXPECT_EQ(publisher_verdict(facts, {}).warnings,
             Lines{"the transport pushed back 1,827,680 times"});
+}
+
+TEST(PublisherVerdict, ProbesWellBelowProbeHzAreWarnedWithTheRateReached)
+{
+  PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
+  facts.probes_sent = 897;
+  facts.measured_seconds = 2;
+  const Verdict sut = publisher_verdict(facts, RunConfig{});
+
+  ASSERT_EQ(sut.warnings.size(), 1U);
+  EXPECT_NE(sut.warnings[0].find("probes went out at 448.5 Hz"), std::string::npos)
+      << sut.warnings[0];
+  EXPECT_NE(sut.warnings[0].find("--probe-hz asked for 1,000"), std::string::npos);
+  EXPECT_NE(sut.warnings[0].find("held up"), std::string::npos);
+  EXPECT_EQ(sut.status, ExitStatus::passed);
+}
+
+TEST(PublisherVerdict, ProbesCappedByASlowerSendRateSayThatIsWhy)
+{
+  PublisherFacts facts = paced_run(200, 2);
+  facts.probes_sent = 192;
+  const Verdict sut = publisher_verdict(facts, criteria_with_send_hz(100, 2));
+
+  ASSERT_EQ(sut.warnings.size(), 1U);
+  EXPECT_NE(sut.warnings[0].find("only 100 msg/s were sent"), std::string::npos) << sut.warnings[0];
+}
+
+TEST(PublisherVerdict, PingPongIsNotJudgedOnProbeHz)
+{
+  PublisherFacts facts = publisher_run(100, {counted(1, 100, 100)});
+  facts.probes_sent = 100;
+  RunConfig criteria;
+  criteria.mode = Mode::ping_pong;
+  EXPECT_EQ(publisher_verdict(facts, criteria).warnings, Lines{});
+}
+
+SchedulerLoad quiet_host()
+{
+  SchedulerLoad load;
+  load.seconds = 2.0;
+  load.involuntary_switches = 3;
+  load.run_queue_wait_seconds = 0.001;
+  load.runnable_threads = 2;
+  load.cores_given = 2;
+  load.online_cores = 2;
+  return load;
+}
+
+TEST(OverloadWarning, AQuietHostSaysNothing)
+{
+  EXPECT_EQ(overload_warning(quiet_host(), 0.0, WaitStrategy::spin), std::nullopt);
+  EXPECT_EQ(overload_warning(quiet_host(), std::nullopt, WaitStrategy::block), std::nullopt);
+}
+
+TEST(OverloadWarning, PreemptionsGiveTheCountAndRate)
+{
+  SchedulerLoad load = quiet_host();
+  load.involuntary_switches = 1'830;
+  const auto sut = overload_warning(load, 0.0, WaitStrategy::spin);
+  ASSERT_TRUE(sut.has_value());
+  EXPECT_NE(sut->find("1,830 involuntary context switches (915/s)"), std::string::npos) << *sut;
+  EXPECT_NE(sut->find("--wait-strategy spin needs a core of its own"), std::string::npos);
+}
+
+TEST(OverloadWarning, WaitingForACpuNamesTheShareOfTheTime)
+{
+  SchedulerLoad load = quiet_host();
+  load.run_queue_wait_seconds = 0.5;
+  const auto sut = overload_warning(load, std::nullopt, WaitStrategy::block);
+  ASSERT_TRUE(sut.has_value());
+  EXPECT_NE(sut->find("25.0% of the time waiting for a CPU"), std::string::npos) << *sut;
+  EXPECT_EQ(sut->find("needs a core"), std::string::npos);
+}
+
+TEST(OverloadWarning, SpinningOnACrowdedHostIsWarnedFromTheRunnableThreads)
+{
+  SchedulerLoad load = quiet_host();
+  load.runnable_threads = 9;
+  const auto sut = overload_warning(load, 0.0, WaitStrategy::spin);
+  ASSERT_TRUE(sut.has_value());
+  EXPECT_NE(sut->find("9 runnable threads on 2 CPUs"), std::string::npos) << *sut;
+  // Blocking threads sleep while they wait: a crowd alone does not make their figures wrong.
+  EXPECT_EQ(overload_warning(load, 0.0, WaitStrategy::block), std::nullopt);
+}
+
+TEST(OverloadWarning, StealTimeIsNamed)
+{
+  const auto sut = overload_warning(quiet_host(), 12.5, WaitStrategy::block);
+  ASSERT_TRUE(sut.has_value());
+  EXPECT_NE(sut->find("12.5% stolen by the hypervisor"), std::string::npos) << *sut;
 }
 
 } // namespace

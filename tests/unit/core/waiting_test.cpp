@@ -1,5 +1,6 @@
-// The blocking Waiter's looks before sleeping: while messages keep arriving it polls a few
-// times without blocking first; after a quiet wait it blocks at once.
+// The wait strategies' receives: block sleeps in the kernel on every receive, as a blocking
+// program does; poll-then-block looks a few times without blocking while messages keep
+// arriving, and blocks at once after a quiet wait. Waiting for room follows the strategy too.
 
 #include "core/waiting.hpp"
 
@@ -17,6 +18,8 @@ public:
   std::deque<ReceiveResult> script;
   int non_blocking = 0;
   int blocking = 0;
+  int room_waits = 0;
+  RoomWait room = RoomWait::ready;
 
   SendResult send(std::span<const std::byte>) noexcept override { return SendResult::sent; }
   ReceiveResult receive(MessageSink&, Nanoseconds timeout) noexcept override
@@ -27,6 +30,11 @@ public:
     const ReceiveResult next = script.front();
     script.pop_front();
     return next;
+  }
+  RoomWait wait_for_room(Nanoseconds) noexcept override
+  {
+    ++room_waits;
+    return room;
   }
   Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override { return {}; }
@@ -41,8 +49,52 @@ struct WaiterTest : ::testing::Test {
   ScriptedEndpoint endpoint;
   NullSink sink;
   StopFlag stop;
-  Waiter sut{endpoint, sink, WaitStrategy::block, stop};
+  Waiter sut{endpoint, sink, WaitStrategy::poll_then_block, stop};
 };
+
+struct BlockingWaiterTest : WaiterTest {
+  Waiter blocking{endpoint, sink, WaitStrategy::block, stop};
+};
+
+TEST_F(BlockingWaiterTest, EveryReceiveSleepsInTheKernelEvenWhileMessagesFlow)
+{
+  endpoint.script = {ReceiveResult::received, ReceiveResult::received, ReceiveResult::received};
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(blocking.receive_once(std::chrono::milliseconds(1)));
+  EXPECT_EQ(endpoint.non_blocking, 0);
+  EXPECT_EQ(endpoint.blocking, 3);
+}
+
+TEST_F(BlockingWaiterTest, AFullTransportIsWaitedOnForRoomNotPolled)
+{
+  ASSERT_TRUE(blocking.wait_for_room());
+  EXPECT_EQ(endpoint.room_waits, 1);
+  EXPECT_EQ(endpoint.blocking, 0); // the transport could wait for room itself
+}
+
+TEST_F(BlockingWaiterTest, WithNothingToWaitOnForRoomItSleepsInAReceive)
+{
+  endpoint.room = RoomWait::unsupported;
+  ASSERT_TRUE(blocking.wait_for_room());
+  EXPECT_EQ(endpoint.blocking, 1);
+}
+
+TEST_F(BlockingWaiterTest, AFailedWaitForRoomIsAFailure)
+{
+  endpoint.room = RoomWait::failed;
+  EXPECT_FALSE(blocking.wait_for_room());
+}
+
+TEST(SpinningWaiter, NeverWaitsForRoomInTheKernel)
+{
+  ScriptedEndpoint endpoint;
+  NullSink sink;
+  StopFlag stop;
+  Waiter sut{endpoint, sink, WaitStrategy::spin, stop};
+  ASSERT_TRUE(sut.wait_for_room());
+  EXPECT_EQ(endpoint.room_waits, 0);
+  EXPECT_EQ(endpoint.blocking, 0);
+}
 
 TEST_F(WaiterTest, AfterAQuietWaitTheNextWaitBlocksAtOnce)
 {

@@ -290,7 +290,7 @@ TEST(TextReport, SettingsDescribeTheRun)
   EXPECT_TRUE(has_line(text, "  Data size: 128 B")) << text;
   EXPECT_TRUE(has_line(text, "  Num vars: 0")) << text;
   EXPECT_TRUE(has_line(text, "  Test time: 10 s")) << text;
-  EXPECT_TRUE(has_line(text, "  Send rate: 10,000 Hz")) << text;
+  EXPECT_TRUE(has_line(text, "  Send rate: 10,000 Hz (--pace hybrid)")) << text;
   EXPECT_TRUE(has_line(text, "  Warm-up: 0.5 s")) << text;
   EXPECT_TRUE(has_line(text, "  Wait strategy: block")) << text;
   EXPECT_TRUE(has_line(text, "  CPU pinning: 2, 3")) << text;
@@ -426,6 +426,51 @@ TEST(TextReport, UncorrectedLatencyOnlyWithASendRate)
   EXPECT_NE(text.find("coordinated omission"), std::string::npos);
   sut.config.send_hz = 0;
   EXPECT_EQ(text_of(sut).find("Uncorrected"), std::string::npos);
+}
+
+TEST(TextReport, PacerLatenessAndPaceOnlyWithASendRate)
+{
+  RunReport sut = sample_publisher();
+  sut.config.pace = PaceMode::hybrid;
+  sut.pacer_lateness.count = 100'000;
+  sut.pacer_lateness.p50_ns = 800;
+  sut.pacer_lateness.p99_ns = 2'500;
+  sut.pacer_lateness.max_ns = 90'000;
+  std::string text = text_of(sut);
+  EXPECT_TRUE(has_line(text, "  Pacer lateness (actual send minus due time, 100,000 messages, "
+                             "--pace hybrid): p50 800 ns, p99 2.50 us, max 90.0 us"))
+      << text;
+  EXPECT_NE(text.find("Hz (--pace hybrid)\n"), std::string::npos) << text;
+  sut.config.send_hz = 0;
+  text = text_of(sut);
+  EXPECT_EQ(text.find("Pacer lateness"), std::string::npos);
+  EXPECT_EQ(text.find("--pace"), std::string::npos);
+}
+
+TEST(JsonReport, PacerLatenessIsADistributionBesideTheLatency)
+{
+  RunReport report = sample_publisher();
+  report.pacer_lateness.count = 10;
+  report.pacer_lateness.p50_ns = 700;
+  report.config.pace = PaceMode::spin;
+  const json sut = parsed(report);
+  EXPECT_EQ(sut["publisher"]["pacer_lateness_ns"]["count"], 10);
+  EXPECT_EQ(sut["publisher"]["pacer_lateness_ns"]["p50"], 700);
+  EXPECT_EQ(sut["settings"]["pace"], "spin");
+}
+
+TEST(JsonReport, SchedulerLoadIsUnderResources)
+{
+  RunReport report = sample_publisher();
+  EXPECT_TRUE(parsed(report)["resources"]["scheduler"].is_null());
+  SchedulerLoad load;
+  load.seconds = 2;
+  load.involuntary_switches = 91;
+  load.cores_given = 1;
+  report.scheduler = load;
+  const json sut = parsed(report)["resources"]["scheduler"];
+  EXPECT_EQ(sut["involuntary_switches"], 91);
+  EXPECT_EQ(sut["cores_given"], 1);
 }
 
 TEST(TextReport, DistributionBarsOnlyWhenAskedFor)
@@ -689,6 +734,7 @@ TEST(JsonReport, Settings)
                                                       "wait_seconds",
                                                       "idle_timeout_seconds",
                                                       "wait_strategy",
+                                                      "pace",
                                                       "cpus",
                                                       "queue_length",
                                                       "max_loss_percent",
@@ -862,9 +908,10 @@ TEST(TextReport, CrossClockFiguresAreLabelledWithTheirSourceAndBound)
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
-  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
-                                                 "echoes_received", "echoes_late",
-                                                 "challenges_sent", "send_accounting", "latency"}));
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
+                                   "echoes_received", "echoes_late", "challenges_sent",
+                                   "send_accounting", "latency", "pacer_lateness_ns"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# netprof's blocking ping-pong (--wait-strategy block) against each transport's bare blocking
+# program (bench/bare_*_pingpong --wait block: a plain blocking recv()/mq_timedreceive()), in
+# the same run, pinned, interleaved and repeated (medians compared). The target of issue 29:
+# netprof between 0.95x and 1.10x the bare program, for udp, tcp, uds and mq. Under 0.95x means
+# netprof does not block as it says (it polled before sleeping until issue 29); over 1.10x is
+# netprof's own cost. Like for like: the bare programs send netprof's header and framing in
+# front of the payload and echo as many bytes as netprof's echo. With --with-poll-then-block
+# the same rows are printed for --wait-strategy poll-then-block, for comparison (no target).
+# Prints figures; a missed target is a verdict, not an error (exit 0 unless a run crashed).
+#
+#   scripts/bench/blocking_vs_bare.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
+#       [--cpu A,B] [--transports LIST] [--with-poll-then-block]
+#
+# BUILD_DIR (default ./build) must hold a Release build with the benchmarks.
+
+set -euo pipefail
+
+build_dir=./build
+repeat=3
+iterations=20000
+warmup=2000
+seconds=2
+cpus=0,1
+payload=64
+transports="udp tcp uds mq"
+strategies="block"
+
+usage()
+{
+  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
+}
+
+while (($# > 0)); do
+  case $1 in
+  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
+  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
+  --time) seconds=${2:?--time needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  --transports) transports=${2:?--transports needs a value}; shift 2 ;;
+  --with-poll-then-block) strategies="block poll-then-block"; shift ;;
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
+[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
+[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
+[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher/pinger, subscriber/ponger)" >&2; exit 2; }
+for transport in $transports; do
+  [[ $transport =~ ^(udp|tcp|uds|mq)$ ]] || { echo "--transports takes udp, tcp, uds, mq" >&2; exit 2; }
+done
+
+netprof=$build_dir/netprof
+python=/usr/bin/python3
+table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
+require_binaries "$netprof"
+for transport in $transports; do require_binaries "$(bare_of "$transport")"; done
+bench_start blocking_vs_bare
+
+header=$(netprof_header_bytes "$netprof")
+echo_bytes=$(netprof_echo_bytes "$netprof")
+limit=$(netprof_deadline "$seconds")
+frame=8 # the stream transports' and mq's frame (docs/transport-tcp.md, transports/mq)
+
+# The bare program's size arguments and netprof's transport option, per transport.
+bare_sizes()
+{
+  case $1 in
+  udp) echo --size $((payload + header)) ;;
+  tcp) echo --size $((payload + header + frame)) --echo-size $((echo_bytes + frame)) ;;
+  uds) echo --type seqpacket --size $((payload + header)) --echo-size "$echo_bytes" ;;
+  mq) echo --size $((payload + header)) --echo-size $((echo_bytes + frame)) ;;
+  esac
+}
+netprof_transport()
+{
+  case $1 in
+  udp) ;;
+  tcp) echo --tcp-nodelay on ;; # a transport's own option selects it for the local pair
+  uds) echo --uds-type seqpacket ;;
+  mq) echo --mq ;;
+  esac
+}
+
+echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/ponger on CPU ${cpus#*,}; $repeat interleaved runs each"
+echo "bare: $iterations round trips (+$warmup warm-up) --wait block; netprof: --mode ping-pong -s $payload -t $seconds"
+echo
+
+for ((run = 1; run <= repeat; run++)); do
+  for transport in $transports; do
+    # shellcheck disable=SC2046  # the size arguments are words
+    run_limited 120 "$work/bare.$transport.$run.json" "$(bare_of "$transport")" \
+      $(bare_sizes "$transport") --iterations "$iterations" --warmup "$warmup" --wait block \
+      --cpu "$cpus"
+    for strategy in $strategies; do
+      # shellcheck disable=SC2046
+      tolerated_statuses=1 run_limited "$limit" "$work/netprof.$transport.$strategy.$run.out" \
+        "$netprof" --local-pair $(netprof_transport "$transport") --mode ping-pong -s "$payload" \
+        --wait-strategy "$strategy" --cpu "$cpus" -t "$seconds" --quiet \
+        --json "$work/netprof.$transport.$strategy.$run.json"
+    done
+  done
+done
+
+rows=()
+for transport in $transports; do
+  for strategy in $strategies; do
+    rows+=("$transport ping-pong, $strategy|ns|between|0.95-1.10|$(runs_of "netprof.$transport.$strategy" publisher.latency.one_way_ns.p50)|$(runs_of "bare.$transport" one_way_p50_ns)")
+  done
+done
+echo "one-way p50 (RTT p50 / 2), netprof against the bare blocking program; medians of $repeat runs"
+echo "(the target is about the block rows: poll-then-block is expected under 0.95x)"
+"$python" "$table" "${rows[@]}"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Honest pacing (issue 29): netprof paced at --send-hz (1 kHz by default) over loopback UDP,
+# pinned, for each --pace, against an unpaced blocking ping-pong of the same run. A probe at
+# 1 kHz finds an idle path, as a ping-pong does, so once the pacer keeps its schedule the
+# corrected RTT (timed from each probe's due time) comes close to the ping-pong's. Targets:
+# corrected RTT p50 <= 1.3x the blocking ping-pong RTT p50, and pacer lateness p50 <= 2 us,
+# with the default --pace. Each measurement is repeated and interleaved (medians compared).
+# Prints figures; a missed target is a verdict, not an error.
+#
+#   scripts/bench/paced_vs_pingpong.sh [BUILD_DIR] [--repeat N] [--time SECONDS] [--rate HZ]
+#       [--cpu A,B]
+#
+# BUILD_DIR (default ./build) must hold a Release netprof.
+
+set -euo pipefail
+
+build_dir=./build
+repeat=3
+seconds=2
+rate=1000
+cpus=0,1
+paces="hybrid sleep spin"
+
+usage()
+{
+  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
+}
+
+while (($# > 0)); do
+  case $1 in
+  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
+  --time) seconds=${2:?--time needs a value}; shift 2 ;;
+  --rate) rate=${2:?--rate needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  -h | --help) usage; exit 0 ;;
+  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
+[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
+[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "--rate must be a whole number of Hz" >&2; exit 2; }
+[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+
+netprof=$build_dir/netprof
+python=/usr/bin/python3
+table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof"
+bench_start paced_vs_pingpong
+limit=$(netprof_deadline "$seconds")
+
+echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "udp local pair pinned to CPUs $cpus; paced: --send-hz $rate (probes at 1 kHz); -t $seconds; $repeat interleaved runs each"
+echo
+
+for ((run = 1; run <= repeat; run++)); do
+  tolerated_statuses=1 run_limited "$limit" "$work/pingpong.$run.out" "$netprof" --local-pair \
+    --mode ping-pong --wait-strategy block --cpu "$cpus" -t "$seconds" --quiet \
+    --json "$work/pingpong.$run.json"
+  for pace in $paces; do
+    tolerated_statuses=1 run_limited "$limit" "$work/paced.$pace.$run.out" "$netprof" \
+      --local-pair --send-hz "$rate" --pace "$pace" --cpu "$cpus" -t "$seconds" --quiet \
+      --json "$work/paced.$pace.$run.json"
+  done
+done
+
+pingpong=$(runs_of pingpong publisher.latency.rtt_ns.p50)
+rows=()
+for pace in $paces; do
+  rows+=("RTT p50, --pace $pace (corrected)|ns|at_most|1.30|$(runs_of "paced.$pace" publisher.latency.rtt_ns.p50)|$pingpong")
+  rows+=("RTT p50, --pace $pace (uncorrected)|ns|at_most|1.30|$(runs_of "paced.$pace" publisher.latency.rtt_uncorrected_ns.p50)|$pingpong")
+done
+echo "paced RTT p50 against the blocking ping-pong's RTT p50 (the baseline column); medians of $repeat runs"
+"$python" "$table" "${rows[@]}"
+echo
+echo "pacer lateness (actual send minus due time), medians of $repeat runs; target p50 <= 2 us for hybrid (the default)"
+for pace in $paces; do
+  "$python" - "$pace" "$(runs_of "paced.$pace" publisher.pacer_lateness_ns.p50)" \
+    "$(runs_of "paced.$pace" publisher.pacer_lateness_ns.p99)" \
+    "$(runs_of "paced.$pace" resources.process.cpu_user_seconds)" <<'PY'
+import statistics, sys
+def med(text):
+    values = [float(v) for v in text.split() if v not in ("n/a", "None")]
+    return statistics.median(values) if values else None
+pace, p50, p99, cpu = sys.argv[1], med(sys.argv[2]), med(sys.argv[3]), med(sys.argv[4])
+shown = lambda ns: "n/a" if ns is None else f"{ns / 1e3:.2f} us"
+verdict = "" if pace != "hybrid" or p50 is None else ("  PASS" if p50 <= 2000 else "  MISS")
+print(f"  --pace {pace:6}  lateness p50 {shown(p50):>10}  p99 {shown(p99):>10}  "
+      f"publisher user CPU {'n/a' if cpu is None else f'{cpu:.2f} s'}{verdict}")
+PY
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi
