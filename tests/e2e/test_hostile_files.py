@@ -18,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, ROOT, NetprofTestCase, free_udp_port, run_script
+from netprof_test_case import ROOT, NetprofTestCase, free_udp_port, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import netprof_output as output  # noqa: E402
