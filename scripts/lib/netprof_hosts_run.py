@@ -9,8 +9,8 @@ import os
 import time
 
 import netprof_harness as harness
-import netprof_output as output
 import netprof_hosts_file as hosts_file
+import netprof_output as output
 
 LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "launch.py")
 LAUNCH_SLACK_SECONDS = 60   # the launcher's checks, starts, stops and fetches over ssh

@@ -39,9 +39,9 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_output as output  # noqa: E402
 import netprof_tool as tool  # noqa: E402
 from netprof_figures import ArgumentError, format_figure, format_size  # noqa: E402
 

@@ -26,8 +26,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import netprof_output as output  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_output as output  # noqa: E402
 
 # A rate loopback carries without loss on a loaded 2-core machine (as the e2e tests use).
 SEND_HZ = 2000

@@ -25,8 +25,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import netprof_output as output  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_output as output  # noqa: E402
 
 STEM = "soak"
 ROLES = ("publisher", "subscriber")

@@ -32,11 +32,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import netprof_output as output  # noqa: E402
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 import netprof_hosts_file as hosts_file  # noqa: E402
 import netprof_hosts_run as hosts_run  # noqa: E402
+import netprof_output as output  # noqa: E402
 import netprof_tool as tool  # noqa: E402
 
 DEFAULT_SIZES = [2 ** exponent for exponent in range(6, 23)]  # 64 B .. 4 MiB

@@ -254,8 +254,7 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
 // In ping-pong every message is a probe that waits --probe-timeout for its echoes. When most
 // wait in vain, the run is a flood of unanswered probes, not a measurement of round trips: the
 // few echoes that made it in time are no latency figure to pass on.
-void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria,
-                          Verdict& verdict)
+void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
 {
   if (criteria.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
     return;

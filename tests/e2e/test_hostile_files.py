@@ -18,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, ROOT, NetprofTestCase, free_udp_port, run_script
+from netprof_test_case import ROOT, NetprofTestCase, free_udp_port, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import netprof_output as output  # noqa: E402
@@ -32,6 +32,29 @@ PAIR = ["--local-pair", "-t", "0.3", "--warmup-time", "0", "--wait", "5"]
 
 def udp_pair():
     return ["-u", f"127.0.0.1:{free_udp_port()}", "-u", f"127.0.0.1:{free_udp_port()}"]
+
+
+def sockets_of(pid):
+    try:
+        return sum(1 for fd in os.listdir(f"/proc/{pid}/fd")
+                   if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"))
+    except OSError:
+        return 0
+
+
+def wait_until_both_children_have_sockets(pair_pid, deadline_s=10):
+    """Until both processes of a local pair have checked their command lines (each re-checks
+    --json) and opened their sockets, which they do only after that."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pair_pid}/task/{pair_pid}/children") as f:
+                children = f.read().split()
+        except OSError:
+            return
+        if len(children) == 2 and all(sockets_of(child) for child in children):
+            return
+        time.sleep(0.01)
 
 
 class HostileFilesCase(NetprofTestCase):
@@ -102,9 +125,9 @@ class JsonOutputTest(HostileFilesCase):
     def test_a_link_planted_during_the_run_is_not_followed(self):
         folder = self.shared_folder(0o1777)
         report = os.path.join(folder, "report.json")
-        process, _ = self.start("--local-pair", "-t", "1.5", "--warmup-time", "0", "--wait",
+        process, _ = self.start("--local-pair", "-t", "2", "--warmup-time", "0", "--wait",
                                 "5", *udp_pair(), "--json", report)
-        time.sleep(0.5)
+        wait_until_both_children_have_sockets(process.pid)
         self.plant_link(folder, "report.json", self.secret)
         result = self.finish(process, deadline_s=30)
         self.assertEqual(result.returncode, 3, result.stderr)
