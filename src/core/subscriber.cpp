@@ -108,6 +108,7 @@ private:
   std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
   std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
   std::uint64_t m_rejected = 0;        // over the whole process
+  ForeignRuns m_foreign;               // messages of another run, among the rejected
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
 };
 
@@ -143,6 +144,10 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     return;
   }
   if (header.run_id != m_run->run_id && !take_run(header, message.subspan(wire::header_size))) {
+    // Another run's message (a second run on this medium, or a replay) is counted, never
+    // judged. While seeking, a restarted publisher's run is the one we are looking for.
+    if (!m_seeking && of_another_run(header, m_run->run_id))
+      m_foreign.count(header, header.kind == wire::MessageKind::data);
     ++m_rejected;
     return;
   }
@@ -233,7 +238,10 @@ bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
   const std::uint32_t instance = wire::instance_tag(header);
   if (instance == m_instance)
     return true;
-  if (instance != 0 && m_run->acknowledged && m_other_instance == 0)
+  // Only an acknowledgement of our own run tells of a clash: one of another run (replayed, or
+  // from a second run on this medium) is foreign, whatever its MAC.
+  if (instance != 0 && m_run->acknowledged && header.run_id == m_run->run_id &&
+      m_other_instance == 0)
     m_other_instance = instance;
   return false;
 }
@@ -477,6 +485,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.run_id = run.run_id;
   facts.id_clash = m_other_instance != 0;
   facts.unauthenticated = m_unauthenticated;
+  facts.foreign = m_foreign;
   facts.self = figures(run.end_received ? std::optional(run.publisher_sent) : std::nullopt);
   facts.abandoned_runs = m_abandoned;
 
@@ -495,6 +504,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   report.end_received = run.end_received;
   report.ended_by = facts.ended_by;
   report.rejected = m_rejected;
+  report.foreign_run_messages = m_foreign.messages;
   report.self = facts.self;
   report.intervals = m_interval_figures;
   report.abandoned_runs = std::move(facts.abandoned_runs);

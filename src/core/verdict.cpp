@@ -94,6 +94,26 @@ std::string key_hint(std::uint64_t unauthenticated)
          "--key-file, or none?";
 }
 
+// Another run's messages are never taken as this run's; the verdict says where they came from.
+// Its measured traffic (data, echoes) comes only from a run live on the same medium, which the
+// figures cannot be told apart from: a problem. Control messages alone may be replays: a warning.
+void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
+{
+  if (foreign.messages == 0)
+    return;
+  const std::string counted = format_count(foreign.messages) + " messages of another run (run " +
+                              format_run_id(foreign.last_run_id) + ") reached this process";
+  if (foreign.measured > 0)
+    verdict.problems.push_back(
+        counted + ", " + format_count(foreign.measured) +
+        " of them its data or echoes: a second run shares this medium (the same --dds topic, "
+        "iceoryx service, or address), so whose run each process measured cannot be told; "
+        "give each run a name of its own");
+  else
+    verdict.warnings.push_back(counted + " and were ignored: replayed, or left from an earlier "
+                                         "run (none was taken as this run's)");
+}
+
 // Says when a subscriber without final counters was last heard, which tells a process that
 // died mid-run (killed, crashed) from counters lost at the very end.
 std::string vanished_problem(const std::string& name, double last_heard_seconds,
@@ -248,6 +268,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
       verdict.warnings.push_back(std::to_string(facts.echoes_late) +
                                  " echoes came back after --probe-timeout");
   }
+  judge_foreign_runs(facts.foreign, verdict);
   judge_send_rate(facts, criteria, verdict);
   if (facts.back_pressure_waits > 0)
     verdict.warnings.push_back("the transport pushed back " +
@@ -270,6 +291,7 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     verdict.problems.push_back("another live process uses -i " + std::to_string(facts.self.id) +
                                " (the publisher answered it too): give every subscriber its own "
                                "id; these figures may be partial");
+  judge_foreign_runs(facts.foreign, verdict);
   for (const AbandonedRun& abandoned : facts.abandoned_runs)
     verdict.warnings.push_back(
         "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +
