@@ -18,6 +18,9 @@ struct ForeignRuns {
   // live on the same medium sends these; a replayed control message is not among them.
   std::uint64_t measured = 0;
   std::uint64_t last_run_id = 0;
+  // Subscriber only: a publisher other than ours took or challenged this very process (its id
+  // and instance tag) after ours had taken it in. Only a second publisher on the medium does.
+  std::uint64_t other_publishers = 0;
 
   void count(const wire::Header& header, bool measured_path) noexcept
   {

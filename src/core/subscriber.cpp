@@ -208,9 +208,12 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
     return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
-  // medium both answering our first hello) does not take us away from it.
-  if (!m_seeking)
+  // medium both answering our first hello) does not take us away from it: it tells of a
+  // second run on the medium.
+  if (!m_seeking) {
+    ++m_foreign.other_publishers;
     return false;
+  }
   // Our publisher went silent and a new one answered: it was restarted. The old run is kept,
   // partial, for the report, unless nothing of it ever arrived (a stale acknowledgement).
   // A control event, not the per-message path: these allocations are allowed here.
@@ -248,8 +251,16 @@ bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
 
 void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noexcept
 {
-  if (m_run->acknowledged && !m_seeking)
-    return; // our publisher has taken us in
+  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
+  // no concern of ours.
+  const bool ours = header.sequence == m_config.id && wire::instance_tag(header) == m_instance;
+  if (m_run->acknowledged && !m_seeking) {
+    // Our publisher has taken us in. It gives us one cookie, the one we echoed last: another
+    // one for us is another publisher's, answering a hello it heard on the same medium.
+    if (ours && wire::carried_secret(header) != m_cookie)
+      ++m_foreign.other_publishers;
+    return;
+  }
   if (header.sequence == 0) {
     // An invitation (wire.hpp): our publisher, when we were given only our own address. The
     // first to call is taken; a transport that already sends to it, or to everyone, ignores
@@ -259,9 +270,7 @@ void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noe
     send_hello();
     return;
   }
-  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
-  // no concern of ours.
-  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
+  if (!ours)
     return;
   m_cookie = wire::carried_secret(header);
   send_hello(); // at once: the handshake costs one round trip more, not a hello interval

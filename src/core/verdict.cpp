@@ -99,16 +99,19 @@ std::string key_hint(std::uint64_t unauthenticated)
 // figures cannot be told apart from: a problem. Control messages alone may be replays: a warning.
 void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
 {
+  constexpr const char* second_run =
+      "a second run shares this medium (the same --dds topic, iceoryx service, or address), so "
+      "whose run each process measured cannot be told; give each run a name of its own";
+  if (foreign.other_publishers > 0)
+    verdict.problems.push_back("a publisher other than this run's answered this subscriber " +
+                               format_count(foreign.other_publishers) + " time(s): " + second_run);
   if (foreign.messages == 0)
     return;
   const std::string counted = format_count(foreign.messages) + " messages of another run (run " +
                               format_run_id(foreign.last_run_id) + ") reached this process";
   if (foreign.measured > 0)
-    verdict.problems.push_back(
-        counted + ", " + format_count(foreign.measured) +
-        " of them its data or echoes: a second run shares this medium (the same --dds topic, "
-        "iceoryx service, or address), so whose run each process measured cannot be told; "
-        "give each run a name of its own");
+    verdict.problems.push_back(counted + ", " + format_count(foreign.measured) +
+                               " of them its data or echoes: " + second_run);
   else
     verdict.warnings.push_back(counted + " and were ignored: replayed, or left from an earlier "
                                          "run (none was taken as this run's)");
@@ -154,7 +157,8 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
   if (sub.id_clash)
     verdict.problems.push_back("two live processes use -i " + std::to_string(sub.id) +
                                " (each took the id over from the other): give every "
-                               "subscriber its own id; the figures are of whichever spoke last");
+                               "subscriber its own id, and each run a name of its own; the "
+                               "figures are of whichever spoke last");
   else if (sub.outcome == SubscriberOutcome::left_early)
     verdict.problems.push_back(name + " left before the end of the test");
   else if (sub.outcome == SubscriberOutcome::vanished && !sub.refused_counters.empty())
