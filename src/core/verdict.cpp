@@ -95,10 +95,13 @@ std::string key_hint(std::uint64_t unauthenticated)
 }
 
 // Another run's messages are never taken as this run's; the verdict says where they came from.
-// Its measured traffic (data, echoes) comes only from a run live on the same medium, which the
-// figures cannot be told apart from: a problem. Control messages alone may be replays: a warning.
+// A stream of its measured traffic (data, echoes) comes only from a run live on the same medium,
+// which the figures cannot be told apart from: a problem. A few strays, forged or left over, and
+// control messages alone (replays) are a warning.
 void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
 {
+  // A live run sends data for its whole measured phase; a stranger's garbage is a few datagrams.
+  constexpr std::uint64_t live_run_messages = 16;
   constexpr const char* second_run =
       "a second run shares this medium (the same --dds topic, iceoryx service, or address), so "
       "whose run each process measured cannot be told; give each run a name of its own";
@@ -109,12 +112,12 @@ void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
     return;
   const std::string counted = format_count(foreign.messages) + " messages of another run (run " +
                               format_run_id(foreign.last_run_id) + ") reached this process";
-  if (foreign.measured > 0)
+  if (foreign.measured >= live_run_messages)
     verdict.problems.push_back(counted + ", " + format_count(foreign.measured) +
                                " of them its data or echoes: " + second_run);
   else
-    verdict.warnings.push_back(counted + " and were ignored: replayed, or left from an earlier "
-                                         "run (none was taken as this run's)");
+    verdict.warnings.push_back(counted + " and were ignored: replayed, forged, or left from an "
+                                         "earlier run (none was taken as this run's)");
 }
 
 // Says when a subscriber without final counters was last heard, which tells a process that

@@ -523,7 +523,8 @@ TEST(ForeignRunVerdict, ReplayedControlMessagesOfAnotherRunAreAWarningNotAFailur
 TEST(ForeignRunVerdict, DataOfAnotherRunNamesASecondRunOnTheMedium)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
-  facts.foreign.count(of_run(7, wire::MessageKind::echo), true);
+  for (int i = 0; i < 16; ++i)
+    facts.foreign.count(of_run(7, wire::MessageKind::echo), true);
 
   const Verdict sut = publisher_verdict(facts, {});
 
@@ -531,6 +532,18 @@ TEST(ForeignRunVerdict, DataOfAnotherRunNamesASecondRunOnTheMedium)
   EXPECT_EQ(sut.status, ExitStatus::failed);
   ASSERT_EQ(sut.problems.size(), 1u);
   EXPECT_NE(sut.problems[0].find("a second run shares this medium"), std::string::npos);
+}
+
+TEST(ForeignRunVerdict, AFewStrayDataMessagesOfAnotherRunAreAWarningOnly)
+{
+  SubscriberFacts facts = subscriber_run(1000, 1000);
+  for (int i = 0; i < 15; ++i)
+    facts.foreign.count(of_run(7, wire::MessageKind::data), true);
+
+  const Verdict sut = subscriber_verdict(facts, {});
+
+  EXPECT_TRUE(sut.success);
+  EXPECT_EQ(sut.warnings.size(), 1u);
 }
 
 TEST(ForeignRunVerdict, AnotherPublisherAnsweringTheSubscriberFailsIt)
