@@ -10,12 +10,11 @@ message of the other run reached it (it measured that run whole). docs/hostile-i
 """
 
 import os
-import tempfile
 import unittest
 import uuid
 
 from netprof_test_case import NetprofTestCase
-from test_iceoryx import Roudi, roudi_answers
+from test_iceoryx import RunningRoudi
 
 DEADLINE_S = 40
 PACED = ["--send-hz", "1000", "-t", "1", "--warmup-time", "0.2", "--wait", "8"]
@@ -51,28 +50,14 @@ class SecondRunCase(NetprofTestCase):
 
 
 class DdsSecondRunTest(SecondRunCase):
-    def test_two_runs_on_one_topic_both_fail_naming_the_second_run(self):
+    def test_two_runs_on_one_topic_fail_their_publishers_naming_the_second_run(self):
         topic = "netprof_e2e_" + uuid.uuid4().hex
         results = self.run_two_runs(["--dds", topic, "--dds-loopback"])
         self.assert_no_run_passes_and_the_second_run_is_named(results)
 
 
-class IceoryxSecondRunTest(SecondRunCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.roudi = None
-        cls.directory = None
-        if not roudi_answers():
-            cls.directory = tempfile.TemporaryDirectory(prefix="netprof-e2e-roudi-")
-            cls.roudi = Roudi(cls.directory.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.roudi:
-            cls.roudi.stop()
-            cls.directory.cleanup()
-
-    def test_two_runs_on_one_service_both_fail_naming_the_second_run(self):
+class IceoryxSecondRunTest(RunningRoudi, SecondRunCase):
+    def test_two_runs_on_one_service_fail_their_publishers_naming_the_second_run(self):
         service = f"e2e-second-run-{os.getpid()}"
         results = self.run_two_runs(["--iceoryx", service])
         self.assert_no_run_passes_and_the_second_run_is_named(results)
