@@ -213,6 +213,8 @@ struct RunReport {
   std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
+  // Of them, messages of another run (another run id): a second run on this medium, or replays.
+  std::uint64_t foreign_run_messages = 0;
 
   // --interval's intervals, in order; the last one may be shorter (the phase's rest).
   std::vector<IntervalFigures> intervals;

@@ -94,6 +94,7 @@ private:
   std::unique_ptr<IntervalMeter> m_intervals; // --interval
   std::vector<IntervalFigures> m_interval_figures;
   std::uint64_t m_rejected = 0;
+  ForeignRuns m_foreign; // messages of another run, among the rejected
   std::uint64_t m_challenges = 0;
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
   bool m_transport_failed = false;
@@ -120,6 +121,14 @@ void Publisher::on_message(const Delivery& delivery) noexcept
   if (!m_authentication.open(header, message)) {
     ++m_rejected;
     ++m_unauthenticated;
+    return;
+  }
+  if (of_another_run(header, m_run_id)) {
+    // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
+    // counted, never taken for this run's.
+    m_foreign.count(header, header.kind == wire::MessageKind::data ||
+                                header.kind == wire::MessageKind::echo);
+    ++m_rejected;
     return;
   }
   if (header.sender_id == 0) {
@@ -298,6 +307,7 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
   facts.unauthenticated = m_unauthenticated;
+  facts.foreign = m_foreign;
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
@@ -330,6 +340,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.pacer_lateness = m_sender.pacer_lateness().summarize();
   // Hellos never proven count as rejected: a hello is not a subscriber.
   report.rejected = m_rejected + m_members.unproven_hellos();
+  report.foreign_run_messages = m_foreign.messages;
   report.measured_seconds = facts.measured_seconds;
   report.subscribers = std::move(facts.subscribers);
   return result;

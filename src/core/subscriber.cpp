@@ -108,6 +108,7 @@ private:
   std::uint64_t m_cookie = 0;       // the last challenge's, echoed in every hello (wire.hpp)
   std::uint32_t m_other_instance = 0;  // another live process answering to our id, once seen
   std::uint64_t m_rejected = 0;        // over the whole process
+  ForeignRuns m_foreign;               // messages of another run, among the rejected
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
 };
 
@@ -143,6 +144,10 @@ void Subscriber::on_message(const Delivery& delivery) noexcept
     return;
   }
   if (header.run_id != m_run->run_id && !take_run(header, message.subspan(wire::header_size))) {
+    // Another run's message (a second run on this medium, or a replay) is counted, never
+    // judged. While seeking, a restarted publisher's run is the one we are looking for.
+    if (!m_seeking && of_another_run(header, m_run->run_id))
+      m_foreign.count(header, header.kind == wire::MessageKind::data);
     ++m_rejected;
     return;
   }
@@ -203,9 +208,12 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
     return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
-  // medium both answering our first hello) does not take us away from it.
-  if (!m_seeking)
+  // medium both answering our first hello) does not take us away from it: it tells of a
+  // second run on the medium.
+  if (!m_seeking) {
+    ++m_foreign.other_publishers;
     return false;
+  }
   // Our publisher went silent and a new one answered: it was restarted. The old run is kept,
   // partial, for the report, unless nothing of it ever arrived (a stale acknowledgement).
   // A control event, not the per-message path: these allocations are allowed here.
@@ -233,15 +241,26 @@ bool Subscriber::addressed_to_us(const wire::Header& header) noexcept
   const std::uint32_t instance = wire::instance_tag(header);
   if (instance == m_instance)
     return true;
-  if (instance != 0 && m_run->acknowledged && m_other_instance == 0)
+  // Only an acknowledgement of our own run tells of a clash: one of another run (replayed, or
+  // from a second run on this medium) is foreign, whatever its MAC.
+  if (instance != 0 && m_run->acknowledged && header.run_id == m_run->run_id &&
+      m_other_instance == 0)
     m_other_instance = instance;
   return false;
 }
 
 void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noexcept
 {
-  if (m_run->acknowledged && !m_seeking)
-    return; // our publisher has taken us in
+  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
+  // no concern of ours.
+  const bool ours = header.sequence == m_config.id && wire::instance_tag(header) == m_instance;
+  if (m_run->acknowledged && !m_seeking) {
+    // Our publisher has taken us in. It gives us one cookie, the one we echoed last: another
+    // one for us is another publisher's, answering a hello it heard on the same medium.
+    if (ours && wire::carried_secret(header) != m_cookie)
+      ++m_foreign.other_publishers;
+    return;
+  }
   if (header.sequence == 0) {
     // An invitation (wire.hpp): our publisher, when we were given only our own address. The
     // first to call is taken; a transport that already sends to it, or to everyone, ignores
@@ -251,9 +270,7 @@ void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noe
     send_hello();
     return;
   }
-  // Challenges go to one address, or on a shared medium to everyone: another subscriber's is
-  // no concern of ours.
-  if (header.sequence != m_config.id || wire::instance_tag(header) != m_instance)
+  if (!ours)
     return;
   m_cookie = wire::carried_secret(header);
   send_hello(); // at once: the handshake costs one round trip more, not a hello interval
@@ -478,6 +495,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   facts.run_id = run.run_id;
   facts.id_clash = m_other_instance != 0;
   facts.unauthenticated = m_unauthenticated;
+  facts.foreign = m_foreign;
   facts.self = figures(run.end_received ? std::optional(run.publisher_sent) : std::nullopt);
   facts.abandoned_runs = m_abandoned;
 
@@ -496,6 +514,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   report.end_received = run.end_received;
   report.ended_by = facts.ended_by;
   report.rejected = m_rejected;
+  report.foreign_run_messages = m_foreign.messages;
   report.self = facts.self;
   report.intervals = m_interval_figures;
   report.abandoned_runs = std::move(facts.abandoned_runs);

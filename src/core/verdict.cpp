@@ -95,6 +95,32 @@ std::string key_hint(std::uint64_t unauthenticated)
          "--key-file, or none?";
 }
 
+// Another run's messages are never taken as this run's; the verdict says where they came from.
+// A stream of its measured traffic (data, echoes) comes only from a run live on the same medium,
+// which the figures cannot be told apart from: a problem. A few strays, forged or left over, and
+// control messages alone (replays) are a warning.
+void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
+{
+  // A live run sends data for its whole measured phase; a stranger's garbage is a few datagrams.
+  constexpr std::uint64_t live_run_messages = 16;
+  constexpr const char* second_run =
+      "a second run shares this medium (the same --dds topic, iceoryx service, or address), so "
+      "whose run each process measured cannot be told; give each run a name of its own";
+  if (foreign.other_publishers > 0)
+    verdict.problems.push_back("a publisher other than this run's answered this subscriber " +
+                               format_count(foreign.other_publishers) + " time(s): " + second_run);
+  if (foreign.messages == 0)
+    return;
+  const std::string counted = format_count(foreign.messages) + " messages of another run (run " +
+                              format_run_id(foreign.last_run_id) + ") reached this process";
+  if (foreign.measured >= live_run_messages)
+    verdict.problems.push_back(counted + ", " + format_count(foreign.measured) +
+                               " of them its data or echoes: " + second_run);
+  else
+    verdict.warnings.push_back(counted + " and were ignored: replayed, forged, or left from an "
+                                         "earlier run (none was taken as this run's)");
+}
+
 // Says when a subscriber without final counters was last heard, which tells a process that
 // died mid-run (killed, crashed) from counters lost at the very end.
 std::string vanished_problem(const std::string& name, double last_heard_seconds,
@@ -135,7 +161,8 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
   if (sub.id_clash)
     verdict.problems.push_back("two live processes use -i " + std::to_string(sub.id) +
                                " (each took the id over from the other): give every "
-                               "subscriber its own id; the figures are of whichever spoke last");
+                               "subscriber its own id, and each run a name of its own; the "
+                               "figures are of whichever spoke last");
   else if (sub.outcome == SubscriberOutcome::left_early)
     // An interrupt (Ctrl-C) reaches every process of the terminal: a subscriber that left
     // while the publisher was interrupted was interrupted too, and did not fail.
@@ -295,6 +322,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
       verdict.warnings.push_back(format_count(facts.echoes_late) +
                                  " echoes came back after --probe-timeout");
   }
+  judge_foreign_runs(facts.foreign, verdict);
   judge_send_rate(facts, criteria, verdict);
   judge_probe_rate(facts, criteria, verdict);
   if (facts.back_pressure_waits > 0)
@@ -318,6 +346,7 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     verdict.problems.push_back("another live process uses -i " + std::to_string(facts.self.id) +
                                " (the publisher answered it too): give every subscriber its own "
                                "id; these figures may be partial");
+  judge_foreign_runs(facts.foreign, verdict);
   for (const AbandonedRun& abandoned : facts.abandoned_runs)
     verdict.warnings.push_back(
         "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +

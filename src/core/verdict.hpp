@@ -3,6 +3,7 @@
 // Turns what a run came to (facts, one plain struct per role) into the problems and warnings
 // both roles print, and the exit status. The one place that words a verdict.
 
+#include "foreign_runs.hpp"
 #include "role_result.hpp"
 
 #include <netprof/config.hpp>
@@ -29,6 +30,7 @@ struct PublisherFacts {
   std::size_t peak_connections = 0;      // EndpointFacts::peak_connections; 0 unknown
   double measured_seconds = 0.0;
   std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
+  ForeignRuns foreign;                       // messages of another run, none of them taken
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
@@ -51,6 +53,7 @@ struct SubscriberFacts {
   std::uint64_t run_id = 0;
   bool id_clash = false;             // the publisher answered another live process using our id
   std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
+  ForeignRuns foreign;               // messages of another run, none of them taken
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
   std::optional<RunPacing> pacing; // the publisher's, when the run description told it

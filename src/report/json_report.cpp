@@ -329,6 +329,7 @@ nlohmann::json report_to_json(const RunReport& report)
       {"run_id", format_run_id(report.run_id)},
       {"result", result_json(report)},
       {"rejected", report.rejected},
+      {"foreign_run_messages", report.foreign_run_messages},
       {"resources",
        {
            {"process", usage_json(report.usage)},

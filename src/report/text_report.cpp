@@ -564,7 +564,10 @@ void write_text_report(std::ostream& out, const RunReport& report)
   }
   write_resources(out, report);
   if (report.rejected > 0) {
-    out << "Rejected messages: " << format_count(report.rejected) << "\n";
+    out << "Rejected messages: " << format_count(report.rejected);
+    if (report.foreign_run_messages > 0)
+      out << " (" << format_count(report.foreign_run_messages) << " of another run)";
+    out << "\n";
   }
 }
 

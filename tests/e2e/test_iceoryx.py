@@ -136,8 +136,9 @@ class IceoryxTestCase(NetprofTestCase):
         self.assertIn("history request 0", notes)
 
 
-class WithARunningRoudi(IceoryxTestCase):
-    """The RouDi already running (someone's), or one started here for the class."""
+class RunningRoudi:
+    """A mixin, before the TestCase: the RouDi already running (someone's), or one started here
+    for the class."""
 
     @classmethod
     def setUpClass(cls):
@@ -153,6 +154,10 @@ class WithARunningRoudi(IceoryxTestCase):
         if cls.roudi:
             cls.roudi.stop()
             cls.directory.cleanup()
+
+
+class WithARunningRoudi(RunningRoudi, IceoryxTestCase):
+    """The RouDi already running (someone's), or one started here for the class."""
 
     def test_local_pair_uses_the_running_roudi_and_leaves_it_running(self):
         result = self.run_netprof("--local-pair", "--iceoryx", *PING_PONG, json_name="pair",

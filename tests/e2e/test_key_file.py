@@ -13,7 +13,7 @@ import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
-from test_hostile_wire import END, HEADER, HELLO, HELLO_ACK, header
+from test_hostile_wire import DATA, END, HEADER, HELLO, HELLO_ACK, header
 
 DEADLINE_S = 30
 PACED = ["--send-hz", "1000", "-t", "2", "--warmup-time", "0.2"]
@@ -107,6 +107,69 @@ class KeyFileRunTest(KeyFileCase):
         stranger.settimeout(0.2)
         with self.assertRaises(socket.timeout, msg="the stranger was answered"):
             stranger.recv(70000)
+
+
+class KeyFileReplayTest(KeyFileCase):
+    """Issue 30, item 3: run 1's authenticated acknowledgement, replayed into run 2 with the same
+    key and ports, carries a valid MAC but run 1's run id and its subscriber's instance tag: it
+    is counted as foreign, never judged (was: run 2's subscriber FAILed with a false "another
+    live process uses -i 1")."""
+
+    def spy_socket(self):
+        spy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(spy.close)
+        spy.bind(("127.0.0.1", 0))
+        spy.settimeout(0.05)
+        return spy, f"127.0.0.1:{spy.getsockname()[1]}"
+
+    def start_run(self, key, pub_addr, sub_addr, spy_addr, name):
+        # The spy is one more peer of both, so it reads all they send, as on a shared path.
+        subscriber, sub_json = self.start("-i", "1", "-u", sub_addr, "-u", pub_addr, "-u",
+                                          spy_addr, "--wait", "20", "--key-file", key,
+                                          json_name=f"{name}-sub")
+        publisher, pub_json = self.start("-i", "0", "-u", pub_addr, "-u", spy_addr, "--wait",
+                                         "20", "--key-file", key, *PACED, json_name=f"{name}-pub")
+        return (publisher, pub_json), (subscriber, sub_json)
+
+    @staticmethod
+    def next_message(spy, kind, not_of_run=None):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                datagram = spy.recv(70000)
+            except socket.timeout:
+                continue
+            if len(datagram) < HEADER.size:
+                continue
+            fields = HEADER.unpack_from(datagram)
+            if fields[2] == kind and fields[5] != not_of_run:
+                return datagram, fields[5]
+        raise AssertionError(f"the spy never saw a message of kind {kind}")
+
+    def test_a_replayed_acknowledgement_of_another_run_is_counted_not_judged(self):
+        key = self.key()
+        spy, spy_addr = self.spy_socket()
+        sub_port = free_udp_port()
+        pub_addr, sub_addr = f"127.0.0.1:{free_udp_port()}", f"127.0.0.1:{sub_port}"
+        first = self.start_run(key, pub_addr, sub_addr, spy_addr, "run1")
+        recorded, first_run = self.next_message(spy, HELLO_ACK)
+        for process, path in first:
+            self.assertEqual(self.finish(process, path, DEADLINE_S).returncode, 0)
+
+        (publisher, pub_json), (subscriber, sub_json) = self.start_run(key, pub_addr, sub_addr,
+                                                                       spy_addr, "run2")
+        # Data of run 2 comes only once its subscriber was taken in.
+        self.next_message(spy, DATA, not_of_run=first_run)
+        for _ in range(3):  # from the spy, a peer the subscriber hears, as a host on the path
+            spy.sendto(recorded, ("127.0.0.1", sub_port))
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertNotIn("another live process", sub.stdout)
+        self.assertEqual(sub.json["foreign_run_messages"], 3)
+        self.assertIn("3 messages of another run", sub.stdout)
+        self.assertEqual(sub.json["subscriber"]["received"], pub.json["publisher"]["messages_sent"])
 
 
 class KeyFileRefusedTest(KeyFileCase):

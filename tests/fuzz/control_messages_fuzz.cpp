@@ -6,13 +6,17 @@
 //  - sealing any control message with the key and opening it gives it back, and changing any
 //    byte of the sealed message makes it unreadable;
 //  - a cookie proves only itself, and 0 proves nothing;
-//  - final counters of any value are judged without a crash (counter_plausibility.hpp).
+//  - final counters of any value are judged without a crash (counter_plausibility.hpp);
+//  - a message is of another run exactly when both it and this process have a run and the two
+//    differ, and a sealed control message keeps its run id, so a replay of another run's
+//    message, its MAC valid, is still told apart (foreign_runs.hpp).
 
 #include "fuzz_input.hpp"
 
 #include "core/address_proof.hpp"
 #include "core/control_authentication.hpp"
 #include "core/counter_plausibility.hpp"
+#include "core/foreign_runs.hpp"
 
 #include <netprof/wire.hpp>
 
@@ -44,6 +48,9 @@ void check_round_trip(const Header& header, std::span<const std::byte> payload, 
   const std::span<const std::byte> sealed = keyed().seal(out, header);
   Header opened_header;
   NETPROF_FUZZ_CHECK(decode_header(sealed, opened_header) == DecodeError::none);
+  // The MAC covers the run id and the instance tag: what binds a message to its run.
+  NETPROF_FUZZ_CHECK(opened_header.run_id == header.run_id &&
+                     instance_tag(opened_header) == instance_tag(header));
   std::span<const std::byte> opened = sealed;
   NETPROF_FUZZ_CHECK(keyed().open(opened_header, opened));
   NETPROF_FUZZ_CHECK(opened.size() == header_size + payload.size());
@@ -83,6 +90,18 @@ void check_counters(std::span<const std::byte> payload, const Header& header)
   NETPROF_FUZZ_CHECK(why == nullptr || std::strlen(why) > 0);
 }
 
+// Run ids this process might have: none yet, the message's own, and another.
+void check_run_binding(const Header& header)
+{
+  NETPROF_FUZZ_CHECK(!of_another_run(header, 0));
+  NETPROF_FUZZ_CHECK(!of_another_run(header, header.run_id));
+  const std::uint64_t other = header.run_id + 1 == 0 ? 1 : header.run_id + 1;
+  NETPROF_FUZZ_CHECK(of_another_run(header, other) == (header.run_id != 0));
+  ForeignRuns foreign;
+  foreign.count(header, header.kind == MessageKind::data);
+  NETPROF_FUZZ_CHECK(foreign.messages == 1 && foreign.last_run_id == header.run_id);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -104,6 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   check_cookies(header);
+  check_run_binding(header);
   const std::span<const std::byte> payload = message.subspan(header_size);
   if (header.kind == MessageKind::final_counters)
     check_counters(payload, header);

@@ -640,3 +640,71 @@ TEST(OverloadWarning, StealTimeIsNamed)
 }
 
 } // namespace
+
+namespace {
+
+using namespace netprof;
+
+wire::Header of_run(std::uint64_t run_id, wire::MessageKind kind)
+{
+  wire::Header header;
+  header.run_id = run_id;
+  header.kind = kind;
+  return header;
+}
+
+} // namespace
+
+TEST(ForeignRunVerdict, ReplayedControlMessagesOfAnotherRunAreAWarningNotAFailure)
+{
+  SubscriberFacts facts = subscriber_run(1000, 1000);
+  for (int i = 0; i < 3; ++i)
+    facts.foreign.count(of_run(0xabc, wire::MessageKind::hello_ack), false);
+
+  const Verdict sut = subscriber_verdict(facts, {});
+
+  EXPECT_TRUE(sut.success);
+  ASSERT_EQ(sut.warnings.size(), 1u);
+  EXPECT_NE(sut.warnings[0].find("3 messages of another run (run 0000000000000abc)"),
+            std::string::npos)
+      << sut.warnings[0];
+}
+
+TEST(ForeignRunVerdict, DataOfAnotherRunNamesASecondRunOnTheMedium)
+{
+  PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
+  for (int i = 0; i < 16; ++i)
+    facts.foreign.count(of_run(7, wire::MessageKind::echo), true);
+
+  const Verdict sut = publisher_verdict(facts, {});
+
+  EXPECT_FALSE(sut.success);
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  ASSERT_EQ(sut.problems.size(), 1u);
+  EXPECT_NE(sut.problems[0].find("a second run shares this medium"), std::string::npos);
+}
+
+TEST(ForeignRunVerdict, AFewStrayDataMessagesOfAnotherRunAreAWarningOnly)
+{
+  SubscriberFacts facts = subscriber_run(1000, 1000);
+  for (int i = 0; i < 15; ++i)
+    facts.foreign.count(of_run(7, wire::MessageKind::data), true);
+
+  const Verdict sut = subscriber_verdict(facts, {});
+
+  EXPECT_TRUE(sut.success);
+  EXPECT_EQ(sut.warnings.size(), 1u);
+}
+
+TEST(ForeignRunVerdict, AnotherPublisherAnsweringTheSubscriberFailsIt)
+{
+  SubscriberFacts facts = subscriber_run(1000, 1000);
+  facts.foreign.other_publishers = 2;
+
+  const Verdict sut = subscriber_verdict(facts, {});
+
+  EXPECT_FALSE(sut.success);
+  ASSERT_EQ(sut.problems.size(), 1u);
+  EXPECT_NE(sut.problems[0].find("a publisher other than this run's answered this subscriber 2"),
+            std::string::npos);
+}

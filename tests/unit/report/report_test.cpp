@@ -650,10 +650,10 @@ TEST(TextReport, NeverPrintsAnExponentOrNonFiniteNumber)
 TEST(JsonReport, PublisherHasExactlyTheDocumentedTopLevelKeys)
 {
   json sut = parsed(sample_publisher());
-  EXPECT_EQ(keys_of(sut),
-            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
-                                   "endpoint", "run_id", "result", "rejected", "resources",
-                                   "publisher", "subscribers"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
+                                                 "settings", "endpoint", "run_id", "result",
+                                                 "rejected", "foreign_run_messages", "resources",
+                                                 "publisher", "subscribers"}));
   EXPECT_EQ(sut["schema_version"], 1);
   EXPECT_EQ(sut["tool"], (json{{"name", "netprof"},
                                {"version", "0.1.0"},
@@ -984,10 +984,10 @@ TEST(JsonReport, OneObjectPerSubscriber)
 TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
 {
   json sut = parsed(sample_subscriber_report());
-  EXPECT_EQ(keys_of(sut),
-            (std::set<std::string>{"schema_version", "tool", "command_line", "host", "settings",
-                                   "endpoint", "run_id", "result", "rejected", "resources",
-                                   "subscriber", "abandoned_runs"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{"schema_version", "tool", "command_line", "host",
+                                                 "settings", "endpoint", "run_id", "result",
+                                                 "rejected", "foreign_run_messages", "resources",
+                                                 "subscriber", "abandoned_runs"}));
   EXPECT_EQ(sut["settings"]["role"], "subscriber");
   EXPECT_TRUE(sut["abandoned_runs"].is_array());
   EXPECT_TRUE(sut["abandoned_runs"].empty());
