@@ -102,6 +102,9 @@ struct EndpointFacts {
   std::vector<std::string> local_addresses; // what this process bound or joined
   std::vector<std::string> peer_addresses;  // where it sends
   std::size_t max_message_size = 0;         // largest message send() accepts, in bytes
+  // Largest message it takes in, where that is less than max_message_size (a publisher's back
+  // channel: shared memory's back rings, a stream's read limit); 0: max_message_size.
+  std::size_t max_received_message_size = 0;
   std::string size_hint; // how to carry more, e.g. "a larger -q makes a larger ring"
   std::size_t requested_buffer_bytes = 0;       // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request

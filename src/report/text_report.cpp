@@ -237,6 +237,18 @@ void write_distribution(std::ostream& out, const std::vector<HistogramBin>& bins
   }
 }
 
+// What came back per probe, measured: a round trip's figures hold the way back at this size.
+void write_echo_size(std::ostream& out, const RunReport& report)
+{
+  out << "  Echo: " << to_string(report.config.echo);
+  if (report.echoes_received > 0)
+    out << ", " << format_count(report.echo_bytes / report.echoes_received) << " B per echo";
+  out << (report.config.echo == EchoSize::full ? " (as large as a probe, as sockperf echoes)"
+                                               : " (header and stamps only; --echo full sends "
+                                                 "a probe's size back)")
+      << "\n";
+}
+
 void write_publisher_latency(std::ostream& out, const RunReport& report)
 {
   out << "Latency: round trip on the publisher's clock; one-way = RTT/2\n";
@@ -247,7 +259,11 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     out << " (from " << report.subscribers.size() << " subscribers)";
   }
   out << "\n";
-  out << "  Late echoes: " << format_count(report.echoes_late) << "\n";
+  out << "  Late echoes: " << format_count(report.echoes_late);
+  if (report.echoes_late > 0)
+    out << " (among the echoes received)";
+  out << "\n";
+  write_echo_size(out, report);
   if (report.rtt.count == 0) {
     out << "  no probes echoed\n";
     return;
@@ -378,7 +394,8 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
   for (const SubscriberResult& sub : report.subscribers) {
     out << "  Subscriber " << sub.id << ":";
     if (sub.joined_late) {
-      out << " (joined late)";
+      out << " (joined late, at message " << format_count(sub.joined_at_sequence) << ": the "
+          << format_count(sub.joined_at_sequence) << " sent before are not lost)";
     }
     switch (sub.outcome) {
     case SubscriberOutcome::left_early:
