@@ -2,8 +2,8 @@
 # netprof over Cyclone DDS against Cyclone's own ddsperf, interleaved in one run, both kept on
 # loopback by the same configuration (lo only, no multicast, unicast discovery to 127.0.0.1:
 # what netprof's --dds-loopback uses; ddsperf is given it through CYCLONEDDS_URI):
-#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --mode ping-pong -s 64, reliable (its header
-#              + 64 B out, its echo back), and of `ddsperf ping size N` / `ddsperf pong` with
+#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --mode ping-pong -s 64 --echo full, reliable
+#              (its header + 64 B out, as many back, as ddsperf's pong returns), and of `ddsperf ping size N` / `ddsperf pong` with
 #              samples of the same N bytes, reliable; target netprof <= 1.10x ddsperf
 #   stream:    received messages/s of netprof -s 128, reliable keep-all, and of `ddsperf pub
 #              size N` / `ddsperf sub` (reliable keep-all, its defaults) for the same time;
@@ -91,7 +91,7 @@ echo
 for ((run = 1; run <= repeat; run++)); do
   ddsperf_pair "$work/ping.$run.out" "pong $ddsperf_mode" "ping size $((payload + header)) $ddsperf_mode" || true
   tolerated_statuses=1 run_limited "$limit" "$work/netprof.$run.out" "$netprof" --local-pair \
-    --dds --mode ping-pong -s "$payload" -t "$seconds" --warmup-time 0.5 \
+    --dds --mode ping-pong --echo full -s "$payload" -t "$seconds" --warmup-time 0.5 \
     --wait-strategy "$wait_strategy" --quiet --json "$work/netprof.$run.json"
   ddsperf_pair "$work/sub.$run.out" "sub" "pub size $((payload_stream + header))" || true
   tolerated_statuses=1 run_limited "$limit" "$work/netprof_stream.$run.out" "$netprof" --local-pair \
