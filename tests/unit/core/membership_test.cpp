@@ -190,6 +190,15 @@ TEST(Membership, AfterAdmissionClosesAHelloAloneAdmitsNobody)
   EXPECT_EQ(sut.unproven_hellos(), 1u);
 }
 
+// A member's final counters: `unique` messages, each received once.
+SubscriberResult result_with_counters(Member& member, std::uint64_t unique, std::uint64_t sent)
+{
+  member.final_counters.received = true;
+  member.final_counters.counters.received = unique;
+  member.final_counters.counters.unique = unique;
+  return member_result(member, MeasuredPhase{sent, 8, t0});
+}
+
 // Issue 29: a subscriber started 1.8 s into a 3 s run was charged with the 3,600 messages sent
 // before it joined ("43.5% lost"), and --max-loss would have failed the run.
 TEST_F(MembershipMidRun, ALateJoinerIsChargedOnlyWithWhatWasSentAfterItsHello)
@@ -200,11 +209,7 @@ TEST_F(MembershipMidRun, ALateJoinerIsChargedOnlyWithWhatWasSentAfterItsHello)
   EXPECT_EQ(proof.member->messages_before_join, 3600u);
 
   // It received every one of the 2,400 sent after it joined.
-  Member& member = *proof.member;
-  member.final_counters.received = true;
-  member.final_counters.counters.received = 2400;
-  member.final_counters.counters.unique = 2400;
-  const SubscriberResult result = member_result(member, MeasuredPhase{6000, 8, t0});
+  const SubscriberResult result = result_with_counters(*proof.member, 2400, 6000);
 
   EXPECT_EQ(result.lost, 0u);
   EXPECT_EQ(result.joined_at_sequence, 3600u);
@@ -213,11 +218,7 @@ TEST_F(MembershipMidRun, ALateJoinerIsChargedOnlyWithWhatWasSentAfterItsHello)
 
 TEST_F(MembershipMidRun, AMemberFromTheStartIsChargedWithEverythingSent)
 {
-  Member& member = *sut.find(1);
-  member.final_counters.received = true;
-  member.final_counters.counters.received = 5000;
-  member.final_counters.counters.unique = 5000;
-  const SubscriberResult result = member_result(member, MeasuredPhase{6000, 8, t0});
+  const SubscriberResult result = result_with_counters(*sut.find(1), 5000, 6000);
 
   EXPECT_EQ(result.lost, 1000u);
   EXPECT_EQ(result.joined_at_sequence, 0u);
