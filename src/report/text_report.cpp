@@ -393,9 +393,11 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
   }
   for (const SubscriberResult& sub : report.subscribers) {
     out << "  Subscriber " << sub.id << ":";
-    if (sub.joined_late) {
+    if (sub.joined_late && sub.joined_at_sequence > 0) {
       out << " (joined late, at message " << format_count(sub.joined_at_sequence) << ": the "
           << format_count(sub.joined_at_sequence) << " sent before are not lost)";
+    } else if (sub.joined_late) {
+      out << " (joined late)";
     }
     switch (sub.outcome) {
     case SubscriberOutcome::left_early:
