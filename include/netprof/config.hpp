@@ -34,6 +34,12 @@ enum class PaceMode {
   hybrid // the wait strategy's wait until shortly before the due time, then polls
 };
 
+// What a subscriber sends back for each probe (docs/methodology.md, "Echoes").
+enum class EchoSize {
+  record, // the header and the subscriber's two stamps (68 B): the smallest round trip
+  full    // as many bytes as the probe (sockperf, ddsperf, iceperf): same size both ways
+};
+
 // How the report on stdout is laid out; --json is the same either way.
 enum class ReportFormat {
   netprof, // netprof's own report (docs/reading-the-report.md)
@@ -66,6 +72,7 @@ struct RunConfig {
   double probe_hz = 1000.0;           // --probe-hz: probes per second in stream mode
   double probe_timeout_seconds = 1.0; // --probe-timeout: an echo later than this is lost
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
+  EchoSize echo = EchoSize::record;   // --echo
 
   QosRequest qos{}; // --reliability, --history
 
@@ -142,6 +149,11 @@ inline const char* to_string(PaceMode pace) noexcept
     break;
   }
   return "hybrid";
+}
+
+inline const char* to_string(EchoSize echo) noexcept
+{
+  return echo == EchoSize::record ? "record" : "full";
 }
 
 inline const char* to_string(ReportFormat format) noexcept

@@ -101,6 +101,10 @@ struct SubscriberResult {
   std::uint32_t id = 0;
   bool counters_received = false; // its final counters reached the publisher
   bool joined_late = false;       // first hello arrived after the measured phase began
+  // The first measured sequence it is charged with: what was sent before it joined (this many
+  // messages) is neither received nor lost. Publisher: measured messages sent before its first
+  // hello; subscriber: its first measured message's, when it joined late. 0: from the start.
+  std::uint64_t joined_at_sequence = 0;
   bool left_early = false;        // it said it was leaving before the end of the test
   double last_heard_seconds = -1; // publisher clock, from the start of the measured phase to
                                   // the last message from it; -1 if never heard in that phase
@@ -192,6 +196,7 @@ struct RunReport {
   std::uint64_t probes_sent = 0;
   std::uint64_t echoes_received = 0;
   std::uint64_t echoes_late = 0;     // arrived after --probe-timeout (ping-pong) or unknown
+  std::uint64_t echo_bytes = 0;      // of echoes_received, headers included (--echo)
   std::uint64_t challenges_sent = 0; // address-proof challenges, answering hellos (wire.hpp)
   SendAccounting send_accounting;    // the measured phase's send attempts, by outcome and cause
   LatencySummary rtt;                // intended-send-time based (coordinated omission corrected)

@@ -115,6 +115,9 @@ struct EndpointFacts {
   // It sends datagrams (UDP), so a message may take several and "Datagrams:" means something;
   // a stream or message transport counts one per message and the text report leaves it out.
   bool sends_datagrams = false;
+  // Largest message it takes in, where that is less than max_message_size (a publisher's back
+  // channel: shared memory's back rings, a stream's read limit); 0: max_message_size.
+  std::size_t max_received_message_size = 0;
   std::string size_hint; // how to carry more, e.g. "a larger -q makes a larger ring"
   std::size_t requested_buffer_bytes = 0;       // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request

@@ -26,8 +26,10 @@
 //   off  size  field
 //   0    8     arrived_ns       when the probe arrived (t2), subscriber clock
 //   8    8     echoed_ns        when the echo was sent (t3), subscriber clock
-// An echo with no payload (a subscriber that predates the stamps) still gives a round trip;
-// any other payload length is malformed.
+// An echo with no payload (a subscriber that predates the stamps) still gives a round trip.
+// A probe flagged full_echo (--echo full) is answered with full_echo_payload_size() bytes: the
+// stamps first, then filler up to the probe's own payload length, so the echo is as large as
+// the probe on the wire (as sockperf, ddsperf and iceperf echo). Any other length is malformed.
 //
 // Instance tag: messages from a subscriber carry no records, so their record_count field holds
 // a random nonzero number the subscriber process picks when it starts. A publisher tells a
@@ -93,7 +95,9 @@ inline constexpr std::uint16_t departing = 1u << 2;
 // The payload ends with a 16-byte MAC of everything before it (--key-file): control messages
 // only, and then every one of them.
 inline constexpr std::uint16_t authenticated = 1u << 3;
-inline constexpr std::uint16_t known = probe | warmup | departing | authenticated;
+// On a probe (--echo full): echo as many bytes as the probe carries, not the stamps alone.
+inline constexpr std::uint16_t full_echo = 1u << 4;
+inline constexpr std::uint16_t known = probe | warmup | departing | authenticated | full_echo;
 } // namespace flags
 
 struct Header {
@@ -149,6 +153,13 @@ struct EchoStamps {
 };
 
 inline constexpr std::size_t echo_stamps_size = 2 * 8;
+
+// The payload of a full echo answering a probe of `probe_payload` bytes: as large as the probe,
+// but never too small for the stamps (a probe below echo_stamps_size gets a larger echo).
+inline constexpr std::size_t full_echo_payload_size(std::size_t probe_payload) noexcept
+{
+  return probe_payload > echo_stamps_size ? probe_payload : echo_stamps_size;
+}
 
 // Precondition: out.size() >= echo_stamps_size.
 void encode_echo_stamps(const EchoStamps& stamps, std::span<std::byte> out) noexcept;

@@ -2,10 +2,10 @@
 # netprof over Cyclone DDS against Cyclone's own ddsperf, interleaved in one run, both kept on
 # loopback by the same configuration (lo only, no multicast, unicast discovery to 127.0.0.1:
 # what netprof's --dds-loopback uses; ddsperf is given it through CYCLONEDDS_URI):
-#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --mode ping-pong -s SIZE, reliable (its
-#              header + SIZE B out, its echo back), and of `ddsperf ping size N` / `ddsperf pong`
-#              with samples of the same N bytes, reliable, for each of --sizes (64); target
-#              netprof <= 1.10x ddsperf
+#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --mode ping-pong -s SIZE --echo full,
+#              reliable (its header + SIZE B out, as many back, as ddsperf's pong returns), and
+#              of `ddsperf ping size N` / `ddsperf pong` with samples of the same N bytes,
+#              reliable, for each of --sizes (64); target netprof <= 1.10x ddsperf
 #   stream:    received messages/s of netprof -s 128, reliable keep-all, and of `ddsperf pub
 #              size N` / `ddsperf sub` (reliable keep-all, its defaults) for the same time;
 #              target netprof >= 0.90x ddsperf
@@ -100,18 +100,17 @@ ddsperf_pair()
 read -r load _ </proc/loadavg
 echo "host: $(uname -sr), $(nproc) CPUs, load $load, Cyclone DDS $(dpkg-query -W -f='${Version}' libddsc0debian 2>/dev/null || echo '?')"
 echo "loopback only (lo, no multicast); reliable; netprof --dds-notify $dds_notify --wait-strategy $wait_strategy, ddsperf $ddsperf_mode"
-echo "ping-pong: SIZE + $header B samples out for both; ddsperf's pong echoes the whole sample, netprof its record"
-echo "(until --echo full, not like for like at large sizes); stream $((payload_stream + header)) B"
+echo "ping-pong: SIZE + $header B samples out for both, and as many back (ddsperf's pong, netprof --echo full)"
+echo "stream $((payload_stream + header)) B"
 echo
 
 for ((run = 1; run <= repeat; run++)); do
   for size in "${ping_sizes[@]}"; do
     ddsperf_pair "$work/ping_$size.$run.out" "pong $ddsperf_mode" "ping size $((size + header)) $ddsperf_mode" || true
-    # ddsperf's pong writes the whole sample back: once netprof has --echo full, pass it here
-    # (--echo full) so both sides carry the same bytes each way.
+    # ddsperf's pong writes the whole sample back, and so does --echo full: the same bytes each way.
     tolerated_statuses=1 run_limited "$limit" "$work/netprof_$size.$run.out" "$netprof" --local-pair \
-      --dds --dds-notify "$dds_notify" --mode ping-pong -s "$size" -t "$seconds" --warmup-time 0.5 \
-      --wait-strategy "$wait_strategy" --quiet --json "$work/netprof_$size.$run.json"
+      --dds --dds-notify "$dds_notify" --mode ping-pong --echo full -s "$size" -t "$seconds" \
+      --warmup-time 0.5 --wait-strategy "$wait_strategy" --quiet --json "$work/netprof_$size.$run.json"
   done
   ((stream)) || continue
   ddsperf_pair "$work/sub.$run.out" "sub" "pub size $((payload_stream + header))" || true

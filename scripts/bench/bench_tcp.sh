@@ -7,7 +7,8 @@
 #   stream, -s 64:       received messages/s at least 1.0x `sockperf throughput --tcp`'s
 # Like for like: netprof -s 64 puts its header and 8 bytes of framing in front of the payload, so
 # the baselines send that many bytes (asked of the binary); bare_tcp_pingpong echoes what netprof
-# echoes (a header and its frame), sockperf echoes the whole message. sockperf's throughput mode
+# echoes (a header and its frame), sockperf echoes the whole message, so netprof's row against
+# sockperf runs with --echo full (the same convention). sockperf's throughput mode
 # leaves Nagle's algorithm on unless given --tcp-avoid-nodelay (its ping-pong turns it off), so
 # each stream row pairs like with like: netprof --tcp-nodelay off against sockperf's default, and
 # netprof's default (on) against sockperf --tcp-avoid-nodelay. Prints figures; a missed target
@@ -147,6 +148,8 @@ for ((run = 1; run <= repeat; run++)); do
   netprof_run "$work/netprof_stream.$run.json" on
   netprof_run "$work/netprof_stream_nagle.$run.json" off
   if ((have_sockperf)); then
+    netprof_run "$work/netprof_pp_block_full.$run.json" on --mode ping-pong \
+      --wait-strategy block --echo full
     sockperf_run ping-pong "$wire" "$work/sockperf_pp.$run"
     sockperf_run throughput "$wire" "$work/sockperf_tp.$run"
     sockperf_run throughput "$wire" "$work/sockperf_tp_nodelay.$run" --tcp-avoid-nodelay
@@ -174,7 +177,7 @@ rate=subscribers.0.throughput.messages_per_second
 rows=("ping-pong spin vs bare_tcp_pingpong|ns|at_most|1.10|$(runs_of netprof_pp_spin "$one_way")|$(runs_of bare_spin one_way_p50_ns)"
   "ping-pong block vs bare_tcp_pingpong (reference)|ns|at_most|1.10|$(runs_of netprof_pp_block "$one_way")|$(runs_of bare_block one_way_p50_ns)")
 if ((have_sockperf)); then
-  rows+=("ping-pong block vs sockperf pp --tcp -m $wire|ns|at_most|1.05|$(runs_of netprof_pp_block "$one_way")|$(sockperf_runs pp sockperf_pp)"
+  rows+=("ping-pong block --echo full vs sockperf pp --tcp -m $wire|ns|at_most|1.05|$(runs_of netprof_pp_block_full "$one_way")|$(sockperf_runs pp sockperf_pp)"
     "stream, Nagle on: --tcp-nodelay off vs sockperf tp --tcp -m $wire|msg/s|at_least|1.0|$(runs_of netprof_stream_nagle "$rate")|$(sockperf_runs tp sockperf_tp)"
     "stream, TCP_NODELAY: default vs sockperf tp --tcp-avoid-nodelay|msg/s|at_least|1.0|$(runs_of netprof_stream "$rate")|$(sockperf_runs tp sockperf_tp_nodelay)")
 fi

@@ -25,6 +25,7 @@ packages=(
   python3 python3-zmq
   python3-matplotlib python3-scipy
   iproute2
+  sockperf
   openssh-server openssh-client
   clang libclang-rt-14-dev clang-format
   dpkg-dev file man-db groff-base

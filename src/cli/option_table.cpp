@@ -271,6 +271,12 @@ void add_latency(std::vector<CoreOption>& rows)
                 "later echo is still measured, and reported as late"),
            Readers::publisher, field<&RunConfig::probe_timeout_seconds>},
           {heading,
+           spec("echo", "record|full",
+                Choice{{to_string(EchoSize::record), to_string(EchoSize::full)}}, "record",
+                "what a subscriber sends back for each probe: record, its header and stamps "
+                "(68 B); full, as many bytes as the probe (as sockperf, ddsperf and iceperf do)"),
+           Readers::publisher, field<&RunConfig::echo>},
+          {heading,
            spec("idle-timeout", "SECONDS", positive_seconds(), "3",
                 "a subscriber gives up on a silent publisher after this"),
            Readers::subscriber, field<&RunConfig::idle_timeout_seconds>},

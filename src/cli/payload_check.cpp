@@ -10,6 +10,28 @@
 
 namespace netprof {
 
+namespace {
+
+// --echo full sends each probe's size back: the way back must take it too.
+void check_full_echo(const RunConfig& config, const EndpointFacts& facts)
+{
+  if (config.echo != EchoSize::full || facts.max_received_message_size == 0)
+    return;
+  const std::size_t echo = wire::header_size + wire::full_echo_payload_size(config.payload_size);
+  if (echo <= facts.max_received_message_size)
+    return;
+  const std::size_t back = facts.max_received_message_size > wire::header_size
+                               ? facts.max_received_message_size - wire::header_size
+                               : 0;
+  throw UsageError("--echo full with -s " + std::to_string(config.payload_size) +
+                   " is too large for " + facts.transport + "'s way back: at most " +
+                   std::to_string(back) +
+                   " B of payload per echo (use --echo record or a "
+                   "smaller -s)");
+}
+
+} // namespace
+
 void check_payload(const RunConfig& config, const EndpointFacts& facts)
 {
   const std::size_t limit =
@@ -20,10 +42,12 @@ void check_payload(const RunConfig& config, const EndpointFacts& facts)
                      std::to_string(limit) + " B of payload per message" +
                      (facts.size_hint.empty() ? std::string() : " (" + facts.size_hint + ")"));
   }
-  // Only the publisher lays records out; a subscriber decodes whatever the header announces.
+  // Only the publisher lays records out and asks for full echoes; a subscriber decodes
+  // whatever the header announces and echoes what it is asked.
   if (config.role != Role::publisher) {
     return;
   }
+  check_full_echo(config, facts);
   switch (RecordLayout::check(config.payload_size, config.num_vars)) {
   case LayoutStatus::fits:
     return;

@@ -17,7 +17,8 @@ bool Membership::admits_on_hello() const noexcept
 }
 
 HelloDecision Membership::on_hello(std::uint32_t id, std::uint32_t instance,
-                                   std::uint64_t probes_sent, Clock::time_point now) noexcept
+                                   std::uint64_t probes_sent, Clock::time_point now,
+                                   std::uint64_t messages_sent) noexcept
 {
   HelloDecision decision = HelloDecision::acknowledge;
   Member* member = find(id);
@@ -30,13 +31,13 @@ HelloDecision Membership::on_hello(std::uint32_t id, std::uint32_t instance,
     // the process we know keeps its place meanwhile.
     member = nullptr;
   } else if (member == nullptr && admits_on_hello()) {
-    member = add(id, probes_sent);
+    member = add(id, probes_sent, messages_sent);
     if (member == nullptr)
       return HelloDecision::reject;
     decision = HelloDecision::adopt_and_acknowledge;
   }
   if (member == nullptr)
-    return note_candidate(id, instance, probes_sent, now);
+    return note_candidate(id, instance, probes_sent, now, messages_sent);
   if (member->instance == 0)
     member->instance = instance;
   member->last_heard = now;
@@ -74,7 +75,8 @@ ProofDecision Membership::on_unusual_proof(Member* member, std::uint32_t id, std
   return decision;
 }
 
-Member* Membership::add(std::uint32_t id, std::uint64_t probes_sent) noexcept
+Member* Membership::add(std::uint32_t id, std::uint64_t probes_sent,
+                        std::uint64_t messages_sent) noexcept
 {
   if (m_members.size() >= max_members)
     return nullptr;
@@ -84,6 +86,7 @@ Member* Membership::add(std::uint32_t id, std::uint64_t probes_sent) noexcept
     added.id = id;
     added.joined_late = !m_admission_open;
     added.probes_before_join = probes_sent;
+    added.messages_before_join = messages_sent;
     return &added;
   } catch (...) {
     return nullptr;
@@ -95,7 +98,7 @@ Member* Membership::admit_candidate(std::uint32_t id, std::uint32_t instance) no
   const Candidate* candidate = find_candidate(id, instance);
   if (candidate == nullptr)
     return nullptr;
-  Member* admitted = add(id, candidate->probes_at_hello);
+  Member* admitted = add(id, candidate->probes_at_hello, candidate->messages_at_hello);
   if (admitted == nullptr)
     return nullptr;
   admitted->instance = candidate->instance;
@@ -135,7 +138,8 @@ Candidate* Membership::find_candidate(std::uint32_t id, std::uint32_t instance) 
 }
 
 HelloDecision Membership::note_candidate(std::uint32_t id, std::uint32_t instance,
-                                         std::uint64_t probes_sent, Clock::time_point now) noexcept
+                                         std::uint64_t probes_sent, Clock::time_point now,
+                                         std::uint64_t messages_sent) noexcept
 {
   if (Candidate* known = find_candidate(id, instance)) {
     ++known->hellos;
@@ -152,7 +156,7 @@ HelloDecision Membership::note_candidate(std::uint32_t id, std::uint32_t instanc
         [](const Candidate& a, const Candidate& b) { return a.last_heard < b.last_heard; });
     m_evicted_hellos += slot->hellos;
   }
-  *slot = Candidate{id, instance, 1, probes_sent, !m_admission_open, now, now};
+  *slot = Candidate{id, instance, 1, probes_sent, messages_sent, !m_admission_open, now, now};
   // A real late joiner or restarted process may listen on an address not known yet: without
   // this it would never hear the acknowledgement nor the data that let it prove itself.
   return HelloDecision::adopt_and_acknowledge;

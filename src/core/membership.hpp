@@ -43,6 +43,8 @@ struct Member {
   std::uint32_t id = 0;
   bool joined_late = false;
   std::uint64_t probes_before_join = 0;
+  // Measured messages sent before its first hello: a late joiner is charged only with the rest.
+  std::uint64_t messages_before_join = 0;
   Clock::time_point last_heard{};
   // Which process speaks for this id (wire.hpp, instance tag): a new tag mid-run is a restart.
   std::uint32_t instance = 0;
@@ -66,7 +68,8 @@ struct Candidate {
   std::uint32_t id = 0;
   std::uint32_t instance = 0;
   std::uint64_t hellos = 0;
-  std::uint64_t probes_at_hello = 0; // measured probes sent before its first hello
+  std::uint64_t probes_at_hello = 0;   // measured probes sent before its first hello
+  std::uint64_t messages_at_hello = 0; // measured messages sent before it
   bool hello_while_measuring = false;
   Clock::time_point first_heard{};
   Clock::time_point last_heard{};
@@ -101,9 +104,10 @@ public:
   explicit Membership(std::size_t expected_members);
 
   // `instance` is the hello's tag (0: an untagged, older subscriber); `probes_sent` the
-  // measured probes sent so far, which a member that joins now was never asked to echo.
+  // measured probes sent so far, which a member that joins now was never asked to echo, and
+  // `messages_sent` the measured messages, which it is not charged with as lost.
   HelloDecision on_hello(std::uint32_t id, std::uint32_t instance, std::uint64_t probes_sent,
-                         Clock::time_point now) noexcept;
+                         Clock::time_point now, std::uint64_t messages_sent = 0) noexcept;
 
   // Runs once per echo, so the usual case (a member's known process) is decided here inline.
   ProofDecision on_proof(std::uint32_t id, std::uint32_t instance, Clock::time_point now) noexcept
@@ -142,12 +146,13 @@ private:
   ProofDecision on_unusual_proof(Member* member, std::uint32_t id, std::uint32_t instance,
                                  Clock::time_point now) noexcept;
   bool admits_on_hello() const noexcept;
-  Member* add(std::uint32_t id, std::uint64_t probes_sent) noexcept;
+  Member* add(std::uint32_t id, std::uint64_t probes_sent,
+              std::uint64_t messages_sent = 0) noexcept;
   Member* admit_candidate(std::uint32_t id, std::uint32_t instance) noexcept;
   void follow_restart(Member& member, std::uint32_t instance, Clock::time_point now) noexcept;
   Candidate* find_candidate(std::uint32_t id, std::uint32_t instance) noexcept;
   HelloDecision note_candidate(std::uint32_t id, std::uint32_t instance, std::uint64_t probes_sent,
-                               Clock::time_point now) noexcept;
+                               Clock::time_point now, std::uint64_t messages_sent) noexcept;
   void forget(const Candidate& candidate) noexcept;
   void heard_retired(Member& member, Clock::time_point now) noexcept;
 

@@ -28,6 +28,25 @@ public:
     return m_bytes;
   }
 
+  std::size_t payload_capacity() const noexcept { return m_bytes.size() - wire::header_size; }
+
+  // The header and the first `payload_length` bytes of the payload, for a message shorter than
+  // the buffer (a full echo). Precondition: payload_length <= payload_capacity().
+  std::span<std::byte> with_header(wire::Header header, std::size_t payload_length) noexcept
+  {
+    header.payload_length = static_cast<std::uint32_t>(payload_length);
+    wire::encode_header(header, m_bytes);
+    return std::span<std::byte>(m_bytes).first(wire::header_size + payload_length);
+  }
+
+  // Grows the buffer (at setup or a control event only: it allocates); the payload keeps its
+  // bytes and the new ones are zero.
+  void reserve_payload(std::size_t payload_size)
+  {
+    if (payload_size > payload_capacity())
+      m_bytes.resize(wire::header_size + payload_size);
+  }
+
 private:
   std::vector<std::byte> m_bytes;
 };

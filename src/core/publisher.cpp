@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -97,6 +98,11 @@ private:
   ForeignRuns m_foreign; // messages of another run, among the rejected
   std::uint64_t m_challenges = 0;
   std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
+  // The payload of a full echo of this run's probes; never matched under --echo record.
+  const std::size_t m_full_echo_payload = m_config.echo == EchoSize::full
+                                              ? wire::full_echo_payload_size(m_config.payload_size)
+                                              : std::numeric_limits<std::size_t>::max();
+  std::uint64_t m_echo_bytes = 0; // of the echoes taken as round trips, headers included
   bool m_transport_failed = false;
 };
 
@@ -175,7 +181,8 @@ Reply Publisher::on_hello(const wire::Header& header, PeerHandle sender,
     ++m_challenges;
     return cookie == 0 ? Reply::nothing() : Reply::rejection();
   }
-  switch (m_members.on_hello(header.sender_id, instance, m_sender.probes_sent(), now)) {
+  switch (m_members.on_hello(header.sender_id, instance, m_sender.probes_sent(), now,
+                             m_sender.sent())) {
   case HelloDecision::reject:
     return Reply::rejection();
   case HelloDecision::acknowledge:
@@ -190,9 +197,13 @@ Reply Publisher::on_echo(const wire::Header& header, std::span<const std::byte> 
                          Clock::time_point now) noexcept
 {
   // A bare echo (a subscriber that predates the stamps) still times a round trip; any other
-  // payload must be exactly the stamps.
+  // payload must be exactly the stamps, or under --echo full the stamps and filler as long as
+  // the probes (wire.hpp).
   wire::EchoStamps stamps;
   const bool stamped = !payload.empty();
+  const std::size_t echo_bytes = wire::header_size + payload.size();
+  if (payload.size() == m_full_echo_payload)
+    payload = payload.first(wire::echo_stamps_size);
   if (stamped && !wire::decode_echo_stamps(payload, stamps))
     return Reply::rejection();
   ProbeRing::Entry* probe = m_echoes.probe_of(header, m_run_id);
@@ -204,6 +215,8 @@ Reply Publisher::on_echo(const wire::Header& header, std::span<const std::byte> 
   if (proof.member == nullptr)
     return Reply::rejection();
   const bool taken = m_echoes.record(*proof.member, *probe, now, stamped ? &stamps : nullptr);
+  if (taken && (header.flags & wire::flags::warmup) == 0)
+    m_echo_bytes += echo_bytes; // as echoes_received counts them: the warm-up's apart
   return Reply{!taken, proof.adopt_sender, std::nullopt};
 }
 
@@ -302,7 +315,8 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.probes_sent = m_sender.probes_sent();
   facts.echoes = m_echoes.echoes();
   facts.echoes_late = m_echoes.echoes_late();
-  facts.back_pressure_waits = m_sender.back_pressure_waits();
+  facts.pushed_back = m_sender.accounting().pushed_back;
+  facts.warmup_pushed_back = m_sender.warmup_pushed_back();
   facts.send_stalled = m_sender.stalled();
   facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
@@ -330,6 +344,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.probes_sent = facts.probes_sent;
   report.echoes_received = facts.echoes;
   report.echoes_late = facts.echoes_late;
+  report.echo_bytes = m_echo_bytes;
   report.challenges_sent = m_challenges;
   report.send_accounting = m_sender.accounting();
   report.intervals = m_interval_figures;

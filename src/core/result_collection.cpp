@@ -80,9 +80,14 @@ bool ResultCollection::plausible(const wire::Header& header, std::span<const std
 SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
 {
   const MemberCounters& final_counters = member.final_counters;
-  SubscriberResult result = final_counters.received
-                                ? subscriber_result(member.id, final_counters.counters, phase.sent)
-                                : SubscriberResult{};
+  // A late joiner is charged only with what was sent after it joined.
+  const std::uint64_t before =
+      member.joined_late ? std::min(member.messages_before_join, phase.sent) : 0;
+  SubscriberResult result =
+      final_counters.received
+          ? subscriber_result(member.id, final_counters.counters, phase.sent - before)
+          : SubscriberResult{};
+  result.joined_at_sequence = before;
   result.id = member.id;
   result.counters_received = final_counters.received;
   result.joined_late = member.joined_late;

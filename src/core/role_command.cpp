@@ -71,8 +71,12 @@ std::size_t largest_control_message(const RunConfig& config)
   static_assert(wire::echo_stamps_size < wire::final_counters_with_addendum_size,
                 "an echo must fit wherever final counters fit");
   const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
-  return wire::header_size +
-         std::max(wire::final_counters_with_addendum_size, wire::run_description_size) + mac;
+  // --echo full: the publisher reads echoes as large as its probes through the same limits.
+  const std::size_t full_echo = config.role == Role::publisher && config.echo == EchoSize::full
+                                    ? wire::full_echo_payload_size(config.payload_size)
+                                    : 0;
+  return wire::header_size + std::max({wire::final_counters_with_addendum_size + mac,
+                                       wire::run_description_size + mac, full_echo});
 }
 
 // What the process and its host were like while it ran, which may explain its figures.

@@ -43,6 +43,8 @@ SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
     : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
       m_members(members), m_echoes(echoes), m_run_id(run_id),
       m_ping_pong(config.mode == Mode::ping_pong),
+      m_probe_flags(static_cast<std::uint16_t>(
+          wire::flags::probe | (config.echo == EchoSize::full ? wire::flags::full_echo : 0))),
       m_probe_timeout(from_seconds(config.probe_timeout_seconds)), m_data(config.payload_size)
 {
   if (config.num_vars > 0)
@@ -160,8 +162,8 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
 {
   wire::Header header;
   header.kind = wire::MessageKind::data;
-  header.flags = static_cast<std::uint16_t>((probe ? wire::flags::probe : 0) |
-                                            (warmup ? wire::flags::warmup : 0));
+  header.flags =
+      static_cast<std::uint16_t>((probe ? m_probe_flags : 0) | (warmup ? wire::flags::warmup : 0));
   header.run_id = m_run_id;
   header.sequence = sequence;
   header.intended_ns = to_wire_ns(intended);
@@ -228,7 +230,6 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted)
       m_stalled = true;
       return false;
     }
-    ++m_back_pressure_waits;
     if (!m_waiter.wait_for_room())
       return false;
   }
@@ -247,6 +248,8 @@ IntervalTotals SendLoop::interval_totals() const noexcept
 SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
 {
   const SendResult result = m_endpoint.send_announced(message);
+  if (!counted && result == SendResult::back_pressured)
+    ++m_warmup_pushed_back;
   if (counted)
     m_accounting.count(result, result == SendResult::sent ? SendCause::unspecified
                                                           : m_endpoint.last_send_cause());

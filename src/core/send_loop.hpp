@@ -40,9 +40,10 @@ public:
 
   std::uint64_t sent() const noexcept { return m_sent; }
   std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
-  std::uint64_t back_pressure_waits() const noexcept { return m_back_pressure_waits; }
   // With --send-hz: how late each measured message left, from its due time to its send.
   const Histogram& pacer_lateness() const noexcept { return m_lateness; }
+  // Attempts the transport pushed back in the warm-up (the measured phase's: accounting()).
+  std::uint64_t warmup_pushed_back() const noexcept { return m_warmup_pushed_back; }
   // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
   const SendAccounting& accounting() const noexcept { return m_accounting; }
   // True once a send was given up because the transport pushed back for --wait on end.
@@ -79,6 +80,7 @@ private:
   EchoTimer& m_echoes;
   const std::uint64_t m_run_id;
   const bool m_ping_pong;
+  const std::uint16_t m_probe_flags; // probe, and full_echo under --echo full
   const Nanoseconds m_probe_timeout;
   OutgoingMessage m_data;
   EchoPollCadence m_echo_looks;
@@ -87,7 +89,7 @@ private:
 
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
-  std::uint64_t m_back_pressure_waits = 0;
+  std::uint64_t m_warmup_pushed_back = 0;
   SendAccounting m_accounting;
   IntervalMeter* m_intervals = nullptr;
   bool m_stalled = false;

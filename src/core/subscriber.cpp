@@ -59,7 +59,8 @@ public:
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
         m_authentication(config.shared_secret),
         m_waiter(endpoint, *this, config.wait_strategy, stop), m_echo(wire::echo_stamps_size),
-        m_hello(m_authentication.tag_room()),
+        m_full_echo(wire::full_echo_payload_size(config.payload_size)),
+        m_largest_message(endpoint.facts().max_message_size), m_hello(m_authentication.tag_room()),
         m_control(wire::final_counters_with_addendum_size + m_authentication.tag_room()),
         m_instance(random_instance_tag()), m_deadlines(config, Clock::now()),
         m_drops(config.drop_percent, config.drop_seed)
@@ -73,6 +74,7 @@ public:
 
 private:
   bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
+  bool make_room_for_full_echoes() noexcept;
   void on_challenge(const wire::Header& header, PeerHandle sender) noexcept;
   bool addressed_to_us(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
@@ -93,6 +95,9 @@ private:
   const ControlAuthentication m_authentication;
   Waiter m_waiter;
   OutgoingMessage m_echo;
+  // --echo full: as large as the probes; grown to the run's -s when a publisher takes us in.
+  OutgoingMessage m_full_echo;
+  const std::size_t m_largest_message; // that the endpoint takes in (EndpointFacts)
   OutgoingMessage m_hello;
   OutgoingMessage m_control;
   const std::uint32_t m_instance; // this process's instance tag (wire.hpp)
@@ -205,7 +210,7 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
     m_run->run_id = header.run_id;
     m_run->end_token = wire::carried_secret(header);
     m_run->described = wire::decode_run_description(payload, m_run->description);
-    return true;
+    return make_room_for_full_echoes();
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
   // medium both answering our first hello) does not take us away from it: it tells of a
@@ -228,6 +233,20 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
   m_run->end_token = wire::carried_secret(header);
   m_run->described = wire::decode_run_description(payload, m_run->description);
   m_seeking = false;
+  return make_room_for_full_echoes();
+}
+
+// The run's probes may be larger than this process's own -s: the full echo's buffer is made
+// as large as the run's payload here, at a control event, so the echo never allocates.
+bool Subscriber::make_room_for_full_echoes() noexcept
+{
+  if (!m_run->described || m_run->description.payload_size > m_largest_message)
+    return true; // a probe larger than the buffer gets the record echo (see echo())
+  try {
+    m_full_echo.reserve_payload(
+        wire::full_echo_payload_size(static_cast<std::size_t>(m_run->description.payload_size)));
+  } catch (...) {
+  }
   return true;
 }
 
@@ -347,9 +366,16 @@ void Subscriber::echo(const wire::Header& probe, Clock::time_point arrived) noex
   header.kind = wire::MessageKind::echo;
   header.sender_id = m_config.id;
   header.record_count = m_instance;
-  const std::span<std::byte> message = m_echo.with_header(header);
+  // --echo full: as many bytes back as came (filler after the stamps, written once, so nothing
+  // is copied per probe); a probe larger than the buffer gets the record (make_room_...).
+  const std::size_t full_size = wire::full_echo_payload_size(probe.payload_length);
+  const bool full =
+      (probe.flags & wire::flags::full_echo) != 0 && full_size <= m_full_echo.payload_capacity();
+  OutgoingMessage& out = full ? m_full_echo : m_echo;
+  const std::span<std::byte> message =
+      full ? out.with_header(header, full_size) : out.with_header(header);
   // t3 last, as close to the send as the encoding allows.
-  wire::encode_echo_stamps({to_wire_ns(arrived), to_wire_ns(Clock::now())}, m_echo.payload());
+  wire::encode_echo_stamps({to_wire_ns(arrived), to_wire_ns(Clock::now())}, out.payload());
   m_endpoint.send(message);
   m_endpoint.flush();
 }

@@ -53,14 +53,20 @@ wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const n
 SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected,
                                         std::optional<std::uint64_t> sent) const
 {
-  SubscriberResult self = subscriber_result(id, counters(rejected), sent);
+  // Its first measured message was not the publisher's first, and no warm-up came before it:
+  // it joined after the measured phase began (or the first messages were lost), and is charged
+  // only from its first message on (the publisher, which saw its hello, knows better).
+  const bool joined_late =
+      sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;
+  const std::uint64_t before = joined_late && sent ? std::min(first_sequence, *sent) : 0;
+  SubscriberResult self =
+      subscriber_result(id, counters(rejected), sent ? std::optional(*sent - before) : sent);
   self.probes_sent = tally.probes_echoed;
   self.echoes = tally.probes_echoed;
   self.one_way = one_way.summarize();
   self.injected_drops = injected_drops;
-  // Its first measured message was not the publisher's first, and no warm-up came before it:
-  // it joined after the measured phase began (or the first messages were lost).
-  self.joined_late = sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;
+  self.joined_late = joined_late;
+  self.joined_at_sequence = joined_late ? first_sequence : 0;
   return self;
 }
 

@@ -27,13 +27,17 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
 {
   if (figures.lost == 0)
     return;
+  // A late joiner is charged only with what was sent after it joined.
+  const std::uint64_t before = std::min(sent, figures.joined_at_sequence);
+  const std::string of_what = before > 0 ? " messages sent after it joined" : " messages";
+  sent -= before;
   const std::string subject = who.empty() ? "lost " : who + " lost ";
   if (max_loss && loss_percent(figures) > *max_loss)
     verdict.problems.push_back(subject + format_percent(loss_percent(figures)) +
                                " (more than --max-loss " + format_number(*max_loss) + "%)");
   else
     verdict.warnings.push_back(subject + format_count(figures.lost) + " of " + format_count(sent) +
-                               " messages");
+                               of_what);
 }
 
 // What to read and do about a loss that did not fail the run, after "X% lost at ...".
@@ -191,7 +195,23 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
     verdict.warnings.push_back(name + " restarted before the measured phase (a new process "
                                       "took over its id); its figures cover the whole phase");
   if (sub.joined_late)
-    verdict.warnings.push_back(name + " joined after the measured phase began");
+    verdict.warnings.push_back(name + " joined after the measured phase began, at message " +
+                               format_count(sub.joined_at_sequence) + ": the " +
+                               format_count(sub.joined_at_sequence) +
+                               " sent before are not counted as lost");
+}
+
+// Counted as the report's "Send attempts" line counts them (the measured phase), the warm-up's
+// apart, so the two figures never disagree unlabelled.
+std::string pushed_back_warning(const PublisherFacts& facts)
+{
+  std::string text = "the transport pushed back " + format_count(facts.pushed_back) +
+                     " send attempts in the measured phase";
+  if (facts.warmup_pushed_back > 0)
+    text += " (and " + format_count(facts.warmup_pushed_back) +
+            " in the warm-up, not counted "
+            "under Send attempts)";
+  return text;
 }
 
 // Why a paced publisher sent fewer messages than --send-hz asked for.
@@ -199,7 +219,7 @@ const char* shortfall_cause(const PublisherFacts& facts, const RunConfig& criter
 {
   if (criteria.mode == Mode::ping_pong)
     return "in ping-pong each message waits for its echoes first";
-  if (facts.back_pressure_waits > 0)
+  if (facts.pushed_back > 0)
     return "the transport held the publisher back";
   return "the publisher could not keep up";
 }
@@ -325,9 +345,8 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   judge_foreign_runs(facts.foreign, verdict);
   judge_send_rate(facts, criteria, verdict);
   judge_probe_rate(facts, criteria, verdict);
-  if (facts.back_pressure_waits > 0)
-    verdict.warnings.push_back("the transport pushed back " +
-                               format_count(facts.back_pressure_waits) + " times");
+  if (facts.pushed_back + facts.warmup_pushed_back > 0)
+    verdict.warnings.push_back(pushed_back_warning(facts));
   const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
   conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
   if (verdict.success)
@@ -358,7 +377,7 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criter
     verdict.warnings.push_back("joined after the measured phase began: the first measured "
                                "message received was number " +
                                format_count(facts.first_sequence) +
-                               ", so the loss includes the messages sent before it");
+                               ", so the loss counts only the messages sent from it on");
   if (facts.conflicting_ends > 0 && !facts.end_confirmed)
     verdict.problems.push_back(
         "ENDs of this run disagreed on the number of messages sent (" +

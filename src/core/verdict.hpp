@@ -25,9 +25,12 @@ struct PublisherFacts {
   std::uint64_t probes_sent = 0;
   std::uint64_t echoes = 0;
   std::uint64_t echoes_late = 0;
-  std::uint64_t back_pressure_waits = 0; // sends the transport pushed back
-  bool send_stalled = false;             // it pushed back for --wait on end, so sending stopped
-  std::size_t peak_connections = 0;      // EndpointFacts::peak_connections; 0 unknown
+  // Send attempts the transport pushed back: in the measured phase (as the report's "Send
+  // attempts" line counts them) and in the warm-up, apart.
+  std::uint64_t pushed_back = 0;
+  std::uint64_t warmup_pushed_back = 0;
+  bool send_stalled = false;        // it pushed back for --wait on end, so sending stopped
+  std::size_t peak_connections = 0; // EndpointFacts::peak_connections; 0 unknown
   double measured_seconds = 0.0;
   std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
   ForeignRuns foreign;                       // messages of another run, none of them taken

@@ -114,6 +114,7 @@ json settings_json(const RunConfig& config)
       {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
       {"wait_strategy", to_string(config.wait_strategy)},
       {"pace", to_string(config.pace)},
+      {"echo", to_string(config.echo)},
       {"cpus", config.cpus},
       {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
@@ -273,6 +274,8 @@ json subscriber_json(const SubscriberResult& sub)
       {"id", sub.id},
       {"counters_received", sub.counters_received},
       {"joined_late", sub.joined_late},
+      {"joined_at_sequence", sub.joined_at_sequence},
+      {"sent_before_joining", sub.joined_at_sequence},
       {"left_early", sub.left_early},
       {"last_heard_seconds", finite(sub.last_heard_seconds)},
       {"received", c.received},
@@ -345,6 +348,9 @@ nlohmann::json report_to_json(const RunReport& report)
         {"probes_sent", report.probes_sent},
         {"echoes_received", report.echoes_received},
         {"echoes_late", report.echoes_late},
+        {"echo_bytes_per_echo", report.echoes_received > 0
+                                    ? json(report.echo_bytes / report.echoes_received)
+                                    : json(nullptr)},
         {"challenges_sent", report.challenges_sent},
         {"send_accounting", send_accounting_json(report.send_accounting)},
         {"latency",

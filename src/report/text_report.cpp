@@ -259,6 +259,18 @@ void write_direction(std::ostream& out, const char* label, const LatencySummary&
       << format_duration_ns(static_cast<double>(latency.max_ns)) << " (each " << bound << ")\n";
 }
 
+// What came back per probe, measured: a round trip's figures hold the way back at this size.
+void write_echo_size(std::ostream& out, const RunReport& report)
+{
+  out << "  Echo: " << to_string(report.config.echo);
+  if (report.echoes_received > 0)
+    out << ", " << format_count(report.echo_bytes / report.echoes_received) << " B per echo";
+  out << (report.config.echo == EchoSize::full ? " (as large as a probe, as sockperf echoes)"
+                                               : " (header and stamps only; --echo full sends "
+                                                 "a probe's size back)")
+      << "\n";
+}
+
 void write_publisher_latency(std::ostream& out, const RunReport& report)
 {
   const CrossClockLatency* across = leading_cross_clock(report);
@@ -272,7 +284,11 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     out << " (from " << report.subscribers.size() << " subscribers)";
   }
   out << "\n";
-  out << "  Late echoes: " << format_count(report.echoes_late) << "\n";
+  out << "  Late echoes: " << format_count(report.echoes_late);
+  if (report.echoes_late > 0)
+    out << " (among the echoes received)";
+  out << "\n";
+  write_echo_size(out, report);
   if (report.rtt.count == 0) {
     out << "  no probes echoed\n";
     return;
@@ -407,7 +423,10 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
   }
   for (const SubscriberResult& sub : report.subscribers) {
     out << "  Subscriber " << sub.id << ":";
-    if (sub.joined_late) {
+    if (sub.joined_late && sub.joined_at_sequence > 0) {
+      out << " (joined late, at message " << format_count(sub.joined_at_sequence) << ": the "
+          << format_count(sub.joined_at_sequence) << " sent before are not lost)";
+    } else if (sub.joined_late) {
       out << " (joined late)";
     }
     switch (sub.outcome) {

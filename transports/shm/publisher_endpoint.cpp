@@ -195,6 +195,7 @@ EndpointFacts PublisherEndpoint::facts() const
   facts.local_addresses.push_back(object_path(m_settings.name));
   facts.max_message_size = m_ring.max_message_size();
   facts.size_hint = ring_size_hint;
+  facts.max_received_message_size = max_message_size(m_segment.layout().back_capacity);
   facts.requested_buffer_bytes = m_settings.requested_bytes;
   facts.granted_send_buffer_bytes = m_ring.capacity();
   facts.granted_receive_buffer_bytes = m_segment.layout().back_capacity;

@@ -101,6 +101,8 @@ EndpointFacts StreamEndpoint::facts() const
     facts.peer_addresses.push_back(m_publisher_address);
   }
   facts.max_message_size = m_limits.max_message_size;
+  if (m_limits.read_limit < m_limits.max_message_size)
+    facts.max_received_message_size = m_limits.read_limit;
   facts.size_hint = m_size_hint;
   const transport_common::BufferSizes& buffers = m_sockets->buffers();
   facts.requested_buffer_bytes = buffers.requested;

@@ -166,7 +166,10 @@ SendResult UdpSender::flush() noexcept
   }
   Progress progress;
   std::size_t runs = build_runs(0);
-  for (std::size_t peer = 0; peer < m_peers.size();) {
+  const std::size_t peer_count = m_peers.size();
+  const std::size_t first_peer = peer_count > 0 ? next_first_peer(peer_count) : 0;
+  for (std::size_t turn = 0; turn < peer_count;) {
+    const std::size_t peer = (first_peer + turn) % peer_count; // in turn, as in send_single
     for (std::size_t i = 0; i < runs; ++i) {
       m_run_headers[i].msg_hdr.msg_name = m_peers.address(peer);
     }
@@ -185,7 +188,7 @@ SendResult UdpSender::flush() noexcept
     }
     progress.would_block |= attempt.would_block;
     progress.failed |= attempt.failed;
-    if (++peer < m_peers.size() && m_run_headers[0].msg_hdr.msg_iov != m_batch_iovs.get()) {
+    if (++turn < peer_count && m_run_headers[0].msg_hdr.msg_iov != m_batch_iovs.get()) {
       runs = build_runs(0); // the next peer gets the whole batch
     }
   }
@@ -245,12 +248,36 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
   // that already have it.
   m_single_iov.iov_base = const_cast<std::byte*>(message.data());
   m_single_iov.iov_len = message.size();
-  std::size_t next = 0;
+  // Each message starts at the next peer in turn (docs/multi-host.md, "Fan-out"): when the
+  // socket's buffer fills part way through the peers (a full link), the peers left out change
+  // from message to message, so the link is shared instead of the last peer losing it all.
+  const std::size_t first = next_first_peer(peer_count);
   std::size_t delivered = 0;
   int last_error = 0;
-  while (next < peer_count) {
+  if (send_to_peers(first, peer_count, delivered, last_error)) {
+    send_to_peers(0, first, delivered, last_error);
+  }
+  if (delivered > 0) {
+    return SendResult::sent;
+  }
+  m_last_error = last_error;
+  return would_block(last_error) ? SendResult::back_pressured : SendResult::failed;
+}
+
+std::size_t UdpSender::next_first_peer(std::size_t peer_count) noexcept
+{
+  const std::size_t first = m_next_first_peer < peer_count ? m_next_first_peer : 0;
+  m_next_first_peer = first + 1;
+  return first;
+}
+
+bool UdpSender::send_to_peers(std::size_t from, std::size_t to, std::size_t& delivered,
+                              int& last_error) noexcept
+{
+  std::size_t next = from;
+  while (next < to) {
     const int sent = sendmmsg(m_fd, &m_peer_headers[next],
-                              static_cast<unsigned int>(std::min(peer_count - next, max_batch)), 0);
+                              static_cast<unsigned int>(std::min(to - next, max_batch)), 0);
     if (sent > 0) {
       next += static_cast<std::size_t>(sent);
       delivered += static_cast<std::size_t>(sent);
@@ -261,15 +288,11 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
       continue;
     }
     if (would_block(last_error)) {
-      break; // the socket's send buffer is full: every later peer would fail the same way
+      return false; // the socket's send buffer is full: every later peer would fail the same way
     }
     ++next; // this peer is unreachable; the others may not be
   }
-  if (delivered > 0) {
-    return SendResult::sent;
-  }
-  m_last_error = last_error;
-  return would_block(last_error) ? SendResult::back_pressured : SendResult::failed;
+  return true;
 }
 
 SendResult UdpSender::send_fragmented(std::span<const std::byte> message) noexcept
@@ -283,9 +306,11 @@ SendResult UdpSender::send_fragmented(std::span<const std::byte> message) noexce
   std::fill_n(m_peer_abandoned.get(), peer_count, false);
   std::size_t abandoned = 0;
   Progress progress;
+  const std::size_t first_peer = next_first_peer(peer_count); // in turn, as in send_single
   for (std::uint32_t first = 0; first < count && abandoned < peer_count;) {
     const std::size_t prepared = m_fragmenter.prepare(message, id, first);
-    for (std::size_t peer = 0; peer < peer_count; ++peer) {
+    for (std::size_t turn = 0; turn < peer_count; ++turn) {
+      const std::size_t peer = (first_peer + turn) % peer_count;
       if (m_peer_abandoned[peer]) {
         continue;
       }

@@ -78,6 +78,12 @@ private:
   // Returns how many went out.
   std::size_t push(mmsghdr* headers, std::size_t count, Progress& progress) noexcept;
   bool wait_writable(Clock::time_point deadline) noexcept;
+  // The peer a message starts with, one further each time (fan-out in turn).
+  std::size_t next_first_peer(std::size_t peer_count) noexcept;
+  // One datagram to peers [from, to) with m_peer_headers; false when the socket's buffer
+  // filled (the peers after it were not tried).
+  bool send_to_peers(std::size_t from, std::size_t to, std::size_t& delivered,
+                     int& last_error) noexcept;
   bool fits_batch(std::span<const std::byte> message) const noexcept;
   // Groups the queued messages from index `from` on into m_run_headers; returns how many
   // entries.
@@ -91,6 +97,7 @@ private:
   int m_last_error = 0; // of the last failed send system call
   int m_gso_refused_error = 0;
   std::uint64_t m_refusals = 0;
+  std::size_t m_next_first_peer = 0;
 
   // One datagram to every peer: one header per peer, all sharing m_single_iov.
   iovec m_single_iov{};

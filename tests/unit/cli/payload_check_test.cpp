@@ -44,6 +44,24 @@ TEST(CheckPayload, APayloadTheTransportCannotCarryIsRefusedWithItsLimitAndHint)
             "-s 1000 is too large for udp: at most 0 B of payload per message");
 }
 
+// Shared memory's back rings hold 64 KiB whatever -q is: a full echo must fit the way back.
+TEST(CheckPayload, AFullEchoLargerThanTheWayBackIsRefusedAtStart)
+{
+  RunConfig config;
+  config.payload_size = 40'000;
+  EndpointFacts facts = carrying(1'000'000);
+  facts.transport = "shm";
+  facts.max_received_message_size = wire::header_size + 32'708;
+
+  EXPECT_EQ(refusal(config, facts), "(fits)"); // --echo record: 68 B come back
+  config.echo = EchoSize::full;
+  EXPECT_EQ(refusal(config, facts),
+            "--echo full with -s 40000 is too large for shm's way back: at most 32708 B of "
+            "payload per echo (use --echo record or a smaller -s)");
+  config.payload_size = 32'708;
+  EXPECT_EQ(refusal(config, facts), "(fits)");
+}
+
 TEST(CheckPayload, APublishersRecordsMustFitThePayload)
 {
   RunConfig config;

@@ -3,6 +3,7 @@
 // becomes a subscriber (or retires one) by naming an id.
 
 #include "core/membership.hpp"
+#include "core/result_collection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -187,6 +188,40 @@ TEST(Membership, AfterAdmissionClosesAHelloAloneAdmitsNobody)
   EXPECT_EQ(sut.on_hello(1, tag_a, 0, t0), HelloDecision::adopt_and_acknowledge);
   EXPECT_EQ(sut.size(), 0u);
   EXPECT_EQ(sut.unproven_hellos(), 1u);
+}
+
+// A member's final counters: `unique` messages, each received once.
+SubscriberResult result_with_counters(Member& member, std::uint64_t unique, std::uint64_t sent)
+{
+  member.final_counters.received = true;
+  member.final_counters.counters.received = unique;
+  member.final_counters.counters.unique = unique;
+  return member_result(member, MeasuredPhase{sent, 8, t0});
+}
+
+// Issue 29: a subscriber started 1.8 s into a 3 s run was charged with the 3,600 messages sent
+// before it joined ("43.5% lost"), and --max-loss would have failed the run.
+TEST_F(MembershipMidRun, ALateJoinerIsChargedOnlyWithWhatWasSentAfterItsHello)
+{
+  EXPECT_EQ(sut.on_hello(2, tag_b, 4, t0 + 2s, 3600), HelloDecision::adopt_and_acknowledge);
+  const ProofDecision proof = sut.on_proof(2, tag_b, t0 + 3s);
+  ASSERT_NE(proof.member, nullptr);
+  EXPECT_EQ(proof.member->messages_before_join, 3600u);
+
+  // It received every one of the 2,400 sent after it joined.
+  const SubscriberResult result = result_with_counters(*proof.member, 2400, 6000);
+
+  EXPECT_EQ(result.lost, 0u);
+  EXPECT_EQ(result.joined_at_sequence, 3600u);
+  EXPECT_TRUE(result.joined_late);
+}
+
+TEST_F(MembershipMidRun, AMemberFromTheStartIsChargedWithEverythingSent)
+{
+  const SubscriberResult result = result_with_counters(*sut.find(1), 5000, 6000);
+
+  EXPECT_EQ(result.lost, 1000u);
+  EXPECT_EQ(result.joined_at_sequence, 0u);
 }
 
 } // namespace

@@ -46,4 +46,20 @@ TEST(SubscriberRunOneWay, AForgedStampFarInThePastDoesNotOverflow)
   EXPECT_EQ(sut.one_way.max(), Histogram::highest_trackable_ns);
 }
 
+// A subscriber that got no warm-up and whose first measured message was number 3,600 joined
+// late: its own report charges it from there on, as the publisher's does.
+TEST(SubscriberRunLateJoiner, IsChargedFromItsFirstMeasuredMessageOn)
+{
+  SubscriberRun sut;
+  for (std::uint64_t sequence = 3600; sequence < 6000; ++sequence)
+    if (sequence != 4000)
+      sut.sequences.observe(sequence);
+  sut.first_sequence = 3600;
+
+  const SubscriberResult figures = sut.figures(2, 0, 6000);
+  EXPECT_TRUE(figures.joined_late);
+  EXPECT_EQ(figures.joined_at_sequence, 3600u);
+  EXPECT_EQ(figures.lost, 1u); // number 4,000, not the 3,600 sent before it joined
+}
+
 } // namespace

@@ -326,12 +326,25 @@ TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 TEST(PublisherVerdict, SendRateShortfallUnderBackPressureBlamesTheTransport)
 {
   PublisherFacts facts = paced_run(400, 1);
-  facts.back_pressure_waits = 7;
+  facts.pushed_back = 7;
 
   EXPECT_EQ(publisher_verdict(facts, criteria_with_send_hz(1'000, 1)).warnings,
             (Lines{"sent 400 messages at 400 msg/s; --send-hz asked for 1,000 (1,000 over 1 s): "
                    "the transport held the publisher back",
-                   "the transport pushed back 7 times"}));
+                   "the transport pushed back 7 send attempts in the measured phase"}));
+}
+
+// Issue 29: "pushed back 74 times" under Warnings beside "62 pushed back" under Send attempts,
+// the warm-up's 12 in one and not the other, unlabelled.
+TEST(PublisherVerdict, PushBacksOfTheWarmUpAreLabelledApartFromTheMeasuredPhase)
+{
+  PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
+  facts.pushed_back = 62;
+  facts.warmup_pushed_back = 12;
+
+  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+            Lines{"the transport pushed back 62 send attempts in the measured phase (and 12 in "
+                  "the warm-up, not counted under Send attempts)"});
 }
 
 TEST(PublisherVerdict, UnpacedOrUnmeasuredRunsHaveNoSendRateToFallShortOf)
@@ -543,10 +556,10 @@ TEST(PublisherVerdict, ASubscriberThatLeftWhileThePublisherWasInterruptedWasInte
 TEST(PublisherVerdict, PushBacksAreCountedWithThousandsSeparatorsAsTheReportPrintsThem)
 {
   PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
-  facts.back_pressure_waits = 1'827'680;
+  facts.pushed_back = 1'827'680;
 
   EXPECT_EQ(publisher_verdict(facts, {}).warnings,
-            Lines{"the transport pushed back 1,827,680 times"});
+            Lines{"the transport pushed back 1,827,680 send attempts in the measured phase"});
 }
 
 TEST(PublisherVerdict, ProbesWellBelowProbeHzAreWarnedWithTheRateReached)
@@ -637,6 +650,23 @@ TEST(OverloadWarning, StealTimeIsNamed)
   const auto sut = overload_warning(quiet_host(), 12.5, WaitStrategy::block);
   ASSERT_TRUE(sut.has_value());
   EXPECT_NE(sut->find("12.5% stolen by the hypervisor"), std::string::npos) << *sut;
+}
+
+TEST(PublisherVerdict, ALateJoinerIsJudgedOnlyOnWhatWasSentAfterItJoined)
+{
+  // Joined at message 3,600 of 6,000 and lost 24 of the 2,400 sent after: 1%, not 40.4%.
+  SubscriberResult late = counted(2, 2400, 2376);
+  late.joined_late = true;
+  late.joined_at_sequence = 3600;
+  const Verdict sut = publisher_verdict(publisher_run(6000, {counted(1, 6000, 6000), late}),
+                                        criteria_with_max_loss(2));
+
+  EXPECT_EQ(sut.problems, Lines{});
+  EXPECT_EQ(sut.warnings,
+            (Lines{"subscriber 2 lost 24 of 2,400 messages sent after it joined",
+                   "subscriber 2 joined after the measured phase began, at message 3,600: the "
+                   "3,600 sent before are not counted as lost"}));
+  EXPECT_TRUE(sut.success);
 }
 
 } // namespace

@@ -96,6 +96,7 @@ RunReport sample_publisher()
   report.messages_sent = 100'000;
   report.probes_sent = 1'000;
   report.echoes_received = 998;
+  report.echo_bytes = 998 * 68;
   report.echoes_late = 1;
   for (int i = 0; i < 100'000; ++i)
     report.send_accounting.count(SendResult::sent, SendCause::unspecified);
@@ -180,6 +181,8 @@ const std::set<std::string> summary_keys{"count", "min", "mean", "max",   "stdde
 const std::set<std::string> subscriber_keys{"id",
                                             "counters_received",
                                             "joined_late",
+                                            "joined_at_sequence",
+                                            "sent_before_joining",
                                             "left_early",
                                             "last_heard_seconds",
                                             "received",
@@ -391,7 +394,10 @@ TEST(TextReport, PublisherLatencyStatesTheClockAndBothViews)
   EXPECT_TRUE(has_line(text, "Latency: round trip on the publisher's clock; one-way = RTT/2"));
   EXPECT_TRUE(has_line(text, "  Probes sent: 1,000")) << text;
   EXPECT_TRUE(has_line(text, "  Echoes received: 998 (from 2 subscribers)")) << text;
-  EXPECT_TRUE(has_line(text, "  Late echoes: 1")) << text;
+  EXPECT_TRUE(has_line(text, "  Late echoes: 1 (among the echoes received)")) << text;
+  EXPECT_TRUE(has_line(text, "  Echo: record, 68 B per echo (header and stamps only; --echo full "
+                             "sends a probe's size back)"))
+      << text;
   EXPECT_NE(text.find("  One-way (RTT/2):\n"
                       "    Min: 10.0 us\n"
                       "    Avg: 22.8 us\n"
@@ -718,6 +724,7 @@ TEST(JsonReport, Settings)
 {
   json settings = parsed(sample_publisher())["settings"];
   EXPECT_EQ(keys_of(settings), (std::set<std::string>{"role",
+                                                      "echo",
                                                       "id",
                                                       "transport",
                                                       "mode",
@@ -910,8 +917,9 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   json sut = parsed(sample_publisher())["publisher"];
   EXPECT_EQ(keys_of(sut),
             (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
-                                   "echoes_received", "echoes_late", "challenges_sent",
-                                   "send_accounting", "latency", "pacer_lateness_ns"}));
+                                   "echoes_received", "echoes_late", "echo_bytes_per_echo",
+                                   "challenges_sent", "send_accounting", "latency",
+                                   "pacer_lateness_ns"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Like-for-like echoes (issue 29): netprof ping-pong with --echo full (the whole message back,
+# as sockperf echoes) against `sockperf ping-pong` and `sockperf ping-pong --tcp` (server:
+# `sockperf server`), UDP and TCP on loopback, pinned, interleaved, in one run. Target: netprof's
+# one-way p50 at most 1.10x sockperf's. Same bytes both ways: sockperf -m is netprof's message
+# (its header + -s, and TCP's 8-byte frame), and netprof's echo is as large as its probe.
+# Prints the load average, the medians and the ratios; a missed target is reported, never an
+# error: the exit status is 0 unless a run crashed or timed out.
+#
+#   scripts/bench/bench_echo_full.sh [BUILD_DIR] [--repeat N] [--time SECONDS] [--cpu A,B]
+#
+# BUILD_DIR (default ./build) holds netprof; sockperf comes from Debian (apt-get install sockperf).
+
+set -euo pipefail
+
+build_dir=./build
+repeat=3
+seconds=2
+cpus=0,1
+payload=64
+frame=8 # netprof's frame header over a stream
+
+while (($# > 0)); do
+  case $1 in
+  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
+  --time) seconds=${2:?--time needs a value}; shift 2 ;;
+  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
+  -h | --help) grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'; exit 0 ;;
+  -*) echo "unknown option $1" >&2; exit 2 ;;
+  *) build_dir=$1; shift ;;
+  esac
+done
+[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "--time must be a whole number of seconds" >&2; exit 2; }
+[[ $cpus =~ ^([0-9]+),([0-9]+)$ ]] || { echo "--cpu must be A,B (client, server)" >&2; exit 2; }
+sender_cpu=${BASH_REMATCH[1]}
+receiver_cpu=${BASH_REMATCH[2]}
+
+netprof=$build_dir/netprof
+python=/usr/bin/python3
+table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+require_binaries "$netprof"
+command -v sockperf >/dev/null || { echo "sockperf not found (apt-get install sockperf)" >&2; exit 1; }
+bench_start bench_echo_full
+
+header=$(netprof_header_bytes "$netprof")
+limit=$(netprof_deadline "$seconds")
+udp_wire=$((payload + header))
+tcp_wire=$((payload + header + frame))
+echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)"
+echo "loopback; netprof --echo full -s $payload: $udp_wire B each way over UDP, $tcp_wire B over TCP (frame included)"
+echo "client/publisher on CPU $sender_cpu, server/subscriber on CPU $receiver_cpu; blocking receives; $repeat interleaved runs"
+echo
+
+# sockperf's server on the receiver's CPU, its ping-pong client on the sender's; $1: udp or tcp.
+sockperf_pp()
+{
+  local protocol=$1 size=$2 out=$3 port status=0 flags=()
+  [[ $protocol == tcp ]] && flags=(--tcp)
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  timeout --signal=INT --kill-after=5 $((seconds + 30)) \
+    taskset -c "$receiver_cpu" sockperf server "${flags[@]}" -i 127.0.0.1 -p "$port" >"$out.server" 2>&1 &
+  local server=$!
+  running=("$server")
+  sleep 0.5 # the server binds before the client's first message
+  timeout --kill-after=5 $((seconds + 30)) taskset -c "$sender_cpu" \
+    sockperf ping-pong "${flags[@]}" -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" >"$out" 2>&1 ||
+    status=$?
+  kill -INT "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  running=()
+  if ((status != 0)); then
+    ((failures += 1))
+    echo "FAILED (exit $status): sockperf ping-pong $protocol -m $size" >&2
+  fi
+}
+
+sockperf_p50_ns()
+{
+  "$python" - "$1" <<'PY'
+import re, sys
+try:
+    text = open(sys.argv[1], errors="replace").read()
+    print(float(re.search(r"percentile 50\.000 =\s*([\d.]+)", text).group(1)) * 1e3)
+except Exception:
+    print("nan")
+PY
+}
+
+netprof_pp()
+{
+  local out=$1
+  shift
+  tolerated_statuses=1 run_limited "$limit" "$out.out" "$netprof" --local-pair --mode ping-pong \
+    --echo full -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "$@"
+}
+
+for ((run = 1; run <= repeat; run++)); do
+  netprof_pp "$work/netprof_udp.$run.json"
+  sockperf_pp udp "$udp_wire" "$work/sockperf_udp.$run"
+  netprof_pp "$work/netprof_tcp.$run.json" --tcp 127.0.0.1:0
+  sockperf_pp tcp "$tcp_wire" "$work/sockperf_tcp.$run"
+done
+
+runs_of()
+{
+  local name=$1 files=() run
+  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
+  fields publisher.latency.one_way_ns.p50 "${files[@]}"
+}
+sockperf_runs()
+{
+  local name=$1 values=() run
+  for ((run = 1; run <= repeat; run++)); do values+=("$(sockperf_p50_ns "$work/$name.$run")"); done
+  echo "${values[*]}"
+}
+
+echo "echo bytes per probe (netprof, measured): UDP $(fields publisher.echo_bytes_per_echo "$work/netprof_udp.1.json"), TCP $(fields publisher.echo_bytes_per_echo "$work/netprof_tcp.1.json") (TCP: the frame not included)"
+echo "one-way latency p50 = RTT p50 / 2; medians of $repeat runs"
+"$python" "$table" \
+  "UDP ping-pong --echo full vs sockperf pp -m $udp_wire|ns|at_most|1.10|$(runs_of netprof_udp)|$(sockperf_runs sockperf_udp)" \
+  "TCP ping-pong --echo full vs sockperf pp --tcp -m $tcp_wire|ns|at_most|1.10|$(runs_of netprof_tcp)|$(sockperf_runs sockperf_tcp)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if ((failures > 0)); then
+  echo "$failures run(s) failed; their figures are n/a" >&2
+  exit 1
+fi
