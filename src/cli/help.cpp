@@ -209,16 +209,16 @@ std::string transport_help(const cli::TransportOptions& transport)
   const std::vector<OptionGroup> groups = uncaptioned({transport});
   const unsigned column = shared_column({&groups});
   std::ostringstream out;
-  out << header() << "\nThe " << transport.name << " transport: " << transport.summary << "\n";
+  out << header() << "\n"
+      << wrapped_at_spaces("The " + transport.name + " transport: " + transport.summary,
+                           options::help_line_length)
+      << "\n";
   print_groups(out, groups, column);
   out << "\nWith --local-pair --threads: "
       << (transport.allows_threads ? "yes, as two threads of one process"
                                    : "no, only as two processes")
       << ".\n"
-      << wrapped_at_spaces("The options every transport shares: netprof --help; every option: "
-                           "netprof --help all.",
-                           options::help_line_length)
-      << "\n";
+      << "Shared options: netprof --help; every option: netprof --help all.\n";
   return out.str();
 }
 
