@@ -1094,6 +1094,7 @@ TEST(TextReport, CrossClockLeadsWhenItsBoundIsSmallBesideTheFigures)
 TEST(TextReport, RttHalfLeadsWhenTheCrossClockBoundIsLarge)
 {
   RunReport report = sample_publisher();
+  report.subscribers.resize(1);
   report.subscribers.at(0).cross_clock = sample_cross_clock(); // ± 12.5 us beside 40 us
 
   const std::string text = text_of(report);
