@@ -795,7 +795,7 @@ TEST_F(ParseCommandLineTest, ThreadsHelpNamesEveryTransportThatRunsAsThreads)
   const std::string sut = help_text(m_registry);
   const std::size_t threads = sut.find("\n  --threads ");
   ASSERT_NE(threads, std::string::npos);
-  const std::string row = sut.substr(threads, sut.find("\n  -", threads) - threads);
+  const std::string row = sut.substr(threads, sut.find("\n  -", threads + 1) - threads);
 
   for (const TransportEntry& entry : m_registry.entries()) {
     const bool named =
