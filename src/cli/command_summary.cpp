@@ -79,8 +79,8 @@ std::vector<OptionGroup> documented_core_options(const TransportRegistry& regist
   for (OptionGroup& group : groups) {
     for (OptionSpec& spec : group.options) {
       if (spec.long_name == "threads")
-        spec.help += able.empty() ? ". No transport of this build can."
-                                  : ". Transports that can: " + able + ".";
+        spec.help += able.empty() ? " No transport of this build can."
+                                  : " Transports that can: " + able + ".";
     }
   }
   return groups;

@@ -148,8 +148,11 @@ std::string transport_index(const std::vector<cli::TransportOptions>& transports
             "\n";
   }
   const std::string example = transports.empty() ? "udp" : transports.front().name;
-  return text + "\nA transport's options: netprof --help TRANSPORT (netprof --help " + example +
-         "); every option: netprof --help all.\n";
+  return text + "\n" +
+         wrapped_at_spaces("A transport's options: netprof --help TRANSPORT (netprof --help " +
+                               example + "); every option: netprof --help all.",
+                           options::help_line_length) +
+         "\n";
 }
 
 // The transports' option groups without their captions: each is printed under its registry
@@ -206,13 +209,16 @@ std::string transport_help(const cli::TransportOptions& transport)
   const std::vector<OptionGroup> groups = uncaptioned({transport});
   const unsigned column = shared_column({&groups});
   std::ostringstream out;
-  out << header() << "\nThe " << transport.name << " transport: " << transport.summary << "\n";
+  out << header() << "\n"
+      << wrapped_at_spaces("The " + transport.name + " transport: " + transport.summary,
+                           options::help_line_length)
+      << "\n";
   print_groups(out, groups, column);
   out << "\nWith --local-pair --threads: "
       << (transport.allows_threads ? "yes, as two threads of one process"
                                    : "no, only as two processes")
-      << ".\nThe options every transport shares: netprof --help; every option: netprof --help "
-         "all.\n";
+      << ".\n"
+      << "Shared options: netprof --help; every option: netprof --help all.\n";
   return out.str();
 }
 

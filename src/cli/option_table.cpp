@@ -136,7 +136,7 @@ void add_general(std::vector<CoreOption>& rows)
            switch_spec("threads",
                        "with --local-pair: run the publisher and the subscriber as two threads "
                        "of one process, each with an endpoint of its own (zmq also over "
-                       "inproc://)",
+                       "inproc://).",
                        none),
            Readers::none, field<&RunConfig::threads>},
       });

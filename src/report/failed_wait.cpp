@@ -19,7 +19,7 @@ bool nothing_measured(const RunReport& report) noexcept
 {
   if (report.config.role == Role::publisher)
     return report.subscribers.empty() && report.messages_sent == 0;
-  return !report.end_received && (!report.self || report.self->counters.received == 0) &&
+  return !report.end_received && report.self && report.self->counters.received == 0 &&
          report.abandoned_runs.empty();
 }
 

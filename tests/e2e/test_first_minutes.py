@@ -62,7 +62,7 @@ class FirstMinutesTest(NetprofTestCase):
                       f"127.0.0.1:{closed}", result.stdout)
         self.assertLessEqual(len(result.stdout.splitlines()), 14, result.stdout)
         self.assertNotIn("Messages received: 0", result.stdout)
-        self.assertIsNotNone(result.report["subscriber"])  # the JSON keeps every figure
+        self.assertIsNotNone(result.json["subscriber"])  # the JSON keeps every figure
 
     def test_a_subscribers_last_interval_is_never_empty(self):
         publisher_port, subscriber_port = free_udp_port(), free_udp_port()

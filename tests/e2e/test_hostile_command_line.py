@@ -44,7 +44,9 @@ ROWS = [
     (["-u"], USAGE, lit("option '--udp' needs a value")),
     (["-m"], USAGE, lit("option '--multicast' needs a value")),
     (["-b"], USAGE, lit("option '--broadcast' needs a value")),
-    (["--zmq"], USAGE, lit("option '--zmq' needs a value")),
+    # Bare, it asks the local pair to pick loopback endpoints; a lone process needs its own.
+    (["--zmq"], USAGE, lit("ZeroMQ needs this process's own endpoint: --zmq tcp://host:port or "
+                           "--zmq ipc://path (a subscriber then adds the publisher's)")),
     (["--shm", "h", "--shm-history"], USAGE, lit("option '--shm-history' needs a value")),
     (["-m", "239.255.0.1:4150", "--mc-ttl"], USAGE, lit("option '--mc-ttl' needs a value")),
     (["--zmq", "tcp://127.0.0.1:5555", "--zmq-io-threads"], USAGE,

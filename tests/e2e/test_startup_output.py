@@ -50,7 +50,7 @@ class LocalPairStartupErrorTest(NetprofTestCase):
 
 class HelpWrappingTest(NetprofTestCase):
     def test_descriptions_break_only_at_spaces(self):
-        result = self.run_netprof("--help")
+        result = self.run_netprof("--help", "all")
         self.assertEqual(result.returncode, 0)
         self.assertIn("/dev/shm/netprof-NAME,", result.stdout.split())
         # Every description's words, whole: checked against the option tables in the unit test

@@ -1131,6 +1131,7 @@ TEST(TextReport, CrossClockLeadsWhenItsBoundIsSmallBesideTheFigures)
   cross.forward.p50_ns = 213'000'000; // a shaped link: 213 ms forward, microseconds back
   cross.forward.min_ns = 212'000'000;
   cross.bound_ns = 20'000;
+  report.subscribers.resize(1); // leads with one subscriber: its two directions are the run's
   report.subscribers.at(0).cross_clock = cross;
   const std::string text = text_of(report);
 
@@ -1148,6 +1149,7 @@ TEST(TextReport, CrossClockLeadsWhenItsBoundIsSmallBesideTheFigures)
 TEST(TextReport, RttHalfLeadsWhenTheCrossClockBoundIsLarge)
 {
   RunReport report = sample_publisher();
+  report.subscribers.resize(1);
   report.subscribers.at(0).cross_clock = sample_cross_clock(); // ± 12.5 us beside 40 us
 
   const std::string text = text_of(report);
