@@ -1,8 +1,11 @@
 # The Debian package: `cpack` in the build folder writes netprof_VERSION_ARCH.deb from what
 # cmake/install.cmake installs, under /usr. Depends comes from the libraries the binary really
-# links (dpkg-shlibdeps, from dpkg-dev), plus python3 for the tools and iceoryx for iox-roudi;
-# what only the plots need is recommended. docs/install.md describes it; tests/package checks it.
-set(NETPROF_PACKAGE_CONTACT "netprof maintainers <netprof@localhost>"
+# links (dpkg-shlibdeps, from dpkg-dev); what only some uses need is at the level Debian
+# policy (7.2) gives it: python3, which the netprof-* tools need and netprof does not, is
+# Recommended; iox-roudi (iceoryx, one transport of eleven), matplotlib (netprof-plot) and
+# scipy (netprof-compare) are Suggested, and each says what is missing when it is needed.
+# docs/install.md describes it; tests/package checks it, lintian among the checks.
+set(NETPROF_PACKAGE_CONTACT "netprof maintainers <maintainers@users.noreply.a-seed-f34f387b.example>"
     CACHE STRING "The Maintainer field of the Debian package")
 
 set(CPACK_GENERATOR DEB)
@@ -11,20 +14,26 @@ set(CPACK_PACKAGE_VENDOR netprof)
 set(CPACK_PACKAGE_CONTACT "${NETPROF_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "latency and throughput of pub/sub transports between processes")
+# Every transport of transports/ (tests/package checks this list against netprof --help).
 string(CONCAT CPACK_PACKAGE_DESCRIPTION
-    "netprof measures how fast a pub/sub transport (UDP unicast, multicast and broadcast, "
-    "ZeroMQ, shared memory) moves messages between real processes, on one host or across "
-    "hosts: round-trip latency with percentiles on the publisher's own clock, throughput and "
-    "loss on each subscriber's. It includes netprof-sweep and netprof-plot, which run it over "
-    "payload sizes and transports and plot the result.")
+    "netprof measures how fast a pub/sub transport moves messages between real processes, on "
+    "one host or across hosts: round-trip latency with percentiles on the publisher's own "
+    "clock, throughput and loss on each subscriber's. Transports: UDP unicast, multicast and "
+    "broadcast, TCP, Unix domain sockets, POSIX message queues, shared memory, ZeroMQ, NNG, "
+    "Eclipse Cyclone DDS and Eclipse iceoryx. It includes netprof-sweep, netprof-plot and "
+    "netprof-compare, which run it over payload sizes and transports, plot the result and "
+    "compare two sets of runs.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# iceoryx: iox-roudi, which the iceoryx transport's local pair starts (a program, not a library
-# the binary links, so dpkg-shlibdeps cannot find it).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, iceoryx")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib, python3-scipy")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion, openssh-client")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "iceoryx, python3-matplotlib, python3-scipy, bash-completion, openssh-client")
+# The tools' Python is byte-compiled on install and its bytecode removed on remove, as
+# dh_python3's scripts do for Debian's own Python packages (cmake/debian/postinst, prerm).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/cmake/debian/postinst ${PROJECT_SOURCE_DIR}/cmake/debian/prerm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

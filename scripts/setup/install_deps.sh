@@ -19,16 +19,19 @@
 # No service is started while installing, and openssh-server, when this script is what
 # installs it, is left disabled (/etc/ssh/sshd_not_to_be_run, Debian's switch for it): the
 # lab starts its own sshd per namespace and needs no daemon on the host. Delete that file to
-# run the host's sshd. Safe to run again: it asks apt only when something is missing.
+# run the host's sshd. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
-level=all
-case "${1:-}" in
-  "" | --all) ;;
-  --profile) level=profile ;;
-  --test) level=test ;;
-  *) echo "install_deps.sh: unknown level '$1' (expected --profile, --test or --all)" >&2; exit 2 ;;
-esac
+level=all list_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --all) level=all ;;
+    --profile) level=profile ;;
+    --test) level=test ;;
+    --list) list_only=1 ;;  # print the level's packages, one a line, and install nothing
+    *) echo "install_deps.sh: unknown option '$arg' (expected --profile, --test or --all, and --list)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   g++ cmake make pkg-config
@@ -50,6 +53,11 @@ if [ "$level" != profile ]; then
 fi
 if [ "$level" = all ]; then
   packages+=(clang libclang-rt-14-dev clang-format)
+fi
+
+if [ "$list_only" -eq 1 ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
 fi
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
