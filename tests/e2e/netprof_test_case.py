@@ -92,23 +92,37 @@ class NetprofTestCase(unittest.TestCase):
     def netprof_anyone_may_run(self):
         """A copy of netprof in a folder of its own (0755, removed after the test) that uid 65534
         may run: the build folder may sit in a home no other user may enter (root's is 0700 on
-        Debian, as is every home bookworm's adduser makes). The test is skipped, with the
-        reason, when even the copy will not run as that user."""
+        Debian, as is every home bookworm's adduser makes). Tried in the temporary folder, then
+        in /tmp; the test is skipped, with the reason, when that user can run neither copy."""
         if os.geteuid() != 0:
             self.skipTest("needs root to run netprof as uid 65534")
-        folder = tempfile.mkdtemp(prefix="netprof-e2e-anyone-")
+        reasons = []
+        for parent in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
+            copy = self._copy_of_netprof_in(parent)
+            reason = self._why_nobody_cannot_run(copy)
+            if reason is None:
+                return copy
+            reasons.append(f"{copy}: {reason}")
+        self.skipTest("uid 65534 cannot run a copy of netprof (" + "; ".join(reasons) +
+                      "): is every folder above it open to other users?")
+
+    def _copy_of_netprof_in(self, parent):
+        folder = tempfile.mkdtemp(prefix="netprof-e2e-anyone-", dir=parent)
         self.addCleanup(shutil.rmtree, folder, True)
         os.chmod(folder, 0o755)
         copy = os.path.join(folder, "netprof")
         shutil.copy2(shutil.which(NETPROF) or NETPROF, copy)
         os.chmod(copy, 0o755)
-        probe = subprocess.run([copy, "--version"], capture_output=True, text=True, timeout=20,
-                               preexec_fn=become_nobody)
-        if probe.returncode != 0:
-            self.skipTest(f"uid 65534 cannot run a copy of netprof in {folder} (exit "
-                          f"{probe.returncode}: {probe.stderr.strip()[:200]}); is every folder "
-                          "above it open to other users?")
         return copy
+
+    @staticmethod
+    def _why_nobody_cannot_run(copy):
+        try:
+            probe = subprocess.run([copy, "--version"], capture_output=True, text=True,
+                                   timeout=20, preexec_fn=become_nobody)
+        except OSError as error:
+            return error.strerror
+        return None if probe.returncode == 0 else f"exit {probe.returncode}"
 
     def start_as_nobody(self, *args, json_name=None, stderr=subprocess.PIPE):
         """start(), as uid/gid 65534, of a copy of netprof that user may reach."""
