@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs a netprof .deb with apt, as on a clean Debian, inside the private mount namespace
-# test_deb.py runs this in (unshare --mount --propagation private), then runs the installed
-# files, then removes it and checks it left nothing. /usr, /etc and /var are overlays whose changes live in a tmpfs, so the host's own are
-# never written; the source and build folders are hidden under empty tmpfs mounts, so the
-# installed files can use nothing from them. Dies at the first failure, naming it.
+# test_deb.py runs this in (unshare --mount --propagation private), runs the installed files,
+# then removes the package and checks it left nothing (no __pycache__). /usr, /etc and /var are
+# overlays whose changes live in a tmpfs, so the host's own are never written; the source and
+# build folders are hidden under empty tmpfs mounts, so the installed files can use nothing
+# from them. Dies at the first failure, naming it.
 #   install_in_namespace.sh DEB WORK_DIR HIDDEN_DIR...
 set -euo pipefail
 deb="$1" work="$2"

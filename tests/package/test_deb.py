@@ -93,7 +93,7 @@ class PackageContentsTest(unittest.TestCase):
         self.assertNotIn("localhost", maintainer)
 
     def test_description_names_every_transport_of_the_binary(self):
-        description = self.control_field("Description")
+        description = " ".join(self.control_field("Description").split())
         code, out, err = run([unpacked("/usr/bin/netprof"), "--list-transports"], deadline_s=30)
         self.assertEqual(code, 0, err)
         names = {"udp": "UDP unicast", "multicast": "multicast", "broadcast": "broadcast",
