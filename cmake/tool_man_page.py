@@ -25,8 +25,12 @@ def roff_text(text):
 
 
 def help_text(script, command):
-    """What `COMMAND --help` prints."""
+    """What `COMMAND --help` prints. --netprof's default is said as on an installed system
+    ("netprof", on PATH): found from this checkout it would name the build folder."""
     os.environ["COLUMNS"] = "80"
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(script)), "..", "lib"))
+    import netprof_harness
+    netprof_harness.default_netprof = lambda: "netprof"
     sys.argv = [command, "--help"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -55,7 +59,8 @@ def main(script, command, version, out_path):
         docstring = ast.get_docstring(ast.parse(f.read())) or command
     summary = " ".join(docstring.split("\n\n")[0].split())
     summary = summary.split(". ")[0].rstrip(".")
-    summary = summary[0].lower() + summary[1:]
+    if summary[1:2].islower():  # "Runs ..." reads "runs ..." after the dash; "CI ..." stays
+        summary = summary[0].lower() + summary[1:]
     usage = help_text(script, command)
     page = [f'.TH {command.upper()} 1 "" "netprof {version}" "User Commands"',
             ".SH NAME", f"{command} \\- {roff_text(summary)}",
