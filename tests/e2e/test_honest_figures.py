@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NOBODY, NetprofTestCase, become_nobody
+from netprof_test_case import NOBODY, NetprofTestCase, become_nobody
 from test_faults import FaultTestCase, free_tcp_port
 
 DEADLINE_S = 40

@@ -20,7 +20,7 @@ import sys
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NOBODY, NetprofTestCase, become_nobody
+from netprof_test_case import NETPROF, NetprofTestCase, become_nobody
 
 USAGE = 2
 RUNTIME = 3
