@@ -20,14 +20,36 @@ install(DIRECTORY scripts/lib/ DESTINATION ${CMAKE_INSTALL_DATADIR}/netprof/lib
 file(RELATIVE_PATH bin_to_tools ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_PREFIX}/${netprof_tools_dir})
 file(GLOB netprof_tools CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/tools/*.py)
+# Each tool's man page is written at build time from its docstring and --help
+# (cmake/tool_man_page.py), gzipped as Debian wants; without /usr/bin/python3 (a build for a
+# profile alone, scripts/quickstart.sh) there are none.
+find_program(NETPROF_TOOLS_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(NETPROF_TOOLS_GZIP gzip)
+set(netprof_tool_man_pages "")
 foreach(script ${netprof_tools})
   get_filename_component(tool ${script} NAME_WE)
   string(REPLACE "_" "-" command ${tool})
-  configure_file(cmake/tool_wrapper.sh.in ${PROJECT_BINARY_DIR}/tools/netprof-${command} @ONLY)
+  set(command netprof-${command})
+  configure_file(cmake/tool_wrapper.sh.in ${PROJECT_BINARY_DIR}/tools/${command} @ONLY)
   install(PROGRAMS ${script} DESTINATION ${netprof_tools_dir})
-  install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/netprof-${command}
-          DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/tools/${command} DESTINATION ${CMAKE_INSTALL_BINDIR})
+  if(NETPROF_TOOLS_PYTHON AND NETPROF_TOOLS_GZIP)
+    set(page ${PROJECT_BINARY_DIR}/tools/${command}.1)
+    add_custom_command(OUTPUT ${page}.gz
+                       COMMAND ${NETPROF_TOOLS_PYTHON} ${PROJECT_SOURCE_DIR}/cmake/tool_man_page.py
+                               ${script} ${command} ${PROJECT_VERSION} ${page}
+                       COMMAND ${NETPROF_TOOLS_GZIP} -9nf ${page}
+                       DEPENDS ${script} ${PROJECT_SOURCE_DIR}/cmake/tool_man_page.py
+                       COMMENT "Writing ${command}(1)" VERBATIM)
+    list(APPEND netprof_tool_man_pages ${page}.gz)
+  endif()
 endforeach()
+if(netprof_tool_man_pages)
+  add_custom_target(netprof_tool_man_pages ALL DEPENDS ${netprof_tool_man_pages})
+  install(FILES ${netprof_tool_man_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "No /usr/bin/python3 or gzip: the netprof-* tools' man pages are not built")
+endif()
 
 # Debian wants the licence as share/doc/PACKAGE/copyright.
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1,45 +1,73 @@
 #!/usr/bin/env bash
-# Installs, from Debian's packages, whatever netprof needs to build, test and plot that is not
-# already installed. libsodium-dev is for address-proof cookies and --key-file; libnng-dev for
-# the nng transport; cyclonedds-dev and cyclonedds-tools (idlc, ddsperf) for the dds transport;
-# libiceoryx-posh-dev and iceoryx (iox-roudi) for the iceoryx transport;
-# python3-scipy for scripts/tools/compare.py's Mann-Whitney U test. clang and
-# libclang-rt-14-dev are for scripts/setup/fuzz.sh (libFuzzer); the sanitizer runtimes
-# scripts/setup/sanitize.sh uses come with g++ (libgcc-12-dev depends on them). dpkg-dev
-# (dpkg-shlibdeps) and file are what CPack's Debian package needs to work out its Depends;
-# man-db and groff-base render netprof(1) in the packaging test (tests/package). openssh-server
-# and openssh-client are for multi-host launching (scripts/tools/launch.py) and its lab
-# (scripts/lab/lab.py, one sshd per namespace).
-# Safe to run again: it asks apt only when something is missing.
+# Installs, from Debian's packages, what netprof needs that is not already installed, at one of
+# three levels, each including the one before:
+#   --profile  build the netprof binary and run a profile (scripts/quickstart.sh): the compiler,
+#              CMake, Boost, nlohmann-json and each transport's library: libzmq3-dev and
+#              cppzmq-dev, libsodium-dev (address-proof cookies, --key-file), libnng-dev (nng),
+#              cyclonedds-dev and cyclonedds-tools (dds; idlc compiles its IDL at build time),
+#              libiceoryx-posh-dev and iceoryx (iox-roudi, which the local pair starts).
+#   --test     build and run every test (scripts/test.sh): googletest and google-benchmark,
+#              python3 with python3-zmq (the ZeroMQ stranger tests), python3-matplotlib
+#              (netprof-plot) and python3-scipy (netprof-compare's Mann-Whitney U test),
+#              iproute2 (namespaces), sockperf (the peer scripts/bench compares with), openssh-server and openssh-client (launch.py and its lab,
+#              one sshd per namespace), dpkg-dev and file (CPack's Debian package works out
+#              its Depends with them), man-db and groff-base (the packaging test renders the
+#              man pages), lintian (the packaging test checks the .deb).
+#   --all      (the default) CI's other stages too: clang and libclang-rt-14-dev for
+#              scripts/setup/fuzz.sh (libFuzzer), clang-format for scripts/setup/format.sh. The
+#              sanitizer runtimes scripts/setup/sanitize.sh uses come with g++.
+# No service is started while installing, and openssh-server, when this script is what
+# installs it, is left disabled (/etc/ssh/sshd_not_to_be_run, Debian's switch for it): the
+# lab starts its own sshd per namespace and needs no daemon on the host. Delete that file to
+# run the host's sshd. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
+
+level=all list_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --all) level=all ;;
+    --profile) level=profile ;;
+    --test) level=test ;;
+    --list) list_only=1 ;;  # print the level's packages, one a line, and install nothing
+    *) echo "install_deps.sh: unknown option '$arg' (expected --profile, --test or --all, and --list)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   g++ cmake make pkg-config
   libboost-program-options-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   libzmq3-dev cppzmq-dev
   libsodium-dev
   libnng-dev
   libiceoryx-posh-dev iceoryx
   cyclonedds-dev cyclonedds-tools
-  python3 python3-zmq
-  python3-matplotlib python3-scipy
-  iproute2
-  sockperf
-  openssh-server openssh-client
-  clang libclang-rt-14-dev clang-format
-  dpkg-dev file man-db groff-base
 )
+if [ "$level" != profile ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    python3 python3-zmq python3-matplotlib python3-scipy
+    iproute2
+    sockperf
+    openssh-server openssh-client
+    dpkg-dev file man-db groff-base lintian
+  )
+fi
+if [ "$level" = all ]; then
+  packages+=(clang libclang-rt-14-dev clang-format)
+fi
 
+if [ "$list_only" -eq 1 ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$package")
-  fi
+  installed "$package" || missing+=("$package")
 done
-
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "netprof: all build dependencies are installed"
+  echo "netprof: all $level dependencies are installed"
   exit 0
 fi
 
@@ -48,6 +76,26 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || { echo "netprof: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
   as_root=(sudo)
 fi
+
+# policy-rc.d answering 101 ("action forbidden") is how Debian's maintainer scripts are told
+# to start nothing (invoke-rc.d and deb-systemd-invoke both ask it); one already there is kept.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# written by netprof install_deps.sh for the length of one apt-get install\nexit 101\n' |
+    "${as_root[@]}" tee "$policy" >/dev/null
+  "${as_root[@]}" chmod 0755 "$policy"
+  own_policy=1
+fi
+remove_policy() { if [ "$own_policy" -eq 1 ]; then "${as_root[@]}" rm -f "$policy"; fi; }
+trap remove_policy EXIT
+if [[ " ${missing[*]} " == *" openssh-server "* ]]; then
+  "${as_root[@]}" mkdir -p /etc/ssh
+  "${as_root[@]}" touch /etc/ssh/sshd_not_to_be_run
+  echo "netprof: openssh-server is installed for the lab's own sshd; the host's ssh service stays off" \
+    "(/etc/ssh/sshd_not_to_be_run)"
+fi
+
 echo "netprof: installing ${missing[*]}"
 "${as_root[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -76,7 +76,7 @@ bool Waiter::wait_for_room() noexcept
     sched_yield();
     return true;
   case WaitStrategy::spin:
-    relax();
+    cpu_relax();
     return true;
   }
   return true;

@@ -27,6 +27,18 @@ def sanitized():
     return b"__asan_init" in content or b"__tsan_init" in content
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_DEADLINE_S = 60
+NOBODY = 65534  # "nobody" on Debian; the name may differ elsewhere, the uid is what counts
+# Runs what follows it as uid/gid 65534, in place (the PID the harness tracks is netprof's).
+AS_NOBODY = (sys.executable, "-c",
+             "import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def become_nobody():
+    """A preexec_fn: the child drops to uid/gid 65534 and no supplementary groups."""
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
 
 
 def free_udp_port():
@@ -57,12 +69,14 @@ class NetprofTestCase(unittest.TestCase):
     def json_path(self, name):
         return os.path.join(self._tmp.name, name + ".json")
 
-    def start(self, *args, json_name=None, own_group=False, prefix=(), stderr=subprocess.PIPE):
+    def start(self, *args, json_name=None, own_group=False, prefix=(), netprof=(NETPROF,),
+              stderr=subprocess.PIPE):
         """Starts netprof; returns (process, json_path or None). With `own_group` it leads a
         process group of its own, which a test may signal as a whole (os.killpg) and which
         cleanup kills as a whole. `prefix` runs it through another command (`ip netns exec NS`,
-        which execs netprof in place, so the tracked PID is netprof's own)."""
-        argv = [*prefix, NETPROF, *args]
+        which execs netprof in place, so the tracked PID is netprof's own); `netprof` is the
+        binary to run after it, or () when `prefix` names it."""
+        argv = [*prefix, *netprof, *args]
         path = None
         if json_name:
             path = self.json_path(json_name)
@@ -74,6 +88,47 @@ class NetprofTestCase(unittest.TestCase):
             return self._processes.finish(process, path, deadline_s)
         except DeadlineExceeded as error:
             self.fail(f"netprof {error}")
+
+    def netprof_anyone_may_run(self):
+        """A copy of netprof in a folder of its own (0755, removed after the test) that uid 65534
+        may run: the build folder may sit in a home no other user may enter (root's is 0700 on
+        Debian, as is every home bookworm's adduser makes). Tried in the temporary folder, then
+        in /tmp; the test is skipped, with the reason, when that user can run neither copy."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run netprof as uid 65534")
+        reasons = []
+        for parent in dict.fromkeys((tempfile.gettempdir(), "/tmp")):
+            copy = self._copy_of_netprof_in(parent)
+            reason = self._why_nobody_cannot_run(copy)
+            if reason is None:
+                return copy
+            reasons.append(f"{copy}: {reason}")
+        self.skipTest("uid 65534 cannot run a copy of netprof (" + "; ".join(reasons) +
+                      "): is every folder above it open to other users?")
+
+    def _copy_of_netprof_in(self, parent):
+        folder = tempfile.mkdtemp(prefix="netprof-e2e-anyone-", dir=parent)
+        self.addCleanup(shutil.rmtree, folder, True)
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, "netprof")
+        shutil.copy2(shutil.which(NETPROF) or NETPROF, copy)
+        os.chmod(copy, 0o755)
+        return copy
+
+    @staticmethod
+    def _why_nobody_cannot_run(copy):
+        try:
+            probe = subprocess.run([copy, "--version"], capture_output=True, text=True,
+                                   timeout=20, preexec_fn=become_nobody)
+        except OSError as error:
+            return error.strerror
+        return None if probe.returncode == 0 else f"exit {probe.returncode}"
+
+    def start_as_nobody(self, *args, json_name=None, stderr=subprocess.PIPE):
+        """start(), as uid/gid 65534, of a copy of netprof that user may reach."""
+        copy = self.netprof_anyone_may_run()
+        return self.start(*args, json_name=json_name, prefix=(*AS_NOBODY, copy), netprof=(),
+                          stderr=stderr)
 
     def run_netprof(self, *args, json_name=None, deadline_s=DEFAULT_DEADLINE_S):
         process, path = self.start(*args, json_name=json_name)

@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NetprofTestCase
+from netprof_test_case import NOBODY, NetprofTestCase, become_nobody
 from test_faults import FaultTestCase, free_tcp_port
 
 DEADLINE_S = 40
@@ -29,7 +29,6 @@ DEADLINE_S = 40
 GIVE_UP_S = 3
 RUNTIME = 3
 USAGE = 2
-NOBODY = 65534
 SHORTFALL = re.compile(r"^sent ([\d,]+) messages at ([\d,]+) msg/s; --send-hz asked for "
                        r"1,000,000,000 \(300,000,000 over 0\.3 s\): the publisher could not "
                        r"keep up$")
@@ -193,14 +192,10 @@ class JsonInADirectoryThatCannotTakeANewFileTest(NetprofTestCase):
             f.write("{}\n")
         os.chown(report, NOBODY, NOBODY)
 
-        def as_nobody():
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-
-        result = subprocess.run([NETPROF, "-u", "127.0.0.1:1", "--json", report],
+        netprof = self.netprof_anyone_may_run()
+        result = subprocess.run([netprof, "-u", "127.0.0.1:1", "--json", report],
                                 capture_output=True, text=True, timeout=10,
-                                preexec_fn=as_nobody)
+                                preexec_fn=become_nobody)
         self.assertEqual(result.returncode, USAGE, result.stderr)
         self.assertEqual(result.stderr, f"netprof: invalid value '{report}' for --json: cannot "
                          f"replace it: directory '{directory}' is not writable (Permission "

@@ -20,11 +20,10 @@ import sys
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NetprofTestCase
+from netprof_test_case import NETPROF, NetprofTestCase, become_nobody
 
 USAGE = 2
 RUNTIME = 3
-NOBODY = 65534
 HEADER = 52
 # A modest rate that a loaded 2-core machine carries without loss.
 MODEST = ["--send-hz", "2000", "-t", "0.5", "--warmup-time", "0.1"]
@@ -213,20 +212,14 @@ class BadInputTest(MqTestCase):
                          r"would take about \d+ B of RLIMIT_MSGQUEUE \(ulimit -q, 1000 B\), "
                          r".*give a smaller --mq-depth or raise ulimit -q\n$")
 
-    @unittest.skipUnless(os.geteuid() == 0, "needs root to run netprof as uid 65534")
     def test_depth_beyond_msg_max_without_cap_sys_resource(self):
         msg_max = mqueue_limit("msg_max")
         if msg_max >= 65536:
             self.skipTest("fs.mqueue.msg_max is at the hard limit")
-
-        def as_nobody():
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-
-        result = subprocess.run([NETPROF, "-i", "0", "--mq", self.run_name(0), "--mq-depth",
+        netprof = self.netprof_anyone_may_run()
+        result = subprocess.run([netprof, "-i", "0", "--mq", self.run_name(0), "--mq-depth",
                                  str(msg_max + 1)], capture_output=True, text=True, timeout=20,
-                                preexec_fn=as_nobody)
+                                preexec_fn=become_nobody)
         self.assertEqual(result.returncode, USAGE, result.stderr)
         self.assertEqual(result.stderr, f"netprof: --mq-depth {msg_max + 1} is deeper than the "
                          f"kernel allows this process: fs.mqueue.msg_max is {msg_max} without "

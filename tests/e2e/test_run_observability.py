@@ -14,7 +14,6 @@ from netprof_test_case import NetprofTestCase
 DEADLINE_S = 30
 # Counted and paced, so every run sends the same messages and loopback loses none of them.
 COUNTED = ["--count", "4000", "--send-hz", "20000", "--warmup-time", "0.1"]
-NOBODY = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
 
 
 class ResourcesTest(NetprofTestCase):
@@ -79,7 +78,7 @@ class PriorityTest(NetprofTestCase):
         for option, reason in ((["--nice", "-5"], "RLIMIT_NICE"),
                                (["--rt-priority", "10"], "RLIMIT_RTPRIO")):
             with self.subTest(option=option):
-                process, _ = self.start("--local-pair", "-t", "0.3", *option, prefix=NOBODY)
+                process, _ = self.start_as_nobody("--local-pair", "-t", "0.3", *option)
                 result = self.finish(process, None, DEADLINE_S)
                 self.assertEqual(result.returncode, 3, result.stderr)
                 self.assertIn(reason, result.stderr)

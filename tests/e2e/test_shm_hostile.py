@@ -9,25 +9,17 @@ it. Every file made here is removed when its test ends, whatever happened.
 
 import os
 import re
-import shutil
 import struct
-import sys
-import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF
+from netprof_test_case import NOBODY
 from test_shm import ShmTestCase
 
-NOBODY = 65534
 RUNTIME = 3
 # --wait for every process here: a refusal must come long before it.
 WAIT = "20"
 PROMPT_S = 5  # "at once", on a loaded 2-core machine
-# Runs what follows it as uid/gid 65534, in place (the PID the harness tracks is netprof's).
-AS_NOBODY = (sys.executable, "-c",
-             "import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); "
-             "os.execv(sys.argv[1], sys.argv[1:])")
 SEGMENT_MAGIC = 0x314d48534652504e  # "NPRFSHM1"
 
 
@@ -62,16 +54,6 @@ class HostileShmTestCase(ShmTestCase):
         self.assertEqual(len(lines), 1, result.stderr)
         self.assertRegex(lines[0], "^netprof: " + pattern + "$")
         self.assertLess(seconds, PROMPT_S, f"took {seconds:.1f} s, not refused at once")
-
-    def netprof_anyone_may_run(self):
-        """A copy of the binary in a folder every user may enter: the build's may not be."""
-        folder = tempfile.mkdtemp(prefix="netprof-e2e-shared-")
-        self.addCleanup(shutil.rmtree, folder, True)
-        os.chmod(folder, 0o755)
-        copy = os.path.join(folder, "netprof")
-        shutil.copy2(shutil.which(NETPROF) or NETPROF, copy)
-        os.chmod(copy, 0o755)
-        return copy
 
 
 class FifoTest(HostileShmTestCase):
@@ -163,10 +145,8 @@ class ForeignSegmentTest(HostileShmTestCase):
         # Was: "no publisher was heard within --wait", after waiting all of it.
         name, path = self.segment()
         fake_segment(path, owner_pid=os.getpid())  # root's, 0600
-        netprof = self.netprof_anyone_may_run()
         start = time.monotonic()
-        process = self._processes.start([*AS_NOBODY, netprof, "-i", "1", "--shm", name,
-                                         "--wait", WAIT])
+        process, _ = self.start_as_nobody("-i", "1", "--shm", name, "--wait", WAIT)
         result = self.finish(process, deadline_s=15)
         self.assert_refused_at_once(result, time.monotonic() - start, re.escape(
             f"permission denied opening {path}: it belongs to root (uid 0), mode 0600"))

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs a netprof .deb with apt, as on a clean Debian, inside the private mount namespace
-# test_deb.py runs this in (unshare --mount --propagation private), then runs the installed
-# files. /usr, /etc and /var are overlays whose changes live in a tmpfs, so the host's own are
-# never written; the source and build folders are hidden under empty tmpfs mounts, so the
-# installed files can use nothing from them. Dies at the first failure, naming it.
+# test_deb.py runs this in (unshare --mount --propagation private), runs the installed files,
+# then removes the package and checks it left nothing (no __pycache__). /usr, /etc and /var are
+# overlays whose changes live in a tmpfs, so the host's own are never written; the source and
+# build folders are hidden under empty tmpfs mounts, so the installed files can use nothing
+# from them. Dies at the first failure, naming it.
 #   install_in_namespace.sh DEB WORK_DIR HIDDEN_DIR...
 set -euo pipefail
 deb="$1" work="$2"
@@ -41,4 +42,23 @@ test -s "$work/sweep/sweep.csv"
 
 step "man netprof: $(man -w netprof)"
 test "$(man -w netprof)" = /usr/share/man/man1/netprof.1.gz
-echo "== package: installed and ran"
+test "$(man -w netprof-sweep)" = /usr/share/man/man1/netprof-sweep.1.gz
+
+step "netprof-compare without scipy says what is missing"
+if ! /usr/bin/python3 -c "import scipy" 2>/dev/null; then
+  set +e
+  netprof-compare --baseline "$work/sweep/sweep.csv" --contender "$work/sweep/sweep.csv" 2>"$work/compare.err"
+  status=$?
+  set -e
+  cat "$work/compare.err"
+  test "$status" -eq 2
+  grep -q "python3-scipy" "$work/compare.err"
+fi
+
+step "apt-get remove netprof leaves nothing under /usr/share/netprof"
+DEBIAN_FRONTEND=noninteractive timeout 120 apt-get remove -y -q netprof
+if [ -e /usr/share/netprof ]; then
+  echo "left behind:" && find /usr/share/netprof
+  exit 1
+fi
+echo "== package: installed, ran and removed"

@@ -1,0 +1,40 @@
+# pkg_check_modules with an imported target whose flags are the same on every configure.
+# CMake's FindPkgConfig (3.22-3.25 at least) moves "-isystem DIR" from CFLAGS_OTHER to
+# INCLUDE_DIRS on the configure that runs pkg-config, but caches the unmoved lists; the next
+# configure builds the target from the cache, so DIR moves from CXX_INCLUDES to CXX_FLAGS and
+# every object using the target recompiles (libzmq.pc has -isystem /usr/include/mit-krb5).
+# Here the target always gets the -isystem directories as system include directories.
+find_package(PkgConfig REQUIRED)
+
+function(netprof_pkg_config_target prefix)
+  pkg_check_modules(${prefix} REQUIRED IMPORTED_TARGET GLOBAL ${ARGN})
+  set(target PkgConfig::${prefix})
+  get_target_property(options ${target} INTERFACE_COMPILE_OPTIONS)
+  if(NOT options)
+    return()
+  endif()
+  set(kept "")
+  set(system_dirs "")
+  set(next_is_dir FALSE)
+  foreach(option IN LISTS options)
+    if(next_is_dir)
+      list(APPEND system_dirs "${option}")
+      set(next_is_dir FALSE)
+    elseif(option STREQUAL "-isystem")
+      set(next_is_dir TRUE)
+    elseif(option MATCHES "^-isystem(.+)$")
+      list(APPEND system_dirs "${CMAKE_MATCH_1}")
+    else()
+      list(APPEND kept "${option}")
+    endif()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY INTERFACE_COMPILE_OPTIONS "${kept}")
+  get_target_property(dirs ${target} INTERFACE_INCLUDE_DIRECTORIES)
+  if(dirs)
+    list(REMOVE_ITEM system_dirs ${dirs})
+  endif()
+  if(NOT system_dirs)
+    return()
+  endif()
+  set_property(TARGET ${target} APPEND PROPERTY INTERFACE_INCLUDE_DIRECTORIES ${system_dirs})
+endfunction()
