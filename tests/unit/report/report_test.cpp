@@ -915,11 +915,10 @@ TEST(TextReport, CrossClockFiguresAreLabelledWithTheirSourceAndBound)
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
-  EXPECT_EQ(keys_of(sut),
-            (std::set<std::string>{"messages_sent", "measured_seconds", "probes_sent",
-                                   "echoes_received", "echoes_late", "echo_bytes_per_echo",
-                                   "challenges_sent", "send_accounting", "latency",
-                                   "pacer_lateness_ns"}));
+  EXPECT_EQ(keys_of(sut), (std::set<std::string>{
+                              "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
+                              "echoes_late", "echo_bytes_per_echo", "challenges_sent",
+                              "send_accounting", "latency", "pacer_lateness_ns"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);
