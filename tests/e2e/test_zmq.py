@@ -222,7 +222,7 @@ class CommandLineTest(ZmqTestCase):
         self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
 
     def test_help_describes_the_zmq_options(self):
-        result = self.run_netprof("--help", deadline_s=DEADLINE_S)
+        result = self.run_netprof("--help", "zmq", deadline_s=DEADLINE_S)
         self.assertEqual(result.returncode, 0)
         for text in ["--zmq endpoint", "inproc://", "--zmq-io-threads", "--zmq-nodrop"]:
             self.assertIn(text, result.stdout)
