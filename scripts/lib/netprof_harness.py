@@ -464,20 +464,27 @@ def stop_stragglers(processes):
             process.wait()
 
 
+def read_json(path):
+    """The JSON document at `path`, or None when it is empty or is not JSON netprof_input
+    accepts (it says what)."""
+    try:
+        text = loader.read_text(path)
+        return loader.parse_json(text, path) if text.strip() else None
+    except loader.InputError:
+        return None
+
+
 def read_report(path):
     """The JSON report, or None: netprof leaves an empty file when it stops before running,
     and a file that is not a report it could have written (netprof_input says what) is none
     either, so the tools' figures never trip over it."""
-    try:
-        text = loader.read_text(path)
-        if not text.strip():
-            return None
-        report = loader.parse_json(text, path)
-        if "publisher" in report:
+    report = read_json(path)
+    if isinstance(report, dict) and "publisher" in report:
+        try:
             loader.check_publisher_report(report, path)
-        return report
-    except loader.InputError:
-        return None
+        except loader.InputError:
+            return None
+    return report
 
 
 def finish_stderr(process):

@@ -69,7 +69,8 @@ def run(netprof, spec, hosts, ssh_config, out_dir, stem):
 
 
 def outcome_of(done, point_dir, started):
-    merged = harness.read_report(os.path.join(point_dir, "merged.json"))
+    # The launcher's merged report: each role's entry holds that role's own report.
+    merged = harness.read_json(os.path.join(point_dir, "merged.json"))
     if not isinstance(merged, dict) or not isinstance(merged.get("publisher"), dict):
         words = done.stderr.strip().splitlines()
         return failed(f"launch.py exited {done.returncode}: "
