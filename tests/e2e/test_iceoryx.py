@@ -192,9 +192,12 @@ class WithARunningRoudi(RunningRoudi, IceoryxTestCase):
         subscriber, _ = self.start("-i", "1", *common)
         runtime_files = [f"/tmp/netprof_{subscriber.pid}_1{end}" for end in ("", ".lock")]
         self.addCleanup(lambda: [os.unlink(f) for f in runtime_files if os.path.exists(f)])
-        # Receiving: it spent a fifth of a second on the CPU (the publisher sends at full speed
-        # and waits on its queue whenever it is full).
-        wait_until(lambda: cpu_seconds(subscriber.pid) >= 0.2, 10, "the subscriber did not run")
+        # Receiving: both spent time on the CPU that only the measured phase explains (the
+        # publisher blocks until a subscriber joins, then sends at full speed and waits on its
+        # queue whenever it is full). The subscriber's CPU alone is not enough: under ASan its
+        # start-up takes a fifth of a second before it has announced itself.
+        wait_until(lambda: cpu_seconds(subscriber.pid) >= 0.2 and cpu_seconds(publisher.pid) >= 0.5,
+                   10, "the publisher never sent to the subscriber")
         subscriber.kill()
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
