@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <optional>
 #include <random>
 #include <vector>
@@ -74,7 +75,7 @@ public:
 
 private:
   bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
-  bool make_room_for_full_echoes() noexcept;
+  void make_room_for_full_echoes() noexcept;
   void on_challenge(const wire::Header& header, PeerHandle sender) noexcept;
   bool addressed_to_us(const wire::Header& header) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
@@ -210,7 +211,8 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
     m_run->run_id = header.run_id;
     m_run->end_token = wire::carried_secret(header);
     m_run->described = wire::decode_run_description(payload, m_run->description);
-    return make_room_for_full_echoes();
+    make_room_for_full_echoes();
+    return true;
   }
   // While our publisher talks, an acknowledgement from another one (two publishers on one
   // medium both answering our first hello) does not take us away from it: it tells of a
@@ -233,21 +235,22 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
   m_run->end_token = wire::carried_secret(header);
   m_run->described = wire::decode_run_description(payload, m_run->description);
   m_seeking = false;
-  return make_room_for_full_echoes();
+  make_room_for_full_echoes();
+  return true;
 }
 
 // The run's probes may be larger than this process's own -s: the full echo's buffer is made
 // as large as the run's payload here, at a control event, so the echo never allocates.
-bool Subscriber::make_room_for_full_echoes() noexcept
+void Subscriber::make_room_for_full_echoes() noexcept
 {
   if (!m_run->described || m_run->description.payload_size > m_largest_message)
-    return true; // a probe larger than the buffer gets the record echo (see echo())
+    return; // a probe larger than the buffer gets the record echo (see echo())
   try {
     m_full_echo.reserve_payload(
         wire::full_echo_payload_size(static_cast<std::size_t>(m_run->description.payload_size)));
-  } catch (...) {
+  } catch (const std::bad_alloc&) {
+    // Without the room, probes get the record echo, and the report's bytes per echo says so.
   }
-  return true;
 }
 
 // A publisher's acknowledgement names the process it answers by its instance tag: one naming
