@@ -1,4 +1,4 @@
-#include "core/run.hpp"
+#include "core/process/run.hpp"
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 """End-to-end: --key-file, a shared secret that authenticates every control message.
 
 With a key, hellos, challenges, acknowledgements, END, final counters and final_ack end with a
-MAC (src/core/control_authentication.hpp); a message without a valid one is refused, so even an
+MAC (src/core/protocol/control_authentication.hpp); a message without a valid one is refused, so even an
 on-path forger who reads the run id and the end token can neither join, end nor skew a run.
 The file is checked as ssh checks a private key.
 """

@@ -1,5 +1,5 @@
 // libFuzzer target: the handshake's messages as the core reads them (include/netprof/wire.hpp,
-// "Address proof"; src/core/control_authentication.hpp). For any received message:
+// "Address proof"; src/core/protocol/control_authentication.hpp). For any received message:
 //  - without a key, it may be read exactly when it carries no MAC, and is read whole;
 //  - with a key, a control message is read only with a valid MAC, and loses it; data and
 //    echoes never carry one;
@@ -13,10 +13,10 @@
 
 #include "fuzz_input.hpp"
 
-#include "core/address_proof.hpp"
-#include "core/control_authentication.hpp"
-#include "core/counter_plausibility.hpp"
-#include "core/foreign_runs.hpp"
+#include "core/protocol/address_proof.hpp"
+#include "core/protocol/control_authentication.hpp"
+#include "core/protocol/counter_plausibility.hpp"
+#include "core/protocol/foreign_runs.hpp"
 
 #include <netprof/wire.hpp>
 

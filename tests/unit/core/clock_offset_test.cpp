@@ -3,8 +3,8 @@
 // corrected by the offset at report time. Synthetic exchanges with a known offset and known
 // (asymmetric) delays on each side.
 
-#include "core/clock_offset.hpp"
-#include "core/cross_clock_timer.hpp"
+#include "core/measuring/clock_offset.hpp"
+#include "core/measuring/cross_clock_timer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Final counters that could not be true of the run are refused (docs/hostile-input.md,
 // "Joining a run"); real ones of every shape pass.
 
-#include "core/counter_plausibility.hpp"
+#include "core/protocol/counter_plausibility.hpp"
 
 #include <gtest/gtest.h>
 

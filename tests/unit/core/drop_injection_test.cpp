@@ -1,4 +1,4 @@
-#include "core/drop_injection.hpp"
+#include "core/measuring/drop_injection.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // is young, thinning out as it ages, never further apart than the cap; so an echo is handed
 // over at most max(2 us, min(round trip / 16, 50 us)) after it arrived.
 
-#include "core/echo_poll_cadence.hpp"
+#include "core/measuring/echo_poll_cadence.hpp"
 
 #include <gtest/gtest.h>
 

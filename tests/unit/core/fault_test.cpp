@@ -2,9 +2,9 @@
 // message of another run arrives. Real publisher and subscriber loops (threads) over the
 // in-memory link; a "kill" severs a role's endpoint, so its goodbyes are never heard.
 
-#include "core/membership.hpp"
-#include "core/publisher.hpp"
-#include "core/subscriber.hpp"
+#include "core/roles/membership.hpp"
+#include "core/roles/publisher.hpp"
+#include "core/roles/subscriber.hpp"
 #include "in_memory_link.hpp"
 #include "role_thread.hpp"
 #include "severable_endpoint.hpp"

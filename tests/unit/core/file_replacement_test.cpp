@@ -1,7 +1,7 @@
 // replace_file: the --json report replaces the old one whole, or leaves it alone. A full disk,
 // which needs root to stage, is in tests/e2e/test_honest_figures.py.
 
-#include "core/file_replacement.hpp"
+#include "core/process/file_replacement.hpp"
 
 #include <netprof/errors.hpp>
 

@@ -6,9 +6,9 @@
 // loops (threads) over the in-memory link; the forger pushes its messages straight into the link's
 // queues.
 
-#include "core/local_pair.hpp"
-#include "core/publisher.hpp"
-#include "core/subscriber.hpp"
+#include "core/process/local_pair.hpp"
+#include "core/roles/publisher.hpp"
+#include "core/roles/subscriber.hpp"
 #include "in_memory_link.hpp"
 #include "role_thread.hpp"
 

@@ -1,5 +1,5 @@
-#include "core/interval_meter.hpp"
-#include "core/interval_reporter.hpp"
+#include "core/measuring/interval_meter.hpp"
+#include "core/measuring/interval_reporter.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/live_status.hpp"
+#include "core/roles/live_status.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // and adds what it fixes itself. Parsing a child's arguments again must give back the user's
 // settings, or the pair would measure something else.
 
-#include "core/local_pair.hpp"
+#include "core/process/local_pair.hpp"
 
 #include <netprof/cli.hpp>
 

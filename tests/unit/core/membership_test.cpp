@@ -2,8 +2,8 @@
 // Each test is one thing a user relies on: who is counted in the report, and that nobody
 // becomes a subscriber (or retires one) by naming an id.
 
-#include "core/membership.hpp"
-#include "core/result_collection.hpp"
+#include "core/roles/membership.hpp"
+#include "core/roles/result_collection.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The paced publisher's waiting decisions (--pace) and the hybrid margin it learns.
 
-#include "core/pace_wait.hpp"
+#include "core/scheduling/pace_wait.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The core's protocol and accounting, run as a real publisher and subscriber (two threads)
 // over an in-memory link that can drop, duplicate and inject messages.
 
-#include "core/publisher.hpp"
-#include "core/subscriber.hpp"
+#include "core/roles/publisher.hpp"
+#include "core/roles/subscriber.hpp"
 #include "in_memory_link.hpp"
 
 #include <netprof/wire.hpp>

@@ -3,8 +3,8 @@
 // What the threaded protocol tests share: a role (publisher or subscriber loop) on a thread of
 // its own, the paced configuration they run, and a message built from a bare header.
 
-#include "core/publisher.hpp"
-#include "core/subscriber.hpp"
+#include "core/roles/publisher.hpp"
+#include "core/roles/subscriber.hpp"
 #include "severable_endpoint.hpp"
 
 #include <netprof/wire.hpp>

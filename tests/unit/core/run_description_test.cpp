@@ -1,7 +1,7 @@
 // A subscriber reports the run its publisher describes, and names only the settings it was
 // given with another value.
 
-#include "core/run_description.hpp"
+#include "core/protocol/run_description.hpp"
 
 #include <gtest/gtest.h>
 

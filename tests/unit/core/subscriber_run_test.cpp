@@ -1,7 +1,7 @@
 // A subscriber's one-way latency: its receive time minus the send stamp a data message carries.
 // The stamp comes off the wire, so any value a forger can put there must be recorded safely.
 
-#include "core/subscriber_run.hpp"
+#include "core/roles/subscriber_run.hpp"
 
 #include <gtest/gtest.h>
 

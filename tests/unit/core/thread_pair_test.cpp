@@ -4,8 +4,8 @@
 // up there. gtest_discover_tests runs each test in a process of its own, so one may set the
 // process's stop flag.
 
-#include "core/stop_flag.hpp"
-#include "core/thread_pair.hpp"
+#include "core/process/stop_flag.hpp"
+#include "core/process/thread_pair.hpp"
 
 #include <netprof/cli.hpp>
 

@@ -1,7 +1,7 @@
 // Both roles' verdicts from facts alone: what the user reads under "Problems:" and "Warnings:",
 // and the exit status a script sees.
 
-#include "core/verdict.hpp"
+#include "core/roles/verdict.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // program does; poll-then-block looks a few times without blocking while messages keep
 // arriving, and blocks at once after a quiet wait. Waiting for room follows the strategy too.
 
-#include "core/waiting.hpp"
+#include "core/scheduling/waiting.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,215 @@
+#include "core/process/role_command.hpp"
+
+#include "core/protocol/control_authentication.hpp"
+#include "core/scheduling/cpu_pinning.hpp"
+#include "core/process/file_replacement.hpp"
+#include "core/roles/live_status.hpp"
+#include "core/scheduling/process_usage.hpp"
+#include "core/roles/publisher.hpp"
+#include "core/scheduling/scheduler_load.hpp"
+#include "core/scheduling/scheduling_priority.hpp"
+#include "core/roles/subscriber.hpp"
+#include "core/scheduling/timer_slack.hpp"
+#include "core/roles/verdict.hpp"
+
+#include "cli/version.hpp"
+
+#include <netprof/errors.hpp>
+#include <netprof/report.hpp>
+#include <netprof/wire.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace netprof {
+
+namespace {
+
+int code(ExitStatus status)
+{
+  return static_cast<int>(status);
+}
+
+// One write per line: std::cerr is unbuffered, so each << would be a write of its own, and two
+// processes sharing the terminal (a local pair's) could interleave within a line.
+void print_error(std::ostream& err, const std::string& message)
+{
+  err << ("netprof: " + message + "\n");
+}
+
+// Written only at the end, so a run that never reports leaves no empty file behind (the path
+// was checked while parsing, so an unwritable one fails before the run), and written whole or
+// not at all, so a full disk leaves the last report as it was.
+bool write_json_output(const std::string& path, const RunReport& report, std::ostream& err)
+{
+  try {
+    replace_file(path, report_to_json(report).dump(2) + "\n");
+    return true;
+  } catch (const TransportError& error) {
+    print_error(err, "cannot write --json file '" + path + "': " + error.what());
+    return false;
+  }
+}
+
+double expected_seconds(const RunConfig& config)
+{
+  return config.count ? 0.0 : config.warmup_seconds + config.test_seconds;
+}
+
+// The largest control message either role reads, so a transport can refuse anything larger
+// from a stranger where no data arrives: final counters (to the publisher) or the
+// acknowledgement with its run description (to a subscriber), with a MAC under --key-file.
+// Keep it in step with the kinds in wire.hpp. Echoes (header and stamps) are read by the
+// publisher through the same limits, so they must never be the largest.
+std::size_t largest_control_message(const RunConfig& config)
+{
+  static_assert(wire::echo_stamps_size < wire::final_counters_with_addendum_size,
+                "an echo must fit wherever final counters fit");
+  const std::size_t mac = config.shared_secret.empty() ? 0 : ControlAuthentication::tag_size;
+  // --echo full: the publisher reads echoes as large as its probes through the same limits.
+  const std::size_t full_echo = config.role == Role::publisher && config.echo == EchoSize::full
+                                    ? wire::full_echo_payload_size(config.payload_size)
+                                    : 0;
+  return wire::header_size + std::max({wire::final_counters_with_addendum_size + mac,
+                                       wire::run_description_size + mac, full_echo});
+}
+
+// What the process and its host were like while it ran, which may explain its figures.
+void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_before,
+                       const SchedulerSample& scheduler_before)
+{
+  report.usage = measure_process_usage(report.config.pair_layout);
+  report.steal_percent = steal_percent(cpu_before, read_cpu_times());
+  report.scheduler = scheduler_load(scheduler_before, sample_scheduler(report.config.pair_layout));
+  if (report.scheduler) {
+    if (auto warning =
+            overload_warning(*report.scheduler, report.steal_percent, report.config.wait_strategy))
+      report.warnings.push_back(std::move(*warning));
+  }
+  report.host = collect_host_facts();
+  report.version = NETPROF_VERSION;
+  report.build_type = NETPROF_BUILD_TYPE;
+  report.commit = cli::git_commit();
+  if (report.build_type == std::string("Debug"))
+    report.warnings.push_back("this netprof is a Debug build: it adds its own slowness to every "
+                              "figure; measure with a Release build");
+}
+
+// Where the status line says a role waits: a publisher at its own address, a subscriber for
+// the publisher it says hello to.
+StatusContext status_context(const RunConfig& config, const EndpointFacts& facts)
+{
+  const std::vector<std::string>& addresses =
+      config.role == Role::subscriber && !facts.peer_addresses.empty() ? facts.peer_addresses
+                                                                       : facts.local_addresses;
+  std::string where;
+  for (const std::string& address : addresses)
+    where += (where.empty() ? "" : ", ") + address;
+  return {where, config.wait_seconds};
+}
+
+RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop)
+{
+  LiveCounters live;
+  std::optional<StatusLine> status_line;
+  if (StatusLine::wanted(config.quiet, expected_seconds(config)))
+    status_line.emplace(live, status_context(config, endpoint.facts()));
+  return config.role == Role::publisher ? run_publisher(config, endpoint, stop, live)
+                                        : run_subscriber(config, endpoint, stop, live);
+}
+
+EndpointRequest endpoint_request(const RunConfig& config)
+{
+  EndpointRequest request;
+  request.role = config.role;
+  request.id = config.id;
+  request.queue_length_bytes = config.queue_length;
+  request.message_size = wire::header_size + config.payload_size;
+  request.header_bytes = wire::header_size;
+  request.largest_control_message = largest_control_message(config);
+  request.subscribers = config.subscribers;
+  request.qos = config.qos;
+  return request;
+}
+
+} // namespace
+
+int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, std::ostream& out,
+                     std::ostream& err)
+{
+  const RunConfig& config = parsed.config;
+  // The calling thread's CPU and priority: under --local-pair --threads, this role's thread only.
+  if (!config.cpus.empty())
+    pin_to_cpu(config.cpus.front());
+  apply_scheduling_priority(config);
+  // Per thread, like the pinning: under --local-pair --threads, this role's thread.
+  use_minimal_timer_slack();
+  const EndpointRequest request = endpoint_request(config);
+  EffectiveQos qos = parsed.transport->effective_qos(request);
+  qos.requested = request.qos;
+  const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
+  const EndpointFacts facts = endpoint->facts();
+  check_payload(config, facts);
+  if (hooks.ready)
+    hooks.ready(); // the local pair starts the subscriber only now
+
+  const std::optional<CpuTimes> cpu_before = read_cpu_times();
+  const SchedulerSample scheduler_before = sample_scheduler(config.pair_layout);
+  RoleResult result = run_role(config, *endpoint, hooks.stop);
+  RunReport& report = result.report;   // its settings: the run's, as its role knows them
+  report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
+  report.endpoint.qos = std::move(qos);
+  add_transport_diagnoses(report);
+  add_process_facts(report, cpu_before, scheduler_before);
+
+  std::ostream& text_out = json_on_stdout(config) ? err : out;
+  if (!config.quiet) {
+    if (config.report_format == ReportFormat::madara)
+      write_madara_report(text_out, report);
+    else
+      write_text_report(text_out, report);
+  }
+  text_out.flush();
+  if (json_on_stdout(config))
+    out << report_to_json(report).dump(2) << "\n" << std::flush;
+  else if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
+    return code(ExitStatus::runtime);
+  return code(result.status);
+}
+
+int run_role_arguments(const std::vector<std::string>& args, PairLayout layout,
+                       const RoleHooks& hooks, std::ostream& out, std::ostream& err)
+{
+  return exit_status_of(err, [&] {
+    TransportRegistry registry;
+    register_builtin_transports(registry);
+    std::vector<const char*> argv = {"netprof"};
+    for (const std::string& arg : args)
+      argv.push_back(arg.c_str());
+    const ParsedCommandLine parsed =
+        parse_command_line(static_cast<int>(argv.size()), argv.data(), registry, layout);
+    return run_role_command(parsed, hooks, out, err);
+  });
+}
+
+int exit_status_of(std::ostream& err, const std::function<int()>& body)
+{
+  try {
+    return body();
+  } catch (const UsageError& error) {
+    print_error(err, error.what());
+    return code(ExitStatus::usage);
+  } catch (const std::exception& error) {
+    // Also what the system refuses while a command line is worked out (a free port to pick
+    // for the local pair, under a descriptor limit): a runtime error, not a crash.
+    print_error(err, error.what());
+    return code(ExitStatus::runtime);
+  }
+}
+
+} // namespace netprof

@@ -1,0 +1,364 @@
+#include "core/roles/publisher.hpp"
+
+#include "core/protocol/address_proof.hpp"
+#include "core/protocol/control_sender.hpp"
+#include "core/protocol/counter_plausibility.hpp"
+#include "core/measuring/echo_timing.hpp"
+#include "core/measuring/interval_reporter.hpp"
+#include "core/roles/membership.hpp"
+#include "core/roles/result_collection.hpp"
+#include "core/protocol/run_description.hpp"
+#include "core/roles/send_loop.hpp"
+#include "core/roles/verdict.hpp"
+#include "core/scheduling/waiting.hpp"
+
+#include <netprof/histogram.hpp>
+#include <netprof/wire.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+
+namespace netprof {
+
+namespace {
+
+constexpr std::size_t distribution_bins = 16;
+// As often as a subscriber says hello.
+constexpr auto invitation_interval = std::chrono::milliseconds(100);
+
+// What the publisher does about one message from a subscriber, once decided.
+struct Reply {
+  bool rejected = false;
+  bool adopt_sender = false;               // start sending to the message's sender
+  std::optional<wire::MessageKind> answer; // sent to the sender's id, after adopting it
+
+  static Reply rejection() noexcept { return Reply{true, false, std::nullopt}; }
+  static Reply nothing() noexcept { return Reply{false, false, std::nullopt}; }
+  static Reply answering(wire::MessageKind kind, bool adopt_sender) noexcept
+  {
+    return Reply{false, adopt_sender, kind};
+  }
+};
+
+// The publisher's whole test, in phases: wait for subscribers (membership), warm up and measure
+// (the send loop), end and collect the final counters (result collection). This class routes
+// the back channel to those pieces, carries out their decisions on the endpoint, and hands
+// the facts to the verdict.
+class Publisher final : public MessageSink {
+public:
+  Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
+      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_run_id(random_nonzero_u64()), m_authentication(config.shared_secret),
+        m_waiter(endpoint, *this, config.wait_strategy, stop),
+        m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
+        m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
+        m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
+        m_collection(config, endpoint, *this, m_control, stop, m_run_id)
+  {
+    if (config.interval_seconds) {
+      m_intervals = std::make_unique<IntervalMeter>(from_seconds(*config.interval_seconds));
+      m_sender.measure_intervals(m_intervals.get());
+      m_echoes.measure_intervals(m_intervals.get());
+    }
+  }
+
+  RoleResult run();
+  void on_message(const Delivery& delivery) noexcept override;
+
+private:
+  bool wait_for_subscribers();
+  Reply on_hello(const wire::Header& header, PeerHandle sender, Clock::time_point now) noexcept;
+  Reply on_echo(const wire::Header& header, std::span<const std::byte> payload,
+                Clock::time_point now) noexcept;
+  Reply on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
+                          Clock::time_point now) noexcept;
+  CounterLimits counter_limits(Clock::time_point now) const noexcept;
+  PublisherFacts facts(bool subscribers_arrived) const;
+  RoleResult make_result(bool subscribers_arrived) const;
+
+  const RunConfig& m_config;
+  Endpoint& m_endpoint;
+  const StopFlag& m_stop;
+  LiveCounters& m_live;
+  const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
+  const AddressProof m_proof;
+  const ControlAuthentication m_authentication;
+  Waiter m_waiter;
+  ControlSender m_control;
+  Membership m_members;
+  EchoTimer m_echoes;
+  SendLoop m_sender;
+  ResultCollection m_collection;
+  std::unique_ptr<IntervalMeter> m_intervals; // --interval
+  std::vector<IntervalFigures> m_interval_figures;
+  std::uint64_t m_rejected = 0;
+  ForeignRuns m_foreign; // messages of another run, among the rejected
+  std::uint64_t m_challenges = 0;
+  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
+  // The payload of a full echo of this run's probes; never matched under --echo record.
+  const std::size_t m_full_echo_payload = m_config.echo == EchoSize::full
+                                              ? wire::full_echo_payload_size(m_config.payload_size)
+                                              : std::numeric_limits<std::size_t>::max();
+  std::uint64_t m_echo_bytes = 0; // of the echoes taken as round trips, headers included
+  bool m_transport_failed = false;
+};
+
+} // namespace
+
+RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                         LiveCounters& live)
+{
+  return Publisher(config, endpoint, stop, live).run();
+}
+
+void Publisher::on_message(const Delivery& delivery) noexcept
+{
+  // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
+  const auto arrived = Clock::now();
+  wire::Header header;
+  std::span<const std::byte> message = delivery.bytes;
+  if (wire::decode_header(message, header) != wire::DecodeError::none) {
+    ++m_rejected;
+    return;
+  }
+  if (!m_authentication.open(header, message)) {
+    ++m_rejected;
+    ++m_unauthenticated;
+    return;
+  }
+  if (of_another_run(header, m_run_id)) {
+    // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
+    // counted, never taken for this run's.
+    m_foreign.count(header, header.kind == wire::MessageKind::data ||
+                                header.kind == wire::MessageKind::echo);
+    ++m_rejected;
+    return;
+  }
+  if (header.sender_id == 0) {
+    // On a shared medium the publisher hears its own traffic (its challenges carry no run);
+    // anything else from id 0 is another publisher, which is not ours to trust.
+    if (header.run_id != m_run_id && header.kind != wire::MessageKind::challenge)
+      ++m_rejected;
+    return;
+  }
+  Reply reply = Reply::rejection();
+  switch (header.kind) {
+  case wire::MessageKind::hello:
+    reply = on_hello(header, delivery.sender, arrived);
+    break;
+  case wire::MessageKind::echo:
+    reply = on_echo(header, message.subspan(wire::header_size), arrived);
+    break;
+  case wire::MessageKind::final_counters:
+    reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
+    break;
+  default:
+    break;
+  }
+  if (reply.rejected)
+    ++m_rejected;
+  if (reply.adopt_sender)
+    m_endpoint.adopt_peer(delivery.sender);
+  if (reply.answer)
+    m_control.send(*reply.answer, header.sender_id, wire::instance_tag(header));
+}
+
+Reply Publisher::on_hello(const wire::Header& header, PeerHandle sender,
+                          Clock::time_point now) noexcept
+{
+  if (header.run_id != 0 && header.run_id != m_run_id)
+    return Reply::rejection();
+  const std::uint32_t instance = wire::instance_tag(header);
+  const std::uint64_t cookie = wire::carried_secret(header);
+  if (!m_proof.proves(cookie, sender, header.sender_id, instance)) {
+    // Nothing of the run goes to an address not proven yet: only a challenge, no larger than
+    // the hello. A wrong cookie is forged, or of a publisher this one replaced.
+    m_control.challenge(sender, header.sender_id, instance,
+                        m_proof.cookie(sender, header.sender_id, instance));
+    ++m_challenges;
+    return cookie == 0 ? Reply::nothing() : Reply::rejection();
+  }
+  switch (m_members.on_hello(header.sender_id, instance, m_sender.probes_sent(), now,
+                             m_sender.sent())) {
+  case HelloDecision::reject:
+    return Reply::rejection();
+  case HelloDecision::acknowledge:
+    return Reply::answering(wire::MessageKind::hello_ack, false);
+  case HelloDecision::adopt_and_acknowledge:
+    break;
+  }
+  return Reply::answering(wire::MessageKind::hello_ack, true);
+}
+
+Reply Publisher::on_echo(const wire::Header& header, std::span<const std::byte> payload,
+                         Clock::time_point now) noexcept
+{
+  // A bare echo (a subscriber that predates the stamps) still times a round trip; any other
+  // payload must be exactly the stamps, or under --echo full the stamps and filler as long as
+  // the probes (wire.hpp).
+  wire::EchoStamps stamps;
+  const bool stamped = !payload.empty();
+  const std::size_t echo_bytes = wire::header_size + payload.size();
+  if (payload.size() == m_full_echo_payload)
+    payload = payload.first(wire::echo_stamps_size);
+  if (stamped && !wire::decode_echo_stamps(payload, stamps))
+    return Reply::rejection();
+  ProbeRing::Entry* probe = m_echoes.probe_of(header, m_run_id);
+  if (probe == nullptr)
+    return Reply::rejection();
+  // An echo of a real probe of this run is the proof a late joiner or a restarted process
+  // needs: a hello alone admitted neither.
+  const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
+  if (proof.member == nullptr)
+    return Reply::rejection();
+  const bool taken = m_echoes.record(*proof.member, *probe, now, stamped ? &stamps : nullptr);
+  if (taken && (header.flags & wire::flags::warmup) == 0)
+    m_echo_bytes += echo_bytes; // as echoes_received counts them: the warm-up's apart
+  return Reply{!taken, proof.adopt_sender, std::nullopt};
+}
+
+Reply Publisher::on_final_counters(const wire::Header& header, std::span<const std::byte> payload,
+                                   Clock::time_point now) noexcept
+{
+  wire::SubscriberCounters counters;
+  std::optional<wire::FinalAddendum> addendum;
+  if (!m_collection.plausible(header, payload, counters, addendum))
+    return Reply::rejection();
+  const CounterLimits limits = counter_limits(now);
+  const char* why = implausibility(counters, limits);
+  if (why == nullptr && addendum && addendum->injected_drops > limits.sent - counters.unique)
+    why = "more messages dropped on purpose than were sent and not received";
+  if (why != nullptr) {
+    if (Member* member = m_members.find(header.sender_id))
+      member->refused_counters = why;
+    return Reply::rejection();
+  }
+  // An id we never acknowledged cannot have taken part; one we acknowledged but did not yet
+  // believe (a late joiner that echoed no probe) proves itself with these.
+  const ProofDecision proof = m_members.on_proof(header.sender_id, wire::instance_tag(header), now);
+  if (proof.member == nullptr)
+    return Reply::rejection();
+  ResultCollection::record(*proof.member, counters, addendum,
+                           (header.flags & wire::flags::departing) != 0);
+  return Reply::answering(wire::MessageKind::final_ack, proof.adopt_sender);
+}
+
+CounterLimits Publisher::counter_limits(Clock::time_point now) const noexcept
+{
+  CounterLimits limits;
+  limits.sent = m_sender.sent();
+  limits.probes_sent = m_sender.probes_sent();
+  limits.payload_size = m_config.payload_size;
+  limits.records_per_message = m_config.num_vars;
+  if (m_sender.measure_start() != Clock::time_point{})
+    limits.measured_so_far = now - m_sender.measure_start();
+  return limits;
+}
+
+bool Publisher::wait_for_subscribers()
+{
+  const auto deadline = Clock::now() + from_seconds(m_config.wait_seconds);
+  const std::size_t expected = m_config.subscribers;
+  const auto arrived = [&] { return m_members.size() >= expected; };
+  m_live.subscribers_expected.store(static_cast<std::uint32_t>(expected),
+                                    std::memory_order_relaxed);
+  m_live.enter(LivePhase::waiting_for_subscribers);
+  for (auto now = Clock::now(); !arrived() && now < deadline && !m_stop.requested();
+       now = Clock::now()) {
+    m_live.subscribers_announced.store(static_cast<std::uint32_t>(m_members.size()),
+                                       std::memory_order_relaxed);
+    m_control.invite();
+    if (!m_waiter.wait_until(std::min(now + invitation_interval, deadline), arrived)) {
+      m_transport_failed = true;
+      return false;
+    }
+  }
+  return arrived();
+}
+
+RoleResult Publisher::run()
+{
+  if (!wait_for_subscribers())
+    return make_result(false);
+  const bool warmup_wanted =
+      m_config.warmup_count ? *m_config.warmup_count > 0 : m_config.warmup_seconds > 0;
+  bool ok = !warmup_wanted || m_sender.run_phase(true);
+  if (ok && !m_stop.requested()) {
+    std::optional<IntervalReporter> reporter;
+    if (m_intervals)
+      reporter.emplace(*m_intervals, Role::publisher,
+                       m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
+    ok = m_sender.run_phase(false);
+    if (reporter)
+      m_interval_figures = reporter->stop();
+  }
+  if (!ok)
+    m_transport_failed = true;
+  m_live.enter(LivePhase::ending);
+  m_members.close_admission();
+  m_echoes.stop_awaiting();
+  if (!m_collection.collect(m_sender.sent(), m_members))
+    m_transport_failed = true;
+  return make_result(true);
+}
+
+PublisherFacts Publisher::facts(bool subscribers_arrived) const
+{
+  PublisherFacts facts;
+  facts.interrupted = m_stop.requested();
+  facts.transport_failed = m_transport_failed;
+  facts.subscribers_arrived = subscribers_arrived;
+  facts.messages_sent = m_sender.sent();
+  facts.probes_sent = m_sender.probes_sent();
+  facts.echoes = m_echoes.echoes();
+  facts.echoes_late = m_echoes.echoes_late();
+  facts.pushed_back = m_sender.accounting().pushed_back;
+  facts.warmup_pushed_back = m_sender.warmup_pushed_back();
+  facts.send_stalled = m_sender.stalled();
+  facts.peak_connections = m_endpoint.facts().peak_connections;
+  facts.measured_seconds = m_sender.measured_seconds();
+  facts.unauthenticated = m_unauthenticated;
+  facts.foreign = m_foreign;
+  const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
+  for (const Member& member : m_members.members())
+    facts.subscribers.push_back(member_result(member, phase));
+  // Members join in the order their hellos arrived; the report lists them by id.
+  std::stable_sort(
+      facts.subscribers.begin(), facts.subscribers.end(),
+      [](const SubscriberResult& a, const SubscriberResult& b) { return a.id < b.id; });
+  return facts;
+}
+
+RoleResult Publisher::make_result(bool subscribers_arrived) const
+{
+  PublisherFacts facts = this->facts(subscribers_arrived);
+  RoleResult result;
+  apply_verdict(publisher_verdict(facts, m_config), result);
+  RunReport& report = result.report;
+  report.config = m_config;
+  report.run_id = m_run_id;
+  report.messages_sent = facts.messages_sent;
+  report.probes_sent = facts.probes_sent;
+  report.echoes_received = facts.echoes;
+  report.echoes_late = facts.echoes_late;
+  report.echo_bytes = m_echo_bytes;
+  report.challenges_sent = m_challenges;
+  report.send_accounting = m_sender.accounting();
+  report.intervals = m_interval_figures;
+  report.rtt = m_echoes.rtt().summarize();
+  report.rtt_uncorrected = m_echoes.rtt_uncorrected().summarize();
+  report.fanout_skew = m_echoes.fanout_skew().summarize();
+  report.rtt_bins = log_bins(m_echoes.rtt(), distribution_bins);
+  report.pacer_lateness = m_sender.pacer_lateness().summarize();
+  // Hellos never proven count as rejected: a hello is not a subscriber.
+  report.rejected = m_rejected + m_members.unproven_hellos();
+  report.foreign_run_messages = m_foreign.messages;
+  report.measured_seconds = facts.measured_seconds;
+  report.subscribers = std::move(facts.subscribers);
+  return result;
+}
+
+} // namespace netprof

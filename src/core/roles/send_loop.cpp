@@ -1,0 +1,259 @@
+#include "core/roles/send_loop.hpp"
+
+#include <netprof/records.hpp>
+
+#include <algorithm>
+
+namespace netprof {
+
+namespace {
+
+// In ping-pong every message is a probe; in a stream, one every 1/--probe-hz, never in a burst.
+class ProbeSchedule {
+public:
+  ProbeSchedule(bool every_message, double probe_hz, Clock::time_point start) noexcept
+      : m_every_message(every_message), m_period(from_seconds(1.0 / probe_hz)), m_next(start)
+  {
+  }
+
+  // `when`: the message's intended send time (paced: its due time; unpaced: now).
+  bool due(Clock::time_point when) noexcept
+  {
+    if (m_every_message)
+      return true;
+    if (when < m_next)
+      return false;
+    m_next += m_period;
+    if (m_next <= when) // after a stall, do not burst probes to catch up
+      m_next = when + m_period;
+    return true;
+  }
+
+private:
+  const bool m_every_message;
+  const Nanoseconds m_period;
+  Clock::time_point m_next;
+};
+
+} // namespace
+
+SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
+                   const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
+                   std::uint64_t run_id)
+    : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
+      m_members(members), m_echoes(echoes), m_run_id(run_id),
+      m_ping_pong(config.mode == Mode::ping_pong),
+      m_probe_flags(static_cast<std::uint16_t>(
+          wire::flags::probe | (config.echo == EchoSize::full ? wire::flags::full_echo : 0))),
+      m_probe_timeout(from_seconds(config.probe_timeout_seconds)), m_data(config.payload_size)
+{
+  if (config.num_vars > 0)
+    RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
+  else
+    std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
+  // Only the header of m_data is rewritten from here on (with_header).
+  m_endpoint.announce_payload(m_data.payload());
+}
+
+double SendLoop::measured_seconds() const noexcept
+{
+  return m_measure_end > m_measure_start ? to_seconds(m_measure_end - m_measure_start) : 0.0;
+}
+
+bool SendLoop::run_phase(bool warmup)
+{
+  const auto start = Clock::now();
+  m_live.enter(warmup ? LivePhase::warming_up : LivePhase::measuring);
+  if (!warmup) {
+    m_measure_start = start;
+    m_members.start_measuring(start);
+    if (m_intervals != nullptr)
+      m_intervals->start(start);
+  }
+  Clock::time_point last_send = start;
+  const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush() != SendResult::failed;
+  if (!warmup) {
+    // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
+    // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop
+    // request, not when the loop noticed it. The figures then describe the messages that went
+    // out, over the time they took.
+    const bool cut_short = !ok || m_stop.requested();
+    m_measure_end = cut_short ? last_send : Clock::now();
+    m_live.enter(LivePhase::ending);
+    if (m_intervals != nullptr)
+      m_intervals->finish(std::max(m_measure_end, m_measure_start), interval_totals());
+  }
+  return ok;
+}
+
+bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send)
+{
+  const Pacer pacer(m_config.send_hz, start);
+  const auto end_time = start + (warmup ? from_seconds(m_config.warmup_seconds)
+                                        : from_seconds(m_config.test_seconds));
+  const std::optional<std::uint64_t> count = warmup ? m_config.warmup_count : m_config.count;
+  ProbeSchedule probes(m_ping_pong, m_config.probe_hz, start);
+  m_echo_looks.restart(start);
+
+  for (std::uint64_t index = 0;; ++index) {
+    if (m_stop.requested() || (count && index >= *count))
+      return true;
+    if (pacer.paced()) {
+      const Turn turn = wait_for_turn(pacer, index, count.has_value(), end_time);
+      if (turn == Turn::fail)
+        return false;
+      if (turn == Turn::stop)
+        return true;
+    }
+    const auto now = Clock::now();
+    if (!count && now >= end_time)
+      return true;
+    // Paced, the stamp is when the message was due, however late it went (no coordinated
+    // omission); unpaced, it is now.
+    const auto intended = pacer.paced() ? pacer.due(index) : now;
+    // On the pacer's schedule, not the clock: a message sent a little late must not push the
+    // probe schedule past the next message's due time (at --send-hz equal to --probe-hz that
+    // skipped every other probe after each late send).
+    const bool probe = probes.due(intended);
+    if (!send_data(warmup, probe, index, intended, now))
+      return false;
+    last_send = now;
+    if (!warmup) {
+      if (pacer.paced())
+        m_lateness.record((now - intended).count());
+      ++m_sent;
+      if (probe)
+        ++m_probes_sent;
+      LiveCounters::bump(m_live.sent);
+      // A clock already read and one comparison: closing hands the interval to the reporter.
+      if (m_intervals != nullptr && m_intervals->due(now))
+        m_intervals->close(now, interval_totals());
+    }
+    if (!look_for_echoes(index, now))
+      return false;
+  }
+}
+
+SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
+                                       Clock::time_point end_time) noexcept
+{
+  const auto due = pacer.due(index);
+  if (!counted && due >= end_time)
+    return Turn::stop;
+  if (m_endpoint.flush() == SendResult::failed)
+    return Turn::fail;
+  const auto never_done = [] { return false; };
+  for (auto now = Clock::now(); !m_stop.requested(); now = Clock::now()) {
+    const PaceStep step = next_pace_step(m_config.pace, now, due, m_pace_margin.margin());
+    if (step.action == PaceAction::send)
+      return Turn::send;
+    const bool ok = step.action == PaceAction::sleep ? m_waiter.wait_until(step.until, never_done)
+                                                     : m_waiter.poll();
+    if (!ok)
+      return Turn::fail;
+    if (step.action == PaceAction::sleep)
+      m_pace_margin.woke(step.until, Clock::now());
+  }
+  return Turn::stop;
+}
+
+bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
+                         Clock::time_point intended, Clock::time_point now) noexcept
+{
+  wire::Header header;
+  header.kind = wire::MessageKind::data;
+  header.flags =
+      static_cast<std::uint16_t>((probe ? m_probe_flags : 0) | (warmup ? wire::flags::warmup : 0));
+  header.run_id = m_run_id;
+  header.sequence = sequence;
+  header.intended_ns = to_wire_ns(intended);
+  header.sent_ns = to_wire_ns(now);
+  header.record_count = m_config.num_vars;
+  const bool sent = send_with_retry(m_data.with_header(header), !warmup);
+  if (sent && probe) {
+    // Remembered after the send, which keeps this work out of the round trip: echoes are
+    // handled only inside receive(), and nothing calls it between a successful send and here.
+    // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
+    m_echoes.probe_sent(header, static_cast<std::uint32_t>(m_members.size()),
+                        now + m_probe_timeout);
+    m_echo_looks.probe_sent(now);
+  }
+  if (!sent || (probe && m_endpoint.flush() == SendResult::failed)) {
+    m_echoes.stop_awaiting();
+    return false;
+  }
+  return true;
+}
+
+bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept
+{
+  if (m_ping_pong)
+    return wait_for_echoes(m_echoes.current_deadline());
+  // While a probe is out, as often as its timing needs (EchoPollCadence: every couple of
+  // microseconds, further apart as the probe ages); otherwise only now and then, for late
+  // joiners.
+  const bool due = m_echoes.awaiting() ? m_echo_looks.due(now) : (index & 63) == 0;
+  if (!due)
+    return true;
+  m_echo_looks.looked(now);
+  if (!m_waiter.poll())
+    return false;
+  if (m_echoes.awaiting() &&
+      (m_echoes.current_echoes() >= m_members.size() || now >= m_echoes.current_deadline()))
+    m_echoes.stop_awaiting();
+  return true;
+}
+
+bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
+{
+  const bool ok =
+      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= m_members.size(); });
+  m_echoes.stop_awaiting();
+  return ok;
+}
+
+bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept
+{
+  // The first attempt reads no clock: it sits between the probe's stamp and its send.
+  SendResult result = attempt(message, counted);
+  if (result == SendResult::sent)
+    return true;
+  // A back-pressured transport is waited on, draining the back channel meanwhile, but never
+  // forever: a stuck peer must not hang the publisher.
+  const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
+  for (;; result = attempt(message, counted)) {
+    if (result == SendResult::sent)
+      return true;
+    if (result == SendResult::failed || m_stop.requested())
+      return false;
+    if (Clock::now() >= give_up) {
+      m_stalled = true;
+      return false;
+    }
+    if (!m_waiter.wait_for_room())
+      return false;
+  }
+}
+
+IntervalTotals SendLoop::interval_totals() const noexcept
+{
+  IntervalTotals totals;
+  totals.messages = m_sent;
+  totals.payload_bytes = m_sent * m_config.payload_size;
+  totals.echoes = m_echoes.echoes();
+  totals.sends = m_accounting;
+  return totals;
+}
+
+SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
+{
+  const SendResult result = m_endpoint.send_announced(message);
+  if (!counted && result == SendResult::back_pressured)
+    ++m_warmup_pushed_back;
+  if (counted)
+    m_accounting.count(result, result == SendResult::sent ? SendCause::unspecified
+                                                          : m_endpoint.last_send_cause());
+  return result;
+}
+
+} // namespace netprof

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "core/measuring/echo_poll_cadence.hpp"
+#include "core/measuring/echo_timing.hpp"
+#include "core/measuring/interval_meter.hpp"
+#include "core/roles/live_status.hpp"
+#include "core/roles/membership.hpp"
+#include "core/protocol/outgoing_message.hpp"
+#include "core/scheduling/pace_wait.hpp"
+#include "core/process/stop_flag.hpp"
+#include "core/scheduling/waiting.hpp"
+
+#include <netprof/clock.hpp>
+#include <netprof/config.hpp>
+#include <netprof/histogram.hpp>
+#include <netprof/pacer.hpp>
+#include <netprof/send_accounting.hpp>
+#include <netprof/transport.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace netprof {
+
+// The publisher's data phases: the warm-up (not counted) and the measured phase, paced by
+// --send-hz or as fast as the transport takes them, with probes among the data. In ping-pong
+// each probe's echoes are awaited before the next message; in a stream they are polled for
+// between sends. A back-pressured transport is retried, draining the back channel meanwhile.
+class SendLoop {
+public:
+  SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter, const StopFlag& stop,
+           LiveCounters& live, Membership& members, EchoTimer& echoes, std::uint64_t run_id);
+
+  // --interval: the measured phase closes its intervals into `meter` (null: none).
+  void measure_intervals(IntervalMeter* meter) noexcept { m_intervals = meter; }
+
+  // Runs one phase to its end (time, count or a stop request); false on a transport failure.
+  // The measured phase closes the membership's admission when it starts.
+  bool run_phase(bool warmup);
+
+  std::uint64_t sent() const noexcept { return m_sent; }
+  std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
+  // With --send-hz: how late each measured message left, from its due time to its send.
+  const Histogram& pacer_lateness() const noexcept { return m_lateness; }
+  // Attempts the transport pushed back in the warm-up (the measured phase's: accounting()).
+  std::uint64_t warmup_pushed_back() const noexcept { return m_warmup_pushed_back; }
+  // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
+  const SendAccounting& accounting() const noexcept { return m_accounting; }
+  // True once a send was given up because the transport pushed back for --wait on end.
+  bool stalled() const noexcept { return m_stalled; }
+  // The measured phase's start on the publisher's clock; the epoch until it began.
+  Clock::time_point measure_start() const noexcept { return m_measure_start; }
+  // Its length: to its end, or to its last message sent when a failure or a stop request cut it
+  // short; 0 until it ended.
+  double measured_seconds() const noexcept;
+
+private:
+  enum class Turn { send, stop, fail };
+
+  // Sends the phase's messages; `last_send` is when the last one that went out was sent.
+  bool send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send);
+
+  Turn wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
+                     Clock::time_point end_time) noexcept;
+  bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
+                 Clock::time_point now) noexcept;
+  bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
+  bool wait_for_echoes(Clock::time_point deadline) noexcept;
+  bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
+  // One call to the transport, counted in the send accounting when `counted` (measured phase).
+  SendResult attempt(std::span<const std::byte> message, bool counted) noexcept;
+  IntervalTotals interval_totals() const noexcept;
+
+  const RunConfig& m_config;
+  Endpoint& m_endpoint;
+  Waiter& m_waiter;
+  const StopFlag& m_stop;
+  LiveCounters& m_live;
+  Membership& m_members;
+  EchoTimer& m_echoes;
+  const std::uint64_t m_run_id;
+  const bool m_ping_pong;
+  const std::uint16_t m_probe_flags; // probe, and full_echo under --echo full
+  const Nanoseconds m_probe_timeout;
+  OutgoingMessage m_data;
+  EchoPollCadence m_echo_looks;
+  HybridMargin m_pace_margin;
+  Histogram m_lateness;
+
+  std::uint64_t m_sent = 0;
+  std::uint64_t m_probes_sent = 0;
+  std::uint64_t m_warmup_pushed_back = 0;
+  SendAccounting m_accounting;
+  IntervalMeter* m_intervals = nullptr;
+  bool m_stalled = false;
+  Clock::time_point m_measure_start{};
+  Clock::time_point m_measure_end{};
+};
+
+} // namespace netprof

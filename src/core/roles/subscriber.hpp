@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/roles/live_status.hpp"
+#include "core/roles/role_result.hpp"
+#include "core/process/stop_flag.hpp"
+
+#include <netprof/config.hpp>
+#include <netprof/transport.hpp>
+
+namespace netprof {
+
+// The subscriber's whole test: announce, count on its own clock, echo probes, report at END.
+RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                          LiveCounters& live);
+
+} // namespace netprof

@@ -1,0 +1,415 @@
+#include "core/roles/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace netprof {
+
+namespace {
+
+// The one status rule: an interrupted run neither passes nor fails (its report is partial);
+// otherwise any problem fails it with the status its kind of failure calls for.
+void conclude(Verdict& verdict, bool interrupted, ExitStatus failure)
+{
+  verdict.interrupted = interrupted;
+  verdict.success = verdict.problems.empty() && !interrupted;
+  if (interrupted)
+    verdict.status = ExitStatus::interrupted;
+  else if (!verdict.problems.empty())
+    verdict.status = failure;
+}
+
+// Loss beyond --max-loss fails the test; any other loss is a warning. `who` names the
+// subscriber in a publisher's report and is empty in the subscriber's own.
+void judge_loss(const std::string& who, const SubscriberResult& figures, std::uint64_t sent,
+                const std::optional<double>& max_loss, Verdict& verdict)
+{
+  if (figures.lost == 0)
+    return;
+  // A late joiner is charged only with what was sent after it joined.
+  const std::uint64_t before = std::min(sent, figures.joined_at_sequence);
+  const std::string of_what = before > 0 ? " messages sent after it joined" : " messages";
+  sent -= before;
+  const std::string subject = who.empty() ? "lost " : who + " lost ";
+  if (max_loss && loss_percent(figures) > *max_loss)
+    verdict.problems.push_back(subject + format_percent(loss_percent(figures)) +
+                               " (more than --max-loss " + format_number(*max_loss) + "%)");
+  else
+    verdict.warnings.push_back(subject + format_count(figures.lost) + " of " + format_count(sent) +
+                               of_what);
+}
+
+// What to read and do about a loss that did not fail the run, after "X% lost at ...".
+// `pacing` is unknown to a subscriber whose publisher did not describe the run; `outran` says
+// who outran whom.
+std::string loss_advice(const std::optional<RunPacing>& pacing,
+                        const std::optional<double>& max_loss, const std::string& outran)
+{
+  if (max_loss)
+    return ", within --max-loss " + format_number(*max_loss) + "%";
+  if (!pacing)
+    return ": if the publisher outran this subscriber, pace it with --send-hz; --max-loss fails "
+           "such a run";
+  if (pacing->mode == Mode::ping_pong)
+    return "; --max-loss fails such a run";
+  if (pacing->send_hz <= 0)
+    return ": " + outran + "; pace with --send-hz, or --max-loss to fail";
+  return " at --send-hz " + format_number(pacing->send_hz) +
+         ": lower the rate or raise -q, or --max-loss to fail";
+}
+
+// A SUCCESS that lost three messages in four must say so on its first line, not only under
+// Warnings: the worst subscriber's loss, and how many lost any.
+std::string publisher_headline(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  const SubscriberResult* worst = nullptr;
+  std::size_t losing = 0;
+  for (const SubscriberResult& sub : facts.subscribers) {
+    if (!sub.counters_received || sub.lost == 0)
+      continue;
+    ++losing;
+    if (!worst || loss_percent(sub) > loss_percent(*worst))
+      worst = &sub;
+  }
+  if (!worst)
+    return {};
+  std::string text =
+      format_percent(loss_percent(*worst)) + " lost at subscriber " + std::to_string(worst->id);
+  if (losing > 1)
+    text += " (the worst of " + std::to_string(losing) + " that lost messages)";
+  if (worst->injected_drops > 0) {
+    text +=
+        ", " + format_count(worst->injected_drops) + " of them dropped on purpose (--drop-rate)";
+    if (worst->injected_drops >= worst->lost)
+      return text;
+  }
+  return text + loss_advice(RunPacing{criteria.send_hz, criteria.mode}, criteria.max_loss_percent,
+                            "the sender outran it");
+}
+
+// Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
+// or two different keys.
+std::string key_hint(std::uint64_t unauthenticated)
+{
+  if (unauthenticated == 0)
+    return {};
+  return "; " + format_count(unauthenticated) +
+         " control messages were refused for their MAC: does every process have the same "
+         "--key-file, or none?";
+}
+
+// Another run's messages are never taken as this run's; the verdict says where they came from.
+// A stream of its measured traffic (data, echoes) comes only from a run live on the same medium,
+// which the figures cannot be told apart from: a problem. A few strays, forged or left over, and
+// control messages alone (replays) are a warning.
+void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict)
+{
+  // A live run sends data for its whole measured phase; a stranger's garbage is a few datagrams.
+  constexpr std::uint64_t live_run_messages = 16;
+  constexpr const char* second_run =
+      "a second run shares this medium (the same --dds topic, iceoryx service, or address), so "
+      "whose run each process measured cannot be told; give each run a name of its own";
+  if (foreign.other_publishers > 0)
+    verdict.problems.push_back("a publisher other than this run's answered this subscriber " +
+                               format_count(foreign.other_publishers) + " time(s): " + second_run);
+  if (foreign.messages == 0)
+    return;
+  const std::string counted = format_count(foreign.messages) + " messages of another run (run " +
+                              format_run_id(foreign.last_run_id) + ") reached this process";
+  if (foreign.measured >= live_run_messages)
+    verdict.problems.push_back(counted + ", " + format_count(foreign.measured) +
+                               " of them its data or echoes: " + second_run);
+  else
+    verdict.warnings.push_back(counted + " and were ignored: replayed, forged, or left from an "
+                                         "earlier run (none was taken as this run's)");
+}
+
+// Says when a subscriber without final counters was last heard, which tells a process that
+// died mid-run (killed, crashed) from counters lost at the very end.
+std::string vanished_problem(const std::string& name, double last_heard_seconds,
+                             double measured_seconds)
+{
+  std::string text = name + " vanished: it sent no final counters, and ";
+  if (last_heard_seconds < 0)
+    return text + "was not heard during the measured phase (killed, crashed, or cut off?)";
+  return text + "was last heard " + format_number(last_heard_seconds) + " s into the " +
+         format_number(measured_seconds) +
+         " s measured phase (killed, crashed, or its counters were lost?)";
+}
+
+// More connections than subscribers: a stranger is connected, and one that does not read holds
+// back a transport that waits for every connection.
+bool strangers_connected(const PublisherFacts& facts)
+{
+  return facts.peak_connections > facts.subscribers.size();
+}
+
+// Why sending stopped, naming a stranger when the transport's count shows one.
+std::string stall_problem(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  std::string text = "the transport failed while sending: it pushed back for --wait " +
+                     format_number(criteria.wait_seconds) + " s without a break";
+  if (!strangers_connected(facts))
+    return text + " (a subscriber that stopped reading holds it back)";
+  return text + ", held back by a stranger: " + std::to_string(facts.peak_connections) +
+         " connections subscribed, but the run has " + std::to_string(facts.subscribers.size()) +
+         " subscriber(s); one that is not a subscriber of this run and does not read stops "
+         "every message, END included";
+}
+
+void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
+                  const RunConfig& criteria, Verdict& verdict)
+{
+  const std::string name = "subscriber " + std::to_string(sub.id);
+  if (sub.id_clash)
+    verdict.problems.push_back("two live processes use -i " + std::to_string(sub.id) +
+                               " (each took the id over from the other): give every "
+                               "subscriber its own id, and each run a name of its own; the "
+                               "figures are of whichever spoke last");
+  else if (sub.outcome == SubscriberOutcome::left_early)
+    // An interrupt (Ctrl-C) reaches every process of the terminal: a subscriber that left
+    // while the publisher was interrupted was interrupted too, and did not fail.
+    verdict.problems.push_back(name + (facts.interrupted
+                                           ? " was interrupted before the end of the test"
+                                           : " left before the end of the test"));
+  else if (sub.outcome == SubscriberOutcome::vanished && !sub.refused_counters.empty())
+    verdict.problems.push_back(name + " sent final counters that cannot be true of this run (" +
+                               sub.refused_counters + "), so they were refused");
+  else if (sub.outcome == SubscriberOutcome::vanished && facts.send_stalled &&
+           strangers_connected(facts))
+    verdict.problems.push_back(name + " sent no final counters: the stranger connection kept "
+                                      "the END from it (not this subscriber's fault)");
+  else if (sub.outcome == SubscriberOutcome::vanished)
+    verdict.problems.push_back(
+        vanished_problem(name, sub.last_heard_seconds, facts.measured_seconds));
+  else if (sub.outcome == SubscriberOutcome::restarted)
+    verdict.problems.push_back(name + " restarted " + format_number(sub.restarted_seconds) +
+                               " s into the measured phase (a new process took over its id): "
+                               "its figures are the new process's only, a part of the run");
+  else if (sub.counters.received == 0)
+    verdict.problems.push_back(name + " received no measured data");
+  else
+    judge_loss(name, sub, facts.messages_sent, criteria.max_loss_percent, verdict);
+  if (sub.restarts > 0 && sub.restarted_seconds < 0)
+    verdict.warnings.push_back(name + " restarted before the measured phase (a new process "
+                                      "took over its id); its figures cover the whole phase");
+  if (sub.joined_late)
+    verdict.warnings.push_back(name + " joined after the measured phase began, at message " +
+                               format_count(sub.joined_at_sequence) + ": the " +
+                               format_count(sub.joined_at_sequence) +
+                               " sent before are not counted as lost");
+}
+
+// Counted as the report's "Send attempts" line counts them (the measured phase), the warm-up's
+// apart, so the two figures never disagree unlabelled.
+std::string pushed_back_warning(const PublisherFacts& facts)
+{
+  std::string text = "the transport pushed back " + format_count(facts.pushed_back) +
+                     " send attempts in the measured phase";
+  if (facts.warmup_pushed_back > 0)
+    text += " (and " + format_count(facts.warmup_pushed_back) +
+            " in the warm-up, not counted "
+            "under Send attempts)";
+  return text;
+}
+
+// Why a paced publisher sent fewer messages than --send-hz asked for.
+const char* shortfall_cause(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  if (criteria.mode == Mode::ping_pong)
+    return "in ping-pong each message waits for its echoes first";
+  if (facts.pushed_back > 0)
+    return "the transport held the publisher back";
+  return "the publisher could not keep up";
+}
+
+// A publisher that could not send at --send-hz says so with both figures, since every rate and
+// latency in the report is then at the rate it reached. Short means more than 1% below the
+// rate asked for, over the measured phase (warm-up excluded), and more than one message: a
+// short run may end between two due sends.
+void judge_send_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  if (criteria.send_hz <= 0 || facts.measured_seconds <= 0)
+    return;
+  const double sent = static_cast<double>(facts.messages_sent);
+  const double due = criteria.send_hz * facts.measured_seconds;
+  if (100.0 * sent >= 99.0 * due || due - sent <= 1.0)
+    return;
+  const double planned_seconds = criteria.count
+                                     ? static_cast<double>(*criteria.count) / criteria.send_hz
+                                     : criteria.test_seconds;
+  const std::uint64_t planned =
+      criteria.count ? *criteria.count
+                     : static_cast<std::uint64_t>(std::llround(criteria.send_hz * planned_seconds));
+  verdict.warnings.push_back(
+      "sent " + format_count(facts.messages_sent) + " messages at " +
+      format_count(static_cast<std::uint64_t>(std::llround(sent / facts.measured_seconds))) +
+      " msg/s; --send-hz asked for " + format_number(criteria.send_hz) + " (" +
+      format_count(planned) + " over " + format_number(planned_seconds) +
+      " s): " + shortfall_cause(facts, criteria));
+}
+
+// In a stream, probes that went out more than 10% below --probe-hz make every latency figure
+// rarer than the settings say; the warning gives the rate reached and why.
+void judge_probe_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  if (criteria.mode != Mode::stream || facts.measured_seconds <= 0 || criteria.probe_hz <= 0)
+    return;
+  const double probe_rate = static_cast<double>(facts.probes_sent) / facts.measured_seconds;
+  const double stated = criteria.probe_hz;
+  if (probe_rate >= 0.9 * stated || stated * facts.measured_seconds - probe_rate < 2.0)
+    return;
+  const double message_rate = static_cast<double>(facts.messages_sent) / facts.measured_seconds;
+  verdict.warnings.push_back(
+      "probes went out at " + format_number(probe_rate) + " Hz over the measured phase (" +
+      format_count(facts.probes_sent) + " probes), --probe-hz asked for " + format_number(stated) +
+      ": " +
+      (message_rate < 0.9 * stated
+           ? "only " + format_number(message_rate) +
+                 " msg/s were sent, and a message carries at most one probe"
+           : std::string("the publisher was held up longer than a probe period at times (by "
+                         "the transport or the scheduler), and missed probes are not sent in a "
+                         "burst to catch up")));
+}
+
+// How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
+ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  switch (facts.ended_by) {
+  case RunEnding::no_publisher:
+    verdict.problems.push_back(
+        "no publisher was heard within --wait " + format_number(criteria.wait_seconds) +
+        " s (is it running, and are the addresses right?)" + key_hint(facts.unauthenticated));
+    return ExitStatus::runtime;
+  case RunEnding::publisher_silent:
+    verdict.problems.push_back(
+        facts.data_started
+            ? "the publisher went silent before the end of the test (killed?): nothing for "
+              "--idle-timeout " +
+                  format_number(criteria.idle_timeout_seconds) + " s, so these figures are partial"
+            : "the publisher acknowledged us but never started sending");
+    return ExitStatus::failed;
+  case RunEnding::transport_failed:
+    verdict.problems.push_back("the transport failed while receiving");
+    return ExitStatus::runtime;
+  default:
+    return ExitStatus::failed;
+  }
+}
+
+// In ping-pong every message is a probe that waits --probe-timeout for its echoes. When most
+// wait in vain, the run is a flood of unanswered probes, not a measurement of round trips: the
+// few echoes that made it in time are no latency figure to pass on.
+void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  if (criteria.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
+    return;
+  const std::uint64_t expected = facts.probes_sent * facts.subscribers.size();
+  const std::uint64_t on_time = facts.echoes - std::min(facts.echoes_late, facts.echoes);
+  if (on_time * 2 >= expected)
+    return;
+  verdict.problems.push_back(format_count(expected - on_time) + " of " + format_count(expected) +
+                             " probe echoes did not come back within --probe-timeout " +
+                             format_number(criteria.probe_timeout_seconds) +
+                             " s: most probes timed out, so the latency figures describe a "
+                             "minority; raise --probe-timeout (or find the loss)");
+}
+
+} // namespace
+
+Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria)
+{
+  Verdict verdict;
+  if (facts.send_stalled)
+    verdict.problems.push_back(stall_problem(facts, criteria));
+  else if (facts.transport_failed)
+    verdict.problems.push_back("the transport failed while sending or receiving");
+  if (!facts.subscribers_arrived) {
+    verdict.problems.push_back("waited " + format_number(criteria.wait_seconds) + " s for " +
+                               std::to_string(criteria.subscribers) + " subscriber(s); " +
+                               std::to_string(facts.subscribers.size()) + " announced themselves" +
+                               key_hint(facts.unauthenticated));
+  } else {
+    if (facts.subscribers.empty())
+      verdict.problems.push_back("no subscriber took part");
+    for (const SubscriberResult& sub : facts.subscribers)
+      judge_member(sub, facts, criteria, verdict);
+    if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
+      verdict.problems.push_back("no probe was echoed, so there is no latency figure");
+    judge_probe_timeouts(facts, criteria, verdict);
+    if (facts.echoes_late > 0)
+      verdict.warnings.push_back(format_count(facts.echoes_late) +
+                                 " echoes came back after --probe-timeout");
+  }
+  judge_foreign_runs(facts.foreign, verdict);
+  judge_send_rate(facts, criteria, verdict);
+  judge_probe_rate(facts, criteria, verdict);
+  if (facts.pushed_back + facts.warmup_pushed_back > 0)
+    verdict.warnings.push_back(pushed_back_warning(facts));
+  const bool runtime_failure = facts.transport_failed || !facts.subscribers_arrived;
+  conclude(verdict, facts.interrupted, runtime_failure ? ExitStatus::runtime : ExitStatus::failed);
+  if (verdict.success)
+    verdict.headline = publisher_headline(facts, criteria);
+  return verdict;
+}
+
+Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria)
+{
+  Verdict verdict;
+  const ExitStatus failure = judge_ending(facts, criteria, verdict);
+  if (!facts.interrupted && facts.ended_by != RunEnding::no_publisher &&
+      facts.self.counters.received == 0)
+    verdict.problems.push_back("no measured data was received");
+  if (facts.id_clash)
+    verdict.problems.push_back("another live process uses -i " + std::to_string(facts.self.id) +
+                               " (the publisher answered it too): give every subscriber its own "
+                               "id; these figures may be partial");
+  judge_foreign_runs(facts.foreign, verdict);
+  for (const AbandonedRun& abandoned : facts.abandoned_runs)
+    verdict.warnings.push_back(
+        "the publisher restarted: run " + format_run_id(abandoned.run_id) + " ended after " +
+        format_count(abandoned.figures.counters.received) +
+        " measured messages without an end of test (partial figures under \"Earlier runs\"); "
+        "this report's verdict is for run " +
+        format_run_id(facts.run_id));
+  if (facts.self.joined_late)
+    verdict.warnings.push_back("joined after the measured phase began: the first measured "
+                               "message received was number " +
+                               format_count(facts.first_sequence) +
+                               ", so the loss counts only the messages sent from it on");
+  if (facts.conflicting_ends > 0 && !facts.end_confirmed)
+    verdict.problems.push_back(
+        "ENDs of this run disagreed on the number of messages sent (" +
+        format_count(facts.publisher_sent) + ", then " + format_count(facts.conflicting_count) +
+        "), and the publisher did not confirm either: one was forged, so the loss cannot be "
+        "known");
+  if (facts.end_received)
+    judge_loss("", facts.self, facts.publisher_sent, criteria.max_loss_percent, verdict);
+  conclude(verdict, facts.interrupted, failure);
+  if (verdict.success && facts.end_received && facts.self.lost > 0)
+    verdict.headline = format_percent(loss_percent(facts.self)) + " lost" +
+                       loss_advice(facts.pacing, criteria.max_loss_percent,
+                                   "the publisher outran this subscriber");
+  return verdict;
+}
+
+void add_transport_diagnoses(RunReport& report)
+{
+  if (report.success || report.interrupted)
+    return;
+  for (const std::string& diagnosis : report.endpoint.diagnoses)
+    report.problems.push_back(report.endpoint.transport + ": " + diagnosis);
+}
+
+void apply_verdict(Verdict verdict, RoleResult& result)
+{
+  result.report.problems = std::move(verdict.problems);
+  result.report.warnings = std::move(verdict.warnings);
+  result.report.headline = std::move(verdict.headline);
+  result.report.success = verdict.success;
+  result.report.interrupted = verdict.interrupted;
+  result.status = verdict.status;
+}
+
+} // namespace netprof

@@ -1,0 +1,96 @@
+#pragma once
+
+// Turns what a run came to (facts, one plain struct per role) into the problems and warnings
+// both roles print, and the exit status. The one place that words a verdict.
+
+#include "core/protocol/foreign_runs.hpp"
+#include "core/roles/role_result.hpp"
+
+#include <netprof/config.hpp>
+#include <netprof/errors.hpp>
+#include <netprof/report.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof {
+
+struct PublisherFacts {
+  bool interrupted = false;
+  bool transport_failed = false;
+  bool subscribers_arrived = false; // --subscribers said hello within --wait
+  std::uint64_t messages_sent = 0;  // measured data messages
+  std::uint64_t probes_sent = 0;
+  std::uint64_t echoes = 0;
+  std::uint64_t echoes_late = 0;
+  // Send attempts the transport pushed back: in the measured phase (as the report's "Send
+  // attempts" line counts them) and in the warm-up, apart.
+  std::uint64_t pushed_back = 0;
+  std::uint64_t warmup_pushed_back = 0;
+  bool send_stalled = false;        // it pushed back for --wait on end, so sending stopped
+  std::size_t peak_connections = 0; // EndpointFacts::peak_connections; 0 unknown
+  double measured_seconds = 0.0;
+  std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
+  ForeignRuns foreign;                       // messages of another run, none of them taken
+  std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
+};
+
+// How the publisher paced the run: what a loss is most likely due to.
+struct RunPacing {
+  double send_hz = 0.0; // 0: as fast as possible
+  Mode mode = Mode::stream;
+};
+
+struct SubscriberFacts {
+  bool interrupted = false;
+  RunEnding ended_by = RunEnding::end;
+  bool data_started = false;          // any data (warm-up included) of this run arrived
+  bool end_received = false;          // an END stands
+  bool end_confirmed = false;         // the publisher acknowledged the counters sent for it
+  std::uint64_t publisher_sent = 0;   // the END's count, while end_received
+  std::uint64_t first_sequence = 0;   // of the first measured message received
+  std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
+  std::uint64_t conflicting_count = 0;
+  std::uint64_t run_id = 0;
+  bool id_clash = false;             // the publisher answered another live process using our id
+  std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
+  ForeignRuns foreign;               // messages of another run, none of them taken
+  SubscriberResult self;
+  std::vector<AbandonedRun> abandoned_runs;
+  std::optional<RunPacing> pacing; // the publisher's, when the run description told it
+};
+
+struct Verdict {
+  std::vector<std::string> problems; // why the test failed, one line each
+  std::vector<std::string> warnings; // did not fail it, but the user should know
+  // Beside a SUCCESS on the verdict line, what the reader must see first (the worst loss, why,
+  // and what to do); empty when nothing is.
+  std::string headline;
+  bool success = false;
+  bool interrupted = false; // the report is partial
+  ExitStatus status = ExitStatus::passed;
+};
+
+// `criteria` gives what the user asked of the run (--max-loss, --wait, --subscribers, ...).
+Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
+Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
+
+// When the scheduler, not the transport, may have made the figures: the role's threads were
+// preempted often, waited long for a CPU, the hypervisor stole time, or (spinning) more threads
+// wanted to run than the host has CPUs. One line with the figures that show it; none when
+// nothing does. `steal_percent` is RunReport::steal_percent.
+std::optional<std::string> overload_warning(const SchedulerLoad& load,
+                                            std::optional<double> steal_percent,
+                                            WaitStrategy strategy);
+
+// Adds the transport's diagnoses (EndpointFacts::diagnoses) to the problems of a run that
+// failed, each after the transport's name; a run that passed or was interrupted needs none.
+void add_transport_diagnoses(RunReport& report);
+
+// Writes the verdict into the role's report (problems, warnings, success, interrupted) and
+// status.
+void apply_verdict(Verdict verdict, RoleResult& result);
+
+} // namespace netprof

@@ -1,0 +1,85 @@
+#include "core/scheduling/waiting.hpp"
+
+#include <netprof/cpu_relax.hpp>
+
+#include <algorithm>
+#include <sched.h>
+
+namespace netprof {
+
+Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
+               const StopFlag& stop) noexcept
+    : m_endpoint(endpoint), m_sink(sink), m_strategy(strategy), m_stop(stop)
+{
+}
+
+bool Waiter::receive_once(Nanoseconds remaining) noexcept
+{
+  if (m_strategy == WaitStrategy::block) {
+    // Straight into the kernel, every time, as a blocking program's recv() does.
+    const ReceiveResult result = m_endpoint.receive(m_sink, std::min(remaining, slice));
+    return result != ReceiveResult::failed;
+  }
+  if (m_strategy == WaitStrategy::poll_then_block) {
+    // While messages come back to back, look a few more times before going to sleep: a sender
+    // in full flow then rarely pays the kernel's wake-up of a sleeping receiver per message.
+    if (m_flowing) {
+      for (int i = 0; i < polls_before_sleeping; ++i) {
+        const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
+        if (result != ReceiveResult::timed_out)
+          return result != ReceiveResult::failed;
+      }
+    }
+    const ReceiveResult result = m_endpoint.receive(m_sink, std::min(remaining, slice));
+    m_flowing = result == ReceiveResult::received;
+    return result != ReceiveResult::failed;
+  }
+  const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
+  if (result == ReceiveResult::timed_out) {
+    if (m_strategy == WaitStrategy::yield)
+      sched_yield();
+    else
+      cpu_relax();
+  }
+  return result != ReceiveResult::failed;
+}
+
+bool Waiter::poll() noexcept
+{
+  return m_endpoint.receive(m_sink, Nanoseconds::zero()) != ReceiveResult::failed;
+}
+
+bool Waiter::sleeps() const noexcept
+{
+  return m_strategy == WaitStrategy::block || m_strategy == WaitStrategy::poll_then_block;
+}
+
+bool Waiter::wait_for_room() noexcept
+{
+  if (!poll())
+    return false;
+  switch (m_strategy) {
+  case WaitStrategy::block:
+  case WaitStrategy::poll_then_block: {
+    // As a blocking sender's send() would: asleep in the kernel until the transport has room.
+    // A transport with nothing to wait on (a ring in shared memory) is given a short nap in a
+    // receive instead, which sleeps too and hears the back channel meanwhile.
+    const RoomWait room = m_endpoint.wait_for_room(room_slice);
+    if (room == RoomWait::failed)
+      return false;
+    if (room == RoomWait::unsupported)
+      return m_endpoint.receive(m_sink, room_nap) != ReceiveResult::failed;
+    return true;
+  }
+  case WaitStrategy::yield:
+    // On a pinned CPU the transport's own I/O thread may be what has to run first.
+    sched_yield();
+    return true;
+  case WaitStrategy::spin:
+    cpu_relax();
+    return true;
+  }
+  return true;
+}
+
+} // namespace netprof

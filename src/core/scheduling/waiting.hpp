@@ -1,0 +1,72 @@
+#pragma once
+
+#include <netprof/clock.hpp>
+#include <netprof/config.hpp>
+#include <netprof/transport.hpp>
+
+#include "core/process/stop_flag.hpp"
+
+namespace netprof {
+
+// How the measured loops wait for the next message: the one place that knows the wait
+// strategies. Blocking waits are cut into slices so a stop request or a periodic duty
+// (resending a hello) is never late by more than a slice.
+class Waiter {
+public:
+  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
+         const StopFlag& stop) noexcept;
+
+  // Delivers messages until `done()` is true, the deadline passes or a stop is requested.
+  // Returns false only on a transport failure.
+  template <typename Done> bool wait_until(Clock::time_point deadline, Done&& done) noexcept
+  {
+    while (!done()) {
+      if (m_stop.requested())
+        return true;
+      const auto now = Clock::now();
+      if (now >= deadline)
+        return true;
+      // Polling, a clock read costs more than an empty poll of shared memory; read it only
+      // every few polls. A blocking receive already waits in the kernel.
+      const int polls = sleeps() ? 1 : polls_per_clock_read;
+      for (int i = 0; i < polls && !done(); ++i)
+        if (!receive_once(deadline - now))
+          return false;
+    }
+    return true;
+  }
+
+  // One receive: non-blocking when spinning, else blocking for at most min(remaining, slice).
+  bool receive_once(Nanoseconds remaining) noexcept;
+
+  // Drains whatever is waiting without blocking.
+  bool poll() noexcept;
+
+  // Between attempts to send on a transport that pushed back: drains the back channel, then
+  // waits for room the strategy's way (block: asleep in the kernel until the transport has
+  // room, or a slice passes). False only on a transport failure.
+  bool wait_for_room() noexcept;
+
+  // Whether this strategy sleeps in the kernel when nothing has come.
+  bool sleeps() const noexcept;
+
+  static constexpr Nanoseconds slice = std::chrono::milliseconds(20);
+  // How long one wait for room may sleep before the sender tries again (and checks --wait).
+  static constexpr Nanoseconds room_slice = std::chrono::milliseconds(1);
+  // A transport with nothing to wait on for room: a sleep this long in a receive instead.
+  static constexpr Nanoseconds room_nap = std::chrono::microseconds(50);
+  // Few enough that a paced sender overshoots its due time by only a few empty polls.
+  static constexpr int polls_per_clock_read = 16;
+  // poll-then-block: non-blocking looks before sleeping while messages keep coming (about as
+  // long as a few small messages take to arrive back to back).
+  static constexpr int polls_before_sleeping = 8;
+
+private:
+  Endpoint& m_endpoint;
+  MessageSink& m_sink;
+  WaitStrategy m_strategy;
+  const StopFlag& m_stop;
+  bool m_flowing = false; // poll-then-block: the last blocking receive found a message
+};
+
+} // namespace netprof
