@@ -173,8 +173,8 @@ void check_file_path(const OptionSpec& spec, const std::string& path)
   if (!can_write(path, reason)) {
     refuse(spec, path, "cannot write it (" + reason + ")");
   }
-  // An existing file is replaced by renaming a new one over it (src/core/process/file_replacement.cpp),
-  // which needs its directory writable too.
+  // An existing file is replaced by renaming a new one over it
+  // (src/core/process/file_replacement.cpp), which needs its directory writable too.
   const bool replaced = fs::is_regular_file(fs::symlink_status(file, error));
   if (replaced && ::faccessat(AT_FDCWD, directory.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
     refuse(spec, path,

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/measuring/interval_meter.hpp"
+#include "core/measuring/probe_ring.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/membership.hpp"
-#include "core/measuring/probe_ring.hpp"
 
 #include <netprof/clock.hpp>
 #include <netprof/histogram.hpp>

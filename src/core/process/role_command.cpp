@@ -1,16 +1,16 @@
 #include "core/process/role_command.hpp"
 
-#include "core/protocol/control_authentication.hpp"
-#include "core/scheduling/cpu_pinning.hpp"
 #include "core/process/file_replacement.hpp"
+#include "core/protocol/control_authentication.hpp"
 #include "core/roles/live_status.hpp"
-#include "core/scheduling/process_usage.hpp"
 #include "core/roles/publisher.hpp"
+#include "core/roles/subscriber.hpp"
+#include "core/roles/verdict.hpp"
+#include "core/scheduling/cpu_pinning.hpp"
+#include "core/scheduling/process_usage.hpp"
 #include "core/scheduling/scheduler_load.hpp"
 #include "core/scheduling/scheduling_priority.hpp"
-#include "core/roles/subscriber.hpp"
 #include "core/scheduling/timer_slack.hpp"
-#include "core/roles/verdict.hpp"
 
 #include "cli/version.hpp"
 

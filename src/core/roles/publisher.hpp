@@ -1,8 +1,8 @@
 #pragma once
 
+#include "core/process/stop_flag.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/role_result.hpp"
-#include "core/process/stop_flag.hpp"
 
 #include <netprof/config.hpp>
 #include <netprof/transport.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "core/process/stop_flag.hpp"
 #include "core/protocol/control_sender.hpp"
 #include "core/roles/membership.hpp"
-#include "core/process/stop_flag.hpp"
 
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>

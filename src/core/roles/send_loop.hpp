@@ -3,11 +3,11 @@
 #include "core/measuring/echo_poll_cadence.hpp"
 #include "core/measuring/echo_timing.hpp"
 #include "core/measuring/interval_meter.hpp"
+#include "core/process/stop_flag.hpp"
+#include "core/protocol/outgoing_message.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/membership.hpp"
-#include "core/protocol/outgoing_message.hpp"
 #include "core/scheduling/pace_wait.hpp"
-#include "core/process/stop_flag.hpp"
 #include "core/scheduling/waiting.hpp"
 
 #include <netprof/clock.hpp>

@@ -1,13 +1,13 @@
 #include "core/roles/subscriber.hpp"
 
-#include "core/protocol/control_authentication.hpp"
 #include "core/measuring/drop_injection.hpp"
 #include "core/measuring/interval_reporter.hpp"
+#include "core/protocol/control_authentication.hpp"
 #include "core/protocol/outgoing_message.hpp"
-#include "core/scheduling/process_usage.hpp"
 #include "core/protocol/run_description.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
+#include "core/scheduling/process_usage.hpp"
 #include "core/scheduling/waiting.hpp"
 
 #include <netprof/records.hpp>
