@@ -133,7 +133,7 @@ SendResult UdpEndpoint::reply(PeerHandle sender, std::span<const std::byte> mess
     return SendResult::failed;
   }
   // Always from the bound socket: a subscriber's socket is connected to that address.
-  const ssize_t sent = sendto(m_sockets.receive.get(), message.data(), message.size(), 0,
+  const ssize_t sent = sendto(m_sockets.receive.get(), message.data(), message.size(), MSG_DONTWAIT,
                               reinterpret_cast<const sockaddr*>(&*address), sizeof *address);
   // Not retried: the subscriber says hello again until it is answered.
   return sent >= 0 ? SendResult::sent : SendResult::failed;

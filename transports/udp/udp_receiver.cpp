@@ -2,6 +2,7 @@
 
 #include "peer_handle.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 
 #include <algorithm>
@@ -25,6 +26,9 @@ UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
     header.msg_iov = &m_iovs[i];
     header.msg_iovlen = 1;
   }
+  // Without O_NONBLOCK a wait can be one blocking read; the reads that must not wait say so.
+  const int flags = fcntl(fd, F_GETFL);
+  m_blocking_reads = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0;
 }
 
 bool UdpReceiver::is_own(const sockaddr_in& source) const noexcept
@@ -36,8 +40,9 @@ bool UdpReceiver::is_own(const sockaddr_in& source) const noexcept
           source.sin_addr.s_addr == m_own_source->sin_addr.s_addr);
 }
 
-int UdpReceiver::receive_datagrams(const Socket& socket, std::size_t wanted) noexcept
+int UdpReceiver::receive_datagrams(const Socket& socket, std::size_t wanted, bool block) noexcept
 {
+  const int flags = block ? 0 : MSG_DONTWAIT;
   for (std::size_t i = 0; i < wanted; ++i) {
     m_headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_in); // the kernel overwrites it
   }
@@ -46,11 +51,11 @@ int UdpReceiver::receive_datagrams(const Socket& socket, std::size_t wanted) noe
     // which is a tenth of a loopback ping-pong.
     ssize_t length = 0;
     if (socket.connected_to) {
-      length = recv(socket.fd, m_iovs[0].iov_base, m_iovs[0].iov_len, MSG_DONTWAIT);
+      length = recv(socket.fd, m_iovs[0].iov_base, m_iovs[0].iov_len, flags);
       m_sources[0] = *socket.connected_to;
       m_headers[0].msg_hdr.msg_flags = 0; // a 64 KiB slot holds any datagram whole
     } else {
-      length = recvmsg(socket.fd, &m_headers[0].msg_hdr, MSG_DONTWAIT);
+      length = recvmsg(socket.fd, &m_headers[0].msg_hdr, flags);
     }
     if (length < 0) {
       return -1;
@@ -58,8 +63,8 @@ int UdpReceiver::receive_datagrams(const Socket& socket, std::size_t wanted) noe
     m_headers[0].msg_len = static_cast<unsigned int>(length);
     return 1;
   }
-  return recvmmsg(socket.fd, m_headers.get(), static_cast<unsigned int>(wanted), MSG_DONTWAIT,
-                  nullptr);
+  return recvmmsg(socket.fd, m_headers.get(), static_cast<unsigned int>(wanted),
+                  block ? MSG_WAITFORONE : MSG_DONTWAIT, nullptr);
 }
 
 int UdpReceiver::deliver_batch(MessageSink& sink, std::size_t count) noexcept
@@ -142,19 +147,78 @@ int UdpReceiver::drain_socket(MessageSink& sink, Socket& socket) noexcept
       return delivered > 0 ? delivered : -1;
     }
     delivered += deliver_batch(sink, static_cast<std::size_t>(count));
-    if (!socket.batching) {
-      socket.batching = ++socket.busy_streak >= busy_streak_for_batching;
-      break;
-    }
-    if (count < 2) {
-      socket.batching = false;
-      socket.busy_streak = 0;
-    }
-    if (static_cast<std::size_t>(count) < wanted) {
-      break; // the socket is empty
+    const bool was_batching = socket.batching;
+    note_busyness(socket, count, wanted, true);
+    if (!was_batching || static_cast<std::size_t>(count) < wanted) {
+      break; // one at a time while quiet, or the socket is empty
     }
   }
   return delivered;
+}
+
+void UdpReceiver::note_busyness(Socket& socket, int count, std::size_t wanted,
+                                bool waiting) noexcept
+{
+  if (!socket.batching) {
+    socket.busy_streak = waiting ? socket.busy_streak + 1 : 0;
+    socket.batching = socket.busy_streak >= busy_streak_for_batching;
+    return;
+  }
+  if (count < 2 && wanted > 1) {
+    socket.batching = false;
+    socket.busy_streak = 0;
+  }
+}
+
+bool UdpReceiver::set_read_timeout(Nanoseconds timeout) noexcept
+{
+  if (timeout == m_read_timeout) {
+    return true;
+  }
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  const timeval wait{
+      static_cast<time_t>(seconds.count()),
+      static_cast<suseconds_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
+  if (setsockopt(m_socket.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0) {
+    return false;
+  }
+  m_read_timeout = timeout;
+  return true;
+}
+
+ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept
+{
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline = start + timeout;
+  Clock::time_point read_from = start;
+  for (;;) {
+    const std::size_t wanted = m_socket.batching ? batch : 1;
+    const int count = receive_datagrams(m_socket, wanted, true);
+    const Clock::time_point now = Clock::now();
+    if (count < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        // The timeout passed, or a signal came (Ctrl-C): the core looks at its stop flag.
+        note_busyness(m_socket, 0, wanted, false);
+        m_reassembler.expire(now);
+        return ReceiveResult::timed_out;
+      }
+      if (errno != ECONNREFUSED) {
+        return ReceiveResult::failed;
+      }
+      ++m_refusals; // what we sent found no one listening; nothing was received
+    } else {
+      note_busyness(m_socket, count, wanted, now - read_from < waiting_datagram_read);
+      if (deliver_batch(sink, static_cast<std::size_t>(count)) > 0) {
+        return ReceiveResult::received;
+      }
+    }
+    // Our own datagram, a fragment of an unfinished message, or a refusal: wait on.
+    if (now >= deadline) {
+      return ReceiveResult::timed_out;
+    }
+    read_from = now;
+  }
 }
 
 ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexcept
@@ -163,6 +227,10 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
     const int count = drain(sink);
     return count < 0 ? ReceiveResult::failed
                      : (count > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
+  }
+  if (m_blocking_reads && m_peer_socket.fd < 0 && timeout >= shortest_blocking_read &&
+      set_read_timeout(timeout)) {
+    return receive_blocking(sink, timeout);
   }
   // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
   const auto deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));

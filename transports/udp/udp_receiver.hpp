@@ -35,6 +35,16 @@ public:
   // Endpoint::receive: with a zero timeout, one non-blocking drain.
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept;
 
+  // Waits at least this long sleep in one blocking read, as a blocking program's recv() does;
+  // polling first and reading after costs two more system calls per message (measured 5% of a
+  // blocking loopback round trip). SO_RCVTIMEO counts in scheduler ticks, so such a wait may end
+  // up to a tick late when nothing comes: shorter waits (a pacer's, a deadline's last
+  // milliseconds) keep ppoll's exact timer.
+  static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
+  // A blocking read that returns sooner than this found its datagram waiting: the socket is
+  // busy, and counts towards reading in batches as a non-blocking read that found one does.
+  static constexpr Nanoseconds waiting_datagram_read = std::chrono::microseconds(5);
+
   // A second socket to drain: a twin connected to the only peer, which the kernel hands that
   // peer's datagrams (udp_sockets.hpp). It is drained on every call; the first socket, which
   // then hears only newcomers and strays, on every `lobby_poll_period`th busy-poll, or as soon
@@ -74,9 +84,14 @@ private:
   int drain_socket(MessageSink& sink, Socket& socket) noexcept;
   // Waits up to `remaining` for either socket; what ppoll returned.
   int wait_readable(Nanoseconds remaining) noexcept;
-  // Fills the first `wanted` slots from the socket without blocking; the count, or -1 with
-  // errno set.
-  int receive_datagrams(const Socket& socket, std::size_t wanted) noexcept;
+  // Fills the first `wanted` slots from the socket, without blocking unless `block`: then it
+  // waits (up to SO_RCVTIMEO) for the first; the count, or -1 with errno set.
+  int receive_datagrams(const Socket& socket, std::size_t wanted, bool block = false) noexcept;
+  // One blocking read on the only socket (it has no twin): see shortest_blocking_read.
+  ReceiveResult receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept;
+  bool set_read_timeout(Nanoseconds timeout) noexcept;
+  // After a read that found `count` of `wanted` datagrams: whether to read in batches next.
+  static void note_busyness(Socket& socket, int count, std::size_t wanted, bool waiting) noexcept;
   int deliver_batch(MessageSink& sink, std::size_t count) noexcept;
   bool is_own(const sockaddr_in& source) const noexcept;
 
@@ -91,6 +106,11 @@ private:
   std::unique_ptr<iovec[]> m_iovs;
   std::unique_ptr<sockaddr_in[]> m_sources;
   std::unique_ptr<mmsghdr[]> m_headers;
+
+  // The socket is in blocking mode, so a read may sleep in the kernel; every other call on it
+  // passes MSG_DONTWAIT (the sender's too, which may send through it).
+  bool m_blocking_reads = false;
+  Nanoseconds m_read_timeout{0}; // SO_RCVTIMEO as last set
 
   std::uint64_t m_refusals = 0;
   std::uint64_t m_truncated = 0;

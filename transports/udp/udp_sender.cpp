@@ -221,8 +221,8 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
     for (;;) {
       const ssize_t sent =
           m_connected_fd >= 0
-              ? ::send(m_connected_fd, message.data(), message.size(), 0)
-              : sendto(m_fd, message.data(), message.size(), 0,
+              ? ::send(m_connected_fd, message.data(), message.size(), MSG_DONTWAIT)
+              : sendto(m_fd, message.data(), message.size(), MSG_DONTWAIT,
                        reinterpret_cast<const sockaddr*>(&m_peers[0]), sizeof(sockaddr_in));
       if (sent >= 0) {
         return SendResult::sent;
@@ -276,8 +276,9 @@ bool UdpSender::send_to_peers(std::size_t from, std::size_t to, std::size_t& del
 {
   std::size_t next = from;
   while (next < to) {
-    const int sent = sendmmsg(m_fd, &m_peer_headers[next],
-                              static_cast<unsigned int>(std::min(to - next, max_batch)), 0);
+    const int sent =
+        sendmmsg(m_fd, &m_peer_headers[next],
+                 static_cast<unsigned int>(std::min(to - next, max_batch)), MSG_DONTWAIT);
     if (sent > 0) {
       next += static_cast<std::size_t>(sent);
       delivered += static_cast<std::size_t>(sent);
@@ -335,8 +336,9 @@ std::size_t UdpSender::push(mmsghdr* headers, std::size_t count, Progress& progr
   bool refused_before = false;
   Clock::time_point give_up{};
   while (sent < count) {
-    const int result = sendmmsg(m_fd, headers + sent,
-                                static_cast<unsigned int>(std::min(count - sent, max_batch)), 0);
+    const int result =
+        sendmmsg(m_fd, headers + sent, static_cast<unsigned int>(std::min(count - sent, max_batch)),
+                 MSG_DONTWAIT);
     if (result > 0) {
       sent += static_cast<std::size_t>(result);
       progress.committed = true;
