@@ -3,6 +3,7 @@ figure each, ping-pong with Nagle on, strangers that break the framing, a publis
 mid-message, and the command line's refusals."""
 
 import socket
+import time
 import unittest
 
 from netprof_test_case import NETPROF, sanitized
@@ -82,6 +83,30 @@ class TcpTest(StreamTestCase):
         self.assertIn("could not accept connections", pub.stdout)
         self.assertIn("Too many open files (raise ulimit -n)", pub.stdout)
         self.assertIn("strangers (connections never adopted) closed to make room", pub.stdout)
+
+    def test_a_stranger_that_takes_the_only_seat_first_never_fails_the_run(self):
+        # Issue 30, item 4: without --key-file, whoever connects and answers the challenge over
+        # its own connection takes part; here a netprof subscriber of another id, killed once
+        # the measured phase has begun. The real subscriber joins late; the run passes and
+        # names the stranger.
+        address = self.address()
+        publisher, pub_json = self.start("-i", "0", "--tcp", address, "--wait", "10",
+                                         "--send-hz", "2000", "-t", "2", "--warmup-time", "0.2",
+                                         json_name="pub")
+        stranger, _ = self.start("-i", "7", "--tcp", address, "--wait", "10", "--quiet")
+        time.sleep(1.0)
+        stranger.kill()
+        subscriber, sub_json = self.start("-i", "1", "--tcp", address, "--wait", "10",
+                                          json_name="sub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+        self.assertIn("2 took part where --subscribers 1 expected: subscriber 7 did not finish "
+                      "cleanly, which does not fail the run", pub.stdout)
+        [real] = [s for s in pub.json["subscribers"] if s["id"] == 1]
+        self.assertTrue(real["joined_late"])
+        self.assertGreater(real["received"], 0)
 
     def test_a_publisher_that_dies_mid_message_fails_its_subscriber_with_exit_3(self):
         with socket.socket() as listener:

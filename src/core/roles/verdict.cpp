@@ -201,6 +201,50 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                                " sent before are not counted as lost");
 }
 
+// "subscribers 1, 7 and 9".
+std::string listed_ids(const std::vector<std::uint32_t>& ids)
+{
+  std::string text = ids.size() == 1 ? "subscriber " : "subscribers ";
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    text += (i == 0 ? "" : (i + 1 == ids.size() ? " and " : ", ")) + std::to_string(ids[i]);
+  return text;
+}
+
+// Without --key-file, whoever reaches the publisher and answers its challenge takes part
+// (docs/hostile-input.md, "What a run without --key-file trusts"): on a connection, a stranger
+// may join first and take a seat. So when more took part than --subscribers expected, and at
+// least that many finished cleanly, the trouble of the others is named but never fails the
+// run. With a key every member is one of the run's, and each is judged.
+void judge_members(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+{
+  std::vector<Verdict> each(facts.subscribers.size());
+  std::size_t clean = 0;
+  for (std::size_t i = 0; i < facts.subscribers.size(); ++i) {
+    judge_member(facts.subscribers[i], facts, criteria, each[i]);
+    clean += each[i].problems.empty() ? 1 : 0;
+  }
+  const bool beyond_expected = facts.subscribers.size() > criteria.subscribers;
+  const bool forgiven =
+      beyond_expected && criteria.key_file.empty() && clean >= criteria.subscribers;
+  std::vector<std::uint32_t> troubled;
+  for (std::size_t i = 0; i < each.size(); ++i) {
+    auto& into = forgiven ? verdict.warnings : verdict.problems;
+    into.insert(into.end(), each[i].problems.begin(), each[i].problems.end());
+    verdict.warnings.insert(verdict.warnings.end(), each[i].warnings.begin(),
+                            each[i].warnings.end());
+    if (!each[i].problems.empty())
+      troubled.push_back(facts.subscribers[i].id);
+  }
+  if (!beyond_expected || !criteria.key_file.empty())
+    return;
+  std::string text = std::to_string(facts.subscribers.size()) + " took part where --subscribers " +
+                     std::to_string(criteria.subscribers) + " expected";
+  if (forgiven && !troubled.empty())
+    text += ": " + listed_ids(troubled) + " did not finish cleanly, which does not fail the run";
+  verdict.warnings.push_back(text + "; without --key-file anyone who reaches the publisher may "
+                                    "take part (give --key-file to admit only the run's own)");
+}
+
 // Counted as the report's "Send attempts" line counts them (the measured phase), the warm-up's
 // apart, so the two figures never disagree unlabelled.
 std::string pushed_back_warning(const PublisherFacts& facts)
@@ -333,8 +377,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   } else {
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");
-    for (const SubscriberResult& sub : facts.subscribers)
-      judge_member(sub, facts, criteria, verdict);
+    judge_members(facts, criteria, verdict);
     if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
       verdict.problems.push_back("no probe was echoed, so there is no latency figure");
     judge_probe_timeouts(facts, criteria, verdict);

@@ -92,12 +92,63 @@ TEST(PublisherVerdict, AVanishedSubscriberFailsTheTestAndSaysWhenItWasLastHeard)
   vanished.id = 2;
   vanished.outcome = SubscriberOutcome::vanished;
   vanished.last_heard_seconds = 1.5;
+  RunConfig both_expected;
+  both_expected.subscribers = 2;
   const Verdict sut =
-      publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), {});
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), both_expected);
 
   EXPECT_EQ(sut.problems,
             Lines{"subscriber 2 vanished: it sent no final counters, and was last heard 1.5 s "
                   "into the 10 s measured phase (killed, crashed, or its counters were lost?)"});
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+// Issue 30, item 4: without a key a stranger that answers the challenge takes part, so one
+// beyond --subscribers is named and never fails the run while enough others finished cleanly.
+TEST(PublisherVerdict, WithoutAKeyAMemberBeyondThoseExpectedIsNamedButNeverFailsTheRun)
+{
+  SubscriberResult stranger;
+  stranger.id = 7;
+  stranger.outcome = SubscriberOutcome::vanished;
+  stranger.last_heard_seconds = 0.5;
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {stranger, counted(1, 1000, 1000)}), {});
+
+  EXPECT_EQ(sut.problems, Lines{});
+  ASSERT_EQ(sut.warnings.size(), 2U);
+  EXPECT_NE(sut.warnings[0].find("subscriber 7 vanished"), std::string::npos) << sut.warnings[0];
+  EXPECT_EQ(sut.warnings[1],
+            "2 took part where --subscribers 1 expected: subscriber 7 did not finish cleanly, "
+            "which does not fail the run; without --key-file anyone who reaches the publisher "
+            "may take part (give --key-file to admit only the run's own)");
+  EXPECT_TRUE(sut.success);
+}
+
+TEST(PublisherVerdict, TooFewCleanMembersFailTheRunWhateverTheirNumber)
+{
+  SubscriberResult vanished;
+  vanished.id = 7;
+  vanished.outcome = SubscriberOutcome::vanished;
+  RunConfig two_expected;
+  two_expected.subscribers = 2;
+  const Verdict sut = publisher_verdict(
+      publisher_run(1000, {vanished, counted(1, 1000, 1000), counted(2, 1000, 0)}), two_expected);
+
+  EXPECT_EQ(sut.problems.size(), 2U);
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+}
+
+TEST(PublisherVerdict, WithAKeyEveryMemberIsJudged)
+{
+  SubscriberResult vanished;
+  vanished.id = 7;
+  vanished.outcome = SubscriberOutcome::vanished;
+  RunConfig keyed;
+  keyed.key_file = "run.key";
+  const Verdict sut =
+      publisher_verdict(publisher_run(1000, {vanished, counted(1, 1000, 1000)}), keyed);
+
+  EXPECT_EQ(sut.problems.size(), 1U);
   EXPECT_EQ(sut.status, ExitStatus::failed);
 }
 
@@ -665,7 +716,10 @@ TEST(PublisherVerdict, ALateJoinerIsJudgedOnlyOnWhatWasSentAfterItJoined)
   EXPECT_EQ(sut.warnings,
             (Lines{"subscriber 2 lost 24 of 2,400 messages sent after it joined",
                    "subscriber 2 joined after the measured phase began, at message 3,600: the "
-                   "3,600 sent before are not counted as lost"}));
+                   "3,600 sent before are not counted as lost",
+                   "2 took part where --subscribers 1 expected; without --key-file anyone who "
+                   "reaches the publisher may take part (give --key-file to admit only the run's "
+                   "own)"}));
   EXPECT_TRUE(sut.success);
 }
 
