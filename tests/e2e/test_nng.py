@@ -204,6 +204,50 @@ class StrangerTest(NngTestCase):
         self.assertEqual(pub.json["publisher"]["echoes_received"], 300)
 
 
+class SlotTest(NngTestCase):
+    """Issue 30, item 2: pair and push/pull carry one subscriber; a raw SP socket that dials
+    first must not keep it out, key or not."""
+    # The protocol a stranger claims: the peer the publisher's data socket takes.
+    PAIR0 = 0x10
+    PULL0 = 0x51
+
+    def hold_the_data_slot(self, port, protocol):
+        start = time.monotonic()
+        while time.monotonic() - start < DEADLINE_S:
+            try:
+                stranger = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            self.fail("the publisher never listened")
+        self.addCleanup(stranger.close)
+        stranger.sendall(bytes([0, ord("S"), ord("P"), 0, 0, protocol, 0, 0]))
+        self.assertEqual(stranger.recv(8)[:4], b"\x00SP\x00")  # NNG took it: it holds the slot
+        return stranger
+
+    def assert_stranger_gave_way(self, pattern, protocol):
+        url = self.url("tcp")
+        publisher, pub_json = self.start("-i", "0", "--nng", url, "--nng-pattern", pattern,
+                                         "--wait", "20", *MODEST, json_name="pub")
+        self.hold_the_data_slot(int(url.rsplit(":", 1)[1]), protocol)
+        subscriber, sub_json = self.start("-i", "1", "--nng", url, "--nng-pattern", pattern,
+                                          "--wait", "20", json_name="sub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 0, pub.stdout + sub.stdout)
+        self.assertEqual(sub.returncode, 0, sub.stdout)
+        self.assertIn("closed 1 connection(s) that held the subscriber's place unproven",
+                      " ".join(pub.json["endpoint"]["notes"]))
+        self.assertEqual(pub.json["subscribers"][0]["lost"], 0)
+
+    def test_a_stranger_holding_the_pair_slot_gives_way_to_the_subscriber(self):
+        self.assert_stranger_gave_way("pair", self.PAIR0)
+
+    def test_a_stranger_holding_the_pushpull_slot_gives_way_to_the_subscriber(self):
+        self.assert_stranger_gave_way("pushpull", self.PULL0)
+
+
 class CommandLineTest(NngTestCase):
     def assert_usage_error(self, *args, mentions):
         result = self.run_netprof(*args, deadline_s=DEADLINE_S)

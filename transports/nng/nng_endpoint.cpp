@@ -186,8 +186,15 @@ SendResult NngEndpoint::reply(PeerHandle /*sender*/, std::span<const std::byte> 
   return send(message);
 }
 
-bool NngEndpoint::adopt_peer(PeerHandle /*sender*/) noexcept
+bool NngEndpoint::adopt_peer(PeerHandle sender) noexcept
 {
+  // Nothing to adopt (each pattern reaches its subscribers by itself), but a proven
+  // subscriber keeps its place where there is one (pair, push/pull).
+  if (m_publisher && m_pattern == Pattern::pair) {
+    m_data->prove(static_cast<std::uint32_t>(sender.value));
+  } else if (m_publisher && m_pattern == Pattern::pushpull) {
+    m_data->prove_holders();
+  }
   return true;
 }
 
@@ -307,6 +314,12 @@ EndpointFacts NngEndpoint::facts() const
       facts.diagnoses.push_back("refused " + std::to_string(refused) +
                                 " connection(s) beyond the one subscriber --nng-pattern " +
                                 pattern_name(m_pattern) + " takes");
+    }
+    if (const std::size_t evicted = m_data->evicted_connections(); evicted > 0) {
+      facts.notes.push_back("closed " + std::to_string(evicted) +
+                            " connection(s) that held the subscriber's place unproven for " +
+                            std::to_string(NngSocket::unproven_hold.count()) +
+                            " ms (a stranger, or a subscriber of another run)");
     }
   }
   return facts;

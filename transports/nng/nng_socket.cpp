@@ -170,32 +170,71 @@ void NngSocket::dial(const NngAddress& address)
         "cannot dial nng " + address.url);
 }
 
+std::optional<std::uint32_t> NngSocket::make_room_for(std::uint32_t pipe) noexcept
+{
+  std::uint32_t evicted = 0;
+  if (m_most_pipes != 0 && m_admitted.size() >= m_most_pipes) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto unproven = std::find_if(m_admitted.begin(), m_admitted.end(), [&](const auto& held) {
+      return !held.proven && now - held.since >= unproven_hold;
+    });
+    if (unproven == m_admitted.end()) {
+      return std::nullopt;
+    }
+    evicted = unproven->id;
+    m_admitted.erase(unproven);
+  }
+  try {
+    m_admitted.push_back({pipe, std::chrono::steady_clock::now(), false});
+  } catch (...) {
+    return std::nullopt; // out of memory: better refused than uncounted
+  }
+  return evicted;
+}
+
 void NngSocket::on_pipe_event(nng_pipe pipe, nng_pipe_ev event, void* self) noexcept
 {
   auto& socket = *static_cast<NngSocket*>(self);
   const std::uint32_t id = pipe.id;
-  const std::lock_guard lock(socket.m_admitted_mutex);
-  std::vector<std::uint32_t>& admitted = socket.m_admitted;
+  std::unique_lock lock(socket.m_admitted_mutex);
+  std::optional<std::uint32_t> evicted;
   if (event == NNG_PIPE_EV_ADD_PRE) {
-    if (socket.m_most_pipes != 0 && admitted.size() >= socket.m_most_pipes) {
+    evicted = socket.make_room_for(id);
+    if (!evicted) {
+      lock.unlock();
       nng_pipe_close(pipe);
       socket.m_refused_pipes.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    try {
-      admitted.push_back(id);
-    } catch (...) {
-      nng_pipe_close(pipe); // out of memory: better refused than uncounted
-      return;
-    }
     socket.m_latest_pipe.store(id, std::memory_order_relaxed);
   } else {
-    std::erase(admitted, id);
+    std::erase_if(socket.m_admitted, [&](const Admitted& held) { return held.id == id; });
   }
-  socket.m_pipes.store(admitted.size(), std::memory_order_relaxed);
-  socket.m_peak_pipes.store(
-      std::max(socket.m_peak_pipes.load(std::memory_order_relaxed), admitted.size()),
-      std::memory_order_relaxed);
+  const std::size_t count = socket.m_admitted.size();
+  socket.m_pipes.store(count, std::memory_order_relaxed);
+  socket.m_peak_pipes.store(std::max(socket.m_peak_pipes.load(std::memory_order_relaxed), count),
+                            std::memory_order_relaxed);
+  lock.unlock(); // closing runs NNG's removal callback, which takes the lock
+  if (evicted && *evicted != 0) {
+    nng_pipe_close(nng_pipe{*evicted});
+    socket.m_evicted_pipes.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void NngSocket::prove(std::uint32_t pipe) noexcept
+{
+  const std::lock_guard lock(m_admitted_mutex);
+  for (Admitted& held : m_admitted) {
+    held.proven = held.proven || held.id == pipe;
+  }
+}
+
+void NngSocket::prove_holders() noexcept
+{
+  const std::lock_guard lock(m_admitted_mutex);
+  for (Admitted& held : m_admitted) {
+    held.proven = true;
+  }
 }
 
 std::string NngSocket::latest_local_address() const

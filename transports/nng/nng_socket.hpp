@@ -11,9 +11,11 @@
 #include <nng/nng.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +39,23 @@ public:
   // connection that sent it. queue_messages: NNG_OPT_SENDBUF and NNG_OPT_RECVBUF.
   void configure(std::size_t receive_limit, int queue_messages);
 
-  // Connections beyond `most` are closed as they arrive (pair, push/pull: one subscriber).
+  // Connections beyond `most` are closed as they arrive (pair, push/pull: one subscriber),
+  // unless one holding a place has not been proven for unproven_hold: that one is closed
+  // instead, so a stranger that dials first cannot keep the subscriber out.
   void accept_at_most(std::size_t most) noexcept { m_most_pipes = most; }
+  // Long enough for a subscriber's handshake (a round trip, a hello resent) on a loaded host;
+  // short beside --wait, which the subscriber keeps dialling through.
+  static constexpr std::chrono::milliseconds unproven_hold{1000};
+  // The core proved who speaks over `pipe` (its address check, its MAC): it keeps its place.
+  void prove(std::uint32_t pipe) noexcept;
+  // Every connection that holds a place now is proven: push/pull's data connection, through
+  // which the challenge went whose answer came back over the other socket.
+  void prove_holders() noexcept;
+  // Connections closed to give their place to a newer one, never having been proven.
+  std::size_t evicted_connections() const noexcept
+  {
+    return m_evicted_pipes.load(std::memory_order_relaxed);
+  }
 
   // Listens; an ipc:// file is made 0600, and a stale one (nobody listening) replaced as for
   // ZeroMQ's ipc://. Throws TransportError. True when a stale file was removed.
@@ -66,10 +83,20 @@ private:
 
   nng_socket m_socket = NNG_SOCKET_INITIALIZER;
   std::size_t m_most_pipes = 0; // 0: no limit
-  // The pipes admitted and not yet removed, by id: NNG reports the removal of a pipe closed
-  // at admission too, which must not be counted off.
+  struct Admitted {
+    std::uint32_t id = 0;
+    std::chrono::steady_clock::time_point since{};
+    bool proven = false;
+  };
+  // Under m_admitted_mutex: a place to give to `pipe`, closing an unproven holder when full;
+  // the pipe to close (0: none), or nullopt when `pipe` itself is refused.
+  std::optional<std::uint32_t> make_room_for(std::uint32_t pipe) noexcept;
+
+  // The pipes admitted and not yet removed: NNG reports the removal of a pipe closed at
+  // admission too, which must not be counted off.
   std::mutex m_admitted_mutex;
-  std::vector<std::uint32_t> m_admitted;
+  std::vector<Admitted> m_admitted;
+  std::atomic<std::size_t> m_evicted_pipes{0};
   std::atomic<std::size_t> m_pipes{0};
   std::atomic<std::size_t> m_peak_pipes{0};
   std::atomic<std::size_t> m_refused_pipes{0};
