@@ -4,7 +4,11 @@
 // scripts/bench/bench_udp_pingpong.sh.
 //
 //   bare_udp_pingpong [--size BYTES] [--iterations N] [--warmup N] [--wait block|spin]
-//                     [--cpu PINGER,PONGER]
+//                     [--cpu PINGER,PONGER] [--pace-hz HZ]
+//
+// --pace-hz: one round trip every 1/HZ s, the pinger asleep in between (clock_nanosleep to an
+// absolute due time, timer slack 1 ns), as a paced probe finds the path: the baseline of
+// netprof's paced figures (scripts/bench/paced_vs_pingpong.sh).
 //
 // Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (socket error,
 // timeout, lost or corrupt echo), 2 bad command line.
@@ -55,11 +59,13 @@ struct Options {
   Wait wait = Wait::block;
   std::optional<int> pinger_cpu;
   std::optional<int> ponger_cpu;
+  std::uint64_t pace_hz = 0; // 0: back to back
 };
 
 constexpr const char* usage =
     "usage: bare_udp_pingpong [--size BYTES (=64)] [--iterations N (=100000)]\n"
-    "       [--warmup N (=10000)] [--wait block|spin (=block)] [--cpu PINGER,PONGER]\n";
+    "       [--warmup N (=10000)] [--wait block|spin (=block)] [--cpu PINGER,PONGER]\n"
+    "       [--pace-hz HZ (=0: back to back)]\n";
 
 struct RuntimeError {
   const char* what;
@@ -89,8 +95,12 @@ Options parse_options(int argc, char** argv)
     } else if (flag == "--cpu") {
       std::tie(options.pinger_cpu, options.ponger_cpu) =
           bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+    } else if (flag == "--pace-hz") {
+      options.pace_hz =
+          parse_number<std::uint64_t>(value, 1, 1'000'000, "--pace-hz must be 1 to 1000000");
     } else {
-      throw UsageError{"unknown option (known: --size --iterations --warmup --wait --cpu)"};
+      throw UsageError{
+          "unknown option (known: --size --iterations --warmup --wait --cpu --pace-hz)"};
     }
   });
   return options;
@@ -202,7 +212,20 @@ std::vector<std::int64_t> run_pinger(int fd, const Options& options)
   rtts.reserve(options.iterations);
 
   const std::uint64_t total = options.warmup + options.iterations;
+  if (options.pace_hz > 0)
+    prctl(PR_SET_TIMERSLACK, 1UL); // as netprof's pacer: wake at the due time, not 50 us on
+  const auto period =
+      std::chrono::nanoseconds(1'000'000'000 / std::max<std::uint64_t>(options.pace_hz, 1));
+  timespec due{};
+  clock_gettime(CLOCK_MONOTONIC, &due);
   for (std::uint64_t sequence = 0; sequence < total; ++sequence) {
+    if (options.pace_hz > 0) {
+      due.tv_nsec += static_cast<long>(period.count());
+      due.tv_sec += due.tv_nsec / 1'000'000'000;
+      due.tv_nsec %= 1'000'000'000;
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nullptr) == EINTR) {
+      }
+    }
     std::memcpy(datagram.data(), &sequence, sequence_bytes);
     const auto sent_at = Clock::now();
     send_all(fd, datagram, datagram.size());
@@ -221,8 +244,9 @@ std::vector<std::int64_t> run_pinger(int fd, const Options& options)
 
 void print_result(const Options& options, std::vector<std::int64_t> rtts)
 {
-  std::printf("{\"wait\":\"%s\",\"size\":%zu,", options.wait == Wait::spin ? "spin" : "block",
-              options.size);
+  std::printf("{\"wait\":\"%s\",\"size\":%zu,\"pace_hz\":%llu,",
+              options.wait == Wait::spin ? "spin" : "block", options.size,
+              static_cast<unsigned long long>(options.pace_hz));
   bare::print_round_trips(std::move(rtts));
 }
 

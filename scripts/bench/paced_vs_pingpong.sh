@@ -5,12 +5,15 @@
 # corrected RTT (timed from each probe's due time) comes close to the ping-pong's. Targets:
 # corrected RTT p50 <= 1.3x the blocking ping-pong RTT p50, and pacer lateness p50 <= 2 us,
 # with the default --pace. Each measurement is repeated and interleaved (medians compared).
+# The same bound is also checked against bench/bare_udp_pingpong paced at the same rate
+# (--pace-hz: asleep until each due time, timer slack 1 ns): how much slower a round trip that
+# finds an idle path is on this host, with no netprof code, is the host's, not netprof's.
 # Prints figures; a missed target is a verdict, not an error.
 #
 #   scripts/bench/paced_vs_pingpong.sh [BUILD_DIR] [--repeat N] [--time SECONDS] [--rate HZ]
 #       [--cpu A,B]
 #
-# BUILD_DIR (default ./build) must hold a Release netprof.
+# BUILD_DIR (default ./build) must hold a Release netprof and its benchmarks.
 
 set -euo pipefail
 
@@ -43,11 +46,12 @@ done
 [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
 
 netprof=$build_dir/netprof
+bare=$build_dir/bench/bare_udp_pingpong
 python=/usr/bin/python3
 table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-require_binaries "$netprof"
+require_binaries "$netprof" "$bare"
 bench_start paced_vs_pingpong
 limit=$(netprof_deadline "$seconds")
 
@@ -59,6 +63,12 @@ for ((run = 1; run <= repeat; run++)); do
   tolerated_statuses=1 run_limited "$limit" "$work/pingpong.$run.out" "$netprof" --local-pair \
     --mode ping-pong --wait-strategy block --cpu "$cpus" -t "$seconds" --quiet \
     --json "$work/pingpong.$run.json"
+  # Like for like: netprof's message is its header and the 64 B payload; probes only, at --rate.
+  for bare_rate in 0 "$rate"; do
+    run_limited "$limit" "$work/bare.$bare_rate.$run.json" "$bare" --size 116 --warmup 200 \
+      --iterations "$(awk -v r="$rate" -v t="$seconds" 'BEGIN { printf "%d", r * t }')" \
+      --cpu "$cpus" $( ((bare_rate > 0)) && echo --pace-hz "$bare_rate")
+  done
   for pace in $paces; do
     tolerated_statuses=1 run_limited "$limit" "$work/paced.$pace.$run.out" "$netprof" \
       --local-pair --send-hz "$rate" --pace "$pace" --cpu "$cpus" -t "$seconds" --quiet \
@@ -73,6 +83,15 @@ for pace in $paces; do
   rows+=("RTT p50, --pace $pace (uncorrected)|ns|at_most|1.30|$(runs_of "paced.$pace" publisher.latency.rtt_uncorrected_ns.p50)|$pingpong")
 done
 echo "paced RTT p50 against the blocking ping-pong's RTT p50 (the baseline column); medians of $repeat runs"
+"$python" "$table" "${rows[@]}"
+echo
+bare_pingpong=$(runs_of bare.0 rtt_p50_ns)
+bare_paced=$(runs_of "bare.$rate" rtt_p50_ns)
+rows=("bare program, paced at $rate Hz, against itself back to back|ns|at_most|1.30|$bare_paced|$bare_pingpong")
+for pace in $paces; do
+  rows+=("netprof --pace $pace (corrected) against the bare paced program|ns|at_most|1.30|$(runs_of "paced.$pace" publisher.latency.rtt_ns.p50)|$bare_paced")
+done
+echo "like for like: the bare blocking UDP program (bench/bare_udp_pingpong --size 116), back to back and paced at $rate Hz"
 "$python" "$table" "${rows[@]}"
 echo
 echo "pacer lateness (actual send minus due time), medians of $repeat runs; target p50 <= 2 us for hybrid (the default)"
