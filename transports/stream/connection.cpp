@@ -104,7 +104,7 @@ void mark_broken(Connection& connection, ReadEnd why, int error) noexcept
 }
 
 ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sender,
-                       std::size_t budget) noexcept
+                       std::size_t budget, bool wait) noexcept
 {
   ReadReport report;
   FrameReader& reader = connection.reader;
@@ -127,7 +127,8 @@ ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sen
       report.announced = reader.announced();
       return report;
     }
-    const ssize_t got = recv(connection.fd.get(), space.data(), space.size(), MSG_DONTWAIT);
+    const int flags = wait && report.delivered == 0 ? 0 : MSG_DONTWAIT;
+    const ssize_t got = recv(connection.fd.get(), space.data(), space.size(), flags);
     if (got > 0) {
       reader.filled(static_cast<std::size_t>(got));
       drained = static_cast<std::size_t>(got) < space.size();
@@ -141,15 +142,15 @@ ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sen
 }
 
 ReadReport read_records(Connection& connection, std::span<std::byte> buffer, MessageSink& sink,
-                        PeerHandle sender, std::size_t budget) noexcept
+                        PeerHandle sender, std::size_t budget, bool wait) noexcept
 {
   ReadReport report;
   while (report.delivered < budget) {
     // recv, not recvmsg: it imports no msghdr and iovec, and a spinning receiver makes this
     // call over and over. MSG_TRUNC: the record's real length, so one longer than the buffer
     // is known for what it is.
-    const ssize_t got =
-        recv(connection.fd.get(), buffer.data(), buffer.size(), MSG_DONTWAIT | MSG_TRUNC);
+    const int flags = (wait && report.delivered == 0 ? 0 : MSG_DONTWAIT) | MSG_TRUNC;
+    const ssize_t got = recv(connection.fd.get(), buffer.data(), buffer.size(), flags);
     if (got > 0 && static_cast<std::size_t>(got) <= buffer.size()) {
       const std::span<const std::byte> message = buffer.first(static_cast<std::size_t>(got));
       sink.on_message({message, 1, message.size(), sender});

@@ -65,14 +65,17 @@ void mark_broken(Connection& connection, ReadEnd why, int error) noexcept;
 // Hands the sink every whole message the connection has, at most `budget`: what is buffered,
 // then what one recv brings (another only when that one filled the buffer, so a connection
 // that has just been emptied costs no further system call).
+// `wait`: when nothing is buffered, the first recv blocks (a descriptor in blocking mode,
+// bounded by its SO_RCVTIMEO), so a receiver's wait is one system call, as a blocking
+// program's is.
 ReadReport read_frames(Connection& connection, MessageSink& sink, PeerHandle sender,
-                       std::size_t budget) noexcept;
+                       std::size_t budget, bool wait = false) noexcept;
 
 // The same for kernel records, one record a call (`more` then says that the connection may
 // have another): one recv into `buffer`, shared by every connection (each record arrives
 // whole, so nothing is kept between reads); a record longer than `buffer` is too_large.
 ReadReport read_records(Connection& connection, std::span<std::byte> buffer, MessageSink& sink,
-                        PeerHandle sender, std::size_t budget) noexcept;
+                        PeerHandle sender, std::size_t budget, bool wait = false) noexcept;
 
 enum class WriteOutcome {
   written, // the kernel took it all

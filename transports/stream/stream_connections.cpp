@@ -285,6 +285,7 @@ void StreamEndpoint::connected_through(transport_common::UniqueFd fd) noexcept
   }
   ++m_connections_made;
   open_connection(0, std::move(fd));
+  make_reads_blocking();
 }
 
 } // namespace netprof::stream

@@ -228,6 +228,9 @@ ReceiveResult StreamEndpoint::receive(MessageSink& sink, Nanoseconds timeout) no
     return ReceiveResult::failed;
   }
   flush_pending();
+  if (timeout >= shortest_blocking_read && reads_blocking()) {
+    return receive_blocking(sink, timeout);
+  }
   if (m_open.size() <= direct_reads) {
     for (const std::uint16_t slot : m_open) {
       m_slots[slot].readable = true;
