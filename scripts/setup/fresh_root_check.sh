@@ -34,6 +34,7 @@ mirror="$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*debian\)[[:space:]]*$/\1/p'
 mirror="${mirror:-http://deb.debian.org/debian}"
 
 fresh="$(mktemp -d /var/tmp/netprof-fresh-root.XXXXXX)"
+chmod 0755 "$fresh" # a root folder every user may enter, as / is (mktemp makes it 0700)
 cleanup() {
   if [ "$keep" -eq 1 ]; then echo "== fresh: root kept in $fresh"; else rm -rf --one-file-system "$fresh"; fi
 }
@@ -67,6 +68,9 @@ git -C "$fresh/root/netprof" checkout -q "$commit"
 inside=$(cat <<'INSIDE'
 set -euo pipefail
 fresh="$1" quickstart_only="$2"
+# The root a mount point of its own, as / is on a real machine: `ip netns exec` and unshare
+# change its propagation, which fails on a folder that is not one.
+mount --bind "$fresh" "$fresh"
 mount -t proc proc "$fresh/proc"
 mount --rbind /sys "$fresh/sys"
 mount --rbind /dev "$fresh/dev"
