@@ -40,32 +40,17 @@ domain=77
 target_rate=0.90
 target_latency=1.10
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
-  --wait-strategy) wait_strategy=${2:?--wait-strategy needs a value}; shift 2 ;;
-  --ddsperf-mode) ddsperf_mode=${2:?--ddsperf-mode needs a value}; shift 2 ;;
-  --dds-notify) dds_notify=${2:?--dds-notify needs a value}; shift 2 ;;
-  --sizes) sizes=${2:?--sizes needs a value}; shift 2 ;;
-  --no-stream) stream=0; shift ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $seconds =~ ^[1-9][0-9]?$ ]] || { echo "--seconds must be 1 to 99" >&2; exit 2; }
-[[ $wait_strategy =~ ^(block|yield|spin)$ ]] || { echo "--wait-strategy must be block, yield or spin" >&2; exit 2; }
-[[ $dds_notify =~ ^(listener|waitset|poll)$ ]] || { echo "--dds-notify must be listener, waitset or poll" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --seconds seconds S '^[1-9][0-9]?$' "1 to 99"
+bench_option --wait-strategy wait_strategy 'block|yield|spin' choice
+bench_option --dds-notify dds_notify 'listener|waitset|poll' choice
+bench_option --ddsperf-mode ddsperf_mode 'listener|waitset' '^(listener|waitset)?$' \
+  "listener or waitset (default: waitset under --dds-notify waitset, else listener)"
+bench_option --sizes sizes LIST '^[1-9][0-9]*(,[1-9][0-9]*)*$' "payload sizes in bytes, comma-separated"
+bench_flag --no-stream stream 0
+bench_parse_options "$@"
 [[ -n $ddsperf_mode ]] || ddsperf_mode=$([[ $dds_notify == waitset ]] && echo waitset || echo listener)
-[[ $ddsperf_mode =~ ^(listener|waitset)$ ]] || { echo "--ddsperf-mode must be listener or waitset" >&2; exit 2; }
-[[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "--sizes must be payload sizes in bytes, comma-separated" >&2; exit 2; }
 IFS=, read -r -a ping_sizes <<<"$sizes"
 
 netprof=$build_dir/netprof
@@ -73,7 +58,6 @@ python=/usr/bin/python3
 ddsperf=$(command -v ddsperf || true)
 [[ -n $ddsperf ]] || { echo "ddsperf not found: install cyclonedds-tools" >&2; exit 2; }
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof"
 bench_start bench_dds
 
@@ -159,7 +143,7 @@ if ((stream)); then
 fi
 read -r load _ </proc/loadavg
 echo "netprof against ddsperf (the baseline), medians of $repeat interleaved runs; load now $load"
-"$python" "$(dirname "${BASH_SOURCE[0]}")/ratio_table.py" "${rows[@]}"
+"$python" "$bench_lib_dir/ratio_table.py" "${rows[@]}"
 
 if ((failures > 0)); then
   echo "$failures run(s) failed; their figures are n/a" >&2

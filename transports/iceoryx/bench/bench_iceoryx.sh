@@ -22,32 +22,18 @@ cpus=0,1
 payload=64
 target_latency=1.10
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --iterations iterations N positive
+bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_parse_options "$@"
 warmup=$((iterations / 10))
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/iceoryx_pingpong
 python=/usr/bin/python3
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/roudi_lib.sh"
+source "$bench_lib_dir/roudi_lib.sh"
 require_binaries "$netprof" "$bare"
 command -v iox-roudi >/dev/null || { echo "iox-roudi is not on PATH: apt-get install iceoryx" >&2; exit 2; }
 bench_start bench_iceoryx

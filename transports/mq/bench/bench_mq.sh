@@ -24,33 +24,14 @@ payload=64
 frame=8 # the mq transport's frame in front of every echo (transports/mq/back_frame.hpp)
 target=1.10
 
-# Each option sets the variable of its name; a value that does not match its pattern ends the
-# script with status 2.
-declare -A patterns=([repeat]='^[1-9][0-9]?$' [iterations]='^[1-9][0-9]*$'
-  [time]='^[0-9]+(\.[0-9]+)?$' [cpu]='^[0-9]+,[0-9]+$')
-declare -A wanted=([repeat]="1 to 99" [iterations]="a positive integer"
-  [time]="a number of seconds" [cpu]="A,B (publisher side, subscriber side)")
-while (($# > 0)); do
-  name=${1#--}
-  if [[ $1 == -h || $1 == --help ]]; then
-    sed -n '/^#   scripts/,/^$/p' "$0" | sed -n '1s/^#   //p'
-    exit 0
-  elif [[ $1 != -* ]]; then
-    build_dir=$1
-    shift
-    continue
-  elif [[ -z ${patterns[$name]:-} ]]; then
-    echo "unknown option $1 (known: --repeat --iterations --time --cpu)" >&2
-    exit 2
-  fi
-  value=${2:-}
-  [[ $value =~ ${patterns[$name]} ]] || { echo "--$name must be ${wanted[$name]}" >&2; exit 2; }
-  printf -v "$name" '%s' "$value"
-  shift 2
-done
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --iterations iterations N positive
+bench_option --time time SECONDS seconds
+bench_option --cpu cpu A,B cpus "(publisher side, subscriber side)"
+bench_parse_options "$@"
 
 python=/usr/bin/python3 # before bench_lib.sh, which reads JSON with it
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_mq_pingpong
 require_binaries "$netprof" "$bare"

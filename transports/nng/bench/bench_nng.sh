@@ -30,26 +30,12 @@ seconds=2
 target_rate=0.90
 target_latency=1.10
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --transport) transport=${2:?--transport needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $transport =~ ^(tcp|ipc)$ ]] || { echo "--transport must be tcp or ipc" >&2; exit 2; }
-[[ $cpus =~ ^([0-9]+,[0-9]+|none)$ ]] || { echo "--cpu must be A,B or none" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --iterations iterations N positive
+bench_option --transport transport 'tcp|ipc' choice
+bench_option --cpu cpus 'A,B|none' '^([0-9]+,[0-9]+|none)$' "A,B or none"
+bench_parse_options "$@"
 warmup=$((iterations / 10))
 
 netprof=$build_dir/netprof
@@ -57,7 +43,6 @@ bare=$build_dir/bench/bare_nng_pingpong
 bare_stream=$build_dir/bench/bare_nng_stream
 python=/usr/bin/python3
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare" "$bare_stream"
 bench_start bench_nng
 

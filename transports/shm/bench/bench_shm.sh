@@ -32,14 +32,15 @@ target_over_walk=1.25 # netprof one-way p50 / the 2-line walk's one-way p50, at 
 target_bandwidth=0.5  # netprof payload B/s / memcpy B/s, at least
 
 python=/usr/bin/python3
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-read_round_options "$@"
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --time seconds SECONDS seconds
+bench_option --rounds rounds N count
+bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_parse_options "$@"
 if [[ ! $rounds =~ ^[1-9][0-9]?$ ]] || ((rounds < min_rounds)); then
   echo "--rounds must be $min_rounds to 99" >&2
   exit 2
 fi
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
 first_cpu=${cpus%,*}
 
 netprof=$build_dir/netprof

@@ -19,31 +19,17 @@ payload=64
 target_ratio=1.10
 target_record_ns=5
 
-usage()
-{
-  sed -n '6p' "$0" | sed 's/^# *//'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (pinger/publisher, ponger/subscriber)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --iterations iterations N positive
+bench_option --time seconds SECONDS seconds
+bench_option --cpu cpus A,B cpus "(pinger/publisher, ponger/subscriber)"
+bench_parse_options "$@"
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_udp_pingpong
 histogram_bench=$build_dir/bench/histogram_bench
 python=/usr/bin/python3
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare"
 bench_start bench_udp_pingpong
 

@@ -22,33 +22,19 @@ large_queue=64000000
 target_plain=1.0
 target_batch=1.5
 
-usage()
-{
-  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  --batch) batch=${2:?--batch needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "--time must be a whole number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^([0-9]+),([0-9]+)$ ]] || { echo "--cpu must be A,B (publisher/client, subscriber/server)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --time seconds SECONDS whole_seconds
+bench_option --cpu cpus A,B cpus "(publisher/client, subscriber/server)"
+bench_option --batch batch N positive
+bench_parse_options "$@"
 sender_cpu=${BASH_REMATCH[1]}
 receiver_cpu=${BASH_REMATCH[2]}
-[[ $batch =~ ^[1-9][0-9]*$ ]] || { echo "--batch must be a positive integer" >&2; exit 2; }
 
 netprof=$build_dir/netprof
 memcpy=$build_dir/bench/memcpy_bandwidth
 command -v sockperf >/dev/null || { echo "sockperf not found: apt-get install sockperf" >&2; exit 2; }
 python=/usr/bin/python3
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$memcpy"
 bench_start bench_udp_throughput
 

@@ -26,33 +26,18 @@ cpus=0,1
 payload=64
 target=1.10
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher/pinger, subscriber/ponger)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --iterations iterations N positive
+bench_option --time seconds SECONDS seconds
+bench_option --cpu cpus A,B cpus "(publisher/pinger, subscriber/ponger)"
+bench_parse_options "$@"
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_uds_pingpong
 python=/usr/bin/python3
-table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+table=$bench_lib_dir/ratio_table.py
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare"
 bench_start bench_uds
 

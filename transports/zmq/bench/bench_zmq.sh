@@ -36,30 +36,15 @@ queue_length=1000000 # netprof's default -q, from which it derives the high-wate
 target_latency=1.10
 target_rate=0.80
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  --placement) placement=${2:?--placement needs a value}; shift 2 ;;
-  --wait) wait_strategy=${2:?--wait needs a value}; shift 2 ;;
-  --diagnostic) diagnostic=1; shift ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher side, subscriber side)" >&2; exit 2; }
-[[ $wait_strategy =~ ^(block|spin)$ ]] || { echo "--wait must be block or spin" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --repeat repeat N count
+bench_option --iterations iterations N positive
+bench_option --time seconds SECONDS seconds
+bench_option --cpu cpus A,B cpus "(publisher side, subscriber side)"
+bench_option --placement placement 'pinned|unpinned|both' choice
+bench_option --wait wait_strategy 'block|spin' choice
+bench_flag --diagnostic diagnostic 1
+bench_parse_options "$@"
 case $placement in
 both) placements=(pinned unpinned) ;;
 pinned | unpinned) placements=("$placement") ;;
@@ -71,7 +56,6 @@ bare_pingpong=$build_dir/bench/bare_zmq_pingpong
 bare_stream=$build_dir/bench/bare_zmq_stream
 python=/usr/bin/python3
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare_pingpong" "$bare_stream"
 bench_start bench_zmq
 

@@ -18,25 +18,15 @@ seconds=3
 cpus=0,1
 queue_length=64000000
 
-while (($# > 0)); do
-  case $1 in
-  --size) size=${2:?--size needs a value}; shift 2 ;;
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) sed -n '6p' "$0" | sed 's/^# *//'; exit 0 ;;
-  -*) echo "unknown option $1" >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $size =~ ^[1-9][0-9]*$ ]] || { echo "--size must be a positive integer" >&2; exit 2; }
-[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "--repeat must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_option --size size BYTES positive
+bench_option --repeat repeat N positive
+bench_option --time seconds SECONDS seconds
+bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_parse_options "$@"
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof"
 bench_start bench_zmq_zero_copy
 
