@@ -19,7 +19,7 @@
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   scripts/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream]
+#   transports/dds/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream]
 #
 # Every measurement is repeated --repeat times (5), ddsperf and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%.

@@ -6,7 +6,7 @@
 # netprof <= 1.10x bare. Prints figures and the ratio; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench/bench_iceoryx.sh [BUILD_DIR] [--repeat N] [--iterations N] [--cpu A,B]
+#   transports/iceoryx/bench/bench_iceoryx.sh [BUILD_DIR] [--repeat N] [--iterations N] [--cpu A,B]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%. A RouDi already running is

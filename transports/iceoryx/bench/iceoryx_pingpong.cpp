@@ -1,7 +1,8 @@
 // A peer beside netprof --shm: the same ping-pong through iceoryx (Debian's 2.0 packages,
 // libiceoryx-posh-dev), between two processes, with no netprof code. Zero copy as iceoryx users
 // write it: a side loans a chunk, writes its message in place and publishes it; the other takes
-// it, answers, and releases it. scripts/bench/bench_shm.sh prints its one-way p50 beside netprof's.
+// it, answers, and releases it. transports/shm/bench/bench_shm.sh prints its one-way p50 beside
+// netprof's.
 //
 //   iceoryx_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
 //                    [--echo-size BYTES]

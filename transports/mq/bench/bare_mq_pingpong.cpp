@@ -3,7 +3,7 @@
 // as `netprof --mq --mode ping-pong` has (the subscriber's queue for data, the publisher's for
 // echoes); the pinger sends --size bytes and the ponger answers with --echo-size bytes. The
 // difference from netprof is what its core and transport add on top of the kernel, printed as
-// a ratio by scripts/bench/bench_mq.sh.
+// a ratio by transports/mq/bench/bench_mq.sh.
 //
 //   bare_mq_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                    [--wait block|spin] [--cpu PINGER,PONGER]

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# netprof's POSIX message-queue ping-pong against the bare baseline (bench/bare_mq_pingpong.cpp:
+# netprof's POSIX message-queue ping-pong against the bare baseline (transports/mq/bench/bare_mq_pingpong.cpp:
 # two processes, a queue each way, nothing else), for each wait strategy, both measured in the
 # same run: one-way p50 (RTT p50 / 2); netprof -s 64 sends its header + 64 B and gets its header
 # plus the 8-byte frame back, the baseline the same sizes. Target: netprof <= 1.10x the bare
 # ping-pong. Prints figures; a missed target is reported, never an error: the exit status is 0
 # unless a run crashed or timed out.
 #
-#   scripts/bench/bench_mq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS] [--cpu A,B]
+#   transports/mq/bench/bench_mq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS] [--cpu A,B]
 #
 # Every measurement is repeated --repeat times (5), baseline and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%. BUILD_DIR (default

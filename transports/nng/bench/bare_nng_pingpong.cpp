@@ -2,7 +2,7 @@
 // NNG between two processes, one pair0 socket each (listening pinger, dialling ponger), blocking
 // nng_send/nng_recv, no netprof code. With --size 116 --echo-size 68 the bytes are netprof's for
 // `-s 64` (its 52-byte header + 64 B out, an echo of its header and the 16 B of cross-clock stamps
-// back), so the ratio printed by scripts/bench/bench_nng.sh is netprof's own cost.
+// back), so the ratio printed by transports/nng/bench/bench_nng.sh is netprof's own cost.
 //
 //   bare_nng_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                     [--transport tcp|ipc] [--cpu PINGER,PONGER]

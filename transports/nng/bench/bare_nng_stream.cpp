@@ -1,7 +1,7 @@
 // The floor netprof's NNG push/pull stream is compared against: two processes, a push0 socket
 // listening in the sender and a pull0 dialling from the receiver, the sender pushing messages as
 // fast as NNG takes them for --seconds, no netprof code. With --size 180 the messages are
-// netprof's for `-s 128` (its 52-byte header + 128 B); scripts/bench/bench_nng.sh prints
+// netprof's for `-s 128` (its 52-byte header + 128 B); transports/nng/bench/bench_nng.sh prints
 // netprof's ratio to it.
 //
 //   bare_nng_stream [--size BYTES] [--seconds S] [--transport tcp|ipc] [--cpu SENDER,RECEIVER]

@@ -2,14 +2,14 @@
 # netprof over NNG against bare NNG programs, interleaved in one run:
 #   ping-pong: one-way p50 (RTT p50 / 2) of netprof --nng-pattern pair -s 64 (its header + 64 B
 #              out, its echo back) and of a bare pair0 ping-pong sending the same bytes
-#              (bench/bare_nng_pingpong.cpp); target netprof <= 1.10x bare
+#              (transports/nng/bench/bare_nng_pingpong.cpp); target netprof <= 1.10x bare
 #   stream:    received messages/s of netprof --nng-pattern pushpull -s 128 and of a bare
-#              push0 -> pull0 stream of the same messages (bench/bare_nng_stream.cpp) for the same
+#              push0 -> pull0 stream of the same messages (transports/nng/bench/bare_nng_stream.cpp) for the same
 #              time; target netprof >= 0.90x bare
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   scripts/bench/bench_nng.sh [BUILD_DIR] [--repeat N] [--iterations N] [--transport tcp|ipc]
+#   transports/nng/bench/bench_nng.sh [BUILD_DIR] [--repeat N] [--iterations N] [--transport tcp|ipc]
 #       [--cpu A,B|none]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the

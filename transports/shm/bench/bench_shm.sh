@@ -3,8 +3,8 @@
 # ping-ponged between two cores, bench/cache_line_pingpong.cpp; for scale, the same with the
 # answer in a second line and with each message in a new two-line record, as a ring's records
 # go) beside netprof's ping-pong and the ring alone without netprof's core
-# (bench/shm_ring_pingpong.cpp) and, when built, the same ping-pong through iceoryx
-# (bench/iceoryx_pingpong.cpp, under an iox-roudi started here), and single-core memcpy
+# (transports/shm/bench/shm_ring_pingpong.cpp) and, when built, the same ping-pong through iceoryx
+# (transports/iceoryx/bench/iceoryx_pingpong.cpp, under an iox-roudi started here), and single-core memcpy
 # bandwidth for 1 MiB blocks (bench/memcpy_bandwidth.cpp) beside netprof streaming 1 MiB
 # messages. The latency target: netprof's spin ping-pong, keep-last and keep-all, within 1.25x
 # of the 2-line walk, as the median over at least 5 rounds (walk, ring, netprof, each after a
@@ -12,7 +12,7 @@
 # Prints figures and ratios; a missed target is reported, never an error: the exit status is 0
 # unless a run crashed or timed out.
 #
-#   scripts/bench/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--rounds N] [--cpu A,B]
+#   transports/shm/bench/bench_shm.sh [BUILD_DIR] [--time SECONDS] [--rounds N] [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
 # docs/transport-shm.md for how to read the output.

@@ -1,9 +1,10 @@
 // The shared-memory ring alone, with no netprof core: two threads pinned to two cores ping-pong
 // records through netprof's own RingWriter/RingReader (transports/shm/ring.hpp), a data ring one
 // way and a keep-all back ring the other, as `netprof --shm --mode ping-pong` does, but without
-// headers to encode or validate, probes to match or histograms to fill. scripts/bench/bench_shm.sh
-// prints it between the cache-line floor and netprof, so a run shows how much of netprof's
-// latency is the ring's record protocol and how much the core's work per message.
+// headers to encode or validate, probes to match or histograms to fill.
+// transports/shm/bench/bench_shm.sh prints it between the cache-line floor and netprof, so a run
+// shows how much of netprof's latency is the ring's record protocol and how much the core's work
+// per message.
 //
 //   shm_ring_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
 //                     [--echo-size BYTES] [--history keep-last|keep-all] [--capacity BYTES]

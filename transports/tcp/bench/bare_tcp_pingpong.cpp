@@ -1,6 +1,6 @@
 // The floor netprof's TCP ping-pong is compared against: the leanest honest round trip over a
 // loopback TCP connection between two processes, TCP_NODELAY on, with no netprof code
-// (bare_stream_pingpong.hpp). scripts/bench/bench_tcp.sh prints netprof's ratio to it.
+// (bare_stream_pingpong.hpp). transports/tcp/bench/bench_tcp.sh prints netprof's ratio to it.
 //
 //   bare_tcp_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                     [--wait block|spin] [--cpu PINGER,PONGER]

@@ -14,7 +14,7 @@
 # netprof's default (on) against sockperf --tcp-avoid-nodelay. Prints figures; a missed target
 # is reported, never an error: the exit status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench/bench_tcp.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
+#   transports/tcp/bench/bench_tcp.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
 #       [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks; sockperf comes from

@@ -1,7 +1,7 @@
 // The floor netprof's UDP ping-pong is compared against: the leanest honest round trip on
 // loopback between two processes, with no netprof code. Anything netprof adds on top of this
 // (headers, batching, polling, bookkeeping) shows up as the ratio printed by
-// scripts/bench/bench_udp_pingpong.sh.
+// transports/udp/bench/bench_udp_pingpong.sh.
 //
 //   bare_udp_pingpong [--size BYTES] [--iterations N] [--warmup N] [--wait block|spin]
 //                     [--cpu PINGER,PONGER]

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# netprof's UDP ping-pong against the bare baseline (bench/bare_udp_pingpong.cpp), for each wait
+# netprof's UDP ping-pong against the bare baseline (transports/udp/bench/bare_udp_pingpong.cpp), for each wait
 # strategy, plus the histogram's cost per record. Prints figures; a missed target is reported,
 # never an error: the exit status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench/bench_udp_pingpong.sh [BUILD_DIR] [--iterations N] [--time SECONDS] [--cpu A,B]
+#   transports/udp/bench/bench_udp_pingpong.sh [BUILD_DIR] [--iterations N] [--time SECONDS] [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See
 # docs/benchmarks.md for how to read the output.

@@ -5,7 +5,7 @@
 # figure for scale. Prints figures; a missed target is reported, never an error:
 # the exit status is 0 unless a run crashed or timed out.
 #
-#   scripts/bench/bench_udp_throughput.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B] [--batch N]
+#   transports/udp/bench/bench_udp_throughput.sh [BUILD_DIR] [--time SECONDS] [--cpu A,B] [--batch N]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks; sockperf comes
 # from Debian (apt-get install sockperf). See docs/transport-udp.md for how to read the output.

@@ -1,6 +1,6 @@
 // The floor netprof's Unix-domain ping-pong is compared against: the leanest honest round trip
 // over a connected pair of Unix sockets (socketpair) between two processes, with no netprof code
-// (bare_stream_pingpong.hpp). scripts/bench/bench_uds.sh prints netprof's ratio to it.
+// (bare_stream_pingpong.hpp). transports/uds/bench/bench_uds.sh prints netprof's ratio to it.
 //
 //   bare_uds_pingpong [--type seqpacket|stream] [--size BYTES] [--echo-size BYTES]
 //                     [--iterations N] [--warmup N] [--wait block|spin] [--cpu PINGER,PONGER]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # netprof over Unix-domain sockets (--uds) against a bare C++ ping-pong over a socketpair of the
-# same type (bench/bare_uds_pingpong.cpp, no netprof code), pinned, for both socket types and
+# same type (transports/uds/bench/bare_uds_pingpong.cpp, no netprof code), pinned, for both socket types and
 # both wait strategies, each measurement repeated and interleaved (medians compared: one run on
 # a shared VM swings by 20-40%). The target of issue 20: netprof's ping-pong one-way p50 at most
 # 1.10x the bare one's (spin is the row it is about: block measures the kernel's wake-ups). Like
@@ -9,7 +9,7 @@
 # binary). Prints figures; a missed target is reported, never an error: the exit status is 0
 # unless a run crashed or timed out.
 #
-#   scripts/bench/bench_uds.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
+#   transports/uds/bench/bench_uds.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
 #       [--cpu A,B]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks. See

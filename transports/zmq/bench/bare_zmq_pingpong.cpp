@@ -4,8 +4,8 @@
 // by the pinger; an XSUB that subscribes to everything, connects, says hello upstream and
 // answers each ping upstream. With --size 116 --echo-size 52 the wire sizes are netprof's too
 // (`-s 64` plus its 52-byte header out, a bare header back), so the ratio printed by
-// scripts/bench/bench_zmq.sh is netprof's own cost; --pattern pair shows what a PAIR socket would
-// give for the same bytes.
+// transports/zmq/bench/bench_zmq.sh is netprof's own cost; --pattern pair shows what a PAIR socket
+// would give for the same bytes.
 //
 //   bare_zmq_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                     [--wait block|spin] [--cpu PINGER,PONGER] [--pattern xpub-xsub|pair]

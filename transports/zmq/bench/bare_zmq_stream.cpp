@@ -5,8 +5,8 @@
 // (ZMQ_XPUB_NODROP, as netprof's --zmq-nodrop); an XSUB that subscribes, connects and says
 // hello upstream, then answers --probe-hz messages a second (netprof's probes) with an echo of
 // --echo-size bytes, and the END with its count, on the same socket. So the ratio printed by
-// scripts/bench/bench_zmq.sh is netprof's own cost. --pattern push-pull shows a lossless PUSH/PULL
-// blast of the same messages instead, which has no way back.
+// transports/zmq/bench/bench_zmq.sh is netprof's own cost. --pattern push-pull shows a lossless
+// PUSH/PULL blast of the same messages instead, which has no way back.
 //
 //   bare_zmq_stream [--size BYTES] [--echo-size BYTES] [--seconds S] [--warmup S] [--hwm N]
 //                   [--buffer BYTES] [--nodrop on|off] [--probe-hz HZ] [--wait block|spin]

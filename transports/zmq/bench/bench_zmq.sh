@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # netprof over ZeroMQ (tcp on loopback) against bare cppzmq baselines that use netprof's own
-# socket pattern (bench/bare_zmq_pingpong.cpp, bench/bare_zmq_stream.cpp: an XPUB and an XSUB
+# socket pattern (transports/zmq/bench/bare_zmq_pingpong.cpp, transports/zmq/bench/bare_zmq_stream.cpp: an XPUB and an XSUB
 # carrying a back channel, set up as netprof sets them, the same bytes on the wire), pinned and
 # unpinned, in one run:
 #   ping-pong: one-way p50 (RTT p50 / 2); netprof -s 64, i.e. its header + 64 B out, the header
@@ -11,7 +11,7 @@
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   scripts/bench/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
+#   transports/zmq/bench/bench_zmq.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
 #       [--cpu A,B] [--placement pinned|unpinned|both] [--wait block|spin] [--diagnostic]
 #
 # Every measurement is repeated --repeat times (5), baselines, netprof and placements

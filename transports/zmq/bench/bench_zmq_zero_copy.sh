@@ -3,7 +3,7 @@
 # messages/s on the subscriber's clock, and the publisher's CPU time per message sent (user +
 # system, from the shell's `time` of the publisher process alone, ZeroMQ's I/O thread included).
 #
-#   scripts/bench/bench_zmq_zero_copy.sh [BUILD_DIR] [--size BYTES] [--repeat N] [--time SECONDS] [--cpu A,B]
+#   transports/zmq/bench/bench_zmq_zero_copy.sh [BUILD_DIR] [--size BYTES] [--repeat N] [--time SECONDS] [--cpu A,B]
 #
 # tcp on loopback, --zmq-nodrop (the publisher waits at the high-water mark, so nothing is
 # lost and both modes move the same messages), -q 64 MB. Runs of the two modes are interleaved
