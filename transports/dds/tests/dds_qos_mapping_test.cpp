@@ -1,5 +1,5 @@
-// What --reliability and --history mean on the dds transport: the QoS it states, and the requests it
-// refuses (exit status 2) with why. Pure logic on the command line (support/qos_mapping.hpp): no
+// What --reliability and --history mean on the dds transport: the QoS it states, and the requests
+// it refuses (exit status 2) with why. Pure logic on the command line (support/qos_mapping.hpp): no
 // socket is opened, no segment or queue made. Built into unit_cli with every transport's.
 
 #include "support/qos_mapping.hpp"
