@@ -21,12 +21,10 @@ payload=64
 frame=8 # netprof's frame header over a stream
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --time seconds SECONDS whole_seconds
-bench_option --cpu cpus A,B cpus "(client, server)"
+bench_common_options repeat whole_time cpu
 bench_parse_options "$@"
-sender_cpu=${BASH_REMATCH[1]}
-receiver_cpu=${BASH_REMATCH[2]}
+sender_cpu=${cpus%,*}
+receiver_cpu=${cpus#*,}
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3

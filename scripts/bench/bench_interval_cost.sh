@@ -18,9 +18,8 @@ transport=shm
 python=/usr/bin/python3
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --time seconds SECONDS seconds
+bench_common_options time cpu
 bench_option --rounds rounds N positive
-bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
 bench_option --transport transport 'shm|udp' choice
 bench_parse_options "$@"
 # shm spins, as bench_shm.sh and bench_threads.sh do: the loop's own cost is then most of the

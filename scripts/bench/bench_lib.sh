@@ -194,6 +194,24 @@ bench_option()
   bench_option_notes+=("${5-}")
 }
 
+# The options most scripts share, declared by their usual variables in the order given:
+# repeat, iterations, time (seconds), whole_time (whole seconds), rounds, cpu (cpus).
+bench_common_options()
+{
+  local option
+  for option in "$@"; do
+    case $option in
+    repeat) bench_option --repeat repeat N count ;;
+    iterations) bench_option --iterations iterations N positive ;;
+    time) bench_option --time seconds SECONDS seconds ;;
+    whole_time) bench_option --time seconds SECONDS whole_seconds ;;
+    rounds) bench_option --rounds rounds N count ;;
+    cpu) bench_option --cpu cpus A,B cpus "(the publisher's CPU, the subscriber's)" ;;
+    *) echo "bench_common_options: no option $option" >&2; exit 2 ;;
+    esac
+  done
+}
+
 bench_flag()
 {
   bench_option "$1" "$2" "$3" flag

@@ -28,9 +28,7 @@ target=1.10
 transports=udp,tcp,uds,mq,nng,zmq,iceoryx
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --rounds rounds N count
-bench_option --iterations iterations N positive
-bench_option --cpu cpus A,B cpus "(publisher/pinger, subscriber/ponger)"
+bench_common_options rounds iterations cpu
 bench_option --transports transports LIST '^[a-z]+(,[a-z]+)*$' "a comma-separated list of transports"
 bench_parse_options "$@"
 IFS=, read -r -a chosen <<<"$transports"

@@ -22,8 +22,7 @@ target=1.2 # threads one-way p50 / processes one-way p50, at most
 
 python=/usr/bin/python3
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --time seconds SECONDS seconds
-bench_option --rounds rounds N count
+bench_common_options time rounds
 bench_option --cpu cpus A,B '^([0-9]+,[0-9]+)?$' "A,B (default 0,1 on two CPUs or more, else unpinned)"
 bench_parse_options "$@"
 if [[ -z $cpus ]] && (($(nproc) >= 2)); then

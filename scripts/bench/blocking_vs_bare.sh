@@ -27,10 +27,7 @@ transports="udp tcp uds mq"
 strategies="block"
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
-bench_option --time seconds SECONDS seconds
-bench_option --cpu cpus A,B cpus "(publisher/pinger, subscriber/ponger)"
+bench_common_options repeat iterations time cpu
 bench_option --transports transports LIST '^(udp|tcp|uds|mq)( (udp|tcp|uds|mq))*$' "a space-separated list of udp, tcp, uds, mq"
 bench_flag --with-poll-then-block strategies 'block poll-then-block'
 bench_parse_options "$@"

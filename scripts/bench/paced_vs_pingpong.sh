@@ -22,10 +22,8 @@ cpus=0,1
 paces="hybrid sleep spin"
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --time seconds SECONDS seconds
+bench_common_options repeat time cpu
 bench_option --rate rate HZ '^[1-9][0-9]*$' "a whole number of Hz"
-bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
 bench_parse_options "$@"
 
 netprof=$build_dir/netprof

@@ -41,7 +41,7 @@ target_rate=0.90
 target_latency=1.10
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
+bench_common_options repeat
 bench_option --seconds seconds S '^[1-9][0-9]?$' "1 to 99"
 bench_option --wait-strategy wait_strategy 'block|yield|spin' choice
 bench_option --dds-notify dds_notify 'listener|waitset|poll' choice

@@ -23,9 +23,7 @@ payload=64
 target_latency=1.10
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
-bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_common_options repeat iterations cpu
 bench_parse_options "$@"
 warmup=$((iterations / 10))
 

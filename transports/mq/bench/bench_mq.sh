@@ -25,8 +25,7 @@ frame=8 # the mq transport's frame in front of every echo (transports/mq/back_fr
 target=1.10
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
+bench_common_options repeat iterations
 bench_option --time time SECONDS seconds
 bench_option --cpu cpu A,B cpus "(publisher side, subscriber side)"
 bench_parse_options "$@"

@@ -31,8 +31,7 @@ target_rate=0.90
 target_latency=1.10
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
+bench_common_options repeat iterations
 bench_option --transport transport 'tcp|ipc' choice
 bench_option --cpu cpus 'A,B|none' '^([0-9]+,[0-9]+|none)$' "A,B or none"
 bench_parse_options "$@"

@@ -33,9 +33,7 @@ target_bandwidth=0.5  # netprof payload B/s / memcpy B/s, at least
 
 python=/usr/bin/python3
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --time seconds SECONDS seconds
-bench_option --rounds rounds N count
-bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_common_options time rounds cpu
 bench_parse_options "$@"
 if [[ ! $rounds =~ ^[1-9][0-9]?$ ]] || ((rounds < min_rounds)); then
   echo "--rounds must be $min_rounds to 99" >&2

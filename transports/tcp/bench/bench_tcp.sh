@@ -32,13 +32,10 @@ payload=64
 frame=8 # netprof's frame header over a stream
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
-bench_option --time seconds SECONDS whole_seconds
-bench_option --cpu cpus A,B cpus "(publisher/client, subscriber/server)"
+bench_common_options repeat iterations whole_time cpu
 bench_parse_options "$@"
-sender_cpu=${BASH_REMATCH[1]}
-receiver_cpu=${BASH_REMATCH[2]}
+sender_cpu=${cpus%,*}
+receiver_cpu=${cpus#*,}
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_tcp_pingpong

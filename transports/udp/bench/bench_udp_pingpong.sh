@@ -20,9 +20,7 @@ target_ratio=1.10
 target_record_ns=5
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --iterations iterations N positive
-bench_option --time seconds SECONDS seconds
-bench_option --cpu cpus A,B cpus "(pinger/publisher, ponger/subscriber)"
+bench_common_options iterations time cpu
 bench_parse_options "$@"
 
 netprof=$build_dir/netprof

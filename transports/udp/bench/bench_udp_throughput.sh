@@ -23,12 +23,11 @@ target_plain=1.0
 target_batch=1.5
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --time seconds SECONDS whole_seconds
-bench_option --cpu cpus A,B cpus "(publisher/client, subscriber/server)"
+bench_common_options whole_time cpu
 bench_option --batch batch N positive
 bench_parse_options "$@"
-sender_cpu=${BASH_REMATCH[1]}
-receiver_cpu=${BASH_REMATCH[2]}
+sender_cpu=${cpus%,*}
+receiver_cpu=${cpus#*,}
 
 netprof=$build_dir/netprof
 memcpy=$build_dir/bench/memcpy_bandwidth

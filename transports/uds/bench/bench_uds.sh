@@ -27,10 +27,7 @@ payload=64
 target=1.10
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
-bench_option --time seconds SECONDS seconds
-bench_option --cpu cpus A,B cpus "(publisher/pinger, subscriber/ponger)"
+bench_common_options repeat iterations time cpu
 bench_parse_options "$@"
 
 netprof=$build_dir/netprof

@@ -37,10 +37,7 @@ target_latency=1.10
 target_rate=0.80
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --repeat repeat N count
-bench_option --iterations iterations N positive
-bench_option --time seconds SECONDS seconds
-bench_option --cpu cpus A,B cpus "(publisher side, subscriber side)"
+bench_common_options repeat iterations time cpu
 bench_option --placement placement 'pinned|unpinned|both' choice
 bench_option --wait wait_strategy 'block|spin' choice
 bench_flag --diagnostic diagnostic 1

@@ -21,8 +21,7 @@ queue_length=64000000
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
 bench_option --size size BYTES positive
 bench_option --repeat repeat N positive
-bench_option --time seconds SECONDS seconds
-bench_option --cpu cpus A,B cpus "(publisher, subscriber)"
+bench_common_options time cpu
 bench_parse_options "$@"
 
 netprof=$build_dir/netprof
