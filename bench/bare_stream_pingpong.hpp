@@ -8,7 +8,7 @@
 //
 // With --size 124 --echo-size 60 the bytes are netprof's own over a stream (-s 64, its 52-byte
 // header and 8-byte frame header out; a header and a frame header back), so the ratio printed by
-// scripts/bench/bench_tcp.sh and bench_uds.sh is netprof's cost on top of the kernel's.
+// transports/tcp/bench/bench_tcp.sh and bench_uds.sh is netprof's cost on top of the kernel's.
 //
 // Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (socket error,
 // timeout, corrupt echo), 2 bad command line.

@@ -1,7 +1,7 @@
 // The physical floor for shared-memory latency: two threads, pinned to two cores, pass one
 // cache line back and forth through a single atomic word, with no netprof code. One round
 // trip is two transfers of the line between the cores; one-way = RTT / 2, as netprof reports.
-// scripts/bench/bench_shm.sh compares netprof --shm ping-pong with this.
+// transports/shm/bench/bench_shm.sh compares netprof --shm ping-pong with this.
 //
 // With --lines 2 the answer comes back in a second line, as it must through any transport
 // with a channel each way (netprof's data ring one way, a back ring the other): each side then

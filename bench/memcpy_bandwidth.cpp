@@ -1,6 +1,6 @@
 // Single-core memcpy bandwidth for blocks of one size (1 MiB by default): the yardstick for
 // netprof --shm streaming large messages, which must copy each one into the ring at least once.
-// No netprof code. scripts/bench/bench_shm.sh compares netprof's payload B/s with this.
+// No netprof code. transports/shm/bench/bench_shm.sh compares netprof's payload B/s with this.
 //
 //   memcpy_bandwidth [--block BYTES] [--span BYTES] [--seconds S] [--cpu N]
 //

@@ -20,27 +20,16 @@ cpus=0,1
 payload=64
 frame=8 # netprof's frame header over a stream
 
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'; exit 0 ;;
-  -*) echo "unknown option $1" >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "--time must be a whole number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^([0-9]+),([0-9]+)$ ]] || { echo "--cpu must be A,B (client, server)" >&2; exit 2; }
-sender_cpu=${BASH_REMATCH[1]}
-receiver_cpu=${BASH_REMATCH[2]}
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_common_options repeat whole_time cpu
+bench_parse_options "$@"
+sender_cpu=${cpus%,*}
+receiver_cpu=${cpus#*,}
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3
-table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+table=$bench_lib_dir/ratio_table.py
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof"
 command -v sockperf >/dev/null || { echo "sockperf not found (apt-get install sockperf)" >&2; exit 1; }
 bench_start bench_echo_full

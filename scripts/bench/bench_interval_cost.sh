@@ -17,18 +17,11 @@ cpus=0,1
 transport=shm
 python=/usr/bin/python3
 
-args=()
-while (($# > 0)); do
-  case $1 in
-  --transport) transport=${2:?--transport needs a value}; shift 2 ;;
-  *) args+=("$1"); shift ;;
-  esac
-done
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-read_round_options "${args[@]+"${args[@]}"}"
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "--rounds must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+bench_common_options time cpu
+bench_option --rounds rounds N positive
+bench_option --transport transport 'shm|udp' choice
+bench_parse_options "$@"
 # shm spins, as bench_shm.sh and bench_threads.sh do: the loop's own cost is then most of the
 # round trip, so what --interval adds to it shows.
 case $transport in

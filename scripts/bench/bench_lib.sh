@@ -1,6 +1,11 @@
 # shellcheck shell=bash disable=SC2034,SC2154  # sourced: callers set python and read last_status
-# Shared by scripts/bench/bench_*.sh (sourced, not run): a work folder removed on exit, commands run
-# under a deadline and stopped by PID, figures read from JSON. Set `python` before sourcing.
+# Shared by the benchmark scripts, scripts/bench/*.sh and transports/<name>/bench/*.sh (sourced,
+# not run): one option parser, a work folder removed on exit, commands run under a deadline and
+# stopped by PID, figures read from JSON. Set `python` before calling what reads JSON.
+
+# This folder, for what the scripts here and in transports/<name>/bench share beside this file
+# (ratio_table.py, roudi_lib.sh).
+bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # PIDs started here and still running; a script may add its own (a server beside a client).
 running=()
@@ -163,27 +168,143 @@ netprof_deadline()
   "$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$1"
 }
 
-# Reads the options of a benchmark run in rounds, [BUILD_DIR] [--time SECONDS] [--rounds N]
-# [--cpu A,B], into build_dir, seconds, rounds and cpus (each left as the caller set it when not
-# given). -h prints the usage line of the calling script (the "#   scripts/..." line of its
-# header comment). Checking the values is the caller's.
-read_round_options()
+# One command line for every benchmark script: it declares its options after setting their
+# defaults, then hands its arguments over, which sets the variables or ends the script with a
+# one-line message and status 2 (an unknown option, a missing or ill-formed value); -h/--help
+# prints the usage the declarations make, with each default, and exits 0. One argument that is
+# not an option is BUILD_DIR (build_dir).
+#   bench_option --NAME VARIABLE PLACEHOLDER CHECK [NOTE]
+#       CHECK: count (1 to 99), positive (an integer), seconds (a number), whole_seconds,
+#       cpus (A,B), choice (one of the |-separated PLACEHOLDER), or a regular expression (^...)
+#       whose NOTE is then what the value must be; otherwise NOTE follows the check's message.
+#   bench_flag --NAME VARIABLE VALUE      sets VARIABLE to VALUE when given
+#   bench_parse_options "$@"
+bench_option_names=()
+bench_option_variables=()
+bench_option_placeholders=()
+bench_option_checks=()
+bench_option_notes=()
+
+bench_option()
 {
-  while (($# > 0)); do
-    case $1 in
-    --time) seconds=${2:?--time needs a value}; shift 2 ;;
-    --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
-    --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-    -h | --help) bench_usage; exit 0 ;;
-    -*) echo "unknown option $1" >&2; bench_usage >&2; exit 2 ;;
-    *) build_dir=$1; shift ;;
+  bench_option_names+=("$1")
+  bench_option_variables+=("$2")
+  bench_option_placeholders+=("$3")
+  bench_option_checks+=("$4")
+  bench_option_notes+=("${5-}")
+}
+
+# The options most scripts share, declared by their usual variables in the order given:
+# repeat, iterations, time (seconds), whole_time (whole seconds), rounds, cpu (cpus).
+bench_common_options()
+{
+  local option
+  for option in "$@"; do
+    case $option in
+    repeat) bench_option --repeat repeat N count ;;
+    iterations) bench_option --iterations iterations N positive ;;
+    time) bench_option --time seconds SECONDS seconds ;;
+    whole_time) bench_option --time seconds SECONDS whole_seconds ;;
+    rounds) bench_option --rounds rounds N count ;;
+    cpu) bench_option --cpu cpus A,B cpus "(the publisher's CPU, the subscriber's)" ;;
+    *) echo "bench_common_options: no option $option" >&2; exit 2 ;;
     esac
   done
 }
 
+bench_flag()
+{
+  bench_option "$1" "$2" "$3" flag
+}
+
+bench_parse_options()
+{
+  local arg index
+  while (($# > 0)); do
+    arg=$1
+    shift
+    case $arg in
+    -h | --help) bench_usage; exit 0 ;;
+    -*)
+      index=$(bench_option_index "$arg") || bench_usage_error "unknown option $arg"
+      if [[ ${bench_option_checks[index]} == flag ]]; then
+        printf -v "${bench_option_variables[index]}" '%s' "${bench_option_placeholders[index]}"
+      else
+        (($# > 0)) || bench_usage_error "$arg needs a value (${bench_option_placeholders[index]})"
+        printf -v "${bench_option_variables[index]}" '%s' "$1"
+        shift
+      fi
+      ;;
+    *) build_dir=$arg ;;
+    esac
+  done
+  for index in "${!bench_option_names[@]}"; do
+    bench_check_option "$index"
+  done
+}
+
+# The index of a declared option, or status 1.
+bench_option_index()
+{
+  local index
+  for index in "${!bench_option_names[@]}"; do
+    [[ ${bench_option_names[index]} == "$1" ]] && { echo "$index"; return 0; }
+  done
+  return 1
+}
+
+# Ends the script (status 2) when the option's value, given or default, fails its check.
+bench_check_option()
+{
+  local index=$1 pattern must
+  local name=${bench_option_names[index]} placeholder=${bench_option_placeholders[index]}
+  local note=${bench_option_notes[index]} variable=${bench_option_variables[index]}
+  case ${bench_option_checks[index]} in
+  flag) return 0 ;;
+  count) pattern='^[1-9][0-9]?$' must="1 to 99" ;;
+  positive) pattern='^[1-9][0-9]*$' must="a positive integer" ;;
+  seconds) pattern='^[0-9]+(\.[0-9]+)?$' must="a number of seconds" ;;
+  whole_seconds) pattern='^[1-9][0-9]*$' must="a whole number of seconds" ;;
+  cpus) pattern='^[0-9]+,[0-9]+$' must="A,B" ;;
+  choice) pattern="^($placeholder)\$" must="one of ${placeholder//|/, }" ;;
+  *) pattern=${bench_option_checks[index]} must=$note note="" ;;
+  esac
+  [[ ${!variable} =~ $pattern ]] || bench_usage_error "$name must be $must${note:+ $note}"
+}
+
+bench_usage_error()
+{
+  echo "$(basename "$0"): $1" >&2
+  echo "usage: $(bench_usage_line)" >&2
+  exit 2
+}
+
+bench_usage_line()
+{
+  local index line="$0 [BUILD_DIR]"
+  for index in "${!bench_option_names[@]}"; do
+    if [[ ${bench_option_checks[index]} == flag ]]; then
+      line+=" [${bench_option_names[index]}]"
+    else
+      line+=" [${bench_option_names[index]} ${bench_option_placeholders[index]}]"
+    fi
+  done
+  echo "$line"
+}
+
 bench_usage()
 {
-  grep -m1 '^#   scripts/' "$0" | sed 's/^# *//'
+  local index variable
+  echo "usage: $(bench_usage_line)"
+  echo "  BUILD_DIR  a Release build with the benchmarks (default ${build_dir:-./build})"
+  for index in "${!bench_option_names[@]}"; do
+    variable=${bench_option_variables[index]}
+    if [[ ${bench_option_checks[index]} != flag ]]; then
+      echo "  ${bench_option_names[index]} ${bench_option_placeholders[index]}  (default ${!variable:-none})"
+    else
+      echo "  ${bench_option_names[index]}"
+    fi
+  done
 }
 
 # Says so on stderr when the netprof that wrote this JSON report is not a Release build.

@@ -27,25 +27,10 @@ payload=64
 target=1.10
 transports=udp,tcp,uds,mq,nng,zmq,iceoryx
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --rounds) rounds=${2:?--rounds needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  --transports) transports=${2:?--transports needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "--rounds must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher/pinger, subscriber/ponger)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_common_options rounds iterations cpu
+bench_option --transports transports LIST '^[a-z]+(,[a-z]+)*$' "a comma-separated list of transports"
+bench_parse_options "$@"
 IFS=, read -r -a chosen <<<"$transports"
 for transport in "${chosen[@]}"; do
   [[ ,udp,tcp,uds,mq,nng,zmq,iceoryx, == *",$transport,"* ]] ||
@@ -55,10 +40,9 @@ warmup=$((iterations / 10))
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3
-table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+table=$bench_lib_dir/ratio_table.py
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/roudi_lib.sh"
+source "$bench_lib_dir/roudi_lib.sh"
 
 bare_of()
 {

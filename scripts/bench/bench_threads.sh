@@ -22,13 +22,12 @@ target=1.2 # threads one-way p50 / processes one-way p50, at most
 
 python=/usr/bin/python3
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-read_round_options "$@"
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "--rounds must be 1 to 99" >&2; exit 2; }
+bench_common_options time rounds
+bench_option --cpu cpus A,B '^([0-9]+,[0-9]+)?$' "A,B (default 0,1 on two CPUs or more, else unpinned)"
+bench_parse_options "$@"
 if [[ -z $cpus ]] && (($(nproc) >= 2)); then
   cpus=0,1
 fi
-[[ -z $cpus || $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B" >&2; exit 2; }
 
 netprof=$build_dir/netprof
 require_binaries "$netprof"

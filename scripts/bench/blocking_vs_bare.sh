@@ -26,37 +26,19 @@ payload=64
 transports="udp tcp uds mq"
 strategies="block"
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --iterations) iterations=${2:?--iterations needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  --transports) transports=${2:?--transports needs a value}; shift 2 ;;
-  --with-poll-then-block) strategies="block poll-then-block"; shift ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $iterations =~ ^[1-9][0-9]*$ ]] || { echo "--iterations must be a positive integer" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher/pinger, subscriber/ponger)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_common_options repeat iterations time cpu
+bench_option --transports transports LIST '^(udp|tcp|uds|mq)( (udp|tcp|uds|mq))*$' "a space-separated list of udp, tcp, uds, mq"
+bench_flag --with-poll-then-block strategies 'block poll-then-block'
+bench_parse_options "$@"
 for transport in $transports; do
   [[ $transport =~ ^(udp|tcp|uds|mq)$ ]] || { echo "--transports takes udp, tcp, uds, mq" >&2; exit 2; }
 done
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3
-table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+table=$bench_lib_dir/ratio_table.py
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
 require_binaries "$netprof"
 for transport in $transports; do require_binaries "$(bare_of "$transport")"; done

@@ -24,33 +24,16 @@ rate=1000
 cpus=0,1
 paces="hybrid sleep spin"
 
-usage()
-{
-  grep -A1 -m1 '^#   scripts/' "$0" | sed 's/^#   //'
-}
-
-while (($# > 0)); do
-  case $1 in
-  --repeat) repeat=${2:?--repeat needs a value}; shift 2 ;;
-  --time) seconds=${2:?--time needs a value}; shift 2 ;;
-  --rate) rate=${2:?--rate needs a value}; shift 2 ;;
-  --cpu) cpus=${2:?--cpu needs a value}; shift 2 ;;
-  -h | --help) usage; exit 0 ;;
-  -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
-  *) build_dir=$1; shift ;;
-  esac
-done
-[[ $repeat =~ ^[1-9][0-9]?$ ]] || { echo "--repeat must be 1 to 99" >&2; exit 2; }
-[[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--time must be a number of seconds" >&2; exit 2; }
-[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "--rate must be a whole number of Hz" >&2; exit 2; }
-[[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "--cpu must be A,B (publisher, subscriber)" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_common_options repeat time cpu
+bench_option --rate rate HZ '^[1-9][0-9]*$' "a whole number of Hz"
+bench_parse_options "$@"
 
 netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_udp_pingpong
 python=/usr/bin/python3
-table=$(dirname "${BASH_SOURCE[0]}")/ratio_table.py
+table=$bench_lib_dir/ratio_table.py
 
-source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 require_binaries "$netprof" "$bare"
 bench_start paced_vs_pingpong
 limit=$(netprof_deadline "$seconds")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints netprof-against-baseline rows for scripts/bench/bench_tcp.sh and bench_uds.sh: the
+"""Prints netprof-against-baseline rows for transports/tcp/bench/bench_tcp.sh and bench_uds.sh: the
 medians of repeated, interleaved runs, their ratio, the target and a verdict, and each run's own
 ratio. Standard library only.
 

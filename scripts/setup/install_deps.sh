@@ -2,12 +2,10 @@
 # Installs, from Debian's packages, what netprof needs that is not already installed, at one of
 # three levels, each including the one before:
 #   --profile  build the netprof binary and run a profile (scripts/quickstart.sh): the compiler,
-#              CMake, Boost, nlohmann-json and each transport's library: libzmq3-dev and
-#              cppzmq-dev, libsodium-dev (address-proof cookies, --key-file), libnng-dev (nng),
-#              cyclonedds-dev and cyclonedds-tools (dds; idlc compiles its IDL at build time),
-#              libiceoryx-posh-dev and iceoryx (iox-roudi, which the local pair starts).
+#              CMake, Boost, nlohmann-json, libsodium-dev (address-proof cookies, --key-file)
+#              and each transport's library.
 #   --test     build and run every test (scripts/test.sh): googletest and google-benchmark,
-#              python3 with python3-zmq (the ZeroMQ stranger tests), python3-matplotlib
+#              python3, what each transport's tests add, python3-matplotlib
 #              (netprof-plot) and python3-scipy (netprof-compare's Mann-Whitney U test),
 #              iproute2 (namespaces), sockperf (the peer scripts/bench compares with), openssh-server and openssh-client (launch.py and its lab,
 #              one sshd per namespace), dpkg-dev and file (CPack's Debian package works out
@@ -16,6 +14,8 @@
 #   --all      (the default) CI's other stages too: clang and libclang-rt-14-dev for
 #              scripts/setup/fuzz.sh (libFuzzer), clang-format for scripts/setup/format.sh. The
 #              sanitizer runtimes scripts/setup/sanitize.sh uses come with g++.
+# Each transport declares its own packages in transports/<name>/packages, one line per level
+# ("profile: PACKAGE..." and "test: PACKAGE...", # comments), gathered here.
 # No service is started while installing, and openssh-server, when this script is what
 # installs it, is left disabled (/etc/ssh/sshd_not_to_be_run, Debian's switch for it): the
 # lab starts its own sshd per namespace and needs no daemon on the host. Delete that file to
@@ -33,19 +33,33 @@ for arg in "$@"; do
   esac
 done
 
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# The packages every transport's file names for one level ("profile" or "test").
+transport_packages() {
+  local file wanted=$1 line_level names
+  for file in "$root"/transports/*/packages; do
+    [ -f "$file" ] || continue
+    while read -r line_level names; do
+      if [ "$line_level" = "$wanted:" ]; then
+        echo "$names"
+      fi
+    done <"$file"
+  done
+}
+
 packages=(
   g++ cmake make pkg-config
   libboost-program-options-dev nlohmann-json3-dev
-  libzmq3-dev cppzmq-dev
   libsodium-dev
-  libnng-dev
-  libiceoryx-posh-dev iceoryx
-  cyclonedds-dev cyclonedds-tools
 )
+read -r -a more <<<"$(transport_packages profile | tr '\n' ' ')"
+packages+=("${more[@]}")
 if [ "$level" != profile ]; then
+  read -r -a more <<<"$(transport_packages test | tr '\n' ' ')"
+  packages+=("${more[@]}")
   packages+=(
     libgtest-dev libgmock-dev libbenchmark-dev
-    python3 python3-zmq python3-matplotlib python3-scipy
+    python3 python3-matplotlib python3-scipy
     iproute2
     sockperf
     openssh-server openssh-client

@@ -20,11 +20,43 @@ esac
 
 "$root/scripts/setup/install_deps.sh"
 
+# Each sanitizer's suppressions: tests/sanitizers/<kind>.supp and every transport's own
+# transports/<name>/<kind>.supp, gathered into one file per run.
+gather_suppressions() {
+  local kind=$1 out=$2
+  cat "$root/tests/sanitizers/$kind.supp" > "$out"
+  local fragment
+  for fragment in "$root"/transports/*/"$kind.supp"; do
+    [[ -f $fragment ]] || continue
+    printf '\n# from %s\n' "${fragment#"$root"/}" >> "$out"
+    cat "$fragment" >> "$out"
+  done
+}
+suppressions=$(mktemp -d "${TMPDIR:-/tmp}/netprof-suppressions.XXXXXX")
+trap 'rm -rf "$suppressions"' EXIT
+for kind in ubsan lsan tsan; do
+  gather_suppressions "$kind" "$suppressions/$kind.supp"
+done
+
+# What each transport declares in transports/<name>/sanitizers.conf (key=value lines; see
+# transports/shm/sanitizers.conf and transports/zmq/sanitizers.conf): the values of KEY, one
+# "name value" line per transport that sets it.
+transport_declarations() {
+  local key=$1 conf name line
+  for conf in "$root"/transports/*/sanitizers.conf; do
+    [[ -f $conf ]] || continue
+    name=$(basename "$(dirname "$conf")")
+    while IFS= read -r line; do
+      [[ $line == "$key="* ]] && echo "$name ${line#"$key="}"
+    done < "$conf"
+  done
+}
+
 # Reports go to stderr, which ctest shows for a failing test (--output-on-failure).
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$root/tests/sanitizers/ubsan.supp"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$suppressions/ubsan.supp"
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
-export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp"
+export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp"
 
 # -O1 keeps sanitized builds and tests quick while leaving stacks readable (-g1: file and line in
 # every frame); asserts stay on (no NDEBUG). Benchmarks are not built: they test nothing.
@@ -51,16 +83,32 @@ run_asan() {
 }
 
 # The tests whose code runs on more than one thread of one process (TSan sees nothing across
-# processes, so the two-process e2e tests are left out): the shm ring (single-writer and stress
-# tests with reader threads), the shm segment, the transport contract (shm's ring between a
-# sender and a receiver in one process; the others' own threads), the core protocol and fault
-# tests (publisher and subscribers on threads over an in-memory link), and --local-pair --threads
-# over real shm and udp endpoints in one process (ThreadPair). Chosen from `ctest -N`;
-# only these executables are built. Then the live status line's thread, which needs a terminal.
-# Not zmq's, nng's, dds's or iceoryx's contract tests: see tests/sanitizers/tsan.supp for why TSan cannot judge them.
-tsan_targets=(shm_ring_test shm_segment_test shm_ring_stress_test contract_tests unit_core netprof)
-tsan_tests='^((Ring|WakeLine|RingStress|ShmSegment|ShmOptions|Protocol|Faults|LocalPairArguments|ThreadPair|IntervalThreads)\.|Builtin/TransportContract\.)'
-tsan_excluded='^Builtin/TransportContract\..*/(zmq|nng|dds|iceoryx)'
+# processes, so the two-process e2e tests are left out): the transport contract (shm's ring
+# between a sender and a receiver in one process; the others' own threads), the core protocol and
+# fault tests (publisher and subscribers on threads over an in-memory link), and --local-pair
+# --threads over real shm and udp endpoints in one process (ThreadPair); beside them, what each
+# transport's sanitizers.conf adds (tsan_targets, tsan_tests: shm's ring and segment) or leaves
+# out (tsan_excluded=contract: a library TSan cannot judge, the file says why). Only these
+# executables are built. Then the live status line's thread, which needs a terminal.
+tsan_targets=(contract_tests unit_core netprof)
+tsan_suites=(Protocol Faults LocalPairArguments ThreadPair IntervalThreads)
+tsan_excluded_transports=()
+while read -r _ values; do
+  read -r -a more <<<"$values"
+  tsan_targets+=("${more[@]}")
+done < <(transport_declarations tsan_targets)
+while read -r _ values; do
+  read -r -a more <<<"$values"
+  tsan_suites+=("${more[@]}")
+done < <(transport_declarations tsan_tests)
+while read -r name value; do
+  [[ $value == contract ]] && tsan_excluded_transports+=("$name")
+done < <(transport_declarations tsan_excluded)
+tsan_tests="^(($(IFS='|'; echo "${tsan_suites[*]}"))\\.|Builtin/TransportContract\\.)"
+tsan_excluded='^$'
+if ((${#tsan_excluded_transports[@]} > 0)); then
+  tsan_excluded="^Builtin/TransportContract\\..*/($(IFS='|'; echo "${tsan_excluded_transports[*]}"))"
+fi
 
 run_tsan() {
   echo "== sanitize: ThreadSanitizer, concurrent tests ($tsan_dir)"

@@ -1,4 +1,4 @@
-"""What tests/e2e/test_tcp.py and test_uds.py share: a publisher and subscribers as separate
+"""What transports/tcp/tests/test_tcp.py and test_uds.py share: a publisher and subscribers as separate
 processes over one stream transport, the checks a fan-out run must pass, and a fake publisher
 that stops in the middle of a message. Loopback and temporary directories only."""
 

@@ -1,6 +1,6 @@
-// A stranger in a netprof DDS run's domain, for tests/e2e/test_dds.py: it writes samples of
-// random bytes and sizes (0 to 2,000 B) to both of the run's topics, one every millisecond,
-// for the seconds given, with the QoS netprof uses by default so that they match and arrive.
+// A stranger in a netprof DDS run's domain, for transports/dds/tests/test_dds.py: it writes samples
+// of random bytes and sizes (0 to 2,000 B) to both of the run's topics, one every millisecond, for
+// the seconds given, with the QoS netprof uses by default so that they match and arrive.
 //
 //   dds_stranger TOPIC_PREFIX SECONDS   (domain 0, netprof's --dds-loopback configuration)
 

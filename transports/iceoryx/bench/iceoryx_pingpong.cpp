@@ -1,0 +1,361 @@
+// A peer beside netprof --shm: the same ping-pong through iceoryx (Debian's 2.0 packages,
+// libiceoryx-posh-dev), between two processes, with no netprof code. Zero copy as iceoryx users
+// write it: a side loans a chunk, writes its message in place and publishes it; the other takes
+// it, answers, and releases it. transports/shm/bench/bench_shm.sh prints its one-way p50 beside
+// netprof's.
+//
+//   iceoryx_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
+//                    [--echo-size BYTES]
+//
+// --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 68 (an
+// echo is a header and two stamps), as in shm_ring_pingpong. RouDi (iox-roudi) must be running: the
+// pinger forks the ponger and each registers its own runtime with it. Both sides busy-poll take(),
+// pausing between empty polls like netprof's spin waits; each round trip is stamped with
+// steady_clock on the pinger. Prints one JSON line. Exit status: 0 measured, 1 runtime error (no
+// RouDi, no answer within seconds, a foreign echo), 2 bad command line.
+
+#include "bare_common.hpp"
+
+#include <iceoryx_hoofs/log/logmanager.hpp>
+#include <iceoryx_hoofs/platform/platform_settings.hpp>
+#include <iceoryx_posh/iceoryx_posh_types.hpp>
+#include <iceoryx_posh/popo/untyped_publisher.hpp>
+#include <iceoryx_posh/popo/untyped_subscriber.hpp>
+#include <iceoryx_posh/runtime/posh_runtime.hpp>
+#include <iceoryx_versions.hpp>
+
+#include <sys/prctl.h>
+#include <sys/un.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using iox::popo::UntypedPublisher;
+using iox::popo::UntypedSubscriber;
+
+// Registration and the connection both go through RouDi's discovery loop (every 100 ms).
+constexpr auto connect_timeout = std::chrono::seconds(5);
+// The ponger's is longer, so that when RouDi hangs the pinger is the one to say so.
+constexpr unsigned pinger_register_seconds = 5; // as in on_signal's messages
+constexpr unsigned ponger_register_seconds = 7;
+// Generous for a round trip in shared memory, yet a lost message ends the run in seconds.
+constexpr auto answer_timeout = std::chrono::seconds(2);
+constexpr std::size_t min_size = sizeof(std::uint64_t); // the sequence number, echoed back
+constexpr std::size_t max_size = std::size_t{1} << 20;  // RouDi's built-in mempools stop at 1 MiB
+
+constexpr const char* usage =
+    "usage: iceoryx_pingpong [--iterations N (=1000000)] [--warmup N (=100000)]\n"
+    "       [--cpu PINGER,PONGER (=0,1)] [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
+    "RouDi (iox-roudi) must be running.\n";
+
+struct Options : bare::RoundTrips {
+  std::size_t size = 116;
+  std::size_t echo_size = 68;
+};
+
+struct RuntimeError {
+  std::string what;
+};
+
+Options parse_options(int argc, char** argv)
+{
+  Options options;
+  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_round_trip_option(flag, value, options))
+      return;
+    if (flag == "--size") {
+      options.size =
+          bare::parse_number<std::size_t>(value, min_size, max_size, "--size needs 8..1048576");
+    } else if (flag == "--echo-size") {
+      options.echo_size = bare::parse_number<std::size_t>(value, min_size, max_size,
+                                                          "--echo-size needs 8..1048576");
+    } else {
+      throw bare::UsageError{"unknown option (see --help)"};
+    }
+  });
+  return options;
+}
+
+// SIGTERM (run_limited's deadline, or the pinger giving up on the ponger) and SIGINT end the
+// loops instead of the process, so each runtime is destroyed and unregisters from RouDi: killed
+// outright, a runtime leaves its socket and lock file in /tmp behind.
+volatile std::sig_atomic_t stop_signal = 0;
+// initRuntime cannot be interrupted: while it runs, a signal ends the process at once, removing
+// the files the runtime has made so far.
+volatile std::sig_atomic_t registering = 0;
+char runtime_socket[sizeof(sockaddr_un::sun_path)];
+char runtime_lock[sizeof(sockaddr_un::sun_path) + 8];
+volatile pid_t ponger_pid = 0; // the pinger's child, stopped with it
+
+void say(const char* text) noexcept
+{
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, text, std::strlen(text));
+}
+
+// For SIGTERM, SIGINT and the SIGALRM that bounds registering; async-signal-safe throughout.
+extern "C" void on_signal(int signal)
+{
+  if (signal != SIGALRM && registering == 0) {
+    stop_signal = signal;
+    return;
+  }
+  if (ponger_pid > 0) {
+    kill(ponger_pid, SIGTERM);
+    waitpid(ponger_pid, nullptr, 0);
+  }
+  unlink(runtime_socket);
+  unlink(runtime_lock);
+  // The pinger speaks for both: a ponger stopped by the pinger has nothing to add.
+  if (signal == SIGALRM)
+    say(ponger_pid > 0 ? "iceoryx_pingpong: RouDi did not register the pinger within 5 s\n"
+                       : "iceoryx_pingpong (ponger): RouDi did not register it within 7 s\n");
+  else if (ponger_pid > 0)
+    say("iceoryx_pingpong: stopped by a signal while registering with RouDi\n");
+  _exit(1);
+}
+
+// initRuntime waits a minute for a RouDi that is not there, then aborts; RouDi's socket says
+// at once whether one is listening (a datagram socket's connect fails when no one is bound).
+void check_roudi()
+{
+  const std::string path =
+      std::string(iox::platform::IOX_UDS_SOCKET_PATH_PREFIX) + iox::roudi::IPC_CHANNEL_ROUDI_NAME;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    throw RuntimeError{std::string("socket: ") + std::strerror(errno)};
+  const bool listening =
+      connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  const int error = errno;
+  close(fd);
+  if (!listening)
+    throw RuntimeError{"RouDi is not running (" + path + ": " + std::strerror(error) +
+                       "); start iox-roudi first"};
+}
+
+// The socket check above cannot see a RouDi that is there but never answers: the alarm can.
+void init_runtime(const std::string& name, unsigned timeout_seconds)
+{
+  iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kWarn,
+                                                           iox::log::LogLevelOutput::kHideLogLevel);
+  // Where initRuntime puts them (iceoryx's own prefixes), for on_signal to remove.
+  std::snprintf(runtime_socket, sizeof runtime_socket, "%s%s",
+                iox::platform::IOX_UDS_SOCKET_PATH_PREFIX, name.c_str());
+  std::snprintf(runtime_lock, sizeof runtime_lock, "%s%s.lock",
+                iox::platform::IOX_LOCK_FILE_PATH_PREFIX, name.c_str());
+  registering = 1;
+  if (stop_signal != 0)
+    raise(stop_signal); // arrived before `registering` was set
+  alarm(timeout_seconds);
+  iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
+  alarm(0);
+  registering = 0;
+}
+
+// Both processes name their services after the pinger's PID, so two runs never cross-talk.
+iox::capro::ServiceDescription service(const std::string& instance, const char* event)
+{
+  using iox::capro::IdString_t;
+  return {IdString_t("netprof_iceoryx_pingpong"),
+          IdString_t(iox::cxx::TruncateToCapacity, instance),
+          IdString_t(iox::cxx::TruncateToCapacity, event)};
+}
+
+// One message in flight each way, as in iceoryx's own iceperf.
+iox::popo::SubscriberOptions subscriber_options()
+{
+  iox::popo::SubscriberOptions options;
+  options.queueCapacity = 1;
+  return options;
+}
+
+void pin(int cpu)
+{
+  if (!bare::pin_to_cpu(cpu))
+    throw RuntimeError{"cannot pin to CPU " + std::to_string(cpu) + ": " + std::strerror(errno)};
+}
+
+void* loan(UntypedPublisher& publisher, std::size_t size)
+{
+  auto chunk = publisher.loan(static_cast<std::uint32_t>(size));
+  if (chunk.has_error())
+    throw RuntimeError{"cannot loan a chunk of " + std::to_string(size) +
+                       " B (none that large left in RouDi's mempools?)"};
+  return chunk.value();
+}
+
+// The next message, busy-polling. The clock is read only every 1024 empty polls, never per
+// message, so the timeout counts from the first such read, a few microseconds in.
+const void* take(UntypedSubscriber& subscriber, Clock::duration timeout, const char* timed_out)
+{
+  Clock::time_point give_up{};
+  for (std::uint32_t polls = 1;; ++polls) {
+    auto chunk = subscriber.take();
+    if (!chunk.has_error())
+      return chunk.value();
+    if (chunk.get_error() != iox::popo::ChunkReceiveResult::NO_CHUNK_AVAILABLE)
+      throw RuntimeError{"take: too many chunks held"};
+    if ((polls & 1023) == 0) {
+      if (stop_signal != 0)
+        throw RuntimeError{"stopped by signal " + std::to_string(stop_signal)};
+      const auto now = Clock::now();
+      if (give_up == Clock::time_point{})
+        give_up = now + timeout;
+      else if (now >= give_up)
+        throw RuntimeError{timed_out};
+    }
+    bare::relax();
+  }
+}
+
+// The child: answers exactly `total` pings, each with the first echo_size bytes of the ping.
+void run_ponger(const std::string& instance, const Options& options, std::uint64_t total)
+{
+  init_runtime("iceoryx_pingpong_" + instance + "_ponger", ponger_register_seconds);
+  // After the runtime's own threads exist: they stay unpinned, out of the measured cores' way.
+  // Before the ports: a ponger that cannot pin never looks connected to the pinger.
+  pin(options.cpus.second);
+  UntypedSubscriber subscriber(service(instance, "ping"), subscriber_options());
+  UntypedPublisher publisher(service(instance, "pong"));
+  const std::size_t copied = std::min(options.size, options.echo_size);
+  for (std::uint64_t answered = 0; answered < total; ++answered) {
+    const void* ping =
+        take(subscriber, answered == 0 ? connect_timeout + answer_timeout : answer_timeout,
+             "no ping from the pinger within seconds");
+    void* echo = loan(publisher, options.echo_size);
+    std::memcpy(echo, ping, copied);
+    publisher.publish(echo);
+    subscriber.release(ping); // after the answer: off the round trip
+  }
+}
+
+// The parent: waits until both directions are connected (a message published before that is
+// dropped), then pings, waits for the echo, and keeps each measured round trip.
+std::vector<std::int64_t> run_pinger(const std::string& instance, const Options& options)
+{
+  init_runtime("iceoryx_pingpong_" + instance + "_pinger", pinger_register_seconds);
+  pin(options.cpus.first);
+  UntypedPublisher publisher(service(instance, "ping"));
+  UntypedSubscriber subscriber(service(instance, "pong"), subscriber_options());
+  const auto give_up = Clock::now() + connect_timeout;
+  while (!publisher.hasSubscribers() ||
+         subscriber.getSubscriptionState() != iox::SubscribeState::SUBSCRIBED) {
+    if (stop_signal != 0)
+      throw RuntimeError{"stopped by signal " + std::to_string(stop_signal)};
+    if (waitpid(ponger_pid, nullptr, WNOHANG) == ponger_pid) {
+      ponger_pid = 0; // reaped: its PID may be reused, so it is signalled no more
+      throw RuntimeError{"the ponger failed before connecting"};
+    }
+    if (Clock::now() >= give_up)
+      throw RuntimeError{"the ponger did not connect within 5 s"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+  std::vector<std::byte> ping(options.size, std::byte{0x5a});
+  std::vector<std::int64_t> rtt(options.iterations);
+  const std::uint64_t total = options.warmup + options.iterations;
+  for (std::uint64_t sequence = 0; sequence < total; ++sequence) {
+    const auto start = Clock::now();
+    std::memcpy(ping.data(), &sequence, sizeof sequence);
+    void* chunk = loan(publisher, options.size);
+    std::memcpy(chunk, ping.data(), ping.size());
+    publisher.publish(chunk);
+    const void* echo = take(subscriber, answer_timeout, "no echo from the ponger within 2 s");
+    const auto end = Clock::now();
+    std::uint64_t echoed = 0;
+    std::memcpy(&echoed, echo, sizeof echoed);
+    subscriber.release(echo);
+    if (echoed != sequence)
+      throw RuntimeError{"the echo does not match the message sent"};
+    if (sequence >= options.warmup)
+      rtt[sequence - options.warmup] =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
+  }
+  return rtt;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const bare::UsageError& error) {
+    return bare::usage_exit_status(error, "iceoryx_pingpong", usage);
+  }
+
+  try {
+    check_roudi();
+  } catch (const RuntimeError& error) {
+    std::fprintf(stderr, "iceoryx_pingpong: %s\n", error.what.c_str());
+    return 1;
+  }
+  for (const int signal : {SIGTERM, SIGINT, SIGALRM})
+    std::signal(signal, on_signal);
+
+  // No iceoryx state exists yet: each process makes its own runtime after the fork.
+  const pid_t parent = getpid();
+  const std::string instance = std::to_string(parent);
+  std::fflush(stdout); // a buffered line must not be printed twice, once by each process
+  const pid_t ponger = fork();
+  if (ponger < 0) {
+    std::fprintf(stderr, "iceoryx_pingpong: fork: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (ponger > 0)
+    ponger_pid = ponger;
+  if (ponger == 0) {
+    // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(1);
+    int status = 0;
+    try {
+      run_ponger(instance, options, options.warmup + options.iterations);
+    } catch (const RuntimeError& error) {
+      // Stopped by the pinger, which says why itself: one line per failure.
+      if (stop_signal == 0)
+        std::fprintf(stderr, "iceoryx_pingpong (ponger): %s\n", error.what.c_str());
+      status = 1;
+    }
+    // exit, not _exit: the runtime is a static whose destructor unregisters from RouDi.
+    std::exit(status);
+  }
+
+  std::vector<std::int64_t> rtt;
+  try {
+    rtt = run_pinger(instance, options);
+  } catch (const RuntimeError& error) {
+    std::fprintf(stderr, "iceoryx_pingpong: %s\n", error.what.c_str());
+    if (ponger_pid > 0) {
+      kill(ponger, SIGTERM);
+      bare::reap_child(ponger, answer_timeout);
+    }
+    return 1;
+  }
+  if (!bare::reap_child(ponger, answer_timeout)) {
+    std::fprintf(stderr, "iceoryx_pingpong: the ponger failed\n");
+    return 1;
+  }
+
+  std::sort(rtt.begin(), rtt.end());
+  std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, "
+              "\"iceoryx_version\": \"%s\", \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
+              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f}\n",
+              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
+              ICEORYX_LATEST_RELEASE_VERSION, static_cast<long long>(rtt.front()),
+              static_cast<long long>(bare::percentile(rtt, 500)),
+              static_cast<long long>(bare::percentile(rtt, 990)),
+              static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
+  return 0;
+}

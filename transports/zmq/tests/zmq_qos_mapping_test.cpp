@@ -1,0 +1,53 @@
+// What --reliability and --history mean on the zmq transport: the QoS it states, and the requests
+// it refuses (exit status 2) with why. Pure logic on the command line (support/qos_mapping.hpp): no
+// socket is opened, no segment or queue made. Built into unit_cli with every transport's.
+
+#include "support/qos_mapping.hpp"
+
+#include <string>
+
+namespace netprof {
+namespace {
+
+// Reliable is --zmq-nodrop, keep-last:N the high-water mark.
+
+TEST_F(QosMappingTest, ZmqDefaultsToBestEffortAtTheHighWaterMarkOfMinusQ)
+{
+  const EffectiveQos sut = effective({"--zmq", "tcp://127.0.0.1:5555"});
+
+  EXPECT_EQ(sut.reliability, Reliability::best_effort);
+  EXPECT_EQ(sut.history, HistoryKind::keep_last);
+  EXPECT_EQ(sut.depth, 5'556u); // 1,000,000 B / 180 B per message, rounded up
+  EXPECT_EQ(sut.set_by, QosSetBy::publisher);
+}
+
+TEST_F(QosMappingTest, ZmqReliableIsNoDrop)
+{
+  for (const EffectiveQos& sut :
+       {effective({"--zmq", "tcp://127.0.0.1:5555", "--reliability", "reliable"}),
+        effective({"--zmq", "tcp://127.0.0.1:5555", "--zmq-nodrop"}),
+        effective({"--zmq", "tcp://127.0.0.1:5555", "--history", "keep-all"})}) {
+    EXPECT_EQ(sut.reliability, Reliability::reliable);
+    EXPECT_EQ(sut.history, HistoryKind::keep_all);
+    EXPECT_EQ(sut.depth, 5'556u);
+  }
+}
+
+TEST_F(QosMappingTest, ZmqKeepLastDepthIsTheHighWaterMark)
+{
+  const EffectiveQos sut = effective({"--zmq", "tcp://127.0.0.1:5555", "--history", "keep-last:8"});
+
+  EXPECT_EQ(sut.reliability, Reliability::best_effort);
+  EXPECT_EQ(sut.depth, 8u);
+}
+
+TEST_F(QosMappingTest, ZmqRefusesBestEffortWithNoDrop)
+{
+  EXPECT_EQ(
+      refusal({"--zmq", "tcp://127.0.0.1:5555", "--zmq-nodrop", "--reliability", "best-effort"}),
+      "--reliability best-effort contradicts --zmq-nodrop, which makes the publisher wait "
+      "at the high-water mark (reliable, keep-all): give one or the other");
+}
+
+} // namespace
+} // namespace netprof
