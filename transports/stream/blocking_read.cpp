@@ -28,8 +28,7 @@ bool StreamEndpoint::reads_blocking() const noexcept
     return false;
   }
   const Connection& connection = m_slots[m_open.front()];
-  return connection.serial == m_blocking_serial && !connection.broken &&
-         connection.pending.empty();
+  return connection.serial == m_blocking_serial && !connection.broken && connection.pending.empty();
 }
 
 ReceiveResult StreamEndpoint::receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept
@@ -50,8 +49,8 @@ ReceiveResult StreamEndpoint::receive_blocking(MessageSink& sink, Nanoseconds ti
   const ReadReport report =
       m_framing == Framing::length_prefixed
           ? read_frames(connection, sink, handle_of(slot), receive_batch, true)
-          : read_records(connection, {m_records.get(), m_limits.read_limit}, sink,
-                         handle_of(slot), receive_batch, true);
+          : read_records(connection, {m_records.get(), m_limits.read_limit}, sink, handle_of(slot),
+                         receive_batch, true);
   connection.readable = report.delivered == receive_batch || report.more;
   if (report.end != ReadEnd::open) {
     settle(connection, report);
