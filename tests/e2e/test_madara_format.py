@@ -141,8 +141,9 @@ class MadaraFormatTest(NetprofTestCase):
     def test_netprof_stays_the_default_format(self):
         result = self.run_netprof("--local-pair", *MODEST, json_name="default")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("Latency: round trip on the publisher's clock; one-way = RTT/2",
-                      result.stdout)
+        # The heading leads with one-way across clocks when the offset's bound is small against
+        # the median, which a loaded host changes; the round trip is named either way.
+        self.assertRegex(result.stdout, r"(?m)^Latency: .*round trip on the publisher's clock")
         self.assertNotRegex(result.stdout, r"packets/s")
         self.assertEqual(result.json["settings"]["format"], "netprof")
 
