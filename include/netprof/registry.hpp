@@ -68,9 +68,6 @@ inline bool named(const TransportDescriptor& transport, const OptionValues& valu
   return values.given(transport.options.options.front().long_name);
 }
 
-// (Whether an option selects a transport is the command line's rule, over every descriptor:
-// transport_choice.cpp.)
-
 // True when this transport reads the option of this long name when it is chosen: its own and
 // those it also reads. The command line refuses every option the user gave that neither the
 // core nor the chosen transport reads, so no option is silently ignored.
@@ -79,6 +76,21 @@ inline bool reads_option(const TransportDescriptor& transport, const std::string
   return transport.options.contains(long_name) ||
          std::find(transport.also_reads.begin(), transport.also_reads.end(), long_name) !=
              transport.also_reads.end();
+}
+
+// True when the user gave an option that selects this transport: one of its own group that no
+// other of `all` reads (-m or --mc-ttl for multicast, --zmq-nodrop for zmq; the options every
+// UDP mode shares, shown under udp, select none of them).
+inline bool selected(const TransportDescriptor& transport,
+                     const std::vector<TransportDescriptor>& all, const OptionValues& values)
+{
+  const std::vector<OptionSpec>& own = transport.options.options;
+  return std::any_of(own.begin(), own.end(), [&](const OptionSpec& spec) {
+    const bool shared = std::any_of(all.begin(), all.end(), [&](const auto& other) {
+      return other.name != transport.name && reads_option(other, spec.long_name);
+    });
+    return !shared && values.given(spec.long_name);
+  });
 }
 
 class TransportRegistry {

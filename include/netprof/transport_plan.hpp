@@ -54,7 +54,10 @@ struct PlanRequest {
     return {role == PlanRole::publisher ? Role::publisher : Role::subscriber};
   }
   // `endpoint` for the one role of a single-role plan.
-  Role single_role() const { return role == PlanRole::subscriber ? Role::subscriber : Role::publisher; }
+  Role single_role() const
+  {
+    return role == PlanRole::subscriber ? Role::subscriber : Role::publisher;
+  }
 };
 
 // What a local pair passes to each of its processes, from what the user gave or loopback

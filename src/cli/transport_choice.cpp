@@ -57,21 +57,6 @@ const TransportDescriptor* find_transport(const Descriptors& transports, std::st
   return nullptr;
 }
 
-// True when the user gave an option that selects this transport: one of its own group that no
-// other transport reads (-m or --mc-ttl for multicast, --zmq-nodrop for zmq; the options every
-// UDP mode shares, shown under udp, select none of them).
-bool selected(const TransportDescriptor& transport, const Descriptors& transports,
-              const OptionValues& values)
-{
-  const std::vector<OptionSpec>& own = transport.options.options;
-  return std::any_of(own.begin(), own.end(), [&](const OptionSpec& spec) {
-    const bool shared = std::any_of(transports.begin(), transports.end(), [&](const auto& other) {
-      return &other != &transport && reads_option(other, spec.long_name);
-    });
-    return !shared && values.given(spec.long_name);
-  });
-}
-
 // The transport the command line chose: the one named (-u, -m, -b, --zmq, --shm); else the one
 // a setting of its own selects (--mc-ttl, --zmq-nodrop, --shm-history); else the default.
 // Two named, or two selected by settings alone, are a conflict. A setting beside another
