@@ -14,9 +14,9 @@ struct ParsedCommandLine {
   Action action = Action::run;
   std::string text; // --help, --version or --list-transports output
   RunConfig config;
-  std::unique_ptr<Transport> transport; // the selected transport, its options filled in
+  TransportPlan plan; // the chosen transport's plan for this command line (a run only)
   // With --local-pair: the options the user gave that its children get, as written, routed by
-  // each option's PairRoute (the transport's addresses come from local_pair_arguments()).
+  // each option's PairRoute (the transport's addresses come from plan.local_pair).
   LocalPairArguments local_pair_options;
 };
 

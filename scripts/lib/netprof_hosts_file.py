@@ -10,8 +10,9 @@ import re
 import tomllib
 
 ROLES = ("publisher", "subscriber")
-# Transports whose endpoints are an address and a port on each host.
-TRANSPORTS = ("udp", "tcp", "zmq")
+# The transports and how each is launched across hosts come from the netprof that runs
+# (`netprof --list-transports --json`, "remote_launch"): see remote_launch() below.
+TRANSPORT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # A token with no whitespace, quote or shell metacharacter: it goes on a remote command line
 # (quoted there too) and into file names.
@@ -78,9 +79,8 @@ def load(path):
 def parse(document, path="hosts file"):
     check_fields(document, TOP_LEVEL, path)
     transport = document.get("transport", "udp")
-    if transport not in TRANSPORTS:
-        raise HostsFileError(f"{path}: transport {transport!r}: one of "
-                             f"{', '.join(TRANSPORTS)}")
+    if not isinstance(transport, str) or not TRANSPORT_NAME.match(transport):
+        raise HostsFileError(f"{path}: transport {transport!r} is not a transport's name")
     port = document.get("port", 40000)
     entries = document.get("host", [])
     if not 1 <= port <= 65535 - len(entries):
@@ -159,3 +159,26 @@ def make_role(host, index, port, defaults):
                 netprof=host.get("netprof", defaults["netprof"]),
                 copy_binary=host.get("copy_binary", defaults["copy_binary"]),
                 work_dir=host.get("work_dir", defaults["work_dir"]))
+
+
+def remote_launch(listing, transport, path="hosts file"):
+    """The remote-launch templates of `transport` ({"publisher": [...], "subscriber": [...]})
+    from `listing`, netprof's `--list-transports --json`. A transport that netprof lacks, or
+    that runs on one host only (its templates null), is a HostsFileError."""
+    launchable = [t["name"] for t in listing["transports"] if t.get("remote_launch")]
+    for described in listing["transports"]:
+        if described["name"] == transport:
+            if not described.get("remote_launch"):
+                raise HostsFileError(f"{path}: transport {transport!r} runs on one host only; "
+                                     f"across hosts: {', '.join(launchable)}")
+            return described["remote_launch"]
+    raise HostsFileError(f"{path}: transport {transport!r}: one of {', '.join(launchable)}")
+
+
+def launch_arguments(templates, role, publisher):
+    """A role's transport arguments: its template with {own} (its address:port) and
+    {publisher} (the publisher's) filled in."""
+    own = f"{role.address}:{role.port}"
+    reached = f"{publisher.address}:{publisher.port}"
+    template = templates["publisher" if role.index == 0 else "subscriber"]
+    return [part.replace("{own}", own).replace("{publisher}", reached) for part in template]

@@ -42,9 +42,12 @@ def failed(reason, started):
 def run(netprof, spec, hosts, ssh_config, out_dir, stem):
     """Runs the point through launch.py; never raises for a failed run (like harness.run)."""
     started = time.monotonic()
-    if spec.setup.transport not in hosts_file.TRANSPORTS or spec.setup.variant_options:
-        return failed(f"{spec.setup.name} is not launched across hosts (udp, tcp, zmq are)",
-                      started)
+    try:
+        hosts_file.remote_launch(harness.describe(netprof), spec.setup.transport)
+    except (hosts_file.HostsFileError, harness.SetupError) as error:
+        return failed(f"{spec.setup.name} is not launched across hosts: {error}", started)
+    if spec.setup.variant_options:
+        return failed(f"{spec.setup.name} is not launched across hosts (a variant)", started)
     if spec.subscribers > len(hosts.subscribers):
         return failed(f"{spec.subscribers} subscribers asked for, the hosts file has "
                       f"{len(hosts.subscribers)}", started)

@@ -6,8 +6,9 @@ a hosts file (TOML) says; writes one merged JSON report and one CSV row per subs
     scripts/tools/launch.py --ssh-config lab/ssh_config --out results/r1 lab/hosts.toml -t 2
 
 Arguments after the hosts file go to netprof on every host. The launcher gives each role its
--i, its transport addresses (UDP: a subscriber `-u own:port -u publisher:port`, the publisher
-`-u own:port` and `--subscribers N`), --cpu, --wait and --json itself.
+-i, its transport addresses (as the local `netprof --list-transports --json` says in each
+transport's "remote_launch"; UDP: a subscriber `-u own:port -u publisher:port`, the publisher
+`-u own:port`), the publisher `--subscribers N`, and --cpu, --wait and --json itself.
 
 Before starting, every host must answer over ssh (BatchMode: keys or agent, never a password
 prompt) and have netprof whose `--version` equals the local one. Then it starts the
@@ -35,6 +36,7 @@ import netprof_hosts_file as hosts_file  # noqa: E402
 import netprof_merge as merge  # noqa: E402
 import netprof_remote as remote  # noqa: E402
 import netprof_launch_run as launch_run  # noqa: E402
+import netprof_harness as harness  # noqa: E402
 from netprof_harness import QUERY_TIMEOUT_SECONDS, default_netprof  # noqa: E402
 # Exit statuses (HOST_UNUSABLE and RUN_BROKEN come with RunFailed from the run).
 from netprof_launch_run import (BAD_INPUT, INTERRUPTED, PASSED, TEST_FAILED,  # noqa: E402
@@ -113,22 +115,19 @@ def deadline_for(arguments):
     return wait + warmup + seconds + DEADLINE_SLACK_SECONDS
 
 
-def transport_arguments(hosts, role):
-    """This role's endpoint options. UDP and ZeroMQ follow MADARA's rule: its own address
-    first (bound), then its peer's; the publisher needs only its own. Raw TCP: the publisher
-    listens at its address, a subscriber names only the publisher's."""
-    publisher = hosts.publisher
-    if hosts.transport == "tcp":
-        return ["--tcp", f"{publisher.address}:{publisher.port}"]
-    flag, scheme = ("-u", "") if hosts.transport == "udp" else ("--zmq", "tcp://")
-    own = [flag, f"{scheme}{role.address}:{role.port}"]
-    if role.index == 0:
-        return own
-    return own + [flag, f"{scheme}{publisher.address}:{publisher.port}"]
+def transport_templates(netprof, hosts):
+    """How the local netprof says to launch the hosts file's transport across hosts (its
+    "remote_launch" templates); a HostsFileError when it cannot be."""
+    try:
+        listing = harness.describe(netprof)
+    except harness.SetupError as error:
+        raise UsageError(str(error)) from None
+    return hosts_file.remote_launch(listing, hosts.transport, hosts.path)
 
 
-def role_arguments(hosts, arguments, role):
-    own = ["-i", str(role.index), *transport_arguments(hosts, role)]
+def role_arguments(hosts, templates, arguments, role):
+    own = ["-i", str(role.index),
+           *hosts_file.launch_arguments(templates, role, hosts.publisher)]
     if role.index == 0:
         own += ["--subscribers", str(len(hosts.subscribers))]
     if role.cpu is not None:
@@ -161,6 +160,7 @@ def main(argv):
         arguments = parse_arguments(argv)
         hosts = hosts_file.load(arguments.hosts)
         version = local_version(arguments.netprof)
+        templates = transport_templates(arguments.netprof, hosts)
         os.makedirs(arguments.out, exist_ok=True)
     except (UsageError, hosts_file.HostsFileError, OSError) as error:
         print(f"launch: {error}", file=sys.stderr)
@@ -173,7 +173,7 @@ def main(argv):
     status, reason = PASSED, ""
     try:
         run.check_hosts()
-        run.start_roles(lambda role: role_arguments(hosts, arguments, role))
+        run.start_roles(lambda role: role_arguments(hosts, templates, arguments, role))
         run.watch(deadline_for(arguments))
         codes = [run.results[role.name].exit_code for role in hosts.roles]
         if any(code != 0 for code in codes):

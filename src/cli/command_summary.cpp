@@ -60,10 +60,9 @@ std::vector<std::string> aligned(const std::vector<CommandLine>& lines, const st
 std::vector<TransportOptions> transport_options(const TransportRegistry& registry)
 {
   std::vector<TransportOptions> result;
-  for (const TransportEntry& entry : registry.entries()) {
-    const std::unique_ptr<Transport> transport = entry.make();
+  for (const TransportDescriptor& transport : registry.entries()) {
     result.push_back(
-        {entry.name, entry.summary, transport->options(), transport->allows_threads()});
+        {transport.name, transport.summary, transport.options, transport.flags.threads});
   }
   return result;
 }

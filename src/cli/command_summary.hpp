@@ -53,13 +53,13 @@ struct TransportOptions {
   std::string name;
   std::string summary;
   OptionGroup options;
-  bool allows_threads = false; // Transport::allows_threads
+  bool allows_threads = false; // TransportFlags::threads
 };
 
 std::vector<TransportOptions> transport_options(const TransportRegistry& registry);
 
 // The core's option groups as --help and the man page show them: --threads names the
-// transports of this build that can run as threads (Transport::allows_threads).
+// transports of this build that can run as threads (TransportFlags::threads).
 std::vector<OptionGroup> documented_core_options(const TransportRegistry& registry);
 
 } // namespace netprof::cli

@@ -100,14 +100,14 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
 }
 
 std::vector<const OptionGroup*> every_group(const std::vector<OptionGroup>& core,
-                                            const std::vector<cli::TransportSlot>& slots)
+                                            const TransportRegistry& registry)
 {
   std::vector<const OptionGroup*> groups;
   for (const OptionGroup& group : core) {
     groups.push_back(&group);
   }
-  for (const cli::TransportSlot& slot : slots) {
-    groups.push_back(&slot.transport->options());
+  for (const TransportDescriptor& transport : registry.entries()) {
+    groups.push_back(&transport.options);
   }
   return groups;
 }
@@ -150,8 +150,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   const bool listing_as_json = take_bare_json_of_listing(options_given);
 
   const std::vector<OptionGroup> core = cli::core_option_groups();
-  std::vector<cli::TransportSlot> slots = cli::make_transports(registry);
-  const std::vector<const OptionGroup*> groups = every_group(core, slots);
+  const std::vector<const OptionGroup*> groups = every_group(core, registry);
   const OptionValues values = parse_options(options_given, groups);
   if (answer_action(values, listing_as_json, registry, result)) {
     return result;
@@ -162,7 +161,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);
-  result.transport = cli::select_transport(slots, values, core, result.config);
+  result.plan = cli::plan_transport(registry, values, core, result.config);
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);
   }

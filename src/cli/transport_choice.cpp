@@ -27,28 +27,31 @@ std::string listed(const std::vector<std::string>& names)
   return text;
 }
 
-// The one slot `picks` accepts; two are a conflict.
-template <typename Picks> TransportSlot* the_only(std::vector<TransportSlot>& slots, Picks&& picks)
+using Descriptors = std::vector<TransportDescriptor>;
+
+// The one transport `picks` accepts; two are a conflict.
+template <typename Picks>
+const TransportDescriptor* the_only(const Descriptors& transports, Picks&& picks)
 {
-  TransportSlot* found = nullptr;
-  for (auto& slot : slots) {
-    if (!picks(*slot.transport)) {
+  const TransportDescriptor* found = nullptr;
+  for (const auto& transport : transports) {
+    if (!picks(transport)) {
       continue;
     }
     if (found != nullptr) {
-      usage_error("conflicting transports: " + found->entry->name + " and " + slot.entry->name +
+      usage_error("conflicting transports: " + found->name + " and " + transport.name +
                   "; give only one");
     }
-    found = &slot;
+    found = &transport;
   }
   return found;
 }
 
-TransportSlot* find_slot(std::vector<TransportSlot>& slots, std::string_view name)
+const TransportDescriptor* find_transport(const Descriptors& transports, std::string_view name)
 {
-  for (auto& slot : slots) {
-    if (slot.entry->name == name) {
-      return &slot;
+  for (const auto& transport : transports) {
+    if (transport.name == name) {
+      return &transport;
     }
   }
   return nullptr;
@@ -58,23 +61,25 @@ TransportSlot* find_slot(std::vector<TransportSlot>& slots, std::string_view nam
 // a setting of its own selects (--mc-ttl, --zmq-nodrop, --shm-history); else the default.
 // Two named, or two selected by settings alone, are a conflict. A setting beside another
 // transport's name is not a second transport: check_options_read() refuses it by name.
-TransportSlot& choose_transport(std::vector<TransportSlot>& slots, const RunConfig& config)
+const TransportDescriptor& choose_transport(const Descriptors& transports,
+                                            const OptionValues& values, const RunConfig& config)
 {
-  if (auto* by_name = the_only(slots, [](const Transport& t) { return t.named(); })) {
+  if (auto* by_name = the_only(transports, [&](const auto& t) { return named(t, values); })) {
     return *by_name;
   }
-  if (auto* by_setting = the_only(slots, [](const Transport& t) { return t.selected(); })) {
+  if (auto* by_setting =
+          the_only(transports, [&](const auto& t) { return selected(t, transports, values); })) {
     return *by_setting;
   }
   if (config.local_pair) {
-    auto* udp = find_slot(slots, "udp");
+    auto* udp = find_transport(transports, "udp");
     if (udp == nullptr) {
       usage_error("--local-pair needs a transport: this build has no udp (see --help)");
     }
     return *udp;
   }
   // MADARA's default: multicast on 239.255.0.1:4150, when this build has it.
-  auto* multicast = find_slot(slots, "multicast");
+  auto* multicast = find_transport(transports, "multicast");
   if (multicast == nullptr) {
     usage_error("no transport given: use -u host:port (see --help)");
   }
@@ -84,105 +89,86 @@ TransportSlot& choose_transport(std::vector<TransportSlot>& slots, const RunConf
 // Every option the user gave is read by the core or by the chosen transport: one that belongs
 // to another transport (--fragment-size with --shm, --mc-ttl with -b) would otherwise be
 // ignored without a word.
-void check_options_read(const TransportSlot& chosen, const std::vector<TransportSlot>& slots,
+void check_options_read(const TransportDescriptor& chosen, const Descriptors& transports,
                         const OptionValues& values, const std::vector<OptionGroup>& core)
 {
   for (const GivenOption& option : values.in_order()) {
     const std::string& name = option.long_name;
     const bool core_reads = std::any_of(
         core.begin(), core.end(), [&](const OptionGroup& group) { return group.contains(name); });
-    if (core_reads || chosen.transport->reads_option(name)) {
+    if (core_reads || reads_option(chosen, name)) {
       continue;
     }
     std::vector<std::string> readers;
-    for (const auto& slot : slots) {
-      if (slot.transport->reads_option(name)) {
-        readers.push_back(slot.entry->name);
+    for (const auto& transport : transports) {
+      if (reads_option(transport, name)) {
+        readers.push_back(transport.name);
       }
     }
-    usage_error("--" + name + " does not apply to the " + chosen.entry->name + " transport" +
+    usage_error("--" + name + " does not apply to the " + chosen.name + " transport" +
                 (readers.empty() ? "" : " (it is an option of " + listed(readers) + ")"));
   }
 }
 
 // --threads with a transport that cannot run its pair as threads of one process; the message
 // names those that can, as this build has them.
-void check_threads_allowed(const TransportSlot& chosen, const std::vector<TransportSlot>& slots)
+void check_threads_allowed(const TransportDescriptor& chosen, const Descriptors& transports)
 {
-  if (chosen.transport->allows_threads()) {
+  if (chosen.flags.threads) {
     return;
   }
   std::vector<std::string> able;
-  for (const auto& slot : slots) {
-    if (slot.transport->allows_threads()) {
-      able.push_back(slot.entry->name);
+  for (const auto& transport : transports) {
+    if (transport.flags.threads) {
+      able.push_back(transport.name);
     }
   }
-  usage_error("--threads: the " + chosen.entry->name +
+  usage_error("--threads: the " + chosen.name +
               " transport cannot run its publisher and subscriber as threads of one process" +
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
-// --reliability and --history mean something on the chosen transport for every role this
-// command line runs (both for the local pair), or are refused now, before anything starts.
-// The request is the one open() gets as far as the command line knows it: a transport's QoS
-// may depend on -q and the message size (ZeroMQ's high-water mark), never on addresses.
-void check_qos(const Transport& transport, const RunConfig& config)
+// What the core knows of the endpoints this command line opens, as far as the command line
+// knows it (the roles set their largest control message when they open).
+EndpointRequest endpoint_request(const RunConfig& config)
 {
   EndpointRequest request;
+  request.role = config.role;
   request.id = config.id;
   request.queue_length_bytes = config.queue_length;
   request.message_size = wire::header_size + config.payload_size;
   request.header_bytes = wire::header_size;
   request.subscribers = config.subscribers;
   request.qos = config.qos;
-  const std::vector<Role> roles = config.local_pair
-                                      ? std::vector<Role>{Role::publisher, Role::subscriber}
-                                      : std::vector<Role>{config.role};
-  for (const Role role : roles) {
-    request.role = role;
-    transport.effective_qos(request);
-  }
+  return request;
 }
 
 } // namespace
 
-std::vector<TransportSlot> make_transports(const TransportRegistry& registry)
+TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
+                             const std::vector<OptionGroup>& core, RunConfig& config)
 {
-  std::vector<TransportSlot> slots;
-  for (const TransportEntry& entry : registry.entries()) {
-    slots.push_back({&entry, entry.make()});
-  }
-  return slots;
-}
-
-std::unique_ptr<Transport> select_transport(std::vector<TransportSlot>& slots,
-                                            const OptionValues& values,
-                                            const std::vector<OptionGroup>& core, RunConfig& config)
-{
+  const Descriptors& transports = registry.entries();
   const bool threads = config.threads || config.pair_layout == PairLayout::threads;
-  for (auto& slot : slots) {
-    slot.transport->set_option_values(values);
-    slot.transport->set_threads_of_one_process(threads);
-  }
-  TransportSlot& chosen = choose_transport(slots, config);
-  check_options_read(chosen, slots, values, core);
+  const TransportDescriptor& chosen = choose_transport(transports, values, config);
+  check_options_read(chosen, transports, values, core);
   if (threads) {
-    check_threads_allowed(chosen, slots);
+    check_threads_allowed(chosen, transports);
   }
-  if (config.local_pair) {
-    // The local pair derives each process's transport arguments (or loopback defaults when
-    // none were given), and each child validates its own with its role. Asking now reports a
-    // wrong transport option (say, one -u where the pair needs none or two) before anything
-    // runs. Not validate(publisher): the pair may leave the publisher's port to netprof
-    // (tcp://127.0.0.1:*), which a lone publisher may not.
-    chosen.transport->local_pair_arguments();
-  } else {
-    chosen.transport->validate(config.role);
-  }
-  check_qos(*chosen.transport, config);
-  config.transport_name = chosen.entry->name;
-  return std::move(chosen.transport);
+  // The local pair plans each process's transport arguments (or loopback defaults when none
+  // were given), and each child plans its own with its role; --reliability and --history must
+  // mean something for both roles. A wrong transport option (say, one -u where the pair needs
+  // none or two) is reported before anything runs.
+  PlanRequest request;
+  request.values = values;
+  request.role = config.local_pair ? PlanRole::local_pair
+                                   : (config.role == Role::publisher ? PlanRole::publisher
+                                                                     : PlanRole::subscriber);
+  request.threads_of_one_process = threads;
+  request.endpoint = endpoint_request(config);
+  TransportPlan plan = chosen.plan(request);
+  config.transport_name = chosen.name;
+  return plan;
 }
 
 } // namespace netprof::cli

@@ -12,20 +12,21 @@ namespace netprof::cli {
 
 namespace {
 
+using Descriptors = std::vector<TransportDescriptor>;
+
 // The long names of every transport option this one reads: its own, then those it shares with
 // others, each once.
-std::vector<std::string> options_read(const Transport& transport,
-                                      const std::vector<std::unique_ptr<Transport>>& all)
+std::vector<std::string> options_read(const TransportDescriptor& transport, const Descriptors& all)
 {
-  std::vector<const OptionGroup*> groups = {&transport.options()};
+  std::vector<const OptionGroup*> groups = {&transport.options};
   for (const auto& any : all) {
-    groups.push_back(&any->options());
+    groups.push_back(&any.options);
   }
   std::vector<std::string> names;
   for (const OptionGroup* group : groups) {
     for (const OptionSpec& spec : group->options) {
       const std::string& name = spec.long_name;
-      if (transport.reads_option(name) &&
+      if (reads_option(transport, name) &&
           std::find(names.begin(), names.end(), name) == names.end()) {
         names.push_back(name);
       }
@@ -34,13 +35,55 @@ std::vector<std::string> options_read(const Transport& transport,
   return names;
 }
 
+LocalPairPlan local_pair_of(const TransportDescriptor& transport, const OptionValues& given,
+                            std::size_t subscribers)
+{
+  PlanRequest request;
+  request.values = given;
+  request.role = PlanRole::local_pair;
+  request.pair_subscribers = subscribers;
+  return transport.plan(request).local_pair;
+}
+
+nlohmann::ordered_json remote_launch(const TransportDescriptor& transport)
+{
+  if (!transport.remote_launch)
+    return nullptr;
+  return {{"publisher", transport.remote_launch->publisher},
+          {"subscriber", transport.remote_launch->subscriber}};
+}
+
+nlohmann::ordered_json described(const TransportDescriptor& transport, const Descriptors& all,
+                                 const OptionValues& given, std::size_t subscribers)
+{
+  const LocalPairArguments pair = local_pair_of(transport, given, 1).pair();
+  const LocalPairPlan loopback = local_pair_of(transport, given, subscribers);
+  const TransportFlags& flags = transport.flags;
+  return {{"name", transport.name},
+          {"summary", transport.summary},
+          {"options", options_read(transport, all)},
+          {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
+          {"loopback",
+           {{"publisher", loopback.publisher},
+            {"subscribers", loopback.subscribers},
+            {"files", loopback.files}}},
+          {"needs_private_netns", flags.private_netns},
+          {"allows_threads", flags.threads},
+          {"flags",
+           {{"threads", flags.threads},
+            {"private_netns", flags.private_netns},
+            {"pair_service", flags.pair_service},
+            {"host_local", flags.host_local}}},
+          {"remote_launch", remote_launch(transport)}};
+}
+
 } // namespace
 
 std::string transport_list(const TransportRegistry& registry)
 {
   std::string text;
-  for (const TransportEntry& entry : registry.entries()) {
-    text += entry.name + "\t" + entry.summary + "\n";
+  for (const TransportDescriptor& transport : registry.entries()) {
+    text += transport.name + "\t" + transport.summary + "\n";
   }
   return text;
 }
@@ -48,27 +91,9 @@ std::string transport_list(const TransportRegistry& registry)
 std::string transport_list_json(const TransportRegistry& registry, const OptionValues& given,
                                 std::size_t subscribers)
 {
-  std::vector<std::unique_ptr<Transport>> transports;
-  for (const TransportEntry& entry : registry.entries()) {
-    transports.push_back(entry.make());
-    transports.back()->set_option_values(given);
-  }
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < transports.size(); ++i) {
-    const Transport& transport = *transports[i];
-    const LocalPairArguments pair = transport.local_pair_arguments();
-    const Transport::LoopbackArguments loopback = transport.loopback_arguments(subscribers);
-    list.push_back(
-        {{"name", registry.entries()[i].name},
-         {"summary", registry.entries()[i].summary},
-         {"options", options_read(transport, transports)},
-         {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
-         {"loopback",
-          {{"publisher", loopback.publisher},
-           {"subscribers", loopback.subscribers},
-           {"files", loopback.files}}},
-         {"needs_private_netns", transport.needs_private_netns()},
-         {"allows_threads", transport.allows_threads()}});
+  for (const TransportDescriptor& transport : registry.entries()) {
+    list.push_back(described(transport, registry.entries(), given, subscribers));
   }
   const nlohmann::ordered_json document = {
       {"schema_version", 1},

@@ -29,7 +29,7 @@
 namespace netprof {
 
 // gtest prints parameters in failure messages; the name is what identifies a transport.
-void PrintTo(const TransportEntry& entry, std::ostream* out)
+void PrintTo(const TransportDescriptor& entry, std::ostream* out)
 {
   *out << entry.name;
 }
@@ -45,9 +45,8 @@ using netprof::Clock;
 using netprof::Endpoint;
 using netprof::ReceiveResult;
 using netprof::SendResult;
-using netprof::Transport;
-using netprof::TransportEntry;
-using netprof::testing::give_arguments;
+using netprof::TransportDescriptor;
+using netprof::testing::PlannedTransport;
 
 using Bytes = std::vector<std::byte>;
 
@@ -55,7 +54,7 @@ constexpr auto test_deadline = 5s;
 constexpr auto poll_timeout = 10ms;
 constexpr std::size_t queue_length = std::size_t{1} << 20;
 
-std::vector<TransportEntry> builtin_transports()
+std::vector<TransportDescriptor> builtin_transports()
 {
   netprof::TransportRegistry registry;
   netprof::register_builtin_transports(registry);
@@ -151,28 +150,23 @@ SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::tim
 // What a local pair starts besides its members (iceoryx's RouDi, unless one runs), as the local
 // pair does, but once per transport for the whole binary (RouDi takes a second or more to
 // start); stopped when the binary exits, after every endpoint has closed.
-void start_pair_service_once(const Transport& transport, const std::string& name)
+void start_pair_service_once(const netprof::TransportPlan& plan, const std::string& name)
 {
   static std::map<std::string, std::unique_ptr<netprof::PairService>> services;
   if (const auto [kept, added] = services.try_emplace(name); added)
-    kept->second = transport.start_pair_service();
+    kept->second = plan.start_pair_service();
 }
 
-class TransportContract : public ::testing::TestWithParam<TransportEntry> {
+class TransportContract : public ::testing::TestWithParam<TransportDescriptor> {
 protected:
   void SetUp() override
   {
-    m_publisher_transport = GetParam().make();
-    m_subscriber_transport = GetParam().make();
-    ASSERT_NE(m_publisher_transport, nullptr);
-    ASSERT_NE(m_subscriber_transport, nullptr);
-
-    start_pair_service_once(*m_publisher_transport, GetParam().name);
-    const Transport::LocalPairArguments arguments = m_publisher_transport->local_pair_arguments();
-    give_arguments(*m_publisher_transport, arguments.publisher);
-    give_arguments(*m_subscriber_transport, arguments.subscriber);
-    m_publisher_transport->validate(netprof::Role::publisher);
-    m_subscriber_transport->validate(netprof::Role::subscriber);
+    const netprof::TransportPlan pair =
+        PlannedTransport(GetParam(), {}).plan(netprof::PlanRole::local_pair);
+    start_pair_service_once(pair, GetParam().name);
+    const netprof::LocalPairArguments arguments = pair.local_pair.pair();
+    m_publisher_transport = netprof::testing::planned(GetParam(), arguments.publisher);
+    m_subscriber_transport = netprof::testing::planned(GetParam(), arguments.subscriber);
 
     // The publisher first: a transport that creates a shared medium does so on this side.
     publisher = m_publisher_transport->open({netprof::Role::publisher, 0, queue_length});
@@ -195,8 +189,8 @@ protected:
   }
 
   // Declared before the endpoints so that the endpoints close first.
-  std::unique_ptr<Transport> m_publisher_transport;
-  std::unique_ptr<Transport> m_subscriber_transport;
+  std::unique_ptr<PlannedTransport> m_publisher_transport;
+  std::unique_ptr<PlannedTransport> m_subscriber_transport;
   std::unique_ptr<Endpoint> publisher;
   std::unique_ptr<Endpoint> subscriber;
 };
@@ -382,27 +376,27 @@ TEST_P(TransportContract, FactsDescribeTheEndpoint)
 TEST_P(TransportContract, StatesItsQosAndAcceptsItsOwnDefaultByName)
 {
   for (const netprof::Role role : {netprof::Role::publisher, netprof::Role::subscriber}) {
-    const Transport& transport =
+    const PlannedTransport& transport =
         role == netprof::Role::publisher ? *m_publisher_transport : *m_subscriber_transport;
     netprof::EndpointRequest request{role, role == netprof::Role::publisher ? 0u : 1u,
                                      queue_length};
     request.header_bytes = 52;
     request.message_size = request.header_bytes + 128;
-    const netprof::EffectiveQos stated = transport.effective_qos(request);
+    const netprof::EffectiveQos stated = transport.qos(request);
     EXPECT_FALSE(stated.meaning.empty()) << to_string(role);
-    EXPECT_EQ(transport.effective_qos(request), stated) << to_string(role);
+    EXPECT_EQ(transport.qos(request), stated) << to_string(role);
 
     request.qos.reliability = stated.reliability;
     if (stated.history != netprof::HistoryKind::none)
       request.qos.history = netprof::History{stated.history, std::nullopt};
-    const netprof::EffectiveQos asked = transport.effective_qos(request);
+    const netprof::EffectiveQos asked = transport.qos(request);
     EXPECT_EQ(asked.reliability, stated.reliability) << to_string(role);
     EXPECT_EQ(asked.history, stated.history) << to_string(role);
     EXPECT_EQ(asked.depth, stated.depth) << to_string(role);
   }
 }
 
-std::string transport_name(const ::testing::TestParamInfo<TransportEntry>& info)
+std::string transport_name(const ::testing::TestParamInfo<TransportDescriptor>& info)
 {
   // gtest names allow only letters, digits and '_'.
   std::string name = info.param.name;

@@ -120,8 +120,16 @@ class TransportListJsonTest(NetprofTestCase):
             with self.subTest(transport=transport["name"]):
                 self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",
                                                   "loopback", "needs_private_netns",
-                                                  "allows_threads"})
+                                                  "allows_threads", "flags", "remote_launch"})
                 self.assertIsInstance(transport["allows_threads"], bool)
+                self.assertEqual(set(transport["flags"]),
+                                 {"threads", "private_netns", "pair_service", "host_local"})
+                self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
+                launch = transport["remote_launch"]
+                if launch is not None:
+                    self.assertEqual(set(launch), {"publisher", "subscriber"})
+                    self.assertIn("{publisher}", " ".join(launch["subscriber"]))
+                self.assertEqual(launch is None, transport["name"] not in ("udp", "tcp", "zmq"))
                 self.assertTrue(transport["summary"])
                 for option in transport["options"]:
                     self.assertIn("--" + option, help_text)

@@ -7,7 +7,6 @@
 
 #include <netprof/cli.hpp>
 #include <netprof/errors.hpp>
-#include <netprof/wire.hpp>
 
 #include <gtest/gtest.h>
 
@@ -35,15 +34,7 @@ protected:
   EffectiveQos effective(std::initializer_list<std::string> arguments) const
   {
     const ParsedCommandLine parsed = parse(arguments);
-    EndpointRequest request;
-    request.role = parsed.config.role;
-    request.id = parsed.config.id;
-    request.queue_length_bytes = parsed.config.queue_length;
-    request.message_size = wire::header_size + parsed.config.payload_size;
-    request.header_bytes = wire::header_size;
-    request.subscribers = parsed.config.subscribers;
-    request.qos = parsed.config.qos;
-    return parsed.transport->effective_qos(request);
+    return parsed.plan.qos(parsed.config.role);
   }
 
   std::string refusal(std::initializer_list<std::string> arguments) const

@@ -69,166 +69,180 @@ bool is_topic_prefix(const std::string& name) noexcept
          });
 }
 
-class DdsTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return dds_options(); }
-
-  void validate(Role /*role*/) const override
-  {
-    topic_prefix();
-    qos();
-    domain();
-  }
-
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    const QosChoice chosen = qos(request.qos);
-    const bool keep_last = chosen.history == QosChoice::History::keep_last;
-    EffectiveQos effective;
-    effective.reliability = chosen.reliability == QosChoice::Reliability::reliable
-                                ? Reliability::reliable
-                                : Reliability::best_effort;
-    effective.history = keep_last ? HistoryKind::keep_last : HistoryKind::keep_all;
-    effective.depth =
-        keep_last ? chosen.depth
-                  : dds_parts::keep_all_samples(request.queue_length_bytes, request.message_size);
-    effective.set_by = QosSetBy::every_process;
-    effective.meaning = keep_last ? "DDS's own QoS on every reader and writer: a reader keeps "
-                                    "the newest samples, and one that lags loses the oldest"
-                                  : "DDS's own QoS on every reader and writer: a reader keeps "
-                                    "every sample, up to the depth, then the writer waits";
-    effective.meaning += chosen.reliability == QosChoice::Reliability::reliable
-                             ? "; reliable: lost datagrams are sent again, and DDS matches "
-                               "only reliable readers and writers"
-                             : "; best-effort: a lost datagram stays lost";
-    effective.requested = request.qos;
-    return effective;
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    dds_parts::EndpointSettings settings;
-    settings.role = request.role;
-    settings.topic_prefix = topic_prefix();
-    settings.domain = domain();
-    settings.loopback = option_values().on(dds_options()["dds-loopback"]);
-    settings.qos = qos(request.qos);
-    settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size;
-    settings.header_bytes = request.header_bytes;
-    settings.subscribers = request.subscribers;
-    settings.notify = notify();
-    return std::make_unique<dds_parts::DdsEndpoint>(settings);
-  }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    validate(Role::publisher);
-    // --dds alone names no topic: the pair takes a unique one, as it does without --dds.
-    std::string prefix = named_topic() ? topic_prefix() : unique_prefix();
-    const std::vector<std::string> arguments{"--dds", prefix, "--dds-loopback"};
-    return {arguments, std::vector<std::vector<std::string>>(subscribers, arguments), {}};
-  }
-
-private:
-  // netprof_pair_PID_RANDOM: a local pair never hears another run's topics.
-  static std::string unique_prefix()
-  {
-    std::string name = "netprof_" + transport_common::unique_pair_name();
-    std::replace_if(
-        name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
-    return name;
-  }
-
-  bool named_topic() const
-  {
-    const std::vector<GivenOption>& given = option_values().in_order();
-    return std::any_of(given.begin(), given.end(), [](const GivenOption& option) {
-      return option.long_name == "dds" && !option.values.empty();
-    });
-  }
-
-  std::string topic_prefix() const
-  {
-    const std::string name =
-        option_values().text(dds_options()["dds"]).value_or(default_topic_prefix);
-    if (!is_topic_prefix(name)) {
-      throw UsageError("invalid value '" + name +
-                       "' for --dds: expected a topic name of 1 to 200 letters, digits and '_'");
-    }
-    return name;
-  }
-
-  dds_parts::Notify notify() const
-  {
-    constexpr dds_parts::Notify by_index[] = {dds_parts::Notify::listener,
-                                              dds_parts::Notify::waitset, dds_parts::Notify::poll};
-    return by_index[option_values().choice(dds_options()["dds-notify"]).value_or(1)];
-  }
-
-  std::uint32_t domain() const
-  {
-    return static_cast<std::uint32_t>(
-        option_values().whole_number(dds_options()["dds-domain"]).value_or(0));
-  }
-
-  QosChoice qos() const
-  {
-    QosChoice chosen;
-    chosen.reliability = *option_values().choice(dds_options()["dds-reliability"]) == 0
-                             ? QosChoice::Reliability::reliable
-                             : QosChoice::Reliability::best_effort;
-    chosen.history = dds_parts::parse_history(
-        option_values().text(dds_options()["dds-history"]).value_or("keep-last"), chosen.depth);
-    return chosen;
-  }
-
-  // --dds-reliability and --dds-history, with --reliability and --history mapped onto them
-  // natively; given beside the DDS option they contradict, they are refused.
-  QosChoice qos(const QosRequest& generic) const
-  {
-    QosChoice chosen = qos();
-    if (generic.reliability) {
-      const auto wanted = *generic.reliability == Reliability::reliable
-                              ? QosChoice::Reliability::reliable
-                              : QosChoice::Reliability::best_effort;
-      if (option_values().given("dds-reliability") && wanted != chosen.reliability)
-        throw UsageError(qos::reliability_option(*generic.reliability) +
-                         " contradicts --dds-reliability " +
-                         dds_parts::reliability_name(chosen.reliability) + ": give one of them");
-      chosen.reliability = wanted;
-    }
-    if (generic.history) {
-      QosChoice wanted = chosen;
-      wanted.history = generic.history->kind == HistoryKind::keep_all
-                           ? QosChoice::History::keep_all
-                           : QosChoice::History::keep_last;
-      wanted.depth = QosChoice::default_depth;
-      if (generic.history->depth) {
-        if (*generic.history->depth > static_cast<std::uint32_t>(QosChoice::max_depth))
-          qos::refuse(qos::history_option(*generic.history), "dds",
-                      "a DDS history here keeps at most " + std::to_string(QosChoice::max_depth) +
-                          " samples");
-        wanted.depth = static_cast<std::int32_t>(*generic.history->depth);
-      }
-      if (option_values().given("dds-history") &&
-          (wanted.history != chosen.history ||
-           (wanted.history == QosChoice::History::keep_last && wanted.depth != chosen.depth)))
-        throw UsageError(qos::history_option(*generic.history) + " contradicts --dds-history " +
-                         *option_values().text(dds_options()["dds-history"]) +
-                         ": give one of them");
-      chosen.history = wanted.history;
-      chosen.depth = wanted.depth;
-    }
-    return chosen;
-  }
+// The dds options of a command line, parsed once.
+struct DdsSettings {
+  std::string topic_prefix;
+  bool topic_named = false; // --dds NAME given (a bare --dds names none)
+  std::uint32_t domain = 0;
+  bool loopback = false;
+  dds_parts::Notify notify = dds_parts::Notify::waitset;
+  QosChoice qos; // --dds-reliability and --dds-history
+  bool reliability_given = false;
+  std::optional<std::string> history_given; // --dds-history as written
 };
+
+std::string parse_topic_prefix(const OptionValues& values)
+{
+  const std::string name = values.text(dds_options()["dds"]).value_or(default_topic_prefix);
+  if (!is_topic_prefix(name)) {
+    throw UsageError("invalid value '" + name +
+                     "' for --dds: expected a topic name of 1 to 200 letters, digits and '_'");
+  }
+  return name;
+}
+
+DdsSettings parse_settings(const OptionValues& values)
+{
+  constexpr dds_parts::Notify by_index[] = {dds_parts::Notify::listener, dds_parts::Notify::waitset,
+                                            dds_parts::Notify::poll};
+  DdsSettings settings;
+  settings.topic_prefix = parse_topic_prefix(values);
+  const std::vector<GivenOption>& given = values.in_order();
+  settings.topic_named = std::any_of(given.begin(), given.end(), [](const GivenOption& option) {
+    return option.long_name == "dds" && !option.values.empty();
+  });
+  settings.qos.reliability = *values.choice(dds_options()["dds-reliability"]) == 0
+                                 ? QosChoice::Reliability::reliable
+                                 : QosChoice::Reliability::best_effort;
+  settings.qos.history = dds_parts::parse_history(
+      values.text(dds_options()["dds-history"]).value_or("keep-last"), settings.qos.depth);
+  settings.domain =
+      static_cast<std::uint32_t>(values.whole_number(dds_options()["dds-domain"]).value_or(0));
+  settings.loopback = values.on(dds_options()["dds-loopback"]);
+  settings.notify = by_index[values.choice(dds_options()["dds-notify"]).value_or(1)];
+  settings.reliability_given = values.given("dds-reliability");
+  if (values.given("dds-history"))
+    settings.history_given = values.text(dds_options()["dds-history"]);
+  return settings;
+}
+
+// --history mapped onto the DDS history natively; refused beside a --dds-history it
+// contradicts.
+void apply_history(const DdsSettings& settings, const History& generic, QosChoice& chosen)
+{
+  QosChoice wanted = chosen;
+  wanted.history = generic.kind == HistoryKind::keep_all ? QosChoice::History::keep_all
+                                                         : QosChoice::History::keep_last;
+  wanted.depth = QosChoice::default_depth;
+  if (generic.depth) {
+    if (*generic.depth > static_cast<std::uint32_t>(QosChoice::max_depth))
+      qos::refuse(qos::history_option(generic), "dds",
+                  "a DDS history here keeps at most " + std::to_string(QosChoice::max_depth) +
+                      " samples");
+    wanted.depth = static_cast<std::int32_t>(*generic.depth);
+  }
+  if (settings.history_given &&
+      (wanted.history != chosen.history ||
+       (wanted.history == QosChoice::History::keep_last && wanted.depth != chosen.depth)))
+    throw UsageError(qos::history_option(generic) + " contradicts --dds-history " +
+                     *settings.history_given + ": give one of them");
+  chosen.history = wanted.history;
+  chosen.depth = wanted.depth;
+}
+
+// --dds-reliability and --dds-history, with --reliability and --history mapped onto them
+// natively; given beside the DDS option they contradict, they are refused.
+QosChoice qos_choice(const DdsSettings& settings, const QosRequest& generic)
+{
+  QosChoice chosen = settings.qos;
+  if (generic.reliability) {
+    const auto wanted = *generic.reliability == Reliability::reliable
+                            ? QosChoice::Reliability::reliable
+                            : QosChoice::Reliability::best_effort;
+    if (settings.reliability_given && wanted != chosen.reliability)
+      throw UsageError(qos::reliability_option(*generic.reliability) +
+                       " contradicts --dds-reliability " +
+                       dds_parts::reliability_name(chosen.reliability) + ": give one of them");
+    chosen.reliability = wanted;
+  }
+  if (generic.history)
+    apply_history(settings, *generic.history, chosen);
+  return chosen;
+}
+
+EffectiveQos dds_qos(const DdsSettings& settings, const EndpointRequest& request)
+{
+  const QosChoice chosen = qos_choice(settings, request.qos);
+  const bool keep_last = chosen.history == QosChoice::History::keep_last;
+  EffectiveQos effective;
+  effective.reliability = chosen.reliability == QosChoice::Reliability::reliable
+                              ? Reliability::reliable
+                              : Reliability::best_effort;
+  effective.history = keep_last ? HistoryKind::keep_last : HistoryKind::keep_all;
+  effective.depth =
+      keep_last ? chosen.depth
+                : dds_parts::keep_all_samples(request.queue_length_bytes, request.message_size);
+  effective.set_by = QosSetBy::every_process;
+  effective.meaning = keep_last ? "DDS's own QoS on every reader and writer: a reader keeps "
+                                  "the newest samples, and one that lags loses the oldest"
+                                : "DDS's own QoS on every reader and writer: a reader keeps "
+                                  "every sample, up to the depth, then the writer waits";
+  effective.meaning += chosen.reliability == QosChoice::Reliability::reliable
+                           ? "; reliable: lost datagrams are sent again, and DDS matches "
+                             "only reliable readers and writers"
+                           : "; best-effort: a lost datagram stays lost";
+  effective.requested = request.qos;
+  return effective;
+}
+
+std::unique_ptr<Endpoint> open_dds(const DdsSettings& given, const EndpointRequest& request)
+{
+  dds_parts::EndpointSettings settings;
+  settings.role = request.role;
+  settings.topic_prefix = given.topic_prefix;
+  settings.domain = given.domain;
+  settings.loopback = given.loopback;
+  settings.qos = qos_choice(given, request.qos);
+  settings.queue_length_bytes = request.queue_length_bytes;
+  settings.message_bytes = request.message_size;
+  settings.header_bytes = request.header_bytes;
+  settings.subscribers = request.subscribers;
+  settings.notify = given.notify;
+  return std::make_unique<dds_parts::DdsEndpoint>(settings);
+}
+
+// netprof_pair_PID_RANDOM: a local pair never hears another run's topics.
+std::string unique_prefix()
+{
+  std::string name = "netprof_" + transport_common::unique_pair_name();
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
+  return name;
+}
+
+TransportPlan plan_dds(const PlanRequest& request)
+{
+  const DdsSettings settings = parse_settings(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return dds_qos(settings, endpoint); });
+  if (request.role == PlanRole::local_pair) {
+    // --dds alone names no topic: the pair takes a unique one, as it does without --dds.
+    const std::string prefix = settings.topic_named ? settings.topic_prefix : unique_prefix();
+    const std::vector<std::string> arguments{"--dds", prefix, "--dds-loopback"};
+    plan.local_pair = {
+        arguments, std::vector<std::vector<std::string>>(request.pair_subscribers, arguments), {}};
+    plan.addresses = {prefix};
+    return plan;
+  }
+  plan.addresses = {settings.topic_prefix};
+  plan.opener = [settings](const EndpointRequest& endpoint) {
+    return open_dds(settings, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_dds_transport()
+TransportDescriptor dds_transport()
 {
-  return std::make_unique<DdsTransport>();
+  return {.name = "dds",
+          .summary = "Eclipse Cyclone DDS: --dds NAME, the topics' prefix (default netprof)",
+          .options = dds_options(),
+          .also_reads = {},
+          .flags = {},
+          .remote_launch = std::nullopt, // across hosts: issue 33
+          .plan = plan_dds};
 }
 
 } // namespace netprof

@@ -9,6 +9,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_dds_transport();
+TransportDescriptor dds_transport();
 
 } // namespace netprof

@@ -51,117 +51,123 @@ void check_name(const std::string& name)
                      "starting with '.')");
 }
 
-class IceoryxTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return iceoryx_options(); }
-
-  void validate(Role) const override
-  {
-    if (const std::string name = service_name(); !name.empty())
-      check_name(name);
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const std::string name = service_name();
-    if (name.empty())
-      throw UsageError("--iceoryx needs a NAME (only --local-pair picks one itself)");
-    check_name(name);
-    iox_parts::EndpointSettings settings;
-    settings.role = request.role;
-    settings.name = name;
-    settings.requested_buffer_bytes = request.queue_length_bytes;
-    settings.qos = qos(request);
-    return std::make_unique<iox_parts::IoxEndpoint>(settings);
-  }
-
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    const iox_parts::Qos chosen = qos(request);
-    const bool blocks = chosen.queue_full == QueueFull::block;
-    EffectiveQos effective;
-    effective.reliability = blocks ? Reliability::reliable : Reliability::best_effort;
-    effective.history = blocks ? HistoryKind::keep_all : HistoryKind::keep_last;
-    effective.depth = chosen.queue_capacity;
-    effective.set_by = QosSetBy::every_process;
-    effective.meaning = blocks ? "--iox-queue-full block: the publisher waits in publish() for a "
-                                 "subscriber whose queue is full"
-                               : "--iox-queue-full discard: a full subscriber queue loses its "
-                                 "oldest message, counted as loss";
-    effective.requested = request.qos;
-    return effective;
-  }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    validate(Role::publisher);
-    const std::string given = service_name();
-    const std::string name = given.empty() ? transport_common::unique_pair_name() : given;
-    const std::vector<std::string> arguments = {"--iceoryx", name};
-    return {arguments, std::vector(subscribers, arguments), {}};
-  }
-
-  // The runtime is the process's, shared by both endpoints (iox_runtime.hpp).
-  bool allows_threads() const override { return true; }
-
-  // The user's RouDi when one answers; otherwise one of our own for the pair's duration.
-  std::unique_ptr<PairService> start_pair_service() const override
-  {
-    std::string why;
-    if (iox_parts::roudi_answers(why))
-      return std::make_unique<iox_parts::BorrowedRoudi>();
-    return std::make_unique<iox_parts::OwnedRoudi>(roudi_ready_within);
-  }
-
-private:
-  std::string service_name() const
-  {
-    return option_values().text(iceoryx_options()["iceoryx"]).value_or("");
-  }
-
-  QueueFull queue_full() const
-  {
-    const auto chosen = option_values().choice(iceoryx_options()["iox-queue-full"]);
-    return chosen && *chosen == 1 ? QueueFull::block : QueueFull::discard;
-  }
-
-  // --iox-queue-full and -q as the queue, with --reliability and --history mapped onto them:
-  // reliable (keep-all) blocks the publisher, best-effort (keep-last) discards the oldest, and
-  // keep-last:N is the queue's capacity. Given beside a --iox-queue-full they contradict,
-  // they are refused.
-  iox_parts::Qos qos(const EndpointRequest& request) const
-  {
-    constexpr std::uint64_t most = iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY;
-    iox_parts::Qos chosen;
-    chosen.queue_full = queue_full();
-    if (const std::optional<bool> waits = qos::publisher_waits(request.qos, "iceoryx")) {
-      const QueueFull wanted = *waits ? QueueFull::block : QueueFull::discard;
-      if (option_values().given("iox-queue-full") && wanted != chosen.queue_full)
-        throw UsageError(to_string(request.qos) + " contradicts --iox-queue-full " +
-                         iox_parts::queue_full_name(chosen.queue_full) + ": give one of them");
-      chosen.queue_full = wanted;
-    }
-    const std::size_t message_bytes = request.message_size > 0
-                                          ? request.message_size
-                                          : request.header_bytes + default_payload_bytes;
-    chosen.queue_capacity =
-        iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes, most);
-    if (request.qos.history && request.qos.history->depth) {
-      const std::uint64_t depth = *request.qos.history->depth;
-      if (depth > most)
-        qos::refuse(qos::history_option(*request.qos.history), "iceoryx",
-                    "a subscriber's queue holds at most " + std::to_string(most) + " messages");
-      chosen.queue_capacity = depth;
-    }
-    return chosen;
-  }
+// The iceoryx options of a command line, parsed once.
+struct IoxSettings {
+  std::string name; // empty: none given (the local pair picks one)
+  QueueFull queue_full = QueueFull::discard;
+  bool queue_full_given = false;
 };
+
+IoxSettings parse_settings(const OptionValues& values)
+{
+  IoxSettings settings;
+  settings.name = values.text(iceoryx_options()["iceoryx"]).value_or("");
+  if (!settings.name.empty())
+    check_name(settings.name);
+  const auto chosen = values.choice(iceoryx_options()["iox-queue-full"]);
+  settings.queue_full = chosen && *chosen == 1 ? QueueFull::block : QueueFull::discard;
+  settings.queue_full_given = values.given("iox-queue-full");
+  return settings;
+}
+
+// --iox-queue-full and -q as the queue, with --reliability and --history mapped onto them:
+// reliable (keep-all) blocks the publisher, best-effort (keep-last) discards the oldest, and
+// keep-last:N is the queue's capacity. Given beside a --iox-queue-full they contradict, they
+// are refused.
+iox_parts::Qos iox_qos(const IoxSettings& settings, const EndpointRequest& request)
+{
+  constexpr std::uint64_t most = iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY;
+  iox_parts::Qos chosen;
+  chosen.queue_full = settings.queue_full;
+  if (const std::optional<bool> waits = qos::publisher_waits(request.qos, "iceoryx")) {
+    const QueueFull wanted = *waits ? QueueFull::block : QueueFull::discard;
+    if (settings.queue_full_given && wanted != chosen.queue_full)
+      throw UsageError(to_string(request.qos) + " contradicts --iox-queue-full " +
+                       iox_parts::queue_full_name(chosen.queue_full) + ": give one of them");
+    chosen.queue_full = wanted;
+  }
+  const std::size_t message_bytes = request.message_size > 0
+                                        ? request.message_size
+                                        : request.header_bytes + default_payload_bytes;
+  chosen.queue_capacity =
+      iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes, most);
+  if (request.qos.history && request.qos.history->depth) {
+    const std::uint64_t depth = *request.qos.history->depth;
+    if (depth > most)
+      qos::refuse(qos::history_option(*request.qos.history), "iceoryx",
+                  "a subscriber's queue holds at most " + std::to_string(most) + " messages");
+    chosen.queue_capacity = depth;
+  }
+  return chosen;
+}
+
+EffectiveQos effective_qos(const IoxSettings& settings, const EndpointRequest& request)
+{
+  const iox_parts::Qos chosen = iox_qos(settings, request);
+  const bool blocks = chosen.queue_full == QueueFull::block;
+  EffectiveQos effective;
+  effective.reliability = blocks ? Reliability::reliable : Reliability::best_effort;
+  effective.history = blocks ? HistoryKind::keep_all : HistoryKind::keep_last;
+  effective.depth = chosen.queue_capacity;
+  effective.set_by = QosSetBy::every_process;
+  effective.meaning = blocks ? "--iox-queue-full block: the publisher waits in publish() for a "
+                               "subscriber whose queue is full"
+                             : "--iox-queue-full discard: a full subscriber queue loses its "
+                               "oldest message, counted as loss";
+  effective.requested = request.qos;
+  return effective;
+}
+
+// The user's RouDi when one answers; otherwise one of our own for the pair's duration.
+std::unique_ptr<PairService> start_roudi()
+{
+  std::string why;
+  if (iox_parts::roudi_answers(why))
+    return std::make_unique<iox_parts::BorrowedRoudi>();
+  return std::make_unique<iox_parts::OwnedRoudi>(roudi_ready_within);
+}
+
+TransportPlan plan_iceoryx(const PlanRequest& request)
+{
+  const IoxSettings settings = parse_settings(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); });
+  plan.pair_service_starter = start_roudi;
+  if (request.role == PlanRole::local_pair) {
+    const std::string name =
+        settings.name.empty() ? transport_common::unique_pair_name() : settings.name;
+    const std::vector<std::string> arguments = {"--iceoryx", name};
+    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
+    plan.addresses = {name};
+    return plan;
+  }
+  if (settings.name.empty())
+    throw UsageError("--iceoryx needs a NAME (only --local-pair picks one itself)");
+  plan.addresses = {settings.name};
+  plan.opener = [settings](const EndpointRequest& endpoint) {
+    iox_parts::EndpointSettings endpoint_settings;
+    endpoint_settings.role = endpoint.role;
+    endpoint_settings.name = settings.name;
+    endpoint_settings.requested_buffer_bytes = endpoint.queue_length_bytes;
+    endpoint_settings.qos = iox_qos(settings, endpoint);
+    return std::make_unique<iox_parts::IoxEndpoint>(endpoint_settings);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_iceoryx_transport()
+TransportDescriptor iceoryx_transport()
 {
-  return std::make_unique<IceoryxTransport>();
+  return {.name = "iceoryx",
+          .summary = "iceoryx 2 zero-copy pub/sub on this host, through RouDi: --iceoryx NAME",
+          .options = iceoryx_options(),
+          .also_reads = {},
+          // The runtime is the process's, shared by both endpoints (iox_runtime.hpp).
+          .flags = {.threads = true, .pair_service = true, .host_local = true},
+          .remote_launch = std::nullopt,
+          .plan = plan_iceoryx};
 }
 
 } // namespace netprof

@@ -9,6 +9,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_iceoryx_transport();
+TransportDescriptor iceoryx_transport();
 
 } // namespace netprof

@@ -37,96 +37,106 @@ const OptionGroup& mq_options()
   return group;
 }
 
-class MqTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return mq_options(); }
-
-  // An empty NAME is allowed here because the local pair validates before it picks one;
-  // open() refuses it.
-  void validate(Role) const override
-  {
-    if (const std::string name = run_name(); !name.empty())
-      mq::check_run_name(name);
-    std::string note;
-    mq::choose_depth(requested_depth(), mq::KernelLimits::read(), note);
-  }
-
-  // The depth is the subscriber's queue, at which the publisher waits (mq_timedsend on a full
-  // queue): keep-all bounded by the kernel, never a message dropped.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    EffectiveQos effective = qos::always_reliable(
-        request.qos, "mq",
-        "a POSIX message queue never drops a message: a full queue pushes back on the "
-        "publisher, which waits (it is reliable and keeps all; --mq-depth sets the queue)",
-        "each subscriber's queue holds --mq-depth messages; when a reader lags and it is "
-        "full the publisher waits");
-    std::string note;
-    effective.depth = mq::choose_depth(requested_depth(), mq::KernelLimits::read(), note);
-    return effective;
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    mq::EndpointSettings settings;
-    settings.name = run_name();
-    if (settings.name.empty())
-      throw UsageError("--mq needs a NAME (only --local-pair picks one itself)");
-    mq::check_run_name(settings.name);
-    settings.limits = mq::KernelLimits::read();
-    settings.depth = mq::choose_depth(requested_depth(), settings.limits, settings.depth_note);
-    settings.requested_bytes = request.queue_length_bytes;
-    if (request.role == Role::publisher)
-      return std::make_unique<mq::PublisherEndpoint>(std::move(settings),
-                                                     request.largest_control_message);
-    return std::make_unique<mq::SubscriberEndpoint>(std::move(settings), request.id);
-  }
-
-  // Each endpoint opens its own queue descriptors (and flock's open file descriptions), so
-  // two roles in one process hold nothing in common.
-  bool allows_threads() const override { return true; }
-
-  // Every process names the same run; each subscriber's -i names its own queue.
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    validate(Role::publisher);
-    const std::string given = run_name();
-    const std::string name = given.empty() ? transport_common::unique_pair_name() : given;
-    const std::vector<std::string> arguments = {"--mq", name};
-    return {arguments, std::vector(subscribers, arguments), {}};
-  }
-
-  // A pair's queues have a name of their own, never created again: those of a pair killed
-  // outright would stay until reboot, taking their share of RLIMIT_MSGQUEUE, unless a later
-  // pair removes them.
-  void clean_up_after_killed_pairs() const override
-  {
-    if (!run_name().empty())
-      return;
-    const std::string prefix = std::string("netprof-") + transport_common::pair_prefix;
-    for (const std::string& queue : mq::remove_abandoned_queues(prefix))
-      std::cerr << ("netprof: removed message queue " + queue +
-                    ", left by a local pair that was killed\n");
-  }
-
-private:
-  std::string run_name() const { return option_values().text(mq_options()["mq"]).value_or(""); }
-
-  // Unset: the default depth, lowered to what the kernel allows.
-  std::optional<std::size_t> requested_depth() const
-  {
-    const OptionSpec& spec = mq_options()["mq-depth"];
-    if (!option_values().given(spec.long_name))
-      return std::nullopt;
-    return static_cast<std::size_t>(option_values().whole_number(spec).value_or(0));
-  }
+// The mq options of a command line, parsed once, with the depth the kernel allows.
+struct MqSettings {
+  std::string name; // empty: none given (the local pair picks one)
+  mq::KernelLimits limits;
+  std::size_t depth = 0;
+  std::string depth_note;
 };
+
+MqSettings parse_settings(const OptionValues& values)
+{
+  MqSettings settings;
+  settings.name = values.text(mq_options()["mq"]).value_or("");
+  if (!settings.name.empty())
+    mq::check_run_name(settings.name);
+  // Unset: the default depth, lowered to what the kernel allows.
+  const OptionSpec& spec = mq_options()["mq-depth"];
+  std::optional<std::size_t> requested;
+  if (values.given(spec.long_name))
+    requested = static_cast<std::size_t>(values.whole_number(spec).value_or(0));
+  settings.limits = mq::KernelLimits::read();
+  settings.depth = mq::choose_depth(requested, settings.limits, settings.depth_note);
+  return settings;
+}
+
+// The depth is the subscriber's queue, at which the publisher waits (mq_timedsend on a full
+// queue): keep-all bounded by the kernel, never a message dropped.
+EffectiveQos mq_qos(const MqSettings& settings, const EndpointRequest& request)
+{
+  EffectiveQos effective = qos::always_reliable(
+      request.qos, "mq",
+      "a POSIX message queue never drops a message: a full queue pushes back on the "
+      "publisher, which waits (it is reliable and keeps all; --mq-depth sets the queue)",
+      "each subscriber's queue holds --mq-depth messages; when a reader lags and it is "
+      "full the publisher waits");
+  effective.depth = settings.depth;
+  return effective;
+}
+
+std::unique_ptr<Endpoint> open_mq(const MqSettings& given, const EndpointRequest& request)
+{
+  mq::EndpointSettings settings;
+  settings.name = given.name;
+  settings.limits = given.limits;
+  settings.depth = given.depth;
+  settings.depth_note = given.depth_note;
+  settings.requested_bytes = request.queue_length_bytes;
+  if (request.role == Role::publisher)
+    return std::make_unique<mq::PublisherEndpoint>(std::move(settings),
+                                                   request.largest_control_message);
+  return std::make_unique<mq::SubscriberEndpoint>(std::move(settings), request.id);
+}
+
+// A pair's queues have a name of their own, never created again: those of a pair killed
+// outright would stay until reboot, taking their share of RLIMIT_MSGQUEUE, unless a later
+// pair removes them.
+void remove_queues_of_killed_pairs()
+{
+  const std::string prefix = std::string("netprof-") + transport_common::pair_prefix;
+  for (const std::string& queue : mq::remove_abandoned_queues(prefix))
+    std::cerr << ("netprof: removed message queue " + queue +
+                  ", left by a local pair that was killed\n");
+}
+
+TransportPlan plan_mq(const PlanRequest& request)
+{
+  const MqSettings settings = parse_settings(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return mq_qos(settings, endpoint); });
+  if (request.role == PlanRole::local_pair) {
+    // Every process names the same run; each subscriber's -i names its own queue.
+    const std::string name =
+        settings.name.empty() ? transport_common::unique_pair_name() : settings.name;
+    const std::vector<std::string> arguments = {"--mq", name};
+    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
+    plan.addresses = {name};
+    if (settings.name.empty())
+      plan.killed_pair_cleaner = remove_queues_of_killed_pairs;
+    return plan;
+  }
+  if (settings.name.empty())
+    throw UsageError("--mq needs a NAME (only --local-pair picks one itself)");
+  plan.addresses = {settings.name};
+  plan.opener = [settings](const EndpointRequest& endpoint) { return open_mq(settings, endpoint); };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_mq_transport()
+TransportDescriptor mq_transport()
 {
-  return std::make_unique<MqTransport>();
+  return {.name = "mq",
+          .summary = "POSIX message queues on this host: --mq NAME",
+          .options = mq_options(),
+          .also_reads = {},
+          // Each endpoint opens its own queue descriptors (and flock's open file
+          // descriptions), so two roles in one process hold nothing in common.
+          .flags = {.threads = true, .host_local = true},
+          .remote_launch = std::nullopt,
+          .plan = plan_mq};
 }
 
 } // namespace netprof

@@ -10,6 +10,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_mq_transport();
+TransportDescriptor mq_transport();
 
 } // namespace netprof

@@ -61,155 +61,157 @@ std::optional<std::uint64_t> subscribers_given(const OptionValues& values)
   return found;
 }
 
-class NngTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return nng_options(); }
-
-  void validate(Role role) const override
-  {
-    const Pattern chosen = pattern();
-    // No --nng at all is checked by open(): the local pair picks its own.
-    if (option_values().given("nng")) {
-      address(role);
-    }
-    if (role == Role::publisher) {
-      check_one_subscriber(chosen, subscribers_given(option_values()).value_or(1));
-    }
+// push0 deals messages out in turn, so a second subscriber would take half the data and
+// each would count the other half as loss; pair0 is one connection by definition.
+void check_one_subscriber(Pattern chosen, std::uint64_t subscribers)
+{
+  if (chosen == Pattern::pubsub || subscribers <= 1) {
+    return;
   }
+  throw UsageError(std::string("--nng-pattern ") + nng_parts::pattern_name(chosen) +
+                   " takes exactly one subscriber, not " + std::to_string(subscribers) +
+                   (chosen == Pattern::pair
+                        ? ": NNG's pair0 joins two sockets only"
+                        : ": push0 deals each message to one of its pullers in turn, so each "
+                          "subscriber would get a share and count the rest as loss") +
+                   "; use --nng-pattern pubsub for several subscribers");
+}
 
-  // The pattern decides: pub0 drops at a full queue, push0 and pair0 push back on the
-  // publisher. Each process applies its own pattern, so every one must be given the same.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    const Pattern chosen = pattern();
-    const bool waits = chosen != Pattern::pubsub;
-    if (request.qos.history && request.qos.history->depth)
-      qos::refuse(qos::history_option(*request.qos.history), "nng",
-                  "its queues are sized from -q (NNG_OPT_SENDBUF/RECVBUF, at most 8192 "
-                  "messages): give keep-last and size them with -q (the report states the "
-                  "messages they hold)");
-    const std::optional<bool> asked = qos::publisher_waits(request.qos, "nng");
-    if (asked && *asked != waits)
-      throw UsageError(to_string(request.qos) + " is not what --nng-pattern " +
-                       nng_parts::pattern_name(chosen) +
-                       (waits ? " does: push0 and pair0 make the publisher wait at a full queue "
-                                "(reliable, keep-all); give --nng-pattern pubsub for best-effort"
-                              : " does: pub0 drops at a full queue (best-effort, keep-last); "
-                                "give --nng-pattern pushpull or pair for reliable"));
-    EffectiveQos effective;
-    effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
-    effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
-    const std::size_t message_bytes = request.message_size > 0
-                                          ? request.message_size
-                                          : request.header_bytes + default_payload_bytes;
-    effective.depth = static_cast<std::uint64_t>(
-        nng_parts::queue_messages(request.queue_length_bytes, message_bytes));
-    effective.set_by = QosSetBy::every_process;
-    effective.meaning =
-        waits ? std::string(nng_parts::pattern_name(chosen)) +
-                    ": at a full queue (the depth) the publisher waits; nothing is dropped"
-              : "pubsub: at a full queue (the depth) pub0 drops the message for that "
-                "subscriber; a reader that lags loses";
-    return effective;
+NngAddress parse_address(const std::optional<std::string>& given, Pattern chosen, Role role)
+{
+  if (!given) {
+    throw UsageError(role == Role::publisher
+                         ? "an nng publisher needs the URL it listens at: --nng "
+                           "tcp://host:port or --nng ipc:///path"
+                         : "an nng subscriber needs its publisher's URL: --nng "
+                           "tcp://host:port or --nng ipc:///path");
   }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const Pattern chosen = pattern();
-    if (request.role == Role::publisher) {
-      check_one_subscriber(chosen, request.subscribers);
-    }
-    nng_parts::EndpointSettings settings;
-    settings.role = request.role;
-    settings.pattern = chosen;
-    settings.data = address(request.role);
-    settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size > 0
-                                 ? request.message_size
-                                 : request.header_bytes + default_payload_bytes;
-    settings.header_bytes = request.header_bytes;
-    settings.largest_control_message = request.largest_control_message;
-    return std::make_unique<nng_parts::NngEndpoint>(settings);
+  NngAddress parsed = nng_parts::parse_nng_address(*given);
+  if (chosen != Pattern::pair) {
+    nng_parts::back_channel_address(parsed); // refuses tcp port 65535
   }
+  return parsed;
+}
 
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    const Pattern chosen = pattern();
-    check_one_subscriber(chosen, subscribers);
-    NngAddress listen_at = nng_parts::parse_nng_address(url_given().value_or("tcp://127.0.0.1:0"),
-                                                        /*allow_port_zero=*/true);
-    if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
-      const std::string host = nng_parts::reachable_form(listen_at).host;
-      listen_at = nng_parts::parse_nng_address(
-          "tcp://" + listen_at.host + ":" + std::to_string(nng_parts::pick_free_port_pair(host)));
-    }
-    if (chosen != Pattern::pair) {
-      nng_parts::back_channel_address(listen_at); // a bad one is reported before any child
-    }
-    const std::string dial = nng_parts::reachable_form(listen_at).url;
-    LoopbackArguments arguments{{flag, listen_at.url}, {}, {}};
-    for (std::size_t i = 0; i < subscribers; ++i) {
-      arguments.subscribers.push_back({flag, dial});
-    }
-    if (listen_at.scheme == Scheme::ipc) {
-      arguments.files.push_back(listen_at.path);
-      arguments.files.push_back(listen_at.path + nng_parts::back_channel_suffix);
-    }
-    return arguments;
+// The pattern decides: pub0 drops at a full queue, push0 and pair0 push back on the
+// publisher. Each process applies its own pattern, so every one must be given the same.
+EffectiveQos nng_qos(Pattern chosen, const EndpointRequest& request)
+{
+  const bool waits = chosen != Pattern::pubsub;
+  if (request.qos.history && request.qos.history->depth)
+    qos::refuse(qos::history_option(*request.qos.history), "nng",
+                "its queues are sized from -q (NNG_OPT_SENDBUF/RECVBUF, at most 8192 "
+                "messages): give keep-last and size them with -q (the report states the "
+                "messages they hold)");
+  const std::optional<bool> asked = qos::publisher_waits(request.qos, "nng");
+  if (asked && *asked != waits)
+    throw UsageError(to_string(request.qos) + " is not what --nng-pattern " +
+                     nng_parts::pattern_name(chosen) +
+                     (waits ? " does: push0 and pair0 make the publisher wait at a full queue "
+                              "(reliable, keep-all); give --nng-pattern pubsub for best-effort"
+                            : " does: pub0 drops at a full queue (best-effort, keep-last); "
+                              "give --nng-pattern pushpull or pair for reliable"));
+  EffectiveQos effective;
+  effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
+  effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
+  const std::size_t message_bytes = request.message_size > 0
+                                        ? request.message_size
+                                        : request.header_bytes + default_payload_bytes;
+  effective.depth = static_cast<std::uint64_t>(
+      nng_parts::queue_messages(request.queue_length_bytes, message_bytes));
+  effective.set_by = QosSetBy::every_process;
+  effective.meaning =
+      waits ? std::string(nng_parts::pattern_name(chosen)) +
+                  ": at a full queue (the depth) the publisher waits; nothing is dropped"
+            : "pubsub: at a full queue (the depth) pub0 drops the message for that "
+              "subscriber; a reader that lags loses";
+  return effective;
+}
+
+std::unique_ptr<Endpoint> open_nng(const NngAddress& data, Pattern chosen,
+                                   const EndpointRequest& request)
+{
+  if (request.role == Role::publisher) {
+    check_one_subscriber(chosen, request.subscribers);
   }
+  nng_parts::EndpointSettings settings;
+  settings.role = request.role;
+  settings.pattern = chosen;
+  settings.data = data;
+  settings.queue_length_bytes = request.queue_length_bytes;
+  settings.message_bytes = request.message_size > 0 ? request.message_size
+                                                    : request.header_bytes + default_payload_bytes;
+  settings.header_bytes = request.header_bytes;
+  settings.largest_control_message = request.largest_control_message;
+  return std::make_unique<nng_parts::NngEndpoint>(settings);
+}
 
-private:
+LocalPairPlan local_pair_plan(const std::optional<std::string>& given, Pattern chosen,
+                              std::size_t subscribers)
+{
+  check_one_subscriber(chosen, subscribers);
+  NngAddress listen_at = nng_parts::parse_nng_address(given.value_or("tcp://127.0.0.1:0"),
+                                                      /*allow_port_zero=*/true);
+  if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
+    const std::string host = nng_parts::reachable_form(listen_at).host;
+    listen_at = nng_parts::parse_nng_address("tcp://" + listen_at.host + ":" +
+                                             std::to_string(nng_parts::pick_free_port_pair(host)));
+  }
+  if (chosen != Pattern::pair) {
+    nng_parts::back_channel_address(listen_at); // a bad one is reported before any child
+  }
+  const std::string dial = nng_parts::reachable_form(listen_at).url;
+  LocalPairPlan arguments{{flag, listen_at.url}, {}, {}};
+  for (std::size_t i = 0; i < subscribers; ++i) {
+    arguments.subscribers.push_back({flag, dial});
+  }
+  if (listen_at.scheme == Scheme::ipc) {
+    arguments.files.push_back(listen_at.path);
+    arguments.files.push_back(listen_at.path + nng_parts::back_channel_suffix);
+  }
+  return arguments;
+}
+
+TransportPlan plan_nng(const PlanRequest& request)
+{
+  const auto chosen = static_cast<Pattern>(*request.values.choice(nng_options()["nng-pattern"]));
   // None for a bare --nng too, which asks the local pair to pick the URL.
-  std::optional<std::string> url_given() const
-  {
-    std::optional<std::string> url = option_values().text(nng_options()["nng"]);
-    return url && !url->empty() ? url : std::nullopt;
+  std::optional<std::string> given = request.values.text(nng_options()["nng"]);
+  if (given && given->empty())
+    given.reset();
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return nng_qos(chosen, endpoint); });
+  if (request.role == PlanRole::local_pair) {
+    plan.local_pair = local_pair_plan(given, chosen, request.pair_subscribers);
+    plan.addresses = {plan.local_pair.publisher.at(1)};
+    return plan;
   }
-
-  Pattern pattern() const
-  {
-    return static_cast<Pattern>(*option_values().choice(nng_options()["nng-pattern"]));
+  const Role role = request.single_role();
+  if (role == Role::publisher) {
+    check_one_subscriber(chosen, subscribers_given(request.values).value_or(1));
   }
-
-  NngAddress address(Role role) const
-  {
-    const std::optional<std::string> given = url_given();
-    if (!given) {
-      throw UsageError(role == Role::publisher
-                           ? "an nng publisher needs the URL it listens at: --nng "
-                             "tcp://host:port or --nng ipc:///path"
-                           : "an nng subscriber needs its publisher's URL: --nng "
-                             "tcp://host:port or --nng ipc:///path");
-    }
-    NngAddress parsed = nng_parts::parse_nng_address(*given);
-    if (pattern() != Pattern::pair) {
-      nng_parts::back_channel_address(parsed); // refuses tcp port 65535
-    }
-    return parsed;
-  }
-
-  // push0 deals messages out in turn, so a second subscriber would take half the data and
-  // each would count the other half as loss; pair0 is one connection by definition.
-  static void check_one_subscriber(Pattern chosen, std::uint64_t subscribers)
-  {
-    if (chosen == Pattern::pubsub || subscribers <= 1) {
-      return;
-    }
-    throw UsageError(std::string("--nng-pattern ") + nng_parts::pattern_name(chosen) +
-                     " takes exactly one subscriber, not " + std::to_string(subscribers) +
-                     (chosen == Pattern::pair
-                          ? ": NNG's pair0 joins two sockets only"
-                          : ": push0 deals each message to one of its pullers in turn, so each "
-                            "subscriber would get a share and count the rest as loss") +
-                     "; use --nng-pattern pubsub for several subscribers");
-  }
-};
+  const NngAddress data = parse_address(given, chosen, role);
+  plan.addresses = {data.url};
+  plan.opener = [data, chosen](const EndpointRequest& endpoint) {
+    return open_nng(data, chosen, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_nng_transport()
+TransportDescriptor nng_transport()
 {
-  return std::make_unique<NngTransport>();
+  return {.name = "nng",
+          .summary = "NNG over tcp:// or ipc://: --nng URL, where the publisher listens",
+          .options = nng_options(),
+          .also_reads = {},
+          .flags = {},
+          // Across hosts its back channel takes the next tcp port too, which the launcher's
+          // hosts file does not reserve: not offered until it is tried (issue 33).
+          .remote_launch = std::nullopt,
+          .plan = plan_nng};
 }
 
 } // namespace netprof

@@ -10,6 +10,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_nng_transport();
+TransportDescriptor nng_transport();
 
 } // namespace netprof

@@ -79,135 +79,135 @@ const OptionGroup& shm_options()
   return group;
 }
 
-class ShmTransport final : public Transport {
-public:
-  // --shm-history alone selects shm and is refused for want of a NAME; beside another
-  // transport it is an option that transport does not read.
-  const OptionGroup& options() const override { return shm_options(); }
-
-  // An empty NAME is allowed here because the local pair validates before it picks one;
-  // open() refuses it.
-  void validate(Role) const override
-  {
-    history();
-    trusted_user();
-    if (const std::string name = segment_name(); !name.empty())
-      shm::check_segment_name(name);
-  }
-
-  // One choice on shm: whether the publisher waits for its slowest reader. The publisher's
-  // decides, since it formats the ring; a subscriber reads whatever the ring says.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    const shm::History chosen = history(request.qos);
-    EffectiveQos effective;
-    const bool keep_all = chosen == shm::History::keep_all;
-    effective.reliability = keep_all ? Reliability::reliable : Reliability::best_effort;
-    effective.history = keep_all ? HistoryKind::keep_all : HistoryKind::keep_last;
-    effective.set_by = QosSetBy::publisher;
-    std::vector<std::string> unused;
-    if (request.message_size > 0)
-      effective.depth = shm::ring_capacity_for(request.queue_length_bytes, unused) /
-                        shm::record_size(request.message_size);
-    effective.meaning = keep_all ? "the publisher waits for the slowest live subscriber (the "
-                                   "ring's messages are the depth); nothing is overwritten"
-                                 : "the publisher never waits; a subscriber a whole ring behind "
-                                   "skips ahead and counts what it lost";
-    if (request.role == Role::subscriber)
-      effective.meaning += "; the publisher's setting decides (it formats the ring), and this "
-                           "subscriber's is not checked against it";
-    return effective;
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const std::string name = segment_name();
-    if (name.empty())
-      throw UsageError("--shm needs a NAME (only --local-pair picks one itself)");
-    shm::check_segment_name(name);
-    shm::EndpointSettings settings;
-    settings.name = name;
-    settings.requested_bytes = request.queue_length_bytes;
-    settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
-    settings.history = history(request.qos);
-    settings.owners.also_trusted = trusted_user();
-    if (request.role == Role::publisher)
-      return std::make_unique<shm::PublisherEndpoint>(std::move(settings));
-    return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
-  }
-
-  // Every process names the same segment.
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    validate(Role::publisher);
-    const std::string given = segment_name();
-    const std::string name = given.empty() ? unique_pair_name() : given;
-    const std::vector<std::string> arguments = {"--shm", name};
-    return {arguments, std::vector(subscribers, arguments), {shm::object_path(name)}};
-  }
-
-  bool allows_threads() const override { return true; }
-
-  // A pair's segment has a name of its own, never created again: one left by a pair that was
-  // killed outright would stay in /dev/shm for good unless a later pair removes it.
-  void clean_up_after_killed_pairs() const override
-  {
-    if (!segment_name().empty())
-      return;
-    for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
-      std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
-  }
-
-private:
-  std::string segment_name() const
-  {
-    return option_values().text(shm_options()["shm"]).value_or("");
-  }
-
-  // Unset: nobody but this process's own user.
-  std::optional<uid_t> trusted_user() const
-  {
-    const auto given = option_values().text(shm_options()["shm-allow-user"]);
-    return given ? std::optional(shm::parse_trusted_user(*given)) : std::nullopt;
-  }
-
-  // Unset is keep-last.
-  shm::History history() const
-  {
-    static constexpr shm::History in_choice_order[] = {shm::History::keep_last,
-                                                       shm::History::keep_all};
-    const auto chosen = option_values().choice(shm_options()["shm-history"]);
-    return chosen ? in_choice_order[*chosen] : shm::History::keep_last;
-  }
-
-  // --shm-history, or what --reliability and --history ask of it: reliable is keep-all (the
-  // publisher waits for the slowest reader), best-effort keep-last (a reader that lags loses).
-  shm::History history(const QosRequest& request) const
-  {
-    if (request.history && request.history->depth)
-      qos::refuse(qos::history_option(*request.history), "shm",
-                  "its ring is sized in bytes by -q and rounded up to a power of two, so it "
-                  "holds no exact number of messages: give keep-last and size the ring with -q "
-                  "(the report states the messages it holds)");
-    const std::optional<bool> waits = qos::publisher_waits(request, "shm");
-    const shm::History given = history();
-    if (!waits)
-      return given;
-    const shm::History asked = *waits ? shm::History::keep_all : shm::History::keep_last;
-    if (option_values().given("shm-history") && asked != given)
-      throw UsageError(to_string(request) + " contradicts --shm-history " + to_string(given) +
-                       ": on shm " +
-                       (*waits ? "reliable is keep-all" : "best-effort is keep-last") +
-                       "; give one or the other");
-    return asked;
-  }
+// The shm options of a command line, parsed once.
+struct ShmSettings {
+  std::string name;                               // empty: none given (the local pair picks one)
+  std::optional<uid_t> trusted_user;              // unset: nobody but this process's own user
+  shm::History history = shm::History::keep_last; // --shm-history; unset is keep-last
+  bool history_given = false;
 };
+
+ShmSettings parse_settings(const OptionValues& values)
+{
+  static constexpr shm::History in_choice_order[] = {shm::History::keep_last,
+                                                     shm::History::keep_all};
+  ShmSettings settings;
+  settings.name = values.text(shm_options()["shm"]).value_or("");
+  if (!settings.name.empty())
+    shm::check_segment_name(settings.name);
+  const auto user = values.text(shm_options()["shm-allow-user"]);
+  settings.trusted_user = user ? std::optional(shm::parse_trusted_user(*user)) : std::nullopt;
+  const auto chosen = values.choice(shm_options()["shm-history"]);
+  settings.history = chosen ? in_choice_order[*chosen] : shm::History::keep_last;
+  settings.history_given = values.given("shm-history");
+  return settings;
+}
+
+// --shm-history, or what --reliability and --history ask of it: reliable is keep-all (the
+// publisher waits for the slowest reader), best-effort keep-last (a reader that lags loses).
+shm::History history(const ShmSettings& settings, const QosRequest& request)
+{
+  if (request.history && request.history->depth)
+    qos::refuse(qos::history_option(*request.history), "shm",
+                "its ring is sized in bytes by -q and rounded up to a power of two, so it "
+                "holds no exact number of messages: give keep-last and size the ring with -q "
+                "(the report states the messages it holds)");
+  const std::optional<bool> waits = qos::publisher_waits(request, "shm");
+  if (!waits)
+    return settings.history;
+  const shm::History asked = *waits ? shm::History::keep_all : shm::History::keep_last;
+  if (settings.history_given && asked != settings.history)
+    throw UsageError(to_string(request) + " contradicts --shm-history " +
+                     to_string(settings.history) + ": on shm " +
+                     (*waits ? "reliable is keep-all" : "best-effort is keep-last") +
+                     "; give one or the other");
+  return asked;
+}
+
+// One choice on shm: whether the publisher waits for its slowest reader. The publisher's
+// decides, since it formats the ring; a subscriber reads whatever the ring says.
+EffectiveQos shm_qos(const ShmSettings& settings, const EndpointRequest& request)
+{
+  const shm::History chosen = history(settings, request.qos);
+  EffectiveQos effective;
+  const bool keep_all = chosen == shm::History::keep_all;
+  effective.reliability = keep_all ? Reliability::reliable : Reliability::best_effort;
+  effective.history = keep_all ? HistoryKind::keep_all : HistoryKind::keep_last;
+  effective.set_by = QosSetBy::publisher;
+  std::vector<std::string> unused;
+  if (request.message_size > 0)
+    effective.depth = shm::ring_capacity_for(request.queue_length_bytes, unused) /
+                      shm::record_size(request.message_size);
+  effective.meaning = keep_all ? "the publisher waits for the slowest live subscriber (the "
+                                 "ring's messages are the depth); nothing is overwritten"
+                               : "the publisher never waits; a subscriber a whole ring behind "
+                                 "skips ahead and counts what it lost";
+  if (request.role == Role::subscriber)
+    effective.meaning += "; the publisher's setting decides (it formats the ring), and this "
+                         "subscriber's is not checked against it";
+  return effective;
+}
+
+std::unique_ptr<Endpoint> open_shm(const ShmSettings& given, const EndpointRequest& request)
+{
+  shm::EndpointSettings settings;
+  settings.name = given.name;
+  settings.requested_bytes = request.queue_length_bytes;
+  settings.ring_capacity = shm::ring_capacity_for(request.queue_length_bytes, settings.notes);
+  settings.history = history(given, request.qos);
+  settings.owners.also_trusted = given.trusted_user;
+  if (request.role == Role::publisher)
+    return std::make_unique<shm::PublisherEndpoint>(std::move(settings));
+  return std::make_unique<shm::SubscriberEndpoint>(std::move(settings), request.id);
+}
+
+// A pair's segment has a name of its own, never created again: one left by a pair that was
+// killed outright would stay in /dev/shm for good unless a later pair removes it.
+void remove_segments_of_killed_pairs()
+{
+  for (const std::string& path : shm::remove_abandoned_segments(pair_prefix))
+    std::cerr << "netprof: removed " << path << ", left by a local pair that was killed\n";
+}
+
+// --shm-history alone selects shm and is refused for want of a NAME; beside another transport
+// it is an option that transport does not read.
+TransportPlan plan_shm(const PlanRequest& request)
+{
+  const ShmSettings settings = parse_settings(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return shm_qos(settings, endpoint); });
+  if (request.role == PlanRole::local_pair) {
+    // Every process names the same segment.
+    const std::string name = settings.name.empty() ? unique_pair_name() : settings.name;
+    const std::vector<std::string> arguments = {"--shm", name};
+    plan.local_pair = {
+        arguments, std::vector(request.pair_subscribers, arguments), {shm::object_path(name)}};
+    plan.addresses = {name};
+    if (settings.name.empty())
+      plan.killed_pair_cleaner = remove_segments_of_killed_pairs;
+    return plan;
+  }
+  if (settings.name.empty())
+    throw UsageError("--shm needs a NAME (only --local-pair picks one itself)");
+  plan.addresses = {settings.name};
+  plan.opener = [settings](const EndpointRequest& endpoint) {
+    return open_shm(settings, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_shm_transport()
+TransportDescriptor shm_transport()
 {
-  return std::make_unique<ShmTransport>();
+  return {.name = "shm",
+          .summary = "shared-memory ring on this host: --shm NAME (publisher creates it)",
+          .options = shm_options(),
+          .also_reads = {},
+          .flags = {.threads = true, .host_local = true},
+          .remote_launch = std::nullopt,
+          .plan = plan_shm};
 }
 
 } // namespace netprof

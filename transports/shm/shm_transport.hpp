@@ -13,7 +13,7 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_shm_transport();
+TransportDescriptor shm_transport();
 
 namespace shm {
 

@@ -68,127 +68,133 @@ sockaddr_in reachable_form(sockaddr_in listening)
   return listening;
 }
 
-class TcpTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return tcp_options(); }
+EffectiveQos tcp_qos(const EndpointRequest& request)
+{
+  return qos::always_reliable(request.qos, "tcp",
+                              "a TCP connection never drops a message: a full connection pushes "
+                              "back on the publisher, which waits (it is reliable and keeps all)",
+                              "TCP retransmits and never drops; a reader that lags fills its "
+                              "connection's buffers (-q) and the publisher waits");
+}
 
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return qos::always_reliable(request.qos, "tcp",
-                                "a TCP connection never drops a message: a full connection pushes "
-                                "back on the publisher, which waits (it is reliable and keeps all)",
-                                "TCP retransmits and never drops; a reader that lags fills its "
-                                "connection's buffers (-q) and the publisher waits");
-  }
+bool no_delay(const OptionValues& values)
+{
+  return *values.choice(tcp_options()["tcp-nodelay"]) == nodelay_on;
+}
 
-  void validate(Role role) const override
-  {
-    parse(role);
-    no_delay();
-  }
+std::vector<std::string> addresses_given(const OptionValues& values)
+{
+  return values.texts(tcp_options()["tcp"]);
+}
 
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const TcpAddresses addresses = parse(request.role);
-    auto sockets = std::make_unique<tcp::TcpSockets>(tcp::TcpSettings{
-        addresses.publisher, addresses.own, request.queue_length_bytes, no_delay()});
-    const std::size_t sendable = stream::framed_sendable(sockets->buffers().granted_send);
-    stream::StreamSetup setup{
-        .transport = "tcp",
-        .role = request.role,
-        .framing = stream::Framing::length_prefixed,
-        .publisher_address = transport_common::to_string(addresses.publisher),
-        .limits = stream::stream_limits(request, sendable, stream::max_framed_message),
-        .notes = {no_delay() ? "TCP_NODELAY on: each message is sent at once"
-                             : "TCP_NODELAY off (--tcp-nodelay off): Nagle's algorithm may hold a "
-                               "small message back until earlier ones are acknowledged"},
-        .size_hint = "a larger -q raises it, up to 16 MiB",
-        .sockets = std::move(sockets)};
-    return std::make_unique<stream::StreamEndpoint>(std::move(setup));
-  }
-
-  // Each endpoint owns its sockets and buffers; nothing is shared through the process.
-  bool allows_threads() const override { return true; }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    no_delay(); // a bad value is reported before the children start
-    const std::vector<std::string> given = addresses_given();
-    if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
-      throw UsageError("the local pair takes at most two --tcp: the publisher's address, then "
-                       "the subscriber's own (or none: a free loopback port)");
+TcpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
+{
+  TcpAddresses addresses;
+  if (role == Role::publisher) {
+    if (given.size() != 1) {
+      throw UsageError(given.empty() ? "a TCP publisher needs the address it listens at: "
+                                       "--tcp host:port (0.0.0.0 for every interface)"
+                                     : "a TCP publisher takes one --tcp, the address it listens "
+                                       "at; its subscribers connect to it");
     }
-    sockaddr_in publisher{};
-    publisher.sin_family = AF_INET;
-    publisher.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (!given.empty()) {
-      publisher = transport_common::parse_ipv4_endpoint(given[0], flag);
-    }
-    if (publisher.sin_port == 0) {
-      const in_addr host = reachable_form(publisher).sin_addr;
-      publisher.sin_port = htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
-    }
-    const std::string listen_at = transport_common::to_string(publisher);
-    const std::string connect_to = transport_common::to_string(reachable_form(publisher));
-    LoopbackArguments arguments{{flag, listen_at}, {}, {}};
-    for (std::size_t i = 0; i < subscribers; ++i) {
-      if (given.size() == 2) {
-        transport_common::parse_ipv4_endpoint(given[1], flag);
-        arguments.subscribers.push_back({flag, given[1], flag, connect_to});
-      } else {
-        arguments.subscribers.push_back({flag, connect_to});
-      }
-    }
-    return arguments;
-  }
-
-private:
-  std::vector<std::string> addresses_given() const
-  {
-    return option_values().texts(tcp_options()["tcp"]);
-  }
-
-  bool no_delay() const
-  {
-    return *option_values().choice(tcp_options()["tcp-nodelay"]) == nodelay_on;
-  }
-
-  // Parsed again by open() rather than cached by validate(): validate() is const, and
-  // resolving twice at setup costs nothing that matters.
-  TcpAddresses parse(Role role) const
-  {
-    const std::vector<std::string> given = addresses_given();
-    TcpAddresses addresses;
-    if (role == Role::publisher) {
-      if (given.size() != 1) {
-        throw UsageError(given.empty() ? "a TCP publisher needs the address it listens at: "
-                                         "--tcp host:port (0.0.0.0 for every interface)"
-                                       : "a TCP publisher takes one --tcp, the address it listens "
-                                         "at; its subscribers connect to it");
-      }
-      addresses.publisher = parse_port_given(
-          given[0], "a publisher needs a port other than 0, since its subscribers connect to it "
-                    "(only --local-pair picks one itself)");
-      return addresses;
-    }
-    if (given.empty() || given.size() > 2) {
-      throw UsageError("a TCP subscriber needs its publisher's address: --tcp host:port (or "
-                       "two: its own address, then the publisher's)");
-    }
-    if (given.size() == 2) {
-      addresses.own = transport_common::parse_ipv4_endpoint(given[0], flag);
-    }
-    addresses.publisher =
-        parse_port_given(given.back(), "the publisher's address needs its port, not 0");
+    addresses.publisher = parse_port_given(
+        given[0], "a publisher needs a port other than 0, since its subscribers connect to it "
+                  "(only --local-pair picks one itself)");
     return addresses;
   }
-};
+  if (given.empty() || given.size() > 2) {
+    throw UsageError("a TCP subscriber needs its publisher's address: --tcp host:port (or "
+                     "two: its own address, then the publisher's)");
+  }
+  if (given.size() == 2) {
+    addresses.own = transport_common::parse_ipv4_endpoint(given[0], flag);
+  }
+  addresses.publisher =
+      parse_port_given(given.back(), "the publisher's address needs its port, not 0");
+  return addresses;
+}
+
+LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers)
+{
+  if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
+    throw UsageError("the local pair takes at most two --tcp: the publisher's address, then "
+                     "the subscriber's own (or none: a free loopback port)");
+  }
+  sockaddr_in publisher{};
+  publisher.sin_family = AF_INET;
+  publisher.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!given.empty()) {
+    publisher = transport_common::parse_ipv4_endpoint(given[0], flag);
+  }
+  if (publisher.sin_port == 0) {
+    const in_addr host = reachable_form(publisher).sin_addr;
+    publisher.sin_port = htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
+  }
+  const std::string listen_at = transport_common::to_string(publisher);
+  const std::string connect_to = transport_common::to_string(reachable_form(publisher));
+  LocalPairPlan arguments{{flag, listen_at}, {}, {}};
+  for (std::size_t i = 0; i < subscribers; ++i) {
+    if (given.size() == 2) {
+      transport_common::parse_ipv4_endpoint(given[1], flag);
+      arguments.subscribers.push_back({flag, given[1], flag, connect_to});
+    } else {
+      arguments.subscribers.push_back({flag, connect_to});
+    }
+  }
+  return arguments;
+}
+
+std::unique_ptr<Endpoint> open_tcp(const TcpAddresses& addresses, bool nodelay,
+                                   const EndpointRequest& request)
+{
+  auto sockets = std::make_unique<tcp::TcpSockets>(
+      tcp::TcpSettings{addresses.publisher, addresses.own, request.queue_length_bytes, nodelay});
+  const std::size_t sendable = stream::framed_sendable(sockets->buffers().granted_send);
+  stream::StreamSetup setup{
+      .transport = "tcp",
+      .role = request.role,
+      .framing = stream::Framing::length_prefixed,
+      .publisher_address = transport_common::to_string(addresses.publisher),
+      .limits = stream::stream_limits(request, sendable, stream::max_framed_message),
+      .notes = {nodelay ? "TCP_NODELAY on: each message is sent at once"
+                        : "TCP_NODELAY off (--tcp-nodelay off): Nagle's algorithm may hold a "
+                          "small message back until earlier ones are acknowledged"},
+      .size_hint = "a larger -q raises it, up to 16 MiB",
+      .sockets = std::move(sockets)};
+  return std::make_unique<stream::StreamEndpoint>(std::move(setup));
+}
+
+TransportPlan plan_tcp(const PlanRequest& request)
+{
+  const bool nodelay = no_delay(request.values);
+  const std::vector<std::string> given = addresses_given(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request, tcp_qos);
+  if (request.role == PlanRole::local_pair) {
+    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
+    plan.addresses = {plan.local_pair.publisher.at(1)};
+    return plan;
+  }
+  const TcpAddresses addresses = parse_addresses(given, request.single_role());
+  plan.addresses = {transport_common::to_string(addresses.publisher)};
+  plan.opener = [addresses, nodelay](const EndpointRequest& endpoint) {
+    return open_tcp(addresses, nodelay, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_tcp_transport()
+TransportDescriptor tcp_transport()
 {
-  return std::make_unique<TcpTransport>();
+  return {.name = "tcp",
+          .summary = "raw TCP: --tcp host:port, where the publisher listens",
+          .options = tcp_options(),
+          .also_reads = {},
+          // Each endpoint owns its sockets and buffers; nothing is shared through the process.
+          .flags = {.threads = true},
+          .remote_launch = RemoteLaunch{{flag, "{publisher}"}, {flag, "{publisher}"}},
+          .plan = plan_tcp};
 }
 
 } // namespace netprof

@@ -6,10 +6,8 @@
 
 #include <netprof/registry.hpp>
 
-#include <memory>
-
 namespace netprof {
 
-std::unique_ptr<Transport> make_tcp_transport();
+TransportDescriptor tcp_transport();
 
 } // namespace netprof

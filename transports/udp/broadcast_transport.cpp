@@ -33,77 +33,66 @@ const OptionGroup& broadcast_options()
   return group;
 }
 
+sockaddr_in parse_address(const std::string& value)
+{
+  if (value.empty()) {
+    throw UsageError("broadcast needs its address: -b addr:port, e.g. -b " +
+                     std::string(loopback_broadcast) + ":4150");
+  }
+  return udp::parse_broadcast_address(value);
+}
+
+// Every process binds the same address and port.
+std::vector<std::string> pair_arguments(const std::string& given)
+{
+  std::vector<std::string> arguments = {"-b"};
+  if (given.empty()) {
+    arguments.push_back(std::string(loopback_broadcast) + ":" +
+                        std::to_string(udp::pick_free_loopback_ports(1).front()));
+  } else {
+    arguments.push_back(udp::to_string(parse_address(given)));
+  }
+  return arguments;
+}
+
 // UDP broadcast: every process binds the broadcast address and port and sends to it, data and
 // back channel alike.
-class BroadcastTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return broadcast_options(); }
-
-  // The options every UDP mode shares are shown in the udp entry's group.
-  bool reads_option(const std::string& long_name) const override
-  {
-    return Transport::reads_option(long_name) || udp::tuning_options().contains(long_name);
+TransportPlan plan_broadcast(const PlanRequest& request)
+{
+  const udp::UdpTuning tuning = udp::parse_tuning(request.values);
+  const std::string given = request.values.text(broadcast_options()["broadcast"]).value_or("");
+  TransportPlan plan;
+  plan_qos(plan, request, [](const EndpointRequest& endpoint) {
+    return udp::datagram_qos(endpoint.qos, "broadcast");
+  });
+  if (request.role == PlanRole::local_pair) {
+    const std::vector<std::string> arguments = pair_arguments(given);
+    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
+    plan.addresses = {arguments.at(1)};
+    return plan;
   }
-
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return udp::datagram_qos(request.qos, "broadcast");
-  }
-
-  void validate(Role) const override
-  {
-    parse();
-    udp::parse_tuning(option_values());
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    return std::make_unique<udp::UdpEndpoint>(udp::open_broadcast(parse()),
-                                              udp::parse_tuning(option_values()),
-                                              request.queue_length_bytes);
-  }
-
-  // Every process binds the same address and port.
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    udp::parse_tuning(option_values()); // a bad value is reported before the children start
-    std::vector<std::string> arguments = {"-b"};
-    if (address().empty()) {
-      arguments.push_back(std::string(loopback_broadcast) + ":" +
-                          std::to_string(udp::pick_free_loopback_ports(1).front()));
-    } else {
-      arguments.push_back(udp::to_string(parse()));
-    }
-    return {arguments, std::vector(subscribers, arguments), {}};
-  }
-
-  // Its datagrams reach every process bound to the address and port, whatever started it.
-  bool needs_private_netns() const override { return true; }
-  // Each endpoint has sockets of its own, and a thread's reach the same medium as a process's.
-  bool allows_threads() const override { return true; }
-
-private:
-  std::string address() const
-  {
-    return option_values().text(broadcast_options()["broadcast"]).value_or("");
-  }
-
-  sockaddr_in parse() const
-  {
-    const std::string value = address();
-    if (value.empty()) {
-      throw UsageError("broadcast needs its address: -b addr:port, e.g. -b " +
-                       std::string(loopback_broadcast) + ":4150");
-    }
-    return udp::parse_broadcast_address(value);
-  }
-};
+  const sockaddr_in address = parse_address(given);
+  plan.addresses = {udp::to_string(address)};
+  plan.opener = [address, tuning](const EndpointRequest& endpoint) {
+    return std::make_unique<udp::UdpEndpoint>(udp::open_broadcast(address), tuning,
+                                              endpoint.queue_length_bytes);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_broadcast_transport()
+TransportDescriptor broadcast_transport()
 {
-  return std::make_unique<BroadcastTransport>();
+  return {.name = "broadcast",
+          .summary = "UDP broadcast: -b broadcast_address:port",
+          .options = broadcast_options(),
+          .also_reads = udp::tuning_option_names(),
+          // Its datagrams reach every process bound to the address and port, whatever started
+          // it; each endpoint has sockets of its own.
+          .flags = {.threads = true, .private_netns = true},
+          .remote_launch = std::nullopt, // across hosts: issue 33
+          .plan = plan_broadcast};
 }
 
 } // namespace netprof

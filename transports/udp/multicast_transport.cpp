@@ -14,58 +14,45 @@ namespace {
 
 // UDP multicast, MADARA's default transport: publisher and subscribers all join one group and
 // port; data goes to the group and so does the back channel. Without -m it uses MADARA's group,
-// so it can serve as the transport when none is given.
-class MulticastTransport final : public Transport {
-public:
-  // Any --mc-* option selects multicast (the default selected()), so `--mc-ttl 0` alone still
-  // means MADARA's group; only -m names it, so -b with --mc-ttl is broadcast given an option
-  // it does not read, not two transports.
-  const OptionGroup& options() const override { return udp::multicast_options(); }
-
-  // The options every UDP mode shares are shown in the udp entry's group.
-  bool reads_option(const std::string& long_name) const override
-  {
-    return Transport::reads_option(long_name) || udp::tuning_options().contains(long_name);
+// so it can serve as the transport when none is given. The roles need nothing different.
+TransportPlan plan_multicast(const PlanRequest& request)
+{
+  const udp::UdpTuning tuning = udp::parse_tuning(request.values);
+  TransportPlan plan;
+  plan_qos(plan, request, [](const EndpointRequest& endpoint) {
+    return udp::datagram_qos(endpoint.qos, "multicast");
+  });
+  if (request.role == PlanRole::local_pair) {
+    // Every process joins the same group.
+    const std::vector<std::string> arguments = udp::multicast_pair_arguments(request.values);
+    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
+    return plan;
   }
-
-  // The roles need nothing different: everyone joins the same group.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return udp::datagram_qos(request.qos, "multicast");
-  }
-
-  void validate(Role) const override
-  {
-    udp::parse_multicast(option_values());
-    udp::parse_tuning(option_values());
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    return std::make_unique<udp::UdpEndpoint>(
-        udp::open_multicast(udp::parse_multicast(option_values())),
-        udp::parse_tuning(option_values()), request.queue_length_bytes);
-  }
-
-  // Every process joins the same group.
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    udp::parse_tuning(option_values()); // a bad value is reported before the children start
-    const std::vector<std::string> arguments = udp::multicast_pair_arguments(option_values());
-    return {arguments, std::vector(subscribers, arguments), {}};
-  }
-
-  // Its datagrams reach every process that joined the group on any interface they share.
-  bool needs_private_netns() const override { return true; }
-  // Each endpoint has sockets of its own, and a thread's reach the same medium as a process's.
-  bool allows_threads() const override { return true; }
-};
+  const udp::MulticastSettings settings = udp::parse_multicast(request.values);
+  plan.opener = [settings, tuning](const EndpointRequest& endpoint) {
+    return std::make_unique<udp::UdpEndpoint>(udp::open_multicast(settings), tuning,
+                                              endpoint.queue_length_bytes);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_multicast_transport()
+// Any --mc-* option selects multicast, so `--mc-ttl 0` alone still means MADARA's group; only
+// -m names it, so -b with --mc-ttl is broadcast given an option it does not read, not two
+// transports.
+TransportDescriptor multicast_transport()
 {
-  return std::make_unique<MulticastTransport>();
+  return {.name = "multicast",
+          .summary = "UDP multicast: -m group:port (default 239.255.0.1:4150)",
+          .options = udp::multicast_options(),
+          .also_reads = udp::tuning_option_names(),
+          // Its datagrams reach every process that joined the group on any interface they
+          // share; each endpoint has sockets of its own, and a thread's reach the same medium
+          // as a process's.
+          .flags = {.threads = true, .private_netns = true},
+          .remote_launch = std::nullopt, // across hosts: issue 33
+          .plan = plan_multicast};
 }
 
 } // namespace netprof

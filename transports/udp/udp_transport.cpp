@@ -52,113 +52,105 @@ const OptionGroup& unicast_options()
   return group;
 }
 
-class UdpTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return unicast_options(); }
-
-  // Only -u: the options every UDP mode shares, shown in this group, select none of them.
-  bool selected() const override { return option_values().given("udp"); }
-
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return udp::datagram_qos(request.qos, "udp");
+// Parsed from the -u values for a role.
+UdpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
+{
+  if (given.empty() && role == Role::subscriber) {
+    throw UsageError("a subscriber needs its own address: -u own_host:port, then -u "
+                     "publisher_host:port (or none: its publisher, given this address, "
+                     "contacts it)");
   }
+  if (given.empty()) {
+    throw UsageError("a publisher needs its own address: -u own_host:port "
+                     "(then -u per subscriber, or none: it learns them from their hellos)");
+  }
+  UdpAddresses addresses;
+  addresses.own = udp::parse_ipv4_endpoint(given[0], flag);
+  // MADARA's form: a subscriber named only by itself waits for the publisher it was given to,
+  // which must then know where to find it.
+  if (role == Role::subscriber && given.size() == 1 && ntohs(addresses.own.sin_port) == 0) {
+    throw UsageError("bad -u value '" + given[0] +
+                     "': a subscriber given only its own address waits for its publisher "
+                     "(started with -u this address) to contact it, so it needs a port "
+                     "other than 0; or give the publisher's address too");
+  }
+  // Subscribers send their hellos to the address they were given, and none can be given
+  // port 0, so a publisher bound to a port the system picks would wait out --wait alone.
+  // (The local pair gives its publisher a real port; a subscriber may use 0: the publisher
+  // learns its port from its hello.)
+  if (role == Role::publisher && addresses.own.sin_port == 0) {
+    throw UsageError(std::string("bad ") + flag + " value '" + given[0] +
+                     "': a publisher needs a port other than 0, since its subscribers send "
+                     "to it (only a subscriber's own port may be 0)");
+  }
+  for (std::size_t i = 1; i < given.size(); ++i) {
+    addresses.peers.push_back(parse_peer(given[i]));
+  }
+  if (addresses.peers.size() > udp::PeerTable::capacity) {
+    throw UsageError("too many -u peers: " + std::to_string(addresses.peers.size()) + " (at most " +
+                     std::to_string(udp::PeerTable::capacity) + ")");
+  }
+  return addresses;
+}
 
-  void validate(Role role) const override
-  {
-    const UdpAddresses addresses = parse(role);
-    // Subscribers send their hellos to the address they were given, and none can be given
-    // port 0, so a publisher bound to a port the system picks would wait out --wait alone.
-    // (The local pair gives its publisher a real port; a subscriber may use 0: the publisher
-    // learns its port from its hello.)
-    if (role == Role::publisher && addresses.own.sin_port == 0) {
-      throw UsageError(std::string("bad ") + flag + " value '" + given_addresses()[0] +
-                       "': a publisher needs a port other than 0, since its subscribers send "
-                       "to it (only a subscriber's own port may be 0)");
+LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers)
+{
+  if (given.empty()) {
+    const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(subscribers + 1);
+    const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
+    LocalPairPlan arguments{{"-u", publisher}, {}, {}};
+    for (std::size_t i = 1; i <= subscribers; ++i) {
+      arguments.subscribers.push_back(
+          {"-u", "127.0.0.1:" + std::to_string(ports[i]), "-u", publisher});
     }
-    udp::parse_tuning(option_values());
+    return arguments;
   }
+  if (given.size() == 2 && subscribers == 1) {
+    // Each is the other's peer, so both must be complete addresses with a real port.
+    parse_peer(given[0]);
+    parse_peer(given[1]);
+    return {{"-u", given[0], "-u", given[1]}, {{"-u", given[1], "-u", given[0]}}, {}};
+  }
+  throw UsageError("the local pair takes no -u (it picks two free loopback ports) or exactly "
+                   "two: -u publisher_host:port -u subscriber_host:port");
+}
 
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const UdpAddresses addresses = parse(request.role);
+TransportPlan plan_udp(const PlanRequest& request)
+{
+  const udp::UdpTuning tuning = udp::parse_tuning(request.values);
+  const std::vector<std::string> given = request.values.texts(unicast_options()["udp"]);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [](const EndpointRequest& endpoint) { return udp::datagram_qos(endpoint.qos, "udp"); });
+  if (request.role == PlanRole::local_pair) {
+    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
+    plan.addresses = {plan.local_pair.publisher.at(1)};
+    return plan;
+  }
+  const UdpAddresses addresses = parse_addresses(given, request.single_role());
+  plan.addresses = given;
+  plan.opener = [addresses, tuning](const EndpointRequest& endpoint) {
     return std::make_unique<udp::UdpEndpoint>(
-        udp::open_unicast(addresses.own, addresses.peers, request.role),
-        udp::parse_tuning(option_values()), request.queue_length_bytes);
-  }
-
-  bool allows_threads() const override { return true; }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    udp::parse_tuning(option_values()); // a bad value is reported before the children start
-    const std::vector<std::string> given = given_addresses();
-    if (given.empty()) {
-      const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(subscribers + 1);
-      const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
-      LoopbackArguments arguments{{"-u", publisher}, {}, {}};
-      for (std::size_t i = 1; i <= subscribers; ++i) {
-        arguments.subscribers.push_back(
-            {"-u", "127.0.0.1:" + std::to_string(ports[i]), "-u", publisher});
-      }
-      return arguments;
-    }
-    if (given.size() == 2 && subscribers == 1) {
-      // Each is the other's peer, so both must be complete addresses with a real port.
-      parse_peer(given[0]);
-      parse_peer(given[1]);
-      return {{"-u", given[0], "-u", given[1]}, {{"-u", given[1], "-u", given[0]}}, {}};
-    }
-    throw UsageError("the local pair takes no -u (it picks two free loopback ports) or exactly "
-                     "two: -u publisher_host:port -u subscriber_host:port");
-  }
-
-private:
-  std::vector<std::string> given_addresses() const
-  {
-    return option_values().texts(unicast_options()["udp"]);
-  }
-
-  // Parsed again by open() rather than cached by validate(): validate() is const, and
-  // resolving twice at setup costs nothing that matters.
-  UdpAddresses parse(Role role) const
-  {
-    const std::vector<std::string> given = given_addresses();
-    if (given.empty() && role == Role::subscriber) {
-      throw UsageError("a subscriber needs its own address: -u own_host:port, then -u "
-                       "publisher_host:port (or none: its publisher, given this address, "
-                       "contacts it)");
-    }
-    if (given.empty()) {
-      throw UsageError("a publisher needs its own address: -u own_host:port "
-                       "(then -u per subscriber, or none: it learns them from their hellos)");
-    }
-    UdpAddresses addresses;
-    addresses.own = udp::parse_ipv4_endpoint(given[0], flag);
-    // MADARA's form: a subscriber named only by itself waits for the publisher it was given to,
-    // which must then know where to find it.
-    if (role == Role::subscriber && given.size() == 1 && ntohs(addresses.own.sin_port) == 0) {
-      throw UsageError("bad -u value '" + given[0] +
-                       "': a subscriber given only its own address waits for its publisher "
-                       "(started with -u this address) to contact it, so it needs a port "
-                       "other than 0; or give the publisher's address too");
-    }
-    for (std::size_t i = 1; i < given.size(); ++i) {
-      addresses.peers.push_back(parse_peer(given[i]));
-    }
-    if (addresses.peers.size() > udp::PeerTable::capacity) {
-      throw UsageError("too many -u peers: " + std::to_string(addresses.peers.size()) +
-                       " (at most " + std::to_string(udp::PeerTable::capacity) + ")");
-    }
-    return addresses;
-  }
-};
+        udp::open_unicast(addresses.own, addresses.peers, endpoint.role), tuning,
+        endpoint.queue_length_bytes);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_udp_transport()
+TransportDescriptor udp_transport()
 {
-  return std::make_unique<UdpTransport>();
+  RemoteLaunch across_hosts{{flag, "{own}"}, {flag, "{own}", flag, "{publisher}"}};
+  // The options every UDP mode shares are shown here, so only -u selects udp (transport_choice
+  // lets an option that several transports read select none of them).
+  return {.name = "udp",
+          .summary = "UDP unicast: -u own_host:port, then one -u per peer",
+          .options = unicast_options(),
+          .also_reads = {},
+          .flags = {.threads = true},
+          .remote_launch = std::move(across_hosts),
+          .plan = plan_udp};
 }
 
 } // namespace netprof

@@ -8,12 +8,10 @@
 
 #include <netprof/registry.hpp>
 
-#include <memory>
-
 namespace netprof {
 
-std::unique_ptr<Transport> make_udp_transport();
-std::unique_ptr<Transport> make_multicast_transport();
-std::unique_ptr<Transport> make_broadcast_transport();
+TransportDescriptor udp_transport();
+TransportDescriptor multicast_transport();
+TransportDescriptor broadcast_transport();
 
 } // namespace netprof

@@ -26,6 +26,14 @@ std::size_t largest_reassembled_message(const UdpTuning& tuning) noexcept
   return tuning.max_message.value_or(default_max_message_cap);
 }
 
+std::vector<std::string> tuning_option_names()
+{
+  std::vector<std::string> names;
+  for (const OptionSpec& spec : tuning_options().options)
+    names.push_back(spec.long_name);
+  return names;
+}
+
 const OptionGroup& tuning_options()
 {
   static const OptionGroup group{

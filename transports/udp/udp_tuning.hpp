@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace netprof::udp {
 
@@ -42,6 +44,8 @@ std::size_t largest_reassembled_message(const UdpTuning& tuning) noexcept;
 
 // The options every UDP mode reads: shown in the udp entry's group, read by all three.
 const OptionGroup& tuning_options();
+// Their long names, which multicast and broadcast read too (TransportDescriptor::also_reads).
+std::vector<std::string> tuning_option_names();
 
 // Throws UsageError naming the option and the value.
 UdpTuning parse_tuning(const OptionValues& values);

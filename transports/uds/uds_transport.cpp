@@ -43,101 +43,100 @@ const OptionGroup& uds_options()
   return group;
 }
 
-class UdsTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return uds_options(); }
+EffectiveQos uds_qos(const EndpointRequest& request)
+{
+  return qos::always_reliable(request.qos, "uds",
+                              "a Unix-domain socket never drops a message: a full socket pushes "
+                              "back on the publisher, which waits (it is reliable and keeps all)",
+                              "the kernel never drops on a Unix-domain socket; a reader that "
+                              "lags fills its socket's buffers (-q) and the publisher waits");
+}
 
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return qos::always_reliable(request.qos, "uds",
-                                "a Unix-domain socket never drops a message: a full socket pushes "
-                                "back on the publisher, which waits (it is reliable and keeps all)",
-                                "the kernel never drops on a Unix-domain socket; a reader that "
-                                "lags fills its socket's buffers (-q) and the publisher waits");
+uds::UdsAddress parse_address(const std::optional<std::string>& given)
+{
+  if (!given) {
+    throw UsageError("the uds transport needs the socket's place: --uds PATH (a socket file) "
+                     "or --uds @NAME (abstract), the same for publisher and subscribers");
   }
+  return uds::parse_uds_address(*given);
+}
 
-  void validate(Role /*role*/) const override
-  {
-    address();
-    records();
+std::unique_ptr<Endpoint> open_uds(const uds::UdsAddress& where, bool kernel_records,
+                                   const EndpointRequest& request)
+{
+  auto sockets = std::make_unique<uds::UdsSockets>(uds::UdsSettings{
+      where, kernel_records ? SOCK_SEQPACKET : SOCK_STREAM, request.queue_length_bytes});
+  const std::size_t granted = sockets->buffers().granted_send;
+  // A record waits whole in its sender's buffer until read, and the kernel takes one only
+  // when the buffer has room for all of it: one of -q bytes fits beside others queued.
+  stream::StreamSetup setup{
+      .transport = "uds",
+      .role = request.role,
+      .framing =
+          kernel_records ? stream::Framing::kernel_records : stream::Framing::length_prefixed,
+      .publisher_address = where.text,
+      .limits = kernel_records
+                    ? stream::stream_limits(request, std::min(granted, max_record_message),
+                                            max_record_message)
+                    : stream::stream_limits(request, stream::framed_sendable(granted),
+                                            stream::max_framed_message),
+      .notes = {kernel_records ? "SOCK_SEQPACKET: each message one record, kept whole by the "
+                                 "kernel"
+                               : "SOCK_STREAM: each message length-framed, as over tcp"},
+      .size_hint = kernel_records
+                       ? "a larger -q raises it, up to 4 MiB; --uds-type stream carries 16 MiB"
+                       : "a larger -q raises it, up to 16 MiB",
+      .sockets = std::move(sockets)};
+  return std::make_unique<stream::StreamEndpoint>(std::move(setup));
+}
+
+LocalPairPlan local_pair_plan(const std::optional<std::string>& given, std::size_t subscribers)
+{
+  const std::string text =
+      given ? parse_address(given).text
+            : transport_common::temporary_socket_path("netprof-uds", "publisher", ".sock");
+  LocalPairPlan arguments{
+      {"--uds", text}, std::vector(subscribers, std::vector<std::string>{"--uds", text}), {}};
+  if (text.front() != '@') {
+    arguments.files.push_back(text);
   }
+  return arguments;
+}
 
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    const uds::UdsAddress where = address();
-    const bool kernel_records = records();
-    auto sockets = std::make_unique<uds::UdsSockets>(uds::UdsSettings{
-        where, kernel_records ? SOCK_SEQPACKET : SOCK_STREAM, request.queue_length_bytes});
-    const std::size_t granted = sockets->buffers().granted_send;
-    // A record waits whole in its sender's buffer until read, and the kernel takes one only
-    // when the buffer has room for all of it: one of -q bytes fits beside others queued.
-    stream::StreamSetup setup{
-        .transport = "uds",
-        .role = request.role,
-        .framing =
-            kernel_records ? stream::Framing::kernel_records : stream::Framing::length_prefixed,
-        .publisher_address = where.text,
-        .limits = kernel_records
-                      ? stream::stream_limits(request, std::min(granted, max_record_message),
-                                              max_record_message)
-                      : stream::stream_limits(request, stream::framed_sendable(granted),
-                                              stream::max_framed_message),
-        .notes = {kernel_records ? "SOCK_SEQPACKET: each message one record, kept whole by the "
-                                   "kernel"
-                                 : "SOCK_STREAM: each message length-framed, as over tcp"},
-        .size_hint = kernel_records
-                         ? "a larger -q raises it, up to 4 MiB; --uds-type stream carries 16 MiB"
-                         : "a larger -q raises it, up to 16 MiB",
-        .sockets = std::move(sockets)};
-    return std::make_unique<stream::StreamEndpoint>(std::move(setup));
-  }
-
-  // Each endpoint owns its sockets and buffers; nothing is shared through the process.
-  bool allows_threads() const override { return true; }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    records(); // a bad value is reported before the children start
-    const std::optional<std::string> given = place_given();
-    const std::string text =
-        given ? address().text
-              : transport_common::temporary_socket_path("netprof-uds", "publisher", ".sock");
-    LoopbackArguments arguments{{"--uds", text}, {}, {}};
-    for (std::size_t i = 0; i < subscribers; ++i) {
-      arguments.subscribers.push_back({"--uds", text});
-    }
-    if (text.front() != '@') {
-      arguments.files.push_back(text);
-    }
-    return arguments;
-  }
-
-private:
+TransportPlan plan_uds(const PlanRequest& request)
+{
+  const bool kernel_records = *request.values.choice(uds_options()["uds-type"]) == seqpacket;
   // None for a bare --uds too, which asks the local pair to pick the place.
-  std::optional<std::string> place_given() const
-  {
-    std::optional<std::string> place = option_values().text(uds_options()["uds"]);
-    return place && !place->empty() ? place : std::nullopt;
+  std::optional<std::string> given = request.values.text(uds_options()["uds"]);
+  if (given && given->empty())
+    given.reset();
+  TransportPlan plan;
+  plan_qos(plan, request, uds_qos);
+  if (request.role == PlanRole::local_pair) {
+    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
+    plan.addresses = {plan.local_pair.publisher.at(1)};
+    return plan;
   }
-
-  uds::UdsAddress address() const
-  {
-    const std::optional<std::string> given = place_given();
-    if (!given) {
-      throw UsageError("the uds transport needs the socket's place: --uds PATH (a socket file) "
-                       "or --uds @NAME (abstract), the same for publisher and subscribers");
-    }
-    return uds::parse_uds_address(*given);
-  }
-
-  bool records() const { return *option_values().choice(uds_options()["uds-type"]) == seqpacket; }
-};
+  const uds::UdsAddress where = parse_address(given);
+  plan.addresses = {where.text};
+  plan.opener = [where, kernel_records](const EndpointRequest& endpoint) {
+    return open_uds(where, kernel_records, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_uds_transport()
+TransportDescriptor uds_transport()
 {
-  return std::make_unique<UdsTransport>();
+  return {.name = "uds",
+          .summary = "Unix-domain sockets: --uds PATH or @NAME, where the publisher listens",
+          .options = uds_options(),
+          .also_reads = {},
+          // Each endpoint owns its sockets and buffers; nothing is shared through the process.
+          .flags = {.threads = true, .host_local = true},
+          .remote_launch = std::nullopt,
+          .plan = plan_uds};
 }
 
 } // namespace netprof

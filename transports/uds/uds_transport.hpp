@@ -11,6 +11,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_uds_transport();
+TransportDescriptor uds_transport();
 
 } // namespace netprof

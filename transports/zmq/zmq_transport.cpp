@@ -81,311 +81,326 @@ const OptionGroup& zmq_options()
   return group;
 }
 
-class ZmqTransport final : public Transport {
-public:
-  const OptionGroup& options() const override { return zmq_options(); }
-
-  void validate(Role role) const override
-  {
-    // No --zmq at all is checked by open(): the local pair, selected by --zmq-nodrop alone
-    // say, picks its own endpoints.
-    if (!endpoints().empty()) {
-      const ZmqAddresses addresses = parse();
-      // Subscribers connect to the publisher's endpoint, and none can connect to a port or
-      // path left to ZeroMQ: such a publisher would wait out --wait alone. It is fine for a
-      // subscriber's own endpoint, or for a publisher that connects to its subscribers; the
-      // local pair makes its publisher's definite before starting it.
-      if (role == Role::publisher && addresses.own.wildcard && addresses.peers.empty()) {
-        const bool ipc = addresses.own.scheme == Scheme::ipc;
-        throw UsageError("bad --zmq value '" + endpoints()[0] + "': a publisher needs " +
-                         (ipc ? "a definite path" : "a port other than 0 or *") +
-                         ", since its subscribers connect to it (only --local-pair picks one "
-                         "itself)");
-      }
-    }
-    io_threads();
-    zero_copy_from();
-    curve_keys();
-  }
-
-  // One choice on ZeroMQ: whether the publisher waits at the high-water mark (--zmq-nodrop)
-  // or drops there. Only the publisher's XPUB drops, so its setting decides.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    const bool waits = publisher_waits(request.qos);
-    zeromq::EndpointSettings settings;
-    settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size > 0
-                                 ? request.message_size
-                                 : request.header_bytes + default_payload_bytes;
-    if (request.qos.history && request.qos.history->depth)
-      settings.history_depth = static_cast<int>(*request.qos.history->depth);
-    EffectiveQos effective;
-    effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
-    effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
-    effective.depth = static_cast<std::uint64_t>(zeromq::high_water_mark(settings));
-    effective.set_by = QosSetBy::publisher;
-    effective.meaning =
-        waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
-                "(ZMQ_XPUB_NODROP); nothing is dropped"
-              : "at the high-water mark (the depth, per subscriber) the publisher drops the "
-                "newest message, where DDS keep-last would replace the oldest; either way a "
-                "reader that lags loses";
-    if (request.role == Role::subscriber)
-      effective.meaning += "; the publisher's setting decides, and this subscriber's is not "
-                           "checked against it";
-    return effective;
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    ZmqAddresses addresses = parse();
-    zeromq::EndpointSettings settings;
-    settings.role = request.role;
-    settings.own = std::move(addresses.own);
-    settings.peers = std::move(addresses.peers);
-    settings.queue_length_bytes = request.queue_length_bytes;
-    settings.message_bytes = request.message_size > 0
-                                 ? request.message_size
-                                 : request.header_bytes + default_payload_bytes;
-    settings.header_bytes = request.header_bytes;
-    settings.io_threads = io_threads();
-    settings.no_drop = publisher_waits(request.qos);
-    if (request.qos.history && request.qos.history->depth)
-      settings.history_depth = static_cast<int>(*request.qos.history->depth);
-    settings.zero_copy_from = zero_copy_from();
-    settings.largest_control_message = request.largest_control_message;
-    settings.curve = curve_keys();
-    // A publisher has a connection per subscriber, made by them or (given their endpoints) by
-    // itself; a subscriber one to its publisher, made either way.
-    const std::size_t expected = request.role == Role::publisher ? request.subscribers : 1;
-    zeromq::check_resource_limits({settings.io_threads,
-                                   std::max({settings.peers.size(), expected, std::size_t{1}}),
-                                   queued_bytes(settings)});
-    return std::make_unique<zeromq::ZmqEndpoint>(settings);
-  }
-
-  // Each endpoint has its own context, but for inproc://, whose two endpoints share the
-  // process's (zeromq::ZmqContext).
-  bool allows_threads() const override { return true; }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    io_threads(); // a bad value is reported before the children start
-    zero_copy_from();
-    curve_keys();
-    // The children inherit this process's limits: refuse once, here, rather than in each of
-    // them (picking ports takes descriptors too). Each child checks again with its queues.
-    zeromq::check_resource_limits({io_threads(), subscribers, 0});
-    const std::vector<std::string> bound = concrete(wanted_endpoints(subscribers));
-    const std::string publisher =
-        connect_form(zeromq::parse_address(bound[0], Use::bind, inproc()));
-    LoopbackArguments arguments{{"--zmq", bound[0]}, {}, {}};
-    for (std::size_t i = 1; i < bound.size(); ++i) {
-      arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
-    }
-    for (const std::string& endpoint : bound) {
-      if (const Address address = zeromq::parse_address(endpoint, Use::bind, inproc());
-          address.is_ipc_file()) {
-        arguments.files.push_back(address.path);
-      }
-    }
-    return arguments;
-  }
-
-private:
-  // Parsed again by open() rather than cached by validate(): validate() is const, and
-  // resolving twice at setup costs nothing that matters.
-  std::vector<std::string> endpoints() const { return option_values().texts(zmq_options()["zmq"]); }
-
-  ZmqAddresses parse() const
-  {
-    const std::vector<std::string> given = endpoints();
-    if (given.empty()) {
-      throw UsageError("ZeroMQ needs this process's own endpoint: --zmq tcp://host:port or "
-                       "--zmq ipc://path (a subscriber then adds the publisher's)");
-    }
-    ZmqAddresses addresses;
-    addresses.own = zeromq::parse_address(given[0], Use::bind, inproc());
-    for (std::size_t i = 1; i < given.size(); ++i) {
-      addresses.peers.push_back(zeromq::parse_address(given[i], Use::connect, inproc()));
-    }
-    std::vector<Address> all = addresses.peers;
-    all.push_back(addresses.own);
-    check_no_curve_over_inproc(all);
-    for (std::size_t i = 0; i < addresses.peers.size(); ++i) {
-      const Address& peer = addresses.peers[i];
-      const bool is_own = peer.text == addresses.own.text ||
-                          (peer.scheme == Scheme::tcp && addresses.own.scheme == Scheme::tcp &&
-                           addresses.own.host == "*" && peer.port == addresses.own.port);
-      if (is_own) {
-        throw UsageError("bad --zmq value '" + given[i + 1] +
-                         "': that is this process's own endpoint (the first --zmq); "
-                         "give the peer's");
-      }
-      for (std::size_t j = 0; j < i; ++j) {
-        if (addresses.peers[j].text == peer.text) {
-          throw UsageError("bad --zmq value '" + given[i + 1] + "': given twice");
-        }
-      }
-    }
-    return addresses;
-  }
-
-  // CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
-  // process. Taken with it, --zmq-curve would claim a handshake that never happens.
-  void check_no_curve_over_inproc(const std::vector<Address>& addresses) const
-  {
-    const bool inproc = std::any_of(addresses.begin(), addresses.end(),
-                                    [](const Address& a) { return a.scheme == Scheme::inproc; });
-    if (inproc && option_values().given("zmq-curve")) {
-      throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
-                       "(its messages never leave this process): drop --zmq-curve");
-    }
-  }
-
+// The zmq options of a command line, parsed once (the endpoints only as text: a single role
+// parses them into addresses, a local pair picks what they leave open).
+struct ZmqOptions {
+  std::vector<std::string> endpoints;
+  int io_threads = 1;
+  std::size_t zero_copy_from = 0;
+  bool no_drop = false;
+  bool curve_given = false;
+  std::optional<zeromq::CurveKeys> curve;
   // inproc:// joins the threads of one process, so only those of --local-pair --threads.
-  zeromq::Inproc inproc() const
-  {
-    return threads_of_one_process() ? zeromq::Inproc::allowed : zeromq::Inproc::refused;
-  }
+  zeromq::Inproc inproc = zeromq::Inproc::refused;
+};
 
-  // --zmq-nodrop, or what --reliability and --history ask: reliable and keep-all wait at the
-  // high-water mark, best-effort and keep-last drop there.
-  bool publisher_waits(const QosRequest& request) const
-  {
-    const bool no_drop = option_values().on(zmq_options()["zmq-nodrop"]);
-    const std::optional<bool> asked = qos::publisher_waits(request, "zmq");
-    if (asked == false && no_drop)
-      throw UsageError(to_string(request) +
-                       " contradicts --zmq-nodrop, which makes the "
-                       "publisher wait at the high-water mark (reliable, keep-all): give one or "
-                       "the other");
-    return asked.value_or(no_drop);
+std::optional<zeromq::CurveKeys> curve_keys(const OptionValues& values)
+{
+  const std::optional<std::string> path = values.text(zmq_options()["zmq-curve"]);
+  if (!path) {
+    return std::nullopt;
   }
-
-  int io_threads() const
-  {
-    return static_cast<int>(*option_values().whole_number(zmq_options()["zmq-io-threads"]));
+  if (!zeromq::curve_available()) {
+    throw UsageError("--zmq-curve needs a libzmq built with CURVE (zmq_has(\"curve\")), and "
+                     "this one is not");
   }
+  return zeromq::load_curve_keys(*path);
+}
 
-  std::size_t zero_copy_from() const
-  {
-    return *option_values().whole_number(zmq_options()["zmq-zero-copy"]);
+ZmqOptions parse_options(const PlanRequest& request)
+{
+  const OptionValues& values = request.values;
+  ZmqOptions options;
+  options.endpoints = values.texts(zmq_options()["zmq"]);
+  options.io_threads = static_cast<int>(*values.whole_number(zmq_options()["zmq-io-threads"]));
+  options.zero_copy_from = *values.whole_number(zmq_options()["zmq-zero-copy"]);
+  options.no_drop = values.on(zmq_options()["zmq-nodrop"]);
+  options.curve_given = values.given("zmq-curve");
+  options.curve = curve_keys(values);
+  options.inproc =
+      request.threads_of_one_process ? zeromq::Inproc::allowed : zeromq::Inproc::refused;
+  return options;
+}
+
+// CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
+// process. Taken with it, --zmq-curve would claim a handshake that never happens.
+void check_no_curve_over_inproc(const ZmqOptions& options, const std::vector<Address>& addresses)
+{
+  const bool inproc = std::any_of(addresses.begin(), addresses.end(),
+                                  [](const Address& a) { return a.scheme == Scheme::inproc; });
+  if (inproc && options.curve_given) {
+    throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
+                     "(its messages never leave this process): drop --zmq-curve");
   }
+}
 
-  // What a run may hold in messages: a high-water mark's worth queued, the one being encoded or
-  // decoded, one in the kernel's hands, and the core's own payload and message buffers.
-  static std::size_t queued_bytes(const zeromq::EndpointSettings& settings)
-  {
-    const auto queued = static_cast<std::size_t>(zeromq::high_water_mark(settings));
-    return (queued + 4) * settings.message_bytes;
-  }
-
-  std::optional<zeromq::CurveKeys> curve_keys() const
-  {
-    const std::optional<std::string> path = option_values().text(zmq_options()["zmq-curve"]);
-    if (!path) {
-      return std::nullopt;
+void check_peers_differ(const std::vector<std::string>& given, const ZmqAddresses& addresses)
+{
+  for (std::size_t i = 0; i < addresses.peers.size(); ++i) {
+    const Address& peer = addresses.peers[i];
+    const bool is_own = peer.text == addresses.own.text ||
+                        (peer.scheme == Scheme::tcp && addresses.own.scheme == Scheme::tcp &&
+                         addresses.own.host == "*" && peer.port == addresses.own.port);
+    if (is_own) {
+      throw UsageError("bad --zmq value '" + given[i + 1] +
+                       "': that is this process's own endpoint (the first --zmq); "
+                       "give the peer's");
     }
-    if (!zeromq::curve_available()) {
-      throw UsageError("--zmq-curve needs a libzmq built with CURVE (zmq_has(\"curve\")), and "
-                       "this one is not");
-    }
-    return zeromq::load_curve_keys(*path);
-  }
-
-  // "publisher", then "subscriber" (or "subscriber-1", "subscriber-2"... for several): in the
-  // names of the ipc paths netprof picks.
-  static std::string role_name(std::size_t index, std::size_t count)
-  {
-    if (index == 0) {
-      return "publisher";
-    }
-    return count == 2 ? "subscriber" : "subscriber-" + std::to_string(index);
-  }
-
-  // Each process's own endpoint, the publisher's first, ports and paths maybe still open: the
-  // ones given (two only for one subscriber), else tcp on loopback; a subscriber's is of the
-  // publisher's kind.
-  std::vector<Address> wanted_endpoints(std::size_t subscribers) const
-  {
-    const std::vector<std::string> given = endpoints();
-    if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
-      throw UsageError("the local pair takes at most two --zmq: the publisher's own endpoint, "
-                       "then the subscriber's (or none: tcp on free loopback ports)");
-    }
-    std::vector<Address> wanted;
-    for (const std::string& endpoint : given) {
-      wanted.push_back(zeromq::parse_address(endpoint, Use::bind, inproc()));
-    }
-    if (wanted.empty()) {
-      wanted.push_back(zeromq::parse_address("tcp://127.0.0.1:*", Use::bind));
-    }
-    check_no_curve_over_inproc(wanted);
-    while (wanted.size() < subscribers + 1) {
-      wanted.push_back(same_kind(wanted[0], role_name(wanted.size(), subscribers + 1)));
-    }
-    return wanted;
-  }
-
-  // A subscriber's own endpoint when the user gave only the publisher's: the same scheme, a
-  // free port on the same host, a fresh ipc path, or the publisher's inproc name with the
-  // role's after it.
-  static Address same_kind(const Address& publisher, const std::string& role)
-  {
-    if (publisher.scheme == Scheme::inproc) {
-      return zeromq::parse_address(publisher.text + "-" + role, Use::bind, zeromq::Inproc::allowed);
-    }
-    if (publisher.scheme == Scheme::ipc) {
-      const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
-      return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);
-    }
-    const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
-    return zeromq::parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*",
-                                 Use::bind);
-  }
-
-  // The bound endpoints with every port or path left open made definite, so that the
-  // subscribers can connect to the publisher's. Free ports on one host are picked together, so
-  // they differ from each other and from any port given.
-  static std::vector<std::string> concrete(const std::vector<Address>& pair)
-  {
-    std::vector<std::string> result;
-    for (std::size_t i = 0; i < pair.size(); ++i) {
-      const Address& address = pair[i];
-      if (!address.wildcard) {
-        result.push_back(address.text);
-      } else if (address.scheme == Scheme::ipc) {
-        result.push_back("ipc://" + zeromq::temporary_ipc_path(role_name(i, pair.size())));
-      } else if (address.ipv6) {
-        throw UsageError("bad --zmq value '" + address.text +
-                         "': the local pair picks free ports on IPv4 only; give the port");
-      } else {
-        std::vector<std::uint16_t> ports =
-            zeromq::pick_free_tcp_ports(address.host, pair.size() + 2);
-        for (const Address& other : pair) {
-          if (!other.wildcard && other.scheme == Scheme::tcp) {
-            std::erase(ports, static_cast<std::uint16_t>(std::stoul(other.port)));
-          }
-        }
-        for (const std::string& taken : result) {
-          std::erase_if(ports, [&](std::uint16_t port) {
-            return taken == "tcp://" + address.host + ":" + std::to_string(port);
-          });
-        }
-        result.push_back("tcp://" + address.host + ":" + std::to_string(ports.front()));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (addresses.peers[j].text == peer.text) {
+        throw UsageError("bad --zmq value '" + given[i + 1] + "': given twice");
       }
     }
-    return result;
   }
-};
+}
+
+ZmqAddresses parse_addresses(const ZmqOptions& options, Role role)
+{
+  const std::vector<std::string>& given = options.endpoints;
+  if (given.empty()) {
+    throw UsageError("ZeroMQ needs this process's own endpoint: --zmq tcp://host:port or "
+                     "--zmq ipc://path (a subscriber then adds the publisher's)");
+  }
+  ZmqAddresses addresses;
+  addresses.own = zeromq::parse_address(given[0], Use::bind, options.inproc);
+  for (std::size_t i = 1; i < given.size(); ++i) {
+    addresses.peers.push_back(zeromq::parse_address(given[i], Use::connect, options.inproc));
+  }
+  std::vector<Address> all = addresses.peers;
+  all.push_back(addresses.own);
+  check_no_curve_over_inproc(options, all);
+  check_peers_differ(given, addresses);
+  // Subscribers connect to the publisher's endpoint, and none can connect to a port or path
+  // left to ZeroMQ: such a publisher would wait out --wait alone. It is fine for a
+  // subscriber's own endpoint, or for a publisher that connects to its subscribers; the local
+  // pair makes its publisher's definite before starting it.
+  if (role == Role::publisher && addresses.own.wildcard && addresses.peers.empty()) {
+    const bool ipc = addresses.own.scheme == Scheme::ipc;
+    throw UsageError("bad --zmq value '" + given[0] + "': a publisher needs " +
+                     (ipc ? "a definite path" : "a port other than 0 or *") +
+                     ", since its subscribers connect to it (only --local-pair picks one "
+                     "itself)");
+  }
+  return addresses;
+}
+
+// --zmq-nodrop, or what --reliability and --history ask: reliable and keep-all wait at the
+// high-water mark, best-effort and keep-last drop there.
+bool publisher_waits(const ZmqOptions& options, const QosRequest& request)
+{
+  const std::optional<bool> asked = qos::publisher_waits(request, "zmq");
+  if (asked == false && options.no_drop)
+    throw UsageError(to_string(request) +
+                     " contradicts --zmq-nodrop, which makes the "
+                     "publisher wait at the high-water mark (reliable, keep-all): give one or "
+                     "the other");
+  return asked.value_or(options.no_drop);
+}
+
+// The endpoint's settings that follow from the request alone.
+zeromq::EndpointSettings request_settings(const ZmqOptions& options, const EndpointRequest& request)
+{
+  zeromq::EndpointSettings settings;
+  settings.role = request.role;
+  settings.queue_length_bytes = request.queue_length_bytes;
+  settings.message_bytes = request.message_size > 0 ? request.message_size
+                                                    : request.header_bytes + default_payload_bytes;
+  settings.header_bytes = request.header_bytes;
+  settings.io_threads = options.io_threads;
+  settings.no_drop = publisher_waits(options, request.qos);
+  if (request.qos.history && request.qos.history->depth)
+    settings.history_depth = static_cast<int>(*request.qos.history->depth);
+  settings.zero_copy_from = options.zero_copy_from;
+  settings.largest_control_message = request.largest_control_message;
+  settings.curve = options.curve;
+  return settings;
+}
+
+// One choice on ZeroMQ: whether the publisher waits at the high-water mark (--zmq-nodrop) or
+// drops there. Only the publisher's XPUB drops, so its setting decides.
+EffectiveQos zmq_qos(const ZmqOptions& options, const EndpointRequest& request)
+{
+  const zeromq::EndpointSettings settings = request_settings(options, request);
+  const bool waits = settings.no_drop;
+  EffectiveQos effective;
+  effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
+  effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
+  effective.depth = static_cast<std::uint64_t>(zeromq::high_water_mark(settings));
+  effective.set_by = QosSetBy::publisher;
+  effective.meaning =
+      waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
+              "(ZMQ_XPUB_NODROP); nothing is dropped"
+            : "at the high-water mark (the depth, per subscriber) the publisher drops the "
+              "newest message, where DDS keep-last would replace the oldest; either way a "
+              "reader that lags loses";
+  if (request.role == Role::subscriber)
+    effective.meaning += "; the publisher's setting decides, and this subscriber's is not "
+                         "checked against it";
+  return effective;
+}
+
+// What a run may hold in messages: a high-water mark's worth queued, the one being encoded or
+// decoded, one in the kernel's hands, and the core's own payload and message buffers.
+std::size_t queued_bytes(const zeromq::EndpointSettings& settings)
+{
+  const auto queued = static_cast<std::size_t>(zeromq::high_water_mark(settings));
+  return (queued + 4) * settings.message_bytes;
+}
+
+std::unique_ptr<Endpoint> open_zmq(const ZmqOptions& options, const ZmqAddresses& addresses,
+                                   const EndpointRequest& request)
+{
+  zeromq::EndpointSettings settings = request_settings(options, request);
+  settings.own = addresses.own;
+  settings.peers = addresses.peers;
+  // A publisher has a connection per subscriber, made by them or (given their endpoints) by
+  // itself; a subscriber one to its publisher, made either way.
+  const std::size_t expected = request.role == Role::publisher ? request.subscribers : 1;
+  zeromq::check_resource_limits({settings.io_threads,
+                                 std::max({settings.peers.size(), expected, std::size_t{1}}),
+                                 queued_bytes(settings)});
+  return std::make_unique<zeromq::ZmqEndpoint>(settings);
+}
+
+// "publisher", then "subscriber" (or "subscriber-1", "subscriber-2"... for several): in the
+// names of the ipc paths netprof picks.
+std::string role_name(std::size_t index, std::size_t count)
+{
+  if (index == 0) {
+    return "publisher";
+  }
+  return count == 2 ? "subscriber" : "subscriber-" + std::to_string(index);
+}
+
+// A subscriber's own endpoint when the user gave only the publisher's: the same scheme, a
+// free port on the same host, a fresh ipc path, or the publisher's inproc name with the
+// role's after it.
+Address same_kind(const Address& publisher, const std::string& role)
+{
+  if (publisher.scheme == Scheme::inproc) {
+    return zeromq::parse_address(publisher.text + "-" + role, Use::bind, zeromq::Inproc::allowed);
+  }
+  if (publisher.scheme == Scheme::ipc) {
+    const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
+    return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);
+  }
+  const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
+  return zeromq::parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*",
+                               Use::bind);
+}
+
+// Each process's own endpoint, the publisher's first, ports and paths maybe still open: the
+// ones given (two only for one subscriber), else tcp on loopback; a subscriber's is of the
+// publisher's kind.
+std::vector<Address> wanted_endpoints(const ZmqOptions& options, std::size_t subscribers)
+{
+  const std::vector<std::string>& given = options.endpoints;
+  if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
+    throw UsageError("the local pair takes at most two --zmq: the publisher's own endpoint, "
+                     "then the subscriber's (or none: tcp on free loopback ports)");
+  }
+  std::vector<Address> wanted;
+  for (const std::string& endpoint : given) {
+    wanted.push_back(zeromq::parse_address(endpoint, Use::bind, options.inproc));
+  }
+  if (wanted.empty()) {
+    wanted.push_back(zeromq::parse_address("tcp://127.0.0.1:*", Use::bind));
+  }
+  check_no_curve_over_inproc(options, wanted);
+  while (wanted.size() < subscribers + 1) {
+    wanted.push_back(same_kind(wanted[0], role_name(wanted.size(), subscribers + 1)));
+  }
+  return wanted;
+}
+
+// The bound endpoints with every port or path left open made definite, so that the
+// subscribers can connect to the publisher's. Free ports on one host are picked together, so
+// they differ from each other and from any port given.
+std::vector<std::string> concrete(const std::vector<Address>& pair)
+{
+  std::vector<std::string> result;
+  for (std::size_t i = 0; i < pair.size(); ++i) {
+    const Address& address = pair[i];
+    if (!address.wildcard) {
+      result.push_back(address.text);
+    } else if (address.scheme == Scheme::ipc) {
+      result.push_back("ipc://" + zeromq::temporary_ipc_path(role_name(i, pair.size())));
+    } else if (address.ipv6) {
+      throw UsageError("bad --zmq value '" + address.text +
+                       "': the local pair picks free ports on IPv4 only; give the port");
+    } else {
+      std::vector<std::uint16_t> ports = zeromq::pick_free_tcp_ports(address.host, pair.size() + 2);
+      for (const Address& other : pair) {
+        if (!other.wildcard && other.scheme == Scheme::tcp) {
+          std::erase(ports, static_cast<std::uint16_t>(std::stoul(other.port)));
+        }
+      }
+      for (const std::string& taken : result) {
+        std::erase_if(ports, [&](std::uint16_t port) {
+          return taken == "tcp://" + address.host + ":" + std::to_string(port);
+        });
+      }
+      result.push_back("tcp://" + address.host + ":" + std::to_string(ports.front()));
+    }
+  }
+  return result;
+}
+
+LocalPairPlan local_pair_plan(const ZmqOptions& options, std::size_t subscribers)
+{
+  // The children inherit this process's limits: refuse once, here, rather than in each of
+  // them (picking ports takes descriptors too). Each child checks again with its queues.
+  zeromq::check_resource_limits({options.io_threads, subscribers, 0});
+  const std::vector<std::string> bound = concrete(wanted_endpoints(options, subscribers));
+  const std::string publisher =
+      connect_form(zeromq::parse_address(bound[0], Use::bind, options.inproc));
+  LocalPairPlan arguments{{"--zmq", bound[0]}, {}, {}};
+  for (std::size_t i = 1; i < bound.size(); ++i) {
+    arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
+  }
+  for (const std::string& endpoint : bound) {
+    if (const Address address = zeromq::parse_address(endpoint, Use::bind, options.inproc);
+        address.is_ipc_file()) {
+      arguments.files.push_back(address.path);
+    }
+  }
+  return arguments;
+}
+
+TransportPlan plan_zmq(const PlanRequest& request)
+{
+  const ZmqOptions options = parse_options(request);
+  TransportPlan plan;
+  plan_qos(plan, request,
+           [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); });
+  if (request.role == PlanRole::local_pair) {
+    plan.local_pair = local_pair_plan(options, request.pair_subscribers);
+    plan.addresses = {plan.local_pair.publisher.at(1)};
+    return plan;
+  }
+  const ZmqAddresses addresses = parse_addresses(options, request.single_role());
+  plan.addresses = options.endpoints;
+  plan.opener = [options, addresses](const EndpointRequest& endpoint) {
+    return open_zmq(options, addresses, endpoint);
+  };
+  return plan;
+}
 
 } // namespace
 
-std::unique_ptr<Transport> make_zmq_transport()
+TransportDescriptor zmq_transport()
 {
-  return std::make_unique<ZmqTransport>();
+  RemoteLaunch across_hosts{{"--zmq", "tcp://{own}"},
+                            {"--zmq", "tcp://{own}", "--zmq", "tcp://{publisher}"}};
+  return {.name = "zmq",
+          .summary = "ZeroMQ over tcp:// or ipc://: --zmq own_endpoint, then --zmq per peer",
+          .options = zmq_options(),
+          .also_reads = {},
+          // Each endpoint has its own context, but for inproc://, whose two endpoints share
+          // the process's (zeromq::ZmqContext).
+          .flags = {.threads = true},
+          .remote_launch = std::move(across_hosts),
+          .plan = plan_zmq};
 }
 
 } // namespace netprof

@@ -11,6 +11,6 @@
 
 namespace netprof {
 
-std::unique_ptr<Transport> make_zmq_transport();
+TransportDescriptor zmq_transport();
 
 } // namespace netprof

@@ -101,8 +101,8 @@ private:
 // Starts the pair's members as processes of this same binary, each from its command line.
 class ProcessLauncher final : public PairLauncher {
 public:
-  ProcessLauncher(const LocalPairArguments& forwarded, const Transport& transport)
-      : m_forwarded(forwarded), m_transport_args(transport.local_pair_arguments()),
+  ProcessLauncher(const LocalPairArguments& forwarded, const TransportPlan& plan)
+      : m_forwarded(forwarded), m_transport_args(plan.local_pair.pair()),
         m_program(self_executable())
   {
   }
@@ -251,11 +251,11 @@ int run_pair(const RunConfig& config, PairLauncher& launcher)
 }
 
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
-                   const Transport& transport)
+                   const TransportPlan& plan)
 {
-  transport.clean_up_after_killed_pairs();
-  const std::unique_ptr<PairService> service = transport.start_pair_service();
-  ProcessLauncher launcher(forwarded, transport);
+  plan.clean_up_after_killed_pairs();
+  const std::unique_ptr<PairService> service = plan.start_pair_service();
+  ProcessLauncher launcher(forwarded, plan);
   return stop_pair_service(service.get(), run_pair(config, launcher));
 }
 

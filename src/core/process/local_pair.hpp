@@ -58,7 +58,7 @@ int run_pair(const RunConfig& config, PairLauncher& launcher);
 // report is printed. Returns the exit status (the publisher's, unless only the subscriber
 // failed).
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
-                   const Transport& transport);
+                   const TransportPlan& plan);
 
 // Stops the transport's pair service (if any) once the pair is over, and says on stderr what
 // went wrong with it meanwhile; a pair that passed then fails with ExitStatus::runtime.

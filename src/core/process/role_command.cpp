@@ -150,9 +150,9 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   // Per thread, like the pinning: under --local-pair --threads, this role's thread.
   use_minimal_timer_slack();
   const EndpointRequest request = endpoint_request(config);
-  EffectiveQos qos = parsed.transport->effective_qos(request);
+  EffectiveQos qos = parsed.plan.qos(config.role);
   qos.requested = request.qos;
-  const std::unique_ptr<Endpoint> endpoint = parsed.transport->open(request);
+  const std::unique_ptr<Endpoint> endpoint = parsed.plan.open(request);
   const EndpointFacts facts = endpoint->facts();
   check_payload(config, facts);
   if (hooks.ready)

@@ -41,9 +41,9 @@ int run(int argc, const char* const argv[], std::ostream& out, std::ostream& err
 
   return exit_status_of(err, [&] {
     if (config.local_pair && config.threads)
-      return run_thread_pair(config, parsed.local_pair_options, *parsed.transport, out, err);
+      return run_thread_pair(config, parsed.local_pair_options, parsed.plan, out, err);
     if (config.local_pair)
-      return run_local_pair(config, parsed.local_pair_options, *parsed.transport);
+      return run_local_pair(config, parsed.local_pair_options, parsed.plan);
     return run_role_command(parsed, {process_stop_flag(), signal_ready}, out, err);
   });
 }

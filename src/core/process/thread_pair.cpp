@@ -106,10 +106,9 @@ private:
 
 class ThreadLauncher final : public PairLauncher {
 public:
-  ThreadLauncher(const LocalPairArguments& forwarded, const Transport& transport, std::ostream& out,
+  ThreadLauncher(const LocalPairArguments& forwarded, const TransportPlan& plan, std::ostream& out,
                  std::ostream& err)
-      : m_forwarded(forwarded), m_transport_args(transport.local_pair_arguments()), m_out(out),
-        m_err(err)
+      : m_forwarded(forwarded), m_transport_args(plan.local_pair.pair()), m_out(out), m_err(err)
   {
   }
 
@@ -161,11 +160,11 @@ private:
 } // namespace
 
 int run_thread_pair(const RunConfig& config, const LocalPairArguments& forwarded,
-                    const Transport& transport, std::ostream& out, std::ostream& err)
+                    const TransportPlan& plan, std::ostream& out, std::ostream& err)
 {
-  transport.clean_up_after_killed_pairs();
-  const std::unique_ptr<PairService> service = transport.start_pair_service();
-  ThreadLauncher launcher(forwarded, transport, out, err);
+  plan.clean_up_after_killed_pairs();
+  const std::unique_ptr<PairService> service = plan.start_pair_service();
+  ThreadLauncher launcher(forwarded, plan, out, err);
   const int status = exit_status_of(err, [&] { return run_pair(config, launcher); });
   if (launcher.left_a_thread_behind()) {
     // Returning would run what ends the process (destructors, atexit) under a role that is

@@ -15,6 +15,6 @@ namespace netprof {
 // of the process pair (run_pair). A role still running past its deadline cannot be killed as
 // a child would be: the process then ends at once (std::_Exit), with the pair's status.
 int run_thread_pair(const RunConfig& config, const LocalPairArguments& forwarded,
-                    const Transport& transport, std::ostream& out, std::ostream& err);
+                    const TransportPlan& plan, std::ostream& out, std::ostream& err);
 
 } // namespace netprof

@@ -56,8 +56,8 @@ TEST(OptionTable, EveryOptionOfThisBuildHasANameOfItsOwn)
   TransportRegistry registry;
   register_builtin_transports(registry);
   std::vector<OptionGroup> groups = core_option_groups();
-  for (const TransportEntry& entry : registry.entries()) {
-    groups.push_back(entry.make()->options());
+  for (const TransportDescriptor& transport : registry.entries()) {
+    groups.push_back(transport.options);
   }
   std::set<std::string> long_names;
   std::set<char> short_names;

@@ -55,7 +55,8 @@ TEST_F(ParseCommandLineTest, DefaultsMatchTheDocumentation)
   const auto sut = parse({"-u", "127.0.0.1:40000"});
 
   EXPECT_EQ(sut.action, ParsedCommandLine::Action::run);
-  ASSERT_NE(sut.transport, nullptr);
+  ASSERT_TRUE(sut.plan.opener) << "a publisher's plan opens its endpoint";
+  EXPECT_EQ(sut.plan.addresses, (std::vector<std::string>{"127.0.0.1:40000"}));
   const RunConfig& config = sut.config;
   EXPECT_EQ(config.transport_name, "udp");
   EXPECT_EQ(config.role, Role::publisher);
@@ -201,7 +202,7 @@ TEST_F(ParseCommandLineTest, LocalPairDefaultsToUdp)
   EXPECT_TRUE(sut.config.local_pair);
   EXPECT_EQ(sut.config.transport_name, "udp");
   EXPECT_EQ(sut.config.role, Role::publisher);
-  EXPECT_NE(sut.transport, nullptr);
+  EXPECT_EQ(sut.plan.local_pair.subscribers.size(), 1u);
 }
 
 TEST_F(ParseCommandLineTest, LocalPairTakesTwoCpus)
@@ -708,7 +709,7 @@ TEST_F(ParseCommandLineTest, HelpWrapsDescriptionsOnlyAtSpaces)
     specs.push_back(row.spec);
   }
   for (const auto& entry : m_registry.entries()) {
-    for (const OptionSpec& spec : entry.make()->options().options) {
+    for (const OptionSpec& spec : entry.options.options) {
       specs.push_back(spec);
     }
   }
@@ -740,7 +741,7 @@ bool has_transport(const TransportRegistry& registry, const std::string& name)
 {
   const auto& entries = registry.entries();
   return std::any_of(entries.begin(), entries.end(),
-                     [&](const TransportEntry& entry) { return entry.name == name; });
+                     [&](const TransportDescriptor& entry) { return entry.name == name; });
 }
 
 std::size_t lines(const std::string& text)
@@ -770,7 +771,7 @@ TEST_F(ParseCommandLineTest, GeneralHelpNamesEveryTransportWithItsSummary)
 {
   const std::string sut = help_text(m_registry);
 
-  for (const TransportEntry& entry : m_registry.entries())
+  for (const TransportDescriptor& entry : m_registry.entries())
     EXPECT_TRUE(contains(sut, "\n  " + entry.name + "  ") &&
                 contains(sut, entry.summary.substr(0, entry.summary.find(' ', 20))))
         << entry.name;
@@ -816,10 +817,10 @@ TEST_F(ParseCommandLineTest, ThreadsHelpNamesEveryTransportThatRunsAsThreads)
   ASSERT_NE(threads, std::string::npos);
   const std::string row = sut.substr(threads, sut.find("\n  -", threads + 1) - threads);
 
-  for (const TransportEntry& entry : m_registry.entries()) {
+  for (const TransportDescriptor& entry : m_registry.entries()) {
     const bool named =
         contains(row, " " + entry.name + ",") || contains(row, " " + entry.name + ".");
-    EXPECT_EQ(named, entry.make()->allows_threads()) << entry.name << " in: " << row;
+    EXPECT_EQ(named, entry.flags.threads) << entry.name << " in: " << row;
   }
 }
 
@@ -870,7 +871,7 @@ TEST_F(ParseCommandLineTest, BareTransportFlagsPickLoopbackAddressesForTheLocalP
     const auto sut = parse({"--local-pair", std::string("--") + transport});
 
     EXPECT_EQ(sut.config.transport_name, transport);
-    EXPECT_FALSE(sut.transport->local_pair_arguments().publisher.empty()) << transport;
+    EXPECT_FALSE(sut.plan.local_pair.publisher.empty()) << transport;
   }
 }
 

@@ -18,75 +18,62 @@
 namespace netprof {
 namespace {
 
-// What the fake saw, shared with the test because the parser owns the transport.
+// What the fake saw, shared with the test because the parser plans the transport.
 struct FakeLog {
-  std::optional<Role> validated_role;
-  bool asked_for_local_pair_arguments = false;
-  std::vector<std::string> also_reads; // options of other groups it reads, like UDP's shared ones
-  bool allows_threads = false;         // what it answers to Transport::allows_threads()
-  bool told_threads = false;           // it was told its roles are threads of one process
-  std::vector<Role> asked_qos_for;     // the roles effective_qos() was asked about
+  std::optional<PlanRole> planned_role; // whom it was last asked to plan for
+  std::vector<std::string> also_reads;  // options of other groups it reads, like UDP's shared ones
+  bool allows_threads = false;          // its TransportFlags::threads
+  bool told_threads = false;            // it was told its roles are threads of one process
+  std::vector<Role> asked_qos_for;      // the roles its QoS was planned for
 };
 
-class FakeTransport final : public Transport {
-public:
-  explicit FakeTransport(std::shared_ptr<FakeLog> log)
-      : m_log(std::move(log)), m_options{
-                                   "Fake medium",
-                                   {OptionSpec("fake", "NAME", Text{}, "name of the fake medium")
-                                        .passed(PairRoute::neither)}}
-  {
-  }
+const OptionGroup& fake_options()
+{
+  static const OptionGroup group{
+      "Fake medium",
+      {OptionSpec("fake", "NAME", Text{}, "name of the fake medium").passed(PairRoute::neither)}};
+  return group;
+}
 
-  const OptionGroup& options() const override { return m_options; }
+// Best-effort only, so a test can see a refusal reach the command line.
+EffectiveQos fake_qos(FakeLog& log, const EndpointRequest& request)
+{
+  log.asked_qos_for.push_back(request.role);
+  if (request.qos.reliability == Reliability::reliable)
+    qos::refuse("--reliability reliable", "fake", "the fake medium loses what it likes");
+  return {};
+}
 
-  bool selected() const override { return option_values().given("fake"); }
+TransportPlan plan_fake(FakeLog& log, const PlanRequest& request)
+{
+  log.planned_role = request.role;
+  log.told_threads = request.threads_of_one_process;
+  const std::string given = request.values.text(fake_options()["fake"]).value_or("");
+  if (given == "bad")
+    throw UsageError("bad --fake value 'bad'");
+  TransportPlan plan;
+  plan_qos(plan, request, [&](const EndpointRequest& endpoint) { return fake_qos(log, endpoint); });
+  const std::string name = given.empty() ? "pair" : given;
+  plan.addresses = {name};
+  if (request.role == PlanRole::local_pair)
+    plan.local_pair = {
+        {"--fake", name},
+        std::vector(request.pair_subscribers, std::vector<std::string>{"--fake", name}),
+        {"/tmp/" + name}};
+  return plan;
+}
 
-  bool allows_threads() const override { return m_log->allows_threads; }
-
-  void validate(Role role) const override
-  {
-    m_log->validated_role = role;
-    m_log->told_threads = threads_of_one_process();
-    if (name() == "bad") {
-      throw UsageError("bad --fake value 'bad'");
-    }
-  }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest&) override { return nullptr; }
-
-  // Best-effort only, so a test can see a refusal reach the command line.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    m_log->asked_qos_for.push_back(request.role);
-    if (request.qos.reliability == Reliability::reliable)
-      qos::refuse("--reliability reliable", "fake", "the fake medium loses what it likes");
-    return {};
-  }
-
-  bool reads_option(const std::string& long_name) const override
-  {
-    return Transport::reads_option(long_name) ||
-           std::find(m_log->also_reads.begin(), m_log->also_reads.end(), long_name) !=
-               m_log->also_reads.end();
-  }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    m_log->asked_for_local_pair_arguments = true;
-    m_log->told_threads = threads_of_one_process();
-    const std::string name = this->name().empty() ? "pair" : this->name();
-    return {{"--fake", name},
-            std::vector(subscribers, std::vector<std::string>{"--fake", name}),
-            {"/tmp/" + name}};
-  }
-
-  std::string name() const { return option_values().text(m_options["fake"]).value_or(""); }
-
-private:
-  std::shared_ptr<FakeLog> m_log;
-  OptionGroup m_options;
-};
+TransportDescriptor fake_transport(const std::shared_ptr<FakeLog>& log, std::string name,
+                                   std::string summary)
+{
+  return {.name = std::move(name),
+          .summary = std::move(summary),
+          .options = fake_options(),
+          .also_reads = log->also_reads,
+          .flags = {.threads = log->allows_threads},
+          .remote_launch = std::nullopt,
+          .plan = [log](const PlanRequest& request) { return plan_fake(*log, request); }};
+}
 
 class TransportSelectionTest : public ::testing::Test {
 protected:
@@ -116,8 +103,7 @@ protected:
 
   void add_fake(TransportRegistry& registry) const
   {
-    registry.add({"fake", "a fake medium for tests: --fake NAME",
-                  [log = m_log] { return std::make_unique<FakeTransport>(log); }});
+    registry.add(fake_transport(m_log, "fake", "a fake medium for tests: --fake NAME"));
   }
 
   TransportRegistry with_udp_and_fake() const
@@ -138,18 +124,16 @@ TEST_F(TransportSelectionTest, SelectsTheTransportWhoseOptionWasGiven)
   const auto sut = parse(registry, {"--fake", "m1"});
 
   EXPECT_EQ(sut.config.transport_name, "fake");
-  const auto* fake = dynamic_cast<const FakeTransport*>(sut.transport.get());
-  ASSERT_NE(fake, nullptr);
-  EXPECT_EQ(fake->name(), "m1");
+  EXPECT_EQ(sut.plan.addresses, std::vector<std::string>{"m1"}) << "the fake's plan";
 }
 
-TEST_F(TransportSelectionTest, ValidatesTheSelectedTransportWithTheRole)
+TEST_F(TransportSelectionTest, PlansTheSelectedTransportForTheRole)
 {
   const auto registry = with_udp_and_fake();
 
   parse(registry, {"-i", "2", "--fake", "m1"});
 
-  EXPECT_EQ(m_log->validated_role, Role::subscriber);
+  EXPECT_EQ(m_log->planned_role, PlanRole::subscriber);
 }
 
 TEST_F(TransportSelectionTest, PassesOnTheTransportsValidationMessage)
@@ -257,15 +241,15 @@ TEST_F(TransportSelectionTest, TwoTransportsSelectedOnlyBySettingsConflict)
             "conflicting transports: multicast and zmq; give only one");
 }
 
-TEST_F(TransportSelectionTest, LocalPairAsksForTheChildrensArgumentsInsteadOfValidating)
+TEST_F(TransportSelectionTest, LocalPairPlansThePairNotARole)
 {
-  // Each child validates its own arguments with its role; the parent is neither.
+  // Each child plans its own arguments with its role; the parent is neither.
   const auto registry = with_udp_and_fake();
 
-  parse(registry, {"--local-pair", "--fake", "m1"});
+  const auto sut = parse(registry, {"--local-pair", "--fake", "m1"});
 
-  EXPECT_TRUE(m_log->asked_for_local_pair_arguments);
-  EXPECT_FALSE(m_log->validated_role);
+  EXPECT_EQ(m_log->planned_role, PlanRole::local_pair);
+  EXPECT_EQ(sut.plan.local_pair.pair().subscriber, (std::vector<std::string>{"--fake", "m1"}));
 }
 
 TEST_F(TransportSelectionTest, APublishersOwnEndpointNeedsAPortOutsideTheLocalPair)
@@ -303,7 +287,7 @@ TEST_F(TransportSelectionTest, ThreadsAreRefusedForATransportThatDoesNotAllowThe
                           0),
             0u)
       << message;
-  EXPECT_FALSE(m_log->asked_for_local_pair_arguments);
+  EXPECT_FALSE(m_log->planned_role) << "refused before planning";
 }
 
 TEST_F(TransportSelectionTest, ATransportThatAllowsThreadsIsToldBeforeItDerivesArguments)
@@ -314,7 +298,7 @@ TEST_F(TransportSelectionTest, ATransportThatAllowsThreadsIsToldBeforeItDerivesA
   const auto pair = parse(registry, {"--local-pair", "--threads", "--fake", "m1"});
 
   EXPECT_TRUE(pair.config.threads);
-  EXPECT_TRUE(m_log->asked_for_local_pair_arguments);
+  EXPECT_EQ(m_log->planned_role, PlanRole::local_pair);
   EXPECT_TRUE(m_log->told_threads);
   EXPECT_EQ(pair.config.pair_layout, PairLayout::none) << "the parent is no role";
 }
@@ -327,7 +311,7 @@ TEST_F(TransportSelectionTest, ARoleOfAThreadPairIsParsedAsOne)
   const auto role = parse(registry, {"-i", "1", "--fake", "m1"}, PairLayout::threads);
 
   EXPECT_EQ(role.config.pair_layout, PairLayout::threads);
-  EXPECT_EQ(m_log->validated_role, Role::subscriber);
+  EXPECT_EQ(m_log->planned_role, PlanRole::subscriber);
   EXPECT_TRUE(m_log->told_threads);
   parse(registry, {"-i", "1", "--fake", "m1"});
   EXPECT_FALSE(m_log->told_threads) << "a role on its own is a process of its own";
@@ -354,13 +338,12 @@ TEST_F(TransportSelectionTest, LocalPairWithoutUdpNeedsATransport)
 TEST_F(TransportSelectionTest, WithoutTransportOptionsMulticastIsTheDefault)
 {
   TransportRegistry registry;
-  registry.add({"multicast", "a fake multicast for tests",
-                [log = m_log] { return std::make_unique<FakeTransport>(log); }});
+  registry.add(fake_transport(m_log, "multicast", "a fake multicast for tests"));
 
   const auto sut = parse(registry, {"-i", "1"});
 
   EXPECT_EQ(sut.config.transport_name, "multicast");
-  EXPECT_EQ(m_log->validated_role, Role::subscriber);
+  EXPECT_EQ(m_log->planned_role, PlanRole::subscriber);
 }
 
 TEST_F(TransportSelectionTest, WithoutTransportOptionsOrMulticastItAsksForOne)
@@ -414,6 +397,13 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     EXPECT_EQ(listing["transports"][0]["allows_threads"], true); // udp
     EXPECT_EQ(listing["transports"][1]["name"], "multicast");
     EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
+    EXPECT_EQ(fake["flags"], nlohmann::json::parse(R"({"threads": false, "private_netns": false,
+                                                       "pair_service": false,
+                                                       "host_local": false})"));
+    EXPECT_TRUE(fake["remote_launch"].is_null()) << "it gave no template";
+    EXPECT_EQ(listing["transports"][1]["flags"]["private_netns"], true); // multicast
+    EXPECT_EQ(listing["transports"][0]["remote_launch"]["subscriber"],
+              (std::vector<std::string>{"-u", "{own}", "-u", "{publisher}"})); // udp
   }
 }
 

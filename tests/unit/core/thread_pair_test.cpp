@@ -52,8 +52,7 @@ PairOutcome run_pair_of(const std::vector<std::string>& args)
   std::ostringstream out;
   std::ostringstream err;
   PairOutcome outcome;
-  outcome.status =
-      run_thread_pair(parsed.config, parsed.local_pair_options, *parsed.transport, out, err);
+  outcome.status = run_thread_pair(parsed.config, parsed.local_pair_options, parsed.plan, out, err);
   outcome.out = out.str();
   outcome.err = err.str();
   return outcome;

@@ -1,6 +1,6 @@
 // What adding a transport takes, shown with a throwaway one that exists only in this test: its
-// code (a Transport with its option group and an Endpoint) plus one registration line. Nothing
-// in the core or the command line names it, yet --help shows its options, the command line
+// code (a descriptor with its option group and plan, and an Endpoint) plus one registration line.
+// Nothing in the core or the command line names it, yet --help shows its options, the command line
 // chooses it, --list-transports --json gives its loopback arguments, and a publisher and a
 // subscriber measure a whole run over it. (In the tree, the CMake call netprof_add_transport()
 // is the third and last piece; docs/transports.md, "Adding a transport".)
@@ -38,55 +38,52 @@ const OptionGroup& throwaway_options()
   return group;
 }
 
-class ThrowawayTransport final : public Transport {
-public:
-  explicit ThrowawayTransport(std::map<std::string, ThrowawayMedium>& media) : m_media(media) {}
-
-  const OptionGroup& options() const override { return throwaway_options(); }
-
-  void validate(Role) const override
-  {
-    if (name().empty())
-      throw UsageError("--throwaway needs a NAME");
-  }
-
+// Its plan: the NAME parsed once, refused here when missing; each endpoint opened on the medium
+// of that name.
+TransportPlan plan_throwaway(std::map<std::string, ThrowawayMedium>& media,
+                             const PlanRequest& request)
+{
+  const std::string name = request.values.text(throwaway_options()["throwaway"]).value_or("");
+  TransportPlan plan;
   // An in-memory queue without a bound: nothing is lost, so reliable and keep-all.
-  EffectiveQos effective_qos(const EndpointRequest& request) const override
-  {
-    return qos::always_reliable(request.qos, "throwaway", "an in-memory queue never drops",
+  plan_qos(plan, request, [](const EndpointRequest& endpoint) {
+    return qos::always_reliable(endpoint.qos, "throwaway", "an in-memory queue never drops",
                                 "an unbounded in-memory queue");
+  });
+  if (request.role == PlanRole::local_pair) {
+    const std::vector<std::string> own = {"--throwaway", "pair"};
+    plan.local_pair = {own, std::vector(request.pair_subscribers, own), {}};
+    return plan;
   }
-
-  std::unique_ptr<Endpoint> open(const EndpointRequest& request) override
-  {
-    ThrowawayMedium& medium = m_media[name()];
-    if (request.role == Role::publisher)
+  if (name.empty())
+    throw UsageError("--throwaway needs a NAME");
+  plan.addresses = {name};
+  plan.opener = [&media, name](const EndpointRequest& endpoint) -> std::unique_ptr<Endpoint> {
+    ThrowawayMedium& medium = media[name];
+    if (endpoint.role == Role::publisher)
       return std::make_unique<InMemoryEndpoint>(medium.to_publisher,
                                                 std::vector{medium.to_subscriber}, Forwarding{});
     return std::make_unique<InMemoryEndpoint>(medium.to_subscriber,
                                               std::vector{medium.to_publisher}, Forwarding{});
-  }
-
-  LoopbackArguments loopback_arguments(std::size_t subscribers) const override
-  {
-    const std::vector<std::string> own = {"--throwaway", "pair"};
-    return {own, std::vector(subscribers, own), {}};
-  }
-
-private:
-  std::string name() const { return option_values().text(options()["throwaway"]).value_or(""); }
-
-  std::map<std::string, ThrowawayMedium>& m_media;
-};
+  };
+  return plan;
+}
 
 class ThrowawayTransportTest : public ::testing::Test {
 protected:
   ThrowawayTransportTest()
   {
     register_builtin_transports(registry);
-    // The one registration line a new transport needs.
-    registry.add({"throwaway", "a test's in-memory medium: --throwaway NAME",
-                  [this] { return std::make_unique<ThrowawayTransport>(media); }});
+    // The one registration line a new transport needs (in the tree, its descriptor comes from a
+    // function in its folder, as udp_transport() does).
+    registry.add(
+        {.name = "throwaway",
+         .summary = "a test's in-memory medium: --throwaway NAME",
+         .options = throwaway_options(),
+         .also_reads = {},
+         .flags = {.threads = true, .host_local = true},
+         .remote_launch = std::nullopt,
+         .plan = [this](const PlanRequest& request) { return plan_throwaway(media, request); }});
   }
 
   ParsedCommandLine parse(std::vector<const char*> arguments) const
@@ -120,6 +117,21 @@ TEST_F(ThrowawayTransportTest, ItsOptionChoosesItAndAnotherTransportsOptionIsRef
   }
 }
 
+TEST_F(ThrowawayTransportTest, ItsPlanRefusesWhatCannotRunBeforeAnythingOpens)
+{
+  try {
+    parse({"-i", "0", "--throwaway", ""});
+    FAIL() << "a publisher without a NAME was planned";
+  } catch (const UsageError& error) {
+    EXPECT_STREQ(error.what(), "--throwaway needs a NAME");
+  }
+  EXPECT_TRUE(media.empty()) << "nothing was opened";
+  const ParsedCommandLine pair = parse({"--local-pair", "--throwaway", "", "--threads"});
+  EXPECT_EQ(pair.plan.local_pair.pair().subscriber,
+            (std::vector<std::string>{"--throwaway", "pair"}));
+  EXPECT_EQ(pair.plan.qos(Role::subscriber).reliability, Reliability::reliable);
+}
+
 TEST_F(ThrowawayTransportTest, ListingGivesItsLoopbackArguments)
 {
   const ParsedCommandLine parsed = parse({"--list-transports", "--json", "--subscribers", "2"});
@@ -131,6 +143,10 @@ TEST_F(ThrowawayTransportTest, ListingGivesItsLoopbackArguments)
   ASSERT_NE(throwaway, transports.end()) << parsed.text;
   EXPECT_EQ((*throwaway)["loopback"]["subscribers"].size(), 2u);
   EXPECT_EQ((*throwaway)["loopback"]["publisher"], nlohmann::json::array({"--throwaway", "pair"}));
+  EXPECT_EQ((*throwaway)["flags"]["threads"], true);
+  EXPECT_EQ((*throwaway)["flags"]["host_local"], true);
+  EXPECT_EQ((*throwaway)["flags"]["pair_service"], false);
+  EXPECT_TRUE((*throwaway)["remote_launch"].is_null()) << "it runs on one host only";
 }
 
 TEST_F(ThrowawayTransportTest, APublisherAndASubscriberMeasureARunOverIt)
@@ -141,10 +157,11 @@ TEST_F(ThrowawayTransportTest, APublisherAndASubscriberMeasureARunOverIt)
   EndpointRequest request;
   request.role = Role::subscriber;
   request.id = 1;
-  const auto subscriber_end = subscriber.transport->open(request);
+  const auto subscriber_end = subscriber.plan.open(request);
   request.role = Role::publisher;
   request.id = 0;
-  const auto publisher_end = publisher.transport->open(request);
+  const auto publisher_end = publisher.plan.open(request);
+  ASSERT_EQ(media.size(), 1u) << "both opened on the medium their plans named";
 
   RoleThread subscriber_role;
   subscriber_role.start_subscriber(subscriber.config, *subscriber_end);

@@ -64,21 +64,19 @@ TEST(IceoryxTransport, RefusesNamesIceoryxCannotHold)
 {
   for (const std::string& bad :
        {std::string(101, 'a'), std::string(".hidden"), std::string("a/b")}) {
-    auto transport = netprof::make_iceoryx_transport();
-    netprof::testing::give_arguments(*transport, {"--iceoryx", bad});
-    EXPECT_THROW(transport->validate(netprof::Role::publisher), netprof::UsageError) << bad;
+    auto transport = netprof::testing::planned(netprof::iceoryx_transport(), {"--iceoryx", bad});
+    EXPECT_THROW(transport->plan_for(netprof::Role::publisher), netprof::UsageError) << bad;
   }
-  auto transport = netprof::make_iceoryx_transport();
-  netprof::testing::give_arguments(*transport, {"--iceoryx", std::string(100, 'a')});
-  EXPECT_NO_THROW(transport->validate(netprof::Role::publisher));
+  auto transport =
+      netprof::testing::planned(netprof::iceoryx_transport(), {"--iceoryx", std::string(100, 'a')});
+  EXPECT_NO_THROW(transport->plan_for(netprof::Role::publisher));
 }
 
 TEST(IceoryxTransport, LocalPairGivesEveryProcessTheSameFreshName)
 {
-  auto transport = netprof::make_iceoryx_transport();
-  netprof::testing::give_arguments(*transport, {"--iceoryx"});
-  const auto first = transport->loopback_arguments(2);
-  const auto second = transport->loopback_arguments(2);
+  auto transport = netprof::testing::planned(netprof::iceoryx_transport(), {"--iceoryx"});
+  const auto first = transport->pair_plan(2);
+  const auto second = transport->pair_plan(2);
   ASSERT_EQ(first.publisher.size(), 2u);
   EXPECT_EQ(first.subscribers.at(0), first.publisher);
   EXPECT_EQ(first.subscribers.at(1), first.publisher);

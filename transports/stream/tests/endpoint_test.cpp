@@ -36,9 +36,9 @@ using netprof::EndpointRequest;
 using netprof::ReceiveResult;
 using netprof::Role;
 using netprof::SendResult;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::testing::CollectingSink;
-using netprof::testing::give_arguments;
+using netprof::testing::PlannedTransport;
 using netprof::transport_common::UniqueFd;
 
 using Bytes = std::vector<std::byte>;
@@ -49,7 +49,7 @@ constexpr std::size_t largest_control = 300;
 
 struct Kind {
   std::string name;
-  std::function<std::unique_ptr<Transport>()> make;
+  std::function<TransportDescriptor()> describe;
   std::vector<std::string> options;
   int socket_type;
   bool framed;
@@ -57,13 +57,10 @@ struct Kind {
 
 std::vector<Kind> kinds()
 {
-  return {{"tcp", netprof::make_tcp_transport, {}, SOCK_STREAM, true},
-          {"uds_seqpacket",
-           netprof::make_uds_transport,
-           {"--uds-type", "seqpacket"},
-           SOCK_SEQPACKET,
-           false},
-          {"uds_stream", netprof::make_uds_transport, {"--uds-type", "stream"}, SOCK_STREAM, true}};
+  return {
+      {"tcp", netprof::tcp_transport, {}, SOCK_STREAM, true},
+      {"uds_seqpacket", netprof::uds_transport, {"--uds-type", "seqpacket"}, SOCK_SEQPACKET, false},
+      {"uds_stream", netprof::uds_transport, {"--uds-type", "stream"}, SOCK_STREAM, true}};
 }
 
 Bytes text(const std::string& characters)
@@ -129,8 +126,7 @@ class StreamEndpointTest : public ::testing::TestWithParam<Kind> {
 protected:
   void SetUp() override
   {
-    m_transport = GetParam().make();
-    m_arguments = m_transport->loopback_arguments(2);
+    m_arguments = PlannedTransport(GetParam().describe(), {}).pair_plan(2);
     for (const std::string& file : m_arguments.files) {
       m_files.push_back(file);
     }
@@ -155,10 +151,7 @@ protected:
   std::unique_ptr<Endpoint> open(Role role, std::vector<std::string> arguments,
                                  std::size_t subscribers = 2)
   {
-    m_held.push_back(GetParam().make());
-    Transport& transport = *m_held.back();
-    give_arguments(transport, with_kind(std::move(arguments)));
-    transport.validate(role);
+    const PlannedTransport transport(GetParam().describe(), with_kind(std::move(arguments)));
     EndpointRequest request;
     request.role = role;
     request.queue_length_bytes = queue_length;
@@ -234,9 +227,7 @@ protected:
     return false;
   }
 
-  std::unique_ptr<Transport> m_transport;
-  Transport::LoopbackArguments m_arguments;
-  std::vector<std::unique_ptr<Transport>> m_held;
+  netprof::LocalPairPlan m_arguments;
   std::vector<std::string> m_files;
 };
 

@@ -22,23 +22,21 @@
 namespace {
 
 using netprof::Role;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::TransportError;
 using netprof::UsageError;
-using netprof::testing::give_arguments;
+using netprof::testing::PlannedTransport;
 
-std::unique_ptr<Transport> tcp_with(const std::vector<std::string>& arguments)
+std::unique_ptr<PlannedTransport> tcp_with(const std::vector<std::string>& arguments)
 {
-  std::unique_ptr<Transport> sut = netprof::make_tcp_transport();
-  give_arguments(*sut, arguments);
-  return sut;
+  return netprof::testing::planned(netprof::tcp_transport(), arguments);
 }
 
 // The UsageError's message when `role` validates these arguments, or "" when none is thrown.
 std::string refusal(const std::vector<std::string>& arguments, Role role)
 {
   try {
-    tcp_with(arguments)->validate(role);
+    tcp_with(arguments)->plan_for(role);
   } catch (const UsageError& error) {
     return error.what();
   }
@@ -88,23 +86,23 @@ TEST(TcpOptions, BadValuesAreRefusedInOneLineNamingThem)
 
 TEST(TcpOptions, TheLocalPairPicksAFreePortUnlessGivenOne)
 {
-  const Transport::LoopbackArguments picked = tcp_with({})->loopback_arguments(2);
+  const netprof::LocalPairPlan picked = tcp_with({})->pair_plan(2);
   ASSERT_EQ(picked.publisher.size(), 2u);
   EXPECT_NE(picked.publisher[1], "127.0.0.1:0");
   ASSERT_EQ(picked.subscribers.size(), 2u);
   EXPECT_EQ(picked.subscribers[0], picked.publisher);
-  tcp_with(picked.publisher)->validate(Role::publisher);
-  tcp_with(picked.subscribers[1])->validate(Role::subscriber);
+  tcp_with(picked.publisher)->plan_for(Role::publisher);
+  tcp_with(picked.subscribers[1])->plan_for(Role::subscriber);
 
-  const Transport::LoopbackArguments any = tcp_with({"--tcp", "0.0.0.0:0"})->loopback_arguments(1);
+  const netprof::LocalPairPlan any = tcp_with({"--tcp", "0.0.0.0:0"})->pair_plan(1);
   EXPECT_EQ(any.publisher[1].rfind("0.0.0.0:", 0), 0u);
   EXPECT_EQ(any.subscribers[0][1].rfind("127.0.0.1:", 0), 0u) << "subscribers connect to lo";
 
-  const Transport::LoopbackArguments both =
-      tcp_with({"--tcp", "127.0.0.1:5555", "--tcp", "127.0.0.1:0"})->loopback_arguments(1);
+  const netprof::LocalPairPlan both =
+      tcp_with({"--tcp", "127.0.0.1:5555", "--tcp", "127.0.0.1:0"})->pair_plan(1);
   EXPECT_EQ(both.subscribers[0],
             (std::vector<std::string>{"--tcp", "127.0.0.1:0", "--tcp", "127.0.0.1:5555"}));
-  EXPECT_THROW(tcp_with({"--tcp", "a:1", "--tcp", "b:2", "--tcp", "c:3"})->loopback_arguments(1),
+  EXPECT_THROW(tcp_with({"--tcp", "a:1", "--tcp", "b:2", "--tcp", "c:3"})->pair_plan(1),
                UsageError);
 }
 

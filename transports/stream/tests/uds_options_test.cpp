@@ -27,17 +27,15 @@ namespace {
 
 using namespace std::chrono_literals;
 using netprof::Role;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::TransportError;
 using netprof::UsageError;
-using netprof::testing::give_arguments;
+using netprof::testing::PlannedTransport;
 using netprof::uds::parse_uds_address;
 
-std::unique_ptr<Transport> uds_with(const std::vector<std::string>& arguments)
+std::unique_ptr<PlannedTransport> uds_with(const std::vector<std::string>& arguments)
 {
-  std::unique_ptr<Transport> sut = netprof::make_uds_transport();
-  give_arguments(*sut, arguments);
-  return sut;
+  return netprof::testing::planned(netprof::uds_transport(), arguments);
 }
 
 std::string refusal(const std::string& value)
@@ -134,20 +132,20 @@ TEST(UdsAddress, AnAbstractNameStartsWithAZeroByteAndHasNoFile)
 
 TEST(UdsOptions, EveryRoleNeedsThePlaceAndTheTypeIsOneOfTwo)
 {
-  EXPECT_THROW(uds_with({"--uds-type", "stream"})->validate(Role::subscriber), UsageError);
-  EXPECT_THROW(uds_with({"--uds", "/tmp/x", "--uds-type", "dgram"})->validate(Role::publisher),
+  EXPECT_THROW(uds_with({"--uds-type", "stream"})->plan_for(Role::subscriber), UsageError);
+  EXPECT_THROW(uds_with({"--uds", "/tmp/x", "--uds-type", "dgram"})->plan_for(Role::publisher),
                UsageError);
-  EXPECT_NO_THROW(uds_with({"--uds", "@x", "--uds-type", "stream"})->validate(Role::publisher));
+  EXPECT_NO_THROW(uds_with({"--uds", "@x", "--uds-type", "stream"})->plan_for(Role::publisher));
 }
 
 TEST(UdsOptions, TheLocalPairPicksAFreshFileAndListsItForCleanUp)
 {
-  const Transport::LoopbackArguments picked = uds_with({})->loopback_arguments(2);
+  const netprof::LocalPairPlan picked = uds_with({})->pair_plan(2);
   ASSERT_EQ(picked.publisher.size(), 2u);
   EXPECT_NE(picked.publisher[1].find("netprof-uds-"), std::string::npos);
   EXPECT_EQ(picked.subscribers.at(1), picked.publisher);
   EXPECT_EQ(picked.files, std::vector<std::string>{picked.publisher[1]});
-  EXPECT_TRUE(uds_with({"--uds", "@name"})->loopback_arguments(1).files.empty());
+  EXPECT_TRUE(uds_with({"--uds", "@name"})->pair_plan(1).files.empty());
 }
 
 TEST_F(UdsFiles, TheSocketFileIs0600UnderAnyUmaskAndRemovedAtTheEnd)

@@ -2,6 +2,7 @@
 // messages, role rules, the local pair's arguments, bind errors and peer learning.
 // Loopback addresses only.
 
+#include "udp/free_ports.hpp"
 #include "udp/socket_address.hpp"
 #include "udp/udp_transport.hpp"
 #include "udp/udp_tuning.hpp"
@@ -32,13 +33,14 @@ using netprof::testing::CountingSink;
 using namespace std::chrono_literals;
 using netprof::Clock;
 using netprof::Endpoint;
+using netprof::LocalPairArguments;
 using netprof::ReceiveResult;
 using netprof::Role;
 using netprof::SendResult;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::TransportError;
 using netprof::UsageError;
-using netprof::testing::give_arguments;
+using netprof::testing::PlannedTransport;
 namespace udp = netprof::udp;
 
 using Bytes = std::vector<std::byte>;
@@ -55,17 +57,23 @@ std::string usage_message(const std::string& value)
   return "(no error)";
 }
 
-std::unique_ptr<Transport> udp_with(const std::vector<std::string>& arguments)
+std::unique_ptr<PlannedTransport> udp_with(const std::vector<std::string>& arguments)
 {
-  auto transport = netprof::make_udp_transport();
-  give_arguments(*transport, arguments);
-  return transport;
+  return netprof::testing::planned(netprof::udp_transport(), arguments);
+}
+
+// A publisher on a free loopback port: the plan refuses port 0 to a publisher, since its
+// subscribers could not find it.
+std::unique_ptr<Endpoint> udp_publisher(std::size_t queue)
+{
+  const std::string own = "127.0.0.1:" + std::to_string(udp::pick_free_loopback_ports(1).front());
+  return udp_with({"-u", own})->open({Role::publisher, 0, queue});
 }
 
 std::string validate_message(const std::vector<std::string>& arguments, Role role)
 {
   try {
-    udp_with(arguments)->validate(role);
+    udp_with(arguments)->plan_for(role);
   } catch (const UsageError& error) {
     return error.what();
   }
@@ -261,7 +269,7 @@ TEST(UdpTransport, BadPeerValueIsReportedByValidate)
 
 TEST(UdpLocalPair, PicksTwoFreeLoopbackPortsWhenNoneGiven)
 {
-  const Transport::LocalPairArguments pair = udp_with({})->local_pair_arguments();
+  const LocalPairArguments pair = udp_with({})->pair();
   ASSERT_EQ(pair.publisher.size(), 2u);
   ASSERT_EQ(pair.subscriber.size(), 4u);
   EXPECT_EQ(pair.publisher[0], "-u");
@@ -278,15 +286,15 @@ TEST(UdpLocalPair, PicksTwoFreeLoopbackPortsWhenNoneGiven)
 TEST(UdpLocalPair, EachChildsArgumentsPassItsOwnRolesValidation)
 {
   // The parent does not validate itself as a publisher; each child does, with its role.
-  const Transport::LocalPairArguments pair = udp_with({"--udp-batch", "4"})->local_pair_arguments();
+  const LocalPairArguments pair = udp_with({"--udp-batch", "4"})->pair();
   EXPECT_EQ(validate_message(pair.publisher, Role::publisher), "(no error)");
   EXPECT_EQ(validate_message(pair.subscriber, Role::subscriber), "(no error)");
 }
 
 TEST(UdpLocalPair, TwoGivenAddressesAreSwappedForTheSubscriber)
 {
-  const Transport::LocalPairArguments pair =
-      udp_with({"-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001"})->local_pair_arguments();
+  const LocalPairArguments pair =
+      udp_with({"-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001"})->pair();
   EXPECT_EQ(pair.publisher,
             (std::vector<std::string>{"-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001"}));
   EXPECT_EQ(pair.subscriber,
@@ -295,17 +303,17 @@ TEST(UdpLocalPair, TwoGivenAddressesAreSwappedForTheSubscriber)
 
 TEST(UdpLocalPair, OneOrThreeAddressesAreRefused)
 {
-  EXPECT_THROW(udp_with({"-u", "127.0.0.1:40000"})->local_pair_arguments(), UsageError);
-  EXPECT_THROW(udp_with({"-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001", "-u", "127.0.0.1:40002"})
-                   ->local_pair_arguments(),
-               UsageError);
+  EXPECT_THROW(udp_with({"-u", "127.0.0.1:40000"})->pair(), UsageError);
+  EXPECT_THROW(
+      udp_with({"-u", "127.0.0.1:40000", "-u", "127.0.0.1:40001", "-u", "127.0.0.1:40002"})->pair(),
+      UsageError);
 }
 
 // --- open ----------------------------------------------------------------------------------
 
 TEST(UdpOpen, FactsShowTheBoundPortNotZero)
 {
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
+  const auto endpoint = udp_publisher(0);
   const netprof::EndpointFacts facts = endpoint->facts();
   EXPECT_EQ(facts.transport, "udp");
   EXPECT_NE(port_of(local_address(*endpoint)), 0);
@@ -319,7 +327,7 @@ TEST(UdpOpen, FactsShowTheBoundPortNotZero)
 
 TEST(UdpOpen, SecondPublisherOnTheSamePortFails)
 {
-  const auto first = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
+  const auto first = udp_publisher(0);
   const std::string address = local_address(*first);
   const auto second = udp_with({"-u", address});
   try {
@@ -364,7 +372,7 @@ void expect_clamp_note_without_net_admin()
     std::cerr << "cannot drop CAP_NET_ADMIN";
     std::_Exit(2);
   }
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, huge});
+  const auto endpoint = udp_publisher(huge);
   const netprof::EndpointFacts facts = endpoint->facts();
   if (facts.granted_receive_buffer_bytes >= huge) {
     std::_Exit(0); // net.core.rmem_max allows 1 GiB here: nothing to clamp
@@ -390,7 +398,7 @@ TEST(UdpOpen, ClampedBufferIsForcedWithNetAdmin)
   if (!has_net_admin()) {
     GTEST_SKIP() << "no CAP_NET_ADMIN: SO_RCVBUFFORCE is not allowed (covered by the clamp test)";
   }
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, huge});
+  const auto endpoint = udp_publisher(huge);
   const netprof::EndpointFacts facts = endpoint->facts();
   EXPECT_EQ(facts.requested_buffer_bytes, huge);
   // The kernel's own ceiling is INT_MAX / 2, one byte short of 1 GiB.
@@ -410,7 +418,7 @@ TEST(UdpOpen, ClampedBufferIsForcedWithNetAdmin)
 TEST(UdpOpen, GrantedBufferIsWhatWasAskedWhenWithinLimits)
 {
   constexpr std::size_t modest = 64 * 1024; // below any default [rw]mem_max
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, modest});
+  const auto endpoint = udp_publisher(modest);
   const netprof::EndpointFacts facts = endpoint->facts();
   EXPECT_EQ(facts.granted_receive_buffer_bytes, modest);
   EXPECT_EQ(facts.granted_send_buffer_bytes, modest);
@@ -421,14 +429,14 @@ TEST(UdpOpen, GrantedBufferIsWhatWasAskedWhenWithinLimits)
 
 TEST(UdpSend, PublisherWithoutPeersSendsToNobody)
 {
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
+  const auto endpoint = udp_publisher(0);
   const Bytes message(10);
   EXPECT_EQ(endpoint->send(message), SendResult::sent);
 }
 
 TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
 {
-  const auto publisher = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, queue_length});
+  const auto publisher = udp_publisher(queue_length);
   const std::string publisher_address = local_address(*publisher);
   const auto first = udp_with({"-u", "127.0.0.1:0", "-u", publisher_address})
                          ->open({Role::subscriber, 1, queue_length});
@@ -464,7 +472,7 @@ TEST(UdpSend, ExplicitPeersAreDeduplicated)
 
 TEST(UdpSend, AdoptingAHandleThatNamesNoOneAddsNoPeer)
 {
-  const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
+  const auto endpoint = udp_publisher(0);
   EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{}));
   EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{42})) << "not a handle UDP made";
   EXPECT_TRUE(endpoint->facts().peer_addresses.empty());

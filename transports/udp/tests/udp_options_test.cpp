@@ -9,6 +9,8 @@
 #include "udp/udp_transport.hpp"
 #include "udp/udp_tuning.hpp"
 
+#include "support/transport_options.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <gtest/gtest.h>
@@ -25,8 +27,9 @@ using netprof::LocalPairArguments;
 using netprof::OptionGroup;
 using netprof::OptionValues;
 using netprof::Role;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::UsageError;
+using netprof::testing::PlannedTransport;
 namespace udp = netprof::udp;
 
 using Arguments = std::vector<std::string>;
@@ -66,21 +69,23 @@ in_addr address(const char* text)
 // The three UDP transports as one registry makes them; the command line gives each what the
 // user gave, parsed against every group.
 struct Family {
-  std::unique_ptr<Transport> unicast = netprof::make_udp_transport();
-  std::unique_ptr<Transport> multicast = netprof::make_multicast_transport();
-  std::unique_ptr<Transport> broadcast = netprof::make_broadcast_transport();
+  std::vector<TransportDescriptor> all = {netprof::udp_transport(), netprof::multicast_transport(),
+                                          netprof::broadcast_transport()};
+  std::unique_ptr<PlannedTransport> unicast, multicast, broadcast;
+
+  Family() { give({}); }
 
   std::vector<const OptionGroup*> groups() const
   {
-    return {&unicast->options(), &multicast->options(), &broadcast->options()};
+    return {&all[0].options, &all[1].options, &all[2].options};
   }
 
   void give(const Arguments& arguments)
   {
     const OptionValues values = parsed(arguments, groups());
-    for (Transport* transport : {unicast.get(), multicast.get(), broadcast.get()}) {
-      transport->set_option_values(values);
-    }
+    unicast = std::make_unique<PlannedTransport>(all[0], values, all);
+    multicast = std::make_unique<PlannedTransport>(all[1], values, all);
+    broadcast = std::make_unique<PlannedTransport>(all[2], values, all);
   }
 
   // What the local pair passes on as the user gave it, beside the transport's own arguments.
@@ -191,7 +196,7 @@ TEST(UdpFamily, AllOptionsTogetherParseWithoutAmbiguity)
   EXPECT_FALSE(family.broadcast->selected());
   // The option shown in the udp entry's group is what multicast sends with.
   EXPECT_EQ(udp::parse_tuning(parsed(given, family.groups())).fragment_size, 9000u);
-  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  const LocalPairArguments pair = family.multicast->pair();
   EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.1.2.3:5000"}));
   EXPECT_EQ(pair.subscriber, pair.publisher);
   const LocalPairArguments forwarded = family.forwarded(given);
@@ -203,7 +208,7 @@ TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
 {
   Family family;
   family.give({"--udp-batch", "8"});
-  const Transport::LocalPairArguments pair = family.unicast->local_pair_arguments();
+  const LocalPairArguments pair = family.unicast->pair();
   ASSERT_EQ(pair.publisher.size(), 2u) << "its own address only";
   ASSERT_EQ(pair.subscriber.size(), 4u) << "its own address and the publisher's";
   const LocalPairArguments forwarded = family.forwarded({"--udp-batch", "8"});
@@ -218,8 +223,8 @@ TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
   const std::string expected =
       "invalid value '100' for --fragment-size: expected a size in bytes from 512 to 65479"
       " (K, M, G = 1024, 1024^2, 1024^3 bytes)";
-  EXPECT_EQ(usage_error([&] { family.unicast->validate(Role::publisher); }), expected);
-  EXPECT_EQ(usage_error([&] { family.multicast->validate(Role::publisher); }), expected);
+  EXPECT_EQ(usage_error([&] { family.unicast->plan_for(Role::publisher); }), expected);
+  EXPECT_EQ(usage_error([&] { family.multicast->plan_for(Role::publisher); }), expected);
 }
 
 TEST(UdpFamily, EveryModeReadsTheSharedOptionsAndOnlyItsOwnAddressOptions)
@@ -342,7 +347,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(MulticastLocalPair, WithoutMBothJoinMadarasGroupOnAFreePortOnLoopback)
 {
   Family family;
-  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  const LocalPairArguments pair = family.multicast->pair();
   ASSERT_EQ(pair.publisher.size(), 6u);
   EXPECT_EQ(pair.publisher[0], "-m");
   EXPECT_EQ(pair.publisher[1].rfind("239.255.0.1:", 0), 0u);
@@ -358,7 +363,7 @@ TEST(MulticastLocalPair, GivenGroupAndOptionsAreKept)
   Family family;
   const Arguments given = {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"};
   family.give(given);
-  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  const LocalPairArguments pair = family.multicast->pair();
   EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.9.9.9:7000"}));
   EXPECT_EQ(pair.subscriber, pair.publisher);
   const LocalPairArguments forwarded = family.forwarded(given);
@@ -370,7 +375,7 @@ TEST(MulticastLocalPair, WithoutMTheOptionsGivenReplaceTheLoopbackDefaults)
 {
   Family family;
   family.give({"--mc-ttl", "1"});
-  const Transport::LocalPairArguments pair = family.multicast->local_pair_arguments();
+  const LocalPairArguments pair = family.multicast->pair();
   ASSERT_EQ(pair.publisher.size(), 4u);
   EXPECT_EQ(Arguments(pair.publisher.begin() + 2, pair.publisher.end()),
             (Arguments{"--mc-interface", "127.0.0.1"}))
@@ -430,7 +435,7 @@ TEST(BroadcastAddress, PortZeroIsRefused)
 TEST(BroadcastTransport, NeedsAnAddressAndIsSelectedByB)
 {
   Family family;
-  EXPECT_EQ(usage_error([&] { family.broadcast->validate(Role::subscriber); }),
+  EXPECT_EQ(usage_error([&] { family.broadcast->plan_for(Role::subscriber); }),
             "broadcast needs its address: -b addr:port, e.g. -b 127.255.255.255:4150");
   family.give({"-b", "127.255.255.255:1"});
   EXPECT_TRUE(family.broadcast->selected());
@@ -439,7 +444,7 @@ TEST(BroadcastTransport, NeedsAnAddressAndIsSelectedByB)
 TEST(BroadcastLocalPair, WithoutBBothUseLoopbacksBroadcastOnAFreePort)
 {
   Family family;
-  const Transport::LocalPairArguments pair = family.broadcast->local_pair_arguments();
+  const LocalPairArguments pair = family.broadcast->pair();
   ASSERT_EQ(pair.publisher.size(), 2u);
   EXPECT_EQ(pair.publisher[0], "-b");
   EXPECT_EQ(pair.publisher[1].rfind("127.255.255.255:", 0), 0u);

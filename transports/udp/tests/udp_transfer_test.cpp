@@ -4,6 +4,7 @@
 // Multicast is sent and joined on lo with TTL 0, so nothing leaves the machine.
 
 #include "udp/fragment_header.hpp"
+#include "udp/free_ports.hpp"
 #include "udp/udp_transport.hpp"
 #include "udp/udp_tuning.hpp"
 
@@ -40,8 +41,8 @@ using netprof::Endpoint;
 using netprof::ReceiveResult;
 using netprof::Role;
 using netprof::SendResult;
-using netprof::Transport;
-using netprof::testing::give_arguments;
+using netprof::TransportDescriptor;
+using netprof::testing::PlannedTransport;
 namespace udp = netprof::udp;
 
 using Bytes = std::vector<std::byte>;
@@ -95,23 +96,24 @@ void send_raw(const std::string& address, const Bytes& datagram)
 // Opens endpoints of one UDP mode the way the command line would configure them.
 class Opener {
 public:
-  std::unique_ptr<Endpoint> open(const std::string& mode, const Arguments& arguments, Role role,
+  std::unique_ptr<Endpoint> open(const std::string& mode, Arguments arguments, Role role,
                                  std::size_t queue = queue_length)
   {
     const bool unicast = mode == "udp";
-    auto& transport =
-        m_transports.emplace_back(unicast               ? netprof::make_udp_transport()
-                                  : mode == "multicast" ? netprof::make_multicast_transport()
-                                                        : netprof::make_broadcast_transport());
+    // A unicast publisher given port 0 gets a free one: the plan refuses port 0 to a publisher,
+    // since its subscribers could not find it.
+    if (unicast && role == Role::publisher && arguments.at(1) == "127.0.0.1:0")
+      arguments[1] = "127.0.0.1:" + std::to_string(udp::pick_free_loopback_ports(1).front());
     // Unicast shows the options every UDP mode shares; the other modes read them too.
-    give_arguments(*transport, arguments,
-                   unicast ? std::vector<const netprof::OptionGroup*>{}
-                           : std::vector<const netprof::OptionGroup*>{&udp::tuning_options()});
-    return transport->open({role, role == Role::publisher ? 0U : 1U, queue});
+    const PlannedTransport transport(
+        unicast               ? netprof::udp_transport()
+        : mode == "multicast" ? netprof::multicast_transport()
+                              : netprof::broadcast_transport(),
+        arguments,
+        unicast ? std::vector<const netprof::OptionGroup*>{}
+                : std::vector<const netprof::OptionGroup*>{&udp::tuning_options()});
+    return transport.open({role, role == Role::publisher ? 0U : 1U, queue});
   }
-
-private:
-  std::vector<std::unique_ptr<Transport>> m_transports;
 };
 
 // A unicast publisher and subscriber that know each other.

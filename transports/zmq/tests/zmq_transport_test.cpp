@@ -40,13 +40,13 @@ using netprof::Endpoint;
 using netprof::ReceiveResult;
 using netprof::Role;
 using netprof::SendResult;
-using netprof::Transport;
+using netprof::TransportDescriptor;
 using netprof::TransportError;
 using netprof::UsageError;
 using netprof::testing::Bytes;
 using netprof::testing::bytes;
 using netprof::testing::free_tcp_endpoint;
-using netprof::testing::give_arguments;
+using netprof::testing::PlannedTransport;
 using netprof::testing::receive_until;
 using netprof::testing::say_hello;
 using netprof::testing::settings_for;
@@ -64,18 +64,16 @@ std::string parse_message(const std::string& value, zeromq::Use use = zeromq::Us
   return "(no error)";
 }
 
-std::unique_ptr<Transport> zmq_with(const std::vector<std::string>& arguments)
+std::unique_ptr<PlannedTransport> zmq_with(const std::vector<std::string>& arguments)
 {
-  auto transport = netprof::make_zmq_transport();
-  give_arguments(*transport, arguments);
-  return transport;
+  return netprof::testing::planned(netprof::zmq_transport(), arguments);
 }
 
 // What the local pair forwards of a zmq command line to each child, beside the endpoints.
 netprof::LocalPairArguments forwarded(const std::vector<std::string>& arguments)
 {
-  const auto transport = netprof::make_zmq_transport();
-  const std::vector<const netprof::OptionGroup*> groups = {&transport->options()};
+  const netprof::TransportDescriptor transport = netprof::zmq_transport();
+  const std::vector<const netprof::OptionGroup*> groups = {&transport.options};
   return netprof::route_to_local_pair(netprof::parse_options(arguments, groups), groups);
 }
 
@@ -273,22 +271,22 @@ TEST(ZmqIpcFile, EndpointRemovesItsOwnFileOnlyAndReportsAStaleOne)
 
 TEST(ZmqTransport, ValidateChecksEveryEndpointAndTheThreadCount)
 {
-  EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555"})->validate(Role::publisher));
+  EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555"})->plan_for(Role::publisher));
   EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5556", "--zmq", "tcp://127.0.0.1:5555"})
-                      ->validate(Role::subscriber));
+                      ->plan_for(Role::subscriber));
   EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555", "--zmq", "tcp://127.0.0.1:5555"})
-                   ->validate(Role::publisher),
+                   ->plan_for(Role::publisher),
                UsageError);
   EXPECT_THROW(zmq_with({"--zmq", "tcp://*:5555", "--zmq", "tcp://127.0.0.1:5555"})
-                   ->validate(Role::publisher),
+                   ->plan_for(Role::publisher),
                UsageError);
   EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:1", "--zmq", "tcp://127.0.0.1:2", "--zmq",
                          "tcp://127.0.0.1:2"})
-                   ->validate(Role::publisher),
+                   ->plan_for(Role::publisher),
                UsageError);
   for (const char* threads : {"0", "65", "x", "-1", "1.5"}) {
     EXPECT_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5555", "--zmq-io-threads", threads})
-                     ->validate(Role::publisher),
+                     ->plan_for(Role::publisher),
                  UsageError)
         << threads;
   }
@@ -297,7 +295,7 @@ TEST(ZmqTransport, ValidateChecksEveryEndpointAndTheThreadCount)
 std::string validate_message(const std::vector<std::string>& arguments, Role role)
 {
   try {
-    zmq_with(arguments)->validate(role);
+    zmq_with(arguments)->plan_for(role);
   } catch (const UsageError& error) {
     return error.what();
   }
@@ -336,7 +334,7 @@ TEST(ZmqTransport, LocalPairMakesThePublishersEndpointDefinite)
 {
   // The parent does not validate itself as a publisher; each child does, with its role.
   for (const char* given : {"tcp://127.0.0.1:*", "ipc://*"}) {
-    const auto pair = zmq_with({"--zmq", given})->local_pair_arguments();
+    const auto pair = zmq_with({"--zmq", given})->pair();
     EXPECT_EQ(validate_message(pair.publisher, Role::publisher), "(no error)") << given;
     EXPECT_EQ(validate_message(pair.subscriber, Role::subscriber), "(no error)") << given;
   }
@@ -357,16 +355,16 @@ TEST(ZmqTransport, NamedOnlyByZmqAndReadsOnlyItsOwnOptions)
   }
 }
 
-TEST(ZmqTransport, NoEndpointIsRefusedWhenOpening)
+TEST(ZmqTransport, NoEndpointIsRefusedForARoleButNotForTheLocalPair)
 {
   auto transport = zmq_with({"--zmq-nodrop"});
-  EXPECT_NO_THROW(transport->validate(Role::publisher)); // the local pair may still pick some
-  EXPECT_THROW(transport->open({Role::publisher, 0, 0}), UsageError);
+  EXPECT_THROW(transport->plan_for(Role::publisher), UsageError);
+  EXPECT_NO_THROW(transport->pair()); // the local pair picks its own
 }
 
 TEST(ZmqTransport, LocalPairPicksFreeLoopbackPortsByDefault)
 {
-  const auto arguments = zmq_with({})->local_pair_arguments();
+  const auto arguments = zmq_with({})->pair();
   ASSERT_EQ(arguments.publisher.size(), 2u);
   ASSERT_EQ(arguments.subscriber.size(), 4u);
   EXPECT_EQ(arguments.publisher[0], "--zmq");
@@ -377,7 +375,7 @@ TEST(ZmqTransport, LocalPairPicksFreeLoopbackPortsByDefault)
 
 TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
 {
-  const auto tcp = zmq_with({"--zmq", "tcp://*:*", "--zmq-nodrop"})->local_pair_arguments();
+  const auto tcp = zmq_with({"--zmq", "tcp://*:*", "--zmq-nodrop"})->pair();
   EXPECT_EQ(tcp.publisher[1].rfind("tcp://*:", 0), 0u);
   EXPECT_EQ(tcp.subscriber[1].rfind("tcp://127.0.0.1:", 0), 0u);
   EXPECT_EQ(tcp.subscriber[3], "tcp://127.0.0.1:" + tcp.publisher[1].substr(8));
@@ -385,12 +383,12 @@ TEST(ZmqTransport, LocalPairWithOneEndpointGivesTheSubscriberOneOfTheSameKind)
   EXPECT_EQ(nodrop.publisher, std::vector<std::string>{"--zmq-nodrop"});
   EXPECT_EQ(nodrop.subscriber, std::vector<std::string>{"--zmq-nodrop"});
 
-  const auto ipc = zmq_with({"--zmq", "ipc://*"})->local_pair_arguments();
+  const auto ipc = zmq_with({"--zmq", "ipc://*"})->pair();
   EXPECT_NE(ipc.publisher[1].find("publisher.ipc"), std::string::npos) << ipc.publisher[1];
   EXPECT_NE(ipc.subscriber[1].find("subscriber.ipc"), std::string::npos) << ipc.subscriber[1];
   EXPECT_EQ(ipc.subscriber[3], ipc.publisher[1]);
 
-  const auto fixed = zmq_with({"--zmq", "ipc:///tmp/p.ipc"})->local_pair_arguments();
+  const auto fixed = zmq_with({"--zmq", "ipc:///tmp/p.ipc"})->pair();
   EXPECT_EQ(fixed.publisher[1], "ipc:///tmp/p.ipc");
   EXPECT_NE(fixed.subscriber[1], fixed.publisher[1]);
 }
@@ -399,16 +397,16 @@ TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
 {
   const std::vector<std::string> given = {
       "--zmq", "ipc:///tmp/a.ipc", "--zmq", "ipc:///tmp/b.ipc", "--zmq-io-threads", "2"};
-  const auto pair = zmq_with(given)->local_pair_arguments();
+  const auto pair = zmq_with(given)->pair();
   EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "ipc:///tmp/a.ipc"}));
   EXPECT_EQ(pair.subscriber,
             (std::vector<std::string>{"--zmq", "ipc:///tmp/b.ipc", "--zmq", "ipc:///tmp/a.ipc"}));
   const auto threads = forwarded(given);
   EXPECT_EQ(threads.publisher, (std::vector<std::string>{"--zmq-io-threads", "2"}));
   EXPECT_EQ(threads.subscriber, threads.publisher);
-  EXPECT_THROW(zmq_with({"--zmq", "ipc:///tmp/a", "--zmq", "ipc:///tmp/b", "--zmq", "ipc:///tmp/c"})
-                   ->local_pair_arguments(),
-               UsageError);
+  EXPECT_THROW(
+      zmq_with({"--zmq", "ipc:///tmp/a", "--zmq", "ipc:///tmp/b", "--zmq", "ipc:///tmp/c"})->pair(),
+      UsageError);
 }
 
 // inproc:// joins the threads of one process only: the transport takes it once told that its
@@ -416,15 +414,15 @@ TEST(ZmqTransport, LocalPairWithTwoEndpointsUsesThemAndRefusesThree)
 TEST(ZmqTransport, InprocIsForTheThreadsOfALocalPair)
 {
   const auto processes = zmq_with({"--zmq", "inproc://np"});
-  EXPECT_THROW(processes->local_pair_arguments(), UsageError);
+  EXPECT_THROW(processes->pair(), UsageError);
 
   const auto threads = zmq_with({"--zmq", "inproc://np"});
   threads->set_threads_of_one_process(true);
-  const auto pair = threads->local_pair_arguments();
+  const auto pair = threads->pair();
   EXPECT_EQ(pair.publisher, (std::vector<std::string>{"--zmq", "inproc://np"}));
   EXPECT_EQ(pair.subscriber,
             (std::vector<std::string>{"--zmq", "inproc://np-subscriber", "--zmq", "inproc://np"}));
-  EXPECT_TRUE(threads->allows_threads());
+  EXPECT_TRUE(threads->descriptor().flags.threads);
 }
 
 TEST(ZmqTransport, CurveIsRefusedOverInproc)
@@ -439,7 +437,7 @@ TEST(ZmqTransport, CurveIsRefusedOverInproc)
   const auto transport = zmq_with({"--zmq", "inproc://np", "--zmq-curve", key});
   transport->set_threads_of_one_process(true);
   try {
-    transport->local_pair_arguments();
+    transport->pair();
     ADD_FAILURE() << "--zmq-curve was taken over inproc://";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("inproc:// has none"), std::string::npos)
@@ -751,9 +749,9 @@ TEST(ZmqZeroCopy, LocalPairGivesTheOptionToThePublisherOnly)
 TEST(ZmqZeroCopy, OptionTakesAByteCountOrRefusesWithOneLine)
 {
   EXPECT_NO_THROW(zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "0"})
-                      ->validate(Role::publisher));
+                      ->plan_for(Role::publisher));
   try {
-    zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "-1"})->validate(Role::publisher);
+    zmq_with({"--zmq", "tcp://127.0.0.1:5000", "--zmq-zero-copy", "-1"})->plan_for(Role::publisher);
     FAIL() << "a negative size was accepted";
   } catch (const UsageError& error) {
     EXPECT_STREQ(error.what(), "invalid value '-1' for --zmq-zero-copy: expected a size in bytes "
