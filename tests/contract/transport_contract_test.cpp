@@ -258,14 +258,14 @@ TEST_P(TransportContract, SenderKeptAfterItsDeliveryIsAdoptedLater)
   const bool one_by_one = publisher->capabilities().addresses_peers_one_by_one;
   if (one_by_one) {
     EXPECT_FALSE(kept.none()) << "a transport that adopts peers must name the sender";
-    ASSERT_EQ(publisher->send(pattern(8, 3)), SendResult::sent);
-    ASSERT_EQ(publisher->flush(), SendResult::sent);
+    ASSERT_EQ(publisher->send(pattern(8, 3)).result, SendResult::sent);
+    ASSERT_EQ(publisher->flush().result, SendResult::sent);
     EXPECT_TRUE(stays_quiet(*subscriber)) << "reached a subscriber it never adopted";
   }
   ASSERT_TRUE(publisher->adopt_peer(kept));
   const Bytes data = pattern(40, 4);
   ASSERT_EQ(send_until_taken(*publisher, data, deadline), SendResult::sent);
-  ASSERT_EQ(publisher->flush(), SendResult::sent);
+  ASSERT_EQ(publisher->flush().result, SendResult::sent);
   CollectingSink at_subscriber;
   ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline))
       << "the adopted subscriber was not reached";
@@ -325,7 +325,7 @@ TEST_P(TransportContract, OversizedMessageIsRefusedAndNothingOfItArrives)
   ASSERT_NO_FATAL_FAILURE(connect());
   const auto deadline = Clock::now() + test_deadline;
   const Bytes too_big = pattern(publisher->facts().max_message_size + 1, 17);
-  EXPECT_EQ(publisher->send(too_big), SendResult::failed);
+  EXPECT_EQ(publisher->send(too_big).result, SendResult::failed);
 
   // The endpoint still works, and the marker is the first thing to arrive: no fragment of the
   // refused message went out.

@@ -423,7 +423,7 @@ TEST(UdpSend, PublisherWithoutPeersSendsToNobody)
 {
   const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
   const Bytes message(10);
-  EXPECT_EQ(endpoint->send(message), SendResult::sent);
+  EXPECT_EQ(endpoint->send(message).result, SendResult::sent);
 }
 
 TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
@@ -437,9 +437,9 @@ TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
 
   // Both hellos, and a repeat, are waiting before the publisher looks: they come in one batch.
   const Bytes hello(4);
-  ASSERT_EQ(first->send(hello), SendResult::sent);
-  ASSERT_EQ(second->send(hello), SendResult::sent);
-  ASSERT_EQ(first->send(hello), SendResult::sent);
+  ASSERT_EQ(first->send(hello).result, SendResult::sent);
+  ASSERT_EQ(second->send(hello).result, SendResult::sent);
+  ASSERT_EQ(first->send(hello).result, SendResult::sent);
   AdoptingSink adopting(*publisher);
   ASSERT_TRUE(receive_until(*publisher, adopting, adopting.count, 3));
 
@@ -447,7 +447,7 @@ TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
   EXPECT_EQ(peers, (std::vector<std::string>{local_address(*first), local_address(*second)}));
 
   // Two peers: the sendmmsg path.
-  ASSERT_EQ(publisher->send(Bytes(100)), SendResult::sent);
+  ASSERT_EQ(publisher->send(Bytes(100)).result, SendResult::sent);
   CountingSink at_first;
   CountingSink at_second;
   EXPECT_TRUE(receive_until(*first, at_first, at_first.count, 1));

@@ -480,14 +480,14 @@ TEST(ZmqEndpoint, BackChannelCarriesAnyBytesExactly)
                                        bytes({1, 'a'}),  bytes({2, 7}), bytes({}),
                                        bytes({'N', 0})};
   for (const Bytes& message : upstream) {
-    ASSERT_EQ(subscriber.send(message), SendResult::sent);
+    ASSERT_EQ(subscriber.send(message).result, SendResult::sent);
   }
   CollectingSink sink;
   ASSERT_TRUE(receive_until(publisher, sink, upstream.size()));
   EXPECT_EQ(sink.messages, upstream);
   EXPECT_EQ(publisher.receive(sink, 50ms), ReceiveResult::timed_out) << "something extra came";
 
-  ASSERT_EQ(publisher.send(bytes({0, 1})), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes({0, 1})).result, SendResult::sent);
   CollectingSink downstream;
   ASSERT_TRUE(receive_until(subscriber, downstream, 1));
   EXPECT_EQ(downstream.messages.front(), bytes({0, 1}));
@@ -504,7 +504,7 @@ TEST(ZmqEndpoint, PublisherMayConnectToASubscriber)
   say_hello(subscriber, publisher);
 
   const Bytes large(300, std::byte{'d'});
-  ASSERT_EQ(publisher.send(large), SendResult::sent);
+  ASSERT_EQ(publisher.send(large).result, SendResult::sent);
   CollectingSink at_subscriber;
   ASSERT_TRUE(receive_until(subscriber, at_subscriber, 1));
   EXPECT_EQ(at_subscriber.messages.front(), large);
@@ -523,7 +523,7 @@ TEST(ZmqEndpoint, NoDropPushesBackAtTheHighWaterMark)
   subscriber_settings.queue_length_bytes = 1;
   zeromq::ZmqEndpoint subscriber(subscriber_settings);
 
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
 
@@ -595,7 +595,7 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
   publisher_settings.no_drop = true; // every message must arrive
   zeromq::ZmqEndpoint publisher(publisher_settings);
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
 
@@ -685,7 +685,7 @@ TEST(ZmqZeroCopy, OnlyAnnouncedSendsLendAndEveryMessageArrives)
   EXPECT_TRUE(publisher.capabilities().lends_announced_payload);
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
   EXPECT_FALSE(subscriber.capabilities().lends_announced_payload);
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1));
 
@@ -693,7 +693,7 @@ TEST(ZmqZeroCopy, OnlyAnnouncedSendsLendAndEveryMessageArrives)
   publisher.announce_payload(std::span<const std::byte>(message).subspan(4));
   std::fill_n(message.begin(), 4, std::byte{'N'});
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(publisher.send(message), SendResult::sent);
+    ASSERT_EQ(publisher.send(message).result, SendResult::sent);
   }
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
@@ -718,7 +718,7 @@ TEST(ZmqEndpoint, LargestMessageMakesRoomForTheCoresHeader)
   settings.header_bytes = 52;
   zeromq::ZmqEndpoint publisher(settings);
   EXPECT_EQ(publisher.facts().max_message_size, (std::size_t{16} << 20) + 52);
-  EXPECT_EQ(publisher.send(Bytes((std::size_t{16} << 20) + 53)), SendResult::failed);
+  EXPECT_EQ(publisher.send(Bytes((std::size_t{16} << 20) + 53)).result, SendResult::failed);
 }
 
 TEST(ZmqZeroCopy, OffMeansNoBuffersAndNoNote)

@@ -158,7 +158,7 @@ TEST(DdsQos, AReliableSubscriberAgainstABestEffortPublisherIsNamedOnBothSides)
   EXPECT_NE(at_subscriber.find("--dds-reliability"), std::string::npos);
   // Its hello is not sent into a topic nobody matched.
   const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello), SendResult::failed);
+  EXPECT_EQ(subscriber.send(hello).result, SendResult::failed);
 }
 
 TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
@@ -166,7 +166,7 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
   const std::string prefix = unique_prefix("discovery");
   DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
   const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello), SendResult::back_pressured) << "no publisher exists yet";
+  EXPECT_EQ(subscriber.send(hello).result, SendResult::back_pressured) << "no publisher exists yet";
   EXPECT_EQ(subscriber.last_send_cause(), netprof::SendCause::connecting);
   EXPECT_FALSE(subscriber.facts().discovery_seconds);
   EXPECT_FALSE(subscriber.facts().diagnoses.empty()) << "an unfinished discovery is explained";
@@ -236,7 +236,7 @@ TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)
 
   // The real publisher still reaches the subscriber afterwards.
   const std::byte marker[8]{std::byte{1}, std::byte{2}};
-  ASSERT_EQ(publisher.send(marker), SendResult::sent);
+  ASSERT_EQ(publisher.send(marker).result, SendResult::sent);
   netprof::testing::CollectingSink after;
   while (after.messages.empty() && Clock::now() < deadline)
     ASSERT_NE(subscriber.receive(after, 10ms), ReceiveResult::failed);

@@ -271,7 +271,7 @@ TEST_P(StreamEndpointTest, AStrangerSendingGarbageIsClosedAndTheRunGoesOn)
   ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
 
   EXPECT_TRUE(closed_by_publisher(stranger.get(), *publisher));
-  ASSERT_EQ(publisher->send(text("data")), SendResult::sent);
+  ASSERT_EQ(publisher->send(text("data")).result, SendResult::sent);
   CollectingSink at_subscriber;
   EXPECT_TRUE(
       receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
@@ -302,7 +302,7 @@ TEST_P(StreamEndpointTest, APeerThatLeavesMidMessageIsDroppedAndOthersStillGetDa
   EXPECT_NE(said.find("in the middle of a message (12 of its 64 bytes had come)"),
             std::string::npos)
       << said;
-  ASSERT_EQ(publisher->send(text("still flowing")), SendResult::sent);
+  ASSERT_EQ(publisher->send(text("still flowing")).result, SendResult::sent);
   CollectingSink at_subscriber;
   EXPECT_TRUE(
       receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
@@ -390,7 +390,7 @@ TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait
   ASSERT_EQ(at_subscriber.messages.size(), sent);
   EXPECT_TRUE(std::all_of(at_subscriber.messages.begin(), at_subscriber.messages.end(),
                           [&](const Bytes& got) { return got == message; }));
-  EXPECT_EQ(publisher->flush(), SendResult::sent);
+  EXPECT_EQ(publisher->flush().result, SendResult::sent);
 }
 
 TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
@@ -402,7 +402,7 @@ TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
   ASSERT_NO_FATAL_FAILURE(join(*publisher, *second, "two"));
   EXPECT_EQ(publisher->facts().peak_connections, 2u);
   for (int i = 0; i < 100; ++i) {
-    ASSERT_EQ(publisher->send(text("message " + std::to_string(i))), SendResult::sent);
+    ASSERT_EQ(publisher->send(text("message " + std::to_string(i))).result, SendResult::sent);
   }
   for (Endpoint* subscriber : {first.get(), second.get()}) {
     CollectingSink sink;
