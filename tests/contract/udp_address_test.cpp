@@ -465,8 +465,14 @@ TEST(UdpSend, ExplicitPeersAreDeduplicated)
 TEST(UdpSend, AdoptingAHandleThatNamesNoOneAddsNoPeer)
 {
   const auto endpoint = udp_with({"-u", "127.0.0.1:0"})->open({Role::publisher, 0, 0});
-  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{}));
-  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{42})) << "not a handle UDP made";
+  EXPECT_FALSE(netprof::testing::adopt(*endpoint, netprof::PeerHandle{}));
+  EXPECT_FALSE(netprof::testing::adopt(*endpoint, netprof::PeerHandle{42}))
+      << "not a handle UDP made";
+  const std::byte answer[8]{};
+  EXPECT_EQ(endpoint->reply(netprof::PeerHandle{42}, answer, netprof::PeerFate::keep_unadopted)
+                .sent.result,
+            SendResult::failed)
+      << "nobody to answer";
   EXPECT_TRUE(endpoint->facts().peer_addresses.empty());
 }
 

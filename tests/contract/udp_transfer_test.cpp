@@ -130,7 +130,7 @@ struct UnicastPair {
     EXPECT_EQ(subscriber->flush().result, SendResult::sent); // as the core does after a hello
     CollectingSink sink;
     EXPECT_TRUE(receive_until(*publisher, sink, 1));
-    EXPECT_TRUE(publisher->adopt_peer(sink.deliveries.at(0).sender));
+    EXPECT_TRUE(netprof::testing::adopt(*publisher, sink.deliveries.at(0).sender));
   }
 
   Opener opener;
@@ -267,9 +267,9 @@ TEST(UdpSenderHandle, NamesItsOwnSenderWhateverCameSince)
   const netprof::PeerHandle second_sender = hellos.deliveries[1].sender;
   ASSERT_FALSE(first_sender == second_sender);
 
-  EXPECT_TRUE(publisher->adopt_peer(second_sender));
-  EXPECT_TRUE(publisher->adopt_peer(first_sender));
-  EXPECT_TRUE(publisher->adopt_peer(second_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, second_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, first_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, second_sender));
   EXPECT_EQ(publisher->facts().peer_addresses, (Arguments{second->facts().local_addresses.at(0),
                                                           first->facts().local_addresses.at(0)}));
   const Bytes message = pattern(100, 3);
@@ -478,7 +478,8 @@ void expect_fallback_when_gso_is_refused()
   const std::vector<std::size_t> sizes = {40, 1600, 1600, 1600};
   UnicastPair pair({"--udp-batch", "4"});
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))).result != SendResult::sent) {
+    if (pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))).result !=
+        SendResult::sent) {
       std::cerr << "send " << i << " failed";
       std::_Exit(1);
     }
@@ -606,7 +607,8 @@ TEST_P(SharedMedium, FactsNameTheMediumAndIgnorePeerLearning)
   ASSERT_EQ(subscriber->send(pattern(16, 1)).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(*publisher, hello, 1));
-  EXPECT_TRUE(publisher->adopt_peer(hello.deliveries.front().sender)) << "reaches everyone";
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, hello.deliveries.front().sender))
+      << "reaches everyone";
   EXPECT_EQ(publisher->facts().peer_addresses.size(), 1u);
 }
 

@@ -528,14 +528,15 @@ TEST(ZmqEndpoint, NoDropPushesBackAtTheHighWaterMark)
   ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
 
   const Bytes message(64 * 1024, std::byte{'d'});
-  SendResult result = SendResult::sent;
+  netprof::SendOutcome outcome;
   const auto deadline = Clock::now() + 5s;
   std::size_t sent = 0;
-  while (result == SendResult::sent && Clock::now() < deadline) {
-    result = publisher.send(message);
-    sent += result == SendResult::sent;
+  while (outcome.sent() && Clock::now() < deadline) {
+    outcome = publisher.send(message);
+    sent += outcome.sent();
   }
-  EXPECT_EQ(result, SendResult::back_pressured) << "after " << sent << " messages";
+  EXPECT_EQ(outcome.result, SendResult::back_pressured) << "after " << sent << " messages";
+  EXPECT_EQ(outcome.cause, netprof::SendCause::high_water_mark);
   EXPECT_GT(sent, 0u);
 
   CollectingSink drained;
@@ -605,14 +606,14 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
   for (std::size_t i = header_size; i < message.size(); ++i) {
     message[i] = static_cast<std::byte>(i * 7);
   }
-  publisher.announce_payload(std::span<const std::byte>(message).subspan(header_size));
+  publisher.keep_payload(std::span<const std::byte>(message).subspan(header_size));
   constexpr int count = 40;
   for (int i = 0; i < count; ++i) {
     std::fill_n(message.begin(), header_size, static_cast<std::byte>(i));
     SendResult result = SendResult::back_pressured;
     const auto deadline = Clock::now() + 5s;
     while (result == SendResult::back_pressured && Clock::now() < deadline) {
-      result = publisher.send_announced(message);
+      result = publisher.send(message).result;
     }
     ASSERT_EQ(result, SendResult::sent);
   }
@@ -635,7 +636,6 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
       << notes;
 }
 
-// Lending is by declaration: the same bytes through send() (hellos, END, counters) are copied.
 // Two inproc:// endpoints of one process (the threads of --local-pair --threads) share its
 // context, or they could not meet. Lent buffers travel to the subscriber by reference there,
 // so they must outlive the publisher's endpoint: what it sent is still read, intact, after it
@@ -661,10 +661,10 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   {
     zeromq::ZmqEndpoint publisher(publisher_settings);
     say_hello(subscriber, publisher);
-    publisher.announce_payload(std::span<const std::byte>(message).subspan(8));
+    publisher.keep_payload(std::span<const std::byte>(message).subspan(8));
     for (int i = 0; i < count; ++i) {
       std::fill_n(message.begin(), 8, static_cast<std::byte>(i));
-      ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
+      ASSERT_EQ(publisher.send(message).result, SendResult::sent);
     }
   }
   CollectingSink received;
@@ -675,28 +675,31 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   }
 }
 
-TEST(ZmqZeroCopy, OnlyAnnouncedSendsLendAndEveryMessageArrives)
+// Lending is by the payload's place, not its bytes: the same bytes elsewhere (hellos, END,
+// counters are built in other buffers) are copied.
+TEST(ZmqZeroCopy, OnlyMessagesEndingWithTheKeptPayloadLendAndEveryMessageArrives)
 {
   const std::string endpoint = free_tcp_endpoint();
   auto publisher_settings = settings_for(Role::publisher, endpoint, {});
   publisher_settings.zero_copy_from = 100;
   publisher_settings.no_drop = true;
   zeromq::ZmqEndpoint publisher(publisher_settings);
-  EXPECT_TRUE(publisher.capabilities().lends_announced_payload);
+  EXPECT_TRUE(publisher.facts().capabilities.lends_announced_payload);
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
-  EXPECT_FALSE(subscriber.capabilities().lends_announced_payload);
+  EXPECT_FALSE(subscriber.facts().capabilities.lends_announced_payload);
   ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1));
 
   Bytes message(4 + 1000, std::byte{'p'});
-  publisher.announce_payload(std::span<const std::byte>(message).subspan(4));
+  publisher.keep_payload(std::span<const std::byte>(message).subspan(4));
   std::fill_n(message.begin(), 4, std::byte{'N'});
+  const Bytes same_bytes_elsewhere = message;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(publisher.send(message).result, SendResult::sent);
+    ASSERT_EQ(publisher.send(same_bytes_elsewhere).result, SendResult::sent);
   }
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
+    ASSERT_EQ(publisher.send(message).result, SendResult::sent);
   }
   CollectingSink received;
   ASSERT_TRUE(receive_until(subscriber, received, 5));
@@ -726,9 +729,10 @@ TEST(ZmqZeroCopy, OffMeansNoBuffersAndNoNote)
   auto settings = settings_for(Role::publisher, free_tcp_endpoint(), {});
   settings.zero_copy_from = 0;
   zeromq::ZmqEndpoint publisher(settings);
-  EXPECT_FALSE(publisher.capabilities().lends_announced_payload);
+  EXPECT_FALSE(publisher.facts().capabilities.lends_announced_payload);
   const Bytes payload(100'000, std::byte{'p'});
-  publisher.announce_payload(payload);
+  publisher.keep_payload(payload);
+  ASSERT_EQ(publisher.send(payload).result, SendResult::sent);
   for (const std::string& note : publisher.facts().notes) {
     EXPECT_EQ(note.find("zero-copy"), std::string::npos) << note;
   }

@@ -26,8 +26,7 @@ inline std::span<const std::byte> adoption_note() noexcept
 
 inline bool is_adoption_note(std::span<const std::byte> message) noexcept
 {
-  return std::equal(message.begin(), message.end(), adoption_note().begin(),
-                    adoption_note().end());
+  return std::equal(message.begin(), message.end(), adoption_note().begin(), adoption_note().end());
 }
 
 // A delivery's values, kept after on_message returned (its bytes are kept apart).

@@ -229,7 +229,8 @@ SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
   }
   if (!m_publisher && !m_discovered_at && (!check_statuses() || !m_discovered_at)) {
     // A subscriber's hello sent before its writer is matched would be lost to discovery.
-    return m_incompatible ? failure : SendOutcome{SendResult::back_pressured, SendCause::connecting};
+    return m_incompatible ? failure
+                          : SendOutcome{SendResult::back_pressured, SendCause::connecting};
   }
   netprof_dds_Message sample{};
   sample.bytes._length = static_cast<std::uint32_t>(message.size());

@@ -133,7 +133,8 @@ bool UdpEndpoint::adopt(PeerHandle sender) noexcept
   return true;
 }
 
-SendOutcome UdpEndpoint::answer_alone(PeerHandle sender, std::span<const std::byte> message) noexcept
+SendOutcome UdpEndpoint::answer_alone(PeerHandle sender,
+                                      std::span<const std::byte> message) noexcept
 {
   const std::optional<sockaddr_in> address = peer_address(sender);
   if (!address || message.size() > m_sender.max_message_size()) {

@@ -142,8 +142,8 @@ SendOutcome UdpSender::flush() noexcept
 
 SendOutcome UdpSender::outcome(SendResult result) const noexcept
 {
-  return {result, result == SendResult::sent ? SendCause::unspecified
-                                             : send_cause_of_errno(m_last_error)};
+  return {result,
+          result == SendResult::sent ? SendCause::unspecified : send_cause_of_errno(m_last_error)};
 }
 
 SendResult UdpSender::send_message(std::span<const std::byte> message) noexcept

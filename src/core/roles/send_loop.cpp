@@ -72,7 +72,8 @@ bool SendLoop::run_phase(bool warmup)
       m_intervals->start(start);
   }
   Clock::time_point last_send = start;
-  const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush().result != SendResult::failed;
+  const bool ok =
+      send_phase(warmup, start, last_send) && m_endpoint.flush().result != SendResult::failed;
   if (!warmup) {
     // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
     // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop

@@ -166,8 +166,9 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
   const std::string prefix = unique_prefix("discovery");
   DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
   const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello).result, SendResult::back_pressured) << "no publisher exists yet";
-  EXPECT_EQ(subscriber.last_send_cause(), netprof::SendCause::connecting);
+  const netprof::SendOutcome held = subscriber.send(hello);
+  EXPECT_EQ(held.result, SendResult::back_pressured) << "no publisher exists yet";
+  EXPECT_EQ(held.cause, netprof::SendCause::connecting);
   EXPECT_FALSE(subscriber.facts().discovery_seconds);
   EXPECT_FALSE(subscriber.facts().diagnoses.empty()) << "an unfinished discovery is explained";
 
@@ -175,7 +176,7 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
   const auto deadline = Clock::now() + deadline_after;
   SendResult sent = SendResult::back_pressured;
   while (sent == SendResult::back_pressured && Clock::now() < deadline)
-    sent = subscriber.send(hello);
+    sent = subscriber.send(hello).result;
   ASSERT_EQ(sent, SendResult::sent);
   ASSERT_TRUE(subscriber.facts().discovery_seconds);
   EXPECT_GE(*subscriber.facts().discovery_seconds, 0.0);

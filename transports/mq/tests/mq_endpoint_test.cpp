@@ -49,7 +49,7 @@ protected:
     ASSERT_EQ(publisher.receive(sink, 1s), ReceiveResult::received);
     ASSERT_EQ(sink.deliveries.size(), 1u);
     EXPECT_EQ(sink.deliveries[0].wire_bytes, 64u + frame_bytes);
-    ASSERT_TRUE(publisher.adopt_peer(sink.deliveries[0].sender));
+    ASSERT_TRUE(netprof::testing::adopt(publisher, sink.deliveries[0].sender));
   }
 
   static std::vector<std::uint32_t> drain(SubscriberEndpoint& subscriber)
@@ -114,9 +114,11 @@ TEST_F(MqEndpointTest, AReplyGoesToTheSubscriberItsHandleNamesOnly)
   auto publisher = open_publisher();
   auto first = open_subscriber(1);
   auto second = open_subscriber(2);
-  EXPECT_EQ(publisher->reply(handle_of(3), numbered(7)), SendResult::failed) << "no queue";
-  EXPECT_EQ(publisher->reply(PeerHandle{}, numbered(7)), SendResult::failed);
-  ASSERT_EQ(publisher->reply(handle_of(2), numbered(7)), SendResult::sent);
+  constexpr auto alone = netprof::PeerFate::keep_unadopted;
+  EXPECT_EQ(publisher->reply(handle_of(3), numbered(7), alone).sent.result, SendResult::failed)
+      << "no queue";
+  EXPECT_EQ(publisher->reply(PeerHandle{}, numbered(7), alone).sent.result, SendResult::failed);
+  ASSERT_EQ(publisher->reply(handle_of(2), numbered(7), alone).sent.result, SendResult::sent);
   EXPECT_TRUE(drain(*first).empty());
   EXPECT_EQ(drain(*second), std::vector<std::uint32_t>{7});
   EXPECT_TRUE(publisher->facts().peer_addresses.empty()) << "a reply adopts no one";

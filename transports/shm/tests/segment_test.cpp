@@ -195,12 +195,14 @@ TEST_F(ShmSegment, KeepAllPublisherDropsASubscriberWhoseProcessDied)
   const auto deadline = Clock::now() + 5s;
   int pushed_back = 0;
   for (int sent = 0; sent < 200 && Clock::now() < deadline;) {
-    const SendResult result = publisher.send(Bytes(100));
-    ASSERT_NE(result, SendResult::failed);
-    if (result == SendResult::sent)
+    const netprof::SendOutcome outcome = publisher.send(Bytes(100));
+    ASSERT_NE(outcome.result, SendResult::failed);
+    if (outcome.sent()) {
       ++sent;
-    else
+    } else {
       ++pushed_back;
+      EXPECT_EQ(outcome.cause, netprof::SendCause::ring_full);
+    }
   }
   EXPECT_GT(pushed_back, 0) << "the dead subscriber never held the writer back";
   EXPECT_LT(Clock::now(), deadline) << "the writer waited for a dead subscriber";

@@ -206,15 +206,15 @@ protected:
   static void join(Endpoint& publisher, Endpoint& subscriber, const std::string& hello)
   {
     const auto deadline = Clock::now() + deadline_after;
-    SendResult sent = subscriber.send(text(hello));
+    SendResult sent = subscriber.send(text(hello)).result;
     while (sent == SendResult::back_pressured && Clock::now() < deadline) {
-      sent = subscriber.send(text(hello));
+      sent = subscriber.send(text(hello)).result;
     }
     ASSERT_EQ(sent, SendResult::sent);
     CollectingSink sink;
     ASSERT_TRUE(receive_until(publisher, sink, [&] { return !sink.messages.empty(); }));
     ASSERT_EQ(sink.messages.front(), text(hello));
-    ASSERT_TRUE(publisher.adopt_peer(sink.deliveries.front().sender));
+    ASSERT_TRUE(netprof::testing::adopt(publisher, sink.deliveries.front().sender));
   }
 
   // Whether the stranger's connection was closed by the publisher (EOF or reset), which
@@ -357,11 +357,12 @@ TEST_P(StreamEndpointTest, TheHandleOfAClosedConnectionAdoptsNobody)
   }
   CollectingSink sink;
   const auto deadline = Clock::now() + deadline_after;
-  while (publisher->adopt_peer(kept) && Clock::now() < deadline) {
+  while (netprof::testing::adopt(*publisher, kept) && Clock::now() < deadline) {
     publisher->receive(sink, 10ms); // notices the connection closed
   }
-  EXPECT_FALSE(publisher->adopt_peer(kept));
-  EXPECT_EQ(publisher->reply(kept, text("anyone?")), SendResult::failed);
+  EXPECT_FALSE(netprof::testing::adopt(*publisher, kept));
+  EXPECT_EQ(publisher->reply(kept, text("anyone?"), netprof::PeerFate::keep_unadopted).sent.result,
+            SendResult::failed);
 }
 
 TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait)
@@ -372,12 +373,13 @@ TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait
   const Bytes message(8192, std::byte{3});
   std::size_t sent = 0;
   const auto start = Clock::now();
-  SendResult result = SendResult::sent;
-  while (result == SendResult::sent && sent < 100000) {
-    result = publisher->send(message);
-    sent += result == SendResult::sent ? 1 : 0;
+  netprof::SendOutcome outcome;
+  while (outcome.sent() && sent < 100000) {
+    outcome = publisher->send(message);
+    sent += outcome.sent() ? 1 : 0;
   }
-  EXPECT_EQ(result, SendResult::back_pressured);
+  EXPECT_EQ(outcome.result, SendResult::back_pressured);
+  EXPECT_EQ(outcome.cause, netprof::SendCause::would_block);
   EXPECT_LT(Clock::now() - start, 2s) << "a full socket must not make send() wait";
 
   // Once the subscriber reads, everything taken arrives, in order and whole.
