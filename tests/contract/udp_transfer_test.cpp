@@ -131,6 +131,8 @@ struct UnicastPair {
     CollectingSink sink;
     EXPECT_TRUE(receive_until(*publisher, sink, 1));
     EXPECT_TRUE(netprof::testing::adopt(*publisher, sink.deliveries.at(0).sender));
+    EXPECT_TRUE(publisher->flush().sent()); // as the core does after an acknowledgement
+    EXPECT_TRUE(netprof::testing::read_adoption_note(*subscriber));
   }
 
   Opener opener;

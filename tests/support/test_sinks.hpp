@@ -6,6 +6,7 @@
 #include <netprof/transport.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -70,6 +71,24 @@ public:
 inline bool adopt(Endpoint& endpoint, PeerHandle sender) noexcept
 {
   return endpoint.reply(sender, adoption_note(), PeerFate::adopt).adopted;
+}
+
+// Reads the adoption note at the adopted end, as a subscriber reads its acknowledgement, so
+// that it takes no room there from what a test sends next. False if it never came (5 s).
+inline bool read_adoption_note(Endpoint& adopted) noexcept
+{
+  struct NoteSink final : MessageSink {
+    void on_message(const Delivery& delivery) noexcept override
+    {
+      seen = seen || is_adoption_note(delivery.bytes);
+    }
+    bool seen = false;
+  } note;
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (!note.seen && Clock::now() < deadline)
+    if (adopted.receive(note, std::chrono::milliseconds(10)) == ReceiveResult::failed)
+      return false;
+  return note.seen;
 }
 
 // Adopts each sender while its message is being delivered, as a publisher does with hellos.

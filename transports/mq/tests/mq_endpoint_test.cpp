@@ -50,6 +50,7 @@ protected:
     ASSERT_EQ(sink.deliveries.size(), 1u);
     EXPECT_EQ(sink.deliveries[0].wire_bytes, 64u + frame_bytes);
     ASSERT_TRUE(netprof::testing::adopt(publisher, sink.deliveries[0].sender));
+    ASSERT_TRUE(netprof::testing::read_adoption_note(subscriber));
   }
 
   static std::vector<std::uint32_t> drain(SubscriberEndpoint& subscriber)
