@@ -10,7 +10,7 @@ namespace netprof {
 
 // What became of the publisher's measured data sends: every call to the transport is one
 // attempt, which either sent the message or was pushed back (retried later) or failed, each
-// refusal by the cause the transport gave (Endpoint::last_send_cause). The core counts; a
+// refusal by the cause the transport gave with it (SendOutcome::cause). The core counts; a
 // fixed array, so counting never allocates.
 struct SendAccounting {
   static constexpr std::size_t cause_count = static_cast<std::size_t>(SendCause::count_);
@@ -32,6 +32,8 @@ struct SendAccounting {
     const auto index = static_cast<std::size_t>(cause);
     ++by_cause[index < cause_count ? index : 0];
   }
+
+  void count(const SendOutcome& outcome) noexcept { count(outcome.result, outcome.cause); }
 
   std::uint64_t refused() const noexcept { return pushed_back + failed; }
   std::uint64_t of(SendCause cause) const noexcept

@@ -20,7 +20,7 @@ enum class Role { publisher, subscriber };
 
 // Names the sender of a delivered message, in the transport's own encoding (UDP: its IPv4
 // address and port). A value: the core may keep it after on_message returns and hand it back
-// to Endpoint::adopt_peer of the same endpoint at any later time. The core never looks inside.
+// to Endpoint::reply of the same endpoint at any later time. The core never looks inside.
 // none(): the medium has no per-peer addressing (or the transport cannot name the sender).
 struct PeerHandle {
   std::uint64_t value = 0;
@@ -62,8 +62,8 @@ enum class SendResult {
   failed          // a transport error; the message was not sent
 };
 
-// Why a send() (or send_announced()) did not return SendResult::sent, so the core can count
-// pushed-back and failed sends by cause. The transport only names the cause; the core counts.
+// Why a send did not come to SendResult::sent, so the core can count pushed-back and failed
+// sends by cause. The transport only names the cause; the core counts.
 // Keep `count_` last: the core sizes a fixed array by it.
 enum class SendCause : std::uint8_t {
   unspecified,     // the transport did not say
@@ -78,11 +78,40 @@ enum class SendCause : std::uint8_t {
   count_
 };
 
-// What Endpoint::wait_for_room came to.
+// What one Endpoint::send or flush came to, and why when it was not sent: both from the same
+// call, so nothing about a refusal has to be asked for afterwards.
+struct SendOutcome {
+  SendResult result = SendResult::sent;
+  SendCause cause = SendCause::unspecified; // unspecified when sent
+
+  bool sent() const noexcept { return result == SendResult::sent; }
+  friend bool operator==(const SendOutcome&, const SendOutcome&) = default;
+};
+
+// What becomes of the sender Endpoint::reply answers.
+enum class PeerFate : std::uint8_t {
+  // Answered alone and not made a peer: the address-proof challenge to a sender not proven
+  // yet, which must get nothing else of the run.
+  keep_unadopted,
+  // Made a peer first (the publisher takes in a subscriber whose hello proved its address; a
+  // subscriber takes the publisher that invited it), then answered as send() sends, to every
+  // peer, the sender now among them.
+  adopt
+};
+
+// What Endpoint::reply came to.
+struct ReplyOutcome {
+  SendOutcome sent;
+  // PeerFate::adopt: the sender is a peer now (or the transport reaches everyone anyway);
+  // false when it cannot be one (the peer table is full, or the handle names no one).
+  // Always false for keep_unadopted.
+  bool adopted = false;
+};
+
+// What RoomWaiter::wait_for_room came to.
 enum class RoomWait {
-  ready,       // there may be room now (or the timeout passed): try the send again
-  unsupported, // the transport has nothing to wait on; the core waits its own way
-  failed       // a transport error
+  ready, // there may be room now (or the timeout passed): try the send again
+  failed // a transport error
 };
 
 enum class ReceiveResult {
@@ -91,16 +120,18 @@ enum class ReceiveResult {
   failed     // a transport error; the core ends the run
 };
 
-// What a transport can do, declared when an endpoint opens and fixed for its life, so that
-// neither the core nor the report has to guess it from the transport's name.
+// What a transport can do, declared in EndpointFacts when an endpoint opens and fixed for its
+// life, so that neither the core nor the report has to guess it from the transport's name.
 struct Capabilities {
   // Sends only to the peers it knows, so a publisher adopts each subscriber that says hello
-  // (Endpoint::adopt_peer). False: whatever it sends reaches every subscriber on the medium.
+  // (Endpoint::reply with PeerFate::adopt). False: whatever it sends reaches every subscriber
+  // on the medium.
   bool addresses_peers_one_by_one = false;
   // Everyone on it hears whatever anyone else sends there (multicast, broadcast): subscribers
   // hear one another's hellos and echoes, and a second publisher's data reaches them all.
   bool shared_medium = false;
-  // May send a data message given to send_announced() without copying its payload again.
+  // Sends a data message's payload from copies of its own, without copying it per message
+  // (PayloadKeeper; ZeroMQ's --zmq-zero-copy).
   bool lends_announced_payload = false;
 
   friend bool operator==(const Capabilities&, const Capabilities&) = default;
@@ -122,7 +153,7 @@ struct EndpointFacts {
   std::size_t requested_buffer_bytes = 0;       // -q as given (0: OS default)
   std::size_t granted_send_buffer_bytes = 0;    // usable bytes, as the user would request
   std::size_t granted_receive_buffer_bytes = 0; // them (Linux reports twice that)
-  Capabilities capabilities;                    // the same as Endpoint::capabilities()
+  Capabilities capabilities;                    // fixed from opening on
   std::vector<std::string> notes; // e.g. "receive buffer clamped by net.core.rmem_max"
   // Most peers connected at once, where the transport counts them (ZeroMQ: subscribed
   // connections); 0 when it does not. More than the run's subscribers means strangers.
@@ -156,70 +187,72 @@ struct EndpointRequest {
   QosRequest qos{};
 };
 
-// One open endpoint. Used from a single thread: the measured loop.
+// One open endpoint. Used from a single thread: the measured loop. Five hooks: send, flush,
+// receive, reply and facts; an endpoint that can do more also implements one of the optional
+// interfaces below, which the core asks for once, right after opening.
 class Endpoint {
 public:
   virtual ~Endpoint() = default;
 
   // Publisher: to every subscriber. Subscriber: back to the publisher. Never blocks for long,
-  // never allocates, never throws.
-  virtual SendResult send(std::span<const std::byte> message) noexcept = 0;
+  // never allocates, never throws. A message not sent comes back with its cause.
+  virtual SendOutcome send(std::span<const std::byte> message) noexcept = 0;
 
   // A transport may hold back what send() was given to send several messages in one system
   // call; flush() sends whatever is held. The core calls it after every probe, before it
   // waits, and at the end of each phase, so batching never delays a latency sample.
-  virtual SendResult flush() noexcept { return SendResult::sent; }
+  virtual SendOutcome flush() noexcept { return {}; }
 
   // Hands waiting messages to the sink (at most a small batch). With a zero timeout it never
   // blocks, so the core can busy-poll; otherwise it waits up to `timeout` for the first one.
   virtual ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept = 0;
 
-  // Starts sending to the sender of a delivered message (the core adopts each subscriber
-  // that says hello), at any time after its delivery. True when it is a peer now; false when
-  // it cannot be (the peer table is full, or the handle names no one). A transport that
-  // reaches everyone anyway (Capabilities::addresses_peers_one_by_one false) returns true.
-  virtual bool adopt_peer(PeerHandle /*sender*/) noexcept { return true; }
-
-  // Sends a small control message (no larger than the one it answers) to the sender of a
-  // delivered message only, without making it a peer: the publisher's address-proof challenge
-  // (wire.hpp) goes to whoever said hello, and to no one else. A transport that cannot address
-  // one peer (Capabilities::addresses_peers_one_by_one false) sends it as send() does, to
-  // everyone on the medium, where the sender is too.
-  virtual SendResult reply(PeerHandle /*sender*/, std::span<const std::byte> message) noexcept
+  // Answers the sender of a delivered message, at any time after its delivery, with a control
+  // message (never data). keep_unadopted: to that sender alone, without making it a peer; the
+  // message is no larger than the one it answers. adopt: the sender becomes a peer, and the
+  // message goes as send() sends it. A transport that cannot address one peer
+  // (Capabilities::addresses_peers_one_by_one false) sends as send() does, to everyone on the
+  // medium, where the sender is too, and has nobody to adopt (adopted: true).
+  virtual ReplyOutcome reply(PeerHandle /*sender*/, std::span<const std::byte> message,
+                             PeerFate fate) noexcept
   {
-    return send(message);
+    return {send(message), fate == PeerFate::adopt};
   }
+
+  // What it is, what it was granted and what it can do (EndpointFacts::capabilities, fixed
+  // from opening on). Read after opening and at the end of a run; may allocate.
+  virtual EndpointFacts facts() const = 0;
+};
+
+// ---- Optional interfaces: an endpoint implements one beside Endpoint when it can do more.
+// The core asks for each once (dynamic_cast), right after the endpoint opens; an endpoint
+// that does not implement one simply goes without.
+
+// Waiting for room: an endpoint whose send() was back-pressured can sleep in the kernel until
+// it could take a message again (a socket turns writable). The core uses it under
+// --wait-strategy block and poll-then-block, as a blocking sender's send() would sleep;
+// without it, the core sleeps in a short receive instead.
+class RoomWaiter {
+public:
+  virtual ~RoomWaiter() = default;
+
+  // Waits at most `timeout`. Never allocates.
+  virtual RoomWait wait_for_room(Nanoseconds timeout) noexcept = 0;
+};
+
+// A payload that never changes: an endpoint that can send the data messages' payload from
+// copies of its own, and so not copy it per message (ZeroMQ lends buffers holding it).
+class PayloadKeeper {
+public:
+  virtual ~PayloadKeeper() = default;
 
   // Called by the core once, before the first data message, with the payload every data
-  // message will end with: bytes never rewritten while the endpoint lives (the core rewrites
-  // only the header in front of them). A transport may keep a copy of them so as to send data
-  // messages without copying the payload again (ZeroMQ lends buffers holding it). Called at
-  // setup, so it may allocate; throws TransportError when it cannot.
-  virtual void announce_payload(std::span<const std::byte> /*payload*/) {}
-
-  // send() for a data message, which the core promises ends with the announced payload:
-  // message.size() minus the payload's size is the header in front of it. A transport that
-  // lends (Capabilities::lends_announced_payload) sends its own copy of the payload; others
-  // send as send() does, and override this only to save the call through the base class.
-  virtual SendResult send_announced(std::span<const std::byte> message) noexcept
-  {
-    return send(message);
-  }
-
-  // After a send was back-pressured, under --wait-strategy block: sleeps in the kernel until
-  // the transport could take a message again (a socket turns writable), for at most
-  // `timeout`, as a blocking sender's send() would. Never allocates; a transport that cannot
-  // wait for room leaves it unsupported.
-  virtual RoomWait wait_for_room(Nanoseconds /*timeout*/) noexcept { return RoomWait::unsupported; }
-  // Why the last send(), send_announced() or flush() that did not return SendResult::sent did
-  // not: read by the core right after such a result, to count pushed-back sends by cause.
-  // Never allocates; a transport that does not override it leaves the cause unspecified.
-  virtual SendCause last_send_cause() const noexcept { return SendCause::unspecified; }
-
-  // What it can do; the same for the endpoint's whole life.
-  virtual Capabilities capabilities() const noexcept = 0;
-
-  virtual EndpointFacts facts() const = 0;
+  // message ends with: bytes at that place, never rewritten while the endpoint lives (the core
+  // rewrites only the header in front of them). From then on, a message given to send() that
+  // ends where these bytes end is a data message made of a header and this payload; any other
+  // message is sent as usual. Called at setup, so it may allocate; throws TransportError when
+  // it cannot.
+  virtual void keep_payload(std::span<const std::byte> payload) = 0;
 };
 
 } // namespace netprof

@@ -6,7 +6,7 @@
 
 namespace netprof {
 
-// The cause a socket transport reports (Endpoint::last_send_cause) for the errno of a send
+// The cause a socket transport reports (SendOutcome::cause) for the errno of a send
 // that did not go out; 0 means no system call failed (the transport held back by itself).
 constexpr SendCause send_cause_of_errno(int error) noexcept
 {

@@ -221,16 +221,16 @@ bool DdsEndpoint::check_statuses() noexcept
   return !m_incompatible;
 }
 
-SendResult DdsEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
 {
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
   if (message.size() > m_max_message_size) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return failure;
   }
   if (!m_publisher && !m_discovered_at && (!check_statuses() || !m_discovered_at)) {
     // A subscriber's hello sent before its writer is matched would be lost to discovery.
-    m_last_cause = m_incompatible ? SendCause::error : SendCause::connecting;
-    return m_incompatible ? SendResult::failed : SendResult::back_pressured;
+    return m_incompatible ? failure
+                          : SendOutcome{SendResult::back_pressured, SendCause::connecting};
   }
   netprof_dds_Message sample{};
   sample.bytes._length = static_cast<std::uint32_t>(message.size());
@@ -240,21 +240,19 @@ SendResult DdsEndpoint::send(std::span<const std::byte> message) noexcept
   sample.bytes._release = false;
   const dds_return_t written = dds_write(m_writer, &sample);
   if (written == DDS_RETCODE_OK) {
-    return SendResult::sent;
+    return {};
   }
   if (written == DDS_RETCODE_TIMEOUT) {
     // Reliable: the readers have not acknowledged enough of what came before.
-    m_last_cause = SendCause::queue_full;
-    return SendResult::back_pressured;
+    return {SendResult::back_pressured, SendCause::queue_full};
   }
-  m_last_cause = SendCause::error;
-  return SendResult::failed;
+  return failure;
 }
 
-SendResult DdsEndpoint::flush() noexcept
+SendOutcome DdsEndpoint::flush() noexcept
 {
   dds_write_flush(m_writer);
-  return SendResult::sent;
+  return {};
 }
 
 EndpointFacts DdsEndpoint::facts() const
@@ -268,7 +266,6 @@ EndpointFacts DdsEndpoint::facts() const
   facts.max_message_size = m_max_message_size;
   facts.size_hint = "netprof's DDS samples carry at most 1 MiB of payload";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
-  facts.capabilities = capabilities();
   facts.notes = m_notes;
   if (m_discovered_at) {
     facts.discovery_seconds = std::chrono::duration<double>(*m_discovered_at - m_opened).count();

@@ -67,13 +67,11 @@ public:
   DdsEndpoint(const DdsEndpoint&) = delete;
   DdsEndpoint& operator=(const DdsEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Samples written wait in Cyclone's write batch (Internal/WriteBatch) until a datagram is
   // full or this sends them.
-  SendResult flush() noexcept override;
+  SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
   // Discovery is complete: the subscriber's reader and writer are matched, or the publisher's
@@ -137,7 +135,6 @@ private:
   // costs an atomic load instead of a dds_take (the core looks often: echoes in a stream,
   // polls before it sleeps, --wait-strategy spin).
   std::atomic<bool> m_data_waiting{true};
-  SendCause m_last_cause = SendCause::unspecified;
   SinkHandover m_handover;
   // Samples handed to the sink on Cyclone's thread (written only while it holds the sink) and
   // on the core's thread, for the report.

@@ -125,11 +125,10 @@ IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
 
 IoxEndpoint::~IoxEndpoint() = default;
 
-SendResult IoxEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome IoxEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message_size || m_roudi_gone) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
   auto chunk = m_sender->loan(static_cast<std::uint32_t>(message.size()));
   if (chunk.has_error()) {
@@ -137,16 +136,14 @@ SendResult IoxEndpoint::send(std::span<const std::byte> message) noexcept
     if (error == AllocationError::RUNNING_OUT_OF_CHUNKS ||
         error == AllocationError::TOO_MANY_CHUNKS_ALLOCATED_IN_PARALLEL) {
       // Every chunk of that size sits in a subscriber's queue: waiting frees one.
-      m_last_cause = SendCause::queue_full;
-      return SendResult::back_pressured;
+      return {SendResult::back_pressured, SendCause::queue_full};
     }
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
   if (!message.empty())
     std::memcpy(chunk.value(), message.data(), message.size());
   m_sender->publish(chunk.value());
-  return SendResult::sent;
+  return {};
 }
 
 int IoxEndpoint::drain(MessageSink& sink, int most) noexcept
@@ -226,7 +223,6 @@ EndpointFacts IoxEndpoint::facts() const
                     "/etc/iceoryx/roudi_config.toml) whose largest [[segment.mempool]] size "
                     "holds netprof's header and the payload";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
-  facts.capabilities = capabilities();
   facts.notes = m_notes;
   facts.diagnoses = m_diagnoses;
   return facts;

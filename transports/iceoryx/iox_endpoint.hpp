@@ -43,10 +43,8 @@ public:
   IoxEndpoint(const IoxEndpoint&) = delete;
   IoxEndpoint& operator=(const IoxEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:
@@ -66,7 +64,6 @@ private:
   std::size_t m_requested_buffer_bytes = 0;
   std::vector<std::string> m_notes;
   std::vector<std::string> m_diagnoses;
-  SendCause m_last_cause = SendCause::unspecified;
   unsigned m_looks_since_clock = 0;
   Clock::time_point m_last_roudi_check{};
   bool m_roudi_gone = false;

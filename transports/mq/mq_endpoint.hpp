@@ -53,23 +53,17 @@ public:
   // for the slowest live subscriber, as over shm --shm-history keep-all. A queue that is full
   // while others take the message is owed it: the next send or flush delivers it first, and
   // until then every send is back-pressured.
-  SendResult send(std::span<const std::byte> message) noexcept override;
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
-  {
-    return send(message);
-  }
-  SendResult flush() noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  bool adopt_peer(PeerHandle sender) noexcept override;
-  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override;
+  // A subscriber is answered, and adopted, through its own queue, opened by its id.
+  ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
+                     PeerFate fate) noexcept override;
   EndpointFacts facts() const override;
 
   static constexpr std::size_t peer_capacity = 1024; // --subscribers' own limit
 
 private:
-  SendCause m_last_cause = SendCause::unspecified;
   struct Peer {
     std::uint32_t id = 0;
     int fd = -1;
@@ -88,7 +82,9 @@ private:
   PeerQueue open_subscriber_queue(std::uint32_t id) noexcept;
   // Sends the owed message to the queues that lack it; true once none does.
   bool pay_owed() noexcept;
-  SendResult pushed_back() noexcept;
+  SendOutcome pushed_back() noexcept;
+  bool adopt(PeerHandle sender) noexcept; // keeps its queue open: it gets every message
+  SendOutcome answer_alone(PeerHandle sender, std::span<const std::byte> message) noexcept;
   void drop_peer(std::size_t index) noexcept;
 
   EndpointSettings m_settings;
@@ -118,10 +114,9 @@ public:
   SubscriberEndpoint(EndpointSettings settings, std::uint32_t id);
   ~SubscriberEndpoint() override; // closes the publisher's queue
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
-  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   // One publisher, and only its queue to write to: nobody to adopt.
-  Capabilities capabilities() const noexcept override { return {}; }
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   EndpointFacts facts() const override;
 
 private:

@@ -80,13 +80,11 @@ PublisherEndpoint::~PublisherEndpoint()
     mq_close(m_peers[i].fd);
 }
 
-SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  m_last_cause = SendCause::queue_full; // the only cause of a push-back below
-  if (message.size() > m_max_message) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
-  }
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
+  if (message.size() > m_max_message)
+    return failure;
   if (m_owed && !pay_owed())
     return pushed_back();
   const char* bytes = reinterpret_cast<const char*>(message.data());
@@ -102,24 +100,22 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
       ++full;
     }
   }
-  if (full == 0) {
-    m_last_cause = SendCause::error;
-    return taken > 0 || m_peer_count == 0 ? SendResult::sent : SendResult::failed;
-  }
+  if (full == 0)
+    return taken > 0 || m_peer_count == 0 ? SendOutcome{} : failure;
   if (taken == 0)
     return pushed_back();
   // Some queues took it: it counts as sent, and the full ones get it before anything else.
   std::memcpy(m_owed_message.data(), message.data(), message.size());
   m_owed_size = message.size();
   m_owed = true;
-  return SendResult::sent;
+  return {};
 }
 
-SendResult PublisherEndpoint::flush() noexcept
+SendOutcome PublisherEndpoint::flush() noexcept
 {
   if (m_owed)
     pay_owed();
-  return SendResult::sent;
+  return {};
 }
 
 bool PublisherEndpoint::pay_owed() noexcept
@@ -143,7 +139,7 @@ bool PublisherEndpoint::pay_owed() noexcept
 // Nobody took the message (or a full queue still owes the last one): the core waits and sends
 // it again. A full queue that no live process holds would never drain, so now and then the
 // publisher looks, and drops such subscribers (killed, or gone without their queue).
-SendResult PublisherEndpoint::pushed_back() noexcept
+SendOutcome PublisherEndpoint::pushed_back() noexcept
 {
   const auto now = Clock::now();
   if (now >= m_next_reap) {
@@ -158,7 +154,8 @@ SendResult PublisherEndpoint::pushed_back() noexcept
                                    m_peers.begin() + static_cast<std::ptrdiff_t>(m_peer_count),
                                    [](const Peer& peer) { return peer.owed; });
   }
-  return m_peer_count > 0 ? SendResult::back_pressured : SendResult::sent;
+  return m_peer_count > 0 ? SendOutcome{SendResult::back_pressured, SendCause::queue_full}
+                          : SendOutcome{};
 }
 
 void PublisherEndpoint::drop_peer(std::size_t index) noexcept
@@ -211,7 +208,17 @@ PeerQueue PublisherEndpoint::open_subscriber_queue(std::uint32_t id) noexcept
   return queue;
 }
 
-bool PublisherEndpoint::adopt_peer(PeerHandle sender) noexcept
+ReplyOutcome PublisherEndpoint::reply(PeerHandle sender, std::span<const std::byte> message,
+                                      PeerFate fate) noexcept
+{
+  if (fate == PeerFate::adopt) {
+    const bool adopted = adopt(sender);
+    return {send(message), adopted};
+  }
+  return {answer_alone(sender, message), false};
+}
+
+bool PublisherEndpoint::adopt(PeerHandle sender) noexcept
 {
   const std::optional<std::uint32_t> id = sender_of(sender);
   if (!id)
@@ -237,28 +244,26 @@ bool PublisherEndpoint::adopt_peer(PeerHandle sender) noexcept
   return true;
 }
 
-SendResult PublisherEndpoint::reply(PeerHandle sender, std::span<const std::byte> message) noexcept
+SendOutcome PublisherEndpoint::answer_alone(PeerHandle sender,
+                                            std::span<const std::byte> message) noexcept
 {
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
   // Always by name, never through a peer's kept descriptor: a subscriber restarted with the
   // same id reads a new queue, and its challenge must reach that one.
   const std::optional<std::uint32_t> id = sender_of(sender);
   if (!id)
-    return SendResult::failed;
+    return failure;
   const PeerQueue queue = open_subscriber_queue(*id);
   if (queue.status != PeerQueue::Status::opened)
-    return SendResult::failed;
+    return failure;
   const int sent =
       mq_send(queue.fd, reinterpret_cast<const char*>(message.data()), message.size(), 0);
+  const int error = errno;
   mq_close(queue.fd);
   // Not retried: the subscriber says hello again until it is answered.
-  return sent == 0 ? SendResult::sent : SendResult::failed;
-}
-
-Capabilities PublisherEndpoint::capabilities() const noexcept
-{
-  Capabilities capabilities;
-  capabilities.addresses_peers_one_by_one = true;
-  return capabilities;
+  return sent == 0 ? SendOutcome{}
+                   : SendOutcome{SendResult::failed,
+                                 error == EAGAIN ? SendCause::queue_full : SendCause::error};
 }
 
 EndpointFacts PublisherEndpoint::facts() const
@@ -273,7 +278,7 @@ EndpointFacts PublisherEndpoint::facts() const
   facts.requested_buffer_bytes = m_settings.requested_bytes;
   facts.granted_send_buffer_bytes = m_queue.depth() * m_max_message;
   facts.granted_receive_buffer_bytes = m_queue.depth() * m_queue.message_size();
-  facts.capabilities = capabilities();
+  facts.capabilities.addresses_peers_one_by_one = true;
   add_common_notes(facts, m_settings, m_queue);
   for (const std::string& removed : m_removed)
     facts.notes.push_back("removed " + removed + ", left by a process that was killed");

@@ -119,31 +119,33 @@ bool SubscriberEndpoint::housekeeping() noexcept
   return !gave_up();
 }
 
-SendResult SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
 {
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
   const std::size_t framed = frame_bytes + message.size();
   if (framed > m_frame.size())
-    return SendResult::failed;
+    return failure;
   if (m_publisher == -1) {
     if (!refresh_publisher())
-      return SendResult::failed;
+      return failure;
     if (m_publisher == -1)
-      return SendResult::sent; // no publisher yet: like a datagram nobody listens to
+      return {}; // no publisher yet: like a datagram nobody listens to
   }
   if (framed > m_publisher_message_size)
-    return SendResult::failed;
+    return failure;
   std::memcpy(m_frame.data() + frame_bytes, message.data(), message.size());
   if (mq_send(m_publisher, reinterpret_cast<const char*>(m_frame.data()), framed, 0) == 0)
-    return SendResult::sent;
+    return {};
   if (errno != EAGAIN && errno != EINTR)
-    return SendResult::failed;
+    return failure;
+  const SendCause cause = errno == EINTR ? SendCause::interrupted : SendCause::queue_full;
   // Full: a publisher that died leaves its queue full for good, so look now and then.
   const auto now = Clock::now();
   if (now >= m_next_pressure_check) {
     m_next_pressure_check = now + health_interval;
     refresh_publisher();
   }
-  return SendResult::back_pressured;
+  return {SendResult::back_pressured, cause};
 }
 
 ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
@@ -179,7 +181,6 @@ EndpointFacts SubscriberEndpoint::facts() const
   facts.requested_buffer_bytes = m_settings.requested_bytes;
   facts.granted_receive_buffer_bytes = m_queue.depth() * m_queue.message_size();
   facts.granted_send_buffer_bytes = m_publisher_depth * m_publisher_message_size;
-  facts.capabilities = capabilities();
   add_common_notes(facts, m_settings, m_queue);
   if (m_attaches > 1)
     facts.notes.push_back("opened the publisher's queue " + std::to_string(m_attaches) +

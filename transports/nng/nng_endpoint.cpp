@@ -150,44 +150,39 @@ NngEndpoint::~NngEndpoint()
   nng_aio_free(m_aio);
 }
 
-SendResult NngEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome NngEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message_size) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
   // Without NNG_FLAG_ALLOC nng_send copies the bytes and never writes to them; it takes a
   // non-const pointer only because the flag may hand the buffer over.
   void* bytes = const_cast<std::byte*>(message.data());
   const int sent = nng_send(m_sender->handle(), bytes, message.size(), NNG_FLAG_NONBLOCK);
   if (sent == 0) {
-    return SendResult::sent;
+    return {};
   }
   if (sent == NNG_EAGAIN) {
     // push0 and pair0 refuse a message that nobody connected could take; with nobody there at
     // all it is simply not heard, as the seam counts it.
     if (m_sender->connections() == 0) {
-      return SendResult::sent;
+      return {};
     }
     sched_yield(); // NNG's own threads drain the queue, maybe on this CPU
-    m_last_cause = SendCause::would_block;
-    return SendResult::back_pressured;
+    return {SendResult::back_pressured, SendCause::would_block};
   }
   if (sent == NNG_EINTR) {
-    m_last_cause = SendCause::interrupted;
-    return SendResult::back_pressured;
+    return {SendResult::back_pressured, SendCause::interrupted};
   }
-  m_last_cause = SendCause::error;
-  return SendResult::failed;
+  return {SendResult::failed, SendCause::error};
 }
 
-SendResult NngEndpoint::reply(PeerHandle /*sender*/, std::span<const std::byte> message) noexcept
+ReplyOutcome NngEndpoint::reply(PeerHandle sender, std::span<const std::byte> message,
+                                PeerFate fate) noexcept
 {
-  return send(message);
-}
-
-bool NngEndpoint::adopt_peer(PeerHandle sender) noexcept
-{
+  const SendOutcome sent = send(message);
+  if (fate != PeerFate::adopt)
+    return {sent, false};
   // Nothing to adopt (each pattern reaches its subscribers by itself), but a proven
   // subscriber keeps its place where there is one (pair, push/pull).
   if (m_publisher && m_pattern == Pattern::pair) {
@@ -195,7 +190,7 @@ bool NngEndpoint::adopt_peer(PeerHandle sender) noexcept
   } else if (m_publisher && m_pattern == Pattern::pushpull) {
     m_data->prove_holders();
   }
-  return true;
+  return {sent, true};
 }
 
 int NngEndpoint::receive_one(nng_duration wait, nng_msg*& message) noexcept
@@ -304,7 +299,6 @@ EndpointFacts NngEndpoint::facts() const
   facts.max_message_size = m_max_message_size;
   facts.size_hint = "NNG carries up to 16 MiB of payload here";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
-  facts.capabilities = capabilities();
   facts.notes = m_notes;
   if (m_publisher) {
     facts.peak_connections = m_data->peak_connections();

@@ -56,15 +56,14 @@ public:
   NngEndpoint(const NngEndpoint&) = delete;
   NngEndpoint& operator=(const NngEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  // Every pattern reaches each subscriber it has by itself: nothing to adopt, but adopting
+  // proves the subscriber that holds pair's or push/pull's one place (NngSocket evicts an
+  // unproven holder). pub0 cannot pick one pipe, so a reply goes out as send() does, as the
+  // seam allows a transport that does not address peers one by one.
+  ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
+                     PeerFate fate) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  // Every pattern reaches each subscriber it has by itself: nothing to adopt.
-  bool adopt_peer(PeerHandle sender) noexcept override;
-  // pub0 cannot pick one pipe, so a challenge goes out as send() does, as the seam allows a
-  // transport that does not address peers one by one.
-  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:
@@ -95,7 +94,6 @@ private:
   std::size_t m_framing_bytes = 0; // per message on the wire: tcp 8, ipc 9
   std::size_t m_requested_buffer_bytes = 0;
   std::vector<std::string> m_notes;
-  SendCause m_last_cause = SendCause::unspecified; // why the last send did not go out
 };
 
 } // namespace netprof::nng_parts

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace netprof::nng_parts {
 
@@ -103,8 +104,32 @@ NngSocket::NngSocket(Protocol protocol)
   nng_socket_set_ms(m_socket, NNG_OPT_RECONNMAXT, reconnect_max_ms);
 }
 
+// NNG 1.5.2 can wait forever in nng_close while messages still stream into a receive queue
+// nobody reads (a subscriber that stopped reading, torn down mid-stream). What arrives is thrown
+// away until the stream has been quiet for a moment, for a bounded time. A socket that cannot
+// receive (pub0) passes at once; one with nothing coming after the quiet moment.
+void NngSocket::discard_what_streams_in() noexcept
+{
+  using std::chrono::steady_clock;
+  constexpr auto quiet = std::chrono::milliseconds(10);
+  const auto give_up = steady_clock::now() + std::chrono::milliseconds(300);
+  auto last_message = steady_clock::now();
+  for (auto now = last_message; now < give_up && now - last_message < quiet;
+       now = steady_clock::now()) {
+    nng_msg* queued = nullptr;
+    const int received = nng_recvmsg(m_socket, &queued, NNG_FLAG_NONBLOCK);
+    if (received == 0) {
+      nng_msg_free(queued);
+      last_message = now;
+    } else if (received != NNG_EAGAIN) {
+      return;
+    }
+  }
+}
+
 NngSocket::~NngSocket()
 {
+  discard_what_streams_in();
   // Closing waits for NNG's callbacks on this socket, so none runs on a destroyed object.
   nng_close(m_socket);
   if (!m_own_file.empty()) {

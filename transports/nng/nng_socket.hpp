@@ -80,6 +80,7 @@ public:
 
 private:
   static void on_pipe_event(nng_pipe pipe, nng_pipe_ev event, void* self) noexcept;
+  void discard_what_streams_in() noexcept;
 
   nng_socket m_socket = NNG_SOCKET_INITIALIZER;
   std::size_t m_most_pipes = 0; // 0: no limit

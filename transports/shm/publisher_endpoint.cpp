@@ -45,19 +45,17 @@ PublisherEndpoint::~PublisherEndpoint()
   m_segment.unlink_if_ours(m_settings.name);
 }
 
-SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
   switch (m_writer.write(message)) {
   case WriteResult::written:
     ring_if_sleeping(m_ring.wake_line());
-    return SendResult::sent;
+    return {};
   case WriteResult::too_large:
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   case WriteResult::full:
     break;
   }
-  m_last_cause = SendCause::ring_full;
   // keep_all and full: whoever holds us up may have died; looking costs syscalls, so only
   // now and then while the core retries.
   const auto now = Clock::now();
@@ -66,16 +64,15 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     reap_dead_subscribers();
   }
   if (gave_up(&m_segment, m_settings.name, false, m_failure)) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
-  return SendResult::back_pressured;
+  return {SendResult::back_pressured, SendCause::ring_full};
 }
 
-SendResult PublisherEndpoint::flush() noexcept
+SendOutcome PublisherEndpoint::flush() noexcept
 {
   ring(m_ring.wake_line());
-  return SendResult::sent;
+  return {};
 }
 
 void PublisherEndpoint::track_ready_slots() noexcept
@@ -199,7 +196,6 @@ EndpointFacts PublisherEndpoint::facts() const
   facts.requested_buffer_bytes = m_settings.requested_bytes;
   facts.granted_send_buffer_bytes = m_ring.capacity();
   facts.granted_receive_buffer_bytes = m_segment.layout().back_capacity;
-  facts.capabilities = capabilities();
   facts.notes = m_settings.notes;
   if (!m_replaced_note.empty())
     facts.notes.push_back(m_replaced_note);

@@ -43,22 +43,14 @@ public:
   PublisherEndpoint(const PublisherEndpoint&) = delete;
   PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
-  // Nothing to lend: a record is a copy in the ring whatever it holds.
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
-  {
-    return send(message);
-  }
-  // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
-  SendResult flush() noexcept override;
-  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
   // One ring every subscriber reads: nobody to adopt, nobody hears another's back ring.
-  Capabilities capabilities() const noexcept override { return {}; }
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
+  SendOutcome flush() noexcept override;
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   EndpointFacts facts() const override;
 
 private:
-  SendCause m_last_cause = SendCause::unspecified;
   struct BackChannel {
     bool tracked = false;
     std::uint64_t session = 0;
@@ -97,11 +89,10 @@ public:
   SubscriberEndpoint(const SubscriberEndpoint&) = delete;
   SubscriberEndpoint& operator=(const SubscriberEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
-  SendResult flush() noexcept override;
+  SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
 
 private:

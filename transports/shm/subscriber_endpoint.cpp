@@ -208,28 +208,29 @@ std::size_t SubscriberEndpoint::read(MessageSink& sink) noexcept
       receive_batch);
 }
 
-SendResult SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome SubscriberEndpoint::send(std::span<const std::byte> message) noexcept
 {
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
   if (!attached() && !try_attach()) // no publisher yet: like a datagram nobody listens to
-    return m_failure.happened() ? SendResult::failed : SendResult::sent;
+    return m_failure.happened() ? failure : SendOutcome{};
   switch (m_back->write(message)) {
   case WriteResult::written:
     m_answer_line_taken = false;
     ring_if_sleeping(m_segment->publisher_wake());
-    return SendResult::sent;
+    return {};
   case WriteResult::full:
-    return SendResult::back_pressured;
+    return {SendResult::back_pressured, SendCause::ring_full};
   case WriteResult::too_large:
     break;
   }
-  return SendResult::failed;
+  return failure;
 }
 
-SendResult SubscriberEndpoint::flush() noexcept
+SendOutcome SubscriberEndpoint::flush() noexcept
 {
   if (attached())
     ring(m_segment->publisher_wake());
-  return SendResult::sent;
+  return {};
 }
 
 ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
@@ -282,7 +283,6 @@ EndpointFacts SubscriberEndpoint::facts() const
   EndpointFacts facts;
   facts.transport = "shm";
   facts.requested_buffer_bytes = m_settings.requested_bytes;
-  facts.capabilities = capabilities();
   facts.notes = m_settings.notes;
   facts.notes.push_back(strategy_note());
   facts.size_hint = ring_size_hint;

@@ -31,18 +31,21 @@ timespec to_timespec(Nanoseconds duration) noexcept
   return {static_cast<time_t>(count / 1'000'000'000), static_cast<long>(count % 1'000'000'000)};
 }
 
-SendResult as_send_result(WriteOutcome outcome) noexcept
+constexpr SendOutcome pushed_back{SendResult::back_pressured, SendCause::would_block};
+constexpr SendOutcome failure{SendResult::failed, SendCause::error};
+
+SendOutcome as_send_outcome(WriteOutcome outcome) noexcept
 {
   switch (outcome) {
   case WriteOutcome::written:
   case WriteOutcome::queued:
-    return SendResult::sent;
+    return {};
   case WriteOutcome::blocked:
-    return SendResult::back_pressured;
+    return pushed_back;
   case WriteOutcome::failed:
     break;
   }
-  return SendResult::failed;
+  return failure;
 }
 
 } // namespace
@@ -86,11 +89,10 @@ StreamEndpoint::StreamEndpoint(StreamSetup setup)
   }
 }
 
-SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome StreamEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_limits.max_message_size) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return failure;
   }
   if (!m_publisher) {
     if (!connected() && m_dialing.valid()) {
@@ -99,12 +101,10 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (!connected()) {
       // While a connect is under way the message can go in a moment; without one, nobody
       // hears it (the subscriber dials again from receive()).
-      m_last_cause = SendCause::connecting;
-      return m_dialing.valid() ? SendResult::back_pressured : SendResult::sent;
+      return m_dialing.valid() ? SendOutcome{SendResult::back_pressured, SendCause::connecting}
+                               : SendOutcome{};
     }
-    const WriteOutcome outcome = write_message(m_slots[m_open.front()], message, m_framing, false);
-    m_last_cause = outcome == WriteOutcome::blocked ? SendCause::would_block : SendCause::error;
-    return as_send_result(outcome);
+    return as_send_outcome(write_message(m_slots[m_open.front()], message, m_framing, false));
   }
   // All or nothing: every adopted connection takes the message now or queues it, or none gets
   // it and the core tries again.
@@ -118,8 +118,7 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (connection.pending.write_to(connection.fd.get()) == PendingOutput::Flush::failed) {
       mark_broken(connection, ReadEnd::failed, errno);
     } else if (!connection.pending.has_room(frame)) {
-      m_last_cause = SendCause::would_block; // its socket took no more and its queue is full
-      return SendResult::back_pressured;
+      return pushed_back; // its socket took no more and its queue is full
     }
   }
   bool taken = false;
@@ -132,8 +131,7 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     if (outcome == WriteOutcome::written || outcome == WriteOutcome::queued) {
       taken = true;
     } else if (outcome == WriteOutcome::blocked && !taken) {
-      m_last_cause = SendCause::would_block;
-      return SendResult::back_pressured;
+      return pushed_back;
     } else if (outcome == WriteOutcome::blocked) {
       // Others have it and this one could not queue it (no memory): it would miss a message
       // in the middle of its stream, so it is cut off instead.
@@ -141,7 +139,7 @@ SendResult StreamEndpoint::send(std::span<const std::byte> message) noexcept
     }
   }
   // A connection that broke is gone for the core as a subscriber that left: not a failure.
-  return SendResult::sent;
+  return {};
 }
 
 bool StreamEndpoint::flush_pending() noexcept
@@ -162,31 +160,30 @@ bool StreamEndpoint::flush_pending() noexcept
   return all_out;
 }
 
-SendResult StreamEndpoint::flush() noexcept
+SendOutcome StreamEndpoint::flush() noexcept
 {
-  if (flush_pending())
-    return SendResult::sent;
-  m_last_cause = SendCause::would_block;
-  return SendResult::back_pressured;
+  return flush_pending() ? SendOutcome{} : pushed_back;
 }
 
-SendResult StreamEndpoint::reply(PeerHandle sender, std::span<const std::byte> message) noexcept
+ReplyOutcome StreamEndpoint::reply(PeerHandle sender, std::span<const std::byte> message,
+                                   PeerFate fate) noexcept
 {
   if (!m_publisher) {
-    return send(message);
+    return {send(message), fate == PeerFate::adopt}; // its publisher's is its only connection
+  }
+  if (fate == PeerFate::adopt) {
+    const bool adopted = adopt(sender);
+    return {send(message), adopted};
   }
   Connection* connection = find(sender);
   if (connection == nullptr || message.size() > m_limits.max_message_size) {
-    return SendResult::failed;
+    return {failure, false};
   }
-  return as_send_result(write_message(*connection, message, m_framing, false));
+  return {as_send_outcome(write_message(*connection, message, m_framing, false)), false};
 }
 
-bool StreamEndpoint::adopt_peer(PeerHandle sender) noexcept
+bool StreamEndpoint::adopt(PeerHandle sender) noexcept
 {
-  if (!m_publisher) {
-    return true; // a subscriber sends to its publisher alone anyway
-  }
   Connection* connection = find(sender);
   if (connection == nullptr) {
     return false; // gone since its message came
@@ -207,13 +204,6 @@ bool StreamEndpoint::adopt_peer(PeerHandle sender) noexcept
     m_peak_adopted = std::max(m_peak_adopted, ++m_adopted);
   }
   return true;
-}
-
-Capabilities StreamEndpoint::capabilities() const noexcept
-{
-  Capabilities capabilities;
-  capabilities.addresses_peers_one_by_one = m_publisher;
-  return capabilities;
 }
 
 ReceiveResult StreamEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept

@@ -73,21 +73,16 @@ public:
   StreamEndpoint(const StreamEndpoint&) = delete;
   StreamEndpoint& operator=(const StreamEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
-  {
-    return send(message);
-  }
-  SendResult flush() noexcept override;
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  bool adopt_peer(PeerHandle sender) noexcept override;
-  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override;
+  // A publisher answers one connection, or adopts it (reserving its room for held-back
+  // output); a subscriber's only connection is its publisher's.
+  ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
+                     PeerFate fate) noexcept override;
   EndpointFacts facts() const override;
 
 private:
-  SendCause m_last_cause = SendCause::unspecified;
   enum class Pass { nothing, delivered, failed, interrupted };
 
   // Reading (stream_endpoint.cpp).
@@ -106,6 +101,7 @@ private:
   void close_connection(std::size_t open_index) noexcept;
   void count_ending(const Connection& connection) noexcept;
   Connection* find(PeerHandle handle) noexcept;
+  bool adopt(PeerHandle sender) noexcept; // publisher: data goes to it from now on
   PeerHandle handle_of(std::size_t slot) const noexcept;
   bool flush_pending() noexcept;
 

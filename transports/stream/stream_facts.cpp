@@ -108,7 +108,7 @@ EndpointFacts StreamEndpoint::facts() const
   facts.requested_buffer_bytes = buffers.requested;
   facts.granted_send_buffer_bytes = buffers.granted_send;
   facts.granted_receive_buffer_bytes = buffers.granted_receive;
-  facts.capabilities = capabilities();
+  facts.capabilities.addresses_peers_one_by_one = m_publisher;
   facts.notes = m_notes;
   facts.notes.insert(facts.notes.end(), buffers.notes.begin(), buffers.notes.end());
   for (std::string& note : connection_notes()) {

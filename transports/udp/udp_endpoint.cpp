@@ -106,11 +106,21 @@ void UdpEndpoint::route_single_peer() noexcept
   }
 }
 
-bool UdpEndpoint::adopt_peer(PeerHandle sender) noexcept
+ReplyOutcome UdpEndpoint::reply(PeerHandle sender, std::span<const std::byte> message,
+                                PeerFate fate) noexcept
 {
   if (!m_sockets.learns_peers) {
-    return true;
+    return {send(message), fate == PeerFate::adopt};
   }
+  if (fate == PeerFate::keep_unadopted) {
+    return {answer_alone(sender, message), false};
+  }
+  const bool adopted = adopt(sender);
+  return {send(message), adopted};
+}
+
+bool UdpEndpoint::adopt(PeerHandle sender) noexcept
+{
   const std::optional<sockaddr_in> address = peer_address(sender);
   if (!address) {
     return false;
@@ -123,28 +133,21 @@ bool UdpEndpoint::adopt_peer(PeerHandle sender) noexcept
   return true;
 }
 
-SendResult UdpEndpoint::reply(PeerHandle sender, std::span<const std::byte> message) noexcept
+SendOutcome UdpEndpoint::answer_alone(PeerHandle sender,
+                                      std::span<const std::byte> message) noexcept
 {
-  if (!m_sockets.learns_peers) {
-    return send(message);
-  }
   const std::optional<sockaddr_in> address = peer_address(sender);
   if (!address || message.size() > m_sender.max_message_size()) {
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
   // Always from the bound socket: a subscriber's socket is connected to that address.
   const ssize_t sent = sendto(m_sockets.receive.get(), message.data(), message.size(), MSG_DONTWAIT,
                               reinterpret_cast<const sockaddr*>(&*address), sizeof *address);
   // Not retried: the subscriber says hello again until it is answered.
-  return sent >= 0 ? SendResult::sent : SendResult::failed;
-}
-
-Capabilities UdpEndpoint::capabilities() const noexcept
-{
-  Capabilities capabilities;
-  capabilities.addresses_peers_one_by_one = m_sockets.learns_peers;
-  capabilities.shared_medium = !m_sockets.learns_peers;
-  return capabilities;
+  if (sent >= 0) {
+    return {};
+  }
+  return {SendResult::failed, send_cause_of_errno(errno)};
 }
 
 EndpointFacts UdpEndpoint::facts() const
@@ -161,7 +164,8 @@ EndpointFacts UdpEndpoint::facts() const
   facts.requested_buffer_bytes = m_buffers.requested;
   facts.granted_send_buffer_bytes = m_buffers.granted_send;
   facts.granted_receive_buffer_bytes = m_buffers.granted_receive;
-  facts.capabilities = capabilities();
+  facts.capabilities.addresses_peers_one_by_one = m_sockets.learns_peers;
+  facts.capabilities.shared_medium = !m_sockets.learns_peers;
   facts.notes = m_sockets.notes;
   facts.notes.insert(facts.notes.end(), m_buffers.notes.begin(), m_buffers.notes.end());
   if (!m_route_note.empty()) {

@@ -19,7 +19,7 @@ namespace netprof::udp {
 // UdpSender sends (fragmenting and batching), UdpReceiver receives (reassembling). Everything
 // send() and receive() touch is allocated in the constructor, so the measured loop never
 // allocates.
-class UdpEndpoint final : public Endpoint {
+class UdpEndpoint final : public Endpoint, public RoomWaiter {
 public:
   // Sizes the socket buffers to queue_length_bytes when non-zero. Throws TransportError when
   // the system refuses.
@@ -28,35 +28,32 @@ public:
   UdpEndpoint(const UdpEndpoint&) = delete;
   UdpEndpoint& operator=(const UdpEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override
+  SendOutcome send(std::span<const std::byte> message) noexcept override
   {
     return m_sender.send(message);
   }
-  SendResult flush() noexcept override { return m_sender.flush(); }
+  SendOutcome flush() noexcept override { return m_sender.flush(); }
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override
   {
     return m_receiver.receive(sink, timeout);
   }
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
-  {
-    return m_sender.send(message);
-  }
-  SendCause last_send_cause() const noexcept override { return m_sender.last_cause(); }
+  // Unicast answers the handle's address alone, or adopts it; shared media send to everyone,
+  // as send() does, and already reach everyone who listens.
+  ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
+                     PeerFate fate) noexcept override;
+  EndpointFacts facts() const override;
+
   RoomWait wait_for_room(Nanoseconds timeout) noexcept override
   {
     return m_sender.wait_for_room(timeout);
   }
-  // Unicast adopts the handle's address; shared media already send to everyone who listens.
-  bool adopt_peer(PeerHandle sender) noexcept override;
-  // Unicast answers the handle's address alone; shared media send to everyone, as send() does.
-  SendResult reply(PeerHandle sender, std::span<const std::byte> message) noexcept override;
-  Capabilities capabilities() const noexcept override;
-  EndpointFacts facts() const override;
 
 private:
   // With exactly one peer, sends go over a connected socket (udp_sockets.hpp). A failure only
   // costs speed: it is noted, and sends stay on the unconnected socket.
   void route_single_peer() noexcept;
+  bool adopt(PeerHandle sender) noexcept;
+  SendOutcome answer_alone(PeerHandle sender, std::span<const std::byte> message) noexcept;
 
   UdpSockets m_sockets;
   BufferSizes m_buffers;

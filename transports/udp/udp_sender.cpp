@@ -128,15 +128,34 @@ bool UdpSender::fits_batch(std::span<const std::byte> message) const noexcept
          !has_fragment_magic(message);
 }
 
-SendResult UdpSender::send(std::span<const std::byte> message) noexcept
+SendOutcome UdpSender::send(std::span<const std::byte> message) noexcept
+{
+  m_last_error = 0;
+  return outcome(send_message(message));
+}
+
+SendOutcome UdpSender::flush() noexcept
+{
+  m_last_error = 0;
+  return outcome(send_batch());
+}
+
+SendOutcome UdpSender::outcome(SendResult result) const noexcept
+{
+  return {result,
+          result == SendResult::sent ? SendCause::unspecified : send_cause_of_errno(m_last_error)};
+}
+
+SendResult UdpSender::send_message(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_settings.max_message_size) {
+    m_last_error = EMSGSIZE;
     return SendResult::failed;
   }
   if (!fits_batch(message)) {
     // Whatever is queued goes first, so that messages leave in the order they were given.
     if (m_queued > 0) {
-      const SendResult flushed = flush();
+      const SendResult flushed = send_batch();
       if (flushed != SendResult::sent) {
         return flushed;
       }
@@ -144,7 +163,7 @@ SendResult UdpSender::send(std::span<const std::byte> message) noexcept
     return send_now(message);
   }
   if (m_queued == m_settings.batch) {
-    const SendResult flushed = flush();
+    const SendResult flushed = send_batch();
     if (m_queued == m_settings.batch) {
       return flushed == SendResult::failed ? SendResult::failed : SendResult::back_pressured;
     }
@@ -152,14 +171,14 @@ SendResult UdpSender::send(std::span<const std::byte> message) noexcept
   std::memcpy(m_batch_iovs[m_queued].iov_base, message.data(), message.size());
   m_batch_iovs[m_queued].iov_len = message.size();
   ++m_queued;
-  if (m_queued == m_settings.batch && flush() == SendResult::failed) {
+  if (m_queued == m_settings.batch && send_batch() == SendResult::failed) {
     return SendResult::failed;
   }
   // Back-pressured here, it stays queued and goes out with a later send() or flush().
   return SendResult::sent;
 }
 
-SendResult UdpSender::flush() noexcept
+SendResult UdpSender::send_batch() noexcept
 {
   if (m_queued == 0) {
     return SendResult::sent;

@@ -43,11 +43,10 @@ public:
   UdpSender(const UdpSender&) = delete; // headers point into it
   UdpSender& operator=(const UdpSender&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept;
-  SendResult flush() noexcept;
-  // Why the last send() or flush() that did not send did not (Endpoint::last_send_cause).
-  SendCause last_cause() const noexcept { return send_cause_of_errno(m_last_error); }
-  // Endpoint::wait_for_room: until a socket it sends on turns writable, at most `timeout`.
+  // What was not sent comes back with the cause of the system call that refused it.
+  SendOutcome send(std::span<const std::byte> message) noexcept;
+  SendOutcome flush() noexcept;
+  // RoomWaiter::wait_for_room: until a socket it sends on turns writable, at most `timeout`.
   RoomWait wait_for_room(Nanoseconds timeout) noexcept;
 
   // A socket connected to the only peer: while there is exactly one, single datagrams go
@@ -71,6 +70,9 @@ private:
     SendResult result() const noexcept;
   };
 
+  SendOutcome outcome(SendResult result) const noexcept;
+  SendResult send_message(std::span<const std::byte> message) noexcept;
+  SendResult send_batch() noexcept; // flush()
   SendResult send_now(std::span<const std::byte> message) noexcept;
   SendResult send_single(std::span<const std::byte> message) noexcept;
   SendResult send_fragmented(std::span<const std::byte> message) noexcept;
@@ -94,7 +96,7 @@ private:
   PeerTable& m_peers;
   SenderSettings m_settings;
   std::uint32_t m_next_message_id;
-  int m_last_error = 0; // of the last failed send system call
+  int m_last_error = 0; // of the failed send system call of this send() or flush(); 0: none
   int m_gso_refused_error = 0;
   std::uint64_t m_refusals = 0;
   std::size_t m_next_first_peer = 0;

@@ -96,58 +96,58 @@ ZmqEndpoint::~ZmqEndpoint()
   }
 }
 
-SendResult ZmqEndpoint::send(std::span<const std::byte> message) noexcept
+SendOutcome ZmqEndpoint::send(std::span<const std::byte> message) noexcept
 {
   if (message.size() > m_max_message_size) {
-    m_last_cause = SendCause::error;
-    return SendResult::failed;
+    return {SendResult::failed, SendCause::error};
   }
   m_dry = false; // zmq_send may process the socket's commands, and with them ZMQ_FD's signal
+  if (m_zero_copy && ends_with_kept_payload(message)) {
+    // A data message: zmq_send would copy the bytes into ZeroMQ's own message before
+    // returning, as it must, since the core rewrites this header for the next message at once.
+    // A buffer of our own holding a copy of the payload can be lent instead (send_lent).
+    return outcome(send_lent(message));
+  }
   if (!m_publisher && needs_escape(message)) {
     return outcome(send_escaped(message));
   }
   return outcome(zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT));
 }
 
-SendResult ZmqEndpoint::send_announced(std::span<const std::byte> message) noexcept
+bool ZmqEndpoint::ends_with_kept_payload(std::span<const std::byte> message) const noexcept
 {
-  // zmq_send copies the bytes into ZeroMQ's own message before returning: the core rewrites
-  // this buffer's header for the next message at once, so it cannot be lent as it is. Only a
-  // copy of the announced payload, in a buffer of our own, can (send_lent).
-  if (!m_zero_copy || message.size() > m_max_message_size ||
-      message.size() < m_zero_copy->payload_size()) {
-    return send(message);
-  }
-  m_dry = false;
-  return outcome(send_lent(message));
+  // The very bytes the core said it keeps (PayloadKeeper): compared by place, not content.
+  return message.size() >= m_zero_copy->payload_size() &&
+         message.data() + message.size() == m_kept_payload_end;
 }
 
-SendResult ZmqEndpoint::outcome(int sent) noexcept
+SendOutcome ZmqEndpoint::outcome(int sent) noexcept
 {
   if (sent >= 0) {
-    return SendResult::sent;
+    return {};
   }
   const int error = zmq_errno();
-  m_last_cause = error == EAGAIN  ? SendCause::high_water_mark
-                 : error == EINTR ? SendCause::interrupted
-                                  : SendCause::error;
   if (error == EAGAIN) {
     // The high-water mark under --zmq-nodrop. What drains the queue is ZeroMQ's I/O thread,
     // which shares this thread's CPU once --cpu pinned it; the core retries at once, so give
     // the CPU away first, or the retries starve the very thread they wait for.
     sched_yield();
-    return SendResult::back_pressured;
+    return {SendResult::back_pressured, SendCause::high_water_mark};
   }
   // EINTR: a signal; the core looks at its stop flag and tries again.
-  return error == EINTR ? SendResult::back_pressured : SendResult::failed;
+  if (error == EINTR) {
+    return {SendResult::back_pressured, SendCause::interrupted};
+  }
+  return {SendResult::failed, SendCause::error};
 }
 
-void ZmqEndpoint::announce_payload(std::span<const std::byte> payload)
+void ZmqEndpoint::keep_payload(std::span<const std::byte> payload)
 {
   if (m_publisher && m_zero_copy_from > 0 && payload.size() >= m_zero_copy_from) {
     m_zero_copy = std::make_shared<ZeroCopyPool>(
         payload, zero_copy_buffers(m_high_water_mark, payload.size() + m_header_bytes));
     m_context->keep_until_ended(m_zero_copy);
+    m_kept_payload_end = payload.data() + payload.size();
   }
 }
 
@@ -314,13 +314,6 @@ std::vector<std::string> ZmqEndpoint::diagnoses() const
   return found;
 }
 
-Capabilities ZmqEndpoint::capabilities() const noexcept
-{
-  Capabilities capabilities;
-  capabilities.lends_announced_payload = m_publisher && m_zero_copy_from > 0;
-  return capabilities;
-}
-
 EndpointFacts ZmqEndpoint::facts() const
 {
   EndpointFacts facts;
@@ -331,7 +324,7 @@ EndpointFacts ZmqEndpoint::facts() const
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
   facts.granted_send_buffer_bytes = m_granted_send_buffer_bytes;
   facts.granted_receive_buffer_bytes = m_granted_receive_buffer_bytes;
-  facts.capabilities = capabilities();
+  facts.capabilities.lends_announced_payload = m_publisher && m_zero_copy_from > 0;
   facts.notes = m_notes;
   facts.diagnoses = diagnoses();
   if (m_publisher) {

@@ -55,7 +55,7 @@ int high_water_mark(const EndpointSettings& settings) noexcept;
 // same connection, and the XPUB applies it before it hands the hello over, so by the time
 // the publisher hears a subscriber it can no longer miss its data: ZeroMQ's slow joiner
 // cannot cost the measured phase anything.
-class ZmqEndpoint final : public Endpoint {
+class ZmqEndpoint final : public Endpoint, public PayloadKeeper {
 public:
   // The largest payload: with the core's header in front of it, the largest message send()
   // takes. What a socket reads is capped lower, at what its role reads (ZMQ_MAXMSGSIZE).
@@ -77,20 +77,19 @@ public:
   ZmqEndpoint(const ZmqEndpoint&) = delete;
   ZmqEndpoint& operator=(const ZmqEndpoint&) = delete;
 
-  SendResult send(std::span<const std::byte> message) noexcept override;
-  // Through a buffer lent to ZeroMQ when --zmq-zero-copy took the announced payload.
-  SendResult send_announced(std::span<const std::byte> message) noexcept override;
+  // A data message that ends with the kept payload goes through a buffer lent to ZeroMQ
+  // (--zmq-zero-copy), or is copied when none is free. Back-pressured at the high-water mark
+  // only under --zmq-nodrop: without it a PUB socket drops there in silence, which only the
+  // subscribers' loss shows.
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
-  void announce_payload(std::span<const std::byte> payload) override;
   // The publisher may lend (--zmq-zero-copy); an XPUB reaches every subscriber by itself.
-  // Only under --zmq-nodrop: without it a PUB socket drops at its high-water mark in silence,
-  // which only the subscribers' loss shows.
-  SendCause last_send_cause() const noexcept override { return m_last_cause; }
-  Capabilities capabilities() const noexcept override;
   EndpointFacts facts() const override;
 
+  // Under --zmq-zero-copy, a publisher's payload at least that large fills its lent buffers.
+  void keep_payload(std::span<const std::byte> payload) override;
+
 private:
-  SendCause m_last_cause = SendCause::unspecified;
   // What one drain did: how many messages went to the sink, and why it stopped.
   struct Drained {
     enum class End { batch_full, dry, interrupted, failed };
@@ -103,8 +102,9 @@ private:
   // otherwise `result` says why not.
   bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
                        ReceiveResult& result) noexcept;
-  // What a zmq send call's return value means to the core.
-  SendResult outcome(int sent) noexcept; // and notes the cause of a refusal
+  // What a zmq send call's return value means to the core, with the cause of a refusal.
+  SendOutcome outcome(int sent) noexcept;
+  bool ends_with_kept_payload(std::span<const std::byte> message) const noexcept;
   int send_escaped(std::span<const std::byte> message) noexcept;
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
   int send_lent(std::span<const std::byte> message) noexcept;
@@ -122,6 +122,7 @@ private:
 
   // Kept by the context as well, which hands lent buffers back until it has ended.
   std::shared_ptr<ZeroCopyPool> m_zero_copy;
+  const std::byte* m_kept_payload_end = nullptr; // where the core's kept payload ends
   std::size_t m_zero_copy_from = 0;
   std::size_t m_header_bytes = 0;
   std::size_t m_max_message_size = 0;

@@ -30,12 +30,18 @@ public:
   // the subscriber process addressed (0 for END, which addresses all).
   bool send(wire::MessageKind kind, std::uint64_t sequence, std::uint32_t instance = 0) noexcept
   {
-    wire::Header header = stamped(kind, sequence, instance);
-    header.run_id = m_run_id;
-    wire::carry_secret(header, m_end_token);
-    OutgoingMessage& message = kind == wire::MessageKind::hello_ack ? m_acknowledgement : m_message;
-    const bool sent = m_endpoint.send(m_authentication.seal(message, header)) == SendResult::sent;
-    return m_endpoint.flush() == SendResult::sent && sent;
+    const bool sent = m_endpoint.send(sealed(kind, sequence, instance)).sent();
+    return m_endpoint.flush().sent() && sent;
+  }
+
+  // send(), having first made `sender` a peer (a subscriber whose hello proved its address):
+  // as every other peer, it hears this and whatever follows.
+  bool adopt_and_send(PeerHandle sender, wire::MessageKind kind, std::uint64_t sequence,
+                      std::uint32_t instance) noexcept
+  {
+    const bool sent =
+        m_endpoint.reply(sender, sealed(kind, sequence, instance), PeerFate::adopt).sent.sent();
+    return m_endpoint.flush().sent() && sent;
   }
 
   // To the hello's sender alone, with nothing of the run but the cookie it must echo.
@@ -44,7 +50,7 @@ public:
   {
     wire::Header header = stamped(wire::MessageKind::challenge, id, instance);
     wire::carry_secret(header, cookie);
-    m_endpoint.reply(sender, m_authentication.seal(m_message, header));
+    m_endpoint.reply(sender, m_authentication.seal(m_message, header), PeerFate::keep_unadopted);
     m_endpoint.flush();
   }
 
@@ -57,6 +63,17 @@ public:
   }
 
 private:
+  // A message of the run, with its end token.
+  std::span<const std::byte> sealed(wire::MessageKind kind, std::uint64_t sequence,
+                                    std::uint32_t instance) noexcept
+  {
+    wire::Header header = stamped(kind, sequence, instance);
+    header.run_id = m_run_id;
+    wire::carry_secret(header, m_end_token);
+    OutgoingMessage& message = kind == wire::MessageKind::hello_ack ? m_acknowledgement : m_message;
+    return m_authentication.seal(message, header);
+  }
+
   static wire::Header stamped(wire::MessageKind kind, std::uint64_t sequence,
                               std::uint32_t instance) noexcept
   {

@@ -160,9 +160,10 @@ void Publisher::on_message(const Delivery& delivery) noexcept
   }
   if (reply.rejected)
     ++m_rejected;
-  if (reply.adopt_sender)
-    m_endpoint.adopt_peer(delivery.sender);
-  if (reply.answer)
+  if (reply.answer && reply.adopt_sender)
+    m_control.adopt_and_send(delivery.sender, *reply.answer, header.sender_id,
+                             wire::instance_tag(header));
+  else if (reply.answer)
     m_control.send(*reply.answer, header.sender_id, wire::instance_tag(header));
 }
 

@@ -52,7 +52,8 @@ SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
   else
     std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
   // Only the header of m_data is rewritten from here on (with_header).
-  m_endpoint.announce_payload(m_data.payload());
+  if (auto* keeper = dynamic_cast<PayloadKeeper*>(&m_endpoint))
+    keeper->keep_payload(m_data.payload());
 }
 
 double SendLoop::measured_seconds() const noexcept
@@ -71,7 +72,8 @@ bool SendLoop::run_phase(bool warmup)
       m_intervals->start(start);
   }
   Clock::time_point last_send = start;
-  const bool ok = send_phase(warmup, start, last_send) && m_endpoint.flush() != SendResult::failed;
+  const bool ok =
+      send_phase(warmup, start, last_send) && m_endpoint.flush().result != SendResult::failed;
   if (!warmup) {
     // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
     // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop
@@ -140,7 +142,7 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
   const auto due = pacer.due(index);
   if (!counted && due >= end_time)
     return Turn::stop;
-  if (m_endpoint.flush() == SendResult::failed)
+  if (m_endpoint.flush().result == SendResult::failed)
     return Turn::fail;
   const auto never_done = [] { return false; };
   for (auto now = Clock::now(); !m_stop.requested(); now = Clock::now()) {
@@ -178,7 +180,7 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
                         now + m_probe_timeout);
     m_echo_looks.probe_sent(now);
   }
-  if (!sent || (probe && m_endpoint.flush() == SendResult::failed)) {
+  if (!sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
     m_echoes.stop_awaiting();
     return false;
   }
@@ -247,13 +249,12 @@ IntervalTotals SendLoop::interval_totals() const noexcept
 
 SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
 {
-  const SendResult result = m_endpoint.send_announced(message);
-  if (!counted && result == SendResult::back_pressured)
+  const SendOutcome outcome = m_endpoint.send(message);
+  if (!counted && outcome.result == SendResult::back_pressured)
     ++m_warmup_pushed_back;
   if (counted)
-    m_accounting.count(result, result == SendResult::sent ? SendCause::unspecified
-                                                          : m_endpoint.last_send_cause());
-  return result;
+    m_accounting.count(outcome);
+  return outcome.result;
 }
 
 } // namespace netprof

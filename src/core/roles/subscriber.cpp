@@ -82,7 +82,8 @@ private:
                Clock::time_point now) noexcept;
   void on_end(const wire::Header& header, Clock::time_point now) noexcept;
   void echo(const wire::Header& probe, Clock::time_point arrived) noexcept;
-  void send_hello() noexcept;
+  // `adopting`: made our publisher first (an invitation's sender), then sent it as to any peer.
+  void send_hello(std::optional<PeerHandle> adopting = std::nullopt) noexcept;
   void send_final_counters(std::uint16_t flags = 0) noexcept;
   IntervalTotals interval_totals() const noexcept;
   void close_interval_if_due(Clock::time_point now) noexcept;
@@ -287,9 +288,7 @@ void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noe
     // An invitation (wire.hpp): our publisher, when we were given only our own address. The
     // first to call is taken; a transport that already sends to it, or to everyone, ignores
     // this.
-    if (!m_publisher_adopted)
-      m_publisher_adopted = m_endpoint.adopt_peer(sender);
-    send_hello();
+    send_hello(m_publisher_adopted ? std::nullopt : std::optional(sender));
     return;
   }
   if (!ours)
@@ -433,7 +432,7 @@ SubscriberResult Subscriber::figures(std::optional<std::uint64_t> sent) const
   return m_run->figures(m_config.id, m_rejected, sent);
 }
 
-void Subscriber::send_hello() noexcept
+void Subscriber::send_hello(std::optional<PeerHandle> adopting) noexcept
 {
   wire::Header header;
   header.kind = wire::MessageKind::hello;
@@ -444,7 +443,11 @@ void Subscriber::send_hello() noexcept
   header.record_count = m_instance;
   wire::carry_secret(header, m_cookie);
   header.sent_ns = to_wire_ns(Clock::now());
-  m_endpoint.send(m_authentication.seal(m_hello, header));
+  const std::span<const std::byte> hello = m_authentication.seal(m_hello, header);
+  if (adopting)
+    m_publisher_adopted = m_endpoint.reply(*adopting, hello, PeerFate::adopt).adopted;
+  else
+    m_endpoint.send(hello);
   m_endpoint.flush();
 }
 

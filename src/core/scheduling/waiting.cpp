@@ -9,7 +9,8 @@ namespace netprof {
 
 Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
                const StopFlag& stop) noexcept
-    : m_endpoint(endpoint), m_sink(sink), m_strategy(strategy), m_stop(stop)
+    : m_endpoint(endpoint), m_room_waiter(dynamic_cast<RoomWaiter*>(&endpoint)), m_sink(sink),
+      m_strategy(strategy), m_stop(stop)
 {
 }
 
@@ -64,12 +65,9 @@ bool Waiter::wait_for_room() noexcept
     // As a blocking sender's send() would: asleep in the kernel until the transport has room.
     // A transport with nothing to wait on (a ring in shared memory) is given a short nap in a
     // receive instead, which sleeps too and hears the back channel meanwhile.
-    const RoomWait room = m_endpoint.wait_for_room(room_slice);
-    if (room == RoomWait::failed)
-      return false;
-    if (room == RoomWait::unsupported)
+    if (m_room_waiter == nullptr)
       return m_endpoint.receive(m_sink, room_nap) != ReceiveResult::failed;
-    return true;
+    return m_room_waiter->wait_for_room(room_slice) != RoomWait::failed;
   }
   case WaitStrategy::yield:
     // On a pinned CPU the transport's own I/O thread may be what has to run first.

@@ -44,7 +44,8 @@ public:
 
   // Between attempts to send on a transport that pushed back: drains the back channel, then
   // waits for room the strategy's way (block: asleep in the kernel until the transport has
-  // room, or a slice passes). False only on a transport failure.
+  // room, or a slice passes, where the endpoint is a RoomWaiter; in a short receive where it
+  // is not). False only on a transport failure.
   bool wait_for_room() noexcept;
 
   // Whether this strategy sleeps in the kernel when nothing has come.
@@ -63,6 +64,7 @@ public:
 
 private:
   Endpoint& m_endpoint;
+  RoomWaiter* m_room_waiter; // the endpoint's, asked for once; null: it has none
   MessageSink& m_sink;
   WaitStrategy m_strategy;
   const StopFlag& m_stop;

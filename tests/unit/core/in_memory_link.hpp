@@ -56,13 +56,14 @@ public:
   {
   }
 
-  SendResult send(std::span<const std::byte> message) noexcept override
+  // Every message goes to every outbox: nobody to adopt (Endpoint::reply's default).
+  SendOutcome send(std::span<const std::byte> message) noexcept override
   {
     const int copies = m_forwarding ? m_forwarding(message) : 1;
     for (const auto& outbox : m_outboxes)
       for (int i = 0; i < copies; ++i)
         outbox->push(message);
-    return SendResult::sent;
+    return {};
   }
 
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override
@@ -72,9 +73,6 @@ public:
     sink.on_message(Delivery{m_buffer, 1, m_buffer.size(), PeerHandle{}});
     return ReceiveResult::received;
   }
-
-  // Every message goes to every outbox: nobody to adopt.
-  Capabilities capabilities() const noexcept override { return {}; }
 
   EndpointFacts facts() const override
   {

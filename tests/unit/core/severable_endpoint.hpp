@@ -18,9 +18,9 @@ public:
 
   void sever() noexcept { m_severed.store(true); }
 
-  SendResult send(std::span<const std::byte> message) noexcept override
+  SendOutcome send(std::span<const std::byte> message) noexcept override
   {
-    return m_severed.load() ? SendResult::sent : m_inner.send(message);
+    return m_severed.load() ? SendOutcome{} : m_inner.send(message);
   }
 
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override
@@ -31,17 +31,14 @@ public:
     return ReceiveResult::timed_out;
   }
 
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
+  ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
+                     PeerFate fate) noexcept override
   {
-    return m_severed.load() ? SendResult::sent : m_inner.send_announced(message);
+    if (m_severed.load())
+      return {SendOutcome{}, fate == PeerFate::adopt};
+    return m_inner.reply(sender, message, fate);
   }
 
-  bool adopt_peer(PeerHandle sender) noexcept override { return m_inner.adopt_peer(sender); }
-  void announce_payload(std::span<const std::byte> payload) override
-  {
-    m_inner.announce_payload(payload);
-  }
-  Capabilities capabilities() const noexcept override { return m_inner.capabilities(); }
   EndpointFacts facts() const override { return m_inner.facts(); }
 
 private:

@@ -13,15 +13,14 @@ namespace {
 using namespace netprof;
 
 // Answers each receive() from a script of results, and records which receives could block.
-class ScriptedEndpoint final : public Endpoint {
+// It has nothing to wait on for room (no RoomWaiter), as a ring in shared memory.
+class ScriptedEndpoint : public Endpoint {
 public:
   std::deque<ReceiveResult> script;
   int non_blocking = 0;
   int blocking = 0;
-  int room_waits = 0;
-  RoomWait room = RoomWait::ready;
 
-  SendResult send(std::span<const std::byte>) noexcept override { return SendResult::sent; }
+  SendOutcome send(std::span<const std::byte>) noexcept override { return {}; }
   ReceiveResult receive(MessageSink&, Nanoseconds timeout) noexcept override
   {
     (timeout > Nanoseconds::zero() ? blocking : non_blocking) += 1;
@@ -31,13 +30,20 @@ public:
     script.pop_front();
     return next;
   }
+  EndpointFacts facts() const override { return {}; }
+};
+
+// One that can wait for room (a socket that turns writable): the Waiter finds it at setup.
+class RoomyEndpoint final : public ScriptedEndpoint, public RoomWaiter {
+public:
+  int room_waits = 0;
+  RoomWait room = RoomWait::ready;
+
   RoomWait wait_for_room(Nanoseconds) noexcept override
   {
     ++room_waits;
     return room;
   }
-  Capabilities capabilities() const noexcept override { return {}; }
-  EndpointFacts facts() const override { return {}; }
 };
 
 class NullSink final : public MessageSink {
@@ -46,7 +52,7 @@ public:
 };
 
 struct WaiterTest : ::testing::Test {
-  ScriptedEndpoint endpoint;
+  RoomyEndpoint endpoint;
   NullSink sink;
   StopFlag stop;
   Waiter sut{endpoint, sink, WaitStrategy::poll_then_block, stop};
@@ -72,9 +78,12 @@ TEST_F(BlockingWaiterTest, AFullTransportIsWaitedOnForRoomNotPolled)
   EXPECT_EQ(endpoint.blocking, 0); // the transport could wait for room itself
 }
 
-TEST_F(BlockingWaiterTest, WithNothingToWaitOnForRoomItSleepsInAReceive)
+TEST(BlockingWaiter, WithNothingToWaitOnForRoomItSleepsInAReceive)
 {
-  endpoint.room = RoomWait::unsupported;
+  ScriptedEndpoint endpoint;
+  NullSink sink;
+  StopFlag stop;
+  Waiter blocking{endpoint, sink, WaitStrategy::block, stop};
   ASSERT_TRUE(blocking.wait_for_room());
   EXPECT_EQ(endpoint.blocking, 1);
 }
@@ -87,7 +96,7 @@ TEST_F(BlockingWaiterTest, AFailedWaitForRoomIsAFailure)
 
 TEST(SpinningWaiter, NeverWaitsForRoomInTheKernel)
 {
-  ScriptedEndpoint endpoint;
+  RoomyEndpoint endpoint;
   NullSink sink;
   StopFlag stop;
   Waiter sut{endpoint, sink, WaitStrategy::spin, stop};

@@ -158,7 +158,7 @@ TEST(DdsQos, AReliableSubscriberAgainstABestEffortPublisherIsNamedOnBothSides)
   EXPECT_NE(at_subscriber.find("--dds-reliability"), std::string::npos);
   // Its hello is not sent into a topic nobody matched.
   const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello), SendResult::failed);
+  EXPECT_EQ(subscriber.send(hello).result, SendResult::failed);
 }
 
 TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
@@ -166,8 +166,9 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
   const std::string prefix = unique_prefix("discovery");
   DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
   const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello), SendResult::back_pressured) << "no publisher exists yet";
-  EXPECT_EQ(subscriber.last_send_cause(), netprof::SendCause::connecting);
+  const netprof::SendOutcome held = subscriber.send(hello);
+  EXPECT_EQ(held.result, SendResult::back_pressured) << "no publisher exists yet";
+  EXPECT_EQ(held.cause, netprof::SendCause::connecting);
   EXPECT_FALSE(subscriber.facts().discovery_seconds);
   EXPECT_FALSE(subscriber.facts().diagnoses.empty()) << "an unfinished discovery is explained";
 
@@ -175,7 +176,7 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
   const auto deadline = Clock::now() + deadline_after;
   SendResult sent = SendResult::back_pressured;
   while (sent == SendResult::back_pressured && Clock::now() < deadline)
-    sent = subscriber.send(hello);
+    sent = subscriber.send(hello).result;
   ASSERT_EQ(sent, SendResult::sent);
   ASSERT_TRUE(subscriber.facts().discovery_seconds);
   EXPECT_GE(*subscriber.facts().discovery_seconds, 0.0);
@@ -236,7 +237,7 @@ TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)
 
   // The real publisher still reaches the subscriber afterwards.
   const std::byte marker[8]{std::byte{1}, std::byte{2}};
-  ASSERT_EQ(publisher.send(marker), SendResult::sent);
+  ASSERT_EQ(publisher.send(marker).result, SendResult::sent);
   netprof::testing::CollectingSink after;
   while (after.messages.empty() && Clock::now() < deadline)
     ASSERT_NE(subscriber.receive(after, 10ms), ReceiveResult::failed);

@@ -44,12 +44,13 @@ protected:
   // The subscriber says hello and the publisher adopts it, as the core does.
   void join(PublisherEndpoint& publisher, SubscriberEndpoint& subscriber)
   {
-    ASSERT_EQ(subscriber.send(numbered(0)), SendResult::sent);
+    ASSERT_EQ(subscriber.send(numbered(0)).result, SendResult::sent);
     CollectingSink sink;
     ASSERT_EQ(publisher.receive(sink, 1s), ReceiveResult::received);
     ASSERT_EQ(sink.deliveries.size(), 1u);
     EXPECT_EQ(sink.deliveries[0].wire_bytes, 64u + frame_bytes);
-    ASSERT_TRUE(publisher.adopt_peer(sink.deliveries[0].sender));
+    ASSERT_TRUE(netprof::testing::adopt(publisher, sink.deliveries[0].sender));
+    ASSERT_TRUE(netprof::testing::read_adoption_note(subscriber));
   }
 
   static std::vector<std::uint32_t> drain(SubscriberEndpoint& subscriber)
@@ -74,16 +75,16 @@ TEST_F(MqEndpointTest, AFullQueueHoldsThePublisherBackAndMissesNothing)
   const std::uint32_t depth = static_cast<std::uint32_t>(settings().depth);
   std::vector<std::uint32_t> at_fast;
   for (std::uint32_t i = 0; i < depth; ++i)
-    ASSERT_EQ(publisher->send(numbered(i)), SendResult::sent);
+    ASSERT_EQ(publisher->send(numbered(i)).result, SendResult::sent);
   at_fast = drain(*fast);
   // The slow queue is full: the fast one takes the next message, the slow one is owed it, and
   // nothing more goes out until it has it.
-  ASSERT_EQ(publisher->send(numbered(depth)), SendResult::sent);
-  EXPECT_EQ(publisher->send(numbered(depth + 1)), SendResult::back_pressured);
+  ASSERT_EQ(publisher->send(numbered(depth)).result, SendResult::sent);
+  EXPECT_EQ(publisher->send(numbered(depth + 1)).result, SendResult::back_pressured);
   for (const std::uint32_t number : drain(*fast))
     at_fast.push_back(number);
   std::vector<std::uint32_t> at_slow = drain(*slow);
-  ASSERT_EQ(publisher->send(numbered(depth + 1)), SendResult::sent);
+  ASSERT_EQ(publisher->send(numbered(depth + 1)).result, SendResult::sent);
   for (const std::uint32_t number : drain(*fast))
     at_fast.push_back(number);
   for (const std::uint32_t number : drain(*slow))
@@ -104,7 +105,7 @@ TEST_F(MqEndpointTest, ASubscriberWhoseProcessIsGoneIsDroppedOnceItsQueueIsFull)
   // Its queue fills up; the send that finds it full finds no live holder either, and drops it
   // rather than push back.
   for (std::uint32_t i = 0; i <= settings().depth; ++i)
-    ASSERT_EQ(publisher->send(numbered(i)), SendResult::sent) << "message " << i;
+    ASSERT_EQ(publisher->send(numbered(i)).result, SendResult::sent) << "message " << i;
   EXPECT_TRUE(publisher->facts().peer_addresses.empty());
   EXPECT_TRUE(any_note_contains(publisher->facts(), "1 subscriber(s) dropped"));
 }
@@ -114,9 +115,11 @@ TEST_F(MqEndpointTest, AReplyGoesToTheSubscriberItsHandleNamesOnly)
   auto publisher = open_publisher();
   auto first = open_subscriber(1);
   auto second = open_subscriber(2);
-  EXPECT_EQ(publisher->reply(handle_of(3), numbered(7)), SendResult::failed) << "no queue";
-  EXPECT_EQ(publisher->reply(PeerHandle{}, numbered(7)), SendResult::failed);
-  ASSERT_EQ(publisher->reply(handle_of(2), numbered(7)), SendResult::sent);
+  constexpr auto alone = netprof::PeerFate::keep_unadopted;
+  EXPECT_EQ(publisher->reply(handle_of(3), numbered(7), alone).sent.result, SendResult::failed)
+      << "no queue";
+  EXPECT_EQ(publisher->reply(PeerHandle{}, numbered(7), alone).sent.result, SendResult::failed);
+  ASSERT_EQ(publisher->reply(handle_of(2), numbered(7), alone).sent.result, SendResult::sent);
   EXPECT_TRUE(drain(*first).empty());
   EXPECT_EQ(drain(*second), std::vector<std::uint32_t>{7});
   EXPECT_TRUE(publisher->facts().peer_addresses.empty()) << "a reply adopts no one";
@@ -145,16 +148,16 @@ TEST_F(MqEndpointTest, StrangersMessagesReachNoSink)
 TEST_F(MqEndpointTest, ASubscriberFollowsAPublisherRestartedUnderTheName)
 {
   auto subscriber = open_subscriber(1);
-  EXPECT_EQ(subscriber->send(numbered(1)), SendResult::sent) << "nobody there yet";
+  EXPECT_EQ(subscriber->send(numbered(1)).result, SendResult::sent) << "nobody there yet";
   auto publisher = open_publisher();
   CollectingSink sink;
-  ASSERT_EQ(subscriber->send(numbered(2)), SendResult::sent);
+  ASSERT_EQ(subscriber->send(numbered(2)).result, SendResult::sent);
   ASSERT_EQ(publisher->receive(sink, 1s), ReceiveResult::received);
   publisher.reset();
   publisher = open_publisher();
   // Within a wait the subscriber looks at the name again (every 100 ms) and finds the new one.
   EXPECT_EQ(subscriber->receive(sink, 250ms), ReceiveResult::timed_out);
-  ASSERT_EQ(subscriber->send(numbered(3)), SendResult::sent);
+  ASSERT_EQ(subscriber->send(numbered(3)).result, SendResult::sent);
   CollectingSink at_new;
   ASSERT_EQ(publisher->receive(at_new, 1s), ReceiveResult::received);
   EXPECT_EQ(load_le32(at_new.messages.at(0).data()), 3u);

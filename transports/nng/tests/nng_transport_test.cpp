@@ -95,7 +95,7 @@ TEST(NngPair, ASecondSubscriberIsRefusedAndTheFirstStillHears)
   const std::vector<std::byte> message(32, std::byte{7});
   netprof::testing::CollectingSink at_first;
   while (at_first.messages.empty() && netprof::Clock::now() < deadline) {
-    ASSERT_NE(publisher.send(message), netprof::SendResult::failed);
+    ASSERT_NE(publisher.send(message).result, netprof::SendResult::failed);
     first.receive(at_first, 10ms);
   }
   ASSERT_FALSE(at_first.messages.empty());

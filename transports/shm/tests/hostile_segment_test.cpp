@@ -75,7 +75,7 @@ TEST_F(HostileSegment, SubscriberGivesUpOnAFifoThatAppearsWhileItWaits)
   ASSERT_EQ(sut.receive(sink, 0ns), ReceiveResult::timed_out);
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   EXPECT_EQ(sut.receive(sink, 50ms), ReceiveResult::failed);
-  EXPECT_EQ(sut.send(std::vector<std::byte>(8)), SendResult::failed);
+  EXPECT_EQ(sut.send(std::vector<std::byte>(8)).result, SendResult::failed);
   EXPECT_TRUE(any_note_contains(sut.facts(), "gave up: " + path + " is a FIFO"));
 }
 
@@ -95,7 +95,7 @@ TEST_F(HostileSegment, ForeignSegmentIsRefusedByTheSubscriberUnlessItsOwnerIsAll
   EndpointSettings allowing = settings();
   allowing.owners.also_trusted = nobody;
   SubscriberEndpoint sut(std::move(allowing), 1);
-  ASSERT_EQ(publisher.send(std::vector<std::byte>(8)), SendResult::sent);
+  ASSERT_EQ(publisher.send(std::vector<std::byte>(8)).result, SendResult::sent);
   CollectingSink sink;
   EXPECT_EQ(sut.receive(sink, 1s), ReceiveResult::received);
 }
@@ -120,7 +120,7 @@ TEST_F(HostileSegment, BothEndsFailOnceTheSegmentIsTruncatedUnderThem)
   SubscriberEndpoint subscriber(settings(), 1);
   CollectingSink at_subscriber;
   CollectingSink at_publisher;
-  ASSERT_EQ(publisher.send(std::vector<std::byte>(8)), SendResult::sent);
+  ASSERT_EQ(publisher.send(std::vector<std::byte>(8)).result, SendResult::sent);
   ASSERT_EQ(subscriber.receive(at_subscriber, 1s), ReceiveResult::received);
 
   const int fd = open(path.c_str(), O_RDWR);

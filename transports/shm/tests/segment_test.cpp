@@ -122,16 +122,16 @@ TEST_F(ShmSegment, SubscriberStartedFirstAttachesWhenThePublisherComes)
   const auto start = Clock::now();
   EXPECT_EQ(subscriber.receive(sink, 30ms), ReceiveResult::timed_out);
   EXPECT_GE(Clock::now() - start, 30ms);
-  EXPECT_EQ(subscriber.send(bytes("lost hello")), SendResult::sent)
+  EXPECT_EQ(subscriber.send(bytes("lost hello")).result, SendResult::sent)
       << "nowhere to go is not an error";
 
   PublisherEndpoint publisher(settings());
-  ASSERT_EQ(subscriber.send(bytes("hello")), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes("hello")).result, SendResult::sent);
   CollectingSink at_publisher;
   ASSERT_TRUE(receive_one(publisher, at_publisher));
   EXPECT_EQ(at_publisher.messages.front(), bytes("hello"));
 
-  ASSERT_EQ(publisher.send(bytes("data")), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes("data")).result, SendResult::sent);
   ASSERT_TRUE(receive_one(subscriber, sink));
   EXPECT_EQ(sink.messages.front(), bytes("data"));
 }
@@ -139,9 +139,9 @@ TEST_F(ShmSegment, SubscriberStartedFirstAttachesWhenThePublisherComes)
 TEST_F(ShmSegment, SubscriberJoiningLateSeesOnlyWhatFollows)
 {
   PublisherEndpoint publisher(settings());
-  ASSERT_EQ(publisher.send(bytes("before")), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes("before")).result, SendResult::sent);
   SubscriberEndpoint subscriber(settings(), 1);
-  ASSERT_EQ(publisher.send(bytes("after")), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes("after")).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_one(subscriber, sink));
   EXPECT_EQ(sink.messages.front(), bytes("after"));
@@ -154,14 +154,14 @@ TEST_F(ShmSegment, ThreeSubscribersEachGetEveryMessageAndTheirOwnEchoPath)
   std::vector<std::unique_ptr<SubscriberEndpoint>> subscribers;
   for (std::uint32_t id = 1; id <= 3; ++id)
     subscribers.push_back(std::make_unique<SubscriberEndpoint>(settings(), id));
-  ASSERT_EQ(publisher.send(bytes("to all")), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes("to all")).result, SendResult::sent);
   CollectingSink at_publisher;
   for (auto& subscriber : subscribers) {
     CollectingSink sink;
     ASSERT_TRUE(receive_one(*subscriber, sink));
     EXPECT_EQ(sink.messages.front(), bytes("to all"));
     EXPECT_NE(subscriber->facts().local_addresses.front().find(" slot "), std::string::npos);
-    ASSERT_EQ(subscriber->send(bytes("echo")), SendResult::sent);
+    ASSERT_EQ(subscriber->send(bytes("echo")).result, SendResult::sent);
     ASSERT_TRUE(receive_one(publisher, at_publisher));
   }
   EXPECT_EQ(at_publisher.messages.size(), 3u);
@@ -172,11 +172,11 @@ TEST_F(ShmSegment, SubscriberThatLeavesFreesItsSlot)
   PublisherEndpoint publisher(settings(History::keep_all, 4096));
   {
     SubscriberEndpoint subscriber(settings(), 1);
-    ASSERT_EQ(subscriber.send(bytes("hi")), SendResult::sent);
+    ASSERT_EQ(subscriber.send(bytes("hi")).result, SendResult::sent);
   }
   // With the only reader gone, keep-all has nobody to wait for.
   for (int i = 0; i < 200; ++i)
-    ASSERT_EQ(publisher.send(Bytes(100)), SendResult::sent) << i;
+    ASSERT_EQ(publisher.send(Bytes(100)).result, SendResult::sent) << i;
 }
 
 TEST_F(ShmSegment, KeepAllPublisherDropsASubscriberWhoseProcessDied)
@@ -195,12 +195,14 @@ TEST_F(ShmSegment, KeepAllPublisherDropsASubscriberWhoseProcessDied)
   const auto deadline = Clock::now() + 5s;
   int pushed_back = 0;
   for (int sent = 0; sent < 200 && Clock::now() < deadline;) {
-    const SendResult result = publisher.send(Bytes(100));
-    ASSERT_NE(result, SendResult::failed);
-    if (result == SendResult::sent)
+    const netprof::SendOutcome outcome = publisher.send(Bytes(100));
+    ASSERT_NE(outcome.result, SendResult::failed);
+    if (outcome.sent()) {
       ++sent;
-    else
+    } else {
       ++pushed_back;
+      EXPECT_EQ(outcome.cause, netprof::SendCause::ring_full);
+    }
   }
   EXPECT_GT(pushed_back, 0) << "the dead subscriber never held the writer back";
   EXPECT_LT(Clock::now(), deadline) << "the writer waited for a dead subscriber";
@@ -217,7 +219,7 @@ TEST_F(ShmSegment, SubscriberFollowsAReplacedPublisher)
     PublisherEndpoint first(settings());
     const auto deadline = Clock::now() + 5s;
     while (Clock::now() < deadline && sink.messages.empty()) {
-      ASSERT_EQ(first.send(bytes("first")), SendResult::sent);
+      ASSERT_EQ(first.send(bytes("first")).result, SendResult::sent);
       ASSERT_NE(subscriber.receive(sink, 10ms), ReceiveResult::failed);
     }
     ASSERT_FALSE(sink.messages.empty());
@@ -226,7 +228,7 @@ TEST_F(ShmSegment, SubscriberFollowsAReplacedPublisher)
   PublisherEndpoint second(settings());
   const auto deadline = Clock::now() + 5s;
   while (Clock::now() < deadline && sink.messages.size() < 2) {
-    ASSERT_EQ(second.send(bytes("second")), SendResult::sent);
+    ASSERT_EQ(second.send(bytes("second")).result, SendResult::sent);
     ASSERT_NE(subscriber.receive(sink, 20ms), ReceiveResult::failed);
   }
   ASSERT_GE(sink.messages.size(), 2u) << "the subscriber never found the new segment";
@@ -255,7 +257,7 @@ TEST_F(ShmSegment, SubscriberReportsTheRecordAsWireBytes)
 {
   PublisherEndpoint publisher(settings());
   SubscriberEndpoint subscriber(settings(), 1);
-  ASSERT_EQ(publisher.send(Bytes(100)), SendResult::sent);
+  ASSERT_EQ(publisher.send(Bytes(100)).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_EQ(subscriber.receive(sink, 1s), ReceiveResult::received);
   ASSERT_EQ(sink.deliveries.size(), 1u);

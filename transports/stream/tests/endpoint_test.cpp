@@ -199,15 +199,15 @@ protected:
   static void join(Endpoint& publisher, Endpoint& subscriber, const std::string& hello)
   {
     const auto deadline = Clock::now() + deadline_after;
-    SendResult sent = subscriber.send(text(hello));
+    SendResult sent = subscriber.send(text(hello)).result;
     while (sent == SendResult::back_pressured && Clock::now() < deadline) {
-      sent = subscriber.send(text(hello));
+      sent = subscriber.send(text(hello)).result;
     }
     ASSERT_EQ(sent, SendResult::sent);
     CollectingSink sink;
     ASSERT_TRUE(receive_until(publisher, sink, [&] { return !sink.messages.empty(); }));
     ASSERT_EQ(sink.messages.front(), text(hello));
-    ASSERT_TRUE(publisher.adopt_peer(sink.deliveries.front().sender));
+    ASSERT_TRUE(netprof::testing::adopt(publisher, sink.deliveries.front().sender));
   }
 
   // Whether the stranger's connection was closed by the publisher (EOF or reset), which
@@ -262,7 +262,7 @@ TEST_P(StreamEndpointTest, AStrangerSendingGarbageIsClosedAndTheRunGoesOn)
   ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
 
   EXPECT_TRUE(closed_by_publisher(stranger.get(), *publisher));
-  ASSERT_EQ(publisher->send(text("data")), SendResult::sent);
+  ASSERT_EQ(publisher->send(text("data")).result, SendResult::sent);
   CollectingSink at_subscriber;
   EXPECT_TRUE(
       receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
@@ -293,7 +293,7 @@ TEST_P(StreamEndpointTest, APeerThatLeavesMidMessageIsDroppedAndOthersStillGetDa
   EXPECT_NE(said.find("in the middle of a message (12 of its 64 bytes had come)"),
             std::string::npos)
       << said;
-  ASSERT_EQ(publisher->send(text("still flowing")), SendResult::sent);
+  ASSERT_EQ(publisher->send(text("still flowing")).result, SendResult::sent);
   CollectingSink at_subscriber;
   EXPECT_TRUE(
       receive_until(*subscriber, at_subscriber, [&] { return !at_subscriber.messages.empty(); }));
@@ -348,11 +348,12 @@ TEST_P(StreamEndpointTest, TheHandleOfAClosedConnectionAdoptsNobody)
   }
   CollectingSink sink;
   const auto deadline = Clock::now() + deadline_after;
-  while (publisher->adopt_peer(kept) && Clock::now() < deadline) {
+  while (netprof::testing::adopt(*publisher, kept) && Clock::now() < deadline) {
     publisher->receive(sink, 10ms); // notices the connection closed
   }
-  EXPECT_FALSE(publisher->adopt_peer(kept));
-  EXPECT_EQ(publisher->reply(kept, text("anyone?")), SendResult::failed);
+  EXPECT_FALSE(netprof::testing::adopt(*publisher, kept));
+  EXPECT_EQ(publisher->reply(kept, text("anyone?"), netprof::PeerFate::keep_unadopted).sent.result,
+            SendResult::failed);
 }
 
 TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait)
@@ -363,12 +364,13 @@ TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait
   const Bytes message(8192, std::byte{3});
   std::size_t sent = 0;
   const auto start = Clock::now();
-  SendResult result = SendResult::sent;
-  while (result == SendResult::sent && sent < 100000) {
-    result = publisher->send(message);
-    sent += result == SendResult::sent ? 1 : 0;
+  netprof::SendOutcome outcome;
+  while (outcome.sent() && sent < 100000) {
+    outcome = publisher->send(message);
+    sent += outcome.sent() ? 1 : 0;
   }
-  EXPECT_EQ(result, SendResult::back_pressured);
+  EXPECT_EQ(outcome.result, SendResult::back_pressured);
+  EXPECT_EQ(outcome.cause, netprof::SendCause::would_block);
   EXPECT_LT(Clock::now() - start, 2s) << "a full socket must not make send() wait";
 
   // Once the subscriber reads, everything taken arrives, in order and whole.
@@ -381,7 +383,7 @@ TEST_P(StreamEndpointTest, ASubscriberThatStopsReadingBringsBackPressureNotAWait
   ASSERT_EQ(at_subscriber.messages.size(), sent);
   EXPECT_TRUE(std::all_of(at_subscriber.messages.begin(), at_subscriber.messages.end(),
                           [&](const Bytes& got) { return got == message; }));
-  EXPECT_EQ(publisher->flush(), SendResult::sent);
+  EXPECT_EQ(publisher->flush().result, SendResult::sent);
 }
 
 TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
@@ -393,7 +395,7 @@ TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
   ASSERT_NO_FATAL_FAILURE(join(*publisher, *second, "two"));
   EXPECT_EQ(publisher->facts().peak_connections, 2u);
   for (int i = 0; i < 100; ++i) {
-    ASSERT_EQ(publisher->send(text("message " + std::to_string(i))), SendResult::sent);
+    ASSERT_EQ(publisher->send(text("message " + std::to_string(i))).result, SendResult::sent);
   }
   for (Endpoint* subscriber : {first.get(), second.get()}) {
     CollectingSink sink;

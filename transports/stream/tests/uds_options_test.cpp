@@ -235,7 +235,7 @@ TEST(UdsAbstract, AnAbstractNameCarriesMessagesAndSaysAnyoneMayConnect)
   request.role = Role::subscriber;
   const auto subscriber = uds_with({"--uds", name})->open(request);
   const std::byte hello[] = {std::byte{1}, std::byte{2}};
-  ASSERT_EQ(subscriber->send(hello), netprof::SendResult::sent);
+  ASSERT_EQ(subscriber->send(hello).result, netprof::SendResult::sent);
   netprof::testing::CollectingSink sink;
   const auto deadline = netprof::Clock::now() + 5s;
   while (sink.messages.empty() && netprof::Clock::now() < deadline) {

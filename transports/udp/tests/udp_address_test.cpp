@@ -431,7 +431,7 @@ TEST(UdpSend, PublisherWithoutPeersSendsToNobody)
 {
   const auto endpoint = udp_publisher(0);
   const Bytes message(10);
-  EXPECT_EQ(endpoint->send(message), SendResult::sent);
+  EXPECT_EQ(endpoint->send(message).result, SendResult::sent);
 }
 
 TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
@@ -445,9 +445,9 @@ TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
 
   // Both hellos, and a repeat, are waiting before the publisher looks: they come in one batch.
   const Bytes hello(4);
-  ASSERT_EQ(first->send(hello), SendResult::sent);
-  ASSERT_EQ(second->send(hello), SendResult::sent);
-  ASSERT_EQ(first->send(hello), SendResult::sent);
+  ASSERT_EQ(first->send(hello).result, SendResult::sent);
+  ASSERT_EQ(second->send(hello).result, SendResult::sent);
+  ASSERT_EQ(first->send(hello).result, SendResult::sent);
   AdoptingSink adopting(*publisher);
   ASSERT_TRUE(receive_until(*publisher, adopting, adopting.count, 3));
 
@@ -455,7 +455,7 @@ TEST(UdpSend, PublisherLearnsEverySubscriberInABatchAndReachesThemAll)
   EXPECT_EQ(peers, (std::vector<std::string>{local_address(*first), local_address(*second)}));
 
   // Two peers: the sendmmsg path.
-  ASSERT_EQ(publisher->send(Bytes(100)), SendResult::sent);
+  ASSERT_EQ(publisher->send(Bytes(100)).result, SendResult::sent);
   CountingSink at_first;
   CountingSink at_second;
   EXPECT_TRUE(receive_until(*first, at_first, at_first.count, 1));
@@ -473,8 +473,14 @@ TEST(UdpSend, ExplicitPeersAreDeduplicated)
 TEST(UdpSend, AdoptingAHandleThatNamesNoOneAddsNoPeer)
 {
   const auto endpoint = udp_publisher(0);
-  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{}));
-  EXPECT_FALSE(endpoint->adopt_peer(netprof::PeerHandle{42})) << "not a handle UDP made";
+  EXPECT_FALSE(netprof::testing::adopt(*endpoint, netprof::PeerHandle{}));
+  EXPECT_FALSE(netprof::testing::adopt(*endpoint, netprof::PeerHandle{42}))
+      << "not a handle UDP made";
+  const std::byte answer[8]{};
+  EXPECT_EQ(endpoint->reply(netprof::PeerHandle{42}, answer, netprof::PeerFate::keep_unadopted)
+                .sent.result,
+            SendResult::failed)
+      << "nobody to answer";
   EXPECT_TRUE(endpoint->facts().peer_addresses.empty());
 }
 

@@ -128,11 +128,13 @@ struct UnicastPair {
     subscriber_arguments.insert(subscriber_arguments.end(), extra.begin(), extra.end());
     subscriber = opener.open("udp", subscriber_arguments, Role::subscriber, queue);
     // The subscriber's hello teaches the publisher where it is.
-    EXPECT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
-    EXPECT_EQ(subscriber->flush(), SendResult::sent); // as the core does after a hello
+    EXPECT_EQ(subscriber->send(pattern(16, 1)).result, SendResult::sent);
+    EXPECT_EQ(subscriber->flush().result, SendResult::sent); // as the core does after a hello
     CollectingSink sink;
     EXPECT_TRUE(receive_until(*publisher, sink, 1));
-    EXPECT_TRUE(publisher->adopt_peer(sink.deliveries.at(0).sender));
+    EXPECT_TRUE(netprof::testing::adopt(*publisher, sink.deliveries.at(0).sender));
+    EXPECT_TRUE(publisher->flush().sent()); // as the core does after an acknowledgement
+    EXPECT_TRUE(netprof::testing::read_adoption_note(*subscriber));
   }
 
   Opener opener;
@@ -146,7 +148,7 @@ TEST(UdpLargeMessage, OneMebibyteArrivesWholeInFragmentsOfTheDefaultSize)
 {
   UnicastPair pair;
   const Bytes message = pattern(1 << 20, 2);
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
@@ -160,7 +162,7 @@ TEST(UdpLargeMessage, FragmentSizeOptionIsHonoured)
 {
   UnicastPair pair({"--fragment-size", "1000"});
   const Bytes message = pattern(4500, 3);
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
@@ -171,7 +173,7 @@ TEST(UdpLargeMessage, SmallMessageTravelsAsOneDatagramWithNoOverhead)
 {
   UnicastPair pair;
   const Bytes message = pattern(1000, 4);
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_EQ(sink.deliveries.front().datagrams, 1u);
@@ -183,7 +185,7 @@ TEST(UdpLargeMessage, MessageThatLooksLikeAFragmentArrivesUnchanged)
   UnicastPair pair;
   Bytes message = pattern(200, 5);
   std::copy_n("NPFG", 4, reinterpret_cast<char*>(message.data()));
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
@@ -198,7 +200,7 @@ TEST(UdpLargeMessage, LargestMessageFollowsTheReceiveBuffer)
   const auto given = opener.open("udp", {"-u", "127.0.0.1:0", "--udp-max-message", "123456"},
                                  Role::publisher, 3'000'000);
   EXPECT_EQ(given->facts().max_message_size, 123456u);
-  EXPECT_EQ(given->send(pattern(123457, 6)), SendResult::failed);
+  EXPECT_EQ(given->send(pattern(123457, 6)).result, SendResult::failed);
 }
 
 TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
@@ -208,8 +210,8 @@ TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
   const std::string address = publisher->facts().local_addresses.at(0);
   const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
   const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
-  ASSERT_EQ(first->send(pattern(8, 1)), SendResult::sent);
-  ASSERT_EQ(second->send(pattern(8, 1)), SendResult::sent);
+  ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
+  ASSERT_EQ(second->send(pattern(8, 1)).result, SendResult::sent);
   // Adopted while each is delivered: one receive() may bring both hellos.
   AdoptingSink hellos(*publisher);
   const auto deadline = Clock::now() + 5s;
@@ -218,7 +220,7 @@ TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
   }
   ASSERT_EQ(publisher->facts().peer_addresses.size(), 2u);
   const Bytes message = pattern(300'000, 7);
-  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  ASSERT_EQ(publisher->send(message).result, SendResult::sent);
   for (Endpoint* subscriber : {first.get(), second.get()}) {
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
@@ -232,10 +234,10 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
   // A datagram with the fragment magic that no sender following the rules produces.
   Bytes bogus(100, std::byte{0});
   std::copy_n("NPFG\x01", 5, reinterpret_cast<char*>(bogus.data()));
-  ASSERT_EQ(pair.subscriber->send(bogus), SendResult::sent); // framed: arrives as sent
+  ASSERT_EQ(pair.subscriber->send(bogus).result, SendResult::sent); // framed: arrives as sent
   send_raw(pair.publisher->facts().local_addresses.at(0), bogus);
   const Bytes marker = pattern(10, 8);
-  ASSERT_EQ(pair.subscriber->send(marker), SendResult::sent);
+  ASSERT_EQ(pair.subscriber->send(marker).result, SendResult::sent);
 
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.publisher, sink, 2));
@@ -261,21 +263,21 @@ TEST(UdpSenderHandle, NamesItsOwnSenderWhateverCameSince)
   const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
   const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
   CollectingSink hellos;
-  ASSERT_EQ(first->send(pattern(8, 1)), SendResult::sent);
+  ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
   ASSERT_TRUE(receive_until(*publisher, hellos, 1));
-  ASSERT_EQ(second->send(pattern(8, 2)), SendResult::sent);
+  ASSERT_EQ(second->send(pattern(8, 2)).result, SendResult::sent);
   ASSERT_TRUE(receive_until(*publisher, hellos, 2));
   const netprof::PeerHandle first_sender = hellos.deliveries[0].sender;
   const netprof::PeerHandle second_sender = hellos.deliveries[1].sender;
   ASSERT_FALSE(first_sender == second_sender);
 
-  EXPECT_TRUE(publisher->adopt_peer(second_sender));
-  EXPECT_TRUE(publisher->adopt_peer(first_sender));
-  EXPECT_TRUE(publisher->adopt_peer(second_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, second_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, first_sender));
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, second_sender));
   EXPECT_EQ(publisher->facts().peer_addresses, (Arguments{second->facts().local_addresses.at(0),
                                                           first->facts().local_addresses.at(0)}));
   const Bytes message = pattern(100, 3);
-  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  ASSERT_EQ(publisher->send(message).result, SendResult::sent);
   for (Endpoint* subscriber : {first.get(), second.get()}) {
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
@@ -292,7 +294,7 @@ TEST(UdpSinglePeer, SubscriberHearsOnlyItsPublisher)
   send_raw(pair.subscriber->facts().local_addresses.at(0), pattern(20, 3));
   EXPECT_TRUE(stays_quiet(*pair.subscriber));
   const Bytes message = pattern(64, 4);
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
   EXPECT_TRUE(sink.messages.front() == message);
@@ -304,7 +306,7 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   const auto late = pair.opener.open(
       "udp", {"-u", "127.0.0.1:0", "-u", pair.publisher->facts().local_addresses.at(0)},
       Role::subscriber);
-  ASSERT_EQ(late->send(pattern(16, 1)), SendResult::sent);
+  ASSERT_EQ(late->send(pattern(16, 1)).result, SendResult::sent);
   AdoptingSink hello(*pair.publisher);
   const auto deadline = Clock::now() + 5s;
   while (hello.count < 1 && Clock::now() < deadline) {
@@ -313,7 +315,7 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   ASSERT_EQ(pair.publisher->facts().peer_addresses.size(), 2u);
 
   const Bytes message = pattern(64, 5);
-  ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   for (Endpoint* subscriber : {pair.subscriber.get(), late.get()}) {
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
@@ -321,7 +323,7 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   }
   // The first subscriber's datagrams still arrive, now through the twin.
   const Bytes echo = pattern(32, 6);
-  ASSERT_EQ(pair.subscriber->send(echo), SendResult::sent);
+  ASSERT_EQ(pair.subscriber->send(echo).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.publisher, sink, 1));
   EXPECT_TRUE(sink.messages.front() == echo);
@@ -345,7 +347,7 @@ TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
       "udp", {"-u", "127.0.0.1:0", "-u", "127.0.0.1:" + std::to_string(ntohs(any.sin_port))},
       Role::subscriber);
   for (int hello = 0; hello < 3; ++hello) {
-    ASSERT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
+    ASSERT_EQ(subscriber->send(pattern(16, 1)).result, SendResult::sent);
     CollectingSink sink;
     EXPECT_EQ(subscriber->receive(sink, 20ms), ReceiveResult::timed_out);
     EXPECT_EQ(subscriber->receive(sink, 0ms), ReceiveResult::timed_out);
@@ -358,24 +360,24 @@ TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
 {
   UnicastPair pair({"--udp-batch", "4"});
   for (std::uint8_t i = 0; i < 3; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(100, i)), SendResult::sent);
+    ASSERT_EQ(pair.publisher->send(pattern(100, i)).result, SendResult::sent);
   }
   EXPECT_TRUE(stays_quiet(*pair.subscriber)) << "three of four are held";
-  ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+  ASSERT_EQ(pair.publisher->flush().result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 3));
   for (std::uint8_t i = 0; i < 3; ++i) {
     EXPECT_TRUE(sink.messages[i] == pattern(100, i)) << int{i};
     EXPECT_EQ(sink.deliveries[i].datagrams, 1u) << "one datagram per message";
   }
-  EXPECT_EQ(pair.publisher->flush(), SendResult::sent) << "an empty flush is fine";
+  EXPECT_EQ(pair.publisher->flush().result, SendResult::sent) << "an empty flush is fine";
 }
 
 TEST(UdpBatch, FullBatchGoesWithoutFlush)
 {
   UnicastPair pair({"--udp-batch", "4"});
   for (std::uint8_t i = 0; i < 4; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(60, i)), SendResult::sent);
+    ASSERT_EQ(pair.publisher->send(pattern(60, i)).result, SendResult::sent);
   }
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 4));
@@ -386,8 +388,8 @@ TEST(UdpBatch, LargeMessageGoesAfterWhatIsHeld)
 {
   UnicastPair pair({"--udp-batch", "8"});
   const Bytes large = pattern(200'000, 9);
-  ASSERT_EQ(pair.publisher->send(pattern(50, 1)), SendResult::sent);
-  ASSERT_EQ(pair.publisher->send(large), SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(pattern(50, 1)).result, SendResult::sent);
+  ASSERT_EQ(pair.publisher->send(large).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 2));
   EXPECT_TRUE(sink.messages[0] == pattern(50, 1));
@@ -401,12 +403,12 @@ TEST(UdpBatch, ThousandMessagesInBatchesOfThirtyTwoArriveInOrder)
   for (std::uint32_t i = 0; i < 1000; ++i) {
     Bytes message = pattern(64, 10);
     std::copy_n(reinterpret_cast<const std::byte*>(&i), sizeof i, message.begin());
-    ASSERT_EQ(pair.publisher->send(message), SendResult::sent);
+    ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
     if (i % 64 == 63) {
       ASSERT_NE(pair.subscriber->receive(sink, 0ns), ReceiveResult::failed);
     }
   }
-  ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+  ASSERT_EQ(pair.publisher->flush().result, SendResult::sent);
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1000)) << sink.messages.size();
   for (std::uint32_t i = 0; i < 1000; ++i) {
     std::uint32_t index = 0;
@@ -422,10 +424,10 @@ TEST(UdpBatch, MixedSizesArriveAsOneDatagramEachWithAndWithoutGso)
   for (const char* gso : {"on", "off"}) {
     UnicastPair pair({"--udp-batch", "16", "--udp-gso", gso});
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      ASSERT_EQ(pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))),
+      ASSERT_EQ(pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))).result,
                 SendResult::sent);
     }
-    ASSERT_EQ(pair.publisher->flush(), SendResult::sent);
+    ASSERT_EQ(pair.publisher->flush().result, SendResult::sent);
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*pair.subscriber, sink, sizes.size())) << gso;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -444,7 +446,7 @@ TEST(UdpBatch, MoreThanSixtyFourEqualMessagesSplitIntoSeveralGsoRuns)
 {
   UnicastPair pair({"--udp-batch", "200"});
   for (std::uint8_t i = 0; i < 200; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(500, i)), SendResult::sent);
+    ASSERT_EQ(pair.publisher->send(pattern(500, i)).result, SendResult::sent);
   }
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 200));
@@ -480,7 +482,8 @@ void expect_fallback_when_gso_is_refused()
   const std::vector<std::size_t> sizes = {40, 1600, 1600, 1600};
   UnicastPair pair({"--udp-batch", "4"});
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))) != SendResult::sent) {
+    if (pair.publisher->send(pattern(sizes[i], static_cast<std::uint8_t>(i))).result !=
+        SendResult::sent) {
       std::cerr << "send " << i << " failed";
       std::_Exit(1);
     }
@@ -557,7 +560,7 @@ TEST_P(SharedMedium, EverySubscriberHearsThePublisherOnceAndNobodyHearsItself)
     subscribers.push_back(open(Role::subscriber));
   }
   const Bytes data = pattern(500, 11);
-  ASSERT_EQ(publisher->send(data), SendResult::sent);
+  ASSERT_EQ(publisher->send(data).result, SendResult::sent);
   for (const auto& subscriber : subscribers) {
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
@@ -568,7 +571,7 @@ TEST_P(SharedMedium, EverySubscriberHearsThePublisherOnceAndNobodyHearsItself)
 
   // The back channel: the publisher and the other subscribers hear it, its sender does not.
   const Bytes echo = pattern(60, 12);
-  ASSERT_EQ(subscribers[0]->send(echo), SendResult::sent);
+  ASSERT_EQ(subscribers[0]->send(echo).result, SendResult::sent);
   CollectingSink at_publisher;
   ASSERT_TRUE(receive_until(*publisher, at_publisher, 1));
   EXPECT_TRUE(at_publisher.messages.front() == echo);
@@ -583,7 +586,7 @@ TEST_P(SharedMedium, LargeMessageReachesEverySubscriber)
   const auto first = open(Role::subscriber);
   const auto second = open(Role::subscriber);
   const Bytes message = pattern(1'500'000, 13);
-  ASSERT_EQ(publisher->send(message), SendResult::sent);
+  ASSERT_EQ(publisher->send(message).result, SendResult::sent);
   for (Endpoint* subscriber : {first.get(), second.get()}) {
     CollectingSink sink;
     ASSERT_TRUE(receive_until(*subscriber, sink, 1));
@@ -605,10 +608,11 @@ TEST_P(SharedMedium, FactsNameTheMediumAndIgnorePeerLearning)
   EXPECT_FALSE(facts.capabilities.addresses_peers_one_by_one);
 
   const auto subscriber = open(Role::subscriber);
-  ASSERT_EQ(subscriber->send(pattern(16, 1)), SendResult::sent);
+  ASSERT_EQ(subscriber->send(pattern(16, 1)).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(*publisher, hello, 1));
-  EXPECT_TRUE(publisher->adopt_peer(hello.deliveries.front().sender)) << "reaches everyone";
+  EXPECT_TRUE(netprof::testing::adopt(*publisher, hello.deliveries.front().sender))
+      << "reaches everyone";
   EXPECT_EQ(publisher->facts().peer_addresses.size(), 1u);
 }
 

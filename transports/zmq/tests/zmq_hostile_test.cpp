@@ -55,7 +55,7 @@ zeromq::EndpointSettings limited(zeromq::EndpointSettings settings)
 void carries(zeromq::ZmqEndpoint& publisher, zeromq::ZmqEndpoint& subscriber, std::size_t size)
 {
   say_hello(subscriber, publisher);
-  ASSERT_EQ(publisher.send(Bytes(size, std::byte{'N'})), SendResult::sent);
+  ASSERT_EQ(publisher.send(Bytes(size, std::byte{'N'})).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(subscriber, sink, 1));
 }
@@ -80,9 +80,9 @@ TEST(ZmqReadLimit, PublisherClosesAConnectionThatSendsMoreThanItsLargestControlM
   say_hello(stranger, publisher);
 
   Bytes oversized(control_bytes + 2, std::byte{'N'}); // one more than the escape byte allows
-  ASSERT_EQ(stranger.send(oversized), SendResult::sent);
+  ASSERT_EQ(stranger.send(oversized).result, SendResult::sent);
   Bytes largest(control_bytes, std::byte{'N'});
-  ASSERT_EQ(subscriber.send(largest), SendResult::sent);
+  ASSERT_EQ(subscriber.send(largest).result, SendResult::sent);
 
   CollectingSink sink;
   ASSERT_TRUE(receive_until(publisher, sink, 1));
@@ -114,8 +114,8 @@ TEST(ZmqReadLimit, SubscribersOwnEndpointClosesAStrangerThatSendsMoreThanAContro
   say_hello(subscriber, large);
   say_hello(subscriber, small);
 
-  ASSERT_EQ(large.send(Bytes(control_bytes + 1, std::byte{'N'})), SendResult::sent);
-  ASSERT_EQ(small.send(Bytes(52, std::byte{'N'})), SendResult::sent);
+  ASSERT_EQ(large.send(Bytes(control_bytes + 1, std::byte{'N'})).result, SendResult::sent);
+  ASSERT_EQ(small.send(Bytes(52, std::byte{'N'})).result, SendResult::sent);
   CollectingSink sink;
   ASSERT_TRUE(receive_until(subscriber, sink, 1));
   EXPECT_EQ(subscriber.receive(sink, 200ms), ReceiveResult::timed_out) << "the oversized came";
@@ -246,9 +246,9 @@ TEST(ZmqCurve, AnotherKeyOrNoneGetsNothingThroughAndIsToldWhy)
   CollectingSink at_strangers;
   const auto until = Clock::now() + 500ms;
   while (Clock::now() < until) {
-    ASSERT_EQ(wrong_key.send(bytes({'N', 'w'})), SendResult::sent);
-    ASSERT_EQ(no_key.send(bytes({'N', 'n'})), SendResult::sent);
-    ASSERT_EQ(publisher.send(bytes({'N', 'd'})), SendResult::sent);
+    ASSERT_EQ(wrong_key.send(bytes({'N', 'w'})).result, SendResult::sent);
+    ASSERT_EQ(no_key.send(bytes({'N', 'n'})).result, SendResult::sent);
+    ASSERT_EQ(publisher.send(bytes({'N', 'd'})).result, SendResult::sent);
     publisher.receive(at_publisher, 10ms);
     wrong_key.receive(at_strangers, 0ms);
     no_key.receive(at_strangers, 0ms);

@@ -55,7 +55,7 @@ inline void say_hello(Endpoint& subscriber, Endpoint& publisher)
   CollectingSink heard;
   const auto deadline = Clock::now() + 5s;
   while (heard.messages.empty() && Clock::now() < deadline) {
-    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+    ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
     ASSERT_NE(publisher.receive(heard, 20ms), ReceiveResult::failed);
   }
   ASSERT_FALSE(heard.messages.empty()) << "the hello never arrived";

@@ -478,14 +478,14 @@ TEST(ZmqEndpoint, BackChannelCarriesAnyBytesExactly)
                                        bytes({1, 'a'}),  bytes({2, 7}), bytes({}),
                                        bytes({'N', 0})};
   for (const Bytes& message : upstream) {
-    ASSERT_EQ(subscriber.send(message), SendResult::sent);
+    ASSERT_EQ(subscriber.send(message).result, SendResult::sent);
   }
   CollectingSink sink;
   ASSERT_TRUE(receive_until(publisher, sink, upstream.size()));
   EXPECT_EQ(sink.messages, upstream);
   EXPECT_EQ(publisher.receive(sink, 50ms), ReceiveResult::timed_out) << "something extra came";
 
-  ASSERT_EQ(publisher.send(bytes({0, 1})), SendResult::sent);
+  ASSERT_EQ(publisher.send(bytes({0, 1})).result, SendResult::sent);
   CollectingSink downstream;
   ASSERT_TRUE(receive_until(subscriber, downstream, 1));
   EXPECT_EQ(downstream.messages.front(), bytes({0, 1}));
@@ -502,7 +502,7 @@ TEST(ZmqEndpoint, PublisherMayConnectToASubscriber)
   say_hello(subscriber, publisher);
 
   const Bytes large(300, std::byte{'d'});
-  ASSERT_EQ(publisher.send(large), SendResult::sent);
+  ASSERT_EQ(publisher.send(large).result, SendResult::sent);
   CollectingSink at_subscriber;
   ASSERT_TRUE(receive_until(subscriber, at_subscriber, 1));
   EXPECT_EQ(at_subscriber.messages.front(), large);
@@ -521,19 +521,20 @@ TEST(ZmqEndpoint, NoDropPushesBackAtTheHighWaterMark)
   subscriber_settings.queue_length_bytes = 1;
   zeromq::ZmqEndpoint subscriber(subscriber_settings);
 
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
 
   const Bytes message(64 * 1024, std::byte{'d'});
-  SendResult result = SendResult::sent;
+  netprof::SendOutcome outcome;
   const auto deadline = Clock::now() + 5s;
   std::size_t sent = 0;
-  while (result == SendResult::sent && Clock::now() < deadline) {
-    result = publisher.send(message);
-    sent += result == SendResult::sent;
+  while (outcome.sent() && Clock::now() < deadline) {
+    outcome = publisher.send(message);
+    sent += outcome.sent();
   }
-  EXPECT_EQ(result, SendResult::back_pressured) << "after " << sent << " messages";
+  EXPECT_EQ(outcome.result, SendResult::back_pressured) << "after " << sent << " messages";
+  EXPECT_EQ(outcome.cause, netprof::SendCause::high_water_mark);
   EXPECT_GT(sent, 0u);
 
   CollectingSink drained;
@@ -593,7 +594,7 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
   publisher_settings.no_drop = true; // every message must arrive
   zeromq::ZmqEndpoint publisher(publisher_settings);
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1)); // its subscription is in place now
 
@@ -603,14 +604,14 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
   for (std::size_t i = header_size; i < message.size(); ++i) {
     message[i] = static_cast<std::byte>(i * 7);
   }
-  publisher.announce_payload(std::span<const std::byte>(message).subspan(header_size));
+  publisher.keep_payload(std::span<const std::byte>(message).subspan(header_size));
   constexpr int count = 40;
   for (int i = 0; i < count; ++i) {
     std::fill_n(message.begin(), header_size, static_cast<std::byte>(i));
     SendResult result = SendResult::back_pressured;
     const auto deadline = Clock::now() + 5s;
     while (result == SendResult::back_pressured && Clock::now() < deadline) {
-      result = publisher.send_announced(message);
+      result = publisher.send(message).result;
     }
     ASSERT_EQ(result, SendResult::sent);
   }
@@ -633,7 +634,6 @@ TEST(ZmqZeroCopy, EveryMessageArrivesWithItsOwnHeaderThoughTheSenderRewritesIt)
       << notes;
 }
 
-// Lending is by declaration: the same bytes through send() (hellos, END, counters) are copied.
 // Two inproc:// endpoints of one process (the threads of --local-pair --threads) share its
 // context, or they could not meet. Lent buffers travel to the subscriber by reference there,
 // so they must outlive the publisher's endpoint: what it sent is still read, intact, after it
@@ -659,10 +659,10 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   {
     zeromq::ZmqEndpoint publisher(publisher_settings);
     say_hello(subscriber, publisher);
-    publisher.announce_payload(std::span<const std::byte>(message).subspan(8));
+    publisher.keep_payload(std::span<const std::byte>(message).subspan(8));
     for (int i = 0; i < count; ++i) {
       std::fill_n(message.begin(), 8, static_cast<std::byte>(i));
-      ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
+      ASSERT_EQ(publisher.send(message).result, SendResult::sent);
     }
   }
   CollectingSink received;
@@ -673,28 +673,31 @@ TEST(ZmqZeroCopy, InprocPeerReadsLentBuffersAfterThePublisherIsGone)
   }
 }
 
-TEST(ZmqZeroCopy, OnlyAnnouncedSendsLendAndEveryMessageArrives)
+// Lending is by the payload's place, not its bytes: the same bytes elsewhere (hellos, END,
+// counters are built in other buffers) are copied.
+TEST(ZmqZeroCopy, OnlyMessagesEndingWithTheKeptPayloadLendAndEveryMessageArrives)
 {
   const std::string endpoint = free_tcp_endpoint();
   auto publisher_settings = settings_for(Role::publisher, endpoint, {});
   publisher_settings.zero_copy_from = 100;
   publisher_settings.no_drop = true;
   zeromq::ZmqEndpoint publisher(publisher_settings);
-  EXPECT_TRUE(publisher.capabilities().lends_announced_payload);
+  EXPECT_TRUE(publisher.facts().capabilities.lends_announced_payload);
   zeromq::ZmqEndpoint subscriber(settings_for(Role::subscriber, free_tcp_endpoint(), {endpoint}));
-  EXPECT_FALSE(subscriber.capabilities().lends_announced_payload);
-  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})), SendResult::sent);
+  EXPECT_FALSE(subscriber.facts().capabilities.lends_announced_payload);
+  ASSERT_EQ(subscriber.send(bytes({'N', 'h'})).result, SendResult::sent);
   CollectingSink hello;
   ASSERT_TRUE(receive_until(publisher, hello, 1));
 
   Bytes message(4 + 1000, std::byte{'p'});
-  publisher.announce_payload(std::span<const std::byte>(message).subspan(4));
+  publisher.keep_payload(std::span<const std::byte>(message).subspan(4));
   std::fill_n(message.begin(), 4, std::byte{'N'});
+  const Bytes same_bytes_elsewhere = message;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(publisher.send(message), SendResult::sent);
+    ASSERT_EQ(publisher.send(same_bytes_elsewhere).result, SendResult::sent);
   }
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(publisher.send_announced(message), SendResult::sent);
+    ASSERT_EQ(publisher.send(message).result, SendResult::sent);
   }
   CollectingSink received;
   ASSERT_TRUE(receive_until(subscriber, received, 5));
@@ -716,7 +719,7 @@ TEST(ZmqEndpoint, LargestMessageMakesRoomForTheCoresHeader)
   settings.header_bytes = 52;
   zeromq::ZmqEndpoint publisher(settings);
   EXPECT_EQ(publisher.facts().max_message_size, (std::size_t{16} << 20) + 52);
-  EXPECT_EQ(publisher.send(Bytes((std::size_t{16} << 20) + 53)), SendResult::failed);
+  EXPECT_EQ(publisher.send(Bytes((std::size_t{16} << 20) + 53)).result, SendResult::failed);
 }
 
 TEST(ZmqZeroCopy, OffMeansNoBuffersAndNoNote)
@@ -724,9 +727,10 @@ TEST(ZmqZeroCopy, OffMeansNoBuffersAndNoNote)
   auto settings = settings_for(Role::publisher, free_tcp_endpoint(), {});
   settings.zero_copy_from = 0;
   zeromq::ZmqEndpoint publisher(settings);
-  EXPECT_FALSE(publisher.capabilities().lends_announced_payload);
+  EXPECT_FALSE(publisher.facts().capabilities.lends_announced_payload);
   const Bytes payload(100'000, std::byte{'p'});
-  publisher.announce_payload(payload);
+  publisher.keep_payload(payload);
+  ASSERT_EQ(publisher.send(payload).result, SendResult::sent);
   for (const std::string& note : publisher.facts().notes) {
     EXPECT_EQ(note.find("zero-copy"), std::string::npos) << note;
   }
