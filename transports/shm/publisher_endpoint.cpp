@@ -47,15 +47,18 @@ PublisherEndpoint::~PublisherEndpoint()
 
 SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  switch (m_writer.write(message)) {
-  case WriteResult::written:
-    ring_if_sleeping(m_ring.wake_line());
-    return SendResult::sent;
-  case WriteResult::too_large:
+  const WriteResult result = m_writer.write(message);
+  if (result != WriteResult::written)
+    return refused(result);
+  ring_if_sleeping(m_ring.wake_line());
+  return SendResult::sent;
+}
+
+SendResult PublisherEndpoint::refused(WriteResult result) noexcept
+{
+  if (result == WriteResult::too_large) {
     m_last_cause = SendCause::error;
     return SendResult::failed;
-  case WriteResult::full:
-    break;
   }
   m_last_cause = SendCause::ring_full;
   // keep_all and full: whoever holds us up may have died; looking costs syscalls, so only
@@ -70,6 +73,33 @@ SendResult PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     return SendResult::failed;
   }
   return SendResult::back_pressured;
+}
+
+Loan PublisherEndpoint::claim(std::size_t size) noexcept
+{
+  Loan loan;
+  const RingWriter::Lent lent = size == 0 ? RingWriter::Lent{{}, false, WriteResult::too_large}
+                                          : m_writer.lend(size);
+  if (lent.result != WriteResult::written) {
+    loan.refusal = refused(lent.result);
+    loan.cause = m_last_cause;
+    return loan;
+  }
+  loan.bytes = lent.bytes;
+  loan.holds_payload = lent.holds_payload;
+  return loan;
+}
+
+SendResult PublisherEndpoint::commit(const Loan& /*loan*/) noexcept
+{
+  m_writer.commit_lent();
+  ring_if_sleeping(m_ring.wake_line());
+  return SendResult::sent;
+}
+
+void PublisherEndpoint::abandon(const Loan& /*loan*/) noexcept
+{
+  m_writer.abandon_lent();
 }
 
 SendResult PublisherEndpoint::flush() noexcept

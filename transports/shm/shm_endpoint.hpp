@@ -33,7 +33,10 @@ struct EndpointSettings {
 // enough that the core gets control back often.
 inline constexpr std::size_t receive_batch = 64;
 
-class PublisherEndpoint final : public Endpoint {
+// Lends the data ring's records (MessageLender): the core writes each data message in place,
+// in the ring, so nothing is copied on the way out; a record lent where one of the same size was
+// committed a lap ago holds its payload still (RingWriter::lend).
+class PublisherEndpoint final : public Endpoint, private MessageLender {
 public:
   // Creates the segment (see Segment::create). Throws TransportError. Fails (send, receive)
   // once the segment is truncated under it.
@@ -44,11 +47,6 @@ public:
   PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
 
   SendResult send(std::span<const std::byte> message) noexcept override;
-  // Nothing to lend: a record is a copy in the ring whatever it holds.
-  SendResult send_announced(std::span<const std::byte> message) noexcept override
-  {
-    return send(message);
-  }
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
   SendResult flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
@@ -56,8 +54,15 @@ public:
   // One ring every subscriber reads: nobody to adopt, nobody hears another's back ring.
   Capabilities capabilities() const noexcept override { return {}; }
   EndpointFacts facts() const override;
+  MessageLender* lender() noexcept override { return this; }
 
 private:
+  Loan claim(std::size_t size) noexcept override;
+  SendResult commit(const Loan& loan) noexcept override;
+  void abandon(const Loan& loan) noexcept override;
+  // What a write or a lend that did not get room comes to (the cause in m_last_cause).
+  SendResult refused(WriteResult result) noexcept;
+
   SendCause m_last_cause = SendCause::unspecified;
   struct BackChannel {
     bool tracked = false;

@@ -40,7 +40,7 @@ private:
 SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
-    : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
+    : m_config(config), m_endpoint(endpoint), m_lender(endpoint.lender()), m_waiter(waiter), m_stop(stop), m_live(live),
       m_members(members), m_echoes(echoes), m_run_id(run_id),
       m_ping_pong(config.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
@@ -247,12 +247,41 @@ IntervalTotals SendLoop::interval_totals() const noexcept
 
 SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
 {
-  const SendResult result = m_endpoint.send_announced(message);
+  SendCause cause = SendCause::unspecified;
+  SendResult result = SendResult::sent;
+  if (m_lender != nullptr) {
+    result = attempt_lent(message, counted, cause);
+  } else {
+    result = m_endpoint.send_announced(message);
+    if (result != SendResult::sent)
+      cause = m_endpoint.last_send_cause();
+  }
   if (!counted && result == SendResult::back_pressured)
     ++m_warmup_pushed_back;
   if (counted)
-    m_accounting.count(result, result == SendResult::sent ? SendCause::unspecified
-                                                          : m_endpoint.last_send_cause());
+    m_accounting.count(result, cause);
+  return result;
+}
+
+SendResult SendLoop::attempt_lent(std::span<const std::byte> message, bool counted,
+                                  SendCause& cause) noexcept
+{
+  const Loan loan = m_lender->claim(message.size());
+  if (loan.bytes.empty()) {
+    cause = loan.cause;
+    // A lender that refuses must say how; one that does not is taken as failing.
+    return loan.refusal != SendResult::sent ? loan.refusal : SendResult::failed;
+  }
+  if (loan.bytes.size() != message.size()) { // a broken lender: nothing sent, the run ends
+    m_lender->abandon(loan);
+    cause = SendCause::error;
+    return SendResult::failed;
+  }
+  if (write_into_loan(loan, message, m_config.payload_fill) && counted)
+    ++m_payload_writes;
+  const SendResult result = m_lender->commit(loan);
+  if (result != SendResult::sent)
+    cause = SendCause::error;
   return result;
 }
 
