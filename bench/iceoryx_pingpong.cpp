@@ -263,9 +263,9 @@ void run_stream_receiver(const std::string& instance, const Options& options)
   Clock::time_point first{};
   Clock::time_point last{};
   for (;;) {
-    const void* chunk = take(subscriber, received == 0 ? connect_timeout + answer_timeout
-                                                       : answer_timeout,
-                             "the stream stopped without its end");
+    const void* chunk =
+        take(subscriber, received == 0 ? connect_timeout + answer_timeout : answer_timeout,
+             "the stream stopped without its end");
     std::uint64_t sequence = 0;
     std::memcpy(&sequence, chunk, sizeof sequence);
     subscriber.release(chunk);
@@ -276,8 +276,8 @@ void run_stream_receiver(const std::string& instance, const Options& options)
       first = last;
   }
   const double seconds = std::chrono::duration<double>(last - first).count();
-  std::printf("{\"size\": %zu, \"messages\": %llu, \"messages_per_second\": %.1f}\n",
-              options.size, static_cast<unsigned long long>(received),
+  std::printf("{\"size\": %zu, \"messages\": %llu, \"messages_per_second\": %.1f}\n", options.size,
+              static_cast<unsigned long long>(received),
               seconds > 0 ? static_cast<double>(received - 1) / seconds : 0.0);
 }
 

@@ -185,8 +185,9 @@ class MessageLender {
 public:
   virtual ~MessageLender() = default;
 
-  // Lends room for one message of exactly `size` bytes (at least 1), or refuses (an empty Loan saying why).
-  // Nothing is sent until commit(); a refused claim leaves nothing to commit or abandon.
+  // Lends room for one message of exactly `size` bytes (at least 1), or refuses (an empty Loan
+  // saying why). Nothing is sent until commit(); a refused claim leaves nothing to commit or
+  // abandon.
   virtual Loan claim(std::size_t size) noexcept = 0;
 
   // Sends the loan's bytes as send() would send them (to the same peers, the same way). The room

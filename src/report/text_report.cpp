@@ -275,14 +275,14 @@ void write_echo_size(std::ostream& out, const RunReport& report)
 // hold of writing the payload (--payload-fill).
 void write_payload_fill(std::ostream& out, const RunReport& report)
 {
-  out << "  Payload fill: " << to_string(report.config.payload_fill) << ", lent: "
-      << (report.transport_lent ? "yes" : "no");
+  out << "  Payload fill: " << to_string(report.config.payload_fill)
+      << ", lent: " << (report.transport_lent ? "yes" : "no");
   if (!report.transport_lent)
     out << " (the transport copies one buffer the core filled once)\n";
   else if (report.config.payload_fill == PayloadFill::once)
     out << " (payload written into " << format_count(report.payload_writes)
-        << " lent buffers, then only headers, as iceperf; --payload-fill every-message "
-           "measures the copy)\n";
+        << " of the measured loans, the others held it already and got only a header, as "
+           "iceperf; --payload-fill every-message measures the copy)\n";
   else
     out << " (payload written into every loan: the figures include that copy)\n";
 }

@@ -45,7 +45,7 @@ FillMark& fill_mark(void* payload) noexcept
 
 // Loans a chunk laid out as every chunk of ours is: the fill mark, then the message.
 iox::cxx::expected<void*, AllocationError> loan_marked(iox::popo::UntypedPublisher& publisher,
-                                                         std::size_t size) noexcept
+                                                       std::size_t size) noexcept
 {
   return publisher.loan(static_cast<std::uint32_t>(size), iox::CHUNK_DEFAULT_USER_PAYLOAD_ALIGNMENT,
                         sizeof(FillMark), alignof(FillMark));

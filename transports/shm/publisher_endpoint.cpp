@@ -78,8 +78,8 @@ SendResult PublisherEndpoint::refused(WriteResult result) noexcept
 Loan PublisherEndpoint::claim(std::size_t size) noexcept
 {
   Loan loan;
-  const RingWriter::Lent lent = size == 0 ? RingWriter::Lent{{}, false, WriteResult::too_large}
-                                          : m_writer.lend(size);
+  const RingWriter::Lent lent =
+      size == 0 ? RingWriter::Lent{{}, false, WriteResult::too_large} : m_writer.lend(size);
   if (lent.result != WriteResult::written) {
     loan.refusal = refused(lent.result);
     loan.cause = m_last_cause;

@@ -14,8 +14,8 @@ RingWriter::Lent RingWriter::lend(std::size_t length) noexcept
   // keep_last: the invalidations open_record() stored come before any byte the caller writes
   // over the old records, as write()'s release stores order them (a compiler barrier on x86).
   std::atomic_thread_fence(std::memory_order_release);
-  lent.holds_payload = m_run.active && m_run.length == length &&
-                       m_tail >= m_run.start + m_ring.capacity();
+  lent.holds_payload =
+      m_run.active && m_run.length == length && m_tail >= m_run.start + m_ring.capacity();
   m_lent_length = length;
   lent.bytes = std::span(m_ring.data() + (m_tail & m_mask) + record_header_size, length);
   return lent;

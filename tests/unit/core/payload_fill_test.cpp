@@ -55,9 +55,9 @@ TEST(PayloadFill, AHoldingLoanGetsOnlyTheNewHeaderUnderOnce)
   EXPECT_FALSE(write_into_loan(loan_over(sut, true), message, PayloadFill::once));
 
   EXPECT_TRUE(std::equal(message.begin(), message.begin() + wire::header_size, sut.begin()));
-  EXPECT_TRUE(std::all_of(sut.begin() + wire::header_size, sut.end(),
-                          [](std::byte b) { return b == std::byte{0xee}; }))
-      << "the payload was written although the buffer held it";
+  EXPECT_TRUE(std::all_of(sut.begin() + wire::header_size, sut.end(), [](std::byte b) {
+    return b == std::byte{0xee};
+  })) << "the payload was written although the buffer held it";
 }
 
 TEST(PayloadFill, AFreshLoanGetsTheWholeMessage)

@@ -397,8 +397,9 @@ TEST(TextReport, PayloadFillSaysWhetherTheTransportLentAndHowOftenThePayloadWasW
   lent.transport_lent = true;
   lent.payload_writes = 12;
   EXPECT_TRUE(has_line(text_of(lent), "  Payload fill: once, lent: yes (payload written into 12 "
-                                      "lent buffers, then only headers, as iceperf; "
-                                      "--payload-fill every-message measures the copy)"));
+                                      "of the measured loans, the others held it already and "
+                                      "got only a header, as iceperf; --payload-fill "
+                                      "every-message measures the copy)"));
   lent.config.payload_fill = PayloadFill::every_message;
   EXPECT_TRUE(has_line(text_of(lent), "  Payload fill: every-message, lent: yes (payload written "
                                       "into every loan: the figures include that copy)"));
@@ -937,8 +938,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   EXPECT_EQ(keys_of(sut), (std::set<std::string>{
                               "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
                               "echoes_late", "echo_bytes_per_echo", "challenges_sent",
-                              "payload_fill", "transport_lent", "payload_writes",
-                              "send_accounting", "latency", "pacer_lateness_ns"}));
+                              "payload_fill", "transport_lent", "payload_writes", "send_accounting",
+                              "latency", "pacer_lateness_ns"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);
