@@ -180,7 +180,7 @@ struct Loan {
 };
 
 // Obtained through Endpoint::lender(); lives as long as its endpoint. Used from the same single
-// thread as the endpoint; never allocates, never throws, never blocks for long.
+// thread as the endpoint; never allocates, never throws, never blocks longer than send() would.
 class MessageLender {
 public:
   virtual ~MessageLender() = default;
@@ -190,8 +190,9 @@ public:
   // abandon.
   virtual Loan claim(std::size_t size) noexcept = 0;
 
-  // Sends the loan's bytes as send() would send them (to the same peers, the same way). The room
-  // was taken at claim(), so only a transport error fails it (cause: SendCause::error).
+  // Sends the loan's bytes as send() would send them (to the same peers, the same way, waiting
+  // where send() waits: iceoryx under --iox-queue-full block). The room was taken at claim(),
+  // so only a transport error fails it (cause: SendCause::error).
   virtual SendResult commit(const Loan& loan) noexcept = 0;
 
   // Gives the loan back unsent: nothing of it reaches anyone, and the memory is no longer
