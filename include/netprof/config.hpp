@@ -35,6 +35,14 @@ enum class PaceMode {
 };
 
 // What a subscriber sends back for each probe (docs/methodology.md, "Echoes").
+// --payload-fill: how often a data message's payload is written into memory a transport lends
+// (MessageLender); a transport that does not lend sends one buffer the core filled once.
+enum class PayloadFill {
+  once,         // as iceperf: a lent buffer gets the payload the first time it is lent, then only
+                // the header is rewritten (the buffer holds the payload from its earlier use)
+  every_message // the whole payload is written into every loan: the run measures that copy too
+};
+
 enum class EchoSize {
   record, // the header and the subscriber's two stamps (68 B): the smallest round trip
   full    // as many bytes as the probe (sockperf, ddsperf, iceperf): same size both ways
@@ -73,6 +81,7 @@ struct RunConfig {
   double probe_timeout_seconds = 1.0; // --probe-timeout: an echo later than this is lost
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
   EchoSize echo = EchoSize::record;   // --echo
+  PayloadFill payload_fill = PayloadFill::once; // --payload-fill
 
   QosRequest qos{}; // --reliability, --history
 
@@ -149,6 +158,11 @@ inline const char* to_string(PaceMode pace) noexcept
     break;
   }
   return "hybrid";
+}
+
+inline const char* to_string(PayloadFill fill) noexcept
+{
+  return fill == PayloadFill::once ? "once" : "every-message";
 }
 
 inline const char* to_string(EchoSize echo) noexcept

@@ -195,8 +195,12 @@ struct RunReport {
   std::uint64_t messages_sent = 0; // measured data messages
   std::uint64_t probes_sent = 0;
   std::uint64_t echoes_received = 0;
-  std::uint64_t echoes_late = 0;     // arrived after --probe-timeout (ping-pong) or unknown
-  std::uint64_t echo_bytes = 0;      // of echoes_received, headers included (--echo)
+  std::uint64_t echoes_late = 0; // arrived after --probe-timeout (ping-pong) or unknown
+  std::uint64_t echo_bytes = 0;  // of echoes_received, headers included (--echo)
+  // The transport lent the memory data messages were written into (MessageLender), and in
+  // how many of the measured messages' loans the payload was written (--payload-fill).
+  bool transport_lent = false;
+  std::uint64_t payload_writes = 0;
   std::uint64_t challenges_sent = 0; // address-proof challenges, answering hellos (wire.hpp)
   SendAccounting send_accounting;    // the measured phase's send attempts, by outcome and cause
   LatencySummary rtt;                // intended-send-time based (coordinated omission corrected)

@@ -255,4 +255,47 @@ public:
   virtual void keep_payload(std::span<const std::byte> payload) = 0;
 };
 
+// Lending: the transport lends the memory an outgoing message is written into.
+// A transport whose medium is memory (iceoryx's chunks, the shm ring's slots) can hand the core
+// the very bytes a message will be read from, so the core writes its header (and the payload,
+// when it must) there and nothing is copied again; as Aeron's tryClaim/commit and iceoryx's
+// loan/publish. The core uses the lender for data messages only; control messages keep going
+// through send().
+
+// Memory lent for one outgoing message (MessageLender::claim). The core hands it back to commit()
+// or abandon() as it got it; at most one loan of a lender is out at a time.
+struct Loan {
+  // Exactly the size claimed, writable until commit() or abandon(); empty when refused.
+  std::span<std::byte> bytes;
+  // It already holds, byte for byte, what this lender last committed at this size from the
+  // same memory, and nothing has written there since: a writer whose messages all end with the
+  // same payload need rewrite only the header in front of it. False whenever in doubt.
+  bool holds_payload = false;
+  // When refused (bytes empty): back_pressured (no room yet; waiting makes some, as for send())
+  // or failed (too large, or a transport error), with why, as the core counts send() refusals.
+  SendResult refusal = SendResult::sent;
+  SendCause cause = SendCause::unspecified;
+};
+
+// Implemented beside Endpoint by the endpoint that lends. Used from the same single
+// thread as the endpoint; never allocates, never throws, never blocks longer than send() would.
+class MessageLender {
+public:
+  virtual ~MessageLender() = default;
+
+  // Lends room for one message of exactly `size` bytes (at least 1), or refuses (an empty Loan
+  // saying why). Nothing is sent until commit(); a refused claim leaves nothing to commit or
+  // abandon.
+  virtual Loan claim(std::size_t size) noexcept = 0;
+
+  // Sends the loan's bytes as send() would send them (to the same peers, the same way, waiting
+  // where send() waits: iceoryx under --iox-queue-full block). The room was taken at claim(),
+  // so only a transport error fails it (cause: SendCause::error).
+  virtual SendResult commit(const Loan& loan) noexcept = 0;
+
+  // Gives the loan back unsent: nothing of it reaches anyone, and the memory is no longer
+  // said to hold a payload (whatever the core wrote into it meanwhile).
+  virtual void abandon(const Loan& loan) noexcept = 0;
+};
+
 } // namespace netprof

@@ -184,6 +184,16 @@ void add_test(std::vector<CoreOption>& rows)
            spec("num-vars", "N", whole(0, 65'535), "0",
                 "variables per message (at most 65535); 0 = one opaque payload"),
            Readers::publisher, field<&RunConfig::num_vars>},
+          {heading,
+           spec("payload-fill", "once|every-message",
+                Choice{{to_string(PayloadFill::once), to_string(PayloadFill::every_message)}},
+                to_string(PayloadFill::once),
+                "where the transport lends the memory a message is written into (iceoryx, shm): "
+                "once writes the payload the first time a buffer is lent and then only the "
+                "header, as iceperf does; every-message writes the whole payload every time, "
+                "so the run measures that copy too",
+                PairRoute::publisher_only),
+           Readers::publisher, field<&RunConfig::payload_fill>},
           // The local pair starts one subscriber and tells its publisher so itself.
           {heading,
            spec("subscribers", "N", whole(0, 1'024), "1",

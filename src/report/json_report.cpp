@@ -352,6 +352,9 @@ nlohmann::json report_to_json(const RunReport& report)
                                     ? json(report.echo_bytes / report.echoes_received)
                                     : json(nullptr)},
         {"challenges_sent", report.challenges_sent},
+        {"payload_fill", to_string(report.config.payload_fill)},
+        {"transport_lent", report.transport_lent},
+        {"payload_writes", report.payload_writes},
         {"send_accounting", send_accounting_json(report.send_accounting)},
         {"latency",
          {

@@ -271,6 +271,22 @@ void write_echo_size(std::ostream& out, const RunReport& report)
       << "\n";
 }
 
+// Whether the transport lent the memory messages were written into, and so what the figures
+// hold of writing the payload (--payload-fill).
+void write_payload_fill(std::ostream& out, const RunReport& report)
+{
+  out << "  Payload fill: " << to_string(report.config.payload_fill)
+      << ", lent: " << (report.transport_lent ? "yes" : "no");
+  if (!report.transport_lent)
+    out << " (the transport copies one buffer the core filled once)\n";
+  else if (report.config.payload_fill == PayloadFill::once)
+    out << " (payload written into " << format_count(report.payload_writes)
+        << " of the measured loans, the others held it already and got only a header, as "
+           "iceperf; --payload-fill every-message measures the copy)\n";
+  else
+    out << " (payload written into every loan: the figures include that copy)\n";
+}
+
 void write_publisher_latency(std::ostream& out, const RunReport& report)
 {
   const CrossClockLatency* across = leading_cross_clock(report);
@@ -289,6 +305,7 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
     out << " (among the echoes received)";
   out << "\n";
   write_echo_size(out, report);
+  write_payload_fill(out, report);
   if (report.rtt.count == 0) {
     out << "  no probes echoed\n";
     return;

@@ -574,6 +574,143 @@ TEST_P(TransportContract, KeptPayloadArrivesIntactBehindEachHeader)
     EXPECT_TRUE(at_subscriber.messages[i] == sent[i]) << "message " << i << " altered";
 }
 
+// ---- Lending: every transport whose endpoint lends (MessageLender) -------------------------
+
+// The publisher's lender, or null (the test then skips: the transport does not lend).
+netprof::MessageLender* lender_of(Endpoint& endpoint)
+{
+  return dynamic_cast<netprof::MessageLender*>(&endpoint);
+}
+
+// Claims until a loan comes or the deadline passes (back-pressure clears as the peer drains).
+netprof::Loan claim_until_lent(netprof::MessageLender& lender, std::size_t size,
+                               Clock::time_point deadline)
+{
+  netprof::Loan loan = lender.claim(size);
+  while (loan.bytes.empty() && loan.refusal == SendResult::back_pressured &&
+         Clock::now() < deadline)
+    loan = lender.claim(size);
+  return loan;
+}
+
+TEST_P(TransportContract, LentMessageArrivesByteExact)
+{
+  netprof::MessageLender* lender = lender_of(*publisher);
+  if (lender == nullptr)
+    GTEST_SKIP() << "does not lend";
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes message = pattern(211, 23);
+  const netprof::Loan loan = claim_until_lent(*lender, message.size(), deadline);
+  ASSERT_EQ(loan.bytes.size(), message.size()) << "refused: " << static_cast<int>(loan.cause);
+  std::copy(message.begin(), message.end(), loan.bytes.begin());
+  ASSERT_EQ(lender->commit(loan), SendResult::sent);
+  ASSERT_EQ(publisher->flush(), SendOutcome{});
+
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), message);
+  expect_sound_records(at_subscriber);
+}
+
+TEST_P(TransportContract, AbandonedLoanSendsNothing)
+{
+  netprof::MessageLender* lender = lender_of(*publisher);
+  if (lender == nullptr)
+    GTEST_SKIP() << "does not lend";
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const netprof::Loan abandoned = claim_until_lent(*lender, 96, deadline);
+  ASSERT_EQ(abandoned.bytes.size(), 96u);
+  const Bytes never = pattern(96, 29);
+  std::copy(never.begin(), never.end(), abandoned.bytes.begin());
+  lender->abandon(abandoned);
+
+  // The endpoint goes on, and the marker is all that arrives.
+  const Bytes marker = pattern(40, 31);
+  ASSERT_EQ(send_until_taken(*publisher, marker, deadline), SendResult::sent);
+  ASSERT_EQ(publisher->flush(), SendOutcome{});
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), marker);
+  EXPECT_TRUE(stays_quiet(*subscriber)) << "something of the abandoned loan arrived";
+}
+
+TEST_P(TransportContract, OversizedClaimIsRefusedWithACause)
+{
+  netprof::MessageLender* lender = lender_of(*publisher);
+  if (lender == nullptr)
+    GTEST_SKIP() << "does not lend";
+  const netprof::Loan loan = lender->claim(publisher->facts().max_message_size + 1);
+  EXPECT_TRUE(loan.bytes.empty());
+  EXPECT_EQ(loan.refusal, SendResult::failed);
+  EXPECT_EQ(loan.cause, netprof::SendCause::error);
+}
+
+// The same payload behind a changing header, as the core sends data: once a loan says it holds
+// the payload, its bytes must be that payload, and sending it with only the header rewritten
+// must deliver the whole message.
+TEST_P(TransportContract, RelentBufferSaysItHoldsThePayloadAndDoes)
+{
+  netprof::MessageLender* lender = lender_of(*publisher);
+  if (lender == nullptr)
+    GTEST_SKIP() << "does not lend";
+  ASSERT_NO_FATAL_FAILURE(connect());
+  constexpr std::size_t header = 8;
+  constexpr std::uint32_t most_claims = 30'000; // RouDi's pools and a 1 MiB ring come round sooner
+  const Bytes payload = pattern(248, 37);
+  const auto deadline = Clock::now() + test_deadline;
+  CollectingSink at_subscriber;
+  std::uint32_t holding = 0;
+  std::uint32_t sent = 0;
+  for (; sent < most_claims && holding < 3 && Clock::now() < deadline; ++sent) {
+    const netprof::Loan loan = claim_until_lent(*lender, header + payload.size(), deadline);
+    ASSERT_EQ(loan.bytes.size(), header + payload.size()) << "message " << sent;
+    const Bytes message = [&] {
+      Bytes bytes = indexed_message(sent);
+      bytes.resize(header);
+      bytes.insert(bytes.end(), payload.begin(), payload.end());
+      return bytes;
+    }();
+    if (loan.holds_payload) {
+      ++holding;
+      ASSERT_TRUE(std::equal(payload.begin(), payload.end(), loan.bytes.begin() + header))
+          << "a loan said it held the payload and did not, at message " << sent;
+      std::copy(message.begin(), message.begin() + header, loan.bytes.begin());
+    } else {
+      std::copy(message.begin(), message.end(), loan.bytes.begin());
+    }
+    ASSERT_EQ(lender->commit(loan), SendResult::sent);
+    at_subscriber.messages.clear();
+    at_subscriber.deliveries.clear();
+    ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline)) << "message " << sent;
+    ASSERT_EQ(at_subscriber.messages.back(), message) << "message " << sent;
+  }
+  EXPECT_EQ(holding, 3u) << "no buffer came back holding the payload in " << sent << " loans";
+}
+
+// A transport that can be full (a keep-all ring whose reader lags) lends nothing then, and says
+// why; one that never is (it replaces its oldest message) is skipped after a ring's worth.
+TEST_P(TransportContract, FullTransportRefusesALoanWithACause)
+{
+  netprof::MessageLender* lender = lender_of(*publisher);
+  if (lender == nullptr)
+    GTEST_SKIP() << "does not lend";
+  ASSERT_NO_FATAL_FAILURE(connect());
+  constexpr std::size_t size = 1024;
+  const std::size_t enough = 4 * queue_length / size;
+  for (std::size_t i = 0; i < enough; ++i) {
+    const netprof::Loan loan = lender->claim(size);
+    if (loan.bytes.empty()) {
+      EXPECT_EQ(loan.refusal, SendResult::back_pressured) << "after " << i;
+      EXPECT_NE(loan.cause, netprof::SendCause::unspecified);
+      return;
+    }
+    ASSERT_EQ(lender->commit(loan), SendResult::sent);
+  }
+  GTEST_SKIP() << "never full with the subscriber not reading: it keeps the latest";
+}
+
 std::string transport_name(const ::testing::TestParamInfo<TransportDescriptor>& info)
 {
   // gtest names allow only letters, digits and '_'.

@@ -7,7 +7,10 @@
 #include <iceoryx_posh/mepoo/chunk_header.hpp>
 #include <iceoryx_versions.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <thread>
 
@@ -29,6 +32,37 @@ constexpr unsigned looks_per_clock_read = 1024;
 // What a probing loan may ask: iceoryx sizes chunks in uint32_t.
 constexpr std::size_t largest_probe = std::size_t{1} << 31;
 
+// The user header of every chunk this endpoint sends (IoxEndpoint's comment says why).
+struct FillMark {
+  std::uint64_t lender = 0; // 0: holds nothing of ours
+  std::uint64_t size = 0;
+};
+
+FillMark& fill_mark(void* payload) noexcept
+{
+  return *static_cast<FillMark*>(iox::mepoo::ChunkHeader::fromUserPayload(payload)->userHeader());
+}
+
+// Loans a chunk laid out as every chunk of ours is: the fill mark, then the message.
+iox::cxx::expected<void*, AllocationError> loan_marked(iox::popo::UntypedPublisher& publisher,
+                                                       std::size_t size) noexcept
+{
+  return publisher.loan(static_cast<std::uint32_t>(size), iox::CHUNK_DEFAULT_USER_PAYLOAD_ALIGNMENT,
+                        sizeof(FillMark), alignof(FillMark));
+}
+
+// Differs between lenders of this process and of any other, so no one else's chunk bears it;
+// never 0. Not secret: only a writer that copied it on purpose could forge a mark.
+std::uint64_t fresh_nonce(const void* lender) noexcept
+{
+  static std::atomic<std::uint64_t> made{0};
+  std::uint64_t value = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
+                        (static_cast<std::uint64_t>(getpid()) << 40) ^
+                        reinterpret_cast<std::uintptr_t>(lender) ^ (++made << 20);
+  value = (value ^ (value >> 31)) * 0x9e3779b97f4a7c15ull;
+  return value == 0 ? 1 : value;
+}
+
 iox::capro::ServiceDescription service(const std::string& name, const char* event)
 {
   using iox::capro::IdString_t;
@@ -36,13 +70,13 @@ iox::capro::ServiceDescription service(const std::string& name, const char* even
           IdString_t(iox::cxx::TruncateToCapacity, event)};
 }
 
-// The largest user payload RouDi's mempools can give (0: none at all), found by loaning:
+// The largest message RouDi's mempools can give (0: none at all), found by loaning:
 // iceoryx says NO_MEMPOOLS_AVAILABLE for a size no mempool has (and reports a SEVERE error,
 // which the process's handler, iox_runtime.cpp, lets pass).
 std::size_t largest_loan(iox::popo::UntypedPublisher& publisher)
 {
   const auto fits = [&](std::size_t size) {
-    auto chunk = publisher.loan(static_cast<std::uint32_t>(size));
+    auto chunk = loan_marked(publisher, size);
     if (chunk.has_error())
       return chunk.get_error() != AllocationError::NO_MEMPOOLS_AVAILABLE;
     publisher.release(chunk.value());
@@ -65,7 +99,7 @@ std::size_t largest_loan(iox::popo::UntypedPublisher& publisher)
 IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
     : m_lease(RuntimeLease::acquire()), m_publisher(settings.role == Role::publisher),
       m_name(settings.name), m_qos(settings.qos),
-      m_requested_buffer_bytes(settings.requested_buffer_bytes)
+      m_requested_buffer_bytes(settings.requested_buffer_bytes), m_fill_nonce(fresh_nonce(this))
 {
   const bool block = m_qos.queue_full == QueueFull::block;
   iox::popo::PublisherOptions data_out;
@@ -125,25 +159,71 @@ IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
 
 IoxEndpoint::~IoxEndpoint() = default;
 
+SendOutcome IoxEndpoint::refuse_loan(AllocationError error) noexcept
+{
+  if (error == AllocationError::RUNNING_OUT_OF_CHUNKS ||
+      error == AllocationError::TOO_MANY_CHUNKS_ALLOCATED_IN_PARALLEL) {
+    // Every chunk of that size sits in a subscriber's queue: waiting frees one.
+    return {SendResult::back_pressured, SendCause::queue_full};
+  }
+  return {SendResult::failed, SendCause::error};
+}
+
+void* IoxEndpoint::loan_chunk(std::size_t size, SendOutcome& refusal) noexcept
+{
+  if (size > m_max_message_size || m_roudi_gone) {
+    refusal = {SendResult::failed, SendCause::error};
+    return nullptr;
+  }
+  auto chunk = loan_marked(*m_sender, size);
+  if (chunk.has_error()) {
+    refusal = refuse_loan(chunk.get_error());
+    return nullptr;
+  }
+  return chunk.value();
+}
+
 SendOutcome IoxEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  if (message.size() > m_max_message_size || m_roudi_gone) {
-    return {SendResult::failed, SendCause::error};
-  }
-  auto chunk = m_sender->loan(static_cast<std::uint32_t>(message.size()));
-  if (chunk.has_error()) {
-    const AllocationError error = chunk.get_error();
-    if (error == AllocationError::RUNNING_OUT_OF_CHUNKS ||
-        error == AllocationError::TOO_MANY_CHUNKS_ALLOCATED_IN_PARALLEL) {
-      // Every chunk of that size sits in a subscriber's queue: waiting frees one.
-      return {SendResult::back_pressured, SendCause::queue_full};
-    }
-    return {SendResult::failed, SendCause::error};
-  }
+  SendOutcome refusal;
+  void* chunk = loan_chunk(message.size(), refusal);
+  if (chunk == nullptr)
+    return refusal;
+  fill_mark(chunk) = FillMark{}; // a copy of someone's bytes: no payload of the lender's
   if (!message.empty())
-    std::memcpy(chunk.value(), message.data(), message.size());
-  m_sender->publish(chunk.value());
+    std::memcpy(chunk, message.data(), message.size());
+  m_sender->publish(chunk);
   return {};
+}
+
+Loan IoxEndpoint::claim(std::size_t size) noexcept
+{
+  Loan loan;
+  // Nothing to lend for size 0: a loan is never empty unless refused.
+  SendOutcome refusal{SendResult::failed, SendCause::error};
+  void* chunk = size == 0 ? nullptr : loan_chunk(size, refusal);
+  if (chunk == nullptr) {
+    loan.refusal = refusal.result;
+    loan.cause = refusal.cause;
+    return loan;
+  }
+  FillMark& mark = fill_mark(chunk);
+  loan.holds_payload = mark.lender == m_fill_nonce && mark.size == size;
+  mark = FillMark{}; // until commit() says what it holds
+  loan.bytes = std::span(static_cast<std::byte*>(chunk), size);
+  return loan;
+}
+
+SendResult IoxEndpoint::commit(const Loan& loan) noexcept
+{
+  fill_mark(loan.bytes.data()) = FillMark{m_fill_nonce, loan.bytes.size()};
+  m_sender->publish(loan.bytes.data());
+  return SendResult::sent;
+}
+
+void IoxEndpoint::abandon(const Loan& loan) noexcept
+{
+  m_sender->release(loan.bytes.data()); // unmarked since claim(): holds nothing of ours
 }
 
 int IoxEndpoint::drain(MessageSink& sink, int most) noexcept

@@ -10,6 +10,7 @@
 #include <iceoryx_posh/popo/wait_set.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,7 +32,14 @@ struct EndpointSettings {
 // RouDi's shared memory, written in place and published, and on the other side taken, handed
 // to the sink where it lies, and released: no copy but the one into the chunk.
 // The sender of what arrives is the publishing port's unique id (the chunk header's origin).
-class IoxEndpoint final : public Endpoint {
+//
+// It lends its chunks (MessageLender): the core writes a data message straight into a loaned
+// chunk, and nothing is copied at all. Each chunk it sends carries a small user header, its
+// fill mark (this lender's nonce and the size committed), so a chunk that comes back from
+// RouDi's pool is known to hold the payload written the last time: any other writer's message
+// starts where the mark lies (a chunk without a user header puts its payload there), so a chunk
+// anyone else wrote into no longer bears our mark.
+class IoxEndpoint final : public Endpoint, public MessageLender {
 public:
   static constexpr int receive_batch = 32;
 
@@ -48,6 +56,14 @@ public:
   EndpointFacts facts() const override;
 
 private:
+  Loan claim(std::size_t size) noexcept override;
+  SendResult commit(const Loan& loan) noexcept override;
+  void abandon(const Loan& loan) noexcept override;
+  // A chunk of `size` bytes laid out with the fill mark; null, and `refusal` set, when none.
+  void* loan_chunk(std::size_t size, SendOutcome& refusal) noexcept;
+  // Why a loan failed, as a refusal: out of chunks is back-pressure (waiting frees one).
+  SendOutcome refuse_loan(iox::popo::AllocationError error) noexcept;
+
   // Hands at most `most` waiting messages to the sink; -1 when iceoryx refuses a take.
   int drain(MessageSink& sink, int most) noexcept;
   // False once RouDi stopped answering (looked at every quarter second at most).
@@ -64,6 +80,7 @@ private:
   std::size_t m_requested_buffer_bytes = 0;
   std::vector<std::string> m_notes;
   std::vector<std::string> m_diagnoses;
+  const std::uint64_t m_fill_nonce; // this lender's mark in the chunks it committed
   unsigned m_looks_since_clock = 0;
   Clock::time_point m_last_roudi_check{};
   bool m_roudi_gone = false;

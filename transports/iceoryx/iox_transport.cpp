@@ -28,8 +28,9 @@ const OptionGroup& iceoryx_options()
   static const OptionGroup group{
       "iceoryx (one host, through RouDi)",
       {OptionSpec("iceoryx", "NAME", Text{},
-                  "iceoryx 2 services netprof/NAME/data and netprof/NAME/back, zero copy "
-                  "through the shared memory of the RouDi running on this host (iox-roudi: "
+                  "iceoryx 2 services netprof/NAME/data and netprof/NAME/back, through the "
+                  "shared memory of the RouDi running on this host: data messages are written "
+                  "into loaned chunks and read where they lie, no copy (iox-roudi: "
                   "start it first; --local-pair starts one when none runs). With --local-pair, "
                   "--iceoryx alone picks a unique NAME. -q sets the subscriber's queue, in "
                   "messages of -s (at most 256)")

@@ -40,8 +40,9 @@ std::string history_note(History history)
   if (history == History::keep_all)
     return "history keep-all: the publisher waits for the slowest live subscriber (send is "
            "back-pressured while the ring is full; a subscriber whose process died is dropped); "
-           "subscribers read records in place (zero copy)";
-  return "history keep-last: the publisher never waits; each subscriber copies a record out and "
+           "the publisher writes data records in place and subscribers read them there (no copy)";
+  return "history keep-last: the publisher never waits (it writes data records in place); each "
+         "subscriber copies a record out and "
          "re-checks its header, so a torn read is never delivered; a lapped subscriber skips "
          "ahead and the core counts what it lost";
 }

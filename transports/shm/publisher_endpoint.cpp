@@ -47,14 +47,17 @@ PublisherEndpoint::~PublisherEndpoint()
 
 SendOutcome PublisherEndpoint::send(std::span<const std::byte> message) noexcept
 {
-  switch (m_writer.write(message)) {
-  case WriteResult::written:
-    ring_if_sleeping(m_ring.wake_line());
-    return {};
-  case WriteResult::too_large:
+  const WriteResult result = m_writer.write(message);
+  if (result != WriteResult::written)
+    return refused(result);
+  ring_if_sleeping(m_ring.wake_line());
+  return {};
+}
+
+SendOutcome PublisherEndpoint::refused(WriteResult result) noexcept
+{
+  if (result == WriteResult::too_large) {
     return {SendResult::failed, SendCause::error};
-  case WriteResult::full:
-    break;
   }
   // keep_all and full: whoever holds us up may have died; looking costs syscalls, so only
   // now and then while the core retries.
@@ -67,6 +70,34 @@ SendOutcome PublisherEndpoint::send(std::span<const std::byte> message) noexcept
     return {SendResult::failed, SendCause::error};
   }
   return {SendResult::back_pressured, SendCause::ring_full};
+}
+
+Loan PublisherEndpoint::claim(std::size_t size) noexcept
+{
+  Loan loan;
+  const RingWriter::Lent lent =
+      size == 0 ? RingWriter::Lent{{}, false, WriteResult::too_large} : m_writer.lend(size);
+  if (lent.result != WriteResult::written) {
+    const SendOutcome refusal = refused(lent.result);
+    loan.refusal = refusal.result;
+    loan.cause = refusal.cause;
+    return loan;
+  }
+  loan.bytes = lent.bytes;
+  loan.holds_payload = lent.holds_payload;
+  return loan;
+}
+
+SendResult PublisherEndpoint::commit(const Loan& /*loan*/) noexcept
+{
+  m_writer.commit_lent();
+  ring_if_sleeping(m_ring.wake_line());
+  return SendResult::sent;
+}
+
+void PublisherEndpoint::abandon(const Loan& /*loan*/) noexcept
+{
+  m_writer.abandon_lent();
 }
 
 SendOutcome PublisherEndpoint::flush() noexcept

@@ -214,32 +214,45 @@ void RingWriter::prepare_next_record() const noexcept
   prefetch_for_write(m_ring.data() + (m_tail & m_mask));
 }
 
-WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
+WriteResult RingWriter::open_record(std::uint64_t length) noexcept
 {
-  const std::uint64_t length = message.size();
   if (length > m_ring.max_message_size())
     return WriteResult::too_large;
   const std::uint64_t size = record_size(length);
   const std::uint64_t capacity = m_ring.capacity();
   const std::uint64_t offset = m_tail & m_mask;
   const std::uint64_t padding = offset + size > capacity ? capacity - offset : 0;
-  const bool keep_all = m_ring.history() == History::keep_all;
-  if (keep_all && !has_room(padding + size))
+  if (m_ring.history() == History::keep_all && !has_room(padding + size))
     return WriteResult::full;
-
   if (padding != 0) {
     claim(m_tail, padding);
     put_header(m_tail, padding - record_header_size, true);
     m_tail += padding;
   }
   claim(m_tail, size);
+  return WriteResult::written;
+}
+
+void RingWriter::close_record(std::uint64_t length) noexcept
+{
+  put_header(m_tail, length, false);
+  m_tail += record_size(length);
+  shared(m_ring.writer_line().tail).store(m_tail, std::memory_order_release);
+}
+
+WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
+{
+  const std::uint64_t length = message.size();
+  if (const WriteResult opened = open_record(length); opened != WriteResult::written)
+    return opened;
+  m_run.active = false; // a copy of anything: no lent payload lies here any more
   // The record's first line, which holds its header and which readers poll, is written last
   // (keep_last marks the old record there invalid first, see claim): a reader polling that line
   // then takes it from us once more, not between every line of the record.
   std::byte* payload = m_ring.data() + (m_tail & m_mask) + record_header_size;
   const std::size_t in_first_line =
       std::min<std::size_t>(length, record_alignment - record_header_size);
-  if (keep_all) {
+  if (m_ring.history() == History::keep_all) {
     // No reader is within a lap of us: nobody races us.
     std::memcpy(payload + in_first_line, message.data() + in_first_line, length - in_first_line);
     std::memcpy(payload, message.data(), in_first_line);
@@ -247,9 +260,7 @@ WriteResult RingWriter::write(std::span<const std::byte> message) noexcept
     store_words(payload + in_first_line, message.subspan(in_first_line));
     store_words(payload, message.first(in_first_line));
   }
-  put_header(m_tail, length, false);
-  m_tail += size;
-  shared(m_ring.writer_line().tail).store(m_tail, std::memory_order_release);
+  close_record(length);
   return WriteResult::written;
 }
 

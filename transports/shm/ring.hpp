@@ -190,6 +190,18 @@ public:
 
   WriteResult write(std::span<const std::byte> message) noexcept;
 
+  // Lending (ring_lend.cpp): room for a record of `length` bytes, written in place by the
+  // caller and published by commit_lent(), or given back by abandon_lent(); one at a time, and
+  // no write() while one is out. `result` says why `bytes` is empty.
+  struct Lent {
+    std::span<std::byte> bytes;
+    bool holds_payload = false; // the same bytes as the record lent here a lap ago (see m_run)
+    WriteResult result = WriteResult::written;
+  };
+  Lent lend(std::size_t length) noexcept;
+  void commit_lent() noexcept;
+  void abandon_lent() noexcept;
+
   // Before a write() that may come soon: asks the processor to take the line the next record's
   // header goes to for writing now (PREFETCHW), so that write's stores need not wait for a
   // reader's core to give the line up. A reader polling that line takes it back, so this pays
@@ -202,7 +214,21 @@ public:
   const RingView& view() const noexcept { return m_ring; }
 
 private:
+  // The records since `start` (a lap's offset 0) were all lent and committed with `length`
+  // bytes: every lap since lays them out alike, so a record lent at position p holds what was
+  // committed at p - capacity once p - capacity >= start. Anything else written breaks it.
+  struct LentRun {
+    std::uint64_t start = 0;
+    std::uint64_t length = 0;
+    bool active = false;
+  };
+
   bool has_room(std::uint64_t needed) noexcept;
+  // Room for a record of `length` bytes at m_tail: padding placed in front of it where it would
+  // straddle the end, and (keep_last) what it overwrites invalidated. Then close_record().
+  WriteResult open_record(std::uint64_t length) noexcept;
+  // Publishes the record of `length` bytes at m_tail, its bytes written.
+  void close_record(std::uint64_t length) noexcept;
   void claim(std::uint64_t position, std::uint64_t size) noexcept;
   void put_header(std::uint64_t position, std::uint64_t length, bool padding) noexcept;
 
@@ -211,6 +237,8 @@ private:
   std::uint64_t m_tail;
   std::uint64_t m_oldest;
   std::uint64_t m_limit = 0; // keep_all: positions below this are known to be free
+  LentRun m_run;
+  std::uint64_t m_lent_length = 0; // of the record lent and not yet committed
 };
 
 // One reader's cursor. Single-threaded, like the writer.

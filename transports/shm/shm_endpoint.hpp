@@ -33,7 +33,10 @@ struct EndpointSettings {
 // enough that the core gets control back often.
 inline constexpr std::size_t receive_batch = 64;
 
-class PublisherEndpoint final : public Endpoint {
+// Lends the data ring's records (MessageLender): the core writes each data message in place,
+// in the ring, so nothing is copied on the way out; a record lent where one of the same size was
+// committed a lap ago holds its payload still (RingWriter::lend).
+class PublisherEndpoint final : public Endpoint, public MessageLender {
 public:
   // Creates the segment (see Segment::create). Throws TransportError. Fails (send, receive)
   // once the segment is truncated under it.
@@ -51,6 +54,12 @@ public:
   EndpointFacts facts() const override;
 
 private:
+  Loan claim(std::size_t size) noexcept override;
+  SendResult commit(const Loan& loan) noexcept override;
+  void abandon(const Loan& loan) noexcept override;
+  // What a write or a lend that did not get room comes to.
+  SendOutcome refused(WriteResult result) noexcept;
+
   struct BackChannel {
     bool tracked = false;
     std::uint64_t session = 0;

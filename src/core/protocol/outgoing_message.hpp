@@ -1,10 +1,13 @@
 #pragma once
 
 #include <netprof/clock.hpp>
+#include <netprof/config.hpp>
 #include <netprof/transport.hpp>
 #include <netprof/wire.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -50,5 +53,23 @@ public:
 private:
   std::vector<std::byte> m_bytes;
 };
+
+// Whether a lent buffer gets the payload written into it (--payload-fill): always under
+// every-message; under once, only when it does not hold the payload from an earlier loan.
+constexpr bool must_write_payload(PayloadFill fill, const Loan& loan) noexcept
+{
+  return fill == PayloadFill::every_message || !loan.holds_payload;
+}
+
+// Writes a data message built in an OutgoingMessage into a loan of its size: its header, and
+// its payload when must_write_payload says so. Returns whether the payload was written.
+inline bool write_into_loan(const Loan& loan, std::span<const std::byte> message,
+                            PayloadFill fill) noexcept
+{
+  const bool payload = must_write_payload(fill, loan);
+  const std::size_t bytes = payload ? message.size() : std::min(message.size(), wire::header_size);
+  std::memcpy(loan.bytes.data(), message.data(), std::min(bytes, loan.bytes.size()));
+  return payload;
+}
 
 } // namespace netprof

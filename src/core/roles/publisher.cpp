@@ -346,6 +346,8 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.echoes_received = facts.echoes;
   report.echoes_late = facts.echoes_late;
   report.echo_bytes = m_echo_bytes;
+  report.transport_lent = m_sender.lent();
+  report.payload_writes = m_sender.payload_writes();
   report.challenges_sent = m_challenges;
   report.send_accounting = m_sender.accounting();
   report.intervals = m_interval_figures;

@@ -40,8 +40,8 @@ private:
 SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
-    : m_config(config), m_endpoint(endpoint), m_waiter(waiter), m_stop(stop), m_live(live),
-      m_members(members), m_echoes(echoes), m_run_id(run_id),
+    : m_config(config), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)), m_waiter(waiter),
+      m_stop(stop), m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
       m_ping_pong(config.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
           wire::flags::probe | (config.echo == EchoSize::full ? wire::flags::full_echo : 0))),
@@ -249,12 +249,32 @@ IntervalTotals SendLoop::interval_totals() const noexcept
 
 SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
 {
-  const SendOutcome outcome = m_endpoint.send(message);
+  const SendOutcome outcome =
+      m_lender != nullptr ? attempt_lent(message, counted) : m_endpoint.send(message);
   if (!counted && outcome.result == SendResult::back_pressured)
     ++m_warmup_pushed_back;
   if (counted)
     m_accounting.count(outcome);
   return outcome.result;
+}
+
+SendOutcome SendLoop::attempt_lent(std::span<const std::byte> message, bool counted) noexcept
+{
+  const Loan loan = m_lender->claim(message.size());
+  if (loan.bytes.empty()) {
+    // A lender that refuses must say how; one that does not is taken as failing.
+    return {loan.refusal != SendResult::sent ? loan.refusal : SendResult::failed, loan.cause};
+  }
+  if (loan.bytes.size() != message.size()) { // a broken lender: nothing sent, the run ends
+    m_lender->abandon(loan);
+    return {SendResult::failed, SendCause::error};
+  }
+  if (write_into_loan(loan, message, m_config.payload_fill) && counted)
+    ++m_payload_writes;
+  const SendResult result = m_lender->commit(loan);
+  if (result != SendResult::sent)
+    return {result, SendCause::error};
+  return {};
 }
 
 } // namespace netprof

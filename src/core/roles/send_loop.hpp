@@ -46,6 +46,11 @@ public:
   std::uint64_t warmup_pushed_back() const noexcept { return m_warmup_pushed_back; }
   // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
   const SendAccounting& accounting() const noexcept { return m_accounting; }
+  // Whether the transport lent the memory data messages were written into (MessageLender).
+  bool lent() const noexcept { return m_lender != nullptr; }
+  // Lent buffers the payload was written into in the measured phase (--payload-fill): under
+  // once, only the buffers lent for the first time; every message's under every-message.
+  std::uint64_t payload_writes() const noexcept { return m_payload_writes; }
   // True once a send was given up because the transport pushed back for --wait on end.
   bool stalled() const noexcept { return m_stalled; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
@@ -69,10 +74,13 @@ private:
   bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
   // One call to the transport, counted in the send accounting when `counted` (measured phase).
   SendResult attempt(std::span<const std::byte> message, bool counted) noexcept;
+  // One attempt through the transport's lender: the message written into a loan, committed.
+  SendOutcome attempt_lent(std::span<const std::byte> message, bool counted) noexcept;
   IntervalTotals interval_totals() const noexcept;
 
   const RunConfig& m_config;
   Endpoint& m_endpoint;
+  MessageLender* const m_lender; // asked once, as the endpoint opened; null: it does not lend
   Waiter& m_waiter;
   const StopFlag& m_stop;
   LiveCounters& m_live;
@@ -90,6 +98,7 @@ private:
   std::uint64_t m_sent = 0;
   std::uint64_t m_probes_sent = 0;
   std::uint64_t m_warmup_pushed_back = 0;
+  std::uint64_t m_payload_writes = 0;
   SendAccounting m_accounting;
   IntervalMeter* m_intervals = nullptr;
   bool m_stalled = false;

@@ -388,6 +388,26 @@ TEST(TextReport, SettingsAlternatives)
   EXPECT_NE(text.find("  Buffer size: requested OS default;"), std::string::npos) << text;
 }
 
+TEST(TextReport, PayloadFillSaysWhetherTheTransportLentAndHowOftenThePayloadWasWritten)
+{
+  RunReport copied = sample_publisher();
+  EXPECT_TRUE(has_line(text_of(copied), "  Payload fill: once, lent: no (the transport copies one "
+                                        "buffer the core filled once)"));
+  RunReport lent = sample_publisher();
+  lent.transport_lent = true;
+  lent.payload_writes = 12;
+  EXPECT_TRUE(has_line(text_of(lent), "  Payload fill: once, lent: yes (payload written into 12 "
+                                      "of the measured loans, the others held it already and "
+                                      "got only a header, as iceperf; --payload-fill "
+                                      "every-message measures the copy)"));
+  lent.config.payload_fill = PayloadFill::every_message;
+  EXPECT_TRUE(has_line(text_of(lent), "  Payload fill: every-message, lent: yes (payload written "
+                                      "into every loan: the figures include that copy)"));
+  EXPECT_EQ(parsed(lent)["publisher"]["payload_fill"], "every-message");
+  EXPECT_EQ(parsed(lent)["publisher"]["transport_lent"], true);
+  EXPECT_EQ(parsed(lent)["publisher"]["payload_writes"], 12);
+}
+
 TEST(TextReport, PublisherLatencyStatesTheClockAndBothViews)
 {
   std::string text = text_of(sample_publisher());
@@ -918,7 +938,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
   EXPECT_EQ(keys_of(sut), (std::set<std::string>{
                               "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
                               "echoes_late", "echo_bytes_per_echo", "challenges_sent",
-                              "send_accounting", "latency", "pacer_lateness_ns"}));
+                              "payload_fill", "transport_lent", "payload_writes", "send_accounting",
+                              "latency", "pacer_lateness_ns"}));
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

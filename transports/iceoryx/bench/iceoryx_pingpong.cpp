@@ -5,7 +5,13 @@
 // netprof's.
 //
 //   iceoryx_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
-//                    [--echo-size BYTES]
+//                    [--echo-size BYTES] [--stream SECONDS]
+//
+// --stream SECONDS: instead of the ping-pong, the pinger loans, stamps (8 bytes of sequence, as
+// iceperf writes no payload per message) and publishes messages of --size as fast as it can for
+// that long, and the ponger takes them from a queue of iceoryx's largest capacity, discarding the
+// oldest as netprof's default does; the ponger prints {"messages_per_second": ...} on its clock
+// from the first to the last message (scripts/bench/bench_iceoryx.sh compares netprof's stream).
 //
 // --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 68 (an
 // echo is a header and two stamps), as in shm_ring_pingpong. RouDi (iox-roudi) must be running: the
@@ -53,12 +59,16 @@ constexpr std::size_t max_size = std::size_t{1} << 20;  // RouDi's built-in memp
 constexpr const char* usage =
     "usage: iceoryx_pingpong [--iterations N (=1000000)] [--warmup N (=100000)]\n"
     "       [--cpu PINGER,PONGER (=0,1)] [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
+    "       [--stream SECONDS]\n"
     "RouDi (iox-roudi) must be running.\n";
 
 struct Options : bare::RoundTrips {
   std::size_t size = 116;
   std::size_t echo_size = 68;
+  std::uint64_t stream_seconds = 0; // 0: ping-pong
 };
+
+constexpr std::uint64_t stream_end = ~std::uint64_t{0}; // the sequence that ends a stream
 
 struct RuntimeError {
   std::string what;
@@ -73,6 +83,9 @@ Options parse_options(int argc, char** argv)
     if (flag == "--size") {
       options.size =
           bare::parse_number<std::size_t>(value, min_size, max_size, "--size needs 8..1048576");
+    } else if (flag == "--stream") {
+      options.stream_seconds =
+          bare::parse_number<std::uint64_t>(value, 1, 3600, "--stream needs 1..3600 seconds");
     } else if (flag == "--echo-size") {
       options.echo_size = bare::parse_number<std::size_t>(value, min_size, max_size,
                                                           "--echo-size needs 8..1048576");
@@ -238,6 +251,55 @@ void run_ponger(const std::string& instance, const Options& options, std::uint64
   }
 }
 
+// The ponger in a stream: counts what it takes until the end marker, then prints the rate.
+void run_stream_receiver(const std::string& instance, const Options& options)
+{
+  init_runtime("iceoryx_pingpong_" + instance + "_ponger", ponger_register_seconds);
+  pin(options.cpus.second);
+  iox::popo::SubscriberOptions queue;
+  queue.queueCapacity = iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY;
+  UntypedSubscriber subscriber(service(instance, "ping"), queue);
+  UntypedPublisher publisher(service(instance, "pong")); // the pinger waits for both ways
+  std::uint64_t received = 0;
+  Clock::time_point first{};
+  Clock::time_point last{};
+  for (;;) {
+    const void* chunk =
+        take(subscriber, received == 0 ? connect_timeout + answer_timeout : answer_timeout,
+             "the stream stopped without its end");
+    std::uint64_t sequence = 0;
+    std::memcpy(&sequence, chunk, sizeof sequence);
+    subscriber.release(chunk);
+    if (sequence == stream_end)
+      break;
+    last = Clock::now();
+    if (received++ == 0)
+      first = last;
+  }
+  const double seconds = std::chrono::duration<double>(last - first).count();
+  std::printf("{\"size\": %zu, \"messages\": %llu, \"messages_per_second\": %.1f}\n", options.size,
+              static_cast<unsigned long long>(received),
+              seconds > 0 ? static_cast<double>(received - 1) / seconds : 0.0);
+}
+
+// The pinger in a stream: loans, stamps and publishes for --stream seconds, then the end marker.
+void run_stream_sender(UntypedPublisher& publisher, const Options& options)
+{
+  const auto end = Clock::now() + std::chrono::seconds(options.stream_seconds);
+  for (std::uint64_t sequence = 0;; ++sequence) {
+    if ((sequence & 1023) == 0 && (Clock::now() >= end || stop_signal != 0))
+      break;
+    auto chunk = publisher.loan(static_cast<std::uint32_t>(options.size));
+    if (chunk.has_error())
+      continue; // every chunk queued: the receiver frees one
+    std::memcpy(chunk.value(), &sequence, sizeof sequence);
+    publisher.publish(chunk.value());
+  }
+  void* chunk = loan(publisher, options.size);
+  std::memcpy(chunk, &stream_end, sizeof stream_end);
+  publisher.publish(chunk);
+}
+
 // The parent: waits until both directions are connected (a message published before that is
 // dropped), then pings, waits for the echo, and keeps each measured round trip.
 std::vector<std::int64_t> run_pinger(const std::string& instance, const Options& options)
@@ -260,6 +322,10 @@ std::vector<std::int64_t> run_pinger(const std::string& instance, const Options&
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 
+  if (options.stream_seconds > 0) {
+    run_stream_sender(publisher, options);
+    return {};
+  }
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
   std::vector<std::int64_t> rtt(options.iterations);
   const std::uint64_t total = options.warmup + options.iterations;
@@ -321,7 +387,10 @@ int main(int argc, char** argv)
       _exit(1);
     int status = 0;
     try {
-      run_ponger(instance, options, options.warmup + options.iterations);
+      if (options.stream_seconds > 0)
+        run_stream_receiver(instance, options);
+      else
+        run_ponger(instance, options, options.warmup + options.iterations);
     } catch (const RuntimeError& error) {
       // Stopped by the pinger, which says why itself: one line per failure.
       if (stop_signal == 0)
@@ -348,6 +417,8 @@ int main(int argc, char** argv)
     return 1;
   }
 
+  if (options.stream_seconds > 0)
+    return 0; // the ponger printed the rate
   std::sort(rtt.begin(), rtt.end());
   std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, "
               "\"iceoryx_version\": \"%s\", \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
