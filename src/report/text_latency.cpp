@@ -1,5 +1,5 @@
-#include "text_sections.hpp"
 #include "cross_clock_headline.hpp"
+#include "text_sections.hpp"
 
 #include <netprof/report.hpp>
 

@@ -52,8 +52,8 @@ FinalAckTaking FinalExchange::on_final_ack(const wire::Header& header, Subscribe
   return FinalAckTaking::refused;
 }
 
-std::span<const std::byte> FinalExchange::counters(const SubscriberRun& run,
-                                                   const Joining& joining, std::uint64_t rejected,
+std::span<const std::byte> FinalExchange::counters(const SubscriberRun& run, const Joining& joining,
+                                                   std::uint64_t rejected,
                                                    const wire::ProcessUsage& usage,
                                                    std::uint16_t flags,
                                                    Clock::time_point now) noexcept

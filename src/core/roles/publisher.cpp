@@ -287,8 +287,7 @@ RoleResult Publisher::run()
   if (ok && !m_stop.requested()) {
     std::optional<IntervalReporter> reporter;
     if (m_intervals)
-      reporter.emplace(*m_intervals, Role::publisher,
-                       m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
+      reporter.emplace(*m_intervals, Role::publisher, interval_lines(m_config));
     ok = m_sender.run_phase(false);
     if (reporter)
       m_interval_figures = reporter->stop();
@@ -334,7 +333,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
 {
   PublisherFacts facts = this->facts(subscribers_arrived);
   RoleResult result;
-  apply_verdict(publisher_verdict(facts, m_config), result);
+  apply_verdict(publisher_verdict(facts, verdict_criteria(m_config)), result);
   RunReport& report = result.report;
   report.config = m_config;
   report.run_id = m_run_id;

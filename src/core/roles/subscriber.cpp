@@ -9,6 +9,7 @@
 #include "core/roles/echo_responder.hpp"
 #include "core/roles/final_exchange.hpp"
 #include "core/roles/joining.hpp"
+#include "core/roles/role_settings.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
 #include "core/scheduling/process_usage.hpp"
@@ -50,16 +51,17 @@ LivePhase live_phase(const SubscriberRun& run) noexcept
 class Subscriber final : public MessageSink {
 public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
-        m_authentication(config.shared_secret),
+      : m_report_config(config), m_settings(subscriber_settings(config)), m_endpoint(endpoint),
+        m_stop(stop), m_live(live), m_authentication(m_settings.shared_secret),
         m_opener(m_authentication, MessageOpener::Reader::subscriber),
-        m_waiter(endpoint, *this, config.wait_strategy, stop),
-        m_echoes(config.payload_size, endpoint.facts().max_message_size),
-        m_hello(m_authentication.tag_room()), m_final(m_authentication), m_joining(config.id),
-        m_deadlines(config, Clock::now()), m_drops(config.drop_percent, config.drop_seed)
+        m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
+        m_echoes(m_settings.payload_size, endpoint.facts().max_message_size),
+        m_hello(m_authentication.tag_room()), m_final(m_authentication), m_joining(m_settings.id),
+        m_deadlines(m_settings, Clock::now()),
+        m_drops(m_settings.drop_percent, m_settings.drop_seed)
   {
-    if (config.interval_seconds)
-      m_intervals = std::make_unique<IntervalMeter>(from_seconds(*config.interval_seconds));
+    if (m_settings.interval)
+      m_intervals = std::make_unique<IntervalMeter>(*m_settings.interval);
   }
 
   RoleResult run();
@@ -82,7 +84,9 @@ private:
   SubscriberFacts facts(std::optional<RunEnding> ending) const;
   RoleResult make_result(std::optional<RunEnding> ending) const;
 
-  const RunConfig& m_config;
+  // Only for the report, which shows the settings (as the publisher described the run).
+  const RunConfig& m_report_config;
+  const SubscriberSettings m_settings;
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
@@ -272,7 +276,7 @@ void Subscriber::close_interval_if_due(Clock::time_point now) noexcept
 
 SubscriberResult Subscriber::figures(std::optional<std::uint64_t> sent) const
 {
-  return m_run->figures(m_config.id, m_refused.rejected, sent);
+  return m_run->figures(m_settings.id, m_refused.rejected, sent);
 }
 
 void Subscriber::send_hello() noexcept
@@ -284,7 +288,7 @@ void Subscriber::send_hello() noexcept
 void Subscriber::send_final_counters(std::uint16_t flags) noexcept
 {
   m_endpoint.send(m_final.counters(*m_run, m_joining, m_refused.rejected,
-                                   measure_process_usage(m_config.pair_layout), flags,
+                                   measure_process_usage(m_settings.pair_layout), flags,
                                    Clock::now()));
   m_endpoint.flush();
 }
@@ -293,8 +297,7 @@ RoleResult Subscriber::run()
 {
   std::optional<IntervalReporter> reporter;
   if (m_intervals)
-    reporter.emplace(*m_intervals, Role::subscriber,
-                     m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
+    reporter.emplace(*m_intervals, Role::subscriber, m_settings.interval_lines);
   std::optional<RunEnding> ending;
   while (!ending && !m_stop.requested()) {
     const auto now = Clock::now();
@@ -355,11 +358,12 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
   SubscriberFacts facts = this->facts(ending);
   RoleResult result;
   std::vector<std::string> disagreements;
-  const RunConfig shown =
-      run.described ? as_described(m_config, run.description, disagreements) : m_config;
+  const RunConfig shown = run.described
+                              ? as_described(m_report_config, run.description, disagreements)
+                              : m_report_config;
   if (run.described)
     facts.pacing = RunPacing{shown.send_hz, shown.mode};
-  Verdict verdict = subscriber_verdict(facts, m_config);
+  Verdict verdict = subscriber_verdict(facts, verdict_criteria(m_report_config));
   verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
   apply_verdict(std::move(verdict), result);
   RunReport& report = result.report;

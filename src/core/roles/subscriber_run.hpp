@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/roles/role_settings.hpp"
+
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
 #include <netprof/histogram.hpp>
@@ -87,9 +89,8 @@ private:
 // silence means it is gone.
 class SubscriberDeadlines {
 public:
-  SubscriberDeadlines(const RunConfig& config, Clock::time_point start) noexcept
-      : m_wait(from_seconds(config.wait_seconds)),
-        m_idle_timeout(from_seconds(config.idle_timeout_seconds)), m_start(start)
+  SubscriberDeadlines(const SubscriberSettings& settings, Clock::time_point start) noexcept
+      : m_wait(settings.wait), m_idle_timeout(settings.idle_timeout), m_start(start)
   {
   }
 

@@ -44,8 +44,7 @@ TEST(MessageOpening, AControlMessageWithoutAValidMacIsRefusedAsUnauthenticated)
   const auto bare = keyless.seal(out, control_from(3));
 
   OpenedMessage opened;
-  const Opening opening =
-      MessageOpener(keyed, MessageOpener::Reader::publisher).open(bare, opened);
+  const Opening opening = MessageOpener(keyed, MessageOpener::Reader::publisher).open(bare, opened);
   EXPECT_EQ(opening, Opening::unauthenticated);
   Refusals refused;
   refused.count(opening);

@@ -100,8 +100,7 @@ TEST(Joining, AnotherProcesssChallengeIsIgnored)
 {
   Joining sut(our_id, our_tag);
   EXPECT_FALSE(
-      sut.on_challenge(from_publisher(wire::MessageKind::challenge, our_id, 0x9999, 5),
-                       no_run())
+      sut.on_challenge(from_publisher(wire::MessageKind::challenge, our_id, 0x9999, 5), no_run())
           .hello);
   EXPECT_EQ(wire::carried_secret(sut.hello(t0)), 0u);
 }
@@ -163,8 +162,8 @@ TEST(EchoResponder, AFullEchoIsAsLongAsTheProbeAndCarriesBothStamps)
   EXPECT_EQ(header.sequence, 3u);
   EXPECT_EQ(echo.size(), wire::header_size + wire::full_echo_payload_size(1000));
   wire::EchoStamps stamps;
-  ASSERT_TRUE(wire::decode_echo_stamps(echo.subspan(wire::header_size, wire::echo_stamps_size),
-                                       stamps));
+  ASSERT_TRUE(
+      wire::decode_echo_stamps(echo.subspan(wire::header_size, wire::echo_stamps_size), stamps));
   EXPECT_EQ(stamps.arrived_ns, to_wire_ns(t0));
   EXPECT_GE(stamps.echoed_ns, stamps.arrived_ns);
 }
@@ -236,7 +235,8 @@ TEST(FinalExchange, TheFinalCountersCarryTheRunsFiguresAndTheEndsCount)
   EXPECT_EQ(header.sequence, 1u);
   EXPECT_EQ(header.run_id, run_id);
   wire::SubscriberCounters counters;
-  ASSERT_TRUE(wire::decode_counters(message.subspan(wire::header_size, wire::final_counters_size), counters));
+  ASSERT_TRUE(wire::decode_counters(message.subspan(wire::header_size, wire::final_counters_size),
+                                    counters));
   EXPECT_EQ(counters.received, 1u);
   EXPECT_EQ(counters.wire_bytes, 120u);
   EXPECT_EQ(counters.rejected, 5u);
@@ -250,9 +250,9 @@ TEST(FinalExchange, AFinalAckEndsTheRunOnlyWithAnEndStanding)
   SubscriberRun run = taken_run();
   const wire::Header ack = from_publisher(wire::MessageKind::final_ack, our_id, our_tag, end_token);
   EXPECT_EQ(sut.on_final_ack(ack, run, joining), FinalAckTaking::refused);
-  EXPECT_EQ(sut.on_final_ack(from_publisher(wire::MessageKind::final_ack, our_id + 1, 1), run,
-                             joining),
-            FinalAckTaking::not_ours);
+  EXPECT_EQ(
+      sut.on_final_ack(from_publisher(wire::MessageKind::final_ack, our_id + 1, 1), run, joining),
+      FinalAckTaking::not_ours);
   ASSERT_EQ(sut.on_end(from_publisher(wire::MessageKind::end, 10, 0, end_token), run, t0),
             EndTaking::taken);
   EXPECT_EQ(sut.on_final_ack(ack, run, joining), FinalAckTaking::accepted);

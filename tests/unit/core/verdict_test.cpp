@@ -49,16 +49,22 @@ SubscriberFacts subscriber_run(std::uint64_t sent, std::uint64_t received)
   return facts;
 }
 
-RunConfig criteria_with_max_loss(double percent)
+// What the verdict is asked when the user gave no option.
+VerdictCriteria defaults()
 {
-  RunConfig criteria;
+  return verdict_criteria(RunConfig{});
+}
+
+VerdictCriteria criteria_with_max_loss(double percent)
+{
+  VerdictCriteria criteria = defaults();
   criteria.max_loss_percent = percent;
   return criteria;
 }
 
 TEST(PublisherVerdict, ACleanRunPassesWithNothingToSay)
 {
-  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {});
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_EQ(sut.warnings, Lines{});
@@ -93,7 +99,7 @@ TEST(PublisherVerdict, AVanishedSubscriberFailsTheTestAndSaysWhenItWasLastHeard)
   vanished.outcome = SubscriberOutcome::vanished;
   vanished.last_heard_seconds = 1.5;
   const Verdict sut =
-      publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), {});
+      publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), defaults());
 
   EXPECT_EQ(sut.problems,
             Lines{"subscriber 2 vanished: it sent no final counters, and was last heard 1.5 s "
@@ -105,7 +111,7 @@ TEST(PublisherVerdict, SubscribersThatNeverCameAreARuntimeError)
 {
   PublisherFacts facts;
   facts.subscribers = {SubscriberResult{}};
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 1;
   criteria.subscribers = 2;
   const Verdict sut = publisher_verdict(facts, criteria);
@@ -118,7 +124,7 @@ TEST(PublisherVerdict, ATransportFailureIsARuntimeError)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
   facts.transport_failed = true;
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{"the transport failed while sending or receiving"});
   EXPECT_EQ(sut.status, ExitStatus::runtime);
@@ -140,7 +146,7 @@ PublisherFacts stalled_run(std::size_t peak_connections)
 
 TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 2;
   const Verdict sut = publisher_verdict(stalled_run(2), criteria);
 
@@ -156,7 +162,7 @@ TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
 
 TEST(PublisherVerdict, ASendStalledWithoutAStrangerSaysASubscriberStoppedReading)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 2;
   const Verdict sut = publisher_verdict(stalled_run(1), criteria);
 
@@ -192,7 +198,7 @@ TEST(PublisherVerdict, ProbesWithNoEchoLeaveNoLatencyFigureAndFail)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
   facts.echoes = 0;
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{"no probe was echoed, so there is no latency figure"});
   EXPECT_EQ(sut.status, ExitStatus::failed);
@@ -205,10 +211,10 @@ TEST(PublisherVerdict, AnInterruptedRunNeitherPassesNorFailsButExits130)
   PublisherFacts failing = publisher_run(1000, {counted(1, 1000, 0)});
   failing.interrupted = true;
 
-  const Verdict quiet = publisher_verdict(clean, {});
+  const Verdict quiet = publisher_verdict(clean, defaults());
   EXPECT_FALSE(quiet.success);
   EXPECT_EQ(quiet.status, ExitStatus::interrupted);
-  const Verdict noisy = publisher_verdict(failing, {});
+  const Verdict noisy = publisher_verdict(failing, defaults());
   EXPECT_EQ(noisy.problems, Lines{"subscriber 1 received no measured data"});
   EXPECT_EQ(noisy.status, ExitStatus::interrupted);
 }
@@ -221,9 +227,9 @@ PublisherFacts paced_run(std::uint64_t sent, double seconds)
   return facts;
 }
 
-RunConfig criteria_with_send_hz(double hz, double seconds)
+VerdictCriteria criteria_with_send_hz(double hz, double seconds)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.send_hz = hz;
   criteria.test_seconds = seconds;
   return criteria;
@@ -241,7 +247,7 @@ TEST(PublisherVerdict, APublisherMoreThanOnePercentShortOfSendHzIsWarnedWithBoth
 
 TEST(PublisherVerdict, SendRateShortfallIsWarnedJustPastOnePercentAndNotAtIt)
 {
-  const RunConfig criteria = criteria_with_send_hz(20'000, 5);
+  const VerdictCriteria criteria = criteria_with_send_hz(20'000, 5);
 
   EXPECT_EQ(publisher_verdict(paced_run(99'000, 5), criteria).warnings, Lines{});   // 1.000% short
   EXPECT_EQ(publisher_verdict(paced_run(98'999, 5), criteria).warnings.size(), 1u); // 1.001%
@@ -260,7 +266,7 @@ TEST(PublisherVerdict, SendRateIsJudgedOverTheMeasuredPhaseNotThePlannedOne)
 
 TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
 {
-  const RunConfig criteria = criteria_with_send_hz(100, 0.5);
+  const VerdictCriteria criteria = criteria_with_send_hz(100, 0.5);
 
   EXPECT_EQ(publisher_verdict(paced_run(49, 0.5), criteria).warnings, Lines{});
   EXPECT_EQ(publisher_verdict(paced_run(48, 0.5), criteria).warnings.size(), 1u);
@@ -268,7 +274,7 @@ TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
 
 TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 {
-  RunConfig criteria = criteria_with_send_hz(1'000, 10);
+  VerdictCriteria criteria = criteria_with_send_hz(1'000, 10);
   criteria.count = 3'000;
 
   EXPECT_EQ(publisher_verdict(paced_run(3'000, 6), criteria).warnings,
@@ -278,7 +284,7 @@ TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 
 TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 {
-  RunConfig criteria = criteria_with_send_hz(1'000, 1);
+  VerdictCriteria criteria = criteria_with_send_hz(1'000, 1);
   criteria.mode = Mode::ping_pong;
 
   EXPECT_EQ(publisher_verdict(paced_run(400, 1), criteria).warnings,
@@ -290,7 +296,7 @@ TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 // still ended SUCCESS on the 1,266 that were.
 TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   criteria.probe_timeout_seconds = 0.001;
   PublisherFacts facts = publisher_run(96'451, {counted(1, 96'451, 96'451)});
@@ -310,7 +316,7 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 
 TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   PublisherFacts facts = publisher_run(1'000, {counted(1, 1'000, 1'000)});
   facts.probes_sent = 1'000;
@@ -342,7 +348,7 @@ TEST(PublisherVerdict, PushBacksOfTheWarmUpAreLabelledApartFromTheMeasuredPhase)
   facts.pushed_back = 62;
   facts.warmup_pushed_back = 12;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).warnings,
             Lines{"the transport pushed back 62 send attempts in the measured phase (and 12 in "
                   "the warm-up, not counted under Send attempts)"});
 }
@@ -355,7 +361,7 @@ TEST(PublisherVerdict, UnpacedOrUnmeasuredRunsHaveNoSendRateToFallShortOf)
 
 TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
 {
-  const RunConfig criteria = criteria_with_max_loss(10);
+  const VerdictCriteria criteria = criteria_with_max_loss(10);
   const Verdict sut = subscriber_verdict(subscriber_run(1000, 875), criteria);
   const Verdict publisher =
       publisher_verdict(publisher_run(1000, {counted(1, 1000, 875)}), criteria);
@@ -367,7 +373,7 @@ TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
 
 TEST(SubscriberVerdict, LossWithinMaxLossIsAWarning)
 {
-  const Verdict sut = subscriber_verdict(subscriber_run(2000, 1999), {});
+  const Verdict sut = subscriber_verdict(subscriber_run(2000, 1999), defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_EQ(sut.warnings, Lines{"lost 1 of 2,000 messages"});
@@ -378,7 +384,7 @@ TEST(SubscriberVerdict, NoPublisherIsARuntimeErrorAndNotAlsoMissingData)
 {
   SubscriberFacts facts;
   facts.ended_by = RunEnding::no_publisher;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 5;
   const Verdict sut = subscriber_verdict(facts, criteria);
 
@@ -392,7 +398,7 @@ TEST(SubscriberVerdict, APublisherThatWentSilentMidRunFailsWithPartialFigures)
   SubscriberFacts facts = subscriber_run(0, 500);
   facts.ended_by = RunEnding::publisher_silent;
   facts.end_received = false;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.idle_timeout_seconds = 3;
   const Verdict sut = subscriber_verdict(facts, criteria);
 
@@ -411,11 +417,11 @@ TEST(SubscriberVerdict, DisagreeingEndsFailUnlessThePublisherConfirmedOne)
   SubscriberFacts settled = disputed;
   settled.end_confirmed = true;
 
-  EXPECT_EQ(subscriber_verdict(disputed, {}).problems,
+  EXPECT_EQ(subscriber_verdict(disputed, defaults()).problems,
             Lines{"ENDs of this run disagreed on the number of messages sent (1,000, then "
                   "5,000), and the publisher did not confirm either: one was forged, so the "
                   "loss cannot be known"});
-  EXPECT_EQ(subscriber_verdict(settled, {}).status, ExitStatus::passed);
+  EXPECT_EQ(subscriber_verdict(settled, defaults()).status, ExitStatus::passed);
 }
 
 TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData)
@@ -423,7 +429,7 @@ TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData
   SubscriberFacts facts;
   facts.interrupted = true;
   facts.ended_by = RunEnding::interrupted;
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_FALSE(sut.success);
@@ -434,13 +440,14 @@ TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData
 
 TEST(VerdictHeadline, ACleanRunHasNone)
 {
-  EXPECT_EQ(publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {}).headline, "");
-  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 1000), {}).headline, "");
+  EXPECT_EQ(publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), defaults()).headline,
+            "");
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 1000), defaults()).headline, "");
 }
 
 TEST(VerdictHeadline, AnUnpacedRunThatLostSaysTheSenderOutranTheSubscriber)
 {
-  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {});
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), defaults());
 
   EXPECT_TRUE(sut.success);
   EXPECT_EQ(sut.headline, "75.4% lost at subscriber 1: the sender outran it; pace with "
@@ -451,7 +458,7 @@ TEST(VerdictHeadline, NamesTheWorstSubscriberAndHowManyLost)
 {
   const Verdict sut = publisher_verdict(
       publisher_run(1000, {counted(1, 1000, 990), counted(2, 1000, 1000), counted(3, 1000, 500)}),
-      {});
+      defaults());
 
   EXPECT_EQ(sut.headline, "50.0% lost at subscriber 3 (the worst of 2 that lost messages): the "
                           "sender outran it; pace with --send-hz, or --max-loss to fail");
@@ -476,7 +483,7 @@ TEST(VerdictHeadline, LossWithinMaxLossSaysSo)
 
 TEST(VerdictHeadline, PingPongLossGivesNoPacingAdvice)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 999)}), criteria);
 
@@ -499,16 +506,16 @@ TEST(VerdictHeadline, ASubscriberNamesItsOwnLossAndThePublishersPace)
   SubscriberFacts paced = unpaced;
   paced.pacing->send_hz = 20'000;
 
-  EXPECT_EQ(subscriber_verdict(unpaced, {}).headline,
+  EXPECT_EQ(subscriber_verdict(unpaced, defaults()).headline,
             "75.4% lost: the publisher outran this subscriber; pace with --send-hz, or "
             "--max-loss to fail");
-  EXPECT_EQ(subscriber_verdict(paced, {}).headline,
+  EXPECT_EQ(subscriber_verdict(paced, defaults()).headline,
             "75.4% lost at --send-hz 20,000: lower the rate or raise -q, or --max-loss to fail");
 }
 
 TEST(VerdictHeadline, ASubscriberSaysItsOwnLossWithoutGuessingAnUndescribedPace)
 {
-  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), {}).headline,
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), defaults()).headline,
             "75.4% lost: if the publisher outran this subscriber, pace it with --send-hz; "
             "--max-loss fails such a run");
   EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), criteria_with_max_loss(80)).headline,
@@ -521,7 +528,7 @@ TEST(VerdictHeadline, ASubscriberWithoutEndClaimsNoLoss)
   facts.end_received = false;
   facts.self.lost = 0;
 
-  EXPECT_EQ(subscriber_verdict(facts, {}).headline, "");
+  EXPECT_EQ(subscriber_verdict(facts, defaults()).headline, "");
 }
 
 TEST(Verdict, IsWrittenIntoTheRolesReport)
@@ -535,7 +542,8 @@ TEST(Verdict, IsWrittenIntoTheRolesReport)
   EXPECT_FALSE(result.report.success);
   EXPECT_EQ(result.status, ExitStatus::failed);
 
-  apply_verdict(publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {}), result);
+  apply_verdict(publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), defaults()),
+                result);
   EXPECT_EQ(result.report.headline.rfind("75.4% lost at subscriber 1", 0), 0u);
 }
 
@@ -546,10 +554,10 @@ TEST(PublisherVerdict, ASubscriberThatLeftWhileThePublisherWasInterruptedWasInte
   PublisherFacts facts = publisher_run(1000, {left});
   facts.interrupted = true;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).problems,
             Lines{"subscriber 1 was interrupted before the end of the test"});
   facts.interrupted = false;
-  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).problems,
             Lines{"subscriber 1 left before the end of the test"});
 }
 
@@ -558,7 +566,7 @@ TEST(PublisherVerdict, PushBacksAreCountedWithThousandsSeparatorsAsTheReportPrin
   PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
   facts.pushed_back = 1'827'680;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).warnings,
             Lines{"the transport pushed back 1,827,680 send attempts in the measured phase"});
 }
 
@@ -567,7 +575,7 @@ TEST(PublisherVerdict, ProbesWellBelowProbeHzAreWarnedWithTheRateReached)
   PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
   facts.probes_sent = 897;
   facts.measured_seconds = 2;
-  const Verdict sut = publisher_verdict(facts, RunConfig{});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   ASSERT_EQ(sut.warnings.size(), 1U);
   EXPECT_NE(sut.warnings[0].find("probes went out at 448.5 Hz"), std::string::npos)
@@ -591,7 +599,7 @@ TEST(PublisherVerdict, PingPongIsNotJudgedOnProbeHz)
 {
   PublisherFacts facts = publisher_run(100, {counted(1, 100, 100)});
   facts.probes_sent = 100;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   EXPECT_EQ(publisher_verdict(facts, criteria).warnings, Lines{});
 }
@@ -691,7 +699,7 @@ TEST(ForeignRunVerdict, ReplayedControlMessagesOfAnotherRunAreAWarningNotAFailur
   for (int i = 0; i < 3; ++i)
     facts.foreign.count(of_run(0xabc, wire::MessageKind::hello_ack), false);
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_TRUE(sut.success);
   ASSERT_EQ(sut.warnings.size(), 1u);
@@ -706,7 +714,7 @@ TEST(ForeignRunVerdict, DataOfAnotherRunNamesASecondRunOnTheMedium)
   for (int i = 0; i < 16; ++i)
     facts.foreign.count(of_run(7, wire::MessageKind::echo), true);
 
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_FALSE(sut.success);
   EXPECT_EQ(sut.status, ExitStatus::failed);
@@ -720,7 +728,7 @@ TEST(ForeignRunVerdict, AFewStrayDataMessagesOfAnotherRunAreAWarningOnly)
   for (int i = 0; i < 15; ++i)
     facts.foreign.count(of_run(7, wire::MessageKind::data), true);
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_TRUE(sut.success);
   EXPECT_EQ(sut.warnings.size(), 1u);
@@ -731,7 +739,7 @@ TEST(ForeignRunVerdict, AnotherPublisherAnsweringTheSubscriberFailsIt)
   SubscriberFacts facts = subscriber_run(1000, 1000);
   facts.foreign.other_publishers = 2;
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_FALSE(sut.success);
   ASSERT_EQ(sut.problems.size(), 1u);
