@@ -312,6 +312,69 @@ json subscriber_json(const SubscriberResult& sub)
   };
 }
 
+// The publisher's figures, and those each subscriber sent it.
+void add_publisher_figures(json& out, const RunReport& report)
+{
+  out["publisher"] = json{
+      {"messages_sent", report.messages_sent},
+      {"measured_seconds", finite(report.measured_seconds)},
+      {"probes_sent", report.probes_sent},
+      {"echoes_received", report.echoes_received},
+      {"echoes_late", report.echoes_late},
+      {"echo_bytes_per_echo", report.echoes_received > 0
+                                  ? json(report.echo_bytes / report.echoes_received)
+                                  : json(nullptr)},
+      {"challenges_sent", report.challenges_sent},
+      {"payload_fill", to_string(report.config.payload_fill)},
+      {"transport_lent", report.transport_lent},
+      {"payload_writes", report.payload_writes},
+      {"send_accounting", send_accounting_json(report.send_accounting)},
+      {"latency",
+       {
+           {"rtt_ns", latency_json(report.rtt, false)},
+           {"one_way_ns", latency_json(report.rtt, true)},
+           {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
+           {"fanout_skew_ns", latency_json(report.fanout_skew, false)},
+           {"rtt_histogram", bins_json(report.rtt_bins)},
+       }},
+      {"pacer_lateness_ns", latency_json(report.pacer_lateness, false)},
+  };
+  json subscribers = json::array();
+  for (const SubscriberResult& sub : report.subscribers) {
+    json entry = subscriber_json(sub);
+    entry["outcome"] = to_string(sub.outcome);
+    entry["restarts"] = sub.restarts;
+    entry["restarted_seconds"] = finite(sub.restarted_seconds);
+    entry["id_clash"] = sub.id_clash;
+    entry["resources"] = usage_json(sub.usage);
+    subscribers.push_back(std::move(entry));
+  }
+  out["subscribers"] = std::move(subscribers);
+}
+
+// A subscriber's own figures, and those of runs it took part in until their publisher was
+// replaced.
+void add_subscriber_figures(json& out, const RunReport& report)
+{
+  if (report.self) {
+    json self = subscriber_json(*report.self);
+    self["latency"]["receive_minus_send_ns"] = latency_json(report.self->one_way, false);
+    self["end_received"] = report.end_received;
+    self["ended_by"] = to_string(report.ended_by);
+    out["subscriber"] = std::move(self);
+  } else {
+    out["subscriber"] = nullptr;
+  }
+  json abandoned = json::array();
+  for (const AbandonedRun& run : report.abandoned_runs) {
+    json figures = subscriber_json(run.figures);
+    figures["end_received"] = false;
+    figures["ended_by"] = to_string(RunEnding::publisher_restarted);
+    abandoned.push_back({{"run_id", format_run_id(run.run_id)}, {"subscriber", figures}});
+  }
+  out["abandoned_runs"] = std::move(abandoned);
+}
+
 } // namespace
 
 nlohmann::json report_to_json(const RunReport& report)
@@ -341,61 +404,10 @@ nlohmann::json report_to_json(const RunReport& report)
        }},
   };
 
-  if (report.config.role == Role::publisher) {
-    out["publisher"] = json{
-        {"messages_sent", report.messages_sent},
-        {"measured_seconds", finite(report.measured_seconds)},
-        {"probes_sent", report.probes_sent},
-        {"echoes_received", report.echoes_received},
-        {"echoes_late", report.echoes_late},
-        {"echo_bytes_per_echo", report.echoes_received > 0
-                                    ? json(report.echo_bytes / report.echoes_received)
-                                    : json(nullptr)},
-        {"challenges_sent", report.challenges_sent},
-        {"payload_fill", to_string(report.config.payload_fill)},
-        {"transport_lent", report.transport_lent},
-        {"payload_writes", report.payload_writes},
-        {"send_accounting", send_accounting_json(report.send_accounting)},
-        {"latency",
-         {
-             {"rtt_ns", latency_json(report.rtt, false)},
-             {"one_way_ns", latency_json(report.rtt, true)},
-             {"rtt_uncorrected_ns", latency_json(report.rtt_uncorrected, false)},
-             {"fanout_skew_ns", latency_json(report.fanout_skew, false)},
-             {"rtt_histogram", bins_json(report.rtt_bins)},
-         }},
-        {"pacer_lateness_ns", latency_json(report.pacer_lateness, false)},
-    };
-    json subscribers = json::array();
-    for (const SubscriberResult& sub : report.subscribers) {
-      json entry = subscriber_json(sub);
-      entry["outcome"] = to_string(sub.outcome);
-      entry["restarts"] = sub.restarts;
-      entry["restarted_seconds"] = finite(sub.restarted_seconds);
-      entry["id_clash"] = sub.id_clash;
-      entry["resources"] = usage_json(sub.usage);
-      subscribers.push_back(std::move(entry));
-    }
-    out["subscribers"] = std::move(subscribers);
-  } else {
-    if (report.self) {
-      json self = subscriber_json(*report.self);
-      self["latency"]["receive_minus_send_ns"] = latency_json(report.self->one_way, false);
-      self["end_received"] = report.end_received;
-      self["ended_by"] = to_string(report.ended_by);
-      out["subscriber"] = std::move(self);
-    } else {
-      out["subscriber"] = nullptr;
-    }
-    json abandoned = json::array();
-    for (const AbandonedRun& run : report.abandoned_runs) {
-      json figures = subscriber_json(run.figures);
-      figures["end_received"] = false;
-      figures["ended_by"] = to_string(RunEnding::publisher_restarted);
-      abandoned.push_back({{"run_id", format_run_id(run.run_id)}, {"subscriber", figures}});
-    }
-    out["abandoned_runs"] = std::move(abandoned);
-  }
+  if (report.config.role == Role::publisher)
+    add_publisher_figures(out, report);
+  else
+    add_subscriber_figures(out, report);
   if (report.config.interval_seconds)
     out["intervals"] = intervals_json(report.intervals, report.config.role);
   return out;

@@ -28,6 +28,9 @@ compare = load_tool("compare")
 plot = load_tool("plot")
 sweep = load_tool("sweep")
 figures = sys.modules["netprof_figures"]
+# plot.py's lines and panels live in the modules it imports.
+sweep_rows = sys.modules["netprof_sweep_rows"]
+sweep_plots = sys.modules["netprof_sweep_plots"]
 
 
 def search_below(limit, **bounds):
@@ -180,33 +183,33 @@ def sweep_row(size, status="ok", p50="1000", loss="0"):
 
 
 class PlotLinesTest(unittest.TestCase):
-    PANEL = plot.LATENCY_PANELS[0]
+    PANEL = sweep_plots.LATENCY_PANELS[0]
 
     def test_a_size_with_no_successful_run_breaks_the_line(self):
-        groups = plot.group_runs([sweep_row(64), sweep_row(128, status="failed"), sweep_row(256)])
-        sizes, medians, dots = plot.series_line(groups, "udp", self.PANEL)
+        groups = sweep_rows.group_runs([sweep_row(64), sweep_row(128, status="failed"), sweep_row(256)])
+        sizes, medians, dots = sweep_rows.series_line(groups, "udp", self.PANEL)
         self.assertEqual(sizes, [64, 128, 256])
         self.assertEqual(medians[0], 1.0)
         self.assertTrue(math.isnan(medians[1]))
         self.assertEqual(dots, [(64, 1.0), (256, 1.0)])
 
     def test_a_zero_on_a_log_axis_is_a_gap_not_a_point(self):
-        groups = plot.group_runs([sweep_row(64, p50="0"), sweep_row(128)])
-        _, medians, _ = plot.series_line(groups, "udp", self.PANEL)
+        groups = sweep_rows.group_runs([sweep_row(64, p50="0"), sweep_row(128)])
+        _, medians, _ = sweep_rows.series_line(groups, "udp", self.PANEL)
         self.assertTrue(math.isnan(medians[0]))
 
     def test_sizes_with_loss_are_marked(self):
-        groups = plot.group_runs([sweep_row(64), sweep_row(128, loss="0.2"), sweep_row(256)])
-        self.assertEqual(plot.lossy_sizes(groups, "udp"), [128])
+        groups = sweep_rows.group_runs([sweep_row(64), sweep_row(128, loss="0.2"), sweep_row(256)])
+        self.assertEqual(sweep_rows.lossy_sizes(groups, "udp"), [128])
 
 
 class PlotPanelsTest(unittest.TestCase):
     def test_throughput_axes_have_units_and_a_loss_panel_beside_them(self):
-        units = [panel.unit for panel in plot.THROUGHPUT_PANELS]
+        units = [panel.unit for panel in sweep_plots.THROUGHPUT_PANELS]
         self.assertIn("msg/s", units[0])
         self.assertIn("MB/s", units[1])
-        self.assertEqual(plot.THROUGHPUT_PANELS[2].column, "loss_percent")
-        self.assertEqual([panel.marks_loss for panel in plot.THROUGHPUT_PANELS],
+        self.assertEqual(sweep_plots.THROUGHPUT_PANELS[2].column, "loss_percent")
+        self.assertEqual([panel.marks_loss for panel in sweep_plots.THROUGHPUT_PANELS],
                          [True, True, False])
 
 

@@ -5,6 +5,7 @@
 #include "core/protocol/address_proof.hpp"
 #include "core/protocol/control_sender.hpp"
 #include "core/protocol/counter_plausibility.hpp"
+#include "core/protocol/message_opening.hpp"
 #include "core/protocol/run_description.hpp"
 #include "core/roles/membership.hpp"
 #include "core/roles/result_collection.hpp"
@@ -52,6 +53,7 @@ public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
       : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
         m_run_id(random_nonzero_u64()), m_authentication(config.shared_secret),
+        m_opener(m_authentication, MessageOpener::Reader::publisher),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
         m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
         m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
@@ -86,6 +88,7 @@ private:
   const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
   const AddressProof m_proof;
   const ControlAuthentication m_authentication;
+  const MessageOpener m_opener;
   Waiter m_waiter;
   ControlSender m_control;
   Membership m_members;
@@ -94,10 +97,9 @@ private:
   ResultCollection m_collection;
   std::unique_ptr<IntervalMeter> m_intervals; // --interval
   std::vector<IntervalFigures> m_interval_figures;
-  std::uint64_t m_rejected = 0;
+  Refusals m_refused;
   ForeignRuns m_foreign; // messages of another run, among the rejected
   std::uint64_t m_challenges = 0;
-  std::uint64_t m_unauthenticated = 0; // control messages without a valid MAC (--key-file)
   // The payload of a full echo of this run's probes; never matched under --echo record.
   const std::size_t m_full_echo_payload = m_config.echo == EchoSize::full
                                               ? wire::full_echo_payload_size(m_config.payload_size)
@@ -118,30 +120,26 @@ void Publisher::on_message(const Delivery& delivery) noexcept
 {
   // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
   const auto arrived = Clock::now();
-  wire::Header header;
-  std::span<const std::byte> message = delivery.bytes;
-  if (wire::decode_header(message, header) != wire::DecodeError::none) {
-    ++m_rejected;
+  OpenedMessage opened;
+  const Opening opening = m_opener.open(delivery.bytes, opened);
+  if (opening != Opening::readable) {
+    m_refused.count(opening);
     return;
   }
-  if (!m_authentication.open(header, message)) {
-    ++m_rejected;
-    ++m_unauthenticated;
-    return;
-  }
+  const wire::Header& header = opened.header;
   if (of_another_run(header, m_run_id)) {
     // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
     // counted, never taken for this run's.
     m_foreign.count(header, header.kind == wire::MessageKind::data ||
                                 header.kind == wire::MessageKind::echo);
-    ++m_rejected;
+    ++m_refused.rejected;
     return;
   }
   if (header.sender_id == 0) {
     // On a shared medium the publisher hears its own traffic (its challenges carry no run);
     // anything else from id 0 is another publisher, which is not ours to trust.
     if (header.run_id != m_run_id && header.kind != wire::MessageKind::challenge)
-      ++m_rejected;
+      ++m_refused.rejected;
     return;
   }
   Reply reply = Reply::rejection();
@@ -150,16 +148,16 @@ void Publisher::on_message(const Delivery& delivery) noexcept
     reply = on_hello(header, delivery.sender, arrived);
     break;
   case wire::MessageKind::echo:
-    reply = on_echo(header, message.subspan(wire::header_size), arrived);
+    reply = on_echo(header, opened.payload(), arrived);
     break;
   case wire::MessageKind::final_counters:
-    reply = on_final_counters(header, message.subspan(wire::header_size), arrived);
+    reply = on_final_counters(header, opened.payload(), arrived);
     break;
   default:
     break;
   }
   if (reply.rejected)
-    ++m_rejected;
+    ++m_refused.rejected;
   if (reply.answer && reply.adopt_sender)
     m_control.adopt_and_send(delivery.sender, *reply.answer, header.sender_id,
                              wire::instance_tag(header));
@@ -290,8 +288,7 @@ RoleResult Publisher::run()
   if (ok && !m_stop.requested()) {
     std::optional<IntervalReporter> reporter;
     if (m_intervals)
-      reporter.emplace(*m_intervals, Role::publisher,
-                       m_config.quiet ? nullptr : (json_on_stdout(m_config) ? stderr : stdout));
+      reporter.emplace(*m_intervals, Role::publisher, interval_lines(m_config));
     ok = m_sender.run_phase(false);
     if (reporter)
       m_interval_figures = reporter->stop();
@@ -321,7 +318,7 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.send_stalled = m_sender.stalled();
   facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
-  facts.unauthenticated = m_unauthenticated;
+  facts.unauthenticated = m_refused.unauthenticated;
   facts.foreign = m_foreign;
   const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
   for (const Member& member : m_members.members())
@@ -337,7 +334,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
 {
   PublisherFacts facts = this->facts(subscribers_arrived);
   RoleResult result;
-  apply_verdict(publisher_verdict(facts, m_config), result);
+  apply_verdict(publisher_verdict(facts, verdict_criteria(m_config)), result);
   RunReport& report = result.report;
   report.config = m_config;
   report.run_id = m_run_id;
@@ -357,7 +354,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.rtt_bins = log_bins(m_echoes.rtt(), distribution_bins);
   report.pacer_lateness = m_sender.pacer_lateness().summarize();
   // Hellos never proven count as rejected: a hello is not a subscriber.
-  report.rejected = m_rejected + m_members.unproven_hellos();
+  report.rejected = m_refused.rejected + m_members.unproven_hellos();
   report.foreign_run_messages = m_foreign.messages;
   report.measured_seconds = facts.measured_seconds;
   report.subscribers = std::move(facts.subscribers);

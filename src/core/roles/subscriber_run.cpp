@@ -28,6 +28,75 @@ std::int64_t SubscriberRun::record_one_way(std::int64_t sent_ns, Clock::time_poi
   return elapsed;
 }
 
+void SubscriberRun::start(const wire::Header& acknowledgement,
+                          std::span<const std::byte> payload) noexcept
+{
+  run_id = acknowledgement.run_id;
+  end_token = wire::carried_secret(acknowledgement);
+  described = wire::decode_run_description(payload, description);
+}
+
+DataCounted SubscriberRun::count_data(const wire::Header& header, const Delivery& delivery,
+                                      Clock::time_point now) noexcept
+{
+  DataCounted counted;
+  data_started = true;
+  if (end_received && !final_acknowledged) {
+    // The publisher sends nothing after its END, so an END that data follows was not its last
+    // word: forged, or (rarely, on a network that reorders) overtaken by data sent before it.
+    // It stops counting as the end; a copy of it arriving again restores it (FinalExchange).
+    end_received = false;
+    withdrawn_end = publisher_sent;
+    publisher_sent = 0;
+    ++counted.refused;
+  }
+  if ((header.flags & wire::flags::warmup) != 0) {
+    ++tally.warmup_received; // its probes were echoed too, to warm the echo path
+    return counted;
+  }
+  if ((header.flags & wire::flags::probe) != 0)
+    ++tally.probes_echoed;
+  counted.measured = true;
+  if (sequences.received() == 0) {
+    counted.first_measured = true;
+    first_measured = now;
+    first_sequence = header.sequence;
+    highest_sequence = header.sequence;
+  }
+  highest_sequence = std::max(highest_sequence, header.sequence);
+  last_measured = now;
+  counted.one_way = record_one_way(header.sent_ns, now);
+  sequences.observe(header.sequence);
+  tally.datagrams += delivery.datagrams;
+  tally.payload_bytes += header.payload_length;
+  tally.wire_bytes += delivery.wire_bytes;
+  if (header.record_count > 0 && !read_records(header, delivery.bytes.subspan(wire::header_size)))
+    ++counted.refused;
+  return counted;
+}
+
+bool SubscriberRun::read_records(const wire::Header& header,
+                                 std::span<const std::byte> payload) noexcept
+{
+  if (!records) {
+    // A payload too small for that many records cannot be ours: building a reader for a
+    // forged count of millions would cost seconds and hundreds of MB in the receive path.
+    if (RecordLayout::minimum_payload_size(header.record_count) > header.payload_length)
+      return false;
+    // Built once per run, at the first message that carries records; never again per message.
+    try {
+      records = std::make_unique<RecordReader>(header.record_count);
+    } catch (...) {
+      return false;
+    }
+  }
+  const std::int64_t found = records->read(payload, header.record_count);
+  if (found < 0)
+    return false;
+  tally.records_decoded += static_cast<std::uint64_t>(found);
+  return true;
+}
+
 std::uint64_t SubscriberRun::missing() const noexcept
 {
   if (sequences.received() == 0 || highest_sequence < first_sequence)

@@ -1,11 +1,14 @@
 #pragma once
 
+#include "core/roles/role_settings.hpp"
+
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
 #include <netprof/histogram.hpp>
 #include <netprof/records.hpp>
 #include <netprof/report.hpp>
 #include <netprof/sequence_tracker.hpp>
+#include <netprof/transport.hpp>
 #include <netprof/wire.hpp>
 
 #include <cstdint>
@@ -13,6 +16,14 @@
 #include <optional>
 
 namespace netprof {
+
+// What one data message did to the run's figures.
+struct DataCounted {
+  std::uint32_t refused = 0;   // reasons to count it as rejected (0, 1 or 2)
+  bool measured = false;       // counted as a measured message (not warm-up)
+  bool first_measured = false; // the run's first measured message
+  std::int64_t one_way = 0;    // its one-way latency, when measured
+};
 
 // Everything a subscriber knows of one run: replaced when a restarted publisher takes it into
 // a new one.
@@ -55,11 +66,22 @@ struct SubscriberRun {
   wire::SubscriberCounters tally;
   std::uint64_t injected_drops = 0; // measured messages --drop-rate dropped
 
+  // Takes the run a publisher's acknowledgement (and its description, `payload`) started.
+  void start(const wire::Header& acknowledgement, std::span<const std::byte> payload) noexcept;
+  // Counts one data message that arrived at `now`; allocation-free but for the record reader,
+  // built once per run at the first message that carries records.
+  DataCounted count_data(const wire::Header& header, const Delivery& delivery,
+                         Clock::time_point now) noexcept;
+
   // The counters the subscriber sends back; `rejected` counts over the whole process.
   wire::SubscriberCounters counters(std::uint64_t rejected) const noexcept;
   // Its figures as the report shows them; `sent` is the END's count, unknown without one.
   SubscriberResult figures(std::uint32_t id, std::uint64_t rejected,
                            std::optional<std::uint64_t> sent) const;
+
+private:
+  // Whether the records `payload` carries could be read; counts those decoded.
+  bool read_records(const wire::Header& header, std::span<const std::byte> payload) noexcept;
 };
 
 // When a subscriber stops waiting, and when it looks for a new publisher. Its publisher may be
@@ -67,9 +89,8 @@ struct SubscriberRun {
 // silence means it is gone.
 class SubscriberDeadlines {
 public:
-  SubscriberDeadlines(const RunConfig& config, Clock::time_point start) noexcept
-      : m_wait(from_seconds(config.wait_seconds)),
-        m_idle_timeout(from_seconds(config.idle_timeout_seconds)), m_start(start)
+  SubscriberDeadlines(const SubscriberSettings& settings, Clock::time_point start) noexcept
+      : m_wait(settings.wait), m_idle_timeout(settings.idle_timeout), m_start(start)
   {
   }
 

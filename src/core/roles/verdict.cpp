@@ -61,7 +61,7 @@ std::string loss_advice(const std::optional<RunPacing>& pacing,
 
 // A SUCCESS that lost three messages in four must say so on its first line, not only under
 // Warnings: the worst subscriber's loss, and how many lost any.
-std::string publisher_headline(const PublisherFacts& facts, const RunConfig& criteria)
+std::string publisher_headline(const PublisherFacts& facts, const VerdictCriteria& criteria)
 {
   const SubscriberResult* worst = nullptr;
   std::size_t losing = 0;
@@ -146,7 +146,7 @@ bool strangers_connected(const PublisherFacts& facts)
 }
 
 // Why sending stopped, naming a stranger when the transport's count shows one.
-std::string stall_problem(const PublisherFacts& facts, const RunConfig& criteria)
+std::string stall_problem(const PublisherFacts& facts, const VerdictCriteria& criteria)
 {
   std::string text = "the transport failed while sending: it pushed back for --wait " +
                      format_number(criteria.wait_seconds) + " s without a break";
@@ -159,7 +159,7 @@ std::string stall_problem(const PublisherFacts& facts, const RunConfig& criteria
 }
 
 void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
-                  const RunConfig& criteria, Verdict& verdict)
+                  const VerdictCriteria& criteria, Verdict& verdict)
 {
   const std::string name = "subscriber " + std::to_string(sub.id);
   if (sub.id_clash)
@@ -215,7 +215,7 @@ std::string listed_ids(const std::vector<std::uint32_t>& ids)
 // may join first and take a seat. So when more took part than --subscribers expected, and at
 // least that many finished cleanly, the trouble of the others is named but never fails the
 // run. With a key every member is one of the run's, and each is judged.
-void judge_members(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+void judge_members(const PublisherFacts& facts, const VerdictCriteria& criteria, Verdict& verdict)
 {
   std::vector<Verdict> each(facts.subscribers.size());
   std::size_t clean = 0;
@@ -224,8 +224,7 @@ void judge_members(const PublisherFacts& facts, const RunConfig& criteria, Verdi
     clean += each[i].problems.empty() ? 1 : 0;
   }
   const bool beyond_expected = facts.subscribers.size() > criteria.subscribers;
-  const bool forgiven =
-      beyond_expected && criteria.key_file.empty() && clean >= criteria.subscribers;
+  const bool forgiven = beyond_expected && !criteria.keyed && clean >= criteria.subscribers;
   std::vector<std::uint32_t> troubled;
   for (std::size_t i = 0; i < each.size(); ++i) {
     auto& into = forgiven ? verdict.warnings : verdict.problems;
@@ -235,7 +234,7 @@ void judge_members(const PublisherFacts& facts, const RunConfig& criteria, Verdi
     if (!each[i].problems.empty())
       troubled.push_back(facts.subscribers[i].id);
   }
-  if (!beyond_expected || !criteria.key_file.empty())
+  if (!beyond_expected || criteria.keyed)
     return;
   std::string text = std::to_string(facts.subscribers.size()) + " took part where --subscribers " +
                      std::to_string(criteria.subscribers) + " expected";
@@ -259,7 +258,7 @@ std::string pushed_back_warning(const PublisherFacts& facts)
 }
 
 // Why a paced publisher sent fewer messages than --send-hz asked for.
-const char* shortfall_cause(const PublisherFacts& facts, const RunConfig& criteria)
+const char* shortfall_cause(const PublisherFacts& facts, const VerdictCriteria& criteria)
 {
   if (criteria.mode == Mode::ping_pong)
     return "in ping-pong each message waits for its echoes first";
@@ -272,7 +271,7 @@ const char* shortfall_cause(const PublisherFacts& facts, const RunConfig& criter
 // latency in the report is then at the rate it reached. Short means more than 1% below the
 // rate asked for, over the measured phase (warm-up excluded), and more than one message: a
 // short run may end between two due sends.
-void judge_send_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+void judge_send_rate(const PublisherFacts& facts, const VerdictCriteria& criteria, Verdict& verdict)
 {
   if (criteria.send_hz <= 0 || facts.measured_seconds <= 0)
     return;
@@ -296,7 +295,8 @@ void judge_send_rate(const PublisherFacts& facts, const RunConfig& criteria, Ver
 
 // In a stream, probes that went out more than 10% below --probe-hz make every latency figure
 // rarer than the settings say; the warning gives the rate reached and why.
-void judge_probe_rate(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+void judge_probe_rate(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                      Verdict& verdict)
 {
   if (criteria.mode != Mode::stream || facts.measured_seconds <= 0 || criteria.probe_hz <= 0)
     return;
@@ -318,7 +318,8 @@ void judge_probe_rate(const PublisherFacts& facts, const RunConfig& criteria, Ve
 }
 
 // How the subscriber's run ended, when that alone is a problem; the failure status it calls for.
-ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria, Verdict& verdict)
+ExitStatus judge_ending(const SubscriberFacts& facts, const VerdictCriteria& criteria,
+                        Verdict& verdict)
 {
   switch (facts.ended_by) {
   case RunEnding::no_publisher:
@@ -345,7 +346,8 @@ ExitStatus judge_ending(const SubscriberFacts& facts, const RunConfig& criteria,
 // In ping-pong every message is a probe that waits --probe-timeout for its echoes. When most
 // wait in vain, the run is a flood of unanswered probes, not a measurement of round trips: the
 // few echoes that made it in time are no latency figure to pass on.
-void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria, Verdict& verdict)
+void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                          Verdict& verdict)
 {
   if (criteria.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
     return;
@@ -362,7 +364,7 @@ void judge_probe_timeouts(const PublisherFacts& facts, const RunConfig& criteria
 
 } // namespace
 
-Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria)
+Verdict publisher_verdict(const PublisherFacts& facts, const VerdictCriteria& criteria)
 {
   Verdict verdict;
   if (facts.send_stalled)
@@ -397,7 +399,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria
   return verdict;
 }
 
-Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria)
+Verdict subscriber_verdict(const SubscriberFacts& facts, const VerdictCriteria& criteria)
 {
   Verdict verdict;
   const ExitStatus failure = judge_ending(facts, criteria, verdict);

@@ -5,6 +5,7 @@
 
 #include "core/protocol/foreign_runs.hpp"
 #include "core/roles/role_result.hpp"
+#include "core/roles/role_settings.hpp"
 
 #include <netprof/config.hpp>
 #include <netprof/errors.hpp>
@@ -74,8 +75,8 @@ struct Verdict {
 };
 
 // `criteria` gives what the user asked of the run (--max-loss, --wait, --subscribers, ...).
-Verdict publisher_verdict(const PublisherFacts& facts, const RunConfig& criteria);
-Verdict subscriber_verdict(const SubscriberFacts& facts, const RunConfig& criteria);
+Verdict publisher_verdict(const PublisherFacts& facts, const VerdictCriteria& criteria);
+Verdict subscriber_verdict(const SubscriberFacts& facts, const VerdictCriteria& criteria);
 
 // When the scheduler, not the transport, may have made the figures: the role's threads were
 // preempted often, waited long for a CPU, the hypervisor stole time, or (spinning) more threads

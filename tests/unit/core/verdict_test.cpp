@@ -49,16 +49,22 @@ SubscriberFacts subscriber_run(std::uint64_t sent, std::uint64_t received)
   return facts;
 }
 
-RunConfig criteria_with_max_loss(double percent)
+// What the verdict is asked when the user gave no option.
+VerdictCriteria defaults()
 {
-  RunConfig criteria;
+  return verdict_criteria(RunConfig{});
+}
+
+VerdictCriteria criteria_with_max_loss(double percent)
+{
+  VerdictCriteria criteria = defaults();
   criteria.max_loss_percent = percent;
   return criteria;
 }
 
 TEST(PublisherVerdict, ACleanRunPassesWithNothingToSay)
 {
-  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {});
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_EQ(sut.warnings, Lines{});
@@ -92,7 +98,7 @@ TEST(PublisherVerdict, AVanishedSubscriberFailsTheTestAndSaysWhenItWasLastHeard)
   vanished.id = 2;
   vanished.outcome = SubscriberOutcome::vanished;
   vanished.last_heard_seconds = 1.5;
-  RunConfig both_expected;
+  VerdictCriteria both_expected = defaults();
   both_expected.subscribers = 2;
   const Verdict sut =
       publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000), vanished}), both_expected);
@@ -112,7 +118,7 @@ TEST(PublisherVerdict, WithoutAKeyAMemberBeyondThoseExpectedIsNamedButNeverFails
   stranger.outcome = SubscriberOutcome::vanished;
   stranger.last_heard_seconds = 0.5;
   const Verdict sut =
-      publisher_verdict(publisher_run(1000, {stranger, counted(1, 1000, 1000)}), {});
+      publisher_verdict(publisher_run(1000, {stranger, counted(1, 1000, 1000)}), defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   ASSERT_EQ(sut.warnings.size(), 2U);
@@ -129,7 +135,7 @@ TEST(PublisherVerdict, TooFewCleanMembersFailTheRunWhateverTheirNumber)
   SubscriberResult vanished;
   vanished.id = 7;
   vanished.outcome = SubscriberOutcome::vanished;
-  RunConfig two_expected;
+  VerdictCriteria two_expected = defaults();
   two_expected.subscribers = 2;
   const Verdict sut = publisher_verdict(
       publisher_run(1000, {vanished, counted(1, 1000, 1000), counted(2, 1000, 0)}), two_expected);
@@ -143,8 +149,8 @@ TEST(PublisherVerdict, WithAKeyEveryMemberIsJudged)
   SubscriberResult vanished;
   vanished.id = 7;
   vanished.outcome = SubscriberOutcome::vanished;
-  RunConfig keyed;
-  keyed.key_file = "run.key";
+  VerdictCriteria keyed = defaults();
+  keyed.keyed = true;
   const Verdict sut =
       publisher_verdict(publisher_run(1000, {vanished, counted(1, 1000, 1000)}), keyed);
 
@@ -156,7 +162,7 @@ TEST(PublisherVerdict, SubscribersThatNeverCameAreARuntimeError)
 {
   PublisherFacts facts;
   facts.subscribers = {SubscriberResult{}};
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 1;
   criteria.subscribers = 2;
   const Verdict sut = publisher_verdict(facts, criteria);
@@ -169,7 +175,7 @@ TEST(PublisherVerdict, ATransportFailureIsARuntimeError)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
   facts.transport_failed = true;
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{"the transport failed while sending or receiving"});
   EXPECT_EQ(sut.status, ExitStatus::runtime);
@@ -191,7 +197,7 @@ PublisherFacts stalled_run(std::size_t peak_connections)
 
 TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 2;
   const Verdict sut = publisher_verdict(stalled_run(2), criteria);
 
@@ -207,7 +213,7 @@ TEST(PublisherVerdict, ASendStalledByAStrangerNamesItAndNotTheSubscriber)
 
 TEST(PublisherVerdict, ASendStalledWithoutAStrangerSaysASubscriberStoppedReading)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 2;
   const Verdict sut = publisher_verdict(stalled_run(1), criteria);
 
@@ -243,7 +249,7 @@ TEST(PublisherVerdict, ProbesWithNoEchoLeaveNoLatencyFigureAndFail)
 {
   PublisherFacts facts = publisher_run(1000, {counted(1, 1000, 1000)});
   facts.echoes = 0;
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{"no probe was echoed, so there is no latency figure"});
   EXPECT_EQ(sut.status, ExitStatus::failed);
@@ -256,10 +262,10 @@ TEST(PublisherVerdict, AnInterruptedRunNeitherPassesNorFailsButExits130)
   PublisherFacts failing = publisher_run(1000, {counted(1, 1000, 0)});
   failing.interrupted = true;
 
-  const Verdict quiet = publisher_verdict(clean, {});
+  const Verdict quiet = publisher_verdict(clean, defaults());
   EXPECT_FALSE(quiet.success);
   EXPECT_EQ(quiet.status, ExitStatus::interrupted);
-  const Verdict noisy = publisher_verdict(failing, {});
+  const Verdict noisy = publisher_verdict(failing, defaults());
   EXPECT_EQ(noisy.problems, Lines{"subscriber 1 received no measured data"});
   EXPECT_EQ(noisy.status, ExitStatus::interrupted);
 }
@@ -272,9 +278,9 @@ PublisherFacts paced_run(std::uint64_t sent, double seconds)
   return facts;
 }
 
-RunConfig criteria_with_send_hz(double hz, double seconds)
+VerdictCriteria criteria_with_send_hz(double hz, double seconds)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.send_hz = hz;
   criteria.test_seconds = seconds;
   return criteria;
@@ -292,7 +298,7 @@ TEST(PublisherVerdict, APublisherMoreThanOnePercentShortOfSendHzIsWarnedWithBoth
 
 TEST(PublisherVerdict, SendRateShortfallIsWarnedJustPastOnePercentAndNotAtIt)
 {
-  const RunConfig criteria = criteria_with_send_hz(20'000, 5);
+  const VerdictCriteria criteria = criteria_with_send_hz(20'000, 5);
 
   EXPECT_EQ(publisher_verdict(paced_run(99'000, 5), criteria).warnings, Lines{});   // 1.000% short
   EXPECT_EQ(publisher_verdict(paced_run(98'999, 5), criteria).warnings.size(), 1u); // 1.001%
@@ -311,7 +317,7 @@ TEST(PublisherVerdict, SendRateIsJudgedOverTheMeasuredPhaseNotThePlannedOne)
 
 TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
 {
-  const RunConfig criteria = criteria_with_send_hz(100, 0.5);
+  const VerdictCriteria criteria = criteria_with_send_hz(100, 0.5);
 
   EXPECT_EQ(publisher_verdict(paced_run(49, 0.5), criteria).warnings, Lines{});
   EXPECT_EQ(publisher_verdict(paced_run(48, 0.5), criteria).warnings.size(), 1u);
@@ -319,7 +325,7 @@ TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
 
 TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 {
-  RunConfig criteria = criteria_with_send_hz(1'000, 10);
+  VerdictCriteria criteria = criteria_with_send_hz(1'000, 10);
   criteria.count = 3'000;
 
   EXPECT_EQ(publisher_verdict(paced_run(3'000, 6), criteria).warnings,
@@ -329,7 +335,7 @@ TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 
 TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 {
-  RunConfig criteria = criteria_with_send_hz(1'000, 1);
+  VerdictCriteria criteria = criteria_with_send_hz(1'000, 1);
   criteria.mode = Mode::ping_pong;
 
   EXPECT_EQ(publisher_verdict(paced_run(400, 1), criteria).warnings,
@@ -341,7 +347,7 @@ TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 // still ended SUCCESS on the 1,266 that were.
 TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   criteria.probe_timeout_seconds = 0.001;
   PublisherFacts facts = publisher_run(96'451, {counted(1, 96'451, 96'451)});
@@ -361,7 +367,7 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 
 TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   PublisherFacts facts = publisher_run(1'000, {counted(1, 1'000, 1'000)});
   facts.probes_sent = 1'000;
@@ -393,7 +399,7 @@ TEST(PublisherVerdict, PushBacksOfTheWarmUpAreLabelledApartFromTheMeasuredPhase)
   facts.pushed_back = 62;
   facts.warmup_pushed_back = 12;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).warnings,
             Lines{"the transport pushed back 62 send attempts in the measured phase (and 12 in "
                   "the warm-up, not counted under Send attempts)"});
 }
@@ -406,7 +412,7 @@ TEST(PublisherVerdict, UnpacedOrUnmeasuredRunsHaveNoSendRateToFallShortOf)
 
 TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
 {
-  const RunConfig criteria = criteria_with_max_loss(10);
+  const VerdictCriteria criteria = criteria_with_max_loss(10);
   const Verdict sut = subscriber_verdict(subscriber_run(1000, 875), criteria);
   const Verdict publisher =
       publisher_verdict(publisher_run(1000, {counted(1, 1000, 875)}), criteria);
@@ -418,7 +424,7 @@ TEST(SubscriberVerdict, LossOverMaxLossIsWordedAsThePublisherWordsIt)
 
 TEST(SubscriberVerdict, LossWithinMaxLossIsAWarning)
 {
-  const Verdict sut = subscriber_verdict(subscriber_run(2000, 1999), {});
+  const Verdict sut = subscriber_verdict(subscriber_run(2000, 1999), defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_EQ(sut.warnings, Lines{"lost 1 of 2,000 messages"});
@@ -429,7 +435,7 @@ TEST(SubscriberVerdict, NoPublisherIsARuntimeErrorAndNotAlsoMissingData)
 {
   SubscriberFacts facts;
   facts.ended_by = RunEnding::no_publisher;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.wait_seconds = 5;
   const Verdict sut = subscriber_verdict(facts, criteria);
 
@@ -443,7 +449,7 @@ TEST(SubscriberVerdict, APublisherThatWentSilentMidRunFailsWithPartialFigures)
   SubscriberFacts facts = subscriber_run(0, 500);
   facts.ended_by = RunEnding::publisher_silent;
   facts.end_received = false;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.idle_timeout_seconds = 3;
   const Verdict sut = subscriber_verdict(facts, criteria);
 
@@ -462,11 +468,11 @@ TEST(SubscriberVerdict, DisagreeingEndsFailUnlessThePublisherConfirmedOne)
   SubscriberFacts settled = disputed;
   settled.end_confirmed = true;
 
-  EXPECT_EQ(subscriber_verdict(disputed, {}).problems,
+  EXPECT_EQ(subscriber_verdict(disputed, defaults()).problems,
             Lines{"ENDs of this run disagreed on the number of messages sent (1,000, then "
                   "5,000), and the publisher did not confirm either: one was forged, so the "
                   "loss cannot be known"});
-  EXPECT_EQ(subscriber_verdict(settled, {}).status, ExitStatus::passed);
+  EXPECT_EQ(subscriber_verdict(settled, defaults()).status, ExitStatus::passed);
 }
 
 TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData)
@@ -474,7 +480,7 @@ TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData
   SubscriberFacts facts;
   facts.interrupted = true;
   facts.ended_by = RunEnding::interrupted;
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_EQ(sut.problems, Lines{});
   EXPECT_FALSE(sut.success);
@@ -485,13 +491,14 @@ TEST(SubscriberVerdict, AnInterruptedSubscriberExits130WithoutBlamingMissingData
 
 TEST(VerdictHeadline, ACleanRunHasNone)
 {
-  EXPECT_EQ(publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), {}).headline, "");
-  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 1000), {}).headline, "");
+  EXPECT_EQ(publisher_verdict(publisher_run(1000, {counted(1, 1000, 1000)}), defaults()).headline,
+            "");
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 1000), defaults()).headline, "");
 }
 
 TEST(VerdictHeadline, AnUnpacedRunThatLostSaysTheSenderOutranTheSubscriber)
 {
-  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {});
+  const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), defaults());
 
   EXPECT_TRUE(sut.success);
   EXPECT_EQ(sut.headline, "75.4% lost at subscriber 1: the sender outran it; pace with "
@@ -502,7 +509,7 @@ TEST(VerdictHeadline, NamesTheWorstSubscriberAndHowManyLost)
 {
   const Verdict sut = publisher_verdict(
       publisher_run(1000, {counted(1, 1000, 990), counted(2, 1000, 1000), counted(3, 1000, 500)}),
-      {});
+      defaults());
 
   EXPECT_EQ(sut.headline, "50.0% lost at subscriber 3 (the worst of 2 that lost messages): the "
                           "sender outran it; pace with --send-hz, or --max-loss to fail");
@@ -527,7 +534,7 @@ TEST(VerdictHeadline, LossWithinMaxLossSaysSo)
 
 TEST(VerdictHeadline, PingPongLossGivesNoPacingAdvice)
 {
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 999)}), criteria);
 
@@ -550,16 +557,16 @@ TEST(VerdictHeadline, ASubscriberNamesItsOwnLossAndThePublishersPace)
   SubscriberFacts paced = unpaced;
   paced.pacing->send_hz = 20'000;
 
-  EXPECT_EQ(subscriber_verdict(unpaced, {}).headline,
+  EXPECT_EQ(subscriber_verdict(unpaced, defaults()).headline,
             "75.4% lost: the publisher outran this subscriber; pace with --send-hz, or "
             "--max-loss to fail");
-  EXPECT_EQ(subscriber_verdict(paced, {}).headline,
+  EXPECT_EQ(subscriber_verdict(paced, defaults()).headline,
             "75.4% lost at --send-hz 20,000: lower the rate or raise -q, or --max-loss to fail");
 }
 
 TEST(VerdictHeadline, ASubscriberSaysItsOwnLossWithoutGuessingAnUndescribedPace)
 {
-  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), {}).headline,
+  EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), defaults()).headline,
             "75.4% lost: if the publisher outran this subscriber, pace it with --send-hz; "
             "--max-loss fails such a run");
   EXPECT_EQ(subscriber_verdict(subscriber_run(1000, 246), criteria_with_max_loss(80)).headline,
@@ -572,7 +579,7 @@ TEST(VerdictHeadline, ASubscriberWithoutEndClaimsNoLoss)
   facts.end_received = false;
   facts.self.lost = 0;
 
-  EXPECT_EQ(subscriber_verdict(facts, {}).headline, "");
+  EXPECT_EQ(subscriber_verdict(facts, defaults()).headline, "");
 }
 
 TEST(Verdict, IsWrittenIntoTheRolesReport)
@@ -586,7 +593,8 @@ TEST(Verdict, IsWrittenIntoTheRolesReport)
   EXPECT_FALSE(result.report.success);
   EXPECT_EQ(result.status, ExitStatus::failed);
 
-  apply_verdict(publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), {}), result);
+  apply_verdict(publisher_verdict(publisher_run(1000, {counted(1, 1000, 246)}), defaults()),
+                result);
   EXPECT_EQ(result.report.headline.rfind("75.4% lost at subscriber 1", 0), 0u);
 }
 
@@ -597,10 +605,10 @@ TEST(PublisherVerdict, ASubscriberThatLeftWhileThePublisherWasInterruptedWasInte
   PublisherFacts facts = publisher_run(1000, {left});
   facts.interrupted = true;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).problems,
             Lines{"subscriber 1 was interrupted before the end of the test"});
   facts.interrupted = false;
-  EXPECT_EQ(publisher_verdict(facts, {}).problems,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).problems,
             Lines{"subscriber 1 left before the end of the test"});
 }
 
@@ -609,7 +617,7 @@ TEST(PublisherVerdict, PushBacksAreCountedWithThousandsSeparatorsAsTheReportPrin
   PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
   facts.pushed_back = 1'827'680;
 
-  EXPECT_EQ(publisher_verdict(facts, {}).warnings,
+  EXPECT_EQ(publisher_verdict(facts, defaults()).warnings,
             Lines{"the transport pushed back 1,827,680 send attempts in the measured phase"});
 }
 
@@ -618,7 +626,7 @@ TEST(PublisherVerdict, ProbesWellBelowProbeHzAreWarnedWithTheRateReached)
   PublisherFacts facts = publisher_run(2'000'000, {counted(1, 2'000'000, 2'000'000)});
   facts.probes_sent = 897;
   facts.measured_seconds = 2;
-  const Verdict sut = publisher_verdict(facts, RunConfig{});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   ASSERT_EQ(sut.warnings.size(), 1U);
   EXPECT_NE(sut.warnings[0].find("probes went out at 448.5 Hz"), std::string::npos)
@@ -642,7 +650,7 @@ TEST(PublisherVerdict, PingPongIsNotJudgedOnProbeHz)
 {
   PublisherFacts facts = publisher_run(100, {counted(1, 100, 100)});
   facts.probes_sent = 100;
-  RunConfig criteria;
+  VerdictCriteria criteria = defaults();
   criteria.mode = Mode::ping_pong;
   EXPECT_EQ(publisher_verdict(facts, criteria).warnings, Lines{});
 }
@@ -745,7 +753,7 @@ TEST(ForeignRunVerdict, ReplayedControlMessagesOfAnotherRunAreAWarningNotAFailur
   for (int i = 0; i < 3; ++i)
     facts.foreign.count(of_run(0xabc, wire::MessageKind::hello_ack), false);
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_TRUE(sut.success);
   ASSERT_EQ(sut.warnings.size(), 1u);
@@ -760,7 +768,7 @@ TEST(ForeignRunVerdict, DataOfAnotherRunNamesASecondRunOnTheMedium)
   for (int i = 0; i < 16; ++i)
     facts.foreign.count(of_run(7, wire::MessageKind::echo), true);
 
-  const Verdict sut = publisher_verdict(facts, {});
+  const Verdict sut = publisher_verdict(facts, defaults());
 
   EXPECT_FALSE(sut.success);
   EXPECT_EQ(sut.status, ExitStatus::failed);
@@ -774,7 +782,7 @@ TEST(ForeignRunVerdict, AFewStrayDataMessagesOfAnotherRunAreAWarningOnly)
   for (int i = 0; i < 15; ++i)
     facts.foreign.count(of_run(7, wire::MessageKind::data), true);
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_TRUE(sut.success);
   EXPECT_EQ(sut.warnings.size(), 1u);
@@ -785,7 +793,7 @@ TEST(ForeignRunVerdict, AnotherPublisherAnsweringTheSubscriberFailsIt)
   SubscriberFacts facts = subscriber_run(1000, 1000);
   facts.foreign.other_publishers = 2;
 
-  const Verdict sut = subscriber_verdict(facts, {});
+  const Verdict sut = subscriber_verdict(facts, defaults());
 
   EXPECT_FALSE(sut.success);
   ASSERT_EQ(sut.problems.size(), 1u);
