@@ -40,9 +40,9 @@ private:
 SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
-    : m_config(config), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)), m_waiter(waiter),
-      m_stop(stop), m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
-      m_ping_pong(config.mode == Mode::ping_pong),
+    : m_config(config), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
+      m_waiter(waiter), m_stop(stop), m_live(live), m_members(members), m_echoes(echoes),
+      m_run_id(run_id), m_ping_pong(config.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
           wire::flags::probe | (config.echo == EchoSize::full ? wire::flags::full_echo : 0))),
       m_probe_timeout(from_seconds(config.probe_timeout_seconds)), m_data(config.payload_size)
