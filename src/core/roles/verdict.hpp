@@ -86,6 +86,19 @@ std::optional<std::string> overload_warning(const SchedulerLoad& load,
                                             std::optional<double> steal_percent,
                                             WaitStrategy strategy);
 
+// The sending side of a publisher's verdict (sending_verdict.cpp). Pushed-back sends, counted as
+// the report's "Send attempts" line counts them, the warm-up's apart.
+std::string pushed_back_warning(const PublisherFacts& facts);
+// Sent more than 1% below --send-hz over the measured phase: a warning with both rates.
+void judge_send_rate(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                     Verdict& verdict);
+// In a stream, probes more than 10% below --probe-hz: a warning with the rate reached and why.
+void judge_probe_rate(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                      Verdict& verdict);
+// In ping-pong, most probes timing out: a problem, since the few echoes are no latency figure.
+void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                          Verdict& verdict);
+
 // Adds the transport's diagnoses (EndpointFacts::diagnoses) to the problems of a run that
 // failed, each after the transport's name; a run that passed or was interrupted needs none.
 void add_transport_diagnoses(RunReport& report);
