@@ -1,4 +1,5 @@
 #include "nng_endpoint.hpp"
+#include "nng_socket.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace netprof::nng_parts {
 
@@ -146,8 +148,16 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
 
 NngEndpoint::~NngEndpoint()
 {
-  // Before the sockets close (members go after this body): nothing may still be waiting.
+  // Before the sockets close: nothing may still be waiting.
   nng_aio_free(m_aio);
+  constexpr std::chrono::seconds close_limit{2};
+  bool closed = close_within(std::move(m_back), close_limit);
+  closed = close_within(std::move(m_data), close_limit) && closed;
+  if (!closed) {
+    std::fputs("netprof: nng: a socket did not close within 2 s (NNG 1.5's nng_close can wait "
+               "for a departing peer's pipe); it is left to the process's exit\n",
+               stderr);
+  }
 }
 
 SendOutcome NngEndpoint::send(std::span<const std::byte> message) noexcept

@@ -14,6 +14,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
 
 namespace netprof::nng_parts {
 
@@ -279,6 +282,28 @@ std::string NngSocket::latest_local_address() const
     return std::string("ipc://") + address.s_ipc.sa_path;
   }
   return "";
+}
+
+bool close_within(std::unique_ptr<NngSocket> socket, std::chrono::milliseconds limit) noexcept
+{
+  if (!socket)
+    return true;
+  try {
+    auto closed = std::make_shared<std::promise<void>>();
+    std::future<void> done = closed->get_future();
+    std::thread closer([socket = std::move(socket), closed]() mutable {
+      socket.reset();
+      closed->set_value();
+    });
+    if (done.wait_for(limit) == std::future_status::ready) {
+      closer.join();
+      return true;
+    }
+    closer.detach();
+    return false;
+  } catch (...) {
+    return true; // no thread to spare: the socket was destroyed (closed) where it stood
+  }
 }
 
 } // namespace netprof::nng_parts

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -105,5 +106,12 @@ private:
   std::string m_own_file; // the ipc:// file this socket listens at, removed at close
   transport_common::FileIdentity m_own_file_identity;
 };
+
+// Destroys `socket` (nng_close), waiting at most `limit`. NNG 1.5.2's nng_close can wait
+// forever for a pipe that is closing as its peer leaves (seen about once in ten subscriber exits
+// on a loaded 2-core host), which would keep a finished netprof from exiting. When it does, the
+// socket is left to a thread of its own, alive until the process exits (its callbacks still
+// find it), and the function returns false.
+bool close_within(std::unique_ptr<NngSocket> socket, std::chrono::milliseconds limit) noexcept;
 
 } // namespace netprof::nng_parts
