@@ -46,7 +46,7 @@ struct QosRequest {
 enum class QosSetBy : std::uint8_t {
   transport,    // fixed by the transport: nothing to choose (TCP is reliable, UDP is not)
   publisher,    // the publisher's alone; a subscriber's only states what it expects
-  every_process // each process applies its own, and they must agree (nng's pattern, DDS)
+  every_process // each process applies its own, and they must agree (a messaging pattern, DDS)
 };
 
 // The QoS a run has on its transport, whether the user asked for one or not.
