@@ -26,9 +26,21 @@ UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
     header.msg_iov = &m_iovs[i];
     header.msg_iovlen = 1;
   }
-  // Without O_NONBLOCK a wait can be one blocking read; the reads that must not wait say so.
+  m_socket.blocking = clear_nonblocking(fd);
+}
+
+void UdpReceiver::add_peer_socket(int fd, const sockaddr_in& peer) noexcept
+{
+  m_peer_socket.fd = fd;
+  m_peer_socket.connected_to = peer;
+  m_peer_socket.blocking = clear_nonblocking(fd);
+}
+
+// Without O_NONBLOCK a wait can be one blocking read; the reads that must not wait say so.
+bool UdpReceiver::clear_nonblocking(int fd) noexcept
+{
   const int flags = fcntl(fd, F_GETFL);
-  m_blocking_reads = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0;
+  return flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0;
 }
 
 bool UdpReceiver::is_own(const sockaddr_in& source) const noexcept
@@ -170,9 +182,9 @@ void UdpReceiver::note_busyness(Socket& socket, int count, std::size_t wanted,
   }
 }
 
-bool UdpReceiver::set_read_timeout(Nanoseconds timeout) noexcept
+bool UdpReceiver::set_read_timeout(Socket& socket, Nanoseconds timeout) noexcept
 {
-  if (timeout == m_read_timeout) {
+  if (timeout == socket.read_timeout) {
     return true;
   }
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
@@ -180,36 +192,52 @@ bool UdpReceiver::set_read_timeout(Nanoseconds timeout) noexcept
       static_cast<time_t>(seconds.count()),
       static_cast<suseconds_t>(
           std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
-  if (setsockopt(m_socket.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0) {
+  if (setsockopt(socket.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0) {
     return false;
   }
-  m_read_timeout = timeout;
+  socket.read_timeout = timeout;
   return true;
 }
 
-ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept
+ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Socket& socket,
+                                            Nanoseconds timeout) noexcept
 {
+  const bool twin = &socket == &m_peer_socket;
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline = start + timeout;
   Clock::time_point read_from = start;
   for (;;) {
-    const std::size_t wanted = m_socket.batching ? batch : 1;
-    const int count = receive_datagrams(m_socket, wanted, true);
+    const std::size_t wanted = socket.batching ? batch : 1;
+    const int count = receive_datagrams(socket, wanted, true);
     const Clock::time_point now = Clock::now();
+    const int error = errno;
     if (count < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-        // The timeout passed, or a signal came (Ctrl-C): the core looks at its stop flag.
-        note_busyness(m_socket, 0, wanted, false);
+      if (error == EAGAIN || error == EWOULDBLOCK || error == EINTR) {
+        note_busyness(socket, 0, wanted, false);
         m_reassembler.expire(now);
-        return ReceiveResult::timed_out;
+        // A twin's read waited lobby_wait: whoever else spoke is in the first socket.
+        const int from_lobby = twin ? drain_socket(sink, m_socket) : 0;
+        if (from_lobby != 0) {
+          return from_lobby > 0 ? ReceiveResult::received : ReceiveResult::failed;
+        }
+        // The timeout passed, or a signal came (Ctrl-C): the core looks at its stop flag.
+        if (error == EINTR || now >= deadline) {
+          return ReceiveResult::timed_out;
+        }
+        continue;
       }
-      if (errno != ECONNREFUSED) {
+      if (error != ECONNREFUSED) {
         return ReceiveResult::failed;
       }
       ++m_refusals; // what we sent found no one listening; nothing was received
     } else {
-      note_busyness(m_socket, count, wanted, now - read_from < waiting_datagram_read);
-      if (deliver_batch(sink, static_cast<std::size_t>(count)) > 0) {
+      note_busyness(socket, count, wanted, now - read_from < waiting_datagram_read);
+      const int delivered = deliver_batch(sink, static_cast<std::size_t>(count));
+      if (twin && ++m_polls_since_lobby >= lobby_poll_period) {
+        m_polls_since_lobby = 0;
+        drain_socket(sink, m_socket); // a failure shows again at the next non-blocking look
+      }
+      if (delivered > 0) {
         return ReceiveResult::received;
       }
     }
@@ -228,20 +256,31 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
     return count < 0 ? ReceiveResult::failed
                      : (count > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
   }
-  if (m_blocking_reads && m_peer_socket.fd < 0 && timeout >= shortest_blocking_read &&
-      set_read_timeout(timeout)) {
-    return receive_blocking(sink, timeout);
+  if (timeout >= shortest_blocking_read) {
+    const bool twin = m_peer_socket.fd >= 0;
+    Socket& socket = twin ? m_peer_socket : m_socket;
+    if (socket.blocking && set_read_timeout(socket, twin ? std::min(timeout, lobby_wait) : timeout))
+      return receive_blocking(sink, socket, timeout);
   }
   // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
   const auto deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  // When the last call had to sleep (ping-pong, paced streams), a look before sleeping would
+  // find nothing again and cost a failing read per message, which a blocking program does not
+  // make: sleep first, then read. ppoll returns at once if something came meanwhile.
+  bool look_first = !m_slept_last_call;
   for (;;) {
-    const int count = drain(sink);
-    if (count < 0) {
-      return ReceiveResult::failed;
+    if (look_first) {
+      const int count = drain(sink);
+      if (count < 0) {
+        return ReceiveResult::failed;
+      }
+      if (count > 0) {
+        // Found without sleeping: flowing. Woken to one datagram: still one at a time.
+        m_slept_last_call = m_slept_last_call ? count == 1 : false;
+        return ReceiveResult::received;
+      }
     }
-    if (count > 0) {
-      return ReceiveResult::received;
-    }
+    look_first = true;
     const auto now = Clock::now();
     const Nanoseconds remaining = deadline - now;
     if (remaining <= Nanoseconds::zero()) {
@@ -249,6 +288,7 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
       return ReceiveResult::timed_out;
     }
     const int ready = wait_readable(remaining);
+    m_slept_last_call = true;
     if (ready == 0) {
       m_reassembler.expire(Clock::now());
       return ReceiveResult::timed_out;

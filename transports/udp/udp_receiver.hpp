@@ -41,6 +41,8 @@ public:
   // up to a tick late when nothing comes: shorter waits (a pacer's, a deadline's last
   // milliseconds) keep ppoll's exact timer.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
+  // How long a newcomer's hello may wait in the first socket while a twin's read sleeps.
+  static constexpr Nanoseconds lobby_wait = std::chrono::milliseconds(20);
   // A blocking read that returns sooner than this found its datagram waiting: the socket is
   // busy, and counts towards reading in batches as a non-blocking read that found one does.
   static constexpr Nanoseconds waiting_datagram_read = std::chrono::microseconds(5);
@@ -49,11 +51,7 @@ public:
   // peer's datagrams (udp_sockets.hpp). It is drained on every call; the first socket, which
   // then hears only newcomers and strays, on every `lobby_poll_period`th busy-poll, or as soon
   // as a blocking wait finds it readable.
-  void add_peer_socket(int fd, const sockaddr_in& peer) noexcept
-  {
-    m_peer_socket.fd = fd;
-    m_peer_socket.connected_to = peer;
-  }
+  void add_peer_socket(int fd, const sockaddr_in& peer) noexcept;
   // The first socket was connected to `peer`: everything it delivers comes from there.
   void socket_connected_to(const sockaddr_in& peer) noexcept { m_socket.connected_to = peer; }
   static constexpr std::size_t lobby_poll_period = 16;
@@ -75,6 +73,10 @@ private:
     // Connected: its datagrams come from here only, so a single receive need not ask the
     // kernel for the source (recv rather than recvmsg, the cheaper call when busy-polling).
     std::optional<sockaddr_in> connected_to;
+    // O_NONBLOCK cleared, so a wait can be one blocking read; every other read passes
+    // MSG_DONTWAIT (as every send through it does).
+    bool blocking = false;
+    Nanoseconds read_timeout{0}; // SO_RCVTIMEO as last set
   };
   static constexpr std::size_t busy_streak_for_batching = 2;
 
@@ -87,9 +89,12 @@ private:
   // Fills the first `wanted` slots from the socket, without blocking unless `block`: then it
   // waits (up to SO_RCVTIMEO) for the first; the count, or -1 with errno set.
   int receive_datagrams(const Socket& socket, std::size_t wanted, bool block = false) noexcept;
-  // One blocking read on the only socket (it has no twin): see shortest_blocking_read.
-  ReceiveResult receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept;
-  bool set_read_timeout(Nanoseconds timeout) noexcept;
+  // One blocking read on the socket its peers' datagrams come to: the only one, or the twin
+  // (see shortest_blocking_read). With a twin, the first socket is drained every
+  // `lobby_poll_period`th datagram and whenever a read waits `lobby_wait` in vain.
+  ReceiveResult receive_blocking(MessageSink& sink, Socket& socket, Nanoseconds timeout) noexcept;
+  static bool set_read_timeout(Socket& socket, Nanoseconds timeout) noexcept;
+  static bool clear_nonblocking(int fd) noexcept;
   // After a read that found `count` of `wanted` datagrams: whether to read in batches next.
   static void note_busyness(Socket& socket, int count, std::size_t wanted, bool waiting) noexcept;
   int deliver_batch(MessageSink& sink, std::size_t count) noexcept;
@@ -99,6 +104,8 @@ private:
   Socket m_peer_socket;
   std::size_t m_polls_since_lobby = 0;
   bool m_lobby_readable = false;
+  // The last receive with a timeout had to sleep for what it got: the next one sleeps first.
+  bool m_slept_last_call = false;
   std::optional<sockaddr_in> m_own_source;
   Reassembler m_reassembler;
 
@@ -106,11 +113,6 @@ private:
   std::unique_ptr<iovec[]> m_iovs;
   std::unique_ptr<sockaddr_in[]> m_sources;
   std::unique_ptr<mmsghdr[]> m_headers;
-
-  // The socket is in blocking mode, so a read may sleep in the kernel; every other call on it
-  // passes MSG_DONTWAIT (the sender's too, which may send through it).
-  bool m_blocking_reads = false;
-  Nanoseconds m_read_timeout{0}; // SO_RCVTIMEO as last set
 
   std::uint64_t m_refusals = 0;
   std::uint64_t m_truncated = 0;
