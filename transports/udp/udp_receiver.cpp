@@ -232,10 +232,11 @@ ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Socket& socket,
       ++m_refusals; // what we sent found no one listening; nothing was received
     } else {
       note_busyness(socket, count, wanted, now - read_from < waiting_datagram_read);
-      const int delivered = deliver_batch(sink, static_cast<std::size_t>(count));
+      int delivered = deliver_batch(sink, static_cast<std::size_t>(count));
       if (twin && ++m_polls_since_lobby >= lobby_poll_period) {
         m_polls_since_lobby = 0;
-        drain_socket(sink, m_socket); // a failure shows again at the next non-blocking look
+        // A failure shows again at the next non-blocking look.
+        delivered += std::max(drain_socket(sink, m_socket), 0);
       }
       if (delivered > 0) {
         return ReceiveResult::received;
