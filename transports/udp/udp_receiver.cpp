@@ -277,7 +277,7 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
       }
       if (count > 0) {
         // Found without sleeping: flowing. Woken to one datagram: still one at a time.
-        m_slept_last_call = m_slept_last_call ? count == 1 : false;
+        m_slept_last_call = m_slept_last_call && count == 1;
         return ReceiveResult::received;
       }
     }
