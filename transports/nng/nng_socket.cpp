@@ -109,14 +109,16 @@ NngSocket::NngSocket(Protocol protocol)
 
 // NNG 1.5.2 can wait forever in nng_close while messages still stream into a receive queue
 // nobody reads (a subscriber that stopped reading, torn down mid-stream). What arrives is thrown
-// away until the stream has been quiet for a moment, for a bounded time. A socket that cannot
-// receive (pub0) passes at once; one with nothing coming after the quiet moment.
+// away until the stream has been quiet for a moment, for a bounded time. A socket with nothing
+// queued closes at once: lingering would let its peer leave first, and NNG 1.5.2 loses (leaks)
+// a message still in flight on a pipe its peer closed, where closing the socket frees it.
 void NngSocket::discard_what_streams_in() noexcept
 {
   using std::chrono::steady_clock;
   constexpr auto quiet = std::chrono::milliseconds(10);
   const auto give_up = steady_clock::now() + std::chrono::milliseconds(300);
   auto last_message = steady_clock::now();
+  bool streaming = false;
   for (auto now = last_message; now < give_up && now - last_message < quiet;
        now = steady_clock::now()) {
     nng_msg* queued = nullptr;
@@ -124,8 +126,9 @@ void NngSocket::discard_what_streams_in() noexcept
     if (received == 0) {
       nng_msg_free(queued);
       last_message = now;
-    } else if (received != NNG_EAGAIN) {
-      return;
+      streaming = true;
+    } else if (received != NNG_EAGAIN || !streaming) {
+      return; // cannot receive (pub0), or nothing was streaming in
     }
   }
 }

@@ -40,13 +40,24 @@ class Stranger:
     """One connection. `address` is (host, port) for tcp or a path for ipc."""
 
     def __init__(self, address, receive_buffer=None, timeout_s=5):
+        """Connects within timeout_s: a netprof started a moment ago may not listen yet (a
+        loaded host, a sanitizer build), so a refused connection is tried again."""
         family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        if receive_buffer:
-            # Before connecting, so the window it advertises stays small.
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-        self.sock.settimeout(timeout_s)
-        self.sock.connect(address)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.sock = socket.socket(family, socket.SOCK_STREAM)
+            if receive_buffer:
+                # Before connecting, so the window it advertises stays small.
+                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+            self.sock.settimeout(timeout_s)
+            try:
+                self.sock.connect(address)
+                return
+            except (ConnectionRefusedError, FileNotFoundError):
+                self.sock.close()
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
 
     def greet(self, socket_type=b"SUB"):
         """Exchanges greetings and sends READY; returns the peer's greeting (b"" if it hung
