@@ -53,6 +53,15 @@ nlohmann::ordered_json remote_launch(const TransportDescriptor& transport)
           {"subscriber", transport.remote_launch->subscriber}};
 }
 
+// The option that names the transport, and whether it may stand alone (`--local-pair --tcp`
+// picks loopback addresses), so scripts need not keep a list of such transports.
+nlohmann::ordered_json naming_option(const TransportDescriptor& transport)
+{
+  const OptionSpec& naming = transport.options.options.front();
+  return {{"option", "--" + naming.long_name},
+          {"value_optional", naming.implicit_text.has_value()}};
+}
+
 nlohmann::ordered_json described(const TransportDescriptor& transport, const Descriptors& all,
                                  const OptionValues& given, std::size_t subscribers)
 {
@@ -61,6 +70,7 @@ nlohmann::ordered_json described(const TransportDescriptor& transport, const Des
   const TransportFlags& flags = transport.flags;
   return {{"name", transport.name},
           {"summary", transport.summary},
+          {"named_by", naming_option(transport)},
           {"options", options_read(transport, all)},
           {"local_pair", {{"publisher", pair.publisher}, {"subscriber", pair.subscriber}}},
           {"loopback",

@@ -118,7 +118,8 @@ class TransportListJsonTest(NetprofTestCase):
         help_text = self.run_netprof("--help", "all", deadline_s=20).stdout
         for transport in listing["transports"]:
             with self.subTest(transport=transport["name"]):
-                self.assertEqual(set(transport), {"name", "summary", "options", "local_pair",
+                self.assertEqual(set(transport), {"name", "summary", "named_by", "options",
+                                                  "local_pair",
                                                   "loopback", "needs_private_netns",
                                                   "allows_threads", "flags", "remote_launch"})
                 self.assertIsInstance(transport["allows_threads"], bool)
@@ -131,6 +132,9 @@ class TransportListJsonTest(NetprofTestCase):
                     self.assertIn("{publisher}", " ".join(launch["subscriber"]))
                 self.assertEqual(launch is None, transport["name"] not in ("udp", "tcp", "zmq"))
                 self.assertTrue(transport["summary"])
+                self.assertEqual(transport["named_by"]["option"].lstrip("-"),
+                                 transport["options"][0])
+                self.assertIsInstance(transport["named_by"]["value_optional"], bool)
                 for option in transport["options"]:
                     self.assertIn("--" + option, help_text)
                 pair = transport["local_pair"]
@@ -176,7 +180,7 @@ class TransportListJsonTest(NetprofTestCase):
         publisher, _ = self.start("-i", "0", "-t", "0.3", "--warmup-time", "0.1", "--wait", "10",
                                   *pair["publisher"])
         result = self.finish(publisher, deadline_s=30)
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertTrue(result.stdout.startswith("Test: SUCCESS"), result.stdout)
         self.assertEqual(self.finish(subscriber, deadline_s=30).returncode, 0)
 

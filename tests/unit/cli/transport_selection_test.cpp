@@ -386,6 +386,8 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     const auto& fake = listing["transports"].back();
     EXPECT_EQ(fake["name"], "fake");
     EXPECT_EQ(fake["summary"], "a fake medium for tests: --fake NAME");
+    EXPECT_EQ(fake["named_by"]["option"], "--fake");
+    EXPECT_EQ(fake["named_by"]["value_optional"], false) << "--fake takes a NAME";
     EXPECT_EQ(fake["options"], (std::vector<std::string>{"fake", "fragment-size"}))
         << "its own options, then those of other groups it reads";
     EXPECT_EQ(fake["local_pair"]["publisher"], (std::vector<std::string>{"--fake", "pair"}));
