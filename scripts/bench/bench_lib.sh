@@ -7,6 +7,10 @@
 # (ratio_table.py, roudi_lib.sh).
 bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# Where netprof and the benchmarks are, unless the script says otherwise; BUILD_DIR on the
+# command line overrides either.
+build_dir=${build_dir:-./build}
+
 # PIDs started here and still running; a script may add its own (a server beside a client).
 running=()
 failures=0
@@ -34,6 +38,37 @@ bench_cleanup()
     wait "$pid" 2>/dev/null || true
   done
   rm -rf "$work"
+}
+
+# What every netprof-against-a-baseline script does once its options are parsed:
+# `bench_begin NAME [EXECUTABLE...]` sets netprof ($build_dir/netprof), python (unless set) and
+# table (ratio_table.py), exits 2 when netprof or an EXECUTABLE is missing, and makes $work for
+# NAME (bench_start).
+bench_begin()
+{
+  local name=$1
+  shift
+  netprof=$build_dir/netprof
+  python=${python:-/usr/bin/python3}
+  table=$bench_lib_dir/ratio_table.py
+  require_binaries "$netprof" "$@"
+  bench_start "$name"
+}
+
+# What a script's first line says of the host: "Linux 6.18.44, 2 CPUs, load average 0.10 0.20
+# 0.30" (`echo "host: $(bench_host)"`, and what else matters after it).
+bench_host()
+{
+  echo "$(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# The end of a script: exits 1 saying how many runs failed, when any did.
+bench_finish()
+{
+  if ((failures > 0)); then
+    echo "$failures run(s) failed; their figures are n/a" >&2
+    exit 1
+  fi
 }
 
 # Exits 2 naming the first of the given executables that is missing.
@@ -64,6 +99,33 @@ run_limited()
     tail -n 5 "$out.err" >&2 || true
   fi
   return 0
+}
+
+# netprof (set by bench_begin) under the deadline $limit, quiet, its JSON report to FILE and
+# its output beside it (FILE less .json, plus .out); its status 1 (the test ran but failed) is
+# not counted a failure: `run_netprof FILE ARGUMENT...`.
+run_netprof()
+{
+  local json=$1
+  shift
+  tolerated_statuses=1 run_limited "$limit" "${json%.json}.out" "$netprof" "$@" --quiet \
+    --json "$json"
+}
+
+# Stops a server started beside a client (SIGINT: sockperf's says what it counted) by its PID,
+# and counts a failure when the client's STATUS was not 0, naming WHAT and showing the end of
+# LOG when given: `bench_stop_server PID STATUS WHAT [LOG]`.
+bench_stop_server()
+{
+  local server=$1 status=$2 what=$3 log=${4-}
+  kill -INT "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  running=()
+  if ((status != 0)); then
+    ((failures += 1))
+    echo "FAILED (exit $status): $what" >&2
+    if [[ -n $log ]]; then tail -n 5 "$log" >&2 || true; fi
+  fi
 }
 
 # The figure at a dotted path (numbers index lists) in each JSON file named, space-separated in
@@ -195,7 +257,8 @@ bench_option()
 }
 
 # The options most scripts share, declared by their usual variables in the order given:
-# repeat, iterations, time (seconds), whole_time (whole seconds), rounds, cpu (cpus).
+# repeat, iterations, time (seconds), whole_time (whole seconds), rounds, cpu (cpus). A script
+# that set no default for seconds or cpus gets the usual one: 2 seconds, CPUs 0,1.
 bench_common_options()
 {
   local option
@@ -203,10 +266,13 @@ bench_common_options()
     case $option in
     repeat) bench_option --repeat repeat N count ;;
     iterations) bench_option --iterations iterations N positive ;;
-    time) bench_option --time seconds SECONDS seconds ;;
-    whole_time) bench_option --time seconds SECONDS whole_seconds ;;
+    time) bench_option --time seconds SECONDS seconds; : "${seconds:=2}" ;;
+    whole_time) bench_option --time seconds SECONDS whole_seconds; : "${seconds:=2}" ;;
     rounds) bench_option --rounds rounds N count ;;
-    cpu) bench_option --cpu cpus A,B cpus "(the publisher's CPU, the subscriber's)" ;;
+    cpu)
+      bench_option --cpu cpus A,B cpus "(the publisher's CPU, the subscriber's)"
+      : "${cpus:=0,1}"
+      ;;
     *) echo "bench_common_options: no option $option" >&2; exit 2 ;;
     esac
   done

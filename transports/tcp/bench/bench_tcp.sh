@@ -22,12 +22,9 @@
 
 set -euo pipefail
 
-build_dir=./build
 repeat=3
 iterations=30000
 warmup=3000
-seconds=2
-cpus=0,1
 payload=64
 frame=8 # netprof's frame header over a stream
 
@@ -37,13 +34,8 @@ bench_parse_options "$@"
 sender_cpu=${cpus%,*}
 receiver_cpu=${cpus#*,}
 
-netprof=$build_dir/netprof
 bare=$build_dir/bench/bare_tcp_pingpong
-python=/usr/bin/python3
-table=$bench_lib_dir/ratio_table.py
-
-require_binaries "$netprof" "$bare"
-bench_start bench_tcp
+bench_begin bench_tcp "$bare"
 have_sockperf=1
 command -v sockperf >/dev/null || { have_sockperf=0; echo "sockperf not found (apt-get install sockperf): its rows are skipped" >&2; }
 
@@ -51,7 +43,7 @@ header=$(netprof_header_bytes "$netprof")
 limit=$(netprof_deadline "$seconds")
 wire=$((payload + header + frame))
 echo_bytes=$(($(netprof_echo_bytes "$netprof") + frame))
-echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1 || echo none)"
+echo "host: $(bench_host); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1 || echo none)"
 echo "TCP on 127.0.0.1, TCP_NODELAY on; publisher/pinger/client on CPU $sender_cpu, subscriber/ponger/server on CPU $receiver_cpu"
 echo "like for like: netprof -s $payload sends $wire B messages ($header B header, $frame B frame); $repeat interleaved runs each"
 echo
@@ -81,13 +73,7 @@ sys.exit(1)' "$port" || { echo "sockperf server did not start" >&2; ((failures +
     sockperf "$mode" --tcp -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" "$@" >"$out" 2>&1 ||
     status=$?
   sleep 0.2 # what is in flight reaches the server before it stops counting
-  kill -INT "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  running=()
-  if ((status != 0)); then
-    ((failures += 1))
-    echo "FAILED (exit $status): sockperf $mode -m $size" >&2
-  fi
+  bench_stop_server "$server" "$status" "sockperf $mode -m $size" "$out"
 }
 
 # A figure from a sockperf run's output: the one-way p50 in ns (ping-pong), received msg/s (tp).
@@ -115,8 +101,8 @@ netprof_run()
 {
   local out=$1 no_delay=$2
   shift 2
-  tolerated_statuses=1 run_limited "$limit" "$out.out" "$netprof" --local-pair \
-    --tcp-nodelay "$no_delay" -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "$@"
+  run_netprof "$out" --local-pair --tcp-nodelay "$no_delay" -s "$payload" --cpu "$cpus" \
+    -t "$seconds" "$@"
 }
 
 for ((run = 1; run <= repeat; run++)); do
@@ -137,16 +123,8 @@ for ((run = 1; run <= repeat; run++)); do
     sockperf_run throughput "$wire" "$work/sockperf_tp_nodelay.$run" --tcp-avoid-nodelay
   fi
 done
-if [[ $(field "$work/netprof_stream.1.json" tool.build_type) != Release ]]; then
-  echo "note: netprof was not built as Release; its timings are not representative" >&2
-fi
+warn_unless_release "$work/netprof_stream.1.json"
 
-runs_of()
-{
-  local name=$1 path=$2 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
-  fields "$path" "${files[@]}"
-}
 sockperf_runs()
 {
   local kind=$1 name=$2 values=() run
@@ -166,7 +144,4 @@ fi
 echo "one-way latency p50 = RTT p50 / 2; rates are messages received per second; medians of $repeat runs"
 "$python" "$table" "${rows[@]}"
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

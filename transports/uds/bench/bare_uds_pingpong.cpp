@@ -5,9 +5,10 @@
 //   bare_uds_pingpong [--type seqpacket|stream] [--size BYTES] [--echo-size BYTES]
 //                     [--iterations N] [--warmup N] [--wait block|spin] [--cpu PINGER,PONGER]
 //
-// socketpair gives the same kernel path as a listener's accepted connection, without a file.
+// socketpair gives the same kernel path as a listener's accepted connection, without a file
+// (bare_uds_pair.hpp).
 
-#include "bare_stream_pingpong.hpp"
+#include "bare_uds_pair.hpp"
 
 namespace {
 
@@ -19,21 +20,12 @@ constexpr const char* usage =
 
 bool take_type(std::string_view flag, std::string_view value, bare::StreamOptions& options)
 {
-  if (flag != "--type")
-    return false;
-  if (value != "seqpacket" && value != "stream")
-    throw bare::UsageError{"--type must be seqpacket or stream"};
-  options.kind = std::string(value);
-  return true;
+  return bare::uds::take_type(flag, value, options.kind);
 }
 
 bare::SocketPair connected_pair(const bare::StreamOptions& options)
 {
-  const bool record = options.kind == "seqpacket";
-  int ends[2];
-  if (socketpair(AF_UNIX, (record ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0, ends) != 0)
-    throw bare::Failure{"socketpair", errno};
-  return {ends[0], ends[1], record};
+  return bare::uds::connected_pair(options.kind);
 }
 
 } // namespace
