@@ -5,6 +5,7 @@
 
 #include "option_table.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
