@@ -128,21 +128,6 @@ void check_threads_allowed(const TransportDescriptor& chosen, const Descriptors&
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
-// What the core knows of the endpoints this command line opens, as far as the command line
-// knows it (the roles set their largest control message when they open).
-EndpointRequest endpoint_request(const RunConfig& config)
-{
-  EndpointRequest request;
-  request.role = config.role;
-  request.id = config.id;
-  request.queue_length_bytes = config.queue_length;
-  request.message_size = wire::header_size + config.payload_size;
-  request.header_bytes = wire::header_size;
-  request.subscribers = config.subscribers;
-  request.qos = config.qos;
-  return request;
-}
-
 } // namespace
 
 TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
@@ -169,6 +154,19 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   TransportPlan plan = chosen.plan(request);
   config.transport_name = chosen.name;
   return plan;
+}
+
+EndpointRequest endpoint_request(const RunConfig& config)
+{
+  EndpointRequest request;
+  request.role = config.role;
+  request.id = config.id;
+  request.queue_length_bytes = config.queue_length;
+  request.message_size = wire::header_size + config.payload_size;
+  request.header_bytes = wire::header_size;
+  request.subscribers = config.subscribers;
+  request.qos = config.qos;
+  return request;
 }
 
 } // namespace netprof::cli

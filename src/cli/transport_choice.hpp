@@ -17,4 +17,8 @@ namespace netprof::cli {
 TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
                              const std::vector<OptionGroup>& core, RunConfig& config);
 
+// What the core knows of the endpoints this command line opens, as far as the command line
+// knows it (the roles set their largest control message when they open).
+EndpointRequest endpoint_request(const RunConfig& config);
+
 } // namespace netprof::cli

@@ -1,3 +1,5 @@
+#include "json_sections.hpp"
+
 #include <netprof/report.hpp>
 
 #include <cmath>
@@ -12,14 +14,9 @@ namespace netprof {
 
 namespace {
 
+using json_sections::finite;
+using json_sections::usage_json;
 using nlohmann::json;
-
-// nlohmann::json would write NaN and infinity as null, silently turning a number field into
-// something else; 0 keeps the type and only happens when there was nothing to measure.
-double finite(double value)
-{
-  return std::isfinite(value) ? value : 0.0;
-}
 
 // `halve` gives one-way figures (RTT/2) as doubles so odd round trips keep their half ns;
 // round trips stay integers, as measured. count is a count either way.
@@ -57,142 +54,6 @@ json cross_clock_json(const std::optional<CrossClockLatency>& latency)
       {"backward_ns", latency_json(latency->backward, false)},
       {"out_of_range", latency->out_of_range},
   };
-}
-
-json host_json(const HostFacts& host)
-{
-  return json{
-      {"hostname", host.hostname},
-      {"kernel", host.kernel},
-      {"cpu_model", host.cpu_model},
-      {"cores", host.cores},
-      {"clock_source", host.clock_source},
-      {"cpu_governor", host.cpu_governor},
-      {"net_core",
-       {
-           {"rmem_default", host.rmem_default},
-           {"rmem_max", host.rmem_max},
-           {"wmem_default", host.wmem_default},
-           {"wmem_max", host.wmem_max},
-       }},
-  };
-}
-
-json scheduler_json(const std::optional<SchedulerLoad>& load)
-{
-  if (!load) {
-    return nullptr;
-  }
-  return json{
-      {"seconds", finite(load->seconds)},
-      {"involuntary_switches", load->involuntary_switches},
-      {"run_queue_wait_seconds", finite(load->run_queue_wait_seconds)},
-      {"runnable_threads", load->runnable_threads},
-      {"cores_given", load->cores_given},
-      {"online_cores", load->online_cores},
-  };
-}
-
-json settings_json(const RunConfig& config)
-{
-  json settings{
-      {"role", to_string(config.role)},
-      {"id", config.id},
-      {"transport", config.transport_name},
-      {"mode", to_string(config.mode)},
-      {"payload_size", config.payload_size},
-      {"num_vars", config.num_vars},
-      {"test_seconds", finite(config.test_seconds)},
-      {"count", nullptr},
-      {"send_hz", finite(config.send_hz)},
-      {"probe_hz", finite(config.probe_hz)},
-      {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
-      {"warmup_seconds", finite(config.warmup_seconds)},
-      {"warmup_count", nullptr},
-      {"subscribers_expected", config.subscribers},
-      {"wait_seconds", finite(config.wait_seconds)},
-      {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
-      {"wait_strategy", to_string(config.wait_strategy)},
-      {"pace", to_string(config.pace)},
-      {"echo", to_string(config.echo)},
-      {"cpus", config.cpus},
-      {"format", to_string(config.report_format)},
-      {"queue_length", config.queue_length},
-      {"max_loss_percent", nullptr},
-      {"local_pair", nullptr},
-      {"nice", nullptr},
-      {"rt_priority", nullptr},
-      {"drop_percent", finite(config.drop_percent)},
-      {"drop_seed", config.drop_seed},
-      {"interval_seconds", nullptr},
-  };
-  if (config.interval_seconds) {
-    settings["interval_seconds"] = finite(*config.interval_seconds);
-  }
-  if (config.nice) {
-    settings["nice"] = *config.nice;
-  }
-  if (config.rt_priority) {
-    settings["rt_priority"] = *config.rt_priority;
-  }
-  if (config.count) {
-    settings["count"] = *config.count;
-  }
-  if (config.warmup_count) {
-    settings["warmup_count"] = *config.warmup_count;
-  }
-  if (config.max_loss_percent && std::isfinite(*config.max_loss_percent)) {
-    settings["max_loss_percent"] = *config.max_loss_percent;
-  }
-  if (config.pair_layout != PairLayout::none) {
-    settings["local_pair"] = to_string(config.pair_layout);
-  }
-  return settings;
-}
-
-// Null where the user asked nothing, so a script tells a default from a request.
-json qos_json(const EffectiveQos& qos)
-{
-  const QosRequest& asked = qos.requested;
-  return json{
-      {"reliability", to_string(qos.reliability)},
-      {"history", to_string(qos.history)},
-      {"depth", qos.depth ? json(*qos.depth) : json(nullptr)},
-      {"set_by", to_string(qos.set_by)},
-      {"meaning", qos.meaning},
-      {"requested",
-       {
-           {"reliability", asked.reliability ? json(to_string(*asked.reliability)) : json(nullptr)},
-           {"history", asked.history ? json(to_string(*asked.history)) : json(nullptr)},
-       }},
-  };
-}
-
-json endpoint_json(const EndpointFacts& endpoint)
-{
-  json facts{
-      {"transport", endpoint.transport},
-      {"local_addresses", endpoint.local_addresses},
-      {"peer_addresses", endpoint.peer_addresses},
-      {"max_message_size", endpoint.max_message_size},
-      {"buffer",
-       {
-           {"requested", endpoint.requested_buffer_bytes},
-           {"granted_send", endpoint.granted_send_buffer_bytes},
-           {"granted_receive", endpoint.granted_receive_buffer_bytes},
-       }},
-      {"capabilities",
-       {
-           {"addresses_peers_one_by_one", endpoint.capabilities.addresses_peers_one_by_one},
-           {"shared_medium", endpoint.capabilities.shared_medium},
-           {"lends_announced_payload", endpoint.capabilities.lends_announced_payload},
-       }},
-      {"qos", qos_json(endpoint.qos)},
-      {"notes", endpoint.notes},
-  };
-  if (endpoint.discovery_seconds)
-    facts["discovery_seconds"] = *endpoint.discovery_seconds;
-  return facts;
 }
 
 json result_json(const RunReport& report)
@@ -252,18 +113,6 @@ json intervals_json(const std::vector<IntervalFigures>& intervals, Role role)
     out.push_back(std::move(entry));
   }
   return out;
-}
-
-json usage_json(const std::optional<wire::ProcessUsage>& usage)
-{
-  if (!usage) {
-    return nullptr;
-  }
-  return json{
-      {"cpu_user_seconds", static_cast<double>(usage->user_cpu_ns) / 1e9},
-      {"cpu_system_seconds", static_cast<double>(usage->system_cpu_ns) / 1e9},
-      {"peak_rss_bytes", usage->peak_rss_bytes},
-  };
 }
 
 json subscriber_json(const SubscriberResult& sub)
@@ -389,9 +238,9 @@ nlohmann::json report_to_json(const RunReport& report)
            {"commit", report.commit},
        }},
       {"command_line", report.config.command_line},
-      {"host", host_json(report.host)},
-      {"settings", settings_json(report.config)},
-      {"endpoint", endpoint_json(report.endpoint)},
+      {"host", json_sections::host_json(report.host)},
+      {"settings", json_sections::settings_json(report.config)},
+      {"endpoint", json_sections::endpoint_json(report.endpoint)},
       {"run_id", format_run_id(report.run_id)},
       {"result", result_json(report)},
       {"rejected", report.rejected},
@@ -400,7 +249,7 @@ nlohmann::json report_to_json(const RunReport& report)
        {
            {"process", usage_json(report.usage)},
            {"steal_percent", report.steal_percent ? json(*report.steal_percent) : json(nullptr)},
-           {"scheduler", scheduler_json(report.scheduler)},
+           {"scheduler", json_sections::scheduler_json(report.scheduler)},
        }},
   };
 

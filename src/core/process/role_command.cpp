@@ -12,6 +12,7 @@
 #include "core/scheduling/scheduling_priority.hpp"
 #include "core/scheduling/timer_slack.hpp"
 
+#include "cli/transport_choice.hpp"
 #include "cli/version.hpp"
 
 #include <netprof/errors.hpp>
@@ -123,17 +124,11 @@ RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag&
                                         : run_subscriber(config, endpoint, stop, live);
 }
 
+// The command line's request, and what only the roles know: their largest control message.
 EndpointRequest endpoint_request(const RunConfig& config)
 {
-  EndpointRequest request;
-  request.role = config.role;
-  request.id = config.id;
-  request.queue_length_bytes = config.queue_length;
-  request.message_size = wire::header_size + config.payload_size;
-  request.header_bytes = wire::header_size;
+  EndpointRequest request = cli::endpoint_request(config);
   request.largest_control_message = largest_control_message(config);
-  request.subscribers = config.subscribers;
-  request.qos = config.qos;
   return request;
 }
 

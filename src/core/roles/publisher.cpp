@@ -5,9 +5,9 @@
 #include "core/protocol/address_proof.hpp"
 #include "core/protocol/control_sender.hpp"
 #include "core/protocol/counter_plausibility.hpp"
-#include "core/protocol/message_opening.hpp"
 #include "core/protocol/run_description.hpp"
 #include "core/roles/membership.hpp"
+#include "core/roles/opening_sink.hpp"
 #include "core/roles/result_collection.hpp"
 #include "core/roles/send_loop.hpp"
 #include "core/roles/verdict.hpp"
@@ -48,12 +48,11 @@ struct Reply {
 // (the send loop), end and collect the final counters (result collection). This class routes
 // the back channel to those pieces, carries out their decisions on the endpoint, and hands
 // the facts to the verdict.
-class Publisher final : public MessageSink {
+class Publisher final : public OpeningSink<Publisher> {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : m_config(config), m_endpoint(endpoint), m_stop(stop), m_live(live),
-        m_run_id(random_nonzero_u64()), m_authentication(config.shared_secret),
-        m_opener(m_authentication, MessageOpener::Reader::publisher),
+      : OpeningSink(config.shared_secret, MessageOpener::Reader::publisher), m_config(config),
+        m_endpoint(endpoint), m_stop(stop), m_live(live), m_run_id(random_nonzero_u64()),
         m_waiter(endpoint, *this, config.wait_strategy, stop),
         m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
         m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
@@ -68,7 +67,8 @@ public:
   }
 
   RoleResult run();
-  void on_message(const Delivery& delivery) noexcept override;
+  void on_opened(const OpenedMessage& opened, const Delivery& delivery,
+                 Clock::time_point arrived) noexcept;
 
 private:
   bool wait_for_subscribers();
@@ -87,8 +87,6 @@ private:
   LiveCounters& m_live;
   const std::uint64_t m_run_id; // 0 means "no run yet" in a subscriber's hello
   const AddressProof m_proof;
-  const ControlAuthentication m_authentication;
-  const MessageOpener m_opener;
   Waiter m_waiter;
   ControlSender m_control;
   Membership m_members;
@@ -97,8 +95,6 @@ private:
   ResultCollection m_collection;
   std::unique_ptr<IntervalMeter> m_intervals; // --interval
   std::vector<IntervalFigures> m_interval_figures;
-  Refusals m_refused;
-  ForeignRuns m_foreign; // messages of another run, among the rejected
   std::uint64_t m_challenges = 0;
   // The payload of a full echo of this run's probes; never matched under --echo record.
   const std::size_t m_full_echo_payload = m_config.echo == EchoSize::full
@@ -110,22 +106,9 @@ private:
 
 } // namespace
 
-RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                         LiveCounters& live)
+void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
+                          Clock::time_point arrived) noexcept
 {
-  return Publisher(config, endpoint, stop, live).run();
-}
-
-void Publisher::on_message(const Delivery& delivery) noexcept
-{
-  // Before anything else: an echo's round trip ends when it arrives, not once it is decoded.
-  const auto arrived = Clock::now();
-  OpenedMessage opened;
-  const Opening opening = m_opener.open(delivery.bytes, opened);
-  if (opening != Opening::readable) {
-    m_refused.count(opening);
-    return;
-  }
   const wire::Header& header = opened.header;
   if (of_another_run(header, m_run_id)) {
     // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
@@ -276,6 +259,12 @@ bool Publisher::wait_for_subscribers()
     }
   }
   return arrived();
+}
+
+RoleResult run_publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                         LiveCounters& live)
+{
+  return Publisher(config, endpoint, stop, live).run();
 }
 
 RoleResult Publisher::run()

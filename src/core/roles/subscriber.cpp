@@ -2,13 +2,12 @@
 
 #include "core/measuring/drop_injection.hpp"
 #include "core/measuring/interval_reporter.hpp"
-#include "core/protocol/control_authentication.hpp"
-#include "core/protocol/message_opening.hpp"
 #include "core/protocol/outgoing_message.hpp"
 #include "core/protocol/run_description.hpp"
 #include "core/roles/echo_responder.hpp"
 #include "core/roles/final_exchange.hpp"
 #include "core/roles/joining.hpp"
+#include "core/roles/opening_sink.hpp"
 #include "core/roles/role_settings.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
@@ -48,13 +47,12 @@ LivePhase live_phase(const SubscriberRun& run) noexcept
 // END with its counters (FinalExchange), then hand the facts to the verdict. This class routes
 // each message to those pieces and carries out their decisions on the endpoint; when to give
 // up is SubscriberDeadlines'.
-class Subscriber final : public MessageSink {
+class Subscriber final : public OpeningSink<Subscriber> {
 public:
   Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : m_report_config(config), m_settings(subscriber_settings(config)), m_endpoint(endpoint),
-        m_stop(stop), m_live(live), m_authentication(m_settings.shared_secret),
-        m_opener(m_authentication, MessageOpener::Reader::subscriber),
-        m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
+      : OpeningSink(config.shared_secret, MessageOpener::Reader::subscriber),
+        m_report_config(config), m_settings(subscriber_settings(config)), m_endpoint(endpoint),
+        m_stop(stop), m_live(live), m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
         m_echoes(m_settings.payload_size, endpoint.facts().max_message_size),
         m_hello(m_authentication.tag_room()), m_final(m_authentication), m_joining(m_settings.id),
         m_deadlines(m_settings, Clock::now()),
@@ -65,7 +63,8 @@ public:
   }
 
   RoleResult run();
-  void on_message(const Delivery& delivery) noexcept override;
+  void on_opened(const OpenedMessage& opened, const Delivery& delivery,
+                 Clock::time_point arrived) noexcept;
 
 private:
   bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
@@ -91,8 +90,6 @@ private:
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
-  const ControlAuthentication m_authentication;
-  const MessageOpener m_opener;
   Waiter m_waiter;
   EchoResponder m_echoes;
   OutgoingMessage m_hello;
@@ -105,28 +102,13 @@ private:
   DropInjection m_drops;
   std::unique_ptr<IntervalMeter> m_intervals; // --interval
   std::vector<IntervalFigures> m_interval_figures;
-  Refusals m_refused;
-  ForeignRuns m_foreign; // messages of another run, among the rejected
 };
 
 } // namespace
 
-RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                          LiveCounters& live)
+void Subscriber::on_opened(const OpenedMessage& opened, const Delivery& delivery,
+                           Clock::time_point arrived) noexcept
 {
-  return Subscriber(config, endpoint, stop, live).run();
-}
-
-void Subscriber::on_message(const Delivery& delivery) noexcept
-{
-  // A probe's arrival (NTP's t2) is stamped before anything else, like the publisher's t4.
-  const auto arrived = Clock::now();
-  OpenedMessage opened;
-  const Opening opening = m_opener.open(delivery.bytes, opened);
-  if (opening != Opening::readable) {
-    m_refused.count(opening);
-    return;
-  }
   const wire::Header& header = opened.header;
   if (header.kind == wire::MessageKind::challenge) {
     on_challenge(header, delivery.sender);
@@ -295,6 +277,12 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
                                    measure_process_usage(m_settings.pair_layout), flags,
                                    Clock::now()));
   m_endpoint.flush();
+}
+
+RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                          LiveCounters& live)
+{
+  return Subscriber(config, endpoint, stop, live).run();
 }
 
 RoleResult Subscriber::run()
