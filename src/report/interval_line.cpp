@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 // --interval's line, one per interval, as iperf3 -i prints: when, how much, what was lost or
 // pushed back, and the interval's latency. docs/reading-the-report.md, "Intervals".
@@ -10,12 +11,22 @@ namespace netprof {
 
 namespace {
 
+// Hundredths, as iperf3 prints; a last remainder a few milliseconds long that still holds
+// messages gets as many digits as show it is not empty ("[ 1.000- 1.003 s]", not
+// "[ 1.00- 1.00 s]"), up to microseconds.
 std::string span_of(const IntervalFigures& interval)
 {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "[%7.2f-%7.2f s]", interval.start_seconds,
-                interval.end_seconds);
-  return buffer;
+  char start[32];
+  char end[32];
+  int digits = 2;
+  for (;; ++digits) {
+    std::snprintf(start, sizeof start, "%7.*f", digits, interval.start_seconds);
+    std::snprintf(end, sizeof end, "%7.*f", digits, interval.end_seconds);
+    if (digits == 6 || std::string_view(start) != std::string_view(end) ||
+        interval.start_seconds == interval.end_seconds)
+      break;
+  }
+  return std::string("[") + start + "-" + end + " s]";
 }
 
 std::string latency_of(const IntervalFigures& interval, const char* name)

@@ -43,6 +43,20 @@ TEST(IntervalLine, SubscriberGivesReceivedLostAndItsOneHostLatency)
             "21.3 us p99 48.0 us");
 }
 
+TEST(IntervalLine, AShortLastRemainderShowsItIsNotEmpty)
+{
+  IntervalFigures interval;
+  interval.start_seconds = 1.0;
+  interval.end_seconds = 1.0031;
+  interval.messages = 2;
+  interval.payload_bytes = 128;
+
+  EXPECT_EQ(format_interval_line(interval, Role::subscriber).substr(0, 19), "[  1.000-  1.003 s]");
+  interval.end_seconds = 1.000002;
+  EXPECT_EQ(format_interval_line(interval, Role::subscriber).substr(0, 25),
+            "[1.000000-1.000002 s]  re");
+}
+
 TEST(IntervalLine, NoSampleNoLatency)
 {
   IntervalFigures interval = sample_interval();
