@@ -259,4 +259,14 @@ IpcBindCheck prepare_ipc_bind(const Address& address)
               .removed_stale};
 }
 
+void check_no_curve_over_inproc(bool curve_given, const std::vector<Address>& addresses)
+{
+  const bool inproc = std::any_of(addresses.begin(), addresses.end(),
+                                  [](const Address& a) { return a.scheme == Scheme::inproc; });
+  if (inproc && curve_given) {
+    throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
+                     "(its messages never leave this process): drop --zmq-curve");
+  }
+}
+
 } // namespace netprof::zeromq
