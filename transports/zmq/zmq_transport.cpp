@@ -6,6 +6,8 @@
 #include "zmq_limits.hpp"
 #include "zmq_local_pair.hpp"
 
+#include "common/address_plan.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <algorithm>
@@ -245,24 +247,21 @@ std::unique_ptr<Endpoint> open_zmq(const ZmqOptions& options, const ZmqAddresses
 TransportPlan plan_zmq(const PlanRequest& request)
 {
   const ZmqOptions options = parse_options(request);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = zeromq::local_pair_plan({.endpoints = options.endpoints,
-                                               .io_threads = options.io_threads,
-                                               .inproc = options.inproc,
-                                               .curve_given = options.curve_given,
-                                               .subscribers = request.pair_subscribers});
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const ZmqAddresses addresses = parse_addresses(options, request.single_role());
-  plan.addresses = options.endpoints;
-  plan.opener = [options, addresses](const EndpointRequest& endpoint) {
-    return open_zmq(options, addresses, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); },
+      [&] {
+        return zeromq::local_pair_plan({.endpoints = options.endpoints,
+                                        .io_threads = options.io_threads,
+                                        .inproc = options.inproc,
+                                        .curve_given = options.curve_given,
+                                        .subscribers = request.pair_subscribers});
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        const ZmqAddresses addresses = parse_addresses(options, request.single_role());
+        return {options.endpoints, [options, addresses](const EndpointRequest& endpoint) {
+                  return open_zmq(options, addresses, endpoint);
+                }};
+      });
 }
 
 } // namespace
