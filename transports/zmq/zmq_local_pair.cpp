@@ -44,8 +44,7 @@ Address same_kind(const Address& publisher, const std::string& role)
     return parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);
   }
   const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
-  return parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*",
-                               Use::bind);
+  return parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*", Use::bind);
 }
 
 // Each process's own endpoint, the publisher's first, ports and paths maybe still open: the
@@ -73,7 +72,7 @@ std::vector<Address> wanted_endpoints(const LocalPairRequest& request)
 }
 
 // The bound endpoints with every port or path left open made definite, so that the
-// request.subscribers can connect to the publisher's. Free ports on one host are picked together, so
+// subscribers can connect to the publisher's. Free ports on one host are picked together, so
 // they differ from each other and from any port given.
 std::vector<std::string> concrete(const std::vector<Address>& pair)
 {
@@ -113,8 +112,7 @@ LocalPairPlan local_pair_plan(const LocalPairRequest& request)
   // them (picking ports takes descriptors too). Each child checks again with its queues.
   check_resource_limits({request.io_threads, request.subscribers, 0});
   const std::vector<std::string> bound = concrete(wanted_endpoints(request));
-  const std::string publisher =
-      connect_form(parse_address(bound[0], Use::bind, request.inproc));
+  const std::string publisher = connect_form(parse_address(bound[0], Use::bind, request.inproc));
   LocalPairPlan arguments{{"--zmq", bound[0]}, {}, {}};
   for (std::size_t i = 1; i < bound.size(); ++i) {
     arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
