@@ -102,6 +102,23 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     // pair0 keeps one peer by itself; push0 would deal the data out among several.
     m_data->accept_at_most(1);
   }
+  const bool removed_stale = listen_or_dial();
+  m_sender = m_publisher || !m_back ? m_data.get() : m_back.get();
+  m_receiver = m_publisher && m_back ? m_back.get() : m_data.get();
+  const int got = nng_socket_get_int(m_receiver->handle(), NNG_OPT_RECVFD, &m_receive_fd);
+  if (got != 0) {
+    throw TransportError(std::string("cannot get the NNG socket's receive descriptor: ") +
+                         nng_strerror(got));
+  }
+  if (const int allocated = nng_aio_alloc(&m_aio, nullptr, nullptr); allocated != 0) {
+    throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
+  }
+
+  note_setup(protocols.data, protocols.back, removed_stale);
+}
+
+bool NngEndpoint::listen_or_dial()
+{
   bool removed_stale = false;
   if (m_publisher) {
     removed_stale = m_data->listen(m_data_address);
@@ -115,23 +132,17 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
       m_back->dial(m_back_address);
     }
   }
-  m_sender = m_publisher || !m_back ? m_data.get() : m_back.get();
-  m_receiver = m_publisher && m_back ? m_back.get() : m_data.get();
-  const int got = nng_socket_get_int(m_receiver->handle(), NNG_OPT_RECVFD, &m_receive_fd);
-  if (got != 0) {
-    throw TransportError(std::string("cannot get the NNG socket's receive descriptor: ") +
-                         nng_strerror(got));
-  }
-  if (const int allocated = nng_aio_alloc(&m_aio, nullptr, nullptr); allocated != 0) {
-    throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
-  }
+  return removed_stale;
+}
 
-  const std::string back_channel = m_back ? std::string(protocol_name(protocols.back)) +
+void NngEndpoint::note_setup(Protocol data, Protocol back, bool removed_stale)
+{
+  const std::string back_channel = m_back ? std::string(protocol_name(back)) +
                                                 (m_publisher ? " <- push0" : " -> pull0") + " at " +
                                                 m_back_address.url
                                           : "the same pair0 connection";
   m_notes.push_back(std::string("NNG ") + nng_version() + ", --nng-pattern " +
-                    pattern_name(m_pattern) + ": data over " + protocol_name(protocols.data) +
+                    pattern_name(m_pattern) + ": data over " + protocol_name(data) +
                     ", back channel over " + back_channel);
   m_notes.push_back("reads messages of at most " + std::to_string(m_receive_limit) +
                     " B (NNG_OPT_RECVMAXSZ; a larger one closes its connection); queues of " +

@@ -67,6 +67,10 @@ public:
   EndpointFacts facts() const override;
 
 private:
+  // Listens (publisher) or dials (subscriber) on each socket; true if a stale ipc socket file was
+  // removed on the way.
+  bool listen_or_dial();
+  void note_setup(Protocol data, Protocol back, bool removed_stale);
   // Hands at most `most` waiting messages to the sink, without waiting; -1 on a socket error.
   int drain(MessageSink& sink, int most) noexcept;
   // One message through the endpoint's own aio, waiting up to `wait` (NNG_DURATION_ZERO: only

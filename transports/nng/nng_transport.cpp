@@ -3,6 +3,7 @@
 #include "nng_address.hpp"
 #include "nng_endpoint.hpp"
 
+#include "common/address_plan.hpp"
 #include "common/socket_file.hpp"
 
 #include <netprof/errors.hpp>
@@ -179,24 +180,19 @@ TransportPlan plan_nng(const PlanRequest& request)
   std::optional<std::string> given = request.values.text(nng_options()["nng"]);
   if (given && given->empty())
     given.reset();
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return nng_qos(chosen, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = local_pair_plan(given, chosen, request.pair_subscribers);
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const Role role = request.single_role();
-  if (role == Role::publisher) {
-    check_one_subscriber(chosen, subscribers_given(request.values).value_or(1));
-  }
-  const NngAddress data = parse_address(given, chosen, role);
-  plan.addresses = {data.url};
-  plan.opener = [data, chosen](const EndpointRequest& endpoint) {
-    return open_nng(data, chosen, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return nng_qos(chosen, endpoint); },
+      [&] { return local_pair_plan(given, chosen, request.pair_subscribers); },
+      [&]() -> transport_common::SingleRolePlan {
+        const Role role = request.single_role();
+        if (role == Role::publisher) {
+          check_one_subscriber(chosen, subscribers_given(request.values).value_or(1));
+        }
+        const NngAddress data = parse_address(given, chosen, role);
+        return {{data.url}, [data, chosen](const EndpointRequest& endpoint) {
+                  return open_nng(data, chosen, endpoint);
+                }};
+      });
 }
 
 } // namespace

@@ -71,6 +71,13 @@ struct alignas(cache_line) SlotLine {
 
 static_assert(sizeof(SegmentHeader) == 2 * cache_line);
 
+// Ours, and of this layout version: what any other field says is worth reading.
+inline bool header_matches(const SegmentHeader& header) noexcept
+{
+  return header.magic == segment_magic && header.version == segment_version &&
+         header.header_bytes == sizeof(SegmentHeader);
+}
+
 // Where each part lives for given sizes; the creator writes these numbers into the header and
 // an attaching process recomputes them to validate what it mapped.
 struct SegmentLayout {

@@ -107,6 +107,11 @@ public:
 private:
   bool attached() const noexcept { return m_segment.has_value(); }
   bool try_attach() noexcept;
+  // Takes a free subscriber slot of `segment` and signs it with our PID and id; none if all
+  // are taken.
+  std::optional<std::size_t> claim_slot(Segment& segment) noexcept;
+  // keep_last delivers copies: the buffer for them, allocated before any data can flow.
+  bool reserve_copy_buffer(const RingView& ring) noexcept;
   // The segment was refused or truncated: detached for good, and the core is to end the run.
   bool gave_up() noexcept;
   // Leaves the segment; `keep_slot_bits` when the publisher already took our slot back.

@@ -31,6 +31,17 @@ std::uint64_t cheap_salt(std::uint64_t session) noexcept
   return (now ^ (static_cast<std::uint64_t>(getpid()) << 32) ^ session) * 0x9e3779b97f4a7c15ull;
 }
 
+// Attaches `reader` to the slot `index` it now owns.
+bool attach_reader(const RingView& ring, RingReader& reader, std::size_t index) noexcept
+{
+  if (reader.attach())
+    return true;
+  // A cursor left active by a subscriber that died before the publisher could reap it;
+  // the slot bit is ours now, so the cursor is too.
+  ring.drop_reader(index);
+  return reader.attach();
+}
+
 } // namespace
 
 SubscriberEndpoint::SubscriberEndpoint(EndpointSettings settings, std::uint32_t id)
@@ -44,6 +55,46 @@ SubscriberEndpoint::SubscriberEndpoint(EndpointSettings settings, std::uint32_t 
 SubscriberEndpoint::~SubscriberEndpoint()
 {
   detach();
+}
+
+std::optional<std::size_t> SubscriberEndpoint::claim_slot(Segment& segment) noexcept
+{
+  SlotTable& table = segment.table();
+  const std::size_t slots = segment.layout().slots;
+  const std::uint64_t usable = slots >= 64 ? ~std::uint64_t{0} : slot_bit(slots) - 1;
+  std::uint64_t claimed = shared(table.claimed).load(std::memory_order_acquire);
+  for (;;) {
+    const std::uint64_t free = ~claimed & usable;
+    if (free == 0) {
+      if (!m_reported_full) {
+        // Once, not per retry; the run then ends as "no publisher heard" after --wait.
+        m_reported_full = true;
+        std::cerr << "netprof: shared-memory segment " << m_path << " has no free subscriber slot ("
+                  << slots << " in use); retrying\n";
+      }
+      return std::nullopt;
+    }
+    const auto index = static_cast<std::size_t>(std::countr_zero(free));
+    if (shared(table.claimed)
+            .compare_exchange_weak(claimed, claimed | slot_bit(index), std::memory_order_acq_rel)) {
+      SlotLine& slot = segment.slot(index);
+      shared(slot.pid).store(getpid(), std::memory_order_relaxed);
+      shared(slot.subscriber_id).store(m_id, std::memory_order_relaxed);
+      return index;
+    }
+  }
+}
+
+bool SubscriberEndpoint::reserve_copy_buffer(const RingView& ring) noexcept
+{
+  if (ring.history() != History::keep_last)
+    return true;
+  const std::size_t words = (ring.max_message_size() + 7) / 8;
+  if (m_copy_words < words) {
+    m_copy.reset(new (std::nothrow) std::uint64_t[words]); // before any data can flow
+    m_copy_words = m_copy ? words : 0;
+  }
+  return m_copy_words >= words;
 }
 
 bool SubscriberEndpoint::try_attach() noexcept
@@ -60,31 +111,12 @@ bool SubscriberEndpoint::try_attach() noexcept
   if (!ring)
     return false;
 
+  const std::optional<std::size_t> claimed_slot = claim_slot(*segment);
+  if (!claimed_slot)
+    return false;
+  const std::size_t index = *claimed_slot;
   SlotTable& table = segment->table();
-  const std::size_t slots = segment->layout().slots;
-  const std::uint64_t usable = slots >= 64 ? ~std::uint64_t{0} : slot_bit(slots) - 1;
-  std::uint64_t claimed = shared(table.claimed).load(std::memory_order_acquire);
-  std::size_t index = 0;
-  for (;;) {
-    const std::uint64_t free = ~claimed & usable;
-    if (free == 0) {
-      if (!m_reported_full) {
-        // Once, not per retry; the run then ends as "no publisher heard" after --wait.
-        m_reported_full = true;
-        std::cerr << "netprof: shared-memory segment " << m_path << " has no free subscriber slot ("
-                  << slots << " in use); retrying\n";
-      }
-      return false;
-    }
-    index = static_cast<std::size_t>(std::countr_zero(free));
-    if (shared(table.claimed)
-            .compare_exchange_weak(claimed, claimed | slot_bit(index), std::memory_order_acq_rel))
-      break;
-  }
-
   SlotLine& slot = segment->slot(index);
-  shared(slot.pid).store(getpid(), std::memory_order_relaxed);
-  shared(slot.subscriber_id).store(m_id, std::memory_order_relaxed);
   const std::uint64_t session = shared(slot.session).fetch_add(1, std::memory_order_acq_rel) + 1;
   const auto release_slot = [&] {
     shared(slot.pid).store(0, std::memory_order_relaxed);
@@ -96,30 +128,14 @@ bool SubscriberEndpoint::try_attach() noexcept
   const std::span<std::byte> back_memory = segment->back_ring_memory(index);
   const auto back = RingView::format(back_memory, segment->layout().back_capacity, 1,
                                      History::keep_all, cheap_salt(session), true);
-  if (!back) {
+  if (!back || !reserve_copy_buffer(*ring)) {
     release_slot();
     return false;
   }
-  if (ring->history() == History::keep_last) {
-    const std::size_t words = (ring->max_message_size() + 7) / 8;
-    if (m_copy_words < words) {
-      m_copy.reset(new (std::nothrow) std::uint64_t[words]); // before any data can flow
-      m_copy_words = m_copy ? words : 0;
-      if (!m_copy) {
-        release_slot();
-        return false;
-      }
-    }
-  }
   RingReader reader(*ring, index, std::span<std::uint64_t>(m_copy.get(), m_copy_words));
-  if (!reader.attach()) {
-    // A cursor left active by a subscriber that died before the publisher could reap it;
-    // the slot bit is ours now, so the cursor is too.
-    ring->drop_reader(index);
-    if (!reader.attach()) {
-      release_slot();
-      return false;
-    }
+  if (!attach_reader(*ring, reader, index)) {
+    release_slot();
+    return false;
   }
   shared(table.ready).fetch_or(slot_bit(index), std::memory_order_acq_rel);
   shared(table.changes).fetch_add(1, std::memory_order_acq_rel);

@@ -2,6 +2,7 @@
 
 #include "tcp_sockets.hpp"
 
+#include "common/address_plan.hpp"
 #include "common/free_ports.hpp"
 #include "common/host_name.hpp"
 #include "common/ipv4_address.hpp"
@@ -168,19 +169,15 @@ TransportPlan plan_tcp(const PlanRequest& request)
 {
   const bool nodelay = no_delay(request.values);
   const std::vector<std::string> given = addresses_given(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request, tcp_qos);
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const TcpAddresses addresses = parse_addresses(given, request.single_role());
-  plan.addresses = {transport_common::to_string(addresses.publisher)};
-  plan.opener = [addresses, nodelay](const EndpointRequest& endpoint) {
-    return open_tcp(addresses, nodelay, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, tcp_qos, [&] { return local_pair_plan(given, request.pair_subscribers); },
+      [&]() -> transport_common::SingleRolePlan {
+        const TcpAddresses addresses = parse_addresses(given, request.single_role());
+        return {{transport_common::to_string(addresses.publisher)},
+                [addresses, nodelay](const EndpointRequest& endpoint) {
+                  return open_tcp(addresses, nodelay, endpoint);
+                }};
+      });
 }
 
 } // namespace

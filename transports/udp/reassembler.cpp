@@ -62,22 +62,9 @@ std::optional<ReassembledMessage> Reassembler::accept(std::uint64_t source,
   }
 
   const Key key{source, header.message_id};
-  Slot* slot = find(key);
-  if (slot != nullptr) {
-    if (slot->total != header.total || slot->count != header.count ||
-        slot->fragment_size != fragment.fragment_size) {
-      ++m_counters.inconsistent;
-      return std::nullopt;
-    }
-  } else {
-    if (recently_finished(key)) {
-      ++m_counters.late;
-      return std::nullopt;
-    }
-    slot = start(key, fragment, now);
-    if (slot == nullptr) {
-      return std::nullopt;
-    }
+  Slot* slot = slot_for(key, fragment, now);
+  if (slot == nullptr) {
+    return std::nullopt;
   }
 
   std::uint64_t& word = slot->bitmap[header.index / bits_per_word];
@@ -103,6 +90,28 @@ std::optional<ReassembledMessage> Reassembler::accept(std::uint64_t source,
   ++m_counters.messages;
   return ReassembledMessage{std::span<const std::byte>(slot->buffer.get(), slot->total),
                             slot->count, slot->wire_bytes};
+}
+
+// The slot collecting `key`'s fragments, started now if none is; null (counted) when the
+// fragment does not fit the one there, belongs to a message already done, or finds no room.
+Reassembler::Slot* Reassembler::slot_for(const Key& key, const DecodedFragment& fragment,
+                                         Clock::time_point now) noexcept
+{
+  Slot* slot = find(key);
+  if (slot != nullptr) {
+    const FragmentHeader& header = fragment.header;
+    if (slot->total != header.total || slot->count != header.count ||
+        slot->fragment_size != fragment.fragment_size) {
+      ++m_counters.inconsistent;
+      return nullptr;
+    }
+    return slot;
+  }
+  if (recently_finished(key)) {
+    ++m_counters.late;
+    return nullptr;
+  }
+  return start(key, fragment, now);
 }
 
 void Reassembler::expire(Clock::time_point now) noexcept

@@ -95,6 +95,7 @@ private:
   };
 
   Slot* find(const Key& key) noexcept;
+  Slot* slot_for(const Key& key, const DecodedFragment& fragment, Clock::time_point now) noexcept;
   Slot* start(const Key& key, const DecodedFragment& fragment, Clock::time_point now) noexcept;
   bool grow(Slot& slot, std::size_t size) noexcept;
   void evict(Slot& slot) noexcept;

@@ -22,7 +22,6 @@ bool would_block(int error) noexcept
 // The kernel's limits for one GSO send (UDP_MAX_SEGMENTS, and one IP datagram's worth).
 constexpr std::size_t max_gso_segments = 64;
 constexpr std::size_t max_gso_bytes = max_datagram_size;
-constexpr std::size_t control_size = CMSG_SPACE(sizeof(std::uint16_t));
 
 // What the kernel answers when it cannot segment: no such option (ENOPROTOOPT, EINVAL on old
 // kernels), a device without checksum offload (EIO), a segment beyond the path MTU (EMSGSIZE).
@@ -30,13 +29,6 @@ bool gso_refused(int error) noexcept
 {
   return error == EIO || error == EINVAL || error == ENOPROTOOPT || error == EOPNOTSUPP ||
          error == EMSGSIZE;
-}
-
-void point_at(mmsghdr& header, iovec* iov, std::size_t iov_count) noexcept
-{
-  header.msg_hdr.msg_namelen = sizeof(sockaddr_in);
-  header.msg_hdr.msg_iov = iov;
-  header.msg_hdr.msg_iovlen = iov_count;
 }
 
 } // namespace
@@ -50,36 +42,6 @@ SendResult UdpSender::Progress::result() const noexcept
     return SendResult::back_pressured;
   }
   return failed ? SendResult::failed : SendResult::sent;
-}
-
-UdpSender::UdpSender(int fd, PeerTable& peers, const SenderSettings& settings)
-    : m_fd(fd), m_peers(peers), m_settings(settings), m_next_message_id(settings.first_message_id),
-      m_peer_headers(std::make_unique<mmsghdr[]>(PeerTable::capacity)),
-      m_fragmenter(settings.fragment_size, max_batch),
-      m_fragment_headers(std::make_unique<mmsghdr[]>(max_batch)),
-      m_peer_abandoned(std::make_unique<bool[]>(PeerTable::capacity))
-{
-  for (std::size_t i = 0; i < PeerTable::capacity; ++i) {
-    point_at(m_peer_headers[i], &m_single_iov, 1);
-    m_peer_headers[i].msg_hdr.msg_name = m_peers.address(i);
-  }
-  for (std::size_t i = 0; i < max_batch; ++i) {
-    point_at(m_fragment_headers[i], m_fragmenter.iovecs() + 2 * i, 2);
-  }
-  if (settings.batch > 1) {
-    // Not value-initialised: a slot is written before it is sent, and pages never written are
-    // never committed, so a large fragment size costs address space, not memory.
-    m_batch_slot_size = settings.fragment_size;
-    m_batch_storage =
-        std::make_unique_for_overwrite<std::byte[]>(settings.batch * m_batch_slot_size);
-    m_batch_iovs = std::make_unique<iovec[]>(settings.batch);
-    for (std::size_t i = 0; i < settings.batch; ++i) {
-      m_batch_iovs[i].iov_base = m_batch_storage.get() + i * m_batch_slot_size;
-    }
-    m_run_headers = std::make_unique<mmsghdr[]>(settings.batch);
-    // Value-initialised, so every control buffer starts zeroed as CMSG_* expects.
-    m_run_control = std::make_unique<std::byte[]>(settings.batch * control_size);
-  }
 }
 
 std::size_t UdpSender::build_runs(std::size_t from) noexcept
@@ -107,9 +69,9 @@ std::size_t UdpSender::build_runs(std::size_t from) noexcept
     header.msg_iov = &m_batch_iovs[first];
     header.msg_iovlen = end - first;
     if (end - first > 1) {
-      std::byte* control = m_run_control.get() + runs * control_size;
+      std::byte* control = m_run_control.get() + runs * run_control_size;
       header.msg_control = control;
-      header.msg_controllen = control_size;
+      header.msg_controllen = run_control_size;
       cmsghdr* message = CMSG_FIRSTHDR(&header);
       message->cmsg_level = SOL_UDP;
       message->cmsg_type = UDP_SEGMENT;

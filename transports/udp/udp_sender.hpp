@@ -117,6 +117,8 @@ private:
   std::unique_ptr<iovec[]> m_batch_iovs;
   std::size_t m_queued = 0;
   std::unique_ptr<mmsghdr[]> m_run_headers;
+  // A UDP_SEGMENT control message per run, run_control_size bytes each.
+  static constexpr std::size_t run_control_size = CMSG_SPACE(sizeof(std::uint16_t));
   std::unique_ptr<std::byte[]> m_run_control;
 };
 

@@ -7,6 +7,8 @@
 #include "udp_sockets.hpp"
 #include "udp_tuning.hpp"
 
+#include "common/address_plan.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <string>
@@ -119,22 +121,18 @@ TransportPlan plan_udp(const PlanRequest& request)
 {
   const udp::UdpTuning tuning = udp::parse_tuning(request.values);
   const std::vector<std::string> given = request.values.texts(unicast_options()["udp"]);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [](const EndpointRequest& endpoint) { return udp::datagram_qos(endpoint.qos, "udp"); });
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const UdpAddresses addresses = parse_addresses(given, request.single_role());
-  plan.addresses = given;
-  plan.opener = [addresses, tuning](const EndpointRequest& endpoint) {
-    return std::make_unique<udp::UdpEndpoint>(
-        udp::open_unicast(addresses.own, addresses.peers, endpoint.role), tuning,
-        endpoint.queue_length_bytes);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request,
+      [](const EndpointRequest& endpoint) { return udp::datagram_qos(endpoint.qos, "udp"); },
+      [&] { return local_pair_plan(given, request.pair_subscribers); },
+      [&]() -> transport_common::SingleRolePlan {
+        const UdpAddresses addresses = parse_addresses(given, request.single_role());
+        return {given, [addresses, tuning](const EndpointRequest& endpoint) {
+                  return std::make_unique<udp::UdpEndpoint>(
+                      udp::open_unicast(addresses.own, addresses.peers, endpoint.role), tuning,
+                      endpoint.queue_length_bytes);
+                }};
+      });
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "uds_address.hpp"
 #include "uds_sockets.hpp"
 
+#include "common/address_plan.hpp"
 #include "common/socket_file.hpp"
 #include "stream/stream_endpoint.hpp"
 #include "stream/stream_limits.hpp"
@@ -110,19 +111,14 @@ TransportPlan plan_uds(const PlanRequest& request)
   std::optional<std::string> given = request.values.text(uds_options()["uds"]);
   if (given && given->empty())
     given.reset();
-  TransportPlan plan;
-  plan_qos(plan, request, uds_qos);
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = local_pair_plan(given, request.pair_subscribers);
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const uds::UdsAddress where = parse_address(given);
-  plan.addresses = {where.text};
-  plan.opener = [where, kernel_records](const EndpointRequest& endpoint) {
-    return open_uds(where, kernel_records, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, uds_qos, [&] { return local_pair_plan(given, request.pair_subscribers); },
+      [&]() -> transport_common::SingleRolePlan {
+        const uds::UdsAddress where = parse_address(given);
+        return {{where.text}, [where, kernel_records](const EndpointRequest& endpoint) {
+                  return open_uds(where, kernel_records, endpoint);
+                }};
+      });
 }
 
 } // namespace

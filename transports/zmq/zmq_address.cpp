@@ -60,53 +60,84 @@ bool resolves(const std::string& host, int family, in_addr* first_ipv4)
   return true;
 }
 
-Address parse_tcp(std::string_view value, std::string_view rest, Use use)
-{
-  Address address;
-  address.scheme = Scheme::tcp;
+struct HostPort {
   std::string_view host;
   std::string_view port;
+  bool ipv6 = false;
+};
+
+HostPort split_host_port(std::string_view value, std::string_view rest)
+{
+  HostPort split;
   if (!rest.empty() && rest.front() == '[') {
     const std::size_t close = rest.find(']');
     if (close == std::string_view::npos || close + 1 >= rest.size() || rest[close + 1] != ':') {
       throw_bad_value(value, "expected tcp://[ipv6]:port");
     }
-    host = rest.substr(1, close - 1);
-    port = rest.substr(close + 2);
+    split.host = rest.substr(1, close - 1);
+    split.port = rest.substr(close + 2);
     in6_addr ignored{};
-    if (inet_pton(AF_INET6, std::string(host).c_str(), &ignored) != 1) {
-      throw_bad_value(value, "'" + std::string(host) + "' is not an IPv6 address");
+    if (inet_pton(AF_INET6, std::string(split.host).c_str(), &ignored) != 1) {
+      throw_bad_value(value, "'" + std::string(split.host) + "' is not an IPv6 address");
     }
-    address.ipv6 = true;
+    split.ipv6 = true;
   } else {
     const std::size_t colon = rest.rfind(':');
     if (colon == std::string_view::npos) {
       throw_bad_value(value, "expected tcp://host:port, the port is missing");
     }
-    host = rest.substr(0, colon);
-    port = rest.substr(colon + 1);
-    if (host.find(':') != std::string_view::npos) {
+    split.host = rest.substr(0, colon);
+    split.port = rest.substr(colon + 1);
+    if (split.host.find(':') != std::string_view::npos) {
       throw_bad_value(value, "an IPv6 address needs brackets: tcp://[address]:port");
     }
   }
-  if (host.empty()) {
+  if (split.host.empty()) {
     throw_bad_value(value, "expected tcp://host:port, the host is missing (* binds every "
                            "interface)");
   }
-  if (port.empty()) {
+  if (split.port.empty()) {
     throw_bad_value(value, "expected tcp://host:port, the port is missing");
   }
+  return split;
+}
 
+// Whether `port` leaves the choice to the system (* or 0).
+bool wildcard_port(std::string_view value, std::string_view port)
+{
   if (port == "*") {
-    address.wildcard = true;
-  } else {
-    std::uint32_t number = 0;
-    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
-    if (error != std::errc{} || end != port.data() + port.size() || number > 65535) {
-      throw_bad_value(value, "the port '" + std::string(port) + "' is not a number 0..65535 or *");
-    }
-    address.wildcard = number == 0;
+    return true;
   }
+  std::uint32_t number = 0;
+  const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), number);
+  if (error != std::errc{} || end != port.data() + port.size() || number > 65535) {
+    throw_bad_value(value, "the port '" + std::string(port) + "' is not a number 0..65535 or *");
+  }
+  return number == 0;
+}
+
+void check_ipv4_host(std::string_view value, std::string_view host, Use use)
+{
+  const std::string name(host);
+  if (looks_like_dotted_quad(host)) {
+    in_addr ignored{};
+    if (inet_pton(AF_INET, name.c_str(), &ignored) != 1) {
+      throw_bad_value(value, "'" + name + "' is not an IPv4 address a.b.c.d");
+    }
+  } else if (!is_host_name(host)) {
+    throw_bad_value(value, "'" + name + "' is not a valid host or interface name");
+  } else if (use == Use::connect && !resolves(name, AF_INET, nullptr)) {
+    throw_bad_value(value, "cannot resolve '" + name + "' to an IPv4 address");
+  }
+}
+
+Address parse_tcp(std::string_view value, std::string_view rest, Use use)
+{
+  const auto [host, port, ipv6] = split_host_port(value, rest);
+  Address address;
+  address.scheme = Scheme::tcp;
+  address.ipv6 = ipv6;
+  address.wildcard = wildcard_port(value, port);
   if (address.wildcard && use == Use::connect) {
     throw_bad_value(value, "a peer to connect to needs a real port, not " + std::string(port));
   }
@@ -116,17 +147,7 @@ Address parse_tcp(std::string_view value, std::string_view rest, Use use)
       throw_bad_value(value, "* only binds; a peer to connect to needs its address");
     }
   } else if (!address.ipv6) {
-    const std::string name(host);
-    if (looks_like_dotted_quad(host)) {
-      in_addr ignored{};
-      if (inet_pton(AF_INET, name.c_str(), &ignored) != 1) {
-        throw_bad_value(value, "'" + name + "' is not an IPv4 address a.b.c.d");
-      }
-    } else if (!is_host_name(host)) {
-      throw_bad_value(value, "'" + name + "' is not a valid host or interface name");
-    } else if (use == Use::connect && !resolves(name, AF_INET, nullptr)) {
-      throw_bad_value(value, "cannot resolve '" + name + "' to an IPv4 address");
-    }
+    check_ipv4_host(value, host, use);
   }
 
   address.host = std::string(host);
@@ -236,6 +257,16 @@ IpcBindCheck prepare_ipc_bind(const Address& address)
   const std::string what = "ZeroMQ " + address.text;
   return {transport_common::prepare_socket_file(address.path, {what, SOCK_STREAM, false})
               .removed_stale};
+}
+
+void check_no_curve_over_inproc(bool curve_given, const std::vector<Address>& addresses)
+{
+  const bool inproc = std::any_of(addresses.begin(), addresses.end(),
+                                  [](const Address& a) { return a.scheme == Scheme::inproc; });
+  if (inproc && curve_given) {
+    throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
+                     "(its messages never leave this process): drop --zmq-curve");
+  }
 }
 
 } // namespace netprof::zeromq

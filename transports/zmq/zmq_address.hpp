@@ -50,6 +50,11 @@ inline constexpr std::size_t max_ipc_path = transport_common::max_socket_path;
 // must resolve.
 Address parse_address(std::string_view value, Use use, Inproc inproc = Inproc::refused);
 
+// CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
+// process. Taken with it, --zmq-curve would claim a handshake that never happens.
+// Throws UsageError when `curve_given` and any of `addresses` is inproc://.
+void check_no_curve_over_inproc(bool curve_given, const std::vector<Address>& addresses);
+
 // A free loopback-side TCP port on `host` (an IPv4 address; "*" means 127.0.0.1), found by
 // binding port 0. Closed again before the caller binds it: a small race that a port in use
 // reports clearly. Throws TransportError.

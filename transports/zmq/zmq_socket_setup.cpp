@@ -63,6 +63,31 @@ int bind_privately(void* handle, const Address& own)
   return bound;
 }
 
+// What the high-water mark is, where it came from, and what reaching it does on this side.
+std::string high_water_mark_note(const EndpointSettings& settings, int hwm, bool publisher)
+{
+  std::string basis = settings.history_depth > 0 ? std::string("--history keep-last:") +
+                                                       std::to_string(settings.history_depth)
+                      : settings.queue_length_bytes == 0
+                          ? std::string("ZeroMQ's default, -q 0")
+                          : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
+                                std::to_string(settings.message_bytes) +
+                                " B per message, at least " + std::to_string(min_high_water_mark);
+  std::string hwm_note = "high-water mark " + std::to_string(hwm) +
+                         " messages per peer and direction (" + basis + "): ";
+  if (!publisher) {
+    hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
+                "transport most likely means a full queue";
+  } else if (settings.no_drop) {
+    hwm_note += "at the HWM the publisher waits (--zmq-nodrop, or --reliability reliable) instead "
+                "of dropping";
+  } else {
+    hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
+                "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
+  }
+  return hwm_note;
+}
+
 } // namespace
 
 void ZmqEndpoint::configure(const EndpointSettings& settings)
@@ -104,26 +129,7 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
                     std::to_string(settings.io_threads) + " I/O thread" +
                     (settings.io_threads == 1 ? "" : "s"));
 
-  std::string basis = settings.history_depth > 0 ? std::string("--history keep-last:") +
-                                                       std::to_string(settings.history_depth)
-                      : settings.queue_length_bytes == 0
-                          ? std::string("ZeroMQ's default, -q 0")
-                          : "-q " + std::to_string(settings.queue_length_bytes) + " B / " +
-                                std::to_string(settings.message_bytes) +
-                                " B per message, at least " + std::to_string(min_high_water_mark);
-  std::string hwm_note = "high-water mark " + std::to_string(hwm) +
-                         " messages per peer and direction (" + basis + "): ";
-  if (!m_publisher) {
-    hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
-                "transport most likely means a full queue";
-  } else if (settings.no_drop) {
-    hwm_note += "at the HWM the publisher waits (--zmq-nodrop, or --reliability reliable) instead "
-                "of dropping";
-  } else {
-    hwm_note += "at the HWM the publisher drops silently (ZeroMQ PUB), so loss over this "
-                "reliable transport most likely means the HWM: raise -q or add --zmq-nodrop";
-  }
-  m_notes.push_back(std::move(hwm_note));
+  m_notes.push_back(high_water_mark_note(settings, hwm, m_publisher));
   size_buffers(settings);
 }
 

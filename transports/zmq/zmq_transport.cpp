@@ -4,6 +4,9 @@
 #include "zmq_curve.hpp"
 #include "zmq_endpoint.hpp"
 #include "zmq_limits.hpp"
+#include "zmq_local_pair.hpp"
+
+#include "common/address_plan.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -28,15 +31,6 @@ struct ZmqAddresses {
   Address own;
   std::vector<Address> peers;
 };
-
-// The endpoint a subscriber connects to, for one the publisher binds.
-std::string connect_form(const Address& bound)
-{
-  if (bound.scheme == Scheme::tcp && bound.host == "*") {
-    return "tcp://127.0.0.1:" + bound.port;
-  }
-  return bound.text;
-}
 
 const OptionGroup& zmq_options()
 {
@@ -122,18 +116,6 @@ ZmqOptions parse_options(const PlanRequest& request)
   return options;
 }
 
-// CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
-// process. Taken with it, --zmq-curve would claim a handshake that never happens.
-void check_no_curve_over_inproc(const ZmqOptions& options, const std::vector<Address>& addresses)
-{
-  const bool inproc = std::any_of(addresses.begin(), addresses.end(),
-                                  [](const Address& a) { return a.scheme == Scheme::inproc; });
-  if (inproc && options.curve_given) {
-    throw UsageError("--zmq-curve secures tcp:// and ipc:// connections; inproc:// has none "
-                     "(its messages never leave this process): drop --zmq-curve");
-  }
-}
-
 void check_peers_differ(const std::vector<std::string>& given, const ZmqAddresses& addresses)
 {
   for (std::size_t i = 0; i < addresses.peers.size(); ++i) {
@@ -168,7 +150,7 @@ ZmqAddresses parse_addresses(const ZmqOptions& options, Role role)
   }
   std::vector<Address> all = addresses.peers;
   all.push_back(addresses.own);
-  check_no_curve_over_inproc(options, all);
+  zeromq::check_no_curve_over_inproc(options.curve_given, all);
   check_peers_differ(given, addresses);
   // Subscribers connect to the publisher's endpoint, and none can connect to a port or path
   // left to ZeroMQ: such a publisher would wait out --wait alone. It is fine for a
@@ -262,128 +244,24 @@ std::unique_ptr<Endpoint> open_zmq(const ZmqOptions& options, const ZmqAddresses
   return std::make_unique<zeromq::ZmqEndpoint>(settings);
 }
 
-// "publisher", then "subscriber" (or "subscriber-1", "subscriber-2"... for several): in the
-// names of the ipc paths netprof picks.
-std::string role_name(std::size_t index, std::size_t count)
-{
-  if (index == 0) {
-    return "publisher";
-  }
-  return count == 2 ? "subscriber" : "subscriber-" + std::to_string(index);
-}
-
-// A subscriber's own endpoint when the user gave only the publisher's: the same scheme, a
-// free port on the same host, a fresh ipc path, or the publisher's inproc name with the
-// role's after it.
-Address same_kind(const Address& publisher, const std::string& role)
-{
-  if (publisher.scheme == Scheme::inproc) {
-    return zeromq::parse_address(publisher.text + "-" + role, Use::bind, zeromq::Inproc::allowed);
-  }
-  if (publisher.scheme == Scheme::ipc) {
-    const bool abstract = !publisher.path.empty() && publisher.path.front() == '@';
-    return zeromq::parse_address(abstract ? publisher.text + "-" + role : "ipc://*", Use::bind);
-  }
-  const std::string host = publisher.host == "*" ? "127.0.0.1" : publisher.host;
-  return zeromq::parse_address("tcp://" + (publisher.ipv6 ? "[" + host + "]" : host) + ":*",
-                               Use::bind);
-}
-
-// Each process's own endpoint, the publisher's first, ports and paths maybe still open: the
-// ones given (two only for one subscriber), else tcp on loopback; a subscriber's is of the
-// publisher's kind.
-std::vector<Address> wanted_endpoints(const ZmqOptions& options, std::size_t subscribers)
-{
-  const std::vector<std::string>& given = options.endpoints;
-  if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
-    throw UsageError("the local pair takes at most two --zmq: the publisher's own endpoint, "
-                     "then the subscriber's (or none: tcp on free loopback ports)");
-  }
-  std::vector<Address> wanted;
-  for (const std::string& endpoint : given) {
-    wanted.push_back(zeromq::parse_address(endpoint, Use::bind, options.inproc));
-  }
-  if (wanted.empty()) {
-    wanted.push_back(zeromq::parse_address("tcp://127.0.0.1:*", Use::bind));
-  }
-  check_no_curve_over_inproc(options, wanted);
-  while (wanted.size() < subscribers + 1) {
-    wanted.push_back(same_kind(wanted[0], role_name(wanted.size(), subscribers + 1)));
-  }
-  return wanted;
-}
-
-// The bound endpoints with every port or path left open made definite, so that the
-// subscribers can connect to the publisher's. Free ports on one host are picked together, so
-// they differ from each other and from any port given.
-std::vector<std::string> concrete(const std::vector<Address>& pair)
-{
-  std::vector<std::string> result;
-  for (std::size_t i = 0; i < pair.size(); ++i) {
-    const Address& address = pair[i];
-    if (!address.wildcard) {
-      result.push_back(address.text);
-    } else if (address.scheme == Scheme::ipc) {
-      result.push_back("ipc://" + zeromq::temporary_ipc_path(role_name(i, pair.size())));
-    } else if (address.ipv6) {
-      throw UsageError("bad --zmq value '" + address.text +
-                       "': the local pair picks free ports on IPv4 only; give the port");
-    } else {
-      std::vector<std::uint16_t> ports = zeromq::pick_free_tcp_ports(address.host, pair.size() + 2);
-      for (const Address& other : pair) {
-        if (!other.wildcard && other.scheme == Scheme::tcp) {
-          std::erase(ports, static_cast<std::uint16_t>(std::stoul(other.port)));
-        }
-      }
-      for (const std::string& taken : result) {
-        std::erase_if(ports, [&](std::uint16_t port) {
-          return taken == "tcp://" + address.host + ":" + std::to_string(port);
-        });
-      }
-      result.push_back("tcp://" + address.host + ":" + std::to_string(ports.front()));
-    }
-  }
-  return result;
-}
-
-LocalPairPlan local_pair_plan(const ZmqOptions& options, std::size_t subscribers)
-{
-  // The children inherit this process's limits: refuse once, here, rather than in each of
-  // them (picking ports takes descriptors too). Each child checks again with its queues.
-  zeromq::check_resource_limits({options.io_threads, subscribers, 0});
-  const std::vector<std::string> bound = concrete(wanted_endpoints(options, subscribers));
-  const std::string publisher =
-      connect_form(zeromq::parse_address(bound[0], Use::bind, options.inproc));
-  LocalPairPlan arguments{{"--zmq", bound[0]}, {}, {}};
-  for (std::size_t i = 1; i < bound.size(); ++i) {
-    arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});
-  }
-  for (const std::string& endpoint : bound) {
-    if (const Address address = zeromq::parse_address(endpoint, Use::bind, options.inproc);
-        address.is_ipc_file()) {
-      arguments.files.push_back(address.path);
-    }
-  }
-  return arguments;
-}
-
 TransportPlan plan_zmq(const PlanRequest& request)
 {
   const ZmqOptions options = parse_options(request);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    plan.local_pair = local_pair_plan(options, request.pair_subscribers);
-    plan.addresses = {plan.local_pair.publisher.at(1)};
-    return plan;
-  }
-  const ZmqAddresses addresses = parse_addresses(options, request.single_role());
-  plan.addresses = options.endpoints;
-  plan.opener = [options, addresses](const EndpointRequest& endpoint) {
-    return open_zmq(options, addresses, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); },
+      [&] {
+        return zeromq::local_pair_plan({.endpoints = options.endpoints,
+                                        .io_threads = options.io_threads,
+                                        .inproc = options.inproc,
+                                        .curve_given = options.curve_given,
+                                        .subscribers = request.pair_subscribers});
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        const ZmqAddresses addresses = parse_addresses(options, request.single_role());
+        return {options.endpoints, [options, addresses](const EndpointRequest& endpoint) {
+                  return open_zmq(options, addresses, endpoint);
+                }};
+      });
 }
 
 } // namespace
