@@ -17,18 +17,14 @@
 #include <random>
 #include <string>
 
+namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::UsageError;
-using netprof::dds_parts::DdsEndpoint;
-using netprof::dds_parts::EndpointSettings;
-using netprof::dds_parts::parse_history;
-using netprof::dds_parts::QosChoice;
+using dds_parts::DdsEndpoint;
+using dds_parts::EndpointSettings;
+using dds_parts::parse_history;
+using dds_parts::QosChoice;
 
 constexpr auto deadline_after = 10s;
 
@@ -246,3 +242,4 @@ TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)
 }
 
 } // namespace
+} // namespace netprof
