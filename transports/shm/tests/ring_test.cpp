@@ -37,6 +37,18 @@ std::uint64_t index_of(const Bytes& bytes)
   return index;
 }
 
+// Writes the messages numbered [from, to), of `size` bytes each; fails naming the first one the
+// writer did not take at once.
+::testing::AssertionResult writes(RingWriter& writer, std::uint64_t from, std::uint64_t to,
+                                  std::size_t size)
+{
+  for (std::uint64_t i = from; i < to; ++i)
+    if (const WriteResult result = writer.write(message(i, size)); result != WriteResult::written)
+      return ::testing::AssertionFailure()
+             << "message " << i << " was not written (" << static_cast<int>(result) << ")";
+  return ::testing::AssertionSuccess();
+}
+
 // A ring in a zeroed, 64-byte aligned array, as the transport's mapping would be.
 class TestRing {
 public:
@@ -193,8 +205,7 @@ TEST(Ring, RecordThatEndsExactlyAtTheEndNeedsNoPadding)
   ASSERT_TRUE(reader.sut.attach());
   RingWriter sut(*ring.view);
   // 240 B + 8 B = 248 B, padded to 256 B: four records fill the ring exactly.
-  for (std::uint64_t i = 0; i < 4; ++i)
-    ASSERT_EQ(sut.write(message(i, 240)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 4, 240));
   EXPECT_EQ(ring.view->tail(), 1024u);
   EXPECT_EQ(reader.read(), 4u);
   ASSERT_EQ(sut.write(message(4, 240)), WriteResult::written);
@@ -284,8 +295,7 @@ TEST(Ring, KeepLastLappedReaderKeepsGoingAfterTheOverrun)
   Collector reader(*ring.view, 0);
   ASSERT_TRUE(reader.sut.attach());
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 40; ++i)
-    ASSERT_EQ(sut.write(message(i, 100)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 40, 100));
   reader.read();
   const std::uint64_t overruns = reader.sut.overruns();
   EXPECT_GE(overruns, 1u);
@@ -332,8 +342,7 @@ TEST(Ring, KeepAllWriterStopsWaitingForADroppedReader)
   Collector reader(*ring.view, 0);
   ASSERT_TRUE(reader.sut.attach());
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 16; ++i)
-    ASSERT_EQ(sut.write(message(i, 48)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 16, 48));
   ASSERT_EQ(sut.write(message(16, 48)), WriteResult::full);
   ring.view->drop_reader(0); // what the publisher does when the reader's process is gone
   EXPECT_EQ(sut.write(message(16, 48)), WriteResult::written);
@@ -345,8 +354,7 @@ TEST(Ring, KeepAllWithoutReadersNeverWaits)
 {
   TestRing ring(1024, 4, History::keep_all);
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 100; ++i)
-    ASSERT_EQ(sut.write(message(i, 200)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 100, 200));
 }
 
 TEST(Ring, ACursorIsClaimedOnceAndFreedOnDetach)
@@ -364,8 +372,7 @@ TEST(Ring, LateReaderStartsAtTheWritersTail)
 {
   TestRing ring(1024, 1, History::keep_all);
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 5; ++i)
-    ASSERT_EQ(sut.write(message(i, 20)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 5, 20));
   Collector late(*ring.view, 0);
   ASSERT_TRUE(late.sut.attach());
   EXPECT_EQ(late.read(), 0u);
@@ -431,8 +438,7 @@ TEST(Ring, ReadHandsOverAtMostTheBatch)
   Collector reader(*ring.view, 0);
   ASSERT_TRUE(reader.sut.attach());
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 10; ++i)
-    ASSERT_EQ(sut.write(message(i, 10)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 10, 10));
   EXPECT_EQ(reader.read(3), 3u);
   EXPECT_EQ(reader.read(100), 7u);
 }

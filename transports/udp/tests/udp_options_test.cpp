@@ -137,38 +137,32 @@ TEST_P(UdpTuningRejects, WithOneLineNamingTheOption)
   EXPECT_EQ(usage_error([&] { tuning_of(GetParam().arguments); }), GetParam().message);
 }
 
+// The one line a bad value of `option` gets: "invalid value 'VALUE' for OPTION: expected ...".
+BadTuning bad(const std::string& option, const std::string& value, const std::string& expected)
+{
+  return {{option, value},
+          "invalid value '" + value + "' for " + option + ": expected " + expected};
+}
+
+const std::string fragment_sizes =
+    "a size in bytes from 512 to 65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
+const std::string message_sizes =
+    "a size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
+const std::string timeouts = "seconds > 0, at most 3600";
+const std::string batches = "a whole number from 1 to 1024";
+
 INSTANTIATE_TEST_SUITE_P(
     Values, UdpTuningRejects,
-    ::testing::Values(
-        BadTuning{{"--fragment-size", "511"},
-                  "invalid value '511' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "65480"},
-                  "invalid value '65480' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "-1"},
-                  "invalid value '-1' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "64k"},
-                  "invalid value '64k' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--udp-max-message", "0"},
-                  "invalid value '0' for --udp-max-message: expected a size in bytes from 1 to "
-                  "1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--udp-max-message", "99999999999999999999999"},
-                  "invalid value '99999999999999999999999' for --udp-max-message: expected a "
-                  "size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--reassembly-slots", "0"},
-                  "invalid value '0' for --reassembly-slots: expected a whole number from 1 to 64"},
-        BadTuning{{"--reassembly-timeout", "0"},
-                  "invalid value '0' for --reassembly-timeout: expected seconds > 0, at most 3600"},
-        BadTuning{{"--reassembly-timeout", "nan"},
-                  "invalid value 'nan' for --reassembly-timeout: expected seconds > 0, at most "
-                  "3600"},
-        BadTuning{{"--udp-batch", "1025"},
-                  "invalid value '1025' for --udp-batch: expected a whole number from 1 to 1024"},
-        BadTuning{{"--udp-batch", ""},
-                  "invalid value '' for --udp-batch: expected a whole number from 1 to 1024"}));
+    ::testing::Values(bad("--fragment-size", "511", fragment_sizes),
+                      bad("--fragment-size", "65480", fragment_sizes),
+                      bad("--fragment-size", "-1", fragment_sizes),
+                      bad("--fragment-size", "64k", fragment_sizes),
+                      bad("--udp-max-message", "0", message_sizes),
+                      bad("--udp-max-message", "99999999999999999999999", message_sizes),
+                      bad("--reassembly-slots", "0", "a whole number from 1 to 64"),
+                      bad("--reassembly-timeout", "0", timeouts),
+                      bad("--reassembly-timeout", "nan", timeouts),
+                      bad("--udp-batch", "1025", batches), bad("--udp-batch", "", batches)));
 
 TEST(UdpTuning, LargestMessageFollowsTheReceiveBufferUnlessGiven)
 {

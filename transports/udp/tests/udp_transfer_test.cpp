@@ -30,20 +30,14 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
-using netprof::testing::AdoptingSink;
-using netprof::testing::CollectingSink;
+using testing::AdoptingSink;
+using testing::CollectingSink;
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Endpoint;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::TransportDescriptor;
-using netprof::testing::PlannedTransport;
-namespace udp = netprof::udp;
+using testing::PlannedTransport;
 
 using Bytes = std::vector<std::byte>;
 using Arguments = std::vector<std::string>;
@@ -68,6 +62,19 @@ bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
     }
   }
   return sink.messages.size() >= count;
+}
+
+// `from` sends `message` and `to` hands it to `sink` whole: the first message `sink` holds.
+::testing::AssertionResult delivers(Endpoint& from, Endpoint& to, const Bytes& message,
+                                    CollectingSink& sink)
+{
+  if (const SendResult result = from.send(message).result; result != SendResult::sent)
+    return ::testing::AssertionFailure() << "not sent (" << static_cast<int>(result) << ")";
+  if (!receive_until(to, sink, 1))
+    return ::testing::AssertionFailure() << "nothing arrived within 5 s";
+  if (sink.messages.front() != message)
+    return ::testing::AssertionFailure() << "what arrived differs from what was sent";
+  return ::testing::AssertionSuccess();
 }
 
 // Nothing more arrives within a short wait.
@@ -148,10 +155,8 @@ TEST(UdpLargeMessage, OneMebibyteArrivesWholeInFragmentsOfTheDefaultSize)
 {
   UnicastPair pair;
   const Bytes message = pattern(1 << 20, 2);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   const std::size_t fragments = (message.size() + 61999) / 62000;
   EXPECT_EQ(sink.deliveries.front().datagrams, fragments);
   EXPECT_EQ(sink.deliveries.front().wire_bytes,
@@ -162,10 +167,8 @@ TEST(UdpLargeMessage, FragmentSizeOptionIsHonoured)
 {
   UnicastPair pair({"--fragment-size", "1000"});
   const Bytes message = pattern(4500, 3);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   EXPECT_EQ(sink.deliveries.front().datagrams, 5u);
 }
 
@@ -185,10 +188,8 @@ TEST(UdpLargeMessage, MessageThatLooksLikeAFragmentArrivesUnchanged)
   UnicastPair pair;
   Bytes message = pattern(200, 5);
   std::copy_n("NPFG", 4, reinterpret_cast<char*>(message.data()));
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   EXPECT_EQ(sink.deliveries.front().wire_bytes, 200 + udp::fragment_header_size);
 }
 
@@ -294,10 +295,8 @@ TEST(UdpSinglePeer, SubscriberHearsOnlyItsPublisher)
   send_raw(pair.subscriber->facts().local_addresses.at(0), pattern(20, 3));
   EXPECT_TRUE(stays_quiet(*pair.subscriber));
   const Bytes message = pattern(64, 4);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
 }
 
 TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
@@ -323,10 +322,8 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   }
   // The first subscriber's datagrams still arrive, now through the twin.
   const Bytes echo = pattern(32, 6);
-  ASSERT_EQ(pair.subscriber->send(echo).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.publisher, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == echo);
+  ASSERT_TRUE(delivers(*pair.subscriber, *pair.publisher, echo, sink));
 }
 
 TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
@@ -652,3 +649,4 @@ TEST(MulticastFacts, NoteSaysWhereItJoinedAndHow)
 }
 
 } // namespace
+} // namespace netprof
