@@ -77,6 +77,17 @@ bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
   return ::testing::AssertionSuccess();
 }
 
+// `publisher` takes pattern(size, 0) to pattern(size, count - 1), each sent (or held) at once.
+::testing::AssertionResult sends_patterns(Endpoint& publisher, std::uint8_t count, std::size_t size)
+{
+  for (std::uint8_t i = 0; i < count; ++i)
+    if (const SendResult result = publisher.send(pattern(size, i)).result;
+        result != SendResult::sent)
+      return ::testing::AssertionFailure()
+             << "message " << int{i} << " not sent (" << static_cast<int>(result) << ")";
+  return ::testing::AssertionSuccess();
+}
+
 // Nothing more arrives within a short wait.
 bool stays_quiet(Endpoint& endpoint)
 {
@@ -120,6 +131,21 @@ public:
         unicast ? std::vector<const netprof::OptionGroup*>{}
                 : std::vector<const netprof::OptionGroup*>{&udp::tuning_options()});
     return transport.open({role, role == Role::publisher ? 0U : 1U, queue});
+  }
+};
+
+// A unicast publisher and two subscribers given its address, none of them heard from yet.
+struct TwoSubscribers {
+  Opener opener;
+  std::unique_ptr<Endpoint> publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
+  std::unique_ptr<Endpoint> first = subscriber();
+  std::unique_ptr<Endpoint> second = subscriber();
+
+private:
+  std::unique_ptr<Endpoint> subscriber()
+  {
+    const std::string address = publisher->facts().local_addresses.at(0);
+    return opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
   }
 };
 
@@ -206,11 +232,8 @@ TEST(UdpLargeMessage, LargestMessageFollowsTheReceiveBuffer)
 
 TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
 {
-  Opener opener;
-  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
-  const std::string address = publisher->facts().local_addresses.at(0);
-  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
-  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  TwoSubscribers peers;
+  auto& [opener, publisher, first, second] = peers;
   ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
   ASSERT_EQ(second->send(pattern(8, 1)).result, SendResult::sent);
   // Adopted while each is delivered: one receive() may bring both hellos.
@@ -258,11 +281,8 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
 // hears the data once.
 TEST(UdpSenderHandle, NamesItsOwnSenderWhateverCameSince)
 {
-  Opener opener;
-  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
-  const std::string address = publisher->facts().local_addresses.at(0);
-  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
-  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  TwoSubscribers peers;
+  auto& [opener, publisher, first, second] = peers;
   CollectingSink hellos;
   ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
   ASSERT_TRUE(receive_until(*publisher, hellos, 1));
@@ -356,9 +376,7 @@ TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
 TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
 {
   UnicastPair pair({"--udp-batch", "4"});
-  for (std::uint8_t i = 0; i < 3; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(100, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 3, 100));
   EXPECT_TRUE(stays_quiet(*pair.subscriber)) << "three of four are held";
   ASSERT_EQ(pair.publisher->flush().result, SendResult::sent);
   CollectingSink sink;
@@ -373,9 +391,7 @@ TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
 TEST(UdpBatch, FullBatchGoesWithoutFlush)
 {
   UnicastPair pair({"--udp-batch", "4"});
-  for (std::uint8_t i = 0; i < 4; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(60, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 4, 60));
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 4));
   EXPECT_TRUE(sink.messages[3] == pattern(60, 3));
@@ -442,9 +458,7 @@ TEST(UdpBatch, MixedSizesArriveAsOneDatagramEachWithAndWithoutGso)
 TEST(UdpBatch, MoreThanSixtyFourEqualMessagesSplitIntoSeveralGsoRuns)
 {
   UnicastPair pair({"--udp-batch", "200"});
-  for (std::uint8_t i = 0; i < 200; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(500, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 200, 500));
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 200));
   for (std::uint8_t i = 0; i < 200; ++i) {
