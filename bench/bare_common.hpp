@@ -44,6 +44,21 @@ inline int usage_exit_status(const UsageError& error, const char* program, const
   return 2;
 }
 
+// A baseline's main: its options from parse(argc, argv) (a UsageError answered as
+// usage_exit_status says), then the exit status run(options) returns.
+template <typename Parse, typename Run>
+int run_main(int argc, char** argv, const char* program, const char* usage, Parse&& parse,
+             Run&& run)
+{
+  decltype(parse(argc, argv)) options;
+  try {
+    options = parse(argc, argv);
+  } catch (const UsageError& error) {
+    return usage_exit_status(error, program, usage);
+  }
+  return run(options);
+}
+
 template <typename Number>
 Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
 {
@@ -66,6 +81,22 @@ template <typename Take> void for_each_option(int argc, char** argv, Take&& take
       throw UsageError{"every option takes a value"};
     take(flag, std::string_view(argv[++i]));
   }
+}
+
+// --iterations (1 to 2^32) and --warmup (0 to 2^32) of the socket ping-pongs, into `iterations`
+// and `warmup`; false for any other flag.
+inline bool take_count_option(std::string_view flag, std::string_view value,
+                              std::uint64_t& iterations, std::uint64_t& warmup)
+{
+  if (flag == "--iterations")
+    iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
+                                             "--iterations must be 1 to 2^32");
+  else if (flag == "--warmup")
+    warmup =
+        parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32, "--warmup must be 0 to 2^32");
+  else
+    return false;
+  return true;
 }
 
 // --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).

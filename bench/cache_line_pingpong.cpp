@@ -203,16 +203,9 @@ std::optional<Measured> run(const Options& options)
   return ping_pong(options, WalkingLane<1>{walk_lines.data(), options.walk - 1}, backward);
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// Runs the ping-pong and prints its figures; 0 when it measured.
+int measure_and_print(const Options& options)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const bare::UsageError& error) {
-    return bare::usage_exit_status(error, "cache_line_pingpong", usage);
-  }
   std::optional<Measured> measured = run(options);
   if (!measured)
     return 1;
@@ -240,4 +233,11 @@ int main(int argc, char** argv)
               static_cast<long long>(bare::percentile(rtt, 990)),
               static_cast<double>(bare::percentile(rtt, 500)) / 2.0, one_way_mean, batch_one_way);
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, "cache_line_pingpong", usage, parse_options, measure_and_print);
 }

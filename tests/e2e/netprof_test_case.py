@@ -6,6 +6,7 @@ test instead of hanging CI. Only loopback addresses are used.
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -146,3 +147,41 @@ class NetprofTestCase(unittest.TestCase):
         self.assertLessEqual(latency["p99"], latency["p99_9"])
         self.assertLessEqual(latency["p99_9"], latency["p99_99"])
         self.assertLessEqual(latency["p99_99"], latency["max"])
+
+    def assert_ping_pong_passed(self, result, transport, echoes):
+        """A ping-pong local pair on `transport`: exit 0, `echoes` echoes, latencies in order, and
+        its one subscriber got every message. Returns the report for the transport's own checks."""
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        report = result.json
+        self.assertEqual(report["endpoint"]["transport"], transport)
+        publisher = report["publisher"]
+        self.assertEqual(publisher["echoes_received"], echoes)
+        self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
+        [subscriber] = report["subscribers"]
+        self.assertEqual(subscriber["received"], publisher["messages_sent"])
+        self.assertEqual(subscriber["lost"], 0)
+        return report
+
+    def assert_each_subscriber_got_everything(self, pub, subs):
+        """A publisher and its subscribers, finished: all exited 0 and each subscriber received
+        every message sent (the publisher's report has one summary per subscriber process)."""
+        said = "".join(f"\n--- subscriber: exit {s.returncode}\n{s.stderr}" for s in subs)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr + said)
+        sent = pub.json["publisher"]["messages_sent"]
+        self.assertEqual(len(pub.json["subscribers"]), len(subs))
+        for summary in pub.json["subscribers"]:
+            self.assertEqual(summary["received"], sent, summary)
+        for sub in subs:
+            self.assertEqual(sub.returncode, 0, sub.stderr)
+
+    def run_beside_live_socket(self, path, *args, deadline_s=DEFAULT_DEADLINE_S):
+        """Runs netprof with `args` while another process listens on the unix socket `path`:
+        netprof must refuse (exit 3) naming ipc://path, and leave the file. Returns the result."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as live:
+            live.bind(path)
+            live.listen()
+            result = self.run_netprof(*args, deadline_s=deadline_s)
+            self.assertEqual(result.returncode, 3, result.stderr)
+            self.assertIn(f"ipc://{path}", result.stderr)
+            self.assertTrue(os.path.exists(path))
+        return result

@@ -10,11 +10,41 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace netprof {
+
+// The four facts a QoS mapping test checks together: how reliable, which history, who decides,
+// and how many messages a reader may lag (none where the bound is in bytes or there is none).
+// Compared in one EXPECT_EQ, printed by name when it fails.
+struct StatedQos {
+  Reliability reliability;
+  HistoryKind history;
+  QosSetBy set_by;
+  std::optional<std::uint64_t> depth;
+
+  friend bool operator==(const StatedQos&, const StatedQos&) = default;
+};
+
+inline StatedQos stated(const EffectiveQos& qos)
+{
+  return {qos.reliability, qos.history, qos.set_by, qos.depth};
+}
+
+inline void PrintTo(const StatedQos& qos, std::ostream* out)
+{
+  *out << to_string(qos.reliability) << ", " << to_string(qos.history) << ", set by "
+       << to_string(qos.set_by) << ", depth ";
+  if (qos.depth)
+    *out << *qos.depth;
+  else
+    *out << "none";
+}
 
 class QosMappingTest : public ::testing::Test {
 protected:
@@ -36,6 +66,14 @@ protected:
     const ParsedCommandLine parsed = parse(arguments);
     return parsed.plan.qos(parsed.config.role);
   }
+
+  // The four facts the QoS of this command line's endpoint states.
+  StatedQos stated(std::initializer_list<std::string> arguments) const
+  {
+    return stated(effective(arguments));
+  }
+
+  static StatedQos stated(const EffectiveQos& qos) { return netprof::stated(qos); }
 
   std::string refusal(std::initializer_list<std::string> arguments) const
   {

@@ -13,12 +13,8 @@ namespace {
 
 TEST_F(QosMappingTest, DdsDefaultsToReliableKeepLast16OnEveryProcess)
 {
-  const EffectiveQos sut = effective({"--dds", "qos_test"});
-
-  EXPECT_EQ(sut.reliability, Reliability::reliable);
-  EXPECT_EQ(sut.history, HistoryKind::keep_last);
-  EXPECT_EQ(sut.depth, 16u);
-  EXPECT_EQ(sut.set_by, QosSetBy::every_process);
+  EXPECT_EQ(stated({"--dds", "qos_test"}), (StatedQos{Reliability::reliable, HistoryKind::keep_last,
+                                                      QosSetBy::every_process, 16u}));
 }
 
 TEST_F(QosMappingTest, DdsTakesEveryCombinationNatively)

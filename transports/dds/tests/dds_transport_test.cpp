@@ -16,19 +16,16 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 
+namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::UsageError;
-using netprof::dds_parts::DdsEndpoint;
-using netprof::dds_parts::EndpointSettings;
-using netprof::dds_parts::parse_history;
-using netprof::dds_parts::QosChoice;
+using dds_parts::DdsEndpoint;
+using dds_parts::EndpointSettings;
+using dds_parts::parse_history;
+using dds_parts::QosChoice;
 
 constexpr auto deadline_after = 10s;
 
@@ -86,10 +83,12 @@ TEST(DdsHistory, DescribedAsTheOptionsSpellIt)
 
 TEST(DdsKeepAll, MinusQBecomesSamplesWithinBounds)
 {
-  EXPECT_EQ(netprof::dds_parts::keep_all_samples(0, 100), 1024);
-  EXPECT_EQ(netprof::dds_parts::keep_all_samples(1000, 100), 16);
-  EXPECT_EQ(netprof::dds_parts::keep_all_samples(100'000, 100), 1000);
-  EXPECT_EQ(netprof::dds_parts::keep_all_samples(1'000'000'000, 100), 65536);
+  // -q in bytes against 100 B messages, and the samples a keep-all reader keeps (1024 for -q 0).
+  for (const auto& [queue_bytes, samples] : {std::pair<std::size_t, std::int32_t>{0, 1024},
+                                             {1000, 16},
+                                             {100'000, 1000},
+                                             {1'000'000'000, 65536}})
+    EXPECT_EQ(dds_parts::keep_all_samples(queue_bytes, 100), samples) << queue_bytes;
 }
 
 TEST(DdsConfig, LoopbackIgnoresTheUsersUriAndSaysSoOtherwiseTheUriWins)
@@ -246,3 +245,4 @@ TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)
 }
 
 } // namespace
+} // namespace netprof

@@ -39,16 +39,7 @@ class LocalPairTest(DdsTestCase):
     def test_reliable_ping_pong_echoes_every_probe_and_times_discovery(self):
         result = self.run_netprof("--local-pair", "--dds", *PING_PONG, json_name="pingpong",
                                   deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        report = result.json
-        endpoint = report["endpoint"]
-        self.assertEqual(endpoint["transport"], "dds")
-        publisher = report["publisher"]
-        self.assertEqual(publisher["echoes_received"], 300)
-        self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
-        [subscriber] = report["subscribers"]
-        self.assertEqual(subscriber["received"], publisher["messages_sent"])
-        self.assertEqual(subscriber["lost"], 0)
+        endpoint = self.assert_ping_pong_passed(result, "dds", 300)["endpoint"]
         self.assertGreater(endpoint["discovery_seconds"], 0)
         self.assertLess(endpoint["discovery_seconds"], DEADLINE_S)
         notes = " ".join(endpoint["notes"])
@@ -76,14 +67,8 @@ class TwoProcessTest(DdsTestCase):
                        for i in ("1", "2")]
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         subs = [self.finish(process, path, DEADLINE_S) for process, path in subscribers]
-        said = "".join(f"\n--- subscriber: exit {s.returncode}\n{s.stderr}" for s in subs)
-        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr + said)
-        sent = pub.json["publisher"]["messages_sent"]
-        self.assertEqual(len(pub.json["subscribers"]), 2)
-        for summary in pub.json["subscribers"]:
-            self.assertEqual(summary["received"], sent, summary)
+        self.assert_each_subscriber_got_everything(pub, subs)
         for sub in subs:
-            self.assertEqual(sub.returncode, 0, sub.stderr)
             self.assertIn("discovery_seconds", sub.json["endpoint"])
         self.assertIn("domain 7", " ".join(pub.json["endpoint"]["notes"]))
 

@@ -21,9 +21,8 @@
 // RouDi, no answer within seconds, a foreign echo), 2 bad command line.
 
 #include "bare_common.hpp"
+#include "iceoryx_registration.hpp"
 
-#include <iceoryx_hoofs/log/logmanager.hpp>
-#include <iceoryx_hoofs/platform/platform_settings.hpp>
 #include <iceoryx_posh/iceoryx_posh_types.hpp>
 #include <iceoryx_posh/popo/untyped_publisher.hpp>
 #include <iceoryx_posh/popo/untyped_subscriber.hpp>
@@ -31,7 +30,6 @@
 #include <iceoryx_versions.hpp>
 
 #include <sys/prctl.h>
-#include <sys/un.h>
 
 #include <csignal>
 #include <cstdio>
@@ -42,6 +40,7 @@
 
 namespace {
 
+using namespace bare::iceoryx;
 using Clock = std::chrono::steady_clock;
 using iox::popo::UntypedPublisher;
 using iox::popo::UntypedSubscriber;
@@ -70,10 +69,6 @@ struct Options : bare::RoundTrips {
 
 constexpr std::uint64_t stream_end = ~std::uint64_t{0}; // the sequence that ends a stream
 
-struct RuntimeError {
-  std::string what;
-};
-
 Options parse_options(int argc, char** argv)
 {
   Options options;
@@ -94,84 +89,6 @@ Options parse_options(int argc, char** argv)
     }
   });
   return options;
-}
-
-// SIGTERM (run_limited's deadline, or the pinger giving up on the ponger) and SIGINT end the
-// loops instead of the process, so each runtime is destroyed and unregisters from RouDi: killed
-// outright, a runtime leaves its socket and lock file in /tmp behind.
-volatile std::sig_atomic_t stop_signal = 0;
-// initRuntime cannot be interrupted: while it runs, a signal ends the process at once, removing
-// the files the runtime has made so far.
-volatile std::sig_atomic_t registering = 0;
-char runtime_socket[sizeof(sockaddr_un::sun_path)];
-char runtime_lock[sizeof(sockaddr_un::sun_path) + 8];
-volatile pid_t ponger_pid = 0; // the pinger's child, stopped with it
-
-void say(const char* text) noexcept
-{
-  [[maybe_unused]] const auto written = write(STDERR_FILENO, text, std::strlen(text));
-}
-
-// For SIGTERM, SIGINT and the SIGALRM that bounds registering; async-signal-safe throughout.
-extern "C" void on_signal(int signal)
-{
-  if (signal != SIGALRM && registering == 0) {
-    stop_signal = signal;
-    return;
-  }
-  if (ponger_pid > 0) {
-    kill(ponger_pid, SIGTERM);
-    waitpid(ponger_pid, nullptr, 0);
-  }
-  unlink(runtime_socket);
-  unlink(runtime_lock);
-  // The pinger speaks for both: a ponger stopped by the pinger has nothing to add.
-  if (signal == SIGALRM)
-    say(ponger_pid > 0 ? "iceoryx_pingpong: RouDi did not register the pinger within 5 s\n"
-                       : "iceoryx_pingpong (ponger): RouDi did not register it within 7 s\n");
-  else if (ponger_pid > 0)
-    say("iceoryx_pingpong: stopped by a signal while registering with RouDi\n");
-  _exit(1);
-}
-
-// initRuntime waits a minute for a RouDi that is not there, then aborts; RouDi's socket says
-// at once whether one is listening (a datagram socket's connect fails when no one is bound).
-void check_roudi()
-{
-  const std::string path =
-      std::string(iox::platform::IOX_UDS_SOCKET_PATH_PREFIX) + iox::roudi::IPC_CHANNEL_ROUDI_NAME;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    throw RuntimeError{std::string("socket: ") + std::strerror(errno)};
-  const bool listening =
-      connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
-  const int error = errno;
-  close(fd);
-  if (!listening)
-    throw RuntimeError{"RouDi is not running (" + path + ": " + std::strerror(error) +
-                       "); start iox-roudi first"};
-}
-
-// The socket check above cannot see a RouDi that is there but never answers: the alarm can.
-void init_runtime(const std::string& name, unsigned timeout_seconds)
-{
-  iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kWarn,
-                                                           iox::log::LogLevelOutput::kHideLogLevel);
-  // Where initRuntime puts them (iceoryx's own prefixes), for on_signal to remove.
-  std::snprintf(runtime_socket, sizeof runtime_socket, "%s%s",
-                iox::platform::IOX_UDS_SOCKET_PATH_PREFIX, name.c_str());
-  std::snprintf(runtime_lock, sizeof runtime_lock, "%s%s.lock",
-                iox::platform::IOX_LOCK_FILE_PATH_PREFIX, name.c_str());
-  registering = 1;
-  if (stop_signal != 0)
-    raise(stop_signal); // arrived before `registering` was set
-  alarm(timeout_seconds);
-  iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
-  alarm(0);
-  registering = 0;
 }
 
 // Both processes name their services after the pinger's PID, so two runs never cross-talk.
@@ -349,17 +266,47 @@ std::vector<std::int64_t> run_pinger(const std::string& instance, const Options&
   return rtt;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// The forked child: the ponger, or under --stream-seconds the stream's receiver (which prints the
+// rate). Never returns.
+[[noreturn]] void run_child(const std::string& instance, const Options& options, pid_t parent)
 {
-  Options options;
+  // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(1);
+  int status = 0;
   try {
-    options = parse_options(argc, argv);
-  } catch (const bare::UsageError& error) {
-    return bare::usage_exit_status(error, "iceoryx_pingpong", usage);
+    if (options.stream_seconds > 0)
+      run_stream_receiver(instance, options);
+    else
+      run_ponger(instance, options, options.warmup + options.iterations);
+  } catch (const RuntimeError& error) {
+    // Stopped by the pinger, which says why itself: one line per failure.
+    if (stop_signal == 0)
+      std::fprintf(stderr, "iceoryx_pingpong (ponger): %s\n", error.what.c_str());
+    status = 1;
   }
+  // exit, not _exit: the runtime is a static whose destructor unregisters from RouDi.
+  std::exit(status);
+}
 
+void print_result(const Options& options, std::vector<std::int64_t> rtt)
+{
+  std::sort(rtt.begin(), rtt.end());
+  std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, "
+              "\"iceoryx_version\": \"%s\", \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
+              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f}\n",
+              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
+              ICEORYX_LATEST_RELEASE_VERSION, static_cast<long long>(rtt.front()),
+              static_cast<long long>(bare::percentile(rtt, 500)),
+              static_cast<long long>(bare::percentile(rtt, 990)),
+              static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
+}
+
+// RouDi checked, the ponger forked, the pinger run here; 0 when the figures were printed (or,
+// streaming, when the ponger printed the rate).
+int measure(const Options& options)
+{
   try {
     check_roudi();
   } catch (const RuntimeError& error) {
@@ -378,28 +325,9 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "iceoryx_pingpong: fork: %s\n", std::strerror(errno));
     return 1;
   }
-  if (ponger > 0)
-    ponger_pid = ponger;
-  if (ponger == 0) {
-    // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(1);
-    int status = 0;
-    try {
-      if (options.stream_seconds > 0)
-        run_stream_receiver(instance, options);
-      else
-        run_ponger(instance, options, options.warmup + options.iterations);
-    } catch (const RuntimeError& error) {
-      // Stopped by the pinger, which says why itself: one line per failure.
-      if (stop_signal == 0)
-        std::fprintf(stderr, "iceoryx_pingpong (ponger): %s\n", error.what.c_str());
-      status = 1;
-    }
-    // exit, not _exit: the runtime is a static whose destructor unregisters from RouDi.
-    std::exit(status);
-  }
+  if (ponger == 0)
+    run_child(instance, options, parent);
+  ponger_pid = ponger;
 
   std::vector<std::int64_t> rtt;
   try {
@@ -416,17 +344,15 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "iceoryx_pingpong: the ponger failed\n");
     return 1;
   }
-
   if (options.stream_seconds > 0)
     return 0; // the ponger printed the rate
-  std::sort(rtt.begin(), rtt.end());
-  std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, "
-              "\"iceoryx_version\": \"%s\", \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
-              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f}\n",
-              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
-              ICEORYX_LATEST_RELEASE_VERSION, static_cast<long long>(rtt.front()),
-              static_cast<long long>(bare::percentile(rtt, 500)),
-              static_cast<long long>(bare::percentile(rtt, 990)),
-              static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
+  print_result(options, std::move(rtt));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, "iceoryx_pingpong", usage, parse_options, measure);
 }

@@ -14,11 +14,9 @@ namespace {
 
 TEST_F(QosMappingTest, IceoryxDefaultsToDiscardingTheOldest)
 {
-  const EffectiveQos sut = effective({"--iceoryx", "qos-test"});
-
-  EXPECT_EQ(sut.reliability, Reliability::best_effort);
-  EXPECT_EQ(sut.history, HistoryKind::keep_last);
-  EXPECT_EQ(sut.set_by, QosSetBy::every_process);
+  EXPECT_EQ(stated({"--iceoryx", "qos-test"}),
+            (StatedQos{Reliability::best_effort, HistoryKind::keep_last, QosSetBy::every_process,
+                       256u})); // -q's 5,556 messages, capped at the most iceoryx queues
 }
 
 TEST_F(QosMappingTest, IceoryxReliableBlocksAndKeepLastSetsTheQueue)

@@ -120,16 +120,8 @@ class IceoryxTestCase(NetprofTestCase):
         for mention in mentions:
             self.assertIn(mention, result.stderr)
 
-    def assert_ping_pong_passed(self, result):
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        report = result.json
-        self.assertEqual(report["endpoint"]["transport"], "iceoryx")
-        publisher = report["publisher"]
-        self.assertEqual(publisher["echoes_received"], 300)
-        self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
-        [subscriber] = report["subscribers"]
-        self.assertEqual(subscriber["received"], publisher["messages_sent"])
-        self.assertEqual(subscriber["lost"], 0)
+    def assert_iceoryx_ping_pong_passed(self, result):
+        report = self.assert_ping_pong_passed(result, "iceoryx", 300)
         notes = " ".join(report["endpoint"]["notes"])
         self.assertIn("iceoryx 2.0", notes)
         self.assertIn("DISCARD_OLDEST_DATA", notes)
@@ -162,7 +154,7 @@ class WithARunningRoudi(RunningRoudi, IceoryxTestCase):
     def test_local_pair_uses_the_running_roudi_and_leaves_it_running(self):
         result = self.run_netprof("--local-pair", "--iceoryx", *PING_PONG, json_name="pair",
                                   deadline_s=DEADLINE_S)
-        self.assert_ping_pong_passed(result)
+        self.assert_iceoryx_ping_pong_passed(result)
         self.assertTrue(roudi_answers(), "the local pair stopped a RouDi it did not start")
 
     def test_blocking_stream_between_two_processes_loses_nothing(self):
@@ -237,7 +229,7 @@ class WithoutARunningRoudi(IceoryxTestCase):
         self.addCleanup(Roudi.remove_leftovers)
         result = self.run_netprof("--local-pair", "--iceoryx", *PING_PONG, json_name="own",
                                   deadline_s=DEADLINE_S)
-        self.assert_ping_pong_passed(result)
+        self.assert_iceoryx_ping_pong_passed(result)
         self.assertFalse(roudi_answers(), "the RouDi the pair started is still running")
         left = [path for path in ROUDI_FILES if os.path.exists(path)]
         self.assertEqual(left, [], "the pair's RouDi left files behind")

@@ -22,11 +22,8 @@
 
 namespace {
 
-using bare::parse_number;
-using bare::UsageError;
-using bare::nng::check;
-using bare::nng::Failure;
-using bare::nng::pin;
+using namespace bare;
+using namespace bare::nng;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_pingpong";
@@ -56,18 +53,14 @@ Options parse_options(int argc, char** argv)
 {
   Options options;
   bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
+      return;
     if (flag == "--size") {
       options.size =
           parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
     } else if (flag == "--echo-size") {
       options.echo_size =
           parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
-    } else if (flag == "--iterations") {
-      options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
-                                                       "--iterations must be 1 to 2^32");
-    } else if (flag == "--warmup") {
-      options.warmup = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32,
-                                                   "--warmup must be 0 to 2^32");
     } else if (flag == "--transport") {
       if (value != "tcp" && value != "ipc")
         throw UsageError{"--transport must be tcp or ipc"};
@@ -148,17 +141,10 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
   return rtts;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// Forks the ponger, pings it from here and prints the round trips; 0 when measured.
+int measure(const Options& options)
 {
-  Options options;
   std::string url;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, program, usage);
-  }
   try {
     url = bare::nng::pick_url(options.ipc, "bare-nng");
   } catch (const Failure& failure) {
@@ -198,4 +184,11 @@ int main(int argc, char** argv)
               options.ipc ? "ipc" : "tcp", options.size, options.echo_size);
   bare::print_round_trips(std::move(rtts));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, program, usage, parse_options, measure);
 }

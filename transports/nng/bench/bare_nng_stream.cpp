@@ -22,11 +22,8 @@
 
 namespace {
 
-using bare::parse_number;
-using bare::UsageError;
-using bare::nng::check;
-using bare::nng::Failure;
-using bare::nng::pin;
+using namespace bare;
+using namespace bare::nng;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_stream";
@@ -132,17 +129,12 @@ bool run_sender(const std::string& url, const Options& options, pid_t child)
   return receiver_ok;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// Forks the receiver, pushes to it from here; 0 when the receiver printed its rate.
+int measure(const Options& options)
 {
-  Options options;
   std::string url;
   try {
-    options = parse_options(argc, argv);
     url = bare::nng::pick_url(options.ipc, "bare-nng-stream");
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, program, usage);
   } catch (const Failure& failure) {
     return bare::nng::report_failure(program, "setup", failure, "failed");
   }
@@ -172,4 +164,11 @@ int main(int argc, char** argv)
   if (options.ipc)
     unlink(url.c_str() + std::strlen("ipc://"));
   return status;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, program, usage, parse_options, measure);
 }

@@ -101,30 +101,30 @@ def median(values):
     present = [v for v in values if v is not None]
     return statistics.median(present) if present else None
 
-b, o = median(bare), median(ours)
-ratio = o / b if o and b else None
-per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours, bare))
-print(f"one-way p50 (RTT p50 / 2), medians of {repeat} interleaved runs, us")
-print(f"  bare pair0 {b / 1e3:.1f}" if b else "  bare pair0 n/a")
-print(f"  netprof    {o / 1e3:.1f}" if o else "  netprof    n/a")
-if ratio is None:
-    print("  ratio netprof/bare: n/a")
-else:
-    verdict = "PASS" if ratio <= target else "MISS"
-    print(f"  ratio netprof/bare: {ratio:.2f}x (target <= {target:.2f}x: {verdict}); per run {per_run}")
+def report(title, bare_label, bare_values, ours_values, target, higher_is_better):
+    b, o = median(bare_values), median(ours_values)
+    ratio = o / b if o and b else None
+    per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}"
+                       for x, y in zip(ours_values, bare_values))
+    ours_label = "netprof".ljust(len(bare_label))
+    print(title)
+    print(f"  {bare_label} {b / 1e3:.1f}" if b else f"  {bare_label} n/a")
+    print(f"  {ours_label} {o / 1e3:.1f}" if o else f"  {ours_label} n/a")
+    if ratio is None:
+        print("  ratio netprof/bare: n/a")
+        return
+    met = ratio >= target if higher_is_better else ratio <= target
+    bound = ">=" if higher_is_better else "<="
+    verdict = "PASS" if met else "MISS"
+    print(f"  ratio netprof/bare: {ratio:.2f}x (target {bound} {target:.2f}x: {verdict}); "
+          f"per run {per_run}")
 
-bare_rate, ours_rate = numbers(bare_rate), numbers(ours_rate)
-b, o = median(bare_rate), median(ours_rate)
-ratio = o / b if o and b else None
-per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours_rate, bare_rate))
-print(f"push/pull stream, received messages/s, medians of {repeat} interleaved runs, thousands")
-print(f"  bare push0/pull0 {b / 1e3:.1f}" if b else "  bare push0/pull0 n/a")
-print(f"  netprof          {o / 1e3:.1f}" if o else "  netprof          n/a")
-if ratio is None:
-    print("  ratio netprof/bare: n/a")
-else:
-    verdict = "PASS" if ratio >= target_rate else "MISS"
-    print(f"  ratio netprof/bare: {ratio:.2f}x (target >= {target_rate:.2f}x: {verdict}); per run {per_run}")
+
+report(f"one-way p50 (RTT p50 / 2), medians of {repeat} interleaved runs, us", "bare pair0",
+       bare, ours, target, higher_is_better=False)
+report(f"push/pull stream, received messages/s, medians of {repeat} interleaved runs, thousands",
+       "bare push0/pull0", numbers(bare_rate), numbers(ours_rate), target_rate,
+       higher_is_better=True)
 PY
 
 if ((failures > 0)); then

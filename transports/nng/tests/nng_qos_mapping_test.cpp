@@ -13,10 +13,9 @@ namespace {
 
 TEST_F(QosMappingTest, NngPubSubIsBestEffortPushPullAndPairAreReliable)
 {
-  const EffectiveQos pubsub = effective({"--nng", "tcp://127.0.0.1:5555"});
-  EXPECT_EQ(pubsub.reliability, Reliability::best_effort);
-  EXPECT_EQ(pubsub.history, HistoryKind::keep_last);
-  EXPECT_EQ(pubsub.set_by, QosSetBy::every_process);
+  EXPECT_EQ(stated({"--nng", "tcp://127.0.0.1:5555"}),
+            (StatedQos{Reliability::best_effort, HistoryKind::keep_last, QosSetBy::every_process,
+                       5'556u})); // 1,000,000 B / 180 B per message, rounded up
   for (const char* pattern : {"pushpull", "pair"}) {
     const EffectiveQos sut = effective(
         {"--nng", "tcp://127.0.0.1:5555", "--nng-pattern", pattern, "--reliability", "reliable"});

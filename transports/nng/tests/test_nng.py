@@ -120,14 +120,7 @@ class TwoProcessTest(NngTestCase):
                        for i in (1, 2)]
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         subs = [self.finish(process, path, DEADLINE_S) for process, path in subscribers]
-        said = "".join(f"\n--- subscriber: exit {s.returncode}\n{s.stderr}" for s in subs)
-        self.assertEqual(pub.returncode, 0, pub.stderr + said)
-        sent = pub.json["publisher"]["messages_sent"]
-        self.assertEqual(len(pub.json["subscribers"]), 2)
-        for summary in pub.json["subscribers"]:
-            self.assertEqual(summary["received"], sent, summary)
-        for sub in subs:
-            self.assertEqual(sub.returncode, 0, sub.stderr)
+        self.assert_each_subscriber_got_everything(pub, subs)
 
     def test_ipc_files_are_private_and_a_stale_one_is_replaced(self):
         path = self.ipc_path("stale")
@@ -158,14 +151,8 @@ class TwoProcessTest(NngTestCase):
 
     def test_live_socket_file_is_left_alone(self):
         path = self.ipc_path("live")
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as live:
-            live.bind(path)
-            live.listen()
-            result = self.run_netprof("-i", "0", "--nng", f"ipc://{path}", "--wait", "1",
-                                      deadline_s=DEADLINE_S)
-            self.assertEqual(result.returncode, 3, result.stderr)
-            self.assertIn(f"ipc://{path}", result.stderr)
-            self.assertTrue(os.path.exists(path))
+        self.run_beside_live_socket(path, "-i", "0", "--nng", f"ipc://{path}", "--wait", "1",
+                                    deadline_s=DEADLINE_S)
 
 
 class StrangerTest(NngTestCase):

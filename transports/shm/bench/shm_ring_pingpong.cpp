@@ -31,14 +31,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using netprof::shm::History;
-using netprof::shm::max_message_size;
-using netprof::shm::max_ring_capacity;
-using netprof::shm::min_ring_capacity;
-using netprof::shm::RingReader;
-using netprof::shm::RingView;
-using netprof::shm::RingWriter;
-using netprof::shm::WriteResult;
+using namespace netprof::shm;
 
 constexpr std::size_t default_data_capacity = std::size_t{1} << 20; // netprof's default ring
 constexpr std::size_t back_capacity = std::size_t{1} << 16;         // netprof's back rings
@@ -94,87 +87,58 @@ constexpr const char* usage =
 
 using RingMemory = std::unique_ptr<std::byte, FreeDeleter>;
 
+// Setting up, the threads meet through these; measuring, the ponger reads nothing the pinger
+// writes but the rings.
+struct Meeting {
+  enum Phase { waiting, go, abort };
+  std::atomic<bool> ponger_attached{false};
+  std::atomic<bool> ponger_pinned{true};
+  std::atomic<Phase> phase{waiting};
+};
+
 RingMemory allocate_ring(std::size_t capacity)
 {
   const std::size_t bytes = RingView::bytes_needed(capacity, 1);
   return RingMemory(static_cast<std::byte*>(std::aligned_alloc(netprof::shm::cache_line, bytes)));
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// The ponger's thread: attaches to the data ring, says so, waits for the go, then answers each
+// of `total` records with an echo on the back ring. Its cursors are its own: a reader object on
+// the other thread's stack would share its cache lines with that thread's locals and put false
+// sharing in the measurement.
+void answer_pings(RingView data_ring, RingView back_ring, const Options& options,
+                  std::uint64_t total, Meeting& meeting)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const bare::UsageError& error) {
-    return bare::usage_exit_status(error, "shm_ring_pingpong", usage);
-  }
-
-  const std::size_t data_capacity = options.capacity;
-  RingMemory data_memory = allocate_ring(data_capacity);
-  RingMemory back_memory = allocate_ring(back_capacity);
-  if (!data_memory || !back_memory) {
-    std::fprintf(stderr, "shm_ring_pingpong: out of memory\n");
-    return 1;
-  }
-  const auto data_ring = RingView::format(
-      std::span<std::byte>(data_memory.get(), RingView::bytes_needed(data_capacity, 1)),
-      data_capacity, 1, options.history, 0x5eed5eed5eed5eedull);
-  const auto back_ring = RingView::format(
-      std::span<std::byte>(back_memory.get(), RingView::bytes_needed(back_capacity, 1)),
-      back_capacity, 1, History::keep_all, 0xbacc0bacc0bacc0bull, true);
-  if (!data_ring || !back_ring) {
-    std::fprintf(stderr, "shm_ring_pingpong: cannot format the rings\n");
-    return 1;
-  }
-
-  const std::uint64_t total = options.warmup + options.iterations;
-  // Setting up, the threads meet through these; measuring, the ponger reads nothing of main's
-  // stack, where the pinger's own locals would share its cache lines.
-  enum Phase { waiting, go, abort };
-  std::atomic<bool> ponger_attached{false};
-  std::atomic<bool> ponger_pinned{true};
-  std::atomic<Phase> phase{waiting};
-  // Each thread builds its own cursor: a reader object on the other thread's stack would share
-  // its cache lines with that thread's locals and put false sharing in the measurement.
-  std::thread ponger([&, total] {
-    if (!bare::pin_to_cpu(options.cpus.second))
-      ponger_pinned = false;
-    std::vector<std::uint64_t> copy((data_ring->max_message_size() + 7) / 8);
-    RingReader reader(*data_ring, 0, copy);
-    reader.attach();
-    RingWriter echo_writer(*back_ring);
-    std::vector<std::byte> echo(options.echo_size);
-    ponger_attached = true;
-    while (phase == waiting)
-      bare::relax();
-    if (phase == abort)
-      return;
-    std::uint64_t answered = 0;
-    const auto answer = [&](std::span<const std::byte> message) {
-      std::memcpy(echo.data(), message.data(), std::min(message.size(), echo.size()));
-      while (echo_writer.write(echo) != WriteResult::written)
-        bare::relax();
-      ++answered;
-    };
-    while (answered < total)
-      if (reader.read(answer, 64) == 0)
-        bare::relax();
-  });
-  while (!ponger_attached)
+  if (!bare::pin_to_cpu(options.cpus.second))
+    meeting.ponger_pinned = false;
+  std::vector<std::uint64_t> copy((data_ring.max_message_size() + 7) / 8);
+  RingReader reader(data_ring, 0, copy);
+  reader.attach();
+  RingWriter echo_writer(back_ring);
+  std::vector<std::byte> echo(options.echo_size);
+  meeting.ponger_attached = true;
+  while (meeting.phase == Meeting::waiting)
     bare::relax();
-  if (!ponger_pinned || !bare::pin_to_cpu(options.cpus.first)) {
-    std::fprintf(stderr, "shm_ring_pingpong: cannot pin to CPUs %d,%d\n", options.cpus.first,
-                 options.cpus.second);
-    phase = abort;
-    ponger.join();
-    return 1;
-  }
-  phase = go;
+  if (meeting.phase == Meeting::abort)
+    return;
+  std::uint64_t answered = 0;
+  const auto answer = [&](std::span<const std::byte> message) {
+    std::memcpy(echo.data(), message.data(), std::min(message.size(), echo.size()));
+    while (echo_writer.write(echo) != WriteResult::written)
+      bare::relax();
+    ++answered;
+  };
+  while (answered < total)
+    if (reader.read(answer, 64) == 0)
+      bare::relax();
+}
 
-  RingWriter writer(*data_ring);
-  RingReader echo_reader(*back_ring, 0, {});
+// The pinger's side: `total` round trips, the ones after the warm-up timed, in nanoseconds.
+std::vector<std::int64_t> time_round_trips(RingView data_ring, RingView back_ring,
+                                           const Options& options, std::uint64_t total)
+{
+  RingWriter writer(data_ring);
+  RingReader echo_reader(back_ring, 0, {});
   echo_reader.adopt();
   std::vector<std::byte> message(options.size);
   std::vector<std::int64_t> rtt(options.iterations);
@@ -199,8 +163,11 @@ int main(int argc, char** argv)
       rtt[i - options.warmup] =
           std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
   }
-  ponger.join();
+  return rtt;
+}
 
+void print_result(const Options& options, std::vector<std::int64_t> rtt)
+{
   std::sort(rtt.begin(), rtt.end());
   std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, \"history\": \"%s\", "
               "\"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, \"rtt_p99_ns\": %lld, "
@@ -210,5 +177,51 @@ int main(int argc, char** argv)
               static_cast<long long>(bare::percentile(rtt, 500)),
               static_cast<long long>(bare::percentile(rtt, 990)),
               static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
+}
+
+// Two threads, pinned, ping-pong through the two rings; 0 when the round trips were printed.
+int measure(const Options& options)
+{
+  const std::size_t data_capacity = options.capacity;
+  RingMemory data_memory = allocate_ring(data_capacity);
+  RingMemory back_memory = allocate_ring(back_capacity);
+  if (!data_memory || !back_memory) {
+    std::fprintf(stderr, "shm_ring_pingpong: out of memory\n");
+    return 1;
+  }
+  const auto data_ring = RingView::format(
+      std::span<std::byte>(data_memory.get(), RingView::bytes_needed(data_capacity, 1)),
+      data_capacity, 1, options.history, 0x5eed5eed5eed5eedull);
+  const auto back_ring = RingView::format(
+      std::span<std::byte>(back_memory.get(), RingView::bytes_needed(back_capacity, 1)),
+      back_capacity, 1, History::keep_all, 0xbacc0bacc0bacc0bull, true);
+  if (!data_ring || !back_ring) {
+    std::fprintf(stderr, "shm_ring_pingpong: cannot format the rings\n");
+    return 1;
+  }
+
+  const std::uint64_t total = options.warmup + options.iterations;
+  Meeting meeting;
+  std::thread ponger([&] { answer_pings(*data_ring, *back_ring, options, total, meeting); });
+  while (!meeting.ponger_attached)
+    bare::relax();
+  if (!meeting.ponger_pinned || !bare::pin_to_cpu(options.cpus.first)) {
+    std::fprintf(stderr, "shm_ring_pingpong: cannot pin to CPUs %d,%d\n", options.cpus.first,
+                 options.cpus.second);
+    meeting.phase = Meeting::abort;
+    ponger.join();
+    return 1;
+  }
+  meeting.phase = Meeting::go;
+  std::vector<std::int64_t> rtt = time_round_trips(*data_ring, *back_ring, options, total);
+  ponger.join();
+  print_result(options, std::move(rtt));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, "shm_ring_pingpong", usage, parse_options, measure);
 }

@@ -24,18 +24,15 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::ReceiveResult;
-using netprof::SendResult;
-using netprof::TransportError;
-using netprof::shm::EndpointSettings;
-using netprof::shm::PublisherEndpoint;
-using netprof::shm::SubscriberEndpoint;
-using netprof::shm::testing::any_note_contains;
-using netprof::testing::CollectingSink;
+using shm::EndpointSettings;
+using shm::PublisherEndpoint;
+using shm::SubscriberEndpoint;
+using shm::testing::any_note_contains;
+using testing::CollectingSink;
 
 constexpr uid_t nobody = 65534;
 
@@ -167,3 +164,4 @@ TEST_F(HostileSegment, LocalPairCleanUpLeavesAnotherUsersAbandonedSegmentAlone)
 }
 
 } // namespace
+} // namespace netprof

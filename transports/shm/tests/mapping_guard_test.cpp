@@ -72,44 +72,46 @@ TEST(MappingGuardDeathTest, ATruncatedMappingReadsZerosAndIsMarkedLost)
       ::testing::ExitedWithCode(0), "");
 }
 
-TEST(MappingGuardDeathTest, AFaultOutsideEveryGuardedMappingStillKills)
+// Runs `fault` in a child process, which must die of SIGBUS; one that survives exits 0.
+template <typename Fault> void expect_death_by_sigbus(Fault fault)
 {
   EXPECT_EXIT(
       {
-        SharedFile guarded;
-        MappingGuard guard(guarded.base(), size); // installs the handler
-        SharedFile other;
-        other.truncate();
-        (void)other.bytes[0];
+        fault();
         std::_Exit(0);
       },
       died_of_sigbus, "");
+}
+
+TEST(MappingGuardDeathTest, AFaultOutsideEveryGuardedMappingStillKills)
+{
+  expect_death_by_sigbus([] {
+    SharedFile guarded;
+    MappingGuard guard(guarded.base(), size); // installs the handler
+    SharedFile other;
+    other.truncate();
+    (void)other.bytes[0];
+  });
 }
 
 TEST(MappingGuardDeathTest, AReleasedGuardNoLongerAbsorbsTheFault)
 {
-  EXPECT_EXIT(
-      {
-        SharedFile file;
-        MappingGuard guard(file.base(), size);
-        guard.release();
-        file.truncate();
-        (void)file.bytes[0];
-        std::_Exit(0);
-      },
-      died_of_sigbus, "");
+  expect_death_by_sigbus([] {
+    SharedFile file;
+    MappingGuard guard(file.base(), size);
+    guard.release();
+    file.truncate();
+    (void)file.bytes[0];
+  });
 }
 
 TEST(MappingGuardDeathTest, ASigbusSentByAnotherProcessIsNotTakenForAFault)
 {
-  EXPECT_EXIT(
-      {
-        SharedFile file;
-        MappingGuard guard(file.base(), size);
-        kill(getpid(), SIGBUS);
-        std::_Exit(0); // survived: the signal was swallowed
-      },
-      died_of_sigbus, "");
+  expect_death_by_sigbus([] {
+    SharedFile file;
+    MappingGuard guard(file.base(), size);
+    kill(getpid(), SIGBUS);
+  });
 }
 
 TEST(MappingGuard, AMovedGuardKeepsGuardingAndAnUnusedOneSaysNothingIsLost)

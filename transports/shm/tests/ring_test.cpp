@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -35,6 +36,18 @@ std::uint64_t index_of(const Bytes& bytes)
   std::uint64_t index = 0;
   std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
   return index;
+}
+
+// Writes the messages numbered [from, to), of `size` bytes each; fails naming the first one the
+// writer did not take at once.
+::testing::AssertionResult writes(RingWriter& writer, std::uint64_t from, std::uint64_t to,
+                                  std::size_t size)
+{
+  for (std::uint64_t i = from; i < to; ++i)
+    if (const WriteResult result = writer.write(message(i, size)); result != WriteResult::written)
+      return ::testing::AssertionFailure()
+             << "message " << i << " was not written (" << static_cast<int>(result) << ")";
+  return ::testing::AssertionSuccess();
 }
 
 // A ring in a zeroed, 64-byte aligned array, as the transport's mapping would be.
@@ -78,6 +91,17 @@ public:
   std::vector<Bytes> got;
 };
 
+// A ring with one reader, which attaches (`attached` says whether it could), then the writer:
+// where most tests start.
+struct OneReader {
+  OneReader(std::size_t capacity, History history) : ring(capacity, 1, history) {}
+
+  TestRing ring;
+  Collector reader{*ring.view, 0};
+  bool attached = reader.sut.attach();
+  RingWriter sut{*ring.view};
+};
+
 TEST(Ring, FormatRefusesWhatIsNotARing)
 {
   alignas(64) static std::byte memory[8192];
@@ -116,10 +140,9 @@ TEST(Ring, EmptyRingHasNothingToRead)
 TEST(Ring, RecordsArriveIntactAndInOrder)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
-    TestRing ring(4096, 1, history);
-    Collector reader(*ring.view, 0);
-    ASSERT_TRUE(reader.sut.attach());
-    RingWriter sut(*ring.view);
+    OneReader setup(4096, history);
+    auto& [ring, reader, attached, sut] = setup;
+    ASSERT_TRUE(attached);
     for (std::uint64_t i = 0; i < 5; ++i)
       ASSERT_EQ(sut.write(message(i, 10 + i * 33)), WriteResult::written);
     EXPECT_TRUE(reader.sut.readable());
@@ -133,10 +156,9 @@ TEST(Ring, RecordsArriveIntactAndInOrder)
 TEST(Ring, PreparingTheNextRecordChangesNothingAReaderSees)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
-    TestRing ring(1024, 1, history);
-    Collector reader(*ring.view, 0);
-    ASSERT_TRUE(reader.sut.attach());
-    RingWriter sut(*ring.view);
+    OneReader setup(1024, history);
+    auto& [ring, reader, attached, sut] = setup;
+    ASSERT_TRUE(attached);
     // Two and a half laps of 192 B records, so some are prepared where a padding record goes.
     for (std::uint64_t i = 0; i < 14; ++i) {
       sut.prepare_next_record();
@@ -154,10 +176,9 @@ TEST(Ring, PreparingTheNextRecordChangesNothingAReaderSees)
 
 TEST(Ring, EmptyMessageIsARecordToo)
 {
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
   ASSERT_EQ(sut.write({}), WriteResult::written);
   EXPECT_EQ(reader.read(), 1u);
   ASSERT_EQ(reader.got.size(), 1u);
@@ -167,10 +188,9 @@ TEST(Ring, EmptyMessageIsARecordToo)
 TEST(Ring, RecordThatWouldStraddleTheEndGoesAfterAPaddingRecord)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
-    TestRing ring(1024, 1, history);
-    Collector reader(*ring.view, 0);
-    ASSERT_TRUE(reader.sut.attach());
-    RingWriter sut(*ring.view);
+    OneReader setup(1024, history);
+    auto& [ring, reader, attached, sut] = setup;
+    ASSERT_TRUE(attached);
     // 300 B + 8 B header = a 320 B record: three fill 960 B, the fourth cannot fit in the
     // 64 B left, so a padding record takes them and the fourth starts the next lap.
     for (std::uint64_t i = 0; i < 3; ++i) {
@@ -188,13 +208,11 @@ TEST(Ring, RecordThatWouldStraddleTheEndGoesAfterAPaddingRecord)
 
 TEST(Ring, RecordThatEndsExactlyAtTheEndNeedsNoPadding)
 {
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
   // 240 B + 8 B = 248 B, padded to 256 B: four records fill the ring exactly.
-  for (std::uint64_t i = 0; i < 4; ++i)
-    ASSERT_EQ(sut.write(message(i, 240)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 4, 240));
   EXPECT_EQ(ring.view->tail(), 1024u);
   EXPECT_EQ(reader.read(), 4u);
   ASSERT_EQ(sut.write(message(4, 240)), WriteResult::written);
@@ -207,10 +225,9 @@ TEST(Ring, RecordThatEndsExactlyAtTheEndNeedsNoPadding)
 TEST(Ring, LargestMessageFitsWhereverTheWriterStands)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
-    TestRing ring(4096, 1, history);
-    Collector reader(*ring.view, 0);
-    ASSERT_TRUE(reader.sut.attach());
-    RingWriter sut(*ring.view);
+    OneReader setup(4096, history);
+    auto& [ring, reader, attached, sut] = setup;
+    ASSERT_TRUE(attached);
     const std::size_t largest = ring.view->max_message_size();
     EXPECT_EQ(largest, 2048u - 8u);
     // From every 64 B offset: with padding in front, a largest record still fits once the
@@ -227,10 +244,9 @@ TEST(Ring, LargestMessageFitsWhereverTheWriterStands)
 
 TEST(Ring, TooLargeMessageIsRefusedAndNothingIsPublished)
 {
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
   EXPECT_EQ(sut.write(message(0, ring.view->max_message_size() + 1)), WriteResult::too_large);
   EXPECT_EQ(ring.view->tail(), 0u);
   EXPECT_EQ(reader.read(), 0u);
@@ -280,12 +296,10 @@ TEST(Ring, KeepLastDetectsOverrunPerReaderAndSkipsToIntactRecords)
 
 TEST(Ring, KeepLastLappedReaderKeepsGoingAfterTheOverrun)
 {
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 40; ++i)
-    ASSERT_EQ(sut.write(message(i, 100)), WriteResult::written);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
+  ASSERT_TRUE(writes(sut, 0, 40, 100));
   reader.read();
   const std::uint64_t overruns = reader.sut.overruns();
   EXPECT_GE(overruns, 1u);
@@ -328,12 +342,10 @@ TEST(Ring, KeepAllWriterIsBackPressuredByTheSlowestReader)
 
 TEST(Ring, KeepAllWriterStopsWaitingForADroppedReader)
 {
-  TestRing ring(1024, 1, History::keep_all);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 16; ++i)
-    ASSERT_EQ(sut.write(message(i, 48)), WriteResult::written);
+  OneReader setup(1024, History::keep_all);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
+  ASSERT_TRUE(writes(sut, 0, 16, 48));
   ASSERT_EQ(sut.write(message(16, 48)), WriteResult::full);
   ring.view->drop_reader(0); // what the publisher does when the reader's process is gone
   EXPECT_EQ(sut.write(message(16, 48)), WriteResult::written);
@@ -345,8 +357,7 @@ TEST(Ring, KeepAllWithoutReadersNeverWaits)
 {
   TestRing ring(1024, 4, History::keep_all);
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 100; ++i)
-    ASSERT_EQ(sut.write(message(i, 200)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 100, 200));
 }
 
 TEST(Ring, ACursorIsClaimedOnceAndFreedOnDetach)
@@ -364,8 +375,7 @@ TEST(Ring, LateReaderStartsAtTheWritersTail)
 {
   TestRing ring(1024, 1, History::keep_all);
   RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 5; ++i)
-    ASSERT_EQ(sut.write(message(i, 20)), WriteResult::written);
+  ASSERT_TRUE(writes(sut, 0, 5, 20));
   Collector late(*ring.view, 0);
   ASSERT_TRUE(late.sut.attach());
   EXPECT_EQ(late.read(), 0u);
@@ -406,10 +416,9 @@ TEST(Ring, ReaderAheadOfTheTailItSeesNeverGoesBack)
   // The writer stores a record's header before its tail, so another core can see the record
   // and still the old tail: the reader is then a record ahead of the tail, which means
   // "nothing new", not "go back" (going back delivered duplicates once).
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
   ASSERT_EQ(sut.write(message(0, 40)), WriteResult::written);
   std::atomic_ref<std::uint64_t> tail(ring.view->writer_line().tail);
   const std::uint64_t published = tail.load();
@@ -427,12 +436,10 @@ TEST(Ring, ReaderAheadOfTheTailItSeesNeverGoesBack)
 
 TEST(Ring, ReadHandsOverAtMostTheBatch)
 {
-  TestRing ring(4096, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
-  for (std::uint64_t i = 0; i < 10; ++i)
-    ASSERT_EQ(sut.write(message(i, 10)), WriteResult::written);
+  OneReader setup(4096, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
+  ASSERT_TRUE(writes(sut, 0, 10, 10));
   EXPECT_EQ(reader.read(3), 3u);
   EXPECT_EQ(reader.read(100), 7u);
 }
@@ -518,30 +525,36 @@ TEST(RingLending, AFullKeepAllRingLendsNothingAndSaysSo)
   EXPECT_EQ(writer.lend(208).result, WriteResult::written);
 }
 
-TEST(WakeLine, WaitReturnsAtOnceWhenAlreadyReady)
+// wait() on a line nobody wakes, its predicate always `ready`: what it returned, and how long
+// it took.
+std::pair<bool, Clock::duration> wait_unwoken(bool ready, Clock::duration timeout)
 {
   netprof::shm::WakeLine line{};
   const auto start = Clock::now();
-  EXPECT_TRUE(netprof::shm::wait(
-      line, [] { return true; }, 5s));
-  EXPECT_LT(Clock::now() - start, 1s);
+  const bool result = netprof::shm::wait(
+      line, [ready] { return ready; }, timeout);
+  return {result, Clock::now() - start};
+}
+
+TEST(WakeLine, WaitReturnsAtOnceWhenAlreadyReady)
+{
+  const auto [result, took] = wait_unwoken(true, 5s);
+  EXPECT_TRUE(result);
+  EXPECT_LT(took, 1s);
 }
 
 TEST(WakeLine, WaitTimesOutWhenNothingComes)
 {
-  netprof::shm::WakeLine line{};
-  const auto start = Clock::now();
-  EXPECT_FALSE(netprof::shm::wait(
-      line, [] { return false; }, 30ms));
-  EXPECT_GE(Clock::now() - start, 25ms);
+  const auto [result, took] = wait_unwoken(false, 30ms);
+  EXPECT_FALSE(result);
+  EXPECT_GE(took, 25ms);
 }
 
 TEST(WakeLine, RingWakesASleeperLongBeforeItsTimeout)
 {
-  TestRing ring(1024, 1, History::keep_last);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  RingWriter sut(*ring.view);
+  OneReader setup(1024, History::keep_last);
+  auto& [ring, reader, attached, sut] = setup;
+  ASSERT_TRUE(attached);
   std::atomic<bool> woke{false};
   std::thread sleeper([&] {
     const auto deadline = Clock::now() + 10s;

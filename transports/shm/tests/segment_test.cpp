@@ -24,20 +24,18 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
-using netprof::testing::CollectingSink;
+using testing::CollectingSink;
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::ReceiveResult;
-using netprof::SendResult;
-using netprof::shm::EndpointSettings;
-using netprof::shm::History;
-using netprof::shm::PublisherEndpoint;
-using netprof::shm::SubscriberEndpoint;
-using netprof::shm::testing::any_note_contains;
-using netprof::shm::testing::ShmSegment;
+using shm::EndpointSettings;
+using shm::History;
+using shm::PublisherEndpoint;
+using shm::SubscriberEndpoint;
+using shm::testing::any_note_contains;
+using shm::testing::ShmSegment;
 
 using Bytes = std::vector<std::byte>;
 
@@ -306,3 +304,4 @@ TEST(ShmProcessAlive, AProcessThatExitedIsDeadBeforeItsParentReapsIt)
 }
 
 } // namespace
+} // namespace netprof

@@ -14,12 +14,9 @@ namespace {
 TEST_F(QosMappingTest, ShmDefaultsToKeepLastWithTheRingsMessagesAsDepth)
 {
   // -q 1000000 makes a 1 MiB ring; a 180 B message takes a 192 B record.
-  const EffectiveQos sut = effective({"--shm", "qos-test"});
-
-  EXPECT_EQ(sut.reliability, Reliability::best_effort);
-  EXPECT_EQ(sut.history, HistoryKind::keep_last);
-  EXPECT_EQ(sut.depth, 1'048'576u / 192u);
-  EXPECT_EQ(sut.set_by, QosSetBy::publisher);
+  EXPECT_EQ(stated({"--shm", "qos-test"}),
+            (StatedQos{Reliability::best_effort, HistoryKind::keep_last, QosSetBy::publisher,
+                       1'048'576u / 192u}));
 }
 
 TEST_F(QosMappingTest, ShmReliableIsKeepAll)

@@ -27,19 +27,13 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Endpoint;
-using netprof::EndpointRequest;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::TransportDescriptor;
-using netprof::testing::CollectingSink;
-using netprof::testing::PlannedTransport;
-using netprof::transport_common::UniqueFd;
+using testing::CollectingSink;
+using testing::PlannedTransport;
+using transport_common::UniqueFd;
 
 using Bytes = std::vector<std::byte>;
 
@@ -458,3 +452,4 @@ std::string kind_name(const ::testing::TestParamInfo<Kind>& kind)
 INSTANTIATE_TEST_SUITE_P(Kinds, StreamEndpointTest, ::testing::ValuesIn(kinds()), kind_name);
 
 } // namespace
+} // namespace netprof

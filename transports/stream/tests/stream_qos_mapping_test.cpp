@@ -15,9 +15,8 @@ TEST_F(QosMappingTest, TcpAndUdsAreReliableAndKeepAll)
                                   effective({"--tcp", "127.0.0.1:5555", "--reliability", "reliable",
                                              "--history", "keep-all"}),
                                   effective({"--uds", "/tmp/netprof-qos-test.sock"})}) {
-    EXPECT_EQ(sut.reliability, Reliability::reliable);
-    EXPECT_EQ(sut.history, HistoryKind::keep_all);
-    EXPECT_EQ(sut.set_by, QosSetBy::transport);
+    EXPECT_EQ(stated(sut), (StatedQos{Reliability::reliable, HistoryKind::keep_all,
+                                      QosSetBy::transport, std::nullopt}));
   }
 }
 

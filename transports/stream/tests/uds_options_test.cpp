@@ -23,15 +23,12 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Role;
-using netprof::TransportDescriptor;
-using netprof::TransportError;
-using netprof::UsageError;
-using netprof::testing::PlannedTransport;
-using netprof::uds::parse_uds_address;
+using testing::PlannedTransport;
+using uds::parse_uds_address;
 
 std::unique_ptr<PlannedTransport> uds_with(const std::vector<std::string>& arguments)
 {
@@ -250,3 +247,4 @@ TEST(UdsAbstract, AnAbstractNameCarriesMessagesAndSaysAnyoneMayConnect)
 }
 
 } // namespace
+} // namespace netprof

@@ -76,15 +76,11 @@ Options parse_options(int argc, char** argv)
 {
   Options options;
   bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
+      return;
     if (flag == "--size") {
       options.size = parse_number<std::size_t>(value, sequence_bytes, max_datagram,
                                                "--size must be 8 to 65507 bytes");
-    } else if (flag == "--iterations") {
-      options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
-                                                       "--iterations must be 1 to 2^32");
-    } else if (flag == "--warmup") {
-      options.warmup = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32,
-                                                   "--warmup must be 0 to 2^32");
     } else if (flag == "--wait") {
       if (value == "block")
         options.wait = Wait::block;
@@ -264,38 +260,49 @@ bool reap_ponger(pid_t ponger)
   return bare::reap_child(ponger, receive_timeout);
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+// The two connected loopback sockets, made before the fork so that neither end can send
+// before the other is listening.
+std::pair<int, int> open_socket_pair(const Options& options)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    if (error.message == nullptr) {
-      std::fputs(usage, stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "bare_udp_pingpong: %s\n%s", error.message, usage);
-    return 2;
+  const int pinger_fd = open_loopback_socket();
+  const int ponger_fd = open_loopback_socket();
+  connect_to(pinger_fd, local_address(ponger_fd));
+  connect_to(ponger_fd, local_address(pinger_fd));
+  if (options.wait == Wait::block) {
+    set_receive_timeout(pinger_fd);
+    set_receive_timeout(ponger_fd);
   }
+  return {pinger_fd, ponger_fd};
+}
 
-  int pinger_fd = -1;
-  int ponger_fd = -1;
+// The forked ponger: answers every ping, then exits. Never returns.
+[[noreturn]] void run_child(int pinger_fd, int ponger_fd, const Options& options, pid_t parent)
+{
+  // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(1);
+  close(pinger_fd);
   try {
-    // Both ends exist before the fork, so neither can send before the other is listening.
-    pinger_fd = open_loopback_socket();
-    ponger_fd = open_loopback_socket();
-    connect_to(pinger_fd, local_address(ponger_fd));
-    connect_to(ponger_fd, local_address(pinger_fd));
-    if (options.wait == Wait::block) {
-      set_receive_timeout(pinger_fd);
-      set_receive_timeout(ponger_fd);
-    }
+    run_ponger(ponger_fd, options, options.warmup + options.iterations);
+  } catch (const RuntimeError& error) {
+    report(error);
+    _exit(1);
+  }
+  _exit(0);
+}
+
+// Forks the ponger, pings it from here and prints the round trips; 0 when measured.
+int measure(const Options& options)
+{
+  std::pair<int, int> fds;
+  try {
+    fds = open_socket_pair(options);
   } catch (const RuntimeError& error) {
     report(error);
     return 1;
   }
+  const auto [pinger_fd, ponger_fd] = fds;
 
   std::fflush(stdout); // a buffered line must not be printed twice, once by each process
   const pid_t parent = getpid();
@@ -304,20 +311,8 @@ int main(int argc, char** argv)
     report(RuntimeError{"fork", errno});
     return 1;
   }
-  if (ponger == 0) {
-    // Dies with the pinger, so a killed benchmark leaves no spinning process behind.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(1);
-    close(pinger_fd);
-    try {
-      run_ponger(ponger_fd, options, options.warmup + options.iterations);
-    } catch (const RuntimeError& error) {
-      report(error);
-      _exit(1);
-    }
-    _exit(0);
-  }
+  if (ponger == 0)
+    run_child(pinger_fd, ponger_fd, options, parent);
 
   close(ponger_fd);
   std::vector<std::int64_t> rtts;
@@ -335,4 +330,11 @@ int main(int argc, char** argv)
   }
   print_result(options, std::move(rtts));
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, "bare_udp_pingpong", usage, parse_options, measure);
 }

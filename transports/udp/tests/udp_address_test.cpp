@@ -25,23 +25,14 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
-using netprof::testing::AdoptingSink;
-using netprof::testing::CountingSink;
+using testing::AdoptingSink;
+using testing::CountingSink;
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Endpoint;
-using netprof::LocalPairArguments;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::TransportDescriptor;
-using netprof::TransportError;
-using netprof::UsageError;
-using netprof::testing::PlannedTransport;
-namespace udp = netprof::udp;
+using testing::PlannedTransport;
 
 using Bytes = std::vector<std::byte>;
 
@@ -485,3 +476,4 @@ TEST(UdpSend, AdoptingAHandleThatNamesNoOneAddsNoPeer)
 }
 
 } // namespace
+} // namespace netprof

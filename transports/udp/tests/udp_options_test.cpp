@@ -97,6 +97,17 @@ struct Family {
 
 // --- options every UDP mode shares --------------------------------------------------------
 
+// Both processes of a local pair get `expected`.
+::testing::AssertionResult both_get(const LocalPairArguments& pair, const Arguments& expected)
+{
+  if (pair.publisher == expected && pair.subscriber == expected)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "publisher " << ::testing::PrintToString(pair.publisher) << ", subscriber "
+         << ::testing::PrintToString(pair.subscriber) << ", expected both "
+         << ::testing::PrintToString(expected);
+}
+
 TEST(UdpTuning, DefaultsAreMadarasFragmentSizeFourSlotsOneSecondNoBatching)
 {
   const udp::UdpTuning tuning = tuning_of({});
@@ -137,38 +148,32 @@ TEST_P(UdpTuningRejects, WithOneLineNamingTheOption)
   EXPECT_EQ(usage_error([&] { tuning_of(GetParam().arguments); }), GetParam().message);
 }
 
+// The one line a bad value of `option` gets: "invalid value 'VALUE' for OPTION: expected ...".
+BadTuning bad(const std::string& option, const std::string& value, const std::string& expected)
+{
+  return {{option, value},
+          "invalid value '" + value + "' for " + option + ": expected " + expected};
+}
+
+const std::string fragment_sizes =
+    "a size in bytes from 512 to 65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
+const std::string message_sizes =
+    "a size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
+const std::string timeouts = "seconds > 0, at most 3600";
+const std::string batches = "a whole number from 1 to 1024";
+
 INSTANTIATE_TEST_SUITE_P(
     Values, UdpTuningRejects,
-    ::testing::Values(
-        BadTuning{{"--fragment-size", "511"},
-                  "invalid value '511' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "65480"},
-                  "invalid value '65480' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "-1"},
-                  "invalid value '-1' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--fragment-size", "64k"},
-                  "invalid value '64k' for --fragment-size: expected a size in bytes from 512 to "
-                  "65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--udp-max-message", "0"},
-                  "invalid value '0' for --udp-max-message: expected a size in bytes from 1 to "
-                  "1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--udp-max-message", "99999999999999999999999"},
-                  "invalid value '99999999999999999999999' for --udp-max-message: expected a "
-                  "size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)"},
-        BadTuning{{"--reassembly-slots", "0"},
-                  "invalid value '0' for --reassembly-slots: expected a whole number from 1 to 64"},
-        BadTuning{{"--reassembly-timeout", "0"},
-                  "invalid value '0' for --reassembly-timeout: expected seconds > 0, at most 3600"},
-        BadTuning{{"--reassembly-timeout", "nan"},
-                  "invalid value 'nan' for --reassembly-timeout: expected seconds > 0, at most "
-                  "3600"},
-        BadTuning{{"--udp-batch", "1025"},
-                  "invalid value '1025' for --udp-batch: expected a whole number from 1 to 1024"},
-        BadTuning{{"--udp-batch", ""},
-                  "invalid value '' for --udp-batch: expected a whole number from 1 to 1024"}));
+    ::testing::Values(bad("--fragment-size", "511", fragment_sizes),
+                      bad("--fragment-size", "65480", fragment_sizes),
+                      bad("--fragment-size", "-1", fragment_sizes),
+                      bad("--fragment-size", "64k", fragment_sizes),
+                      bad("--udp-max-message", "0", message_sizes),
+                      bad("--udp-max-message", "99999999999999999999999", message_sizes),
+                      bad("--reassembly-slots", "0", "a whole number from 1 to 64"),
+                      bad("--reassembly-timeout", "0", timeouts),
+                      bad("--reassembly-timeout", "nan", timeouts),
+                      bad("--udp-batch", "1025", batches), bad("--udp-batch", "", batches)));
 
 TEST(UdpTuning, LargestMessageFollowsTheReceiveBufferUnlessGiven)
 {
@@ -196,12 +201,9 @@ TEST(UdpFamily, AllOptionsTogetherParseWithoutAmbiguity)
   EXPECT_FALSE(family.broadcast->selected());
   // The option shown in the udp entry's group is what multicast sends with.
   EXPECT_EQ(udp::parse_tuning(parsed(given, family.groups())).fragment_size, 9000u);
-  const LocalPairArguments pair = family.multicast->pair();
-  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.1.2.3:5000"}));
-  EXPECT_EQ(pair.subscriber, pair.publisher);
-  const LocalPairArguments forwarded = family.forwarded(given);
-  EXPECT_EQ(forwarded.publisher, (Arguments{"--fragment-size", "9000", "--mc-ttl", "3"}));
-  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
+  EXPECT_TRUE(both_get(family.multicast->pair(), Arguments{"-m", "239.1.2.3:5000"}));
+  EXPECT_TRUE(
+      both_get(family.forwarded(given), Arguments{"--fragment-size", "9000", "--mc-ttl", "3"}));
 }
 
 TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
@@ -211,9 +213,7 @@ TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
   const LocalPairArguments pair = family.unicast->pair();
   ASSERT_EQ(pair.publisher.size(), 2u) << "its own address only";
   ASSERT_EQ(pair.subscriber.size(), 4u) << "its own address and the publisher's";
-  const LocalPairArguments forwarded = family.forwarded({"--udp-batch", "8"});
-  EXPECT_EQ(forwarded.publisher, (Arguments{"--udp-batch", "8"}));
-  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
+  EXPECT_TRUE(both_get(family.forwarded({"--udp-batch", "8"}), Arguments{"--udp-batch", "8"}));
 }
 
 TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
@@ -363,12 +363,9 @@ TEST(MulticastLocalPair, GivenGroupAndOptionsAreKept)
   Family family;
   const Arguments given = {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"};
   family.give(given);
-  const LocalPairArguments pair = family.multicast->pair();
-  EXPECT_EQ(pair.publisher, (Arguments{"-m", "239.9.9.9:7000"}));
-  EXPECT_EQ(pair.subscriber, pair.publisher);
-  const LocalPairArguments forwarded = family.forwarded(given);
-  EXPECT_EQ(forwarded.publisher, (Arguments{"--mc-interface", "lo", "--mc-loopback", "off"}));
-  EXPECT_EQ(forwarded.subscriber, forwarded.publisher);
+  EXPECT_TRUE(both_get(family.multicast->pair(), Arguments{"-m", "239.9.9.9:7000"}));
+  EXPECT_TRUE(
+      both_get(family.forwarded(given), Arguments{"--mc-interface", "lo", "--mc-loopback", "off"}));
 }
 
 TEST(MulticastLocalPair, WithoutMTheOptionsGivenReplaceTheLoopbackDefaults)

@@ -16,10 +16,8 @@ TEST_F(QosMappingTest, UdpIsBestEffortWithoutHistory)
 {
   const EffectiveQos sut = effective({"-u", "127.0.0.1:40000"});
 
-  EXPECT_EQ(sut.reliability, Reliability::best_effort);
-  EXPECT_EQ(sut.history, HistoryKind::none);
-  EXPECT_EQ(sut.depth, std::nullopt);
-  EXPECT_EQ(sut.set_by, QosSetBy::transport);
+  EXPECT_EQ(stated(sut), (StatedQos{Reliability::best_effort, HistoryKind::none,
+                                    QosSetBy::transport, std::nullopt}));
   EXPECT_EQ(effective({"-u", "127.0.0.1:40000", "--reliability", "best-effort"}), sut);
 }
 

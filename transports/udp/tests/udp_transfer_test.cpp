@@ -30,20 +30,14 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
-using netprof::testing::AdoptingSink;
-using netprof::testing::CollectingSink;
+using testing::AdoptingSink;
+using testing::CollectingSink;
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Endpoint;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::TransportDescriptor;
-using netprof::testing::PlannedTransport;
-namespace udp = netprof::udp;
+using testing::PlannedTransport;
 
 using Bytes = std::vector<std::byte>;
 using Arguments = std::vector<std::string>;
@@ -68,6 +62,30 @@ bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count)
     }
   }
   return sink.messages.size() >= count;
+}
+
+// `from` sends `message` and `to` hands it to `sink` whole: the first message `sink` holds.
+::testing::AssertionResult delivers(Endpoint& from, Endpoint& to, const Bytes& message,
+                                    CollectingSink& sink)
+{
+  if (const SendResult result = from.send(message).result; result != SendResult::sent)
+    return ::testing::AssertionFailure() << "not sent (" << static_cast<int>(result) << ")";
+  if (!receive_until(to, sink, 1))
+    return ::testing::AssertionFailure() << "nothing arrived within 5 s";
+  if (sink.messages.front() != message)
+    return ::testing::AssertionFailure() << "what arrived differs from what was sent";
+  return ::testing::AssertionSuccess();
+}
+
+// `publisher` takes pattern(size, 0) to pattern(size, count - 1), each sent (or held) at once.
+::testing::AssertionResult sends_patterns(Endpoint& publisher, std::uint8_t count, std::size_t size)
+{
+  for (std::uint8_t i = 0; i < count; ++i)
+    if (const SendResult result = publisher.send(pattern(size, i)).result;
+        result != SendResult::sent)
+      return ::testing::AssertionFailure()
+             << "message " << int{i} << " not sent (" << static_cast<int>(result) << ")";
+  return ::testing::AssertionSuccess();
 }
 
 // Nothing more arrives within a short wait.
@@ -116,6 +134,21 @@ public:
   }
 };
 
+// A unicast publisher and two subscribers given its address, none of them heard from yet.
+struct TwoSubscribers {
+  Opener opener;
+  std::unique_ptr<Endpoint> publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
+  std::unique_ptr<Endpoint> first = subscriber();
+  std::unique_ptr<Endpoint> second = subscriber();
+
+private:
+  std::unique_ptr<Endpoint> subscriber()
+  {
+    const std::string address = publisher->facts().local_addresses.at(0);
+    return opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  }
+};
+
 // A unicast publisher and subscriber that know each other.
 struct UnicastPair {
   explicit UnicastPair(const Arguments& extra = {}, std::size_t queue = queue_length)
@@ -148,10 +181,8 @@ TEST(UdpLargeMessage, OneMebibyteArrivesWholeInFragmentsOfTheDefaultSize)
 {
   UnicastPair pair;
   const Bytes message = pattern(1 << 20, 2);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   const std::size_t fragments = (message.size() + 61999) / 62000;
   EXPECT_EQ(sink.deliveries.front().datagrams, fragments);
   EXPECT_EQ(sink.deliveries.front().wire_bytes,
@@ -162,10 +193,8 @@ TEST(UdpLargeMessage, FragmentSizeOptionIsHonoured)
 {
   UnicastPair pair({"--fragment-size", "1000"});
   const Bytes message = pattern(4500, 3);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   EXPECT_EQ(sink.deliveries.front().datagrams, 5u);
 }
 
@@ -185,10 +214,8 @@ TEST(UdpLargeMessage, MessageThatLooksLikeAFragmentArrivesUnchanged)
   UnicastPair pair;
   Bytes message = pattern(200, 5);
   std::copy_n("NPFG", 4, reinterpret_cast<char*>(message.data()));
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
   EXPECT_EQ(sink.deliveries.front().wire_bytes, 200 + udp::fragment_header_size);
 }
 
@@ -205,11 +232,8 @@ TEST(UdpLargeMessage, LargestMessageFollowsTheReceiveBuffer)
 
 TEST(UdpLargeMessage, ReachesEveryUnicastSubscriber)
 {
-  Opener opener;
-  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
-  const std::string address = publisher->facts().local_addresses.at(0);
-  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
-  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  TwoSubscribers peers;
+  auto& [opener, publisher, first, second] = peers;
   ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
   ASSERT_EQ(second->send(pattern(8, 1)).result, SendResult::sent);
   // Adopted while each is delivered: one receive() may bring both hellos.
@@ -257,11 +281,8 @@ TEST(UdpLargeMessage, ForeignFragmentsAreDroppedAndNoted)
 // hears the data once.
 TEST(UdpSenderHandle, NamesItsOwnSenderWhateverCameSince)
 {
-  Opener opener;
-  const auto publisher = opener.open("udp", {"-u", "127.0.0.1:0"}, Role::publisher);
-  const std::string address = publisher->facts().local_addresses.at(0);
-  const auto first = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
-  const auto second = opener.open("udp", {"-u", "127.0.0.1:0", "-u", address}, Role::subscriber);
+  TwoSubscribers peers;
+  auto& [opener, publisher, first, second] = peers;
   CollectingSink hellos;
   ASSERT_EQ(first->send(pattern(8, 1)).result, SendResult::sent);
   ASSERT_TRUE(receive_until(*publisher, hellos, 1));
@@ -294,10 +315,8 @@ TEST(UdpSinglePeer, SubscriberHearsOnlyItsPublisher)
   send_raw(pair.subscriber->facts().local_addresses.at(0), pattern(20, 3));
   EXPECT_TRUE(stays_quiet(*pair.subscriber));
   const Bytes message = pattern(64, 4);
-  ASSERT_EQ(pair.publisher->send(message).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.subscriber, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == message);
+  ASSERT_TRUE(delivers(*pair.publisher, *pair.subscriber, message, sink));
 }
 
 TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
@@ -323,10 +342,8 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   }
   // The first subscriber's datagrams still arrive, now through the twin.
   const Bytes echo = pattern(32, 6);
-  ASSERT_EQ(pair.subscriber->send(echo).result, SendResult::sent);
   CollectingSink sink;
-  ASSERT_TRUE(receive_until(*pair.publisher, sink, 1));
-  EXPECT_TRUE(sink.messages.front() == echo);
+  ASSERT_TRUE(delivers(*pair.subscriber, *pair.publisher, echo, sink));
 }
 
 TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
@@ -359,9 +376,7 @@ TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
 TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
 {
   UnicastPair pair({"--udp-batch", "4"});
-  for (std::uint8_t i = 0; i < 3; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(100, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 3, 100));
   EXPECT_TRUE(stays_quiet(*pair.subscriber)) << "three of four are held";
   ASSERT_EQ(pair.publisher->flush().result, SendResult::sent);
   CollectingSink sink;
@@ -376,9 +391,7 @@ TEST(UdpBatch, HeldUntilFlushThenSentInOrder)
 TEST(UdpBatch, FullBatchGoesWithoutFlush)
 {
   UnicastPair pair({"--udp-batch", "4"});
-  for (std::uint8_t i = 0; i < 4; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(60, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 4, 60));
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 4));
   EXPECT_TRUE(sink.messages[3] == pattern(60, 3));
@@ -445,9 +458,7 @@ TEST(UdpBatch, MixedSizesArriveAsOneDatagramEachWithAndWithoutGso)
 TEST(UdpBatch, MoreThanSixtyFourEqualMessagesSplitIntoSeveralGsoRuns)
 {
   UnicastPair pair({"--udp-batch", "200"});
-  for (std::uint8_t i = 0; i < 200; ++i) {
-    ASSERT_EQ(pair.publisher->send(pattern(500, i)).result, SendResult::sent);
-  }
+  ASSERT_TRUE(sends_patterns(*pair.publisher, 200, 500));
   CollectingSink sink;
   ASSERT_TRUE(receive_until(*pair.subscriber, sink, 200));
   for (std::uint8_t i = 0; i < 200; ++i) {
@@ -652,3 +663,4 @@ TEST(MulticastFacts, NoteSaysWhereItJoinedAndHow)
 }
 
 } // namespace
+} // namespace netprof

@@ -30,10 +30,7 @@
 
 namespace {
 
-using bare::parse_number;
-using bare::RuntimeError;
-using bare::UsageError;
-using bare::Wait;
+using namespace bare;
 
 using Clock = std::chrono::steady_clock;
 
@@ -73,6 +70,8 @@ Options parse_options(int argc, char** argv)
 {
   Options options;
   bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
+      return;
     if (bare::take_zmq_option(flag, value, options.run, "--cpu takes PINGER,PONGER, e.g. 0,1"))
       return;
     if (flag == "--size") {
@@ -81,12 +80,6 @@ Options parse_options(int argc, char** argv)
     } else if (flag == "--echo-size") {
       options.echo_size = parse_number<std::size_t>(value, min_size, max_size,
                                                     "--echo-size must be 9 to 1048576 bytes");
-    } else if (flag == "--iterations") {
-      options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
-                                                       "--iterations must be 1 to 2^32");
-    } else if (flag == "--warmup") {
-      options.warmup = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32,
-                                                   "--warmup must be 0 to 2^32");
     } else if (flag == "--pattern") {
       if (value != "xpub-xsub" && value != "pair")
         throw UsageError{"--pattern must be xpub-xsub or pair"};
@@ -188,17 +181,13 @@ void print_result(const Options& options, std::vector<std::int64_t> rtts)
 
 int main(int argc, char** argv)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, program, usage);
-  }
-  return bare::run_two_processes(
-      program, "ponger", options.run.ipc, receive_timeout,
-      [&](const std::string& endpoint) {
-        run_ponger(endpoint, options, options.warmup + options.iterations);
-      },
-      [&](const std::string& endpoint) { return run_pinger(endpoint, options); },
-      [&](std::vector<std::int64_t> rtts) { print_result(options, std::move(rtts)); });
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    return bare::run_two_processes(
+        program, "ponger", options.run.ipc, receive_timeout,
+        [&](const std::string& endpoint) {
+          run_ponger(endpoint, options, options.warmup + options.iterations);
+        },
+        [&](const std::string& endpoint) { return run_pinger(endpoint, options); },
+        [&](std::vector<std::int64_t> rtts) { print_result(options, std::move(rtts)); });
+  });
 }

@@ -32,10 +32,7 @@
 
 namespace {
 
-using bare::parse_number;
-using bare::RuntimeError;
-using bare::UsageError;
-using bare::Wait;
+using namespace bare;
 
 using Clock = std::chrono::steady_clock;
 
@@ -315,15 +312,11 @@ void print_result(const Options& options, const Result& result)
 
 int main(int argc, char** argv)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, program, usage);
-  }
-  return bare::run_two_processes(
-      program, "sender", options.run.ipc, end_time + std::chrono::seconds(5),
-      [&](const std::string& endpoint) { run_sender(endpoint, options); },
-      [&](const std::string& endpoint) { return run_receiver(endpoint, options); },
-      [&](const Result& result) { print_result(options, result); });
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    return bare::run_two_processes(
+        program, "sender", options.run.ipc, end_time + std::chrono::seconds(5),
+        [&](const std::string& endpoint) { run_sender(endpoint, options); },
+        [&](const std::string& endpoint) { return run_receiver(endpoint, options); },
+        [&](const Result& result) { print_result(options, result); });
+  });
 }

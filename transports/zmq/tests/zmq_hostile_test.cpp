@@ -30,14 +30,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace netprof;
-using netprof::testing::Bytes;
-using netprof::testing::bytes;
-using netprof::testing::CollectingSink;
-using netprof::testing::free_tcp_endpoint;
-using netprof::testing::receive_until;
-using netprof::testing::say_hello;
-using netprof::testing::settings_for;
-using netprof::testing::TemporaryDirectory;
+using namespace netprof::testing;
 
 // The core's figures: a 52 B header, final counters of 104 B (the largest control message),
 // -s 128.

@@ -13,12 +13,9 @@ namespace {
 
 TEST_F(QosMappingTest, ZmqDefaultsToBestEffortAtTheHighWaterMarkOfMinusQ)
 {
-  const EffectiveQos sut = effective({"--zmq", "tcp://127.0.0.1:5555"});
-
-  EXPECT_EQ(sut.reliability, Reliability::best_effort);
-  EXPECT_EQ(sut.history, HistoryKind::keep_last);
-  EXPECT_EQ(sut.depth, 5'556u); // 1,000,000 B / 180 B per message, rounded up
-  EXPECT_EQ(sut.set_by, QosSetBy::publisher);
+  EXPECT_EQ(stated({"--zmq", "tcp://127.0.0.1:5555"}),
+            (StatedQos{Reliability::best_effort, HistoryKind::keep_last, QosSetBy::publisher,
+                       5'556u})); // 1,000,000 B / 180 B per message, rounded up
 }
 
 TEST_F(QosMappingTest, ZmqReliableIsNoDrop)

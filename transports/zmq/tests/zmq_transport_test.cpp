@@ -30,28 +30,20 @@
 #include <string>
 #include <vector>
 
+namespace netprof {
 namespace {
 
-using netprof::testing::CollectingSink;
+using testing::CollectingSink;
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Endpoint;
-using netprof::ReceiveResult;
-using netprof::Role;
-using netprof::SendResult;
-using netprof::TransportDescriptor;
-using netprof::TransportError;
-using netprof::UsageError;
-using netprof::testing::Bytes;
-using netprof::testing::bytes;
-using netprof::testing::free_tcp_endpoint;
-using netprof::testing::PlannedTransport;
-using netprof::testing::receive_until;
-using netprof::testing::say_hello;
-using netprof::testing::settings_for;
-using netprof::testing::TemporaryDirectory;
-namespace zeromq = netprof::zeromq;
+using testing::Bytes;
+using testing::bytes;
+using testing::free_tcp_endpoint;
+using testing::PlannedTransport;
+using testing::receive_until;
+using testing::say_hello;
+using testing::settings_for;
+using testing::TemporaryDirectory;
 namespace fs = std::filesystem;
 
 std::string parse_message(const std::string& value, zeromq::Use use = zeromq::Use::bind)
@@ -764,3 +756,4 @@ TEST(ZmqZeroCopy, OptionTakesAByteCountOrRefusesWithOneLine)
 }
 
 } // namespace
+} // namespace netprof
