@@ -1,8 +1,8 @@
 #pragma once
 
-// How the transports whose local pair picks addresses (tcp, uds, udp, nng, zmq) plan a run:
-// the QoS of every role, then either the pair's arguments or, for one process, the addresses
-// it uses and how to open its endpoint there.
+// How a transport whose local pair picks its own addresses (free loopback ports, socket
+// files) plans a run: the QoS of every role, then either the pair's arguments or, for one
+// process, the addresses it uses and how to open its endpoint there.
 
 #include <netprof/transport_plan.hpp>
 
