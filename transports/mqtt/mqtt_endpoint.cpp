@@ -27,6 +27,8 @@ constexpr auto version_within = std::chrono::milliseconds(300);
 constexpr const char* version_topic = "$SYS/broker/version";
 // Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
 constexpr std::size_t most_senders = 4096;
+// How long send() goes on writing a message larger than the socket takes at once.
+constexpr auto finish_within = std::chrono::milliseconds(1000);
 
 void init_library()
 {
@@ -302,6 +304,25 @@ bool MqttEndpoint::write_pending() noexcept
   return true;
 }
 
+void MqttEndpoint::finish_writing(Nanoseconds within) noexcept
+{
+  const auto deadline = Clock::now() + within;
+  while (!m_failed && mosquitto_want_write(m_client)) {
+    const auto now = Clock::now();
+    if (now >= deadline)
+      return;
+    pollfd watched{mosquitto_socket(m_client), POLLOUT, 0};
+    const Nanoseconds wait = deadline - now;
+    timespec limit{};
+    limit.tv_sec = static_cast<time_t>(wait.count() / 1'000'000'000);
+    limit.tv_nsec = static_cast<long>(wait.count() % 1'000'000'000);
+    if (watched.fd < 0 || ppoll(&watched, 1, &limit, nullptr) <= 0)
+      return;
+    if (!write_pending())
+      return;
+  }
+}
+
 // -1: the connection failed; 0: nothing to read within `wait`; 1: a packet was read.
 int MqttEndpoint::service(Nanoseconds wait) noexcept
 {
@@ -376,6 +397,10 @@ SendOutcome MqttEndpoint::send(std::span<const std::byte> message) noexcept
   if (rc == MOSQ_ERR_SUCCESS) {
     if (m_settings.qos > 0)
       ++m_unacknowledged;
+    // A message larger than the socket takes at once: its rest is written here, as a blocking
+    // MQTT client's publish would, for a bounded while; flush() or receive() writes what is left.
+    if (!m_in_callback && mosquitto_want_write(m_client))
+      finish_writing(finish_within);
     return {};
   }
   if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_ERRNO)

@@ -70,6 +70,8 @@ private:
   // one, 0 when nothing came, -1 when the connection failed (m_failure says why).
   int service(Nanoseconds wait) noexcept;
   bool write_pending() noexcept;
+  // Writes what libmosquitto still holds while the socket takes it, at most `within`.
+  void finish_writing(Nanoseconds within) noexcept;
   void fail(int rc) noexcept;
   PeerHandle sender_of(const char* topic) noexcept;
   // Setup: runs the loop until `done` or the deadline.
