@@ -10,8 +10,8 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,17 +155,18 @@ OwnedBroker::OwnedBroker(std::uint16_t port, std::chrono::milliseconds ready_wit
         throw TransportError("cannot start mosquitto, the MQTT broker: not found on PATH "
                              "(apt-get install mosquitto), or give a running broker's "
                              "--mqtt HOST:PORT");
-      throw TransportError("mosquitto " + ending_of(status) + " before it accepted connections on "
-                           "127.0.0.1:" + std::to_string(port) +
-                           (tail.empty() ? std::string() : ": " + tail));
+      throw TransportError("mosquitto " + ending_of(status) +
+                           " before it accepted connections on "
+                           "127.0.0.1:" +
+                           std::to_string(port) + (tail.empty() ? std::string() : ": " + tail));
     }
     if (accepts_connections(port))
       return;
     if (Clock::now() >= give_up) {
       stop();
-      throw TransportError("mosquitto did not accept connections on 127.0.0.1:" +
-                           std::to_string(port) + " within " +
-                           std::to_string(ready_within.count()) + " ms");
+      throw TransportError(
+          "mosquitto did not accept connections on 127.0.0.1:" + std::to_string(port) + " within " +
+          std::to_string(ready_within.count()) + " ms");
     }
     std::this_thread::sleep_for(poll_interval);
   }

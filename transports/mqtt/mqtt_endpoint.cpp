@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -101,17 +101,15 @@ MqttEndpoint::MqttEndpoint(const EndpointSettings& settings) : m_settings(settin
   mosquitto_connect_callback_set(m_client, [](mosquitto*, void* object, int result) {
     endpoint_of(object).on_connect(result);
   });
-  mosquitto_subscribe_callback_set(
-      m_client, [](mosquitto*, void* object, int, int, const int*) {
-        endpoint_of(object).on_subscribe();
-      });
-  mosquitto_publish_callback_set(m_client, [](mosquitto*, void* object, int) {
-    endpoint_of(object).on_publish();
+  mosquitto_subscribe_callback_set(m_client, [](mosquitto*, void* object, int, int, const int*) {
+    endpoint_of(object).on_subscribe();
   });
-  mosquitto_message_callback_set(
-      m_client, [](mosquitto*, void* object, const mosquitto_message* message) {
-        endpoint_of(object).on_message(*message);
-      });
+  mosquitto_publish_callback_set(
+      m_client, [](mosquitto*, void* object, int) { endpoint_of(object).on_publish(); });
+  mosquitto_message_callback_set(m_client,
+                                 [](mosquitto*, void* object, const mosquitto_message* message) {
+                                   endpoint_of(object).on_message(*message);
+                                 });
   if (settings.qos > 0)
     mosquitto_int_option(m_client, MOSQ_OPT_SEND_MAXIMUM,
                          static_cast<int>(std::min<std::uint64_t>(settings.window, 65535)));
@@ -161,8 +159,7 @@ MqttEndpoint::MqttEndpoint(const EndpointSettings& settings) : m_settings(settin
   mosquitto_lib_version(&major, &minor, &revision);
   m_notes.push_back("broker: " +
                     (m_broker_version.empty()
-                         ? std::string("version not published (no retained ") + version_topic +
-                               ")"
+                         ? std::string("version not published (no retained ") + version_topic + ")"
                          : m_broker_version + " (" + version_topic + ")") +
                     " at " + broker);
   m_notes.push_back("libmosquitto " + std::to_string(major) + "." + std::to_string(minor) + "." +
@@ -260,9 +257,8 @@ void MqttEndpoint::on_message(const mosquitto_message& message) noexcept
   Delivery delivery;
   delivery.bytes = {static_cast<const std::byte*>(message.payload), size};
   delivery.datagrams = 1;
-  delivery.wire_bytes =
-      publish_packet_bytes(message.topic != nullptr ? std::strlen(message.topic) : 0, size,
-                           message.qos);
+  delivery.wire_bytes = publish_packet_bytes(
+      message.topic != nullptr ? std::strlen(message.topic) : 0, size, message.qos);
   delivery.sender = sender_of(message.topic != nullptr ? message.topic : "");
   // libmosquitto decides from errno whether its read drained the socket: keep the sink's out.
   const int saved = errno;
@@ -280,11 +276,10 @@ void MqttEndpoint::fail(int rc) noexcept
   m_failed = true;
   try {
     const std::string broker = m_settings.host + ":" + std::to_string(m_settings.port);
-    m_failure = rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_NO_CONN
-                    ? "the connection to the MQTT broker at " + broker +
-                          " was lost (did the broker stop?)"
-                    : "the MQTT connection to the broker at " + broker + " failed: " +
-                          error_text(rc);
+    m_failure =
+        rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_NO_CONN
+            ? "the connection to the MQTT broker at " + broker + " was lost (did the broker stop?)"
+            : "the MQTT connection to the broker at " + broker + " failed: " + error_text(rc);
     m_diagnoses.push_back(m_failure);
   } catch (...) {
   }

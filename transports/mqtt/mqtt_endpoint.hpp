@@ -75,8 +75,7 @@ private:
   void fail(int rc) noexcept;
   PeerHandle sender_of(const char* topic) noexcept;
   // Setup: runs the loop until `done` or the deadline.
-  template <typename Done>
-  void wait_for(Done done, Clock::time_point deadline, const char* what);
+  template <typename Done> void wait_for(Done done, Clock::time_point deadline, const char* what);
 
   EndpointSettings m_settings;
   mosquitto* m_client = nullptr;

@@ -63,7 +63,8 @@ std::uint16_t parse_port(const std::string& text, const std::string& given)
   unsigned port = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
   if (error != std::errc{} || end != text.data() + text.size() || port == 0 || port > 65535)
-    throw UsageError("bad --mqtt value '" + given + "': expected HOST:PORT with a port of 1 to "
+    throw UsageError("bad --mqtt value '" + given +
+                     "': expected HOST:PORT with a port of 1 to "
                      "65535, e.g. --mqtt 127.0.0.1:1883");
   return static_cast<std::uint16_t>(port);
 }
@@ -188,12 +189,10 @@ TransportPlan plan_mqtt(const PlanRequest& request)
     const bool own_broker = !settings.broker_host;
     const std::string host = own_broker ? "127.0.0.1" : *settings.broker_host;
     const std::uint16_t port = own_broker ? free_loopback_port() : settings.broker_port;
-    const std::string prefix =
-        settings.prefix.value_or(std::string(default_prefix) + "/" +
-                                 transport_common::unique_pair_name());
-    const std::string broker =
-        (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-        std::to_string(port);
+    const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + "/" +
+                                                        transport_common::unique_pair_name());
+    const std::string broker = (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                               ":" + std::to_string(port);
     const std::vector<std::string> arguments = {"--mqtt", broker, "--mqtt-topic", prefix};
     plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
     plan.addresses = {broker};
@@ -218,8 +217,7 @@ TransportPlan plan_mqtt(const PlanRequest& request)
 TransportDescriptor mqtt_transport()
 {
   return {.name = "mqtt",
-          .summary = "MQTT through a broker (Mosquitto): --mqtt HOST:PORT, or --local-pair "
-                     "--mqtt to start one",
+          .summary = "MQTT through a broker (Mosquitto): --mqtt HOST:PORT",
           .options = mqtt_options(),
           .also_reads = {},
           // One libmosquitto client per endpoint, each driven by its own thread.

@@ -17,7 +17,8 @@ TEST_F(QosMappingTest, MqttIsQos0BestEffortUnlessAskedForReliable)
   EXPECT_EQ(plain.set_by, QosSetBy::every_process);
   EXPECT_TRUE(starts_with(plain.meaning, "MQTT QoS 0"));
 
-  const EffectiveQos reliable = effective({"--mqtt", "127.0.0.1:1883", "--reliability", "reliable"});
+  const EffectiveQos reliable =
+      effective({"--mqtt", "127.0.0.1:1883", "--reliability", "reliable"});
   EXPECT_EQ(reliable.reliability, Reliability::reliable);
   EXPECT_EQ(reliable.history, HistoryKind::keep_all);
   EXPECT_TRUE(starts_with(reliable.meaning, "MQTT QoS 1"));
