@@ -327,7 +327,7 @@ class MqttBroker:
         config = os.path.join(self.folder, "mosquitto.conf")
         with open(config, "w", encoding="utf-8") as file:
             file.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                       "persistence false\nmax_queued_messages 0\n")
+                       "persistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n")
         os.chmod(config, 0o644)
         try:
             self.process = subprocess.Popen(["mosquitto", "-c", config],

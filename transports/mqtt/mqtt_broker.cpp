@@ -55,6 +55,8 @@ std::string owned_broker_config(std::uint16_t port)
       << "listener " << port << " 127.0.0.1\n"
       << "allow_anonymous true\n"
       << "persistence false\n"
+      << "# Nagle's algorithm off towards the clients, as they turn it off towards the broker.\n"
+      << "set_tcp_nodelay true\n"
       << "# No limit on a subscriber's queue: the publisher's window bounds what is in flight.\n"
       << "max_queued_messages 0\n"
       << "log_dest stderr\n"

@@ -110,6 +110,9 @@ MqttEndpoint::MqttEndpoint(const EndpointSettings& settings) : m_settings(settin
                                  [](mosquitto*, void* object, const mosquitto_message* message) {
                                    endpoint_of(object).on_message(*message);
                                  });
+  // libmosquitto leaves Nagle's algorithm on: a stream's messages would wait for the broker's
+  // delayed ACKs (tens of ms), as no latency-minded MQTT client lets them.
+  mosquitto_int_option(m_client, MOSQ_OPT_TCP_NODELAY, 1);
   if (settings.qos > 0)
     mosquitto_int_option(m_client, MOSQ_OPT_SEND_MAXIMUM,
                          static_cast<int>(std::min<std::uint64_t>(settings.window, 65535)));

@@ -143,6 +143,7 @@ void open_client(Client& client, const Options& options, const std::string& subs
   client.handle = mosquitto_new(nullptr, true, &client);
   if (client.handle == nullptr)
     throw Failure{"mosquitto_new failed"};
+  mosquitto_int_option(client.handle, MOSQ_OPT_TCP_NODELAY, 1); // as netprof's endpoint
   mosquitto_connect_callback_set(client.handle, [](mosquitto*, void* self, int rc) {
     static_cast<Client*>(self)->connected = rc;
   });

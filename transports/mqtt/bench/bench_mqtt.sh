@@ -55,7 +55,7 @@ trap 'stop_broker; bench_cleanup' EXIT
 # The broker: 127.0.0.1 only, anonymous, no limit on a subscriber's queue (as netprof's own).
 port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 chmod 755 "$work" # mosquitto, run as root, reads its configuration before it drops to its user
-printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n' \
+printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n' \
   "$port" >"$work/mosquitto.conf"
 chmod 644 "$work/mosquitto.conf"
 mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
