@@ -12,7 +12,6 @@ import glob
 import os
 import shutil
 import socket
-import tempfile
 import time
 import unittest
 
@@ -26,9 +25,20 @@ PING_PONG = ["--mode", "ping-pong", "--count", "300", "--warmup-count", "30",
 MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
 
 
-def broker_folders():
-    """The folders netprof's own brokers use, which it must remove when it stops them."""
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "netprof-mqtt-*")))
+def broker_folders(parent):
+    """The folders netprof's own brokers use under `parent`, which it must remove when it stops
+    them."""
+    return set(glob.glob(os.path.join(parent, "netprof-mqtt-*")))
+
+
+_TMPDIR = os.environ.get("TMPDIR")
+
+
+def restore_tmpdir(_unused=None):
+    if _TMPDIR is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = _TMPDIR
 
 
 def accepts(port):
@@ -72,12 +82,16 @@ class MqttTestCase(NetprofTestCase):
 
 class LocalPairTest(MqttTestCase):
     def test_ping_pong_through_its_own_broker_which_it_stops(self):
-        before = broker_folders()
+        # The broker's folder goes where TMPDIR says: this test's own, so that brokers of tests
+        # running beside it (the contract's) are not counted.
+        os.environ["TMPDIR"] = self._tmp.name
+        self.addCleanup(restore_tmpdir)
         result = self.run_netprof("--local-pair", "--mqtt", *PING_PONG, json_name="own",
                                   deadline_s=DEADLINE_S)
         self.assert_ping_pong_passed(result)
         self.assertEqual(result.json["endpoint"]["qos"]["reliability"], "best-effort")
-        self.assertEqual(broker_folders() - before, set(), "the broker's folder was left behind")
+        self.assertEqual(broker_folders(self._tmp.name), set(),
+                         "the broker's folder was left behind")
         broker = result.json["endpoint"]["peer_addresses"][0].split()[-1]
         port = int(broker.rsplit(":", 1)[1])
         self.assertFalse(accepts(port), "the broker netprof started still runs")
