@@ -154,7 +154,7 @@ SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::tim
   return result;
 }
 
-// What a local pair starts besides its members (iceoryx's RouDi, unless one runs; mqtt's broker
+// What a local pair starts besides its members (iceoryx's RouDi, unless one runs; a broker
 // at the port its plan picked), as the local pair does, but once per transport and publisher
 // arguments for the whole binary (RouDi takes a second or more to start, and later plans find it
 // running); stopped when the binary exits, after every endpoint has closed.
