@@ -1,6 +1,7 @@
 #include "dds/dds_transport.hpp"
 #include "iceoryx/iox_transport.hpp"
 #include "mq/mq_transport.hpp"
+#include "mqtt/mqtt_transport.hpp"
 #include "nng/nng_transport.hpp"
 #include "shm/shm_transport.hpp"
 #include "tcp/tcp_transport.hpp"
@@ -25,6 +26,7 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add(nng_transport());
   registry.add(dds_transport());
   registry.add(iceoryx_transport());
+  registry.add(mqtt_transport());
 }
 
 } // namespace netprof

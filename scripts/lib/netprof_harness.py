@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 
 import netprof_input as loader
@@ -141,7 +142,8 @@ def loopback_endpoints(netprof, setup, subscribers, unique_name, work_dir):
     """Transport options for a publisher and `subscribers` subscribers on this host, as the
     binary gives them. `unique_name` keeps runs apart: a shm segment or ipc socket file left by
     a killed run must not be found by the next one."""
-    options = setup.variant_options(unique_name, work_dir) if setup.variant_options else ()
+    options = (setup.variant_options(unique_name, work_dir) if setup.variant_options
+               else service_options(setup.transport))
     described = describe(netprof, subscribers, options)
     for transport in described["transports"]:
         if transport["name"] == setup.transport:
@@ -298,22 +300,124 @@ class RouDi:
         self.process = None
 
 
+# ---------------------------------------------------------------------------------------------
+# MQTT's broker, which the mqtt transport's role processes need: one mosquitto of our own for a
+# tool's whole run, on a free loopback port, as netprof --local-pair --mqtt starts for itself
+# (docs/transport-mqtt.md); the listing is asked with --mqtt 127.0.0.1:PORT beside it, so every
+# run's loopback arguments name it (and a topic prefix unique to the run).
+
+BROKER_START_SECONDS = 10
+BROKER_STOP_SECONDS = 5
+_running_broker = None
+
+
+class MqttBroker:
+    """A mosquitto started here, listening on 127.0.0.1 only, stopped by PID at the end."""
+
+    def __init__(self):
+        self.process = None
+        self.port = None
+        self.folder = None
+
+    def start(self):
+        global _running_broker
+        self.folder = tempfile.mkdtemp(prefix="netprof-tools-mqtt-")
+        os.chmod(self.folder, 0o755)  # mosquitto run as root reads it before dropping to its user
+        self.port = free_port(socket.SOCK_STREAM)
+        config = os.path.join(self.folder, "mosquitto.conf")
+        with open(config, "w", encoding="utf-8") as file:
+            file.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+                       "persistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n")
+        os.chmod(config, 0o644)
+        try:
+            self.process = subprocess.Popen(["mosquitto", "-c", config],
+                                            stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+        except OSError as error:
+            self._remove_folder()
+            raise SetupError(f"cannot start mosquitto for the mqtt transport: {error} "
+                             f"(apt-get install mosquitto)") from error
+        deadline = time.monotonic() + BROKER_START_SECONDS
+        while not _accepts(self.port):
+            code = self.process.poll()
+            if code is not None or time.monotonic() > deadline:
+                self.stop()
+                raise SetupError(f"mosquitto did not accept connections on 127.0.0.1:{self.port}"
+                                 + (f" (it exited with status {code})" if code is not None
+                                    else f" within {BROKER_START_SECONDS} s"))
+            time.sleep(0.05)
+        _running_broker = self
+
+    def stop(self):
+        global _running_broker
+        if _running_broker is self:
+            _running_broker = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(BROKER_STOP_SECONDS)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            self.process = None
+        self._remove_folder()
+
+    def _remove_folder(self):
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
+def _accepts(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def service_options(transport):
+    """Options to list `transport`'s loopback arguments with, naming a service started here (the
+    MQTT broker); () for every other transport."""
+    if transport == "mqtt" and _running_broker is not None:
+        return ["--mqtt", f"127.0.0.1:{_running_broker.port}"]
+    return []
+
+
+class PairServices:
+    """What the setups' role processes need on this host besides themselves, stopped together."""
+
+    def __init__(self, services):
+        self.services = services
+
+    def stop(self):
+        for service in self.services:
+            service.stop()
+
+
 def roudi_for(setups):
-    """(roudi, None) when a setup is the iceoryx transport and RouDi answers (the caller stops
-    it); (None, reason) when one is needed but cannot be had; (None, None) when none is needed."""
+    """(services, None) when a setup needs a service of this host (iceoryx's RouDi, which may be
+    the user's; an MQTT broker of our own) and it runs (the caller stops it); (None, reason) when
+    one is needed but cannot be had; (None, None) when none is needed."""
     return roudi_for_transports(setup.transport for setup in setups)
 
 
 def roudi_for_transports(names):
     """roudi_for() for transports named as netprof --list-transports names them."""
-    if "iceoryx" not in names:
+    names = set(names)
+    wanted = [service for name, service in (("iceoryx", RouDi), ("mqtt", MqttBroker))
+              if name in names]
+    if not wanted:
         return None, None
-    roudi = RouDi()
-    try:
-        roudi.start()
-    except SetupError as error:
-        return None, str(error)
-    return roudi, None
+    started = []
+    for service in wanted:
+        try:
+            started.append(service())
+            started[-1].start()
+        except SetupError as error:
+            started.pop()
+            for running in started:
+                running.stop()
+            return None, str(error)
+    return PairServices(started), None
 
 
 def tool_arguments(description, epilog, default_out, out_contents):

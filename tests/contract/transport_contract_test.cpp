@@ -154,13 +154,17 @@ SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::tim
   return result;
 }
 
-// What a local pair starts besides its members (iceoryx's RouDi, unless one runs), as the local
-// pair does, but once per transport for the whole binary (RouDi takes a second or more to
-// start); stopped when the binary exits, after every endpoint has closed.
+// What a local pair starts besides its members (iceoryx's RouDi, unless one runs; a broker
+// at the port its plan picked), as the local pair does, but once per transport and publisher
+// arguments for the whole binary (RouDi takes a second or more to start, and later plans find it
+// running); stopped when the binary exits, after every endpoint has closed.
 void start_pair_service_once(const netprof::TransportPlan& plan, const std::string& name)
 {
   static std::map<std::string, std::unique_ptr<netprof::PairService>> services;
-  if (const auto [kept, added] = services.try_emplace(name); added)
+  std::string key = name;
+  for (const std::string& argument : plan.local_pair.publisher)
+    key += " " + argument;
+  if (const auto [kept, added] = services.try_emplace(key); added)
     kept->second = plan.start_pair_service();
 }
 

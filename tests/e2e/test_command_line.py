@@ -100,8 +100,8 @@ class BadInputTest(NetprofTestCase):
 class TransportListJsonTest(NetprofTestCase):
     """--list-transports --json: what scripts read instead of restating each transport."""
 
-    def listing(self):
-        result = self.run_netprof("--list-transports", "--json", deadline_s=20)
+    def listing(self, *options):
+        result = self.run_netprof("--list-transports", "--json", *options, deadline_s=20)
         self.assertEqual(result.returncode, 0, result.stderr)
         return json.loads(result.stdout)
 
@@ -166,11 +166,17 @@ class TransportListJsonTest(NetprofTestCase):
             if transport["needs_private_netns"]:
                 continue
             with self.subTest(transport=transport["name"]):
-                # Role processes never start iceoryx's RouDi: the scripts do (harness.roudi_for).
+                # Role processes never start iceoryx's RouDi or an MQTT broker: the scripts do
+                # (harness.roudi_for), and list the pair beside the broker they started.
                 roudi, reason = harness.roudi_for_transports([transport["name"]])
                 self.assertIsNone(reason)
                 try:
-                    self.run_listed_pair(transport["local_pair"])
+                    options = harness.service_options(transport["name"])
+                    pair = transport["local_pair"]
+                    if options:
+                        pair = next(t for t in self.listing(*options)["transports"]
+                                    if t["name"] == transport["name"])["local_pair"]
+                    self.run_listed_pair(pair)
                 finally:
                     if roudi:
                         roudi.stop()

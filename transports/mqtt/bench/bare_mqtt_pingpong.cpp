@@ -1,0 +1,280 @@
+// The floor netprof's MQTT ping-pong is compared against: the leanest honest round trip through an
+// MQTT broker between two processes with libmosquitto alone, no netprof code. Each process drives
+// its client on its own thread as netprof's endpoint does (ppoll on the socket, then
+// mosquitto_loop_read; no mosquitto_loop_start thread), the pinger publishing to T/ping, the
+// ponger answering on T/pong. With --size 116 --echo-size 68 the bytes are netprof's for `-s 64`
+// (its 52-byte header + 64 B out, an echo of its header and the 16 B of cross-clock stamps back).
+//
+//   bare_mqtt_pingpong --broker HOST:PORT [--size BYTES] [--echo-size BYTES] [--iterations N]
+//                      [--warmup N] [--qos 0|1] [--cpu PINGER,PONGER]
+//
+// libmosquitto is initialised after the fork, in each process. Prints one JSON line on stdout.
+// Exit status: 0 measured, 1 runtime error (broker absent, timeout, lost or corrupt echo), 2 bad
+// command line.
+
+#include "bare_common.hpp"
+
+#include <mosquitto.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bare::parse_number;
+using bare::UsageError;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* program = "bare_mqtt_pingpong";
+constexpr const char* usage =
+    "usage: bare_mqtt_pingpong --broker HOST:PORT [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
+    "       [--iterations N (=20000)] [--warmup N (=2000)] [--qos 0|1 (=0)]\n"
+    "       [--cpu PINGER,PONGER (none: unpinned)]\n";
+constexpr auto receive_timeout = std::chrono::seconds(10);
+constexpr std::size_t min_size = sizeof(std::uint64_t);
+constexpr std::size_t max_size = std::size_t{1} << 20;
+
+struct Options {
+  std::string host;
+  int port = 0;
+  std::size_t size = 116;
+  std::size_t echo_size = 68;
+  std::uint64_t iterations = 20000;
+  std::uint64_t warmup = 2000;
+  int qos = 0;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+struct Failure {
+  std::string what;
+};
+
+Options parse_options(int argc, char** argv)
+{
+  Options options;
+  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (flag == "--broker") {
+      const std::size_t colon = value.rfind(':');
+      if (colon == std::string_view::npos || colon == 0)
+        throw UsageError{"--broker takes HOST:PORT"};
+      options.host = std::string(value.substr(0, colon));
+      options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
+                                       "--broker takes HOST:PORT, a port of 1 to 65535");
+    } else if (flag == "--size") {
+      options.size =
+          parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
+    } else if (flag == "--echo-size") {
+      options.echo_size =
+          parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
+    } else if (flag == "--iterations") {
+      options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
+                                                       "--iterations must be 1 to 2^32");
+    } else if (flag == "--warmup") {
+      options.warmup = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32,
+                                                   "--warmup must be 0 to 2^32");
+    } else if (flag == "--qos") {
+      options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
+    } else if (flag == "--cpu") {
+      options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+    } else {
+      throw UsageError{"unknown option (known: --broker --size --echo-size --iterations "
+                       "--warmup --qos --cpu)"};
+    }
+  });
+  if (options.host.empty())
+    throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
+  return options;
+}
+
+// One client: the last message it read is kept (copied) for the loop to look at.
+struct Client {
+  mosquitto* handle = nullptr;
+  std::vector<std::byte> last;
+  bool got = false;
+  int acknowledged_subscriptions = 0;
+  int connected = -1;
+
+  void check(int rc, const char* doing)
+  {
+    if (rc != MOSQ_ERR_SUCCESS)
+      throw Failure{std::string(doing) + ": " +
+                    (rc == MOSQ_ERR_ERRNO ? std::strerror(errno) : mosquitto_strerror(rc))};
+  }
+
+  // Waits for the socket, reads one packet and writes what it queued; false on timeout.
+  bool step(std::chrono::milliseconds wait)
+  {
+    pollfd watched{mosquitto_socket(handle), POLLIN, 0};
+    const int ready = poll(&watched, 1, static_cast<int>(wait.count()));
+    if (ready < 0 && errno != EINTR)
+      throw Failure{std::string("poll: ") + std::strerror(errno)};
+    if (ready <= 0)
+      return false;
+    check(mosquitto_loop_read(handle, 1), "mosquitto_loop_read");
+    if (mosquitto_want_write(handle))
+      check(mosquitto_loop_write(handle, 1), "mosquitto_loop_write");
+    return true;
+  }
+
+  // Reads until a message came, at most receive_timeout.
+  void receive()
+  {
+    got = false;
+    const auto give_up = Clock::now() + receive_timeout;
+    while (!got) {
+      if (Clock::now() >= give_up)
+        throw Failure{"no message within 10 s"};
+      step(std::chrono::milliseconds(100));
+    }
+  }
+};
+
+void open_client(Client& client, const Options& options, const std::string& subscribe)
+{
+  mosquitto_lib_init();
+  client.handle = mosquitto_new(nullptr, true, &client);
+  if (client.handle == nullptr)
+    throw Failure{"mosquitto_new failed"};
+  mosquitto_int_option(client.handle, MOSQ_OPT_TCP_NODELAY, 1); // as netprof's endpoint
+  mosquitto_connect_callback_set(client.handle, [](mosquitto*, void* self, int rc) {
+    static_cast<Client*>(self)->connected = rc;
+  });
+  mosquitto_subscribe_callback_set(client.handle, [](mosquitto*, void* self, int, int, const int*) {
+    ++static_cast<Client*>(self)->acknowledged_subscriptions;
+  });
+  mosquitto_message_callback_set(
+      client.handle, [](mosquitto*, void* self, const mosquitto_message* message) {
+        auto& me = *static_cast<Client*>(self);
+        const auto* bytes = static_cast<const std::byte*>(message->payload);
+        me.last.assign(bytes, bytes + message->payloadlen);
+        me.got = true;
+      });
+  client.check(mosquitto_connect(client.handle, options.host.c_str(), options.port, 60),
+               "mosquitto_connect");
+  const auto give_up = Clock::now() + receive_timeout;
+  while (client.connected < 0 && Clock::now() < give_up)
+    client.step(std::chrono::milliseconds(100));
+  if (client.connected != 0)
+    throw Failure{"the broker did not accept the connection"};
+  client.check(mosquitto_subscribe(client.handle, nullptr, subscribe.c_str(), options.qos),
+               "mosquitto_subscribe");
+  while (client.acknowledged_subscriptions < 1 && Clock::now() < give_up)
+    client.step(std::chrono::milliseconds(100));
+  if (client.acknowledged_subscriptions < 1)
+    throw Failure{"the broker did not acknowledge the subscription"};
+}
+
+void publish(Client& client, const std::string& topic, const std::vector<std::byte>& bytes, int qos)
+{
+  client.check(mosquitto_publish(client.handle, nullptr, topic.c_str(),
+                                 static_cast<int>(bytes.size()), bytes.data(), qos, false),
+               "mosquitto_publish");
+}
+
+// The child: says hello on T/pong until the first ping comes, then answers each ping with an
+// echo carrying its sequence number, published outside the callback (written at once).
+void run_ponger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(options.cpus ? std::optional<int>(options.cpus->second) : std::nullopt);
+  Client client;
+  open_client(client, options, topic + "/ping");
+  const std::vector<std::byte> hello(1, std::byte{0x01});
+  std::vector<std::byte> echo(options.echo_size, std::byte{0x5a});
+  const auto give_up = Clock::now() + receive_timeout;
+  while (!client.got) {
+    if (Clock::now() >= give_up)
+      throw Failure{"the pinger never answered the hello"};
+    publish(client, topic + "/pong", hello, options.qos);
+    client.step(std::chrono::milliseconds(50));
+  }
+  for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
+    if (i > 0)
+      client.receive();
+    std::memcpy(echo.data(), client.last.data(), sizeof(std::uint64_t));
+    publish(client, topic + "/pong", echo, options.qos);
+  }
+  mosquitto_disconnect(client.handle);
+  mosquitto_destroy(client.handle);
+}
+
+std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(options.cpus ? std::optional<int>(options.cpus->first) : std::nullopt);
+  Client client;
+  open_client(client, options, topic + "/pong");
+  client.receive(); // the hello
+  std::vector<std::byte> ping(options.size, std::byte{0x5a});
+  std::vector<std::int64_t> rtts;
+  rtts.reserve(options.iterations);
+  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
+    std::memcpy(ping.data(), &sequence, sizeof sequence);
+    const auto sent_at = Clock::now();
+    publish(client, topic + "/ping", ping, options.qos);
+    do
+      client.receive();
+    while (client.last.size() == 1); // a late hello
+    const auto received_at = Clock::now();
+    std::uint64_t echoed = 0;
+    std::memcpy(&echoed, client.last.data(), sizeof echoed);
+    if (client.last.size() != options.echo_size || echoed != sequence)
+      throw Failure{"the echo does not match the ping"};
+    if (sequence >= options.warmup)
+      rtts.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
+  }
+  mosquitto_disconnect(client.handle);
+  mosquitto_destroy(client.handle);
+  return rtts;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const UsageError& error) {
+    return bare::usage_exit_status(error, program, usage);
+  }
+  const std::string topic = "bare/" + std::to_string(getpid());
+  const pid_t child = fork();
+  if (child < 0) {
+    std::perror("fork");
+    return 1;
+  }
+  if (child == 0) {
+    try {
+      run_ponger(options, topic);
+    } catch (const Failure& failure) {
+      std::fprintf(stderr, "%s: ponger: %s\n", program, failure.what.c_str());
+      _exit(1);
+    }
+    _exit(0);
+  }
+  std::vector<std::int64_t> rtts;
+  try {
+    rtts = run_pinger(options, topic);
+  } catch (const Failure& failure) {
+    kill(child, SIGKILL);
+    bare::reap_child(child, std::chrono::seconds(5));
+    std::fprintf(stderr, "%s: pinger: %s\n", program, failure.what.c_str());
+    return 1;
+  }
+  if (!bare::reap_child(child, std::chrono::seconds(10))) {
+    std::fprintf(stderr, "%s: the ponger did not exit cleanly\n", program);
+    return 1;
+  }
+  std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,", options.qos,
+              options.size, options.echo_size);
+  bare::print_round_trips(std::move(rtts));
+  return 0;
+}
