@@ -98,16 +98,22 @@ bool accepts_connections(std::uint16_t port) noexcept
 
 OwnedBroker::OwnedBroker(std::uint16_t port, std::chrono::milliseconds ready_within) : m_port(port)
 {
+  const std::string config = write_config();
+  start(config);
+  wait_until_ready(ready_within);
+}
+
+std::string OwnedBroker::write_config()
+{
   std::string folder = temp_root() + "/netprof-mqtt-XXXXXX";
   if (mkdtemp(folder.data()) == nullptr)
     throw TransportError("cannot make a folder for the MQTT broker in " + temp_root() + ": " +
                          std::strerror(errno));
   m_folder = folder;
   const std::string config = m_folder + "/mosquitto.conf";
-  const std::string log = m_folder + "/mosquitto.log";
   {
     std::ofstream file(config);
-    file << owned_broker_config(port);
+    file << owned_broker_config(m_port);
     if (!file) {
       remove_folder();
       throw TransportError("cannot write " + config);
@@ -117,6 +123,12 @@ OwnedBroker::OwnedBroker(std::uint16_t port, std::chrono::milliseconds ready_wit
   // file and its folder must stay readable for it until then (the folder holds nothing else).
   chmod(m_folder.c_str(), 0755);
   chmod(config.c_str(), 0644);
+  return config;
+}
+
+void OwnedBroker::start(const std::string& config)
+{
+  const std::string log = m_folder + "/mosquitto.log";
   const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const pid_t parent = getpid();
   const pid_t child = fork();
@@ -146,6 +158,10 @@ OwnedBroker::OwnedBroker(std::uint16_t port, std::chrono::milliseconds ready_wit
   if (log_fd >= 0)
     close(log_fd);
   m_pid = child;
+}
+
+void OwnedBroker::wait_until_ready(std::chrono::milliseconds ready_within)
+{
   const auto give_up = Clock::now() + ready_within;
   for (;;) {
     int status = 0;
@@ -160,15 +176,15 @@ OwnedBroker::OwnedBroker(std::uint16_t port, std::chrono::milliseconds ready_wit
       throw TransportError("mosquitto " + ending_of(status) +
                            " before it accepted connections on "
                            "127.0.0.1:" +
-                           std::to_string(port) + (tail.empty() ? std::string() : ": " + tail));
+                           std::to_string(m_port) + (tail.empty() ? std::string() : ": " + tail));
     }
-    if (accepts_connections(port))
+    if (accepts_connections(m_port))
       return;
     if (Clock::now() >= give_up) {
       stop();
       throw TransportError(
-          "mosquitto did not accept connections on 127.0.0.1:" + std::to_string(port) + " within " +
-          std::to_string(ready_within.count()) + " ms");
+          "mosquitto did not accept connections on 127.0.0.1:" + std::to_string(m_port) +
+          " within " + std::to_string(ready_within.count()) + " ms");
     }
     std::this_thread::sleep_for(poll_interval);
   }

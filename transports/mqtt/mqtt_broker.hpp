@@ -43,6 +43,11 @@ public:
   const std::string& folder() const noexcept { return m_folder; }
 
 private:
+  // The steps of the constructor: a private folder with mosquitto.conf (returns its path);
+  // mosquitto started on it, its output in mosquitto.log; then waiting for it to listen.
+  std::string write_config();
+  void start(const std::string& config);
+  void wait_until_ready(std::chrono::milliseconds ready_within);
   std::string log_tail() const;
   void remove_folder() noexcept;
 

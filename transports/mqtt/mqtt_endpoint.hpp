@@ -29,6 +29,9 @@ struct EndpointSettings {
 // least 16 and at most 65,535 (MQTT's packet identifiers); 1,000 when -q is 0.
 std::uint64_t window_messages(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept;
 
+// libmosquitto's error `rc` in words (errno's for MOSQ_ERR_ERRNO).
+std::string mqtt_error_text(int rc);
+
 // Bytes one PUBLISH packet of `payload` bytes on `topic_length` takes on a connection.
 std::size_t publish_packet_bytes(std::size_t topic_length, std::size_t payload, int qos) noexcept;
 
@@ -66,6 +69,11 @@ public:
   void on_message(const mosquitto_message& message) noexcept;
 
 private:
+  // Setup (mqtt_endpoint_setup.cpp): the client and its callbacks; the connection and both
+  // subscriptions, the client destroyed if they fail; what the report's notes say of them.
+  void make_client();
+  void connect_and_subscribe(const std::string& broker);
+  void note_setup(const std::string& broker);
   // Waits up to `wait` for the socket to turn readable, then reads one packet: 1 when it read
   // one, 0 when nothing came, -1 when the connection failed (m_failure says why).
   int service(Nanoseconds wait) noexcept;
