@@ -57,13 +57,7 @@ sockperf_pp()
   timeout --kill-after=5 $((seconds + 30)) taskset -c "$sender_cpu" \
     sockperf ping-pong "${flags[@]}" -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" >"$out" 2>&1 ||
     status=$?
-  kill -INT "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  running=()
-  if ((status != 0)); then
-    ((failures += 1))
-    echo "FAILED (exit $status): sockperf ping-pong $protocol -m $size" >&2
-  fi
+  bench_stop_server "$server" "$status" "sockperf ping-pong $protocol -m $size"
 }
 
 sockperf_p50_ns()

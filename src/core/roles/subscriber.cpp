@@ -29,6 +29,10 @@ namespace netprof {
 namespace {
 
 constexpr auto housekeeping_interval = std::chrono::milliseconds(10);
+// How long an echo waits for room in a full back channel before it is given up (and counted):
+// long enough for a publisher that was off its CPU a while, short enough that one that stopped
+// reading does not stall this subscriber's receiving for long.
+constexpr auto echo_room_limit = std::chrono::milliseconds(200);
 
 // What the subscriber is doing, for the status line: above all, what it waits for.
 LivePhase live_phase(const SubscriberRun& run) noexcept
@@ -70,6 +74,9 @@ private:
   bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
   void start_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
   void on_challenge(const wire::Header& header, PeerHandle sender) noexcept;
+  // False when the echo never went out: the transport failed, or its back channel stayed
+  // full past echo_room_limit.
+  bool echo(const wire::Header& probe, Clock::time_point arrived) noexcept;
   void on_run_message(const wire::Header& header, const Delivery& delivery,
                       Clock::time_point now) noexcept;
   void on_data(const wire::Header& header, const Delivery& delivery,
@@ -129,10 +136,9 @@ void Subscriber::on_opened(const OpenedMessage& opened, const Delivery& delivery
   }
   // A probe is echoed before anything else: the round trip should hold as little of the
   // subscriber's own work as possible (what it holds, t3 - t2, is taken out of the offset).
-  if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0) {
-    m_endpoint.send(m_echoes.answer(header, m_joining.id(), m_joining.instance(), arrived));
-    m_endpoint.flush();
-  }
+  if (header.kind == wire::MessageKind::data && (header.flags & wire::flags::probe) != 0 &&
+      !echo(header, arrived) && (header.flags & wire::flags::warmup) == 0)
+    ++m_run->echoes_unsent;
   // Every figure of this message dates from its arrival, the echo's send not included.
   m_deadlines.heard_publisher(arrived);
   on_run_message(header, delivery, arrived);
@@ -197,6 +203,25 @@ void Subscriber::start_run(const wire::Header& header, std::span<const std::byte
   m_run->start(header, payload);
   if (m_run->described)
     m_echoes.make_room_for(m_run->description.payload_size);
+}
+
+bool Subscriber::echo(const wire::Header& probe, Clock::time_point arrived) noexcept
+{
+  const auto answer = [&] {
+    return m_endpoint.send(m_echoes.answer(probe, m_joining.id(), m_joining.instance(), arrived));
+  };
+  SendOutcome outcome = answer();
+  if (outcome.result == SendResult::back_pressured) {
+    // Held as a blocking program's send() would hold it, never dropped at the first try: a
+    // publisher briefly off its CPU fills a shallow back channel (a POSIX queue of 10). Each
+    // try is stamped anew, so the wait counts in the round trip but not as our own time.
+    const auto give_up = Clock::now() + echo_room_limit;
+    while (outcome.result == SendResult::back_pressured && !m_stop.requested() &&
+           Clock::now() < give_up && m_waiter.wait_for_room_without_receiving())
+      outcome = answer();
+  }
+  m_endpoint.flush();
+  return outcome.result == SendResult::sent;
 }
 
 void Subscriber::on_challenge(const wire::Header& header, PeerHandle sender) noexcept

@@ -116,6 +116,7 @@ wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const n
   c.first_to_last_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<Nanoseconds>(last_measured - first_measured).count());
   c.rejected = rejected;
+  c.probes_echoed = tally.probes_echoed - std::min(echoes_unsent, tally.probes_echoed);
   return c;
 }
 
@@ -130,8 +131,8 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
   const std::uint64_t before = joined_late && sent ? std::min(first_sequence, *sent) : 0;
   SubscriberResult self =
       subscriber_result(id, counters(rejected), sent ? std::optional(*sent - before) : sent);
-  self.probes_sent = tally.probes_echoed;
-  self.echoes = tally.probes_echoed;
+  self.probes_sent = tally.probes_echoed; // counted as they arrive, echoed or not
+  self.echoes = self.counters.probes_echoed;
   self.one_way = one_way.summarize();
   self.injected_drops = injected_drops;
   self.joined_late = joined_late;

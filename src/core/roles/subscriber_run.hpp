@@ -65,6 +65,9 @@ struct SubscriberRun {
   // sequence counts, the span and `rejected` are filled in by counters().
   wire::SubscriberCounters tally;
   std::uint64_t injected_drops = 0; // measured messages --drop-rate dropped
+  // Measured probes whose echo never went out (the back channel stayed full, or failed): not
+  // counted as echoed, so the publisher's missing echoes are told from ones lost in transit.
+  std::uint64_t echoes_unsent = 0;
 
   // Takes the run a publisher's acknowledgement (and its description, `payload`) started.
   void start(const wire::Header& acknowledgement, std::span<const std::byte> payload) noexcept;

@@ -3,6 +3,7 @@
 #include <netprof/cpu_relax.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <sched.h>
 
 namespace netprof {
@@ -59,16 +60,25 @@ bool Waiter::wait_for_room() noexcept
 {
   if (!poll())
     return false;
+  // A transport with nothing to wait on for room (a ring in shared memory) is given a short
+  // nap in a receive, which sleeps too and hears the back channel meanwhile.
+  if (sleeps() && m_room_waiter == nullptr)
+    return m_endpoint.receive(m_sink, room_nap) != ReceiveResult::failed;
+  return wait_for_room_without_receiving();
+}
+
+bool Waiter::wait_for_room_without_receiving() noexcept
+{
   switch (m_strategy) {
   case WaitStrategy::block:
-  case WaitStrategy::poll_then_block: {
+  case WaitStrategy::poll_then_block:
     // As a blocking sender's send() would: asleep in the kernel until the transport has room.
-    // A transport with nothing to wait on (a ring in shared memory) is given a short nap in a
-    // receive instead, which sleeps too and hears the back channel meanwhile.
-    if (m_room_waiter == nullptr)
-      return m_endpoint.receive(m_sink, room_nap) != ReceiveResult::failed;
+    if (m_room_waiter == nullptr) {
+      const timespec nap{0, static_cast<long>(room_nap.count())};
+      nanosleep(&nap, nullptr);
+      return true;
+    }
     return m_room_waiter->wait_for_room(room_slice) != RoomWait::failed;
-  }
   case WaitStrategy::yield:
     // On a pinned CPU the transport's own I/O thread may be what has to run first.
     sched_yield();

@@ -48,6 +48,11 @@ public:
   // is not). False only on a transport failure.
   bool wait_for_room() noexcept;
 
+  // The same wait, but receiving nothing: for a send made from inside a message handler
+  // (an echo), where a receive would re-enter it. Where the endpoint cannot wait for room,
+  // a blocking strategy naps (room_nap) instead. False only on a transport failure.
+  bool wait_for_room_without_receiving() noexcept;
+
   // Whether this strategy sleeps in the kernel when nothing has come.
   bool sleeps() const noexcept;
 

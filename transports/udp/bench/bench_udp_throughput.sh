@@ -61,14 +61,7 @@ sockperf_rate()
     taskset -c "$sender_cpu" sockperf throughput -i 127.0.0.1 -p "$port" -m "$size" -t "$seconds" \
     >"$out.client" 2>&1 || status=$?
   sleep 0.2 # what is in flight reaches the server before it stops counting
-  kill -INT "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  running=()
-  if ((status != 0)); then
-    ((failures += 1))
-    echo "FAILED (exit $status): sockperf throughput -m $size" >&2
-    tail -n 5 "$out.client" >&2 || true
-  fi
+  bench_stop_server "$server" "$status" "sockperf throughput -m $size" "$out.client"
   "$python" - "$out.server" "$out.client" >"$result" <<'EOF'
 import re, sys
 server, client = (open(path, errors="replace").read() for path in sys.argv[1:3])
