@@ -218,7 +218,7 @@ ReceiveResult StreamEndpoint::receive(MessageSink& sink, Nanoseconds timeout) no
     return ReceiveResult::failed;
   }
   flush_pending();
-  if (timeout >= shortest_blocking_read && reads_blocking()) {
+  if (timeout >= shortest_blocking_read && reads_blocking() && lobby_checked()) {
     return receive_blocking(sink, timeout);
   }
   if (m_open.size() <= direct_reads) {

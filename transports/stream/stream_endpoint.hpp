@@ -105,13 +105,16 @@ private:
   PeerHandle handle_of(std::size_t slot) const noexcept;
   bool flush_pending() noexcept;
 
-  // A subscriber's wait on its one connection: one blocking read (blocking_read.cpp).
+  // A wait on the one connection: one blocking read (blocking_read.cpp).
   // Waits at least this long are one blocking read; SO_RCVTIMEO counts in scheduler ticks, so
   // one that finds nothing may end a tick late, and shorter waits keep ppoll's exact timer.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
-  bool reads_blocking() const noexcept;
+  bool reads_blocking() noexcept;
   ReceiveResult receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept;
   void make_reads_blocking() noexcept;
+  // A publisher reading its one connection: accepts what waits at the listener when due. False
+  // when that opened another connection (the wait goes to ppoll then).
+  bool lobby_checked() noexcept;
 
   // A subscriber's way to its publisher (stream_connections.cpp).
   void dial_if_due(Clock::time_point now) noexcept;
@@ -158,12 +161,15 @@ private:
   std::uint64_t m_dials_failed = 0;
   int m_dial_error = 0;
   std::uint64_t m_connections_made = 0;
-  // Subscriber: the connection (by serial) whose descriptor is in blocking mode, every other
-  // call on it passing MSG_DONTWAIT, and the SO_RCVTIMEO last set on it.
+  // The one connection (by serial) whose descriptor is in blocking mode, every other call on
+  // it passing MSG_DONTWAIT, and the SO_RCVTIMEO last set on it (blocking_read.cpp).
   std::uint64_t m_blocking_serial = 0;
   Nanoseconds m_read_timeout{0};
-  std::string m_own_end;         // subscriber: its end of the last connection
-  std::string m_publisher_fault; // subscriber: why its publisher's connection ended the run
+  bool m_blocking_refused = false;    // the kernel refused it once: ppoll from then on
+  std::uint32_t m_blocking_reads = 0; // publisher: counts to its next look at the listener
+  bool m_blocking_read_idle = false;  // the last blocking read waited in vain
+  std::string m_own_end;              // subscriber: its end of the last connection
+  std::string m_publisher_fault;      // subscriber: why its publisher's connection ended the run
 };
 
 } // namespace netprof::stream

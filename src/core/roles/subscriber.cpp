@@ -327,10 +327,11 @@ RoleResult Subscriber::run()
     ending = m_deadlines.ending(*m_run, now);
     if (ending)
       break;
-    // Deadlines and hellos need a look only every few milliseconds; in between the waiter
-    // receives at full speed.
-    if (!m_waiter.wait_until(now + housekeeping_interval,
-                             [&] { return m_run->final_acknowledged; }))
+    // Deadlines and hellos need a look only every few milliseconds, and may be a slice late
+    // (--interval boundaries may not); in between the waiter receives at full speed.
+    if (!m_waiter.wait_until(
+            now + housekeeping_interval, [&] { return m_run->final_acknowledged; },
+            m_intervals ? Waiter::Deadline::exact : Waiter::Deadline::soft))
       ending = RunEnding::transport_failed;
   }
   if (m_stop.requested() && m_deadlines.heard_publisher() && !m_run->end_received) {

@@ -16,9 +16,16 @@ public:
   Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
          const StopFlag& stop) noexcept;
 
+  // Whether a deadline may pass by a while. A soft one (a look at housekeeping every few
+  // milliseconds) may be late by up to a slice and a scheduler tick: every wait is then a whole
+  // slice, which lets a transport keep one timeout on a blocking read (SO_RCVTIMEO) instead of
+  // polling first, or setting it anew for every call. A pacer's or a probe's deadline is exact.
+  enum class Deadline { exact, soft };
+
   // Delivers messages until `done()` is true, the deadline passes or a stop is requested.
   // Returns false only on a transport failure.
-  template <typename Done> bool wait_until(Clock::time_point deadline, Done&& done) noexcept
+  template <typename Done>
+  bool wait_until(Clock::time_point deadline, Done&& done, Deadline kind = Deadline::exact) noexcept
   {
     while (!done()) {
       if (m_stop.requested())
@@ -26,11 +33,12 @@ public:
       const auto now = Clock::now();
       if (now >= deadline)
         return true;
+      const Nanoseconds remaining = kind == Deadline::soft ? slice : deadline - now;
       // Polling, a clock read costs more than an empty poll of shared memory; read it only
       // every few polls. A blocking receive already waits in the kernel.
       const int polls = sleeps() ? 1 : polls_per_clock_read;
       for (int i = 0; i < polls && !done(); ++i)
-        if (!receive_once(deadline - now))
+        if (!receive_once(remaining))
           return false;
     }
     return true;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <vector>
 
 namespace {
 
@@ -19,11 +20,13 @@ public:
   std::deque<ReceiveResult> script;
   int non_blocking = 0;
   int blocking = 0;
+  std::vector<Nanoseconds> timeouts;
 
   SendOutcome send(std::span<const std::byte>) noexcept override { return {}; }
   ReceiveResult receive(MessageSink&, Nanoseconds timeout) noexcept override
   {
     (timeout > Nanoseconds::zero() ? blocking : non_blocking) += 1;
+    timeouts.push_back(timeout);
     if (script.empty())
       return ReceiveResult::timed_out;
     const ReceiveResult next = script.front();
@@ -69,6 +72,26 @@ TEST_F(BlockingWaiterTest, EveryReceiveSleepsInTheKernelEvenWhileMessagesFlow)
     ASSERT_TRUE(blocking.receive_once(std::chrono::milliseconds(1)));
   EXPECT_EQ(endpoint.non_blocking, 0);
   EXPECT_EQ(endpoint.blocking, 3);
+}
+
+// A soft deadline hands the transport the same timeout every time (one SO_RCVTIMEO kept on a
+// blocking read); an exact one hands it what is left, so a pacer never wakes late.
+TEST_F(BlockingWaiterTest, ASoftDeadlineWaitsWholeSlicesAnExactOneWhatIsLeft)
+{
+  endpoint.script = {ReceiveResult::received, ReceiveResult::received};
+  const auto two_calls = [&] { return endpoint.timeouts.size() >= 2; };
+  ASSERT_TRUE(blocking.wait_until(Clock::now() + std::chrono::milliseconds(5), two_calls,
+                                  Waiter::Deadline::soft));
+  ASSERT_EQ(endpoint.timeouts.size(), 2u);
+  EXPECT_EQ(endpoint.timeouts[0], Waiter::slice);
+  EXPECT_EQ(endpoint.timeouts[1], Waiter::slice);
+
+  endpoint.timeouts.clear();
+  endpoint.script = {ReceiveResult::received};
+  const auto one_call = [&] { return !endpoint.timeouts.empty(); };
+  ASSERT_TRUE(blocking.wait_until(Clock::now() + std::chrono::milliseconds(5), one_call));
+  ASSERT_EQ(endpoint.timeouts.size(), 1u);
+  EXPECT_LE(endpoint.timeouts[0], std::chrono::milliseconds(5));
 }
 
 TEST_F(BlockingWaiterTest, AFullTransportIsWaitedOnForRoomNotPolled)

@@ -404,6 +404,36 @@ TEST_P(StreamEndpointTest, TwoSubscribersEachGetEveryMessageAndAreToldApart)
   EXPECT_NE(echoes.deliveries[0].sender, echoes.deliveries[1].sender);
 }
 
+// A publisher with one subscriber waits on it in blocking reads (as a blocking program does);
+// a newcomer's connection waits in the backlog only until its next look at the listener.
+TEST_P(StreamEndpointTest, APublisherReadingItsOneSubscriberStillHearsANewcomerSoon)
+{
+  const auto publisher = open_publisher();
+  const auto first = open_subscriber(0);
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *first, "one"));
+  CollectingSink at_publisher;
+  publisher->receive(at_publisher, 20ms); // a blocking read on the first, in vain
+
+  const auto second = open_subscriber(1);
+  CollectingSink at_second;
+  const auto start = Clock::now();
+  while (at_publisher.messages.empty() && Clock::now() < start + deadline_after) {
+    second->send(text("two"));
+    second->receive(at_second, 0ns); // dials
+    publisher->receive(at_publisher, 20ms);
+  }
+  ASSERT_FALSE(at_publisher.messages.empty());
+  EXPECT_EQ(at_publisher.messages.front(), text("two"));
+  EXPECT_LT(Clock::now() - start, 1s);
+  // The first is still heard (the newcomer may have said hello more than once).
+  first->send(text("echo one"));
+  const auto echoed = [&] {
+    return std::find(at_publisher.messages.begin(), at_publisher.messages.end(),
+                     text("echo one")) != at_publisher.messages.end();
+  };
+  EXPECT_TRUE(receive_until(*publisher, at_publisher, echoed));
+}
+
 TEST_P(StreamEndpointTest, ASubscriberStartedFirstConnectsOnceItsPublisherListens)
 {
   const auto subscriber = open_subscriber();
