@@ -164,8 +164,8 @@ void MqttEndpoint::note_setup(const std::string& broker)
   m_notes.push_back("publishes to " + m_publish_topic + ", subscribed to " + m_subscribe_topic +
                     ", QoS " + std::to_string(m_settings.qos) +
                     (m_settings.qos > 0 ? ", at most " + std::to_string(m_settings.window) +
-                                            " messages unacknowledged before send() pushes back"
-                                      : std::string()));
+                                              " messages unacknowledged before send() pushes back"
+                                        : std::string()));
   m_notes.push_back(
       "no network thread: netprof's own thread drives libmosquitto's loop (ppoll on the socket, "
       "mosquitto_loop_read, whose on_message hands each message to netprof in place), so no "
