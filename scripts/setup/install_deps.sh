@@ -19,7 +19,8 @@
 # No service is started while installing, and openssh-server, when this script is what
 # installs it, is left disabled (/etc/ssh/sshd_not_to_be_run, Debian's switch for it): the
 # lab starts its own sshd per namespace and needs no daemon on the host. Delete that file to
-# run the host's sshd. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
+# run the host's sshd. mosquitto, when this script installs it, has its service disabled (it
+# would start a broker at every boot): the local pair and the tests start their own. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
 level=all list_only=0
@@ -113,3 +114,10 @@ fi
 echo "netprof: installing ${missing[*]}"
 "${as_root[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [[ " ${missing[*]} " == *" mosquitto "* ]]; then
+  # update-rc.d drops both the systemd unit's and the init script's boot links, and needs no
+  # running systemd (a container, a chroot).
+  "${as_root[@]}" update-rc.d mosquitto disable >/dev/null 2>&1 || true
+  echo "netprof: mosquitto is installed for the mqtt transport's own brokers; its service stays" \
+    "disabled (systemctl enable mosquitto to run one at boot)"
+fi
