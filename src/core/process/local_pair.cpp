@@ -1,5 +1,6 @@
 #include "core/process/local_pair.hpp"
 
+#include "core/process/member_wait.hpp"
 #include "core/process/ready_signal.hpp"
 #include "core/process/stop_flag.hpp"
 
@@ -13,7 +14,6 @@
 #include <optional>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 namespace netprof {
@@ -81,9 +81,17 @@ std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> deadl
 // A child process of the pair.
 class ChildProcess final : public PairMember {
 public:
-  explicit ChildProcess(pid_t pid) noexcept : m_pid(pid) {}
+  explicit ChildProcess(pid_t pid) noexcept : m_pid(pid), m_exit_fd(open_process_exit_fd(pid)) {}
+  ~ChildProcess() override
+  {
+    if (m_exit_fd >= 0)
+      close(m_exit_fd);
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
 
   std::optional<int> finished() override { return reap(m_pid); }
+  int finished_fd() const noexcept override { return m_exit_fd; }
   void stop() noexcept override { kill(m_pid, SIGTERM); }
   int end_now() override
   {
@@ -96,6 +104,7 @@ public:
 
 private:
   pid_t m_pid;
+  int m_exit_fd;
 };
 
 // Starts the pair's members as processes of this same binary, each from its command line.
@@ -144,6 +153,7 @@ private:
 int wait_for_member(PairMember& member, const char* role, std::optional<Clock::time_point> deadline,
                     bool& forwarded_stop)
 {
+  const StopSignalsHeld interrupts;
   for (;;) {
     if (auto status = member.finished())
       return *status;
@@ -159,7 +169,7 @@ int wait_for_member(PairMember& member, const char* role, std::optional<Clock::t
                     member.ended_now() + "\n");
       return status;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    interrupts.sleep_until_readable(member.finished_fd(), deadline);
   }
 }
 
@@ -170,10 +180,11 @@ int end_member(PairMember& member, Nanoseconds grace)
     return *status;
   member.stop();
   const auto give_up = Clock::now() + grace;
+  const StopSignalsHeld interrupts;
   while (Clock::now() < give_up) {
     if (auto status = member.finished())
       return *status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    interrupts.sleep_until_readable(member.finished_fd(), give_up);
   }
   return member.end_now();
 }

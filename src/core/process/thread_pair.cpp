@@ -1,6 +1,7 @@
 #include "core/process/thread_pair.hpp"
 
 #include "core/process/local_pair.hpp"
+#include "core/process/member_wait.hpp"
 #include "core/process/role_command.hpp"
 #include "core/process/stop_flag.hpp"
 
@@ -14,6 +15,7 @@
 #include <pthread.h>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace netprof {
 
@@ -25,11 +27,21 @@ constexpr auto ready_poll = std::chrono::milliseconds(1);
 // What a role's thread shares with the pair. Owned by both, so that a thread the pair leaves
 // behind (past its deadline) never touches freed memory before the process ends.
 struct RoleState {
+  RoleState() = default;
+  ~RoleState()
+  {
+    if (finished_fd >= 0)
+      close(finished_fd);
+  }
+  RoleState(const RoleState&) = delete;
+  RoleState& operator=(const RoleState&) = delete;
+
   StopFlag stop;
   std::atomic<bool> ready{false};
   std::atomic<bool> finished{false};
   int status = 0;            // written before `finished` is set, read after it is seen
   std::ostringstream errors; // the role's error lines, which the pair prints once it finished
+  const int finished_fd = open_event_fd(); // readable once `finished` is set
 };
 
 // Interrupts are the pair's to take and pass on, as in the process pair: a role's thread leaves
@@ -55,6 +67,7 @@ public:
                             [state] { state->ready.store(true, std::memory_order_release); }};
       state->status = run_role_arguments(args, PairLayout::threads, hooks, out, state->errors);
       state->finished.store(true, std::memory_order_release);
+      signal_event_fd(state->finished_fd);
     });
   }
   RoleThread(const RoleThread&) = delete;
@@ -84,6 +97,7 @@ public:
     }
     return m_state->status;
   }
+  int finished_fd() const noexcept override { return m_state->finished_fd; }
   void stop() noexcept override { m_state->stop.request(); }
   int end_now() override
   {
