@@ -272,6 +272,14 @@ public:
 
 private:
   enum class Next { empty, retry };
+  // After a look at our head: go on reading, or stop (nothing more now).
+  enum class Step { next, stop };
+  // The header at our head is not our record's: nothing yet, or we were lapped.
+  Step on_other_tag(std::uint32_t tag, std::size_t& retries) noexcept;
+  // Our record is at our head: delivers it (unless padding) and moves past it.
+  template <typename Deliver>
+  Step take(std::uint64_t header, std::uint64_t offset, Deliver& deliver,
+            std::size_t& delivered) noexcept;
   // What the header at our head says, when it is not our record.
   enum class Seen { not_yet, lapped, unknown };
   Seen classify(std::uint32_t tag) const noexcept
@@ -320,73 +328,75 @@ inline std::atomic_ref<std::uint64_t> word(std::byte* data, std::uint64_t offset
 
 } // namespace detail
 
+inline RingReader::Step RingReader::on_other_tag(std::uint32_t tag, std::size_t& retries) noexcept
+{
+  // The writer's tail would settle "nothing yet" against "lapped", but it is a line the writer
+  // stores for every record: reading it at each empty poll would pull it away from the writer
+  // every time. Usually the header itself tells; when it cannot (old payload bytes lie there),
+  // a busy-polling reader looks at the tail every 16th poll.
+  const Seen seen = classify(tag);
+  if (seen == Seen::not_yet || (seen == Seen::unknown && (++m_misses & 15) != 0)) {
+    // The next record's second line: the writer stores it before the header, so fetching it
+    // while we wait overlaps its transfer with the header's.
+    __builtin_prefetch(m_ring.data() + ((m_head + record_alignment) & m_mask));
+    return Step::stop;
+  }
+  return resolve_mismatch() == Next::empty || --retries == 0 ? Step::stop : Step::next;
+}
+
+template <typename Deliver>
+RingReader::Step RingReader::take(std::uint64_t header, std::uint64_t offset, Deliver& deliver,
+                                  std::size_t& delivered) noexcept
+{
+  m_misses = 0;
+  std::byte* const data = m_ring.data();
+  const std::uint64_t length = m_ring.length_of(header);
+  const bool padding = m_ring.is_padding(header);
+  const std::uint64_t size = record_size(length);
+  // A length no writer of ours would write can only be a record being overwritten under us
+  // (keep_last); the header check below turns it into an overrun instead of a wild copy. One
+  // that stays (keep_all, or intact after the copy) comes from a foreign process:
+  // resynchronise at the tail.
+  const bool plausible = offset + size <= m_ring.capacity() && (padding || length <= m_max_length);
+  if (m_ring.history() == History::keep_all) {
+    if (!plausible)
+      return skip_to(m_ring.tail()) ? Step::next : Step::stop;
+    if (!padding) {
+      deliver(std::span<const std::byte>(data + offset + record_header_size, length));
+      ++delivered;
+    }
+    advance(size);
+    return Step::next;
+  }
+  if (plausible && !padding)
+    copy_racing_writer(data + offset + record_header_size, length, m_copy.data());
+  if (detail::word(data, offset).load(std::memory_order_acquire) != header)
+    return Step::next; // overwritten while we copied: the next turn finds the mismatch
+  if (!plausible)
+    return skip_to(m_ring.tail()) ? Step::next : Step::stop;
+  advance(size);
+  if (!padding) {
+    deliver(std::span<const std::byte>(reinterpret_cast<const std::byte*>(m_copy.data()), length));
+    ++delivered;
+  }
+  return Step::next;
+}
+
 template <typename Deliver>
 std::size_t RingReader::read(Deliver&& deliver, std::size_t max_records) noexcept
 {
-  std::byte* const data = m_ring.data();
-  const bool keep_all = m_ring.history() == History::keep_all;
   std::size_t delivered = 0;
   // Bounds the turns spent catching up with a writer that keeps lapping us.
   std::size_t retries = max_records + 8;
   while (delivered < max_records) {
-    const std::uint64_t head = m_head;
-    const std::uint64_t offset = head & m_mask;
-    const std::uint64_t header = detail::word(data, offset).load(std::memory_order_acquire);
+    const std::uint64_t offset = m_head & m_mask;
+    const std::uint64_t header =
+        detail::word(m_ring.data(), offset).load(std::memory_order_acquire);
     const std::uint32_t tag = m_ring.tag_of(header);
-    if (tag != m_tags.here) {
-      // The writer's tail would settle "nothing yet" against "lapped", but it is a line the
-      // writer stores for every record: reading it at each empty poll would pull it away from
-      // the writer every time. Usually the header itself tells; when it cannot (old payload
-      // bytes lie there), a busy-polling reader looks at the tail every 16th poll.
-      const Seen seen = classify(tag);
-      if (seen == Seen::not_yet || (seen == Seen::unknown && (++m_misses & 15) != 0)) {
-        // The next record's second line: the writer stores it before the header, so fetching
-        // it while we wait overlaps its transfer with the header's.
-        __builtin_prefetch(data + ((head + record_alignment) & m_mask));
-        break;
-      }
-      if (resolve_mismatch() == Next::empty || --retries == 0)
-        break;
-      continue;
-    }
-    m_misses = 0;
-    const std::uint64_t length = m_ring.length_of(header);
-    const bool padding = m_ring.is_padding(header);
-    const std::uint64_t size = record_size(length);
-    // A length no writer of ours would write can only be a record being overwritten under us
-    // (keep_last); the header check below turns it into an overrun instead of a wild copy.
-    const bool plausible =
-        offset + size <= m_ring.capacity() && (padding || length <= m_max_length);
-    if (keep_all) {
-      if (!plausible) {
-        // Only a foreign process writes such a record: resynchronise at the tail.
-        if (!skip_to(m_ring.tail()))
-          break;
-        continue;
-      }
-      if (!padding) {
-        deliver(std::span<const std::byte>(data + offset + record_header_size, length));
-        ++delivered;
-      }
-      advance(size);
-      continue;
-    }
-    if (plausible && !padding)
-      copy_racing_writer(data + offset + record_header_size, length, m_copy.data());
-    if (detail::word(data, offset).load(std::memory_order_acquire) != header)
-      continue; // overwritten while we copied: the next turn finds the mismatch
-    if (!plausible) {
-      // Intact yet impossible: a foreign writer. Resynchronise at the tail.
-      if (!skip_to(m_ring.tail()))
-        break;
-      continue;
-    }
-    advance(size);
-    if (!padding) {
-      deliver(
-          std::span<const std::byte>(reinterpret_cast<const std::byte*>(m_copy.data()), length));
-      ++delivered;
-    }
+    const Step step =
+        tag == m_tags.here ? take(header, offset, deliver, delivered) : on_other_tag(tag, retries);
+    if (step == Step::stop)
+      break;
   }
   return delivered;
 }
