@@ -380,7 +380,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
                               ? as_described(m_report_config, run.description, disagreements)
                               : m_report_config;
   if (run.described)
-    facts.pacing = RunPacing{shown.send_hz, shown.mode};
+    facts.pacing = pacing(shown);
   Verdict verdict = subscriber_verdict(facts, verdict_criteria(m_report_config));
   verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
   apply_verdict(std::move(verdict), result);

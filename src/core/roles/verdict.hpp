@@ -38,12 +38,6 @@ struct PublisherFacts {
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
-// How the publisher paced the run: what a loss is most likely due to.
-struct RunPacing {
-  double send_hz = 0.0; // 0: as fast as possible
-  Mode mode = Mode::stream;
-};
-
 struct SubscriberFacts {
   bool interrupted = false;
   RunEnding ended_by = RunEnding::end;
@@ -60,7 +54,7 @@ struct SubscriberFacts {
   ForeignRuns foreign;               // messages of another run, none of them taken
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
-  std::optional<RunPacing> pacing; // the publisher's, when the run description told it
+  std::optional<Pacing> pacing; // the publisher's, when the run description told it
 };
 
 struct Verdict {
