@@ -330,7 +330,7 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const VerdictCriteria& 
                                "message received was number " +
                                format_count(facts.first_sequence) +
                                ", so the loss counts only the messages sent from it on");
-  if (facts.conflicting_ends > 0 && !facts.end_confirmed)
+  if (facts.conflicting_ends > 0 && !facts.final_acknowledged)
     verdict.problems.push_back(
         "ENDs of this run disagreed on the number of messages sent (" +
         format_count(facts.publisher_sent) + ", then " + format_count(facts.conflicting_count) +

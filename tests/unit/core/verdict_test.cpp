@@ -43,7 +43,7 @@ SubscriberFacts subscriber_run(std::uint64_t sent, std::uint64_t received)
   facts.ended_by = RunEnding::end;
   facts.data_started = true;
   facts.end_received = true;
-  facts.end_confirmed = true;
+  facts.final_acknowledged = true;
   facts.publisher_sent = sent;
   facts.self = counted(1, sent, received);
   return facts;
@@ -462,11 +462,11 @@ TEST(SubscriberVerdict, APublisherThatWentSilentMidRunFailsWithPartialFigures)
 TEST(SubscriberVerdict, DisagreeingEndsFailUnlessThePublisherConfirmedOne)
 {
   SubscriberFacts disputed = subscriber_run(1000, 1000);
-  disputed.end_confirmed = false;
+  disputed.final_acknowledged = false;
   disputed.conflicting_ends = 1;
   disputed.conflicting_count = 5000;
   SubscriberFacts settled = disputed;
-  settled.end_confirmed = true;
+  settled.final_acknowledged = true;
 
   EXPECT_EQ(subscriber_verdict(disputed, defaults()).problems,
             Lines{"ENDs of this run disagreed on the number of messages sent (1,000, then "
