@@ -48,7 +48,8 @@ struct SubscriberFacts : RunProgress {
   ForeignRuns foreign;               // messages of another run, none of them taken
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
-  std::optional<Pacing> pacing; // the publisher's, when the run description told it
+  // The publisher's, when the run description told it: what a loss is most likely due to.
+  std::optional<Pacing> pacing;
 };
 
 struct Verdict {
