@@ -9,6 +9,7 @@
 #include "core/roles/membership.hpp"
 #include "core/roles/opening_sink.hpp"
 #include "core/roles/result_collection.hpp"
+#include "core/roles/role_settings.hpp"
 #include "core/roles/send_loop.hpp"
 #include "core/roles/verdict.hpp"
 #include "core/scheduling/waiting.hpp"
@@ -51,16 +52,18 @@ struct Reply {
 class Publisher final : public OpeningSink<Publisher> {
 public:
   Publisher(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
-      : OpeningSink(config.shared_secret, MessageOpener::Reader::publisher), m_config(config),
-        m_endpoint(endpoint), m_stop(stop), m_live(live), m_run_id(random_nonzero_u64()),
-        m_waiter(endpoint, *this, config.wait_strategy, stop),
+      : OpeningSink(config.shared_secret, MessageOpener::Reader::publisher),
+        m_report_config(config), m_settings(publisher_settings(config)), m_endpoint(endpoint),
+        m_stop(stop), m_live(live), m_run_id(random_nonzero_u64()),
+        m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
         m_control(endpoint, m_authentication, m_run_id, m_proof.end_token(), describe_run(config)),
-        m_members(config.subscribers), m_echoes(live, config.mode == Mode::ping_pong),
-        m_sender(config, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
-        m_collection(config, endpoint, *this, m_control, stop, m_run_id)
+        m_members(m_settings.subscribers),
+        m_echoes(live, m_settings.sending.pacing.mode == Mode::ping_pong),
+        m_sender(m_settings.sending, endpoint, m_waiter, stop, live, m_members, m_echoes, m_run_id),
+        m_collection(m_settings.wait_strategy, endpoint, *this, m_control, stop, m_run_id)
   {
-    if (config.interval_seconds) {
-      m_intervals = std::make_unique<IntervalMeter>(from_seconds(*config.interval_seconds));
+    if (m_settings.interval) {
+      m_intervals = std::make_unique<IntervalMeter>(*m_settings.interval);
       m_sender.measure_intervals(m_intervals.get());
       m_echoes.measure_intervals(m_intervals.get());
     }
@@ -81,7 +84,9 @@ private:
   PublisherFacts facts(bool subscribers_arrived) const;
   RoleResult make_result(bool subscribers_arrived) const;
 
-  const RunConfig& m_config;
+  // Only for the report, which shows the settings.
+  const RunConfig& m_report_config;
+  const PublisherSettings m_settings;
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
@@ -97,9 +102,10 @@ private:
   std::vector<IntervalFigures> m_interval_figures;
   std::uint64_t m_challenges = 0;
   // The payload of a full echo of this run's probes; never matched under --echo record.
-  const std::size_t m_full_echo_payload = m_config.echo == EchoSize::full
-                                              ? wire::full_echo_payload_size(m_config.payload_size)
-                                              : std::numeric_limits<std::size_t>::max();
+  const std::size_t m_full_echo_payload =
+      m_settings.sending.data.echo == EchoSize::full
+          ? wire::full_echo_payload_size(m_settings.sending.data.payload_size)
+          : std::numeric_limits<std::size_t>::max();
   std::uint64_t m_echo_bytes = 0; // of the echoes taken as round trips, headers included
   bool m_transport_failed = false;
 };
@@ -163,8 +169,8 @@ Reply Publisher::on_hello(const wire::Header& header, PeerHandle sender,
     ++m_challenges;
     return cookie == 0 ? Reply::nothing() : Reply::rejection();
   }
-  switch (m_members.on_hello(header.sender_id, instance, m_sender.probes_sent(), now,
-                             m_sender.sent())) {
+  switch (m_members.on_hello(header.sender_id, instance, m_sender.tally().probes_sent, now,
+                             m_sender.tally().sent)) {
   case HelloDecision::reject:
     return Reply::rejection();
   case HelloDecision::acknowledge:
@@ -231,10 +237,10 @@ Reply Publisher::on_final_counters(const wire::Header& header, std::span<const s
 CounterLimits Publisher::counter_limits(Clock::time_point now) const noexcept
 {
   CounterLimits limits;
-  limits.sent = m_sender.sent();
-  limits.probes_sent = m_sender.probes_sent();
-  limits.payload_size = m_config.payload_size;
-  limits.records_per_message = m_config.num_vars;
+  limits.sent = m_sender.tally().sent;
+  limits.probes_sent = m_sender.tally().probes_sent;
+  limits.payload_size = m_settings.sending.data.payload_size;
+  limits.records_per_message = m_settings.sending.data.num_vars;
   if (m_sender.measure_start() != Clock::time_point{})
     limits.measured_so_far = now - m_sender.measure_start();
   return limits;
@@ -242,8 +248,8 @@ CounterLimits Publisher::counter_limits(Clock::time_point now) const noexcept
 
 bool Publisher::wait_for_subscribers()
 {
-  const auto deadline = Clock::now() + from_seconds(m_config.wait_seconds);
-  const std::size_t expected = m_config.subscribers;
+  const auto deadline = Clock::now() + m_settings.wait;
+  const std::size_t expected = m_settings.subscribers;
   const auto arrived = [&] { return m_members.size() >= expected; };
   m_live.subscribers_expected.store(static_cast<std::uint32_t>(expected),
                                     std::memory_order_relaxed);
@@ -271,13 +277,11 @@ RoleResult Publisher::run()
 {
   if (!wait_for_subscribers())
     return make_result(false);
-  const bool warmup_wanted =
-      m_config.warmup_count ? *m_config.warmup_count > 0 : m_config.warmup_seconds > 0;
-  bool ok = !warmup_wanted || m_sender.run_phase(true);
+  bool ok = !m_settings.sending.phases.warmup_wanted() || m_sender.run_phase(true);
   if (ok && !m_stop.requested()) {
     std::optional<IntervalReporter> reporter;
     if (m_intervals)
-      reporter.emplace(*m_intervals, Role::publisher, interval_lines(m_config));
+      reporter.emplace(*m_intervals, Role::publisher, m_settings.interval_lines);
     ok = m_sender.run_phase(false);
     if (reporter)
       m_interval_figures = reporter->stop();
@@ -287,7 +291,7 @@ RoleResult Publisher::run()
   m_live.enter(LivePhase::ending);
   m_members.close_admission();
   m_echoes.stop_awaiting();
-  if (!m_collection.collect(m_sender.sent(), m_members))
+  if (!m_collection.collect(m_sender.tally().sent, m_members))
     m_transport_failed = true;
   return make_result(true);
 }
@@ -298,18 +302,19 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.interrupted = m_stop.requested();
   facts.transport_failed = m_transport_failed;
   facts.subscribers_arrived = subscribers_arrived;
-  facts.messages_sent = m_sender.sent();
-  facts.probes_sent = m_sender.probes_sent();
+  const SendTally& sending = m_sender.tally();
+  facts.messages_sent = sending.sent;
+  facts.probes_sent = sending.probes_sent;
   facts.echoes = m_echoes.echoes();
   facts.echoes_late = m_echoes.echoes_late();
-  facts.pushed_back = m_sender.accounting().pushed_back;
-  facts.warmup_pushed_back = m_sender.warmup_pushed_back();
-  facts.send_stalled = m_sender.stalled();
+  facts.pushed_back = sending.accounting.pushed_back;
+  facts.warmup_pushed_back = sending.warmup_pushed_back;
+  facts.send_stalled = sending.stalled;
   facts.peak_connections = m_endpoint.facts().peak_connections;
   facts.measured_seconds = m_sender.measured_seconds();
   facts.unauthenticated = m_refused.unauthenticated;
   facts.foreign = m_foreign;
-  const MeasuredPhase phase{m_sender.sent(), m_sender.probes_sent(), m_sender.measure_start()};
+  const MeasuredPhase phase{sending.sent, sending.probes_sent, m_sender.measure_start()};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
   // Members join in the order their hellos arrived; the report lists them by id.
@@ -323,9 +328,9 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
 {
   PublisherFacts facts = this->facts(subscribers_arrived);
   RoleResult result;
-  apply_verdict(publisher_verdict(facts, verdict_criteria(m_config)), result);
+  apply_verdict(publisher_verdict(facts, verdict_criteria(m_report_config)), result);
   RunReport& report = result.report;
-  report.config = m_config;
+  report.config = m_report_config;
   report.run_id = m_run_id;
   report.messages_sent = facts.messages_sent;
   report.probes_sent = facts.probes_sent;
@@ -333,9 +338,9 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.echoes_late = facts.echoes_late;
   report.echo_bytes = m_echo_bytes;
   report.transport_lent = m_sender.lent();
-  report.payload_writes = m_sender.payload_writes();
+  report.payload_writes = m_sender.tally().payload_writes;
   report.challenges_sent = m_challenges;
-  report.send_accounting = m_sender.accounting();
+  report.send_accounting = m_sender.tally().accounting;
   report.intervals = m_interval_figures;
   report.rtt = m_echoes.rtt().summarize();
   report.rtt_uncorrected = m_echoes.rtt_uncorrected().summarize();

@@ -50,7 +50,7 @@ bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
                                                     : Nanoseconds(end_collection_time));
   // Collecting goes on after a stop request: an interrupted publisher still ends the test.
   const StopFlag never_stop;
-  Waiter waiter(m_endpoint, m_sink, m_config.wait_strategy, never_stop);
+  Waiter waiter(m_endpoint, m_sink, m_wait_strategy, never_stop);
   int ends_sent = 0;
   for (auto now = start; now < deadline; now = Clock::now()) {
     if (ends_sent >= ends_at_least && all_counters_received(members))

@@ -19,10 +19,10 @@ namespace netprof {
 // total sent; every copy that reaches a subscriber brings its final counters back.
 class ResultCollection {
 public:
-  ResultCollection(const RunConfig& config, Endpoint& endpoint, MessageSink& sink,
+  ResultCollection(WaitStrategy wait_strategy, Endpoint& endpoint, MessageSink& sink,
                    ControlSender& control, const StopFlag& stop, std::uint64_t run_id) noexcept
-      : m_config(config), m_endpoint(endpoint), m_sink(sink), m_control(control), m_stop(stop),
-        m_run_id(run_id)
+      : m_wait_strategy(wait_strategy), m_endpoint(endpoint), m_sink(sink), m_control(control),
+        m_stop(stop), m_run_id(run_id)
   {
   }
 
@@ -44,7 +44,7 @@ public:
   }
 
 private:
-  const RunConfig& m_config;
+  const WaitStrategy m_wait_strategy;
   Endpoint& m_endpoint;
   MessageSink& m_sink;
   ControlSender& m_control;

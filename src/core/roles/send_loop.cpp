@@ -37,18 +37,19 @@ private:
 
 } // namespace
 
-SendLoop::SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter,
+SendLoop::SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& waiter,
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
-    : m_config(config), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
+    : m_settings(settings), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
       m_waiter(waiter), m_stop(stop), m_live(live), m_members(members), m_echoes(echoes),
-      m_run_id(run_id), m_ping_pong(config.mode == Mode::ping_pong),
+      m_run_id(run_id), m_ping_pong(settings.pacing.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
-          wire::flags::probe | (config.echo == EchoSize::full ? wire::flags::full_echo : 0))),
-      m_probe_timeout(from_seconds(config.probe_timeout_seconds)), m_data(config.payload_size)
+          wire::flags::probe |
+          (settings.data.echo == EchoSize::full ? wire::flags::full_echo : 0))),
+      m_data(settings.data.payload_size)
 {
-  if (config.num_vars > 0)
-    RecordLayout(config.payload_size, config.num_vars).write(m_data.payload());
+  if (settings.data.num_vars > 0)
+    RecordLayout(settings.data.payload_size, settings.data.num_vars).write(m_data.payload());
   else
     std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
   // Only the header of m_data is rewritten from here on (with_header).
@@ -90,11 +91,11 @@ bool SendLoop::run_phase(bool warmup)
 
 bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send)
 {
-  const Pacer pacer(m_config.send_hz, start);
-  const auto end_time = start + (warmup ? from_seconds(m_config.warmup_seconds)
-                                        : from_seconds(m_config.test_seconds));
-  const std::optional<std::uint64_t> count = warmup ? m_config.warmup_count : m_config.count;
-  ProbeSchedule probes(m_ping_pong, m_config.probe_hz, start);
+  const PhaseLengths& phases = m_settings.phases;
+  const Pacer pacer(m_settings.pacing.send_hz, start);
+  const auto end_time = start + from_seconds(warmup ? phases.warmup_seconds : phases.test_seconds);
+  const std::optional<std::uint64_t> count = warmup ? phases.warmup_count : phases.count;
+  ProbeSchedule probes(m_ping_pong, m_settings.pacing.probe_hz, start);
   m_echo_looks.restart(start);
 
   for (std::uint64_t index = 0;; ++index) {
@@ -123,9 +124,9 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
     if (!warmup) {
       if (pacer.paced())
         m_lateness.record((now - intended).count());
-      ++m_sent;
+      ++m_tally.sent;
       if (probe)
-        ++m_probes_sent;
+        ++m_tally.probes_sent;
       LiveCounters::bump(m_live.sent);
       // A clock already read and one comparison: closing hands the interval to the reporter.
       if (m_intervals != nullptr && m_intervals->due(now))
@@ -146,7 +147,7 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
     return Turn::fail;
   const auto never_done = [] { return false; };
   for (auto now = Clock::now(); !m_stop.requested(); now = Clock::now()) {
-    const PaceStep step = next_pace_step(m_config.pace, now, due, m_pace_margin.margin());
+    const PaceStep step = next_pace_step(m_settings.pacing.pace, now, due, m_pace_margin.margin());
     if (step.action == PaceAction::send)
       return Turn::send;
     const bool ok = step.action == PaceAction::sleep ? m_waiter.wait_until(step.until, never_done)
@@ -170,14 +171,14 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   header.sequence = sequence;
   header.intended_ns = to_wire_ns(intended);
   header.sent_ns = to_wire_ns(now);
-  header.record_count = m_config.num_vars;
+  header.record_count = m_settings.data.num_vars;
   const bool sent = send_with_retry(m_data.with_header(header), !warmup);
   if (sent && probe) {
     // Remembered after the send, which keeps this work out of the round trip: echoes are
     // handled only inside receive(), and nothing calls it between a successful send and here.
     // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
     m_echoes.probe_sent(header, static_cast<std::uint32_t>(m_members.size()),
-                        now + m_probe_timeout);
+                        now + m_settings.probe_timeout);
     m_echo_looks.probe_sent(now);
   }
   if (!sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
@@ -222,14 +223,14 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted)
     return true;
   // A back-pressured transport is waited on, draining the back channel meanwhile, but never
   // forever: a stuck peer must not hang the publisher.
-  const auto give_up = Clock::now() + from_seconds(m_config.wait_seconds);
+  const auto give_up = Clock::now() + m_settings.back_pressure_limit;
   for (;; result = attempt(message, counted)) {
     if (result == SendResult::sent)
       return true;
     if (result == SendResult::failed || m_stop.requested())
       return false;
     if (Clock::now() >= give_up) {
-      m_stalled = true;
+      m_tally.stalled = true;
       return false;
     }
     if (!m_waiter.wait_for_room())
@@ -240,10 +241,10 @@ bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted)
 IntervalTotals SendLoop::interval_totals() const noexcept
 {
   IntervalTotals totals;
-  totals.messages = m_sent;
-  totals.payload_bytes = m_sent * m_config.payload_size;
+  totals.messages = m_tally.sent;
+  totals.payload_bytes = m_tally.sent * m_settings.data.payload_size;
   totals.echoes = m_echoes.echoes();
-  totals.sends = m_accounting;
+  totals.sends = m_tally.accounting;
   return totals;
 }
 
@@ -252,9 +253,9 @@ SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) n
   const SendOutcome outcome =
       m_lender != nullptr ? attempt_lent(message, counted) : m_endpoint.send(message);
   if (!counted && outcome.result == SendResult::back_pressured)
-    ++m_warmup_pushed_back;
+    ++m_tally.warmup_pushed_back;
   if (counted)
-    m_accounting.count(outcome);
+    m_tally.accounting.count(outcome);
   return outcome.result;
 }
 
@@ -269,8 +270,8 @@ SendOutcome SendLoop::attempt_lent(std::span<const std::byte> message, bool coun
     m_lender->abandon(loan);
     return {SendResult::failed, SendCause::error};
   }
-  if (write_into_loan(loan, message, m_config.payload_fill) && counted)
-    ++m_payload_writes;
+  if (write_into_loan(loan, message, m_settings.data.payload_fill) && counted)
+    ++m_tally.payload_writes;
   const SendResult result = m_lender->commit(loan);
   if (result != SendResult::sent)
     return {result, SendCause::error};

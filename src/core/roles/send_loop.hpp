@@ -7,11 +7,11 @@
 #include "core/protocol/outgoing_message.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/membership.hpp"
+#include "core/roles/role_settings.hpp"
 #include "core/scheduling/pace_wait.hpp"
 #include "core/scheduling/waiting.hpp"
 
 #include <netprof/clock.hpp>
-#include <netprof/config.hpp>
 #include <netprof/histogram.hpp>
 #include <netprof/pacer.hpp>
 #include <netprof/send_accounting.hpp>
@@ -22,13 +22,28 @@
 
 namespace netprof {
 
+// What the send loop sent, counted as it went.
+struct SendTally {
+  std::uint64_t sent = 0; // measured data messages
+  std::uint64_t probes_sent = 0;
+  // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
+  SendAccounting accounting;
+  // Attempts the transport pushed back in the warm-up (the measured phase's: accounting).
+  std::uint64_t warmup_pushed_back = 0;
+  // Lent buffers the payload was written into in the measured phase (--payload-fill): under
+  // once, only the buffers lent for the first time; every message's under every-message.
+  std::uint64_t payload_writes = 0;
+  // True once a send was given up because the transport pushed back for --wait on end.
+  bool stalled = false;
+};
+
 // The publisher's data phases: the warm-up (not counted) and the measured phase, paced by
 // --send-hz or as fast as the transport takes them, with probes among the data. In ping-pong
 // each probe's echoes are awaited before the next message; in a stream they are polled for
 // between sends. A back-pressured transport is retried, draining the back channel meanwhile.
 class SendLoop {
 public:
-  SendLoop(const RunConfig& config, Endpoint& endpoint, Waiter& waiter, const StopFlag& stop,
+  SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& waiter, const StopFlag& stop,
            LiveCounters& live, Membership& members, EchoTimer& echoes, std::uint64_t run_id);
 
   // --interval: the measured phase closes its intervals into `meter` (null: none).
@@ -38,21 +53,11 @@ public:
   // The measured phase closes the membership's admission when it starts.
   bool run_phase(bool warmup);
 
-  std::uint64_t sent() const noexcept { return m_sent; }
-  std::uint64_t probes_sent() const noexcept { return m_probes_sent; }
+  const SendTally& tally() const noexcept { return m_tally; }
   // With --send-hz: how late each measured message left, from its due time to its send.
   const Histogram& pacer_lateness() const noexcept { return m_lateness; }
-  // Attempts the transport pushed back in the warm-up (the measured phase's: accounting()).
-  std::uint64_t warmup_pushed_back() const noexcept { return m_warmup_pushed_back; }
-  // The measured phase's sends, attempt by attempt, with why the refused ones were refused.
-  const SendAccounting& accounting() const noexcept { return m_accounting; }
   // Whether the transport lent the memory data messages were written into (MessageLender).
   bool lent() const noexcept { return m_lender != nullptr; }
-  // Lent buffers the payload was written into in the measured phase (--payload-fill): under
-  // once, only the buffers lent for the first time; every message's under every-message.
-  std::uint64_t payload_writes() const noexcept { return m_payload_writes; }
-  // True once a send was given up because the transport pushed back for --wait on end.
-  bool stalled() const noexcept { return m_stalled; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
   // Its length: to its end, or to its last message sent when a failure or a stop request cut it
@@ -78,7 +83,7 @@ private:
   SendOutcome attempt_lent(std::span<const std::byte> message, bool counted) noexcept;
   IntervalTotals interval_totals() const noexcept;
 
-  const RunConfig& m_config;
+  const SendSettings m_settings; // a copy: read on every message
   Endpoint& m_endpoint;
   MessageLender* const m_lender; // asked once, as the endpoint opened; null: it does not lend
   Waiter& m_waiter;
@@ -89,19 +94,12 @@ private:
   const std::uint64_t m_run_id;
   const bool m_ping_pong;
   const std::uint16_t m_probe_flags; // probe, and full_echo under --echo full
-  const Nanoseconds m_probe_timeout;
   OutgoingMessage m_data;
   EchoPollCadence m_echo_looks;
   HybridMargin m_pace_margin;
   Histogram m_lateness;
-
-  std::uint64_t m_sent = 0;
-  std::uint64_t m_probes_sent = 0;
-  std::uint64_t m_warmup_pushed_back = 0;
-  std::uint64_t m_payload_writes = 0;
-  SendAccounting m_accounting;
+  SendTally m_tally;
   IntervalMeter* m_intervals = nullptr;
-  bool m_stalled = false;
   Clock::time_point m_measure_start{};
   Clock::time_point m_measure_end{};
 };

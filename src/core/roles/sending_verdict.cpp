@@ -14,7 +14,7 @@ namespace {
 // Why a paced publisher sent fewer messages than --send-hz asked for.
 const char* shortfall_cause(const PublisherFacts& facts, const VerdictCriteria& criteria)
 {
-  if (criteria.mode == Mode::ping_pong)
+  if (criteria.pacing.mode == Mode::ping_pong)
     return "in ping-pong each message waits for its echoes first";
   if (facts.pushed_back > 0)
     return "the transport held the publisher back";
@@ -42,22 +42,23 @@ std::string pushed_back_warning(const PublisherFacts& facts)
 // short run may end between two due sends.
 void judge_send_rate(const PublisherFacts& facts, const VerdictCriteria& criteria, Verdict& verdict)
 {
-  if (criteria.send_hz <= 0 || facts.measured_seconds <= 0)
+  if (criteria.pacing.send_hz <= 0 || facts.measured_seconds <= 0)
     return;
   const double sent = static_cast<double>(facts.messages_sent);
-  const double due = criteria.send_hz * facts.measured_seconds;
+  const double due = criteria.pacing.send_hz * facts.measured_seconds;
   if (100.0 * sent >= 99.0 * due || due - sent <= 1.0)
     return;
-  const double planned_seconds = criteria.count
-                                     ? static_cast<double>(*criteria.count) / criteria.send_hz
-                                     : criteria.test_seconds;
+  const double planned_seconds =
+      criteria.phases.count ? static_cast<double>(*criteria.phases.count) / criteria.pacing.send_hz
+                            : criteria.phases.test_seconds;
   const std::uint64_t planned =
-      criteria.count ? *criteria.count
-                     : static_cast<std::uint64_t>(std::llround(criteria.send_hz * planned_seconds));
+      criteria.phases.count
+          ? *criteria.phases.count
+          : static_cast<std::uint64_t>(std::llround(criteria.pacing.send_hz * planned_seconds));
   verdict.warnings.push_back(
       "sent " + format_count(facts.messages_sent) + " messages at " +
       format_count(static_cast<std::uint64_t>(std::llround(sent / facts.measured_seconds))) +
-      " msg/s; --send-hz asked for " + format_number(criteria.send_hz) + " (" +
+      " msg/s; --send-hz asked for " + format_number(criteria.pacing.send_hz) + " (" +
       format_count(planned) + " over " + format_number(planned_seconds) +
       " s): " + shortfall_cause(facts, criteria));
 }
@@ -67,10 +68,11 @@ void judge_send_rate(const PublisherFacts& facts, const VerdictCriteria& criteri
 void judge_probe_rate(const PublisherFacts& facts, const VerdictCriteria& criteria,
                       Verdict& verdict)
 {
-  if (criteria.mode != Mode::stream || facts.measured_seconds <= 0 || criteria.probe_hz <= 0)
+  if (criteria.pacing.mode != Mode::stream || facts.measured_seconds <= 0 ||
+      criteria.pacing.probe_hz <= 0)
     return;
   const double probe_rate = static_cast<double>(facts.probes_sent) / facts.measured_seconds;
-  const double stated = criteria.probe_hz;
+  const double stated = criteria.pacing.probe_hz;
   if (probe_rate >= 0.9 * stated || stated * facts.measured_seconds - probe_rate < 2.0)
     return;
   const double message_rate = static_cast<double>(facts.messages_sent) / facts.measured_seconds;
@@ -92,7 +94,7 @@ void judge_probe_rate(const PublisherFacts& facts, const VerdictCriteria& criter
 void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& criteria,
                           Verdict& verdict)
 {
-  if (criteria.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
+  if (criteria.pacing.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
     return;
   const std::uint64_t expected = facts.probes_sent * facts.subscribers.size();
   const std::uint64_t on_time = facts.echoes - std::min(facts.echoes_late, facts.echoes);

@@ -352,16 +352,9 @@ SubscriberFacts Subscriber::facts(std::optional<RunEnding> ending) const
 {
   const SubscriberRun& run = *m_run;
   SubscriberFacts facts;
+  static_cast<RunProgress&>(facts) = run;
   facts.interrupted = m_stop.requested();
   facts.ended_by = ending.value_or(facts.interrupted ? RunEnding::interrupted : RunEnding::end);
-  facts.data_started = run.data_started;
-  facts.end_received = run.end_received;
-  facts.end_confirmed = run.final_acknowledged;
-  facts.publisher_sent = run.publisher_sent;
-  facts.first_sequence = run.first_sequence;
-  facts.conflicting_ends = run.conflicting_ends;
-  facts.conflicting_count = run.conflicting_count;
-  facts.run_id = run.run_id;
   facts.id_clash = m_joining.id_clash();
   facts.unauthenticated = m_refused.unauthenticated;
   facts.foreign = m_foreign;
@@ -380,7 +373,7 @@ RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
                               ? as_described(m_report_config, run.description, disagreements)
                               : m_report_config;
   if (run.described)
-    facts.pacing = RunPacing{shown.send_hz, shown.mode};
+    facts.pacing = pacing(shown);
   Verdict verdict = subscriber_verdict(facts, verdict_criteria(m_report_config));
   verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
   apply_verdict(std::move(verdict), result);

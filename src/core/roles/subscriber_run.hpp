@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/roles/role_settings.hpp"
+#include "core/roles/run_progress.hpp"
 
 #include <netprof/clock.hpp>
 #include <netprof/config.hpp>
@@ -27,8 +28,7 @@ struct DataCounted {
 
 // Everything a subscriber knows of one run: replaced when a restarted publisher takes it into
 // a new one.
-struct SubscriberRun {
-  std::uint64_t run_id = 0;
+struct SubscriberRun : RunProgress {
   // What END and final_ack of this run carry (wire.hpp, "Address proof"): whoever sees only
   // what subscribers send cannot know it.
   std::uint64_t end_token = 0;
@@ -36,17 +36,9 @@ struct SubscriberRun {
   bool described = false;
   wire::RunDescription description;
   bool acknowledged = false;
-  bool data_started = false;
-  bool end_received = false;
-  bool final_acknowledged = false;
-  std::uint64_t publisher_sent = 0;   // the END's count, while end_received
-  std::uint64_t first_sequence = 0;   // of the first measured message received
   std::uint64_t highest_sequence = 0; // of the measured messages received
   // An END that data followed: its count, in case a copy of it comes again.
   std::optional<std::uint64_t> withdrawn_end;
-  // ENDs refused because another END's count already stood: one of them was forged.
-  std::uint64_t conflicting_ends = 0;
-  std::uint64_t conflicting_count = 0;
   Clock::time_point last_end{};
   Clock::time_point first_measured{};
   Clock::time_point last_measured{};

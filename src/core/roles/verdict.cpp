@@ -43,8 +43,8 @@ void judge_loss(const std::string& who, const SubscriberResult& figures, std::ui
 // What to read and do about a loss that did not fail the run, after "X% lost at ...".
 // `pacing` is unknown to a subscriber whose publisher did not describe the run; `outran` says
 // who outran whom.
-std::string loss_advice(const std::optional<RunPacing>& pacing,
-                        const std::optional<double>& max_loss, const std::string& outran)
+std::string loss_advice(const std::optional<Pacing>& pacing, const std::optional<double>& max_loss,
+                        const std::string& outran)
 {
   if (max_loss)
     return ", within --max-loss " + format_number(*max_loss) + "%";
@@ -84,8 +84,7 @@ std::string publisher_headline(const PublisherFacts& facts, const VerdictCriteri
     if (worst->injected_drops >= worst->lost)
       return text;
   }
-  return text + loss_advice(RunPacing{criteria.send_hz, criteria.mode}, criteria.max_loss_percent,
-                            "the sender outran it");
+  return text + loss_advice(criteria.pacing, criteria.max_loss_percent, "the sender outran it");
 }
 
 // Why nobody was heard, when messages came whose MAC did not match: a key on one side only,
@@ -331,7 +330,7 @@ Verdict subscriber_verdict(const SubscriberFacts& facts, const VerdictCriteria& 
                                "message received was number " +
                                format_count(facts.first_sequence) +
                                ", so the loss counts only the messages sent from it on");
-  if (facts.conflicting_ends > 0 && !facts.end_confirmed)
+  if (facts.conflicting_ends > 0 && !facts.final_acknowledged)
     verdict.problems.push_back(
         "ENDs of this run disagreed on the number of messages sent (" +
         format_count(facts.publisher_sent) + ", then " + format_count(facts.conflicting_count) +

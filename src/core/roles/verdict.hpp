@@ -6,6 +6,7 @@
 #include "core/protocol/foreign_runs.hpp"
 #include "core/roles/role_result.hpp"
 #include "core/roles/role_settings.hpp"
+#include "core/roles/run_progress.hpp"
 
 #include <netprof/config.hpp>
 #include <netprof/errors.hpp>
@@ -38,29 +39,17 @@ struct PublisherFacts {
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
 };
 
-// How the publisher paced the run: what a loss is most likely due to.
-struct RunPacing {
-  double send_hz = 0.0; // 0: as fast as possible
-  Mode mode = Mode::stream;
-};
-
-struct SubscriberFacts {
+// The run's progress as it stood when the subscriber ended, and how it ended.
+struct SubscriberFacts : RunProgress {
   bool interrupted = false;
   RunEnding ended_by = RunEnding::end;
-  bool data_started = false;          // any data (warm-up included) of this run arrived
-  bool end_received = false;          // an END stands
-  bool end_confirmed = false;         // the publisher acknowledged the counters sent for it
-  std::uint64_t publisher_sent = 0;   // the END's count, while end_received
-  std::uint64_t first_sequence = 0;   // of the first measured message received
-  std::uint64_t conflicting_ends = 0; // ENDs refused because another END's count stood
-  std::uint64_t conflicting_count = 0;
-  std::uint64_t run_id = 0;
   bool id_clash = false;             // the publisher answered another live process using our id
   std::uint64_t unauthenticated = 0; // control messages refused for their MAC (--key-file)
   ForeignRuns foreign;               // messages of another run, none of them taken
   SubscriberResult self;
   std::vector<AbandonedRun> abandoned_runs;
-  std::optional<RunPacing> pacing; // the publisher's, when the run description told it
+  // The publisher's, when the run description told it: what a loss is most likely due to.
+  std::optional<Pacing> pacing;
 };
 
 struct Verdict {

@@ -4,19 +4,20 @@
 #include "core/roles/publisher.hpp"
 #include "core/roles/subscriber.hpp"
 #include "in_memory_link.hpp"
+#include "role_thread.hpp"
 
 #include <netprof/wire.hpp>
 
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <future>
 
 namespace {
 
 using namespace netprof;
 using netprof::testing::InMemoryEndpoint;
 using netprof::testing::InMemoryLink;
+using namespace netprof::testing;
 
 // Whether the echo of this measured probe is refused as back-pressured at this attempt
 // (0 for the first try).
@@ -57,38 +58,12 @@ private:
   int m_attempt = 0;
 };
 
-RunConfig config_for(Role role)
-{
-  RunConfig config;
-  config.role = role;
-  config.id = role == Role::publisher ? 0 : 1;
-  config.transport_name = "in-memory";
-  config.count = 200;
-  config.warmup_count = 5;
-  config.probe_hz = 1e6; // as many probes as the loop allows
-  config.wait_seconds = 5;
-  config.idle_timeout_seconds = 2;
-  return config;
-}
-
-struct Outcome {
-  RoleResult publisher;
-  RoleResult subscriber;
-};
-
-Outcome run_with(PushBack push_back)
+PairOutcome run_with(PushBack push_back)
 {
   InMemoryLink link;
-  PushingBackEndpoint subscriber_endpoint(link.subscriber, std::move(push_back));
-  StopFlag publisher_stop, subscriber_stop;
-  LiveCounters publisher_live, subscriber_live;
-  auto subscriber = std::async(std::launch::async, [&] {
-    return run_subscriber(config_for(Role::subscriber), subscriber_endpoint, subscriber_stop,
-                          subscriber_live);
-  });
-  RoleResult publisher =
-      run_publisher(config_for(Role::publisher), link.publisher, publisher_stop, publisher_live);
-  return {std::move(publisher), subscriber.get()};
+  PushingBackEndpoint subscriber_end(link.subscriber, std::move(push_back));
+  return run_pair(link.publisher, subscriber_end, counted_config(Role::publisher, 200, 5),
+                  counted_config(Role::subscriber, 200, 5));
 }
 
 TEST(EchoBackPressure, AnEchoPushedBackIsHeldAndSentNotDropped)

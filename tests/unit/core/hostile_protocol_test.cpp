@@ -81,14 +81,9 @@ struct Snoop {
   }
 };
 
-struct Pair {
-  RoleResult publisher;
-  RoleResult subscriber;
-};
-
 // A real subscriber 1 and publisher; `attack` runs once the measured phase is under way.
-Pair run_attacked(InMemoryLink& link, const std::function<void()>& attack,
-                  RunConfig publisher_config = config_for(Role::publisher))
+PairOutcome run_attacked(InMemoryLink& link, const std::function<void()>& attack,
+                         RunConfig publisher_config = config_for(Role::publisher))
 {
   RoleThread subscriber, publisher;
   subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
@@ -99,7 +94,7 @@ Pair run_attacked(InMemoryLink& link, const std::function<void()>& attack,
 }
 
 // The figures of a run the forger did not touch: both pass, one subscriber, nothing lost.
-void expect_untouched(const Pair& pair)
+void expect_untouched(const PairOutcome& pair)
 {
   EXPECT_EQ(pair.publisher.status, ExitStatus::passed)
       << ::testing::PrintToString(pair.publisher.report.problems);
@@ -134,7 +129,7 @@ wire::Header hello_from(std::uint32_t id, std::uint32_t tag = 0, std::uint64_t c
 TEST(HostileProtocol, HelloFloodFromManyIdsMidRunAddsNoSubscriber)
 {
   InMemoryLink link;
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     for (std::uint32_t id = 100; id < 300; ++id)
       link.to_publisher->push(message_of(hello_from(id, id)));
   });
@@ -147,7 +142,7 @@ TEST(HostileProtocol, HelloFloodFromManyIdsMidRunAddsNoSubscriber)
 TEST(HostileProtocol, HelloFloodWithMadeUpCookiesIsRejected)
 {
   InMemoryLink link;
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     for (std::uint32_t id = 100; id < 300; ++id)
       link.to_publisher->push(message_of(hello_from(id, id, 0x5eed0000u + id)));
   });
@@ -158,7 +153,7 @@ TEST(HostileProtocol, HelloFloodWithMadeUpCookiesIsRejected)
 TEST(HostileProtocol, HelloFloodFromOneNewIdMidRunAddsNoSubscriber)
 {
   InMemoryLink link;
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     for (int i = 0; i < 200; ++i)
       link.to_publisher->push(message_of(hello_from(4242)));
   });
@@ -197,7 +192,7 @@ TEST(HostileProtocol, FinalCountersFromAnIdThatNeverSaidHelloAreRejected)
     if (number == 1)
       link.to_publisher->push(counters_message(500, snoop.run_id.load(), count));
   };
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     link.to_publisher->push(counters_message(501, snoop.run_id.load(), 0, wire::flags::departing));
   });
   expect_untouched(pair);
@@ -214,7 +209,7 @@ TEST(HostileProtocol, PublisherRejectsCountersAnsweringAnEndItDidNotSend)
     if (number == 3) // the real counters are in by now; these would overwrite them
       link.to_publisher->push(counters_message(1, snoop.run_id.load(), count + 5));
   };
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     // Mid-run, with a count the publisher may well reach: still not an answer to its END.
     link.to_publisher->push(counters_message(1, snoop.run_id.load(), 2000));
   });
@@ -256,7 +251,7 @@ TEST(HostileProtocol, EchoesOfRealProbesWithMalformedStampsAreRejected)
     return 1;
   });
   target = &link;
-  const Pair pair = run_attacked(link, [] {});
+  const PairOutcome pair = run_attacked(link, [] {});
   expect_untouched(pair);
   EXPECT_EQ(forged.load(), forged_each);
   EXPECT_EQ(pair.publisher.report.rejected, 2u * forged_each);
@@ -266,7 +261,7 @@ TEST(HostileProtocol, EchoesOfRealProbesWithMalformedStampsAreRejected)
 TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
 {
   InMemoryLink link;
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     link.to_publisher->push(message_of(hello_from(1, 0x1234)));
     link.to_publisher->push(message_of(hello_from(1, 0x1234, 0xc00c1e)));
   });
@@ -320,7 +315,7 @@ TEST(HostileProtocol, ALateJoinerThatEchoedNoProbeIsAdmittedByItsCounters)
 
 // A real pair, and mid-run an END of this run counting `count`, with the end token the forger
 // read (0: none).
-Pair forge_end(std::uint64_t count, bool with_token)
+PairOutcome forge_end(std::uint64_t count, bool with_token)
 {
   Snoop snoop;
   InMemoryLink link(snoop.forwarding());
@@ -337,7 +332,7 @@ Pair forge_end(std::uint64_t count, bool with_token)
 TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
 {
   // What a forger who sees only what subscribers send can make: the run id, not the token.
-  const Pair pair = forge_end(1'000'000'000, false);
+  const PairOutcome pair = forge_end(1'000'000'000, false);
   expect_untouched(pair);
   EXPECT_EQ(pair.subscriber.report.rejected, 1u);
   EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
@@ -346,7 +341,7 @@ TEST(HostileProtocol, AnEndWithoutTheEndTokenIsRejectedAtOnce)
 TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
 {
   // An on-path forger, who read the token from an acknowledgement.
-  const Pair pair = forge_end(1'000'000'000, true);
+  const PairOutcome pair = forge_end(1'000'000'000, true);
   expect_untouched(pair);
   EXPECT_GE(pair.subscriber.report.rejected, 1u);
   // The counters it sent back for the forged END were refused by the publisher.
@@ -355,7 +350,7 @@ TEST(HostileProtocol, AForgedEndMidRunDoesNotEndTheTest)
 
 TEST(HostileProtocol, AnEndCountingFewerThanWereReceivedIsRejected)
 {
-  const Pair pair = forge_end(5, true);
+  const PairOutcome pair = forge_end(5, true);
   expect_untouched(pair);
   EXPECT_EQ(pair.subscriber.report.rejected, 1u);
   EXPECT_EQ(pair.publisher.report.rejected, 0u); // no counters went back for it
@@ -365,7 +360,7 @@ TEST(HostileProtocol, AForgedFinalAckMidRunDoesNotEndTheTest)
 {
   Snoop snoop;
   InMemoryLink link(snoop.forwarding());
-  const Pair pair = run_attacked(link, [&] {
+  const PairOutcome pair = run_attacked(link, [&] {
     wire::Header ack;
     ack.kind = wire::MessageKind::final_ack;
     ack.run_id = snoop.run_id.load();

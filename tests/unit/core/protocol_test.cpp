@@ -4,6 +4,7 @@
 #include "core/roles/publisher.hpp"
 #include "core/roles/subscriber.hpp"
 #include "in_memory_link.hpp"
+#include "role_thread.hpp"
 
 #include <netprof/wire.hpp>
 
@@ -17,39 +18,15 @@
 namespace {
 
 using namespace netprof;
+using netprof::testing::counted_config;
 using netprof::testing::InMemoryFanOut;
 using netprof::testing::InMemoryLink;
+using netprof::testing::PairOutcome;
+using netprof::testing::run_pair;
 
 RunConfig config_for(Role role)
 {
-  RunConfig config;
-  config.role = role;
-  config.id = role == Role::publisher ? 0 : 1;
-  config.transport_name = "in-memory";
-  config.count = 1000;
-  config.warmup_count = 20;
-  config.probe_hz = 1e6; // as many probes as the loop allows
-  config.wait_seconds = 5;
-  config.idle_timeout_seconds = 2;
-  return config;
-}
-
-struct PairOutcome {
-  RoleResult publisher;
-  RoleResult subscriber;
-};
-
-PairOutcome run_pair(InMemoryLink& link, const RunConfig& publisher_config,
-                     const RunConfig& subscriber_config, const StopFlag& publisher_stop = {})
-{
-  StopFlag subscriber_stop;
-  LiveCounters publisher_live, subscriber_live;
-  auto subscriber = std::async(std::launch::async, [&] {
-    return run_subscriber(subscriber_config, link.subscriber, subscriber_stop, subscriber_live);
-  });
-  RoleResult publisher =
-      run_publisher(publisher_config, link.publisher, publisher_stop, publisher_live);
-  return {std::move(publisher), subscriber.get()};
+  return counted_config(role, 1000, 20);
 }
 
 // Forwarding rule: how many copies of each measured data message with this sequence arrive.

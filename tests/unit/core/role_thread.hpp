@@ -1,10 +1,13 @@
 #pragma once
 
 // What the threaded protocol tests share: a role (publisher or subscriber loop) on a thread of
-// its own, the paced configuration they run, and a message built from a bare header.
+// its own, a publisher and subscriber run to their ends, and a message built from a bare header.
+// The configurations they run are in run_configs.hpp.
 
 #include "core/roles/publisher.hpp"
 #include "core/roles/subscriber.hpp"
+#include "in_memory_link.hpp"
+#include "run_configs.hpp"
 #include "severable_endpoint.hpp"
 
 #include <netprof/wire.hpp>
@@ -18,22 +21,6 @@
 #include <vector>
 
 namespace netprof::testing {
-
-// A paced stream (2000 msg/s, probes at 200 Hz) of `test_seconds`, ids 0 and 1, short waits.
-inline RunConfig paced_config(Role role, double test_seconds)
-{
-  RunConfig config;
-  config.role = role;
-  config.id = role == Role::publisher ? 0 : 1;
-  config.transport_name = "in-memory";
-  config.test_seconds = test_seconds;
-  config.send_hz = 2000;
-  config.warmup_count = 20;
-  config.probe_hz = 200;
-  config.wait_seconds = 5;
-  config.idle_timeout_seconds = 3;
-  return config;
-}
 
 // Runs a role on its own thread; every flag it uses outlives it.
 struct RoleThread {
@@ -59,6 +46,33 @@ struct RoleThread {
     return result.get();
   }
 };
+
+struct PairOutcome {
+  RoleResult publisher;
+  RoleResult subscriber;
+};
+
+// Runs a subscriber (on a thread of its own) and a publisher (on this one) to their ends.
+inline PairOutcome run_pair(Endpoint& publisher_end, Endpoint& subscriber_end,
+                            const RunConfig& publisher_config, const RunConfig& subscriber_config,
+                            const StopFlag& publisher_stop = {})
+{
+  StopFlag subscriber_stop;
+  LiveCounters publisher_live, subscriber_live;
+  auto subscriber = std::async(std::launch::async, [&] {
+    return run_subscriber(subscriber_config, subscriber_end, subscriber_stop, subscriber_live);
+  });
+  RoleResult publisher =
+      run_publisher(publisher_config, publisher_end, publisher_stop, publisher_live);
+  return {std::move(publisher), subscriber.get()};
+}
+
+inline PairOutcome run_pair(InMemoryLink& link, const RunConfig& publisher_config,
+                            const RunConfig& subscriber_config, const StopFlag& publisher_stop = {})
+{
+  return run_pair(link.publisher, link.subscriber, publisher_config, subscriber_config,
+                  publisher_stop);
+}
 
 // Waits (bounded) until the publisher is in its measured phase and has sent `messages`.
 inline void wait_until_sent(const RoleThread& publisher, std::uint64_t messages)

@@ -43,7 +43,7 @@ SubscriberFacts subscriber_run(std::uint64_t sent, std::uint64_t received)
   facts.ended_by = RunEnding::end;
   facts.data_started = true;
   facts.end_received = true;
-  facts.end_confirmed = true;
+  facts.final_acknowledged = true;
   facts.publisher_sent = sent;
   facts.self = counted(1, sent, received);
   return facts;
@@ -281,8 +281,8 @@ PublisherFacts paced_run(std::uint64_t sent, double seconds)
 VerdictCriteria criteria_with_send_hz(double hz, double seconds)
 {
   VerdictCriteria criteria = defaults();
-  criteria.send_hz = hz;
-  criteria.test_seconds = seconds;
+  criteria.pacing.send_hz = hz;
+  criteria.phases.test_seconds = seconds;
   return criteria;
 }
 
@@ -326,7 +326,7 @@ TEST(PublisherVerdict, OneMessageShortIsTheEndOfAShortRunNotAShortfall)
 TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 {
   VerdictCriteria criteria = criteria_with_send_hz(1'000, 10);
-  criteria.count = 3'000;
+  criteria.phases.count = 3'000;
 
   EXPECT_EQ(publisher_verdict(paced_run(3'000, 6), criteria).warnings,
             Lines{"sent 3,000 messages at 500 msg/s; --send-hz asked for 1,000 (3,000 over 3 s): "
@@ -336,7 +336,7 @@ TEST(PublisherVerdict, SendRateShortfallWithCountNamesTheCountAndItsPlannedTime)
 TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 {
   VerdictCriteria criteria = criteria_with_send_hz(1'000, 1);
-  criteria.mode = Mode::ping_pong;
+  criteria.pacing.mode = Mode::ping_pong;
 
   EXPECT_EQ(publisher_verdict(paced_run(400, 1), criteria).warnings,
             Lines{"sent 400 messages at 400 msg/s; --send-hz asked for 1,000 (1,000 over 1 s): in "
@@ -348,7 +348,7 @@ TEST(PublisherVerdict, SendRateShortfallInPingPongBlamesTheRoundTrip)
 TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 {
   VerdictCriteria criteria = defaults();
-  criteria.mode = Mode::ping_pong;
+  criteria.pacing.mode = Mode::ping_pong;
   criteria.probe_timeout_seconds = 0.001;
   PublisherFacts facts = publisher_run(96'451, {counted(1, 96'451, 96'451)});
   facts.probes_sent = 96'451;
@@ -368,7 +368,7 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
 TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 {
   VerdictCriteria criteria = defaults();
-  criteria.mode = Mode::ping_pong;
+  criteria.pacing.mode = Mode::ping_pong;
   PublisherFacts facts = publisher_run(1'000, {counted(1, 1'000, 1'000)});
   facts.probes_sent = 1'000;
   facts.echoes = 1'000;
@@ -462,11 +462,11 @@ TEST(SubscriberVerdict, APublisherThatWentSilentMidRunFailsWithPartialFigures)
 TEST(SubscriberVerdict, DisagreeingEndsFailUnlessThePublisherConfirmedOne)
 {
   SubscriberFacts disputed = subscriber_run(1000, 1000);
-  disputed.end_confirmed = false;
+  disputed.final_acknowledged = false;
   disputed.conflicting_ends = 1;
   disputed.conflicting_count = 5000;
   SubscriberFacts settled = disputed;
-  settled.end_confirmed = true;
+  settled.final_acknowledged = true;
 
   EXPECT_EQ(subscriber_verdict(disputed, defaults()).problems,
             Lines{"ENDs of this run disagreed on the number of messages sent (1,000, then "
@@ -535,7 +535,7 @@ TEST(VerdictHeadline, LossWithinMaxLossSaysSo)
 TEST(VerdictHeadline, PingPongLossGivesNoPacingAdvice)
 {
   VerdictCriteria criteria = defaults();
-  criteria.mode = Mode::ping_pong;
+  criteria.pacing.mode = Mode::ping_pong;
   const Verdict sut = publisher_verdict(publisher_run(1000, {counted(1, 1000, 999)}), criteria);
 
   EXPECT_EQ(sut.headline, "0.100% lost at subscriber 1; --max-loss fails such a run");
@@ -553,7 +553,7 @@ TEST(VerdictHeadline, AFailedRunHasNoneItsProblemsComeFirst)
 TEST(VerdictHeadline, ASubscriberNamesItsOwnLossAndThePublishersPace)
 {
   SubscriberFacts unpaced = subscriber_run(1000, 246);
-  unpaced.pacing = RunPacing{};
+  unpaced.pacing = Pacing{};
   SubscriberFacts paced = unpaced;
   paced.pacing->send_hz = 20'000;
 
@@ -651,7 +651,7 @@ TEST(PublisherVerdict, PingPongIsNotJudgedOnProbeHz)
   PublisherFacts facts = publisher_run(100, {counted(1, 100, 100)});
   facts.probes_sent = 100;
   VerdictCriteria criteria = defaults();
-  criteria.mode = Mode::ping_pong;
+  criteria.pacing.mode = Mode::ping_pong;
   EXPECT_EQ(publisher_verdict(facts, criteria).warnings, Lines{});
 }
 
