@@ -1,8 +1,10 @@
 #pragma once
 
-// What the bare baselines in bench/ have in common (still no netprof code): strict option
-// parsing, pinning, percentiles and reaping the child process, so each baseline file holds only
-// its own transport's loop.
+// What the bare baselines have in common (still no netprof code): their options
+// (bare_options.hpp), pinning, percentiles and reaping the child process, so each baseline file
+// holds only its own transport's loop.
+
+#include "bare_options.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,123 +16,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
-#include <system_error>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 namespace bare {
 
-struct UsageError {
-  const char* message; // null: help was asked for
-};
-
-// What a baseline's main does with a UsageError: help goes to stdout (exit 0); a mistake is
-// named on stderr with the usage after it (exit 2). `usage` ends with a newline.
-inline int usage_exit_status(const UsageError& error, const char* program, const char* usage)
-{
-  if (error.message == nullptr) {
-    std::fputs(usage, stdout);
-    return 0;
-  }
-  std::fprintf(stderr, "%s: %s\n%s", program, error.message, usage);
-  return 2;
-}
-
-// A baseline's main: its options from parse(argc, argv) (a UsageError answered as
-// usage_exit_status says), then the exit status run(options) returns.
-template <typename Parse, typename Run>
-int run_main(int argc, char** argv, const char* program, const char* usage, Parse&& parse,
-             Run&& run)
-{
-  decltype(parse(argc, argv)) options;
-  try {
-    options = parse(argc, argv);
-  } catch (const UsageError& error) {
-    return usage_exit_status(error, program, usage);
-  }
-  return run(options);
-}
-
-template <typename Number>
-Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
-{
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
-    throw UsageError{message};
-  return value;
-}
-
-// Walks argv as flag-value pairs, handing each to take(flag, value). -h/--help, and a flag
-// given last without its value, end the walk with a UsageError.
-template <typename Take> void for_each_option(int argc, char** argv, Take&& take)
-{
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help")
-      throw UsageError{nullptr};
-    if (i + 1 >= argc)
-      throw UsageError{"every option takes a value"};
-    take(flag, std::string_view(argv[++i]));
-  }
-}
-
-// --iterations (1 to 2^32) and --warmup (0 to 2^32) of the socket ping-pongs, into `iterations`
-// and `warmup`; false for any other flag.
-inline bool take_count_option(std::string_view flag, std::string_view value,
-                              std::uint64_t& iterations, std::uint64_t& warmup)
-{
-  if (flag == "--iterations")
-    iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
-                                             "--iterations must be 1 to 2^32");
-  else if (flag == "--warmup")
-    warmup =
-        parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32, "--warmup must be 0 to 2^32");
-  else
-    return false;
-  return true;
-}
-
-// --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).
-inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* usage)
-{
-  const auto comma = value.find(',');
-  if (comma == std::string_view::npos)
-    throw UsageError{usage};
-  return {parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number"),
-          parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number")};
-}
-
-// What the shared-memory ping-pongs (shm_ring_pingpong, iceoryx_pingpong) run: round trips
-// measured after a warm-up, pinger and ponger pinned.
-struct RoundTrips {
-  std::uint64_t iterations = 1'000'000;
-  std::uint64_t warmup = 100'000;
-  std::pair<int, int> cpus{0, 1};
-};
-
-// Takes --iterations, --warmup or --cpu into `runs`; false for any other flag.
-inline bool take_round_trip_option(std::string_view flag, std::string_view value, RoundTrips& runs)
-{
-  if (flag == "--iterations")
-    runs.iterations =
-        parse_number<std::uint64_t>(value, 1, 1'000'000'000, "--iterations needs 1..1e9");
-  else if (flag == "--warmup")
-    runs.warmup = parse_number<std::uint64_t>(value, 0, 1'000'000'000, "--warmup needs 0..1e9");
-  else if (flag == "--cpu")
-    runs.cpus = parse_cpu_pair(value, "--cpu needs PINGER,PONGER");
-  else
-    return false;
-  return true;
-}
+using Clock = std::chrono::steady_clock;
 
 // Nearest rank, per mille (500 = p50, 999 = p99.9) of values sorted ascending; 0 when empty.
 inline std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::size_t per_mille)
@@ -156,6 +57,23 @@ inline void print_round_trips(std::vector<std::int64_t> rtts)
               at(999), at(1000));
 }
 
+// One JSON line of the shared-memory ping-pongs (shm_ring_pingpong, iceoryx_pingpong), in their
+// own spacing: how many round trips, the bytes each way, `own` (the program's own fields, each
+// followed by ", "), then the round trips' min, p50 and p99 and the one-way p50 (RTT p50 / 2),
+// in nanoseconds.
+inline void print_spaced_round_trips(std::vector<std::int64_t> rtts, std::size_t size,
+                                     std::size_t echo_size, const std::string& own)
+{
+  std::sort(rtts.begin(), rtts.end());
+  std::printf("{\"iterations\": %zu, \"size\": %zu, \"echo_size\": %zu, %s"
+              "\"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, \"rtt_p99_ns\": %lld, "
+              "\"one_way_p50_ns\": %.1f}\n",
+              rtts.size(), size, echo_size, own.c_str(), static_cast<long long>(rtts.front()),
+              static_cast<long long>(percentile(rtts, 500)),
+              static_cast<long long>(percentile(rtts, 990)),
+              static_cast<double>(percentile(rtts, 500)) / 2.0);
+}
+
 // Between empty polls of a busy-polling loop, as netprof's spin waits do: the core does not
 // fill its pipeline with loads of the line the other core is about to write.
 inline void relax() noexcept
@@ -174,6 +92,15 @@ inline bool pin_to_cpu(std::optional<int> cpu) noexcept
   CPU_ZERO(&set);
   CPU_SET(static_cast<unsigned>(*cpu), &set);
   return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+// Pins the calling process, or throws saying why not. Called before a library (ZeroMQ, NNG)
+// starts its threads, so that they inherit the pinning, as netprof's do.
+inline void pin_or_throw(std::optional<int> cpu)
+{
+  if (!pin_to_cpu(cpu))
+    throw std::runtime_error(std::string("cannot pin to the CPU given with --cpu: ") +
+                             std::strerror(errno));
 }
 
 // A loopback TCP port free right now (found before a fork so both processes know it); nothing

@@ -308,8 +308,7 @@ int run_stream_throughput(const char* program, const ThroughputOptions& options,
   if (sender == 0) {
     // Dies with the receiver, so a killed benchmark leaves no process behind.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent ||
-        !pin_to_cpu(options.cpus ? std::optional(options.cpus->first) : std::nullopt))
+    if (getppid() != parent || !pin_to_cpu(first_cpu(options.cpus)))
       _exit(1);
     close(pair.second);
     try {
@@ -323,7 +322,7 @@ int run_stream_throughput(const char* program, const ThroughputOptions& options,
   close(pair.first);
   Result result;
   try {
-    if (!pin_to_cpu(options.cpus ? std::optional(options.cpus->second) : std::nullopt))
+    if (!pin_to_cpu(second_cpu(options.cpus)))
       throw Failure{"cannot pin to the CPU given with --cpu", errno};
     result =
         pair.record ? receive_records(pair.second, options) : receive_stream(pair.second, options);

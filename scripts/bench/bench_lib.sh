@@ -41,18 +41,33 @@ bench_cleanup()
 }
 
 # What every netprof-against-a-baseline script does once its options are parsed:
-# `bench_begin NAME [EXECUTABLE...]` sets netprof ($build_dir/netprof), python (unless set) and
-# table (ratio_table.py), exits 2 when netprof or an EXECUTABLE is missing, and makes $work for
-# NAME (bench_start).
+# `bench_begin NAME [VARIABLE=PROGRAM | EXECUTABLE]...` sets netprof ($build_dir/netprof), python
+# (unless set), table (ratio_table.py), pin (`--cpu $cpus` for netprof and the bare programs,
+# none when cpus is "none") and each VARIABLE to the bare PROGRAM in $build_dir/bench; exits 2
+# when netprof, a PROGRAM or an EXECUTABLE is missing; makes $work for NAME (bench_start); and
+# asks netprof for header (its wire header's bytes, in front of every payload) and echo_bytes
+# (what its subscriber sends back for each probe).
 bench_begin()
 {
-  local name=$1
+  local name=$1 argument executables=()
   shift
   netprof=$build_dir/netprof
   python=${python:-/usr/bin/python3}
   table=$bench_lib_dir/ratio_table.py
-  require_binaries "$netprof" "$@"
+  pin=()
+  [[ ${cpus:-none} == none ]] || pin=(--cpu "$cpus")
+  for argument in "$@"; do
+    if [[ $argument == *=* ]]; then
+      printf -v "${argument%%=*}" '%s' "$build_dir/bench/${argument#*=}"
+      executables+=("$build_dir/bench/${argument#*=}")
+    else
+      executables+=("$argument")
+    fi
+  done
+  require_binaries "$netprof" "${executables[@]}"
   bench_start "$name"
+  header=$(netprof_header_bytes "$netprof")
+  echo_bytes=$(netprof_echo_bytes "$netprof")
 }
 
 # What a script's first line says of the host: "Linux 6.18.44, 2 CPUs, load average 0.10 0.20
@@ -60,6 +75,23 @@ bench_begin()
 bench_host()
 {
   echo "$(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# The version of an installed Debian package, "?" when it is not installed.
+package_version()
+{
+  dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo '?'
+}
+
+# A loopback port free right now, TCP or (`bench_free_port udp`) UDP.
+bench_free_port()
+{
+  "$python" -c '
+import socket, sys
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+s = socket.socket(socket.AF_INET, kind)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])' "${1:-tcp}"
 }
 
 # The end of a script: exits 1 saying how many runs failed, when any did.
@@ -171,6 +203,21 @@ field()
   fields "$2" "$1"
 }
 
+# The whole number netprof prints as FIELD under `--list-transports --json`, or nothing (an older
+# netprof that does not print it): `netprof_listed_number NETPROF FIELD`.
+netprof_listed_number()
+{
+  local listing
+  listing=$(timeout 10 "$1" --list-transports --json 2>/dev/null) || return 0
+  "$python" -c '
+import json, sys
+try:
+    print(int(json.load(sys.stdin)[sys.argv[1]]))
+except Exception:
+    pass
+' "$2" <<<"$listing"
+}
+
 # netprof's wire header in bytes, what it sends in front of every payload, from the binary
 # itself so that no script restates it. A netprof that prints wire_header_bytes under
 # `--list-transports --json` is asked; an older one is measured: a 10-message local pair (udp)
@@ -178,16 +225,8 @@ field()
 # Call after bench_start. Exits 2 (with set -e, from a command substitution) when neither works.
 netprof_header_bytes()
 {
-  local netprof=$1 listing bytes="" report=$work/header_bytes.json wire payload messages
-  if listing=$(timeout 10 "$netprof" --list-transports --json 2>/dev/null); then
-    bytes=$("$python" -c '
-import json, sys
-try:
-    print(int(json.load(sys.stdin)["wire_header_bytes"]))
-except Exception:
-    pass
-' <<<"$listing")
-  fi
+  local netprof=$1 bytes report=$work/header_bytes.json wire payload messages
+  bytes=$(netprof_listed_number "$netprof" wire_header_bytes)
   if [[ -z $bytes ]] && timeout 30 "$netprof" --local-pair -s 64 --count 10 --warmup-count 0 \
     --quiet --json "$report" >/dev/null 2>&1; then
     read -r wire payload messages <<<"$(fields subscribers.0.wire_bytes "$report") $(
@@ -203,21 +242,26 @@ except Exception:
   echo "$bytes"
 }
 
+# Says so on stderr when the datagrams in netprof's report JSON are not BYTES each, its header
+# and payload (the header changed size since it was asked): `check_datagram_size JSON BYTES`.
+check_datagram_size()
+{
+  local datagrams wire_bytes
+  datagrams=$(field "$1" subscribers.0.datagrams)
+  wire_bytes=$(field "$1" subscribers.0.wire_bytes)
+  if [[ $datagrams =~ ^[1-9][0-9]*$ && $wire_bytes =~ ^[0-9]+$ ]] &&
+    ((wire_bytes != datagrams * $2)); then
+    echo "note: netprof's datagrams are $((wire_bytes / datagrams)) B, not $2 B: the header size changed" >&2
+  fi
+}
+
 # What netprof's subscriber sends back for each probe (header and its stamps), from the binary
 # itself, so the bare baselines echo as many bytes. A netprof that does not print
 # wire_echo_bytes predates the stamps and echoes its header alone. Call after bench_start.
 netprof_echo_bytes()
 {
-  local netprof=$1 listing bytes=""
-  if listing=$(timeout 10 "$netprof" --list-transports --json 2>/dev/null); then
-    bytes=$("$python" -c '
-import json, sys
-try:
-    print(int(json.load(sys.stdin)["wire_echo_bytes"]))
-except Exception:
-    pass
-' <<<"$listing")
-  fi
+  local netprof=$1 bytes
+  bytes=$(netprof_listed_number "$netprof" wire_echo_bytes)
   if [[ ! $bytes =~ ^[0-9]+$ ]]; then
     bytes=$(netprof_header_bytes "$netprof")
   fi
@@ -230,16 +274,16 @@ netprof_deadline()
   "$python" -c 'import math, sys; print(60 + math.ceil(float(sys.argv[1])))' "$1"
 }
 
-# One command line for every benchmark script: it declares its options after setting their
-# defaults, then hands its arguments over, which sets the variables or ends the script with a
-# one-line message and status 2 (an unknown option, a missing or ill-formed value); -h/--help
-# prints the usage the declarations make, with each default, and exits 0. One argument that is
-# not an option is BUILD_DIR (build_dir).
-#   bench_option --NAME VARIABLE PLACEHOLDER CHECK [NOTE]
+# One command line for every benchmark script: it declares its options, each with its default
+# (VARIABLE=DEFAULT, or the variable set before the declaration), then hands its arguments over,
+# which sets the variables or ends the script with a one-line message and status 2 (an unknown
+# option, a missing or ill-formed value); -h/--help prints the usage the declarations make, with
+# each default, and exits 0. One argument that is not an option is BUILD_DIR (build_dir).
+#   bench_option --NAME VARIABLE[=DEFAULT] PLACEHOLDER CHECK [NOTE]
 #       CHECK: count (1 to 99), positive (an integer), seconds (a number), whole_seconds,
 #       cpus (A,B), choice (one of the |-separated PLACEHOLDER), or a regular expression (^...)
 #       whose NOTE is then what the value must be; otherwise NOTE follows the check's message.
-#   bench_flag --NAME VARIABLE VALUE      sets VARIABLE to VALUE when given
+#   bench_flag --NAME VARIABLE[=DEFAULT] VALUE      sets VARIABLE to VALUE when given
 #   bench_parse_options "$@"
 bench_option_names=()
 bench_option_variables=()
@@ -249,29 +293,39 @@ bench_option_notes=()
 
 bench_option()
 {
+  local variable=${2%%=*}
+  [[ $2 != *=* ]] || printf -v "$variable" '%s' "${2#*=}"
   bench_option_names+=("$1")
-  bench_option_variables+=("$2")
+  bench_option_variables+=("$variable")
   bench_option_placeholders+=("$3")
   bench_option_checks+=("$4")
   bench_option_notes+=("${5-}")
 }
 
-# The options most scripts share, declared by their usual variables in the order given:
-# repeat, iterations, time (seconds), whole_time (whole seconds), rounds, cpu (cpus). A script
-# that set no default for seconds or cpus gets the usual one: 2 seconds, CPUs 0,1.
+# The options most scripts share, declared by their usual variables in the order given, each
+# with its default as OPTION=DEFAULT or set by the script beforehand: repeat, iterations, time
+# (seconds), whole_time (whole seconds), rounds, cpu (cpus: A,B) or cpu_or_none (cpus: A,B or
+# none, for unpinned). Without a default, seconds is 2 and cpus 0,1 (none under cpu_or_none).
+# A script that declares iterations and sets no warmup warms up with a tenth as many.
 bench_common_options()
 {
-  local option
+  local option default
   for option in "$@"; do
-    case $option in
-    repeat) bench_option --repeat repeat N count ;;
-    iterations) bench_option --iterations iterations N positive ;;
-    time) bench_option --time seconds SECONDS seconds; : "${seconds:=2}" ;;
-    whole_time) bench_option --time seconds SECONDS whole_seconds; : "${seconds:=2}" ;;
-    rounds) bench_option --rounds rounds N count ;;
+    default=""
+    [[ $option != *=* ]] || default="=${option#*=}"
+    case ${option%%=*} in
+    repeat) bench_option --repeat "repeat$default" N count ;;
+    iterations) bench_option --iterations "iterations$default" N positive ;;
+    time) bench_option --time "seconds$default" SECONDS seconds; : "${seconds:=2}" ;;
+    whole_time) bench_option --time "seconds$default" SECONDS whole_seconds; : "${seconds:=2}" ;;
+    rounds) bench_option --rounds "rounds$default" N count ;;
     cpu)
-      bench_option --cpu cpus A,B cpus "(the publisher's CPU, the subscriber's)"
+      bench_option --cpu "cpus$default" A,B cpus "(the publisher's CPU, the subscriber's)"
       : "${cpus:=0,1}"
+      ;;
+    cpu_or_none)
+      bench_option --cpu "cpus$default" 'A,B|none' '^([0-9]+,[0-9]+|none)$' "A,B or none"
+      : "${cpus:=none}"
       ;;
     *) echo "bench_common_options: no option $option" >&2; exit 2 ;;
     esac
@@ -307,6 +361,9 @@ bench_parse_options()
   for index in "${!bench_option_names[@]}"; do
     bench_check_option "$index"
   done
+  if bench_option_index --iterations >/dev/null && [[ -z ${warmup-} ]]; then
+    warmup=$((iterations / 10))
+  fi
 }
 
 # The index of a declared option, or status 1.

@@ -36,7 +36,6 @@ for transport in "${chosen[@]}"; do
   [[ ,udp,tcp,uds,mq,nng,zmq,iceoryx, == *",$transport,"* ]] ||
     { echo "--transports: '$transport' is not one of udp,tcp,uds,mq,nng,zmq,iceoryx" >&2; exit 2; }
 done
-warmup=$((iterations / 10))
 
 netprof=$build_dir/netprof
 python=/usr/bin/python3

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Prints netprof-against-baseline rows for transports/tcp/bench/bench_tcp.sh and bench_uds.sh: the
-medians of repeated, interleaved runs, their ratio, the target and a verdict, and each run's own
-ratio. Standard library only.
+"""Prints netprof-against-baseline rows for the benchmark scripts (transports/*/bench/*.sh,
+scripts/bench/*.sh): the medians of repeated, interleaved runs, their ratio, the target and a
+verdict, and each run's own ratio. Standard library only.
 
     ratio_table.py ROW...
 
 Each ROW is "label|unit|direction|target|netprof figures|baseline figures": direction `at_most`
-(latency: netprof / baseline must not exceed the target), `at_least` (rates) or `between`
-(target "LOW-HIGH": a figure that must neither exceed nor undercut the baseline); figures are
+(latency: netprof / baseline must not exceed the target), `at_least` (rates), `between`
+(target "LOW-HIGH": a figure that must neither exceed nor undercut the baseline) or `reference`
+(no target, no verdict: a figure shown for scale; its target field is left empty); figures are
 space-separated, one per run, `n/a` where a run gave none. Exits 0: a missed target is a
 verdict, not an error.
 """
@@ -44,7 +45,9 @@ def main(rows):
         ours, base = numbers(ours_text), numbers(base_text)
         o, b = median(ours), median(base)
         ratio = o / b if o and b else None
-        if direction == "between":
+        if direction == "reference":
+            low = high = None
+        elif direction == "between":
             low, high = (float(bound) for bound in target_text.split("-"))
         else:
             low, high = ((None, float(target_text)) if direction == "at_most"
@@ -53,8 +56,11 @@ def main(rows):
             high is None or ratio <= high)
         verdict = "n/a" if ratio is None else ("PASS" if within else "MISS")
         per_run = " ".join("n/a" if not (x and y) else f"{x / y:.2f}" for x, y in zip(ours, base))
-        target = (f"{low:.2f}-{high:.2f}x" if low is not None and high is not None
-                  else f"<= {high:.2f}x" if high is not None else f">= {low:.2f}x")
+        if direction == "reference":
+            target, verdict = "-", "-"
+        else:
+            target = (f"{low:.2f}-{high:.2f}x" if low is not None and high is not None
+                      else f"<= {high:.2f}x" if high is not None else f">= {low:.2f}x")
         table.append((label, shown(b, unit), shown(o, unit),
                       "n/a" if ratio is None else f"{ratio:.2f}x", target, verdict, per_run))
     widths = [max(len(str(line[c])) for line in table) for c in range(len(table[0]))]

@@ -27,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import lab_network as network  # noqa: E402
 import lab_ssh as ssh  # noqa: E402
+from netprof_exit import exit_status  # noqa: E402
 from netprof_harness import SetupError, default_netprof  # noqa: E402
 
 DEFAULT_DIR = "/tmp/netprof-lab"
@@ -245,35 +246,29 @@ def cable(arguments):
                  "down" if arguments.command == "unplug" else "up"])
 
 
+def run(arguments):
+    if arguments.command == "up":
+        state = up(arguments)
+        print(f"lab: {len(state['hosts'])} hosts up in {state['dir']}: " + ", ".join(
+            f"{h['name']} {h['address']}" for h in state["hosts"]))
+        print(f"lab: ssh -F {state['dir']}/ssh_config h0 true; "
+              f"launch.py --ssh-config {state['dir']}/ssh_config {state['dir']}/hosts.toml")
+    elif arguments.command == "down":
+        removed = down(arguments.dir)
+        print(f"lab: {'removed' if removed else 'no lab in'} {arguments.dir}")
+    elif arguments.command == "shape":
+        shape(arguments)
+    else:
+        cable(arguments)
+    return 0
+
+
 def main(argv):
     # SIGTERM unwinds like Ctrl-C, so a half-built lab is removed.
     signal.signal(signal.SIGTERM, lambda signum, frame: (_ for _ in ()).throw(
         KeyboardInterrupt()))
-    try:
-        arguments = parse_arguments(argv)
-        if arguments.command == "up":
-            state = up(arguments)
-            print(f"lab: {len(state['hosts'])} hosts up in {state['dir']}: " + ", ".join(
-                f"{h['name']} {h['address']}" for h in state["hosts"]))
-            print(f"lab: ssh -F {state['dir']}/ssh_config h0 true; "
-                  f"launch.py --ssh-config {state['dir']}/ssh_config {state['dir']}/hosts.toml")
-        elif arguments.command == "down":
-            removed = down(arguments.dir)
-            print(f"lab: {'removed' if removed else 'no lab in'} {arguments.dir}")
-        elif arguments.command == "shape":
-            shape(arguments)
-        else:
-            cable(arguments)
-        return 0
-    except UsageError as error:
-        print(f"lab: {error}", file=sys.stderr)
-        return 2
-    except SetupError as error:
-        print(f"lab: {error}", file=sys.stderr)
-        return 3
-    except KeyboardInterrupt:
-        print("lab: interrupted", file=sys.stderr)
-        return 130
+    return exit_status("lab", lambda: run(parse_arguments(argv)),
+                       {UsageError: 2, SetupError: 3, KeyboardInterrupt: 130})
 
 
 if __name__ == "__main__":

@@ -291,12 +291,7 @@ class RouDi:
     def stop(self):
         if self.process is None:
             return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(ROUDI_STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        terminate(self.process, ROUDI_STOP_SECONDS)
         self.process = None
 
 
@@ -354,12 +349,7 @@ class MqttBroker:
             _running_broker = None
         if self.process is not None:
             if self.process.poll() is None:
-                self.process.send_signal(signal.SIGTERM)
-                try:
-                    self.process.wait(BROKER_STOP_SECONDS)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait()
+                terminate(self.process, BROKER_STOP_SECONDS)
             self.process = None
         self._remove_folder()
 
@@ -552,6 +542,17 @@ def wait_all(processes, deadline, monitor=None):
         except subprocess.TimeoutExpired:
             return True
     return False
+
+
+def terminate(process, seconds):
+    """A helper process (RouDi, the broker) asked to stop, so it removes what it made, and
+    killed if it has not within `seconds`; reaped either way."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def stop_stragglers(processes):

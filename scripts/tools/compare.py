@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import netprof_figures as figures  # noqa: E402
 import netprof_input as loader  # noqa: E402
 import netprof_output as output  # noqa: E402
+from netprof_exit import exit_status  # noqa: E402
 from netprof_figures import COMPARED_FIGURES, format_figure, format_size  # noqa: E402
 
 Key = collections.namedtuple("Key", "transport mode payload_size subscribers")
@@ -306,31 +307,28 @@ def write_json(results, arguments, regression):
                              if math.isinf(result["change_percent"]) else result["change_percent"]}
                             for result in results]}
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    if arguments.json == "-":
-        sys.stdout.write(text)
-        return
-    output.write_text(arguments.json, text)
-
-
-def main(argv):
     try:
-        arguments = parse_arguments(argv)
-        if importlib.util.find_spec("scipy") is None:
-            raise InputError("scipy is missing; on Debian: apt-get install python3-scipy (and "
-                             "run this script with /usr/bin/python3)")
-        results = compare(read_runs(arguments.baseline, "baseline"),
-                          read_runs(arguments.contender, "contender"), arguments)
-        regression = any(result["verdict"] == "worse" for result in results)
-        if arguments.json != "-":
-            print(text_table(results, arguments))
-        if arguments.json:
-            write_json(results, arguments, regression)
-    except InputError as error:
-        print(f"compare: {error}", file=sys.stderr)
-        return 2
+        if arguments.json == "-":
+            sys.stdout.write(text)
+        else:
+            output.write_text(arguments.json, text)
     except OSError as error:
-        print(f"compare: cannot write {arguments.json}: {error.strerror or error}", file=sys.stderr)
-        return 2
+        raise OSError(f"cannot write {arguments.json}: {error.strerror or error}") from error
+
+
+def gate(argv):
+    """The comparison printed (and written as JSON when asked), and the exit status it gives."""
+    arguments = parse_arguments(argv)
+    if importlib.util.find_spec("scipy") is None:
+        raise InputError("scipy is missing; on Debian: apt-get install python3-scipy (and "
+                         "run this script with /usr/bin/python3)")
+    results = compare(read_runs(arguments.baseline, "baseline"),
+                      read_runs(arguments.contender, "contender"), arguments)
+    regression = any(result["verdict"] == "worse" for result in results)
+    if arguments.json != "-":
+        print(text_table(results, arguments))
+    if arguments.json:
+        write_json(results, arguments, regression)
     untested = sum(1 for result in results if result["verdict"] == "too few runs")
     if untested:
         print(f"compare: {untested} of {len(results)} figures had too few runs to judge at "
@@ -341,6 +339,10 @@ def main(argv):
         print("compare: significant regression: " + "; ".join(worse), file=sys.stderr)
         return 1
     return 3 if untested else 0
+
+
+def main(argv):
+    return exit_status("compare", lambda: gate(argv), {InputError: 2, OSError: 2})
 
 
 if __name__ == "__main__":

@@ -25,43 +25,24 @@
 # medians compared, because one run on a shared VM swings by 20-40%.
 
 set -euo pipefail
-
-build_dir=./build
-repeat=5
-seconds=3
-payload=64
-payload_stream=128
-wait_strategy=block
-dds_notify=listener
-ddsperf_mode=""
-sizes=64
-stream=1
-domain=77
-target_rate=0.90
-target_latency=1.10
-
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat
-bench_option --seconds seconds S '^[1-9][0-9]?$' "1 to 99"
-bench_option --wait-strategy wait_strategy 'block|yield|spin' choice
-bench_option --dds-notify dds_notify 'listener|waitset|poll' choice
-bench_option --ddsperf-mode ddsperf_mode 'listener|waitset' '^(listener|waitset)?$' \
+bench_common_options repeat=5
+bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
+bench_option --wait-strategy wait_strategy=block 'block|yield|spin' choice
+bench_option --dds-notify dds_notify=listener 'listener|waitset|poll' choice
+bench_option --ddsperf-mode ddsperf_mode= 'listener|waitset' '^(listener|waitset)?$' \
   "listener or waitset (default: waitset under --dds-notify waitset, else listener)"
-bench_option --sizes sizes LIST '^[1-9][0-9]*(,[1-9][0-9]*)*$' "payload sizes in bytes, comma-separated"
-bench_flag --no-stream stream 0
+bench_option --sizes sizes=64 LIST '^[1-9][0-9]*(,[1-9][0-9]*)*$' "payload sizes in bytes, comma-separated"
+bench_flag --no-stream stream=1 0
 bench_parse_options "$@"
 [[ -n $ddsperf_mode ]] || ddsperf_mode=$([[ $dds_notify == waitset ]] && echo waitset || echo listener)
 IFS=, read -r -a ping_sizes <<<"$sizes"
 
-netprof=$build_dir/netprof
-python=/usr/bin/python3
 ddsperf=$(command -v ddsperf || true)
 [[ -n $ddsperf ]] || { echo "ddsperf not found: install cyclonedds-tools" >&2; exit 2; }
-
-require_binaries "$netprof"
-bench_start bench_dds
-
-header=$(netprof_header_bytes "$netprof")
+bench_begin bench_dds
+payload_stream=128
+domain=77
 limit=$(netprof_deadline "$((seconds * 4))")
 # netprof's own --dds-loopback configuration (dds_domain.cpp), for ddsperf.
 export CYCLONEDDS_URI='<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>50</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
@@ -81,8 +62,7 @@ ddsperf_pair()
   return $status
 }
 
-read -r load _ </proc/loadavg
-echo "host: $(uname -sr), $(nproc) CPUs, load $load, Cyclone DDS $(dpkg-query -W -f='${Version}' libddsc0debian 2>/dev/null || echo '?')"
+echo "host: $(bench_host), Cyclone DDS $(package_version libddsc0debian)"
 echo "loopback only (lo, no multicast); reliable; netprof --dds-notify $dds_notify --wait-strategy $wait_strategy, ddsperf $ddsperf_mode"
 echo "ping-pong: SIZE + $header B samples out for both, and as many back (ddsperf's pong, netprof --echo full)"
 echo "stream $((payload_stream + header)) B"
@@ -92,23 +72,16 @@ for ((run = 1; run <= repeat; run++)); do
   for size in "${ping_sizes[@]}"; do
     ddsperf_pair "$work/ping_$size.$run.out" "pong $ddsperf_mode" "ping size $((size + header)) $ddsperf_mode" || true
     # ddsperf's pong writes the whole sample back, and so does --echo full: the same bytes each way.
-    tolerated_statuses=1 run_limited "$limit" "$work/netprof_$size.$run.out" "$netprof" --local-pair \
-      --dds --dds-notify "$dds_notify" --mode ping-pong --echo full -s "$size" -t "$seconds" \
-      --warmup-time 0.5 --wait-strategy "$wait_strategy" --quiet --json "$work/netprof_$size.$run.json"
+    run_netprof "$work/netprof_$size.$run.json" --local-pair --dds --dds-notify "$dds_notify" \
+      --mode ping-pong --echo full -s "$size" -t "$seconds" --warmup-time 0.5 \
+      --wait-strategy "$wait_strategy"
   done
   ((stream)) || continue
   ddsperf_pair "$work/sub.$run.out" "sub" "pub size $((payload_stream + header))" || true
-  tolerated_statuses=1 run_limited "$limit" "$work/netprof_stream.$run.out" "$netprof" --local-pair \
-    --dds --dds-notify "$dds_notify" --dds-history keep-all -s "$payload_stream" -t "$seconds" \
-    --warmup-time 0.5 --wait-strategy "$wait_strategy" --quiet --json "$work/netprof_stream.$run.json"
+  run_netprof "$work/netprof_stream.$run.json" --local-pair --dds --dds-notify "$dds_notify" \
+    --dds-history keep-all -s "$payload_stream" -t "$seconds" --warmup-time 0.5 \
+    --wait-strategy "$wait_strategy"
 done
-
-runs_of()
-{
-  local kind=$1 path=$2 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$kind.$run.json"); done
-  fields "$path" "${files[@]}"
-}
 
 # ddsperf prints a line a second; the first second holds discovery and warm-up, so it is left
 # out. Each run's median of the rest, times SCALE.
@@ -135,17 +108,13 @@ PY
 # now - source timestamp), to ns; sub (in the background file): "rate 125.95 kS/s", to msg/s.
 rows=()
 for size in "${ping_sizes[@]}"; do
-  rows+=("one-way p50, -s $size, $dds_notify/$ddsperf_mode|ns|at_most|$target_latency|$(runs_of "netprof_$size" publisher.latency.one_way_ns.p50)|$(ddsperf_figures "ping_$size" '50% ([0-9.]+)us' 1e3)")
+  rows+=("one-way p50, -s $size, $dds_notify/$ddsperf_mode|ns|at_most|1.10|$(runs_of "netprof_$size" publisher.latency.one_way_ns.p50)|$(ddsperf_figures "ping_$size" '50% ([0-9.]+)us' 1e3)")
 done
 if ((stream)); then
   for ((run = 1; run <= repeat; run++)); do cp "$work/sub.$run.out.background" "$work/subrate.$run.out" 2>/dev/null || true; done
-  rows+=("stream received, -s $payload_stream|msg/s|at_least|$target_rate|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(ddsperf_figures subrate 'rate ([0-9.]+) kS/s' 1e3)")
+  rows+=("stream received, -s $payload_stream|msg/s|at_least|0.90|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(ddsperf_figures subrate 'rate ([0-9.]+) kS/s' 1e3)")
 fi
-read -r load _ </proc/loadavg
-echo "netprof against ddsperf (the baseline), medians of $repeat interleaved runs; load now $load"
-"$python" "$bench_lib_dir/ratio_table.py" "${rows[@]}"
+echo "netprof against ddsperf (the baseline), medians of $repeat interleaved runs; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+"$python" "$table" "${rows[@]}"
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

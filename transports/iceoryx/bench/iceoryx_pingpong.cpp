@@ -69,26 +69,26 @@ struct Options : bare::RoundTrips {
 
 constexpr std::uint64_t stream_end = ~std::uint64_t{0}; // the sequence that ends a stream
 
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--size")
+    options.size =
+        bare::parse_number<std::size_t>(value, min_size, max_size, "--size needs 8..1048576");
+  else if (flag == "--echo-size")
+    options.echo_size =
+        bare::parse_number<std::size_t>(value, min_size, max_size, "--echo-size needs 8..1048576");
+  else if (flag == "--stream")
+    options.stream_seconds =
+        bare::parse_number<std::uint64_t>(value, 1, 3600, "--stream needs 1..3600 seconds");
+  else
+    return bare::take_round_trip_option(flag, value, options);
+  return true;
+}
+
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (bare::take_round_trip_option(flag, value, options))
-      return;
-    if (flag == "--size") {
-      options.size =
-          bare::parse_number<std::size_t>(value, min_size, max_size, "--size needs 8..1048576");
-    } else if (flag == "--stream") {
-      options.stream_seconds =
-          bare::parse_number<std::uint64_t>(value, 1, 3600, "--stream needs 1..3600 seconds");
-    } else if (flag == "--echo-size") {
-      options.echo_size = bare::parse_number<std::size_t>(value, min_size, max_size,
-                                                          "--echo-size needs 8..1048576");
-    } else {
-      throw bare::UsageError{"unknown option (see --help)"};
-    }
-  });
-  return options;
+  return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
 // Both processes name their services after the pinger's PID, so two runs never cross-talk.
@@ -290,19 +290,6 @@ std::vector<std::int64_t> run_pinger(const std::string& instance, const Options&
   std::exit(status);
 }
 
-void print_result(const Options& options, std::vector<std::int64_t> rtt)
-{
-  std::sort(rtt.begin(), rtt.end());
-  std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, "
-              "\"iceoryx_version\": \"%s\", \"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, "
-              "\"rtt_p99_ns\": %lld, \"one_way_p50_ns\": %.1f}\n",
-              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
-              ICEORYX_LATEST_RELEASE_VERSION, static_cast<long long>(rtt.front()),
-              static_cast<long long>(bare::percentile(rtt, 500)),
-              static_cast<long long>(bare::percentile(rtt, 990)),
-              static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
-}
-
 // RouDi checked, the ponger forked, the pinger run here; 0 when the figures were printed (or,
 // streaming, when the ponger printed the rate).
 int measure(const Options& options)
@@ -346,7 +333,8 @@ int measure(const Options& options)
   }
   if (options.stream_seconds > 0)
     return 0; // the ponger printed the rate
-  print_result(options, std::move(rtt));
+  bare::print_spaced_round_trips(std::move(rtt), options.size, options.echo_size,
+                                 "\"iceoryx_version\": \"" ICEORYX_LATEST_RELEASE_VERSION "\", ");
   return 0;
 }
 

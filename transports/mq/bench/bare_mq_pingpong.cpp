@@ -56,25 +56,27 @@ struct RuntimeError {
   int error; // errno, or 0
 };
 
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--size" || flag == "--echo-size") {
+    (flag == "--size" ? options.size : options.echo_size) = parse_number<std::size_t>(
+        value, sequence_bytes, largest, "--size and --echo-size must be 8 to 8192 bytes");
+  } else if (flag == "--wait") {
+    if (value != "block" && value != "spin")
+      throw UsageError{"--wait must be block or spin"};
+    options.wait = value == "spin" ? Wait::spin : Wait::block;
+  } else if (bare::take_round_trip_option(flag, value, options.runs)) {
+    options.pinned = options.pinned || flag == "--cpu";
+  } else {
+    return false;
+  }
+  return true;
+}
+
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (flag == "--size" || flag == "--echo-size") {
-      (flag == "--size" ? options.size : options.echo_size) = parse_number<std::size_t>(
-          value, sequence_bytes, largest, "--size and --echo-size must be 8 to 8192 bytes");
-    } else if (flag == "--wait") {
-      if (value != "block" && value != "spin")
-        throw UsageError{"--wait must be block or spin"};
-      options.wait = value == "spin" ? Wait::spin : Wait::block;
-    } else if (bare::take_round_trip_option(flag, value, options.runs)) {
-      options.pinned = options.pinned || flag == "--cpu";
-    } else {
-      throw UsageError{"unknown option (known: --size --echo-size --iterations --warmup --wait "
-                       "--cpu)"};
-    }
-  });
-  return options;
+  return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
 // A queue of its own name, opened and at once unlinked: only the descriptor names it now.

@@ -13,36 +13,19 @@
 # ./build) must hold a Release build with the benchmarks. See docs/benchmarks.md.
 
 set -euo pipefail
-
-build_dir=./build
-repeat=5
-iterations=30000
-warmup=3000
-time=2
-cpu=0,1
-payload=64
-frame=8 # the mq transport's frame in front of every echo (transports/mq/back_frame.hpp)
-target=1.10
-
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat iterations
-bench_option --time time SECONDS seconds
-bench_option --cpu cpu A,B cpus "(publisher side, subscriber side)"
+bench_common_options repeat=5 iterations=30000 time=2 cpu=0,1
 bench_parse_options "$@"
 
-python=/usr/bin/python3 # before bench_lib.sh, which reads JSON with it
-netprof=$build_dir/netprof
-bare=$build_dir/bench/bare_mq_pingpong
-require_binaries "$netprof" "$bare"
-bench_start bench_mq
-limit=$(netprof_deadline "$time")   # -t, plus warm-up and the end-of-test handshake
-header=$(netprof_header_bytes "$netprof")
+bench_begin bench_mq bare=bare_mq_pingpong
+payload=64
+frame=8 # the mq transport's frame in front of every echo (transports/mq/back_frame.hpp)
+limit=$(netprof_deadline "$seconds") # -t, plus warm-up and the end-of-test handshake
 size=$((payload + header))
-echo_size=$(($(netprof_echo_bytes "$netprof") + frame))
+echo_size=$((echo_bytes + frame))
 
-read -r load _ </proc/loadavg
-echo "host: $(uname -sr), $(nproc) CPUs, load $load; fs.mqueue: msg_max $(cat /proc/sys/fs/mqueue/msg_max), msgsize_max $(cat /proc/sys/fs/mqueue/msgsize_max)"
-echo "bare: $iterations round trips (+$warmup warm-up), $size B out, $echo_size B back; netprof: --local-pair --mq --mode ping-pong -s $payload -t $time; both pinned to CPUs $cpu; $repeat runs each, interleaved"
+echo "host: $(bench_host); fs.mqueue: msg_max $(cat /proc/sys/fs/mqueue/msg_max), msgsize_max $(cat /proc/sys/fs/mqueue/msgsize_max)"
+echo "bare: $iterations round trips (+$warmup warm-up), $size B out, $echo_size B back; netprof: --local-pair --mq --mode ping-pong -s $payload -t $seconds; both pinned to CPUs $cpus; $repeat runs each, interleaved"
 echo
 
 # Per wait strategy, the p50s of every run, then the medians' ratio.
@@ -54,19 +37,20 @@ for wait_strategy in block spin; do
   for ((run = 1; run <= repeat; run++)); do
     out=$work/bare_${wait_strategy}_$run.json
     run_limited 120 "$out" "$bare" --size "$size" --echo-size "$echo_size" \
-      --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" --cpu "$cpu"
+      --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" "${pin[@]}"
     bare_p50s+=("$(field "$out" one_way_p50_ns)")
     json=$work/netprof_${wait_strategy}_$run.json
     # netprof's exit 1: the test ran but failed its own criteria; the figures still exist.
     tolerated_statuses=1 run_limited "$limit" "$work/netprof_${wait_strategy}_$run.out" \
       "$netprof" --local-pair --mq --mode ping-pong -s "$payload" --wait-strategy "$wait_strategy" \
-      --cpu "$cpu" -t "$time" --json "$json" --quiet
+      "${pin[@]}" -t "$seconds" --json "$json" --quiet
     netprof_p50s+=("$(field "$json" publisher.latency.one_way_ns.p50)")
     samples+=("$(field "$json" publisher.echoes_received)")
   done
   rows+=("$wait_strategy" "${bare_p50s[*]}" "${netprof_p50s[*]}" "${samples[*]}")
 done
 
+target=1.10
 "$python" - "$target" "${rows[@]}" <<'EOF'
 import statistics
 import sys
@@ -101,7 +85,4 @@ for row in table:
     print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
 EOF
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

@@ -12,7 +12,7 @@
 // Exit status: 0 measured, 1 runtime error (broker absent, timeout, lost or corrupt echo), 2 bad
 // command line.
 
-#include "bare_common.hpp"
+#include "bare_two_processes.hpp"
 
 #include <mosquitto.h>
 
@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,42 +54,39 @@ struct Options {
   std::optional<std::pair<int, int>> cpus;
 };
 
-struct Failure {
-  std::string what;
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
+
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--broker") {
+    const std::size_t colon = value.rfind(':');
+    if (colon == std::string_view::npos || colon == 0)
+      throw UsageError{"--broker takes HOST:PORT"};
+    options.host = std::string(value.substr(0, colon));
+    options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
+                                     "--broker takes HOST:PORT, a port of 1 to 65535");
+  } else if (flag == "--size") {
+    options.size =
+        parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
+  } else if (flag == "--echo-size") {
+    options.echo_size =
+        parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
+  } else if (flag == "--qos") {
+    options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
+  } else if (flag == "--cpu") {
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  } else {
+    return bare::take_count_option(flag, value, options.iterations, options.warmup);
+  }
+  return true;
+}
 
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (flag == "--broker") {
-      const std::size_t colon = value.rfind(':');
-      if (colon == std::string_view::npos || colon == 0)
-        throw UsageError{"--broker takes HOST:PORT"};
-      options.host = std::string(value.substr(0, colon));
-      options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
-                                       "--broker takes HOST:PORT, a port of 1 to 65535");
-    } else if (flag == "--size") {
-      options.size =
-          parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
-    } else if (flag == "--echo-size") {
-      options.echo_size =
-          parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
-    } else if (flag == "--iterations") {
-      options.iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
-                                                       "--iterations must be 1 to 2^32");
-    } else if (flag == "--warmup") {
-      options.warmup = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32,
-                                                   "--warmup must be 0 to 2^32");
-    } else if (flag == "--qos") {
-      options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
-    } else if (flag == "--cpu") {
-      options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
-    } else {
-      throw UsageError{"unknown option (known: --broker --size --echo-size --iterations "
-                       "--warmup --qos --cpu)"};
-    }
-  });
+  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
   if (options.host.empty())
     throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
   return options;
@@ -183,7 +181,7 @@ void publish(Client& client, const std::string& topic, const std::vector<std::by
 // echo carrying its sequence number, published outside the callback (written at once).
 void run_ponger(const Options& options, const std::string& topic)
 {
-  bare::pin_to_cpu(options.cpus ? std::optional<int>(options.cpus->second) : std::nullopt);
+  bare::pin_to_cpu(bare::second_cpu(options.cpus));
   Client client;
   open_client(client, options, topic + "/ping");
   const std::vector<std::byte> hello(1, std::byte{0x01});
@@ -207,7 +205,7 @@ void run_ponger(const Options& options, const std::string& topic)
 
 std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
 {
-  bare::pin_to_cpu(options.cpus ? std::optional<int>(options.cpus->first) : std::nullopt);
+  bare::pin_to_cpu(bare::first_cpu(options.cpus));
   Client client;
   open_client(client, options, topic + "/pong");
   client.receive(); // the hello
@@ -239,42 +237,15 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
 
 int main(int argc, char** argv)
 {
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const UsageError& error) {
-    return bare::usage_exit_status(error, program, usage);
-  }
-  const std::string topic = "bare/" + std::to_string(getpid());
-  const pid_t child = fork();
-  if (child < 0) {
-    std::perror("fork");
-    return 1;
-  }
-  if (child == 0) {
-    try {
-      run_ponger(options, topic);
-    } catch (const Failure& failure) {
-      std::fprintf(stderr, "%s: ponger: %s\n", program, failure.what.c_str());
-      _exit(1);
-    }
-    _exit(0);
-  }
-  std::vector<std::int64_t> rtts;
-  try {
-    rtts = run_pinger(options, topic);
-  } catch (const Failure& failure) {
-    kill(child, SIGKILL);
-    bare::reap_child(child, std::chrono::seconds(5));
-    std::fprintf(stderr, "%s: pinger: %s\n", program, failure.what.c_str());
-    return 1;
-  }
-  if (!bare::reap_child(child, std::chrono::seconds(10))) {
-    std::fprintf(stderr, "%s: the ponger did not exit cleanly\n", program);
-    return 1;
-  }
-  std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,", options.qos,
-              options.size, options.echo_size);
-  bare::print_round_trips(std::move(rtts));
-  return 0;
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    const std::string topic = "bare/" + std::to_string(getpid());
+    return bare::run_two_processes(
+        {program, "pinger", "ponger", std::chrono::seconds(10)},
+        [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+        [&](std::vector<std::int64_t> rtts) {
+          std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,",
+                      options.qos, options.size, options.echo_size);
+          bare::print_round_trips(std::move(rtts));
+        });
+  });
 }

@@ -1,24 +1,29 @@
 #pragma once
 
 // What the two bare NNG baselines (bare_nng_pingpong, bare_nng_stream) share: NNG's errors as
-// one exception, pinning, and a fresh loopback address per run.
+// one exception, and opening and dialling a socket the same way.
 
-#include "bare_common.hpp"
+#include "bare_loopback_endpoint.hpp"
 
 #include <nng/nng.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <optional>
+#include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 namespace bare::nng {
 
-struct Failure {
-  const char* what;
-  int error; // an NNG error, errno for the system's, 0 for a mismatch of our own
+// For every send and receive, and for the child's process to start and dial: generous even for
+// a loaded VM, whose stalls reached 2 s, yet short enough that a lost message ends the run in
+// seconds.
+inline constexpr nng_duration timeout_ms = 10000;
+inline constexpr std::size_t max_message_size = std::size_t{1} << 20;
+
+struct Failure : std::runtime_error {
+  // `error`: an NNG error, or 0 for a mismatch of our own.
+  Failure(const char* what, int error)
+      : std::runtime_error(error != 0 ? std::string(what) + ": " + nng_strerror(error) : what)
+  {
+  }
 };
 
 inline void check(int error, const char* what)
@@ -27,32 +32,23 @@ inline void check(int error, const char* what)
     throw Failure{what, error};
 }
 
-inline void pin(std::optional<int> cpu)
+// A socket of the protocol `open` makes, whose sends and receives give up after timeout_ms and
+// whose receives refuse a message over `max_message` bytes.
+inline nng_socket open_socket(int (*open)(nng_socket*), std::size_t max_message)
 {
-  if (!bare::pin_to_cpu(cpu))
-    throw Failure{"sched_setaffinity", errno};
+  nng_socket socket = NNG_SOCKET_INITIALIZER;
+  check(open(&socket), "open");
+  check(nng_socket_set_ms(socket, NNG_OPT_RECVTIMEO, timeout_ms), "NNG_OPT_RECVTIMEO");
+  check(nng_socket_set_ms(socket, NNG_OPT_SENDTIMEO, timeout_ms), "NNG_OPT_SENDTIMEO");
+  check(nng_socket_set_size(socket, NNG_OPT_RECVMAXSZ, max_message), "NNG_OPT_RECVMAXSZ");
+  return socket;
 }
 
-// ipc:// under $TMPDIR named after this process, or tcp:// on a free loopback port.
-inline std::string pick_url(bool ipc, const char* stem)
+// The child's side: NNG keeps dialling (every 10 ms) until the parent listens.
+inline void dial(nng_socket socket, const std::string& url)
 {
-  if (ipc) {
-    const char* tmp = std::getenv("TMPDIR");
-    return "ipc://" + std::string(tmp != nullptr ? tmp : "/tmp") + "/" + stem + "-" +
-           std::to_string(getpid()) + ".ipc";
-  }
-  const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
-  if (!port)
-    throw Failure{"no free loopback port", errno};
-  return "tcp://127.0.0.1:" + std::to_string(*port);
-}
-
-inline int report_failure(const char* program, const char* role, const Failure& failure,
-                          const char* without_error)
-{
-  std::fprintf(stderr, "%s (%s): %s: %s\n", program, role, failure.what,
-               failure.error != 0 ? nng_strerror(failure.error) : without_error);
-  return 1;
+  check(nng_socket_set_ms(socket, NNG_OPT_RECONNMINT, 10), "NNG_OPT_RECONNMINT");
+  check(nng_dial(socket, url.c_str(), nullptr, NNG_FLAG_NONBLOCK), "nng_dial");
 }
 
 } // namespace bare::nng

@@ -24,21 +24,14 @@ namespace {
 
 using namespace bare;
 using namespace bare::nng;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_nng_pingpong";
 constexpr const char* usage =
     "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
-// Generous even for a loaded VM, whose stalls reached 2 s, yet short enough that a lost message
-// ends the run in seconds.
-constexpr nng_duration receive_timeout_ms = 10000;
-// The ponger's process may take a while to start and dial.
-constexpr nng_duration hello_timeout_ms = 10000;
 constexpr std::size_t sequence_offset = 0;
 constexpr std::size_t min_size = sizeof(std::uint64_t);
-constexpr std::size_t max_size = std::size_t{1} << 20;
 
 struct Options {
   std::size_t size = 116;
@@ -49,53 +42,37 @@ struct Options {
   std::optional<std::pair<int, int>> cpus;
 };
 
-Options parse_options(int argc, char** argv)
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
-      return;
-    if (flag == "--size") {
-      options.size =
-          parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
-    } else if (flag == "--echo-size") {
-      options.echo_size =
-          parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
-    } else if (flag == "--transport") {
-      if (value != "tcp" && value != "ipc")
-        throw UsageError{"--transport must be tcp or ipc"};
-      options.ipc = value == "ipc";
-    } else if (flag == "--cpu") {
-      options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
-    } else {
-      throw UsageError{"unknown option (known: --size --echo-size --iterations --warmup "
-                       "--transport --cpu)"};
-    }
-  });
-  return options;
+  if (flag == "--size")
+    options.size =
+        parse_number<std::size_t>(value, min_size, max_message_size, "--size must be 8 to 1048576");
+  else if (flag == "--echo-size")
+    options.echo_size = parse_number<std::size_t>(value, min_size, max_message_size,
+                                                  "--echo-size must be 8 to 1048576");
+  else if (flag == "--cpu")
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  else
+    return bare::take_count_option(flag, value, options.iterations, options.warmup) ||
+           bare::take_transport_option(flag, value, options.ipc);
+  return true;
 }
 
-nng_socket open_pair(nng_duration receive_timeout)
+Options parse_options(int argc, char** argv)
 {
-  nng_socket socket = NNG_SOCKET_INITIALIZER;
-  check(nng_pair0_open(&socket), "nng_pair0_open");
-  check(nng_socket_set_ms(socket, NNG_OPT_RECVTIMEO, receive_timeout), "NNG_OPT_RECVTIMEO");
-  check(nng_socket_set_ms(socket, NNG_OPT_SENDTIMEO, hello_timeout_ms), "NNG_OPT_SENDTIMEO");
-  check(nng_socket_set_size(socket, NNG_OPT_RECVMAXSZ, max_size + 64), "NNG_OPT_RECVMAXSZ");
-  return socket;
+  return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
 // The child: dials (NNG retries until the pinger listens), says hello, answers exactly `total`
 // pings with an echo carrying the ping's sequence number.
 void run_ponger(const std::string& url, const Options& options)
 {
-  pin(options.cpus ? std::optional<int>(options.cpus->second) : std::nullopt);
-  const nng_socket socket = open_pair(hello_timeout_ms);
-  check(nng_socket_set_ms(socket, NNG_OPT_RECONNMINT, 10), "NNG_OPT_RECONNMINT");
-  check(nng_dial(socket, url.c_str(), nullptr, NNG_FLAG_NONBLOCK), "nng_dial");
+  bare::pin_or_throw(bare::second_cpu(options.cpus));
+  const nng_socket socket = open_socket(nng_pair0_open, max_message_size + 64);
+  dial(socket, url);
   std::vector<std::byte> echo(options.echo_size, std::byte{0x5a});
   check(nng_send(socket, echo.data(), echo.size(), 0), "hello");
-  check(nng_socket_set_ms(socket, NNG_OPT_RECVTIMEO, receive_timeout_ms), "NNG_OPT_RECVTIMEO");
   std::vector<std::byte> ping(options.size);
   for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
     std::size_t size = ping.size();
@@ -111,13 +88,12 @@ void run_ponger(const std::string& url, const Options& options)
 // each measured round trip.
 std::vector<std::int64_t> run_pinger(const std::string& url, const Options& options)
 {
-  pin(options.cpus ? std::optional<int>(options.cpus->first) : std::nullopt);
-  const nng_socket socket = open_pair(hello_timeout_ms);
+  bare::pin_or_throw(bare::first_cpu(options.cpus));
+  const nng_socket socket = open_socket(nng_pair0_open, max_message_size + 64);
   check(nng_listen(socket, url.c_str(), nullptr, 0), "nng_listen");
   std::vector<std::byte> echo(options.echo_size);
   std::size_t size = echo.size();
   check(nng_recv(socket, echo.data(), &size, 0), "wait for the hello");
-  check(nng_socket_set_ms(socket, NNG_OPT_RECVTIMEO, receive_timeout_ms), "NNG_OPT_RECVTIMEO");
 
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
   std::vector<std::int64_t> rtts;
@@ -141,54 +117,19 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
   return rtts;
 }
 
-// Forks the ponger, pings it from here and prints the round trips; 0 when measured.
-int measure(const Options& options)
-{
-  std::string url;
-  try {
-    url = bare::nng::pick_url(options.ipc, "bare-nng");
-  } catch (const Failure& failure) {
-    return bare::nng::report_failure(program, "setup", failure, "mismatch");
-  }
-  const pid_t child = fork();
-  if (child < 0) {
-    std::perror("fork");
-    return 1;
-  }
-  if (child == 0) {
-    try {
-      run_ponger(url, options);
-    } catch (const Failure& failure) {
-      _exit(bare::nng::report_failure(program, "ponger", failure, "mismatch"));
-    }
-    _exit(0);
-  }
-  std::vector<std::int64_t> rtts;
-  try {
-    rtts = run_pinger(url, options);
-  } catch (const Failure& failure) {
-    kill(child, SIGKILL);
-    bare::reap_child(child, std::chrono::seconds(5));
-    if (options.ipc)
-      unlink(url.c_str() + std::strlen("ipc://"));
-    return bare::nng::report_failure(program, "pinger", failure, "mismatch");
-  }
-  const bool child_ok = bare::reap_child(child, std::chrono::seconds(10));
-  if (options.ipc)
-    unlink(url.c_str() + std::strlen("ipc://"));
-  if (!child_ok) {
-    std::fprintf(stderr, "%s: the ponger did not exit cleanly\n", program);
-    return 1;
-  }
-  std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
-              options.ipc ? "ipc" : "tcp", options.size, options.echo_size);
-  bare::print_round_trips(std::move(rtts));
-  return 0;
-}
-
 } // namespace
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(argc, argv, program, usage, parse_options, measure);
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    return bare::run_two_processes_over_loopback(
+        {program, "pinger", "ponger", std::chrono::seconds(10)}, options.ipc,
+        [&](const std::string& url) { run_ponger(url, options); },
+        [&](const std::string& url) { return run_pinger(url, options); },
+        [&](std::vector<std::int64_t> rtts) {
+          std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
+                      options.ipc ? "ipc" : "tcp", options.size, options.echo_size);
+          bare::print_round_trips(std::move(rtts));
+        });
+  });
 }

@@ -19,7 +19,6 @@
 
 set -euo pipefail
 
-build_dir=./build
 seconds=2            # netprof's -t, for each ping-pong of each round and each stream
 rounds=10            # latency rounds; some may run while the host moves the vCPUs
 min_rounds=5         # rounds on one placement the latency target needs
@@ -31,7 +30,6 @@ big_ring=4194304     # -q for it: the smallest ring that takes it (a message may
 target_over_walk=1.25 # netprof one-way p50 / the 2-line walk's one-way p50, at most
 target_bandwidth=0.5  # netprof payload B/s / memcpy B/s, at least
 
-python=/usr/bin/python3
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
 bench_common_options time rounds cpu
 bench_parse_options "$@"
@@ -41,90 +39,15 @@ if [[ ! $rounds =~ ^[1-9][0-9]?$ ]] || ((rounds < min_rounds)); then
 fi
 first_cpu=${cpus%,*}
 
-netprof=$build_dir/netprof
-floor=$build_dir/bench/cache_line_pingpong
-ring_alone=$build_dir/bench/shm_ring_pingpong
-memcpy=$build_dir/bench/memcpy_bandwidth
-require_binaries "$netprof" "$floor" "$ring_alone" "$memcpy"
-bench_start bench_shm
+bench_begin bench_shm floor=cache_line_pingpong ring_alone=shm_ring_pingpong \
+  memcpy=memcpy_bandwidth
+iceoryx_pingpong=$build_dir/bench/iceoryx_pingpong # measured when built
+source "$bench_lib_dir/roudi_lib.sh" # for iceoryx_pingpong, started and stopped around its run
 # run_limited keeps only its own command in `running`, so RouDi has a stop of its own.
 trap 'stop_roudi; bench_cleanup' EXIT
-
 netprof_limit=$(netprof_deadline "$seconds")
-header=$(netprof_header_bytes "$netprof") # in front of every payload
-echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 
-# --- RouDi, iceoryx's broker, for bench/iceoryx_pingpong: started and stopped here ---------
-iceoryx_pingpong=$build_dir/bench/iceoryx_pingpong
-roudi_socket=/tmp/roudi # iceoryx 2.0's IOX_UDS_SOCKET_PATH_PREFIX + "roudi"
-roudi_pid=""            # the `timeout` wrapping the iox-roudi started here
-roudi_note=""
-
-# True when a RouDi answers on its socket (a datagram connect fails when no one is bound).
-roudi_listening()
-{
-  "$python" -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).connect(sys.argv[1])' \
-    "$roudi_socket" 2>/dev/null
-}
-
-# A RouDi this script started in a run that was killed before its cleanup (its environment names
-# that run's PID, now gone) is stopped: otherwise the new one could not take RouDi's lock. Files
-# such a RouDi leaves in /dev/shm and /tmp when killed outright, the next iox-roudi reclaims.
-stop_stale_roudi()
-{
-  local pid owner
-  for pid in $(pgrep -x iox-roudi || true); do
-    owner=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^NETPROF_BENCH_SHM_PID=//p')
-    if [[ -z $owner ]] || kill -0 "$owner" 2>/dev/null; then continue; fi
-    echo "stopping iox-roudi (PID $pid) left behind by an earlier run" >&2
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-}
-
-# Starts iox-roudi in the background and waits (at most 10 s) until it is ready for clients.
-# Its lifetime is bounded too, should this script be killed before it can stop it. A RouDi
-# already running (someone else's) is used as it is, and left running.
-start_roudi()
-{
-  stop_stale_roudi
-  if roudi_listening; then
-    roudi_note="the iox-roudi already running (not started here)"
-    return 0
-  fi
-  NETPROF_BENCH_SHM_PID=$$ timeout --kill-after=5 300 iox-roudi >"$work/roudi.log" 2>&1 &
-  roudi_pid=$!
-  for _ in $(seq 100); do
-    grep -q "RouDi is ready for clients" "$work/roudi.log" && return 0
-    kill -0 "$roudi_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "iox-roudi did not get ready; its log ends:" >&2
-  tail -n 3 "$work/roudi.log" >&2 || true
-  stop_roudi
-  return 1
-}
-
-# Stops the RouDi started here, by PID: `timeout` passes the SIGTERM on and SIGKILLs it 5 s later
-# if need be. Stopped so, RouDi removes its shared memory and sockets itself; killed, it cannot,
-# and what it made (named in its log) is removed here.
-stop_roudi()
-{
-  [[ -n $roudi_pid ]] || return 0
-  local status=0
-  kill -TERM "$roudi_pid" 2>/dev/null || true
-  wait "$roudi_pid" 2>/dev/null || status=$?
-  roudi_pid=""
-  if ((status == 137)) && ! roudi_listening; then
-    echo "iox-roudi had to be killed; removing its shared memory and sockets" >&2
-    sed -n 's/^Reserving .* in the shared memory \[\(.*\)\]$/\1/p' "$work/roudi.log" |
-      while read -r segment; do rm -f "/dev/shm/$segment"; done
-    rm -f "$roudi_socket" /tmp/roudi.lock /tmp/iox-unique-roudi.lock
-  fi
-}
-
-echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+echo "host: $(bench_host), clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 echo "pinned to CPUs $cpus (publisher/pinger, subscriber/ponger); netprof runs -t $seconds s each"
 echo
 
@@ -371,7 +294,4 @@ print(f"  netprof --shm keep-last (reader copies): {gbps(keep_last)}  ratio "
       f"{f'{ratio:.2f}x' if ratio else 'n/a'} (lost {keep_last_lost}: keep-last never waits)")
 EOF
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

@@ -43,34 +43,33 @@ struct Options : bare::RoundTrips {
   History history = History::keep_last;
 };
 
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--capacity") {
+    options.capacity = bare::parse_number<std::size_t>(value, min_ring_capacity, max_ring_capacity,
+                                                       "--capacity needs 256..2^30");
+    if (!std::has_single_bit(options.capacity))
+      throw bare::UsageError{"--capacity needs a power of two"};
+  } else if (flag == "--history") {
+    if (value != "keep-last" && value != "keep-all")
+      throw bare::UsageError{"--history needs keep-last or keep-all"};
+    options.history = value == "keep-all" ? History::keep_all : History::keep_last;
+  } else if (flag == "--size") {
+    options.size = bare::parse_number<std::size_t>(value, 1, max_message_size(max_ring_capacity),
+                                                   "--size needs 1 or more");
+  } else if (flag == "--echo-size") {
+    options.echo_size = bare::parse_number<std::size_t>(value, 1, max_message_size(back_capacity),
+                                                        "--echo-size needs 1..32760");
+  } else {
+    return bare::take_round_trip_option(flag, value, options);
+  }
+  return true;
+}
+
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (bare::take_round_trip_option(flag, value, options))
-      return;
-    if (flag == "--size") {
-      options.size = bare::parse_number<std::size_t>(value, 1, max_message_size(max_ring_capacity),
-                                                     "--size needs 1 or more");
-    } else if (flag == "--capacity") {
-      options.capacity = bare::parse_number<std::size_t>(
-          value, min_ring_capacity, max_ring_capacity, "--capacity needs 256..2^30");
-      if (!std::has_single_bit(options.capacity))
-        throw bare::UsageError{"--capacity needs a power of two"};
-    } else if (flag == "--echo-size") {
-      options.echo_size = bare::parse_number<std::size_t>(
-          value, 1, netprof::shm::max_message_size(back_capacity), "--echo-size needs 1..32760");
-    } else if (flag == "--history") {
-      if (value == "keep-last")
-        options.history = History::keep_last;
-      else if (value == "keep-all")
-        options.history = History::keep_all;
-      else
-        throw bare::UsageError{"--history needs keep-last or keep-all"};
-    } else {
-      throw bare::UsageError{"unknown option (see --help)"};
-    }
-  });
+  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
   // After the walk: --size and --capacity may come in either order.
   if (options.size > max_message_size(options.capacity))
     throw bare::UsageError{"--size does not fit the data ring: at most half of --capacity, less 8"};
@@ -166,19 +165,6 @@ std::vector<std::int64_t> time_round_trips(RingView data_ring, RingView back_rin
   return rtt;
 }
 
-void print_result(const Options& options, std::vector<std::int64_t> rtt)
-{
-  std::sort(rtt.begin(), rtt.end());
-  std::printf("{\"iterations\": %llu, \"size\": %zu, \"echo_size\": %zu, \"history\": \"%s\", "
-              "\"rtt_min_ns\": %lld, \"rtt_p50_ns\": %lld, \"rtt_p99_ns\": %lld, "
-              "\"one_way_p50_ns\": %.1f}\n",
-              static_cast<unsigned long long>(options.iterations), options.size, options.echo_size,
-              netprof::shm::to_string(options.history), static_cast<long long>(rtt.front()),
-              static_cast<long long>(bare::percentile(rtt, 500)),
-              static_cast<long long>(bare::percentile(rtt, 990)),
-              static_cast<double>(bare::percentile(rtt, 500)) / 2.0);
-}
-
 // Two threads, pinned, ping-pong through the two rings; 0 when the round trips were printed.
 int measure(const Options& options)
 {
@@ -215,7 +201,9 @@ int measure(const Options& options)
   meeting.phase = Meeting::go;
   std::vector<std::int64_t> rtt = time_round_trips(*data_ring, *back_ring, options, total);
   ponger.join();
-  print_result(options, std::move(rtt));
+  bare::print_spaced_round_trips(std::move(rtt), options.size, options.echo_size,
+                                 std::string("\"history\": \"") +
+                                     netprof::shm::to_string(options.history) + "\", ");
   return 0;
 }
 

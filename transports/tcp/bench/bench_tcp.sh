@@ -34,15 +34,13 @@ bench_parse_options "$@"
 sender_cpu=${cpus%,*}
 receiver_cpu=${cpus#*,}
 
-bare=$build_dir/bench/bare_tcp_pingpong
-bench_begin bench_tcp "$bare"
+bench_begin bench_tcp bare=bare_tcp_pingpong
 have_sockperf=1
 command -v sockperf >/dev/null || { have_sockperf=0; echo "sockperf not found (apt-get install sockperf): its rows are skipped" >&2; }
 
-header=$(netprof_header_bytes "$netprof")
 limit=$(netprof_deadline "$seconds")
 wire=$((payload + header + frame))
-echo_bytes=$(($(netprof_echo_bytes "$netprof") + frame))
+echo_bytes=$((echo_bytes + frame))
 echo "host: $(bench_host); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1 || echo none)"
 echo "TCP on 127.0.0.1, TCP_NODELAY on; publisher/pinger/client on CPU $sender_cpu, subscriber/ponger/server on CPU $receiver_cpu"
 echo "like for like: netprof -s $payload sends $wire B messages ($header B header, $frame B frame); $repeat interleaved runs each"

@@ -72,34 +72,34 @@ struct RuntimeError {
   int error; // errno, or 0 when the failure is not a system call's
 };
 
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--size") {
+    options.size = parse_number<std::size_t>(value, sequence_bytes, max_datagram,
+                                             "--size must be 8 to 65507 bytes");
+  } else if (flag == "--wait") {
+    if (value == "block")
+      options.wait = Wait::block;
+    else if (value == "spin")
+      options.wait = Wait::spin;
+    else
+      throw UsageError{"--wait must be block or spin"};
+  } else if (flag == "--cpu") {
+    std::tie(options.pinger_cpu, options.ponger_cpu) =
+        bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  } else if (flag == "--pace-hz") {
+    options.pace_hz =
+        parse_number<std::uint64_t>(value, 1, 1'000'000, "--pace-hz must be 1 to 1000000");
+  } else {
+    return bare::take_count_option(flag, value, options.iterations, options.warmup);
+  }
+  return true;
+}
+
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
-      return;
-    if (flag == "--size") {
-      options.size = parse_number<std::size_t>(value, sequence_bytes, max_datagram,
-                                               "--size must be 8 to 65507 bytes");
-    } else if (flag == "--wait") {
-      if (value == "block")
-        options.wait = Wait::block;
-      else if (value == "spin")
-        options.wait = Wait::spin;
-      else
-        throw UsageError{"--wait must be block or spin"};
-    } else if (flag == "--cpu") {
-      std::tie(options.pinger_cpu, options.ponger_cpu) =
-          bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
-    } else if (flag == "--pace-hz") {
-      options.pace_hz =
-          parse_number<std::uint64_t>(value, 1, 1'000'000, "--pace-hz must be 1 to 1000000");
-    } else {
-      throw UsageError{
-          "unknown option (known: --size --iterations --warmup --wait --cpu --pace-hz)"};
-    }
-  });
-  return options;
+  return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
 void pin_to_cpu(std::optional<int> cpu)

@@ -9,35 +9,18 @@
 # docs/benchmarks.md for how to read the output.
 
 set -euo pipefail
-
-build_dir=./build
-iterations=100000
-warmup=10000
-seconds=5
-cpus=0,1
-payload=64
-target_ratio=1.10
-target_record_ns=5
-
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options iterations time cpu
+bench_common_options iterations=100000 time=5 cpu=0,1
 bench_parse_options "$@"
 
-netprof=$build_dir/netprof
-bare=$build_dir/bench/bare_udp_pingpong
+bench_begin bench_udp_pingpong bare=bare_udp_pingpong
 histogram_bench=$build_dir/bench/histogram_bench
-python=/usr/bin/python3
-
-require_binaries "$netprof" "$bare"
-bench_start bench_udp_pingpong
-
-# netprof's timeout covers its warm-up and end-of-test handshake on top of -t.
-netprof_limit=$(netprof_deadline "$seconds")
-header=$(netprof_header_bytes "$netprof") # netprof's own, in front of every payload
+payload=64
+limit=$(netprof_deadline "$seconds")
 wire_size=$((payload + header))
 
+echo "host: $(bench_host), clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 read -r load _ </proc/loadavg
-echo "host: $(uname -sr), $(nproc) CPUs, clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown), load $load"
 if "$python" -c 'import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))' "$load" "$(nproc)"; then
   echo "warning: load $load >= $(nproc) CPUs: other work shares the pinned CPUs; expect noisy figures" >&2
 fi
@@ -51,27 +34,17 @@ for wait_strategy in block spin; do
   for size in "$wire_size" "$payload"; do
     run_limited 60 "$work/bare_${wait_strategy}_$size.json" \
       "$bare" --size "$size" --iterations "$iterations" --warmup "$warmup" \
-      --wait "$wait_strategy" --cpu "$cpus"
+      --wait "$wait_strategy" "${pin[@]}"
   done
   json=$work/netprof_$wait_strategy.json
   # netprof's exit 1 means the test ran but failed its own criteria (say, an echo later than
   # --probe-timeout on a starved machine): the figures exist, so they are shown with a note.
-  tolerated_statuses=1 run_limited "$netprof_limit" "$work/netprof_$wait_strategy.out" \
-    "$netprof" --local-pair --mode ping-pong -s "$payload" --wait-strategy "$wait_strategy" \
-    --cpu "$cpus" -t "$seconds" --json "$json" --quiet
+  run_netprof "$json" --local-pair --mode ping-pong -s "$payload" \
+    --wait-strategy "$wait_strategy" "${pin[@]}" -t "$seconds"
   if ((last_status == 1)); then
     echo "note: netprof $wait_strategy reported FAIL: $(field "$json" result.problems)" >&2
   fi
-
-  datagrams=$(field "$json" subscribers.0.datagrams)
-  wire_bytes=$(field "$json" subscribers.0.wire_bytes)
-  if [[ $datagrams =~ ^[1-9][0-9]*$ && $wire_bytes =~ ^[0-9]+$ ]] &&
-     ((wire_bytes != datagrams * wire_size)); then
-    echo "note: netprof's datagrams are $((wire_bytes / datagrams)) B, not $wire_size B: the header size changed" >&2
-  fi
-  if [[ $(field "$json" tool.build_type) != Release ]]; then
-    echo "note: netprof was not built as Release; its timings are not representative" >&2
-  fi
+  check_datagram_size "$json" "$wire_size"
 
   rows+=("$wait_strategy" \
     "$(field "$work/bare_${wait_strategy}_$payload.json" one_way_p50_ns)" \
@@ -81,7 +54,9 @@ for wait_strategy in block spin; do
     "$(field "$json" publisher.latency.rtt_ns.p99)" \
     "$(field "$json" publisher.echoes_received)")
 done
+warn_unless_release "$work/netprof_spin.json"
 
+target_ratio=1.10
 "$python" - "$target_ratio" "$payload" "$wire_size" "${rows[@]}" <<'EOF'
 import sys
 
@@ -119,6 +94,7 @@ echo
 if [[ -x $histogram_bench ]]; then
   run_limited 60 "$work/histogram.json" "$histogram_bench" \
     --benchmark_filter=BM_histogram_record --benchmark_format=json
+  target_record_ns=5
   "$python" - "$work/histogram.json" "$target_record_ns" <<'EOF'
 import json, sys
 
@@ -137,7 +113,4 @@ else
   echo "histogram record: not measured ($histogram_bench not built)"
 fi
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

@@ -11,43 +11,25 @@
 # from Debian (apt-get install sockperf). See docs/transport-udp.md for how to read the output.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_common_options whole_time=5 cpu=0,1
+bench_option --batch batch=32 N positive
+bench_parse_options "$@"
 
-build_dir=./build
-seconds=5
-cpus=0,1
-batch=32
+command -v sockperf >/dev/null || { echo "sockperf not found: apt-get install sockperf" >&2; exit 2; }
+bench_begin bench_udp_throughput memcpy=memcpy_bandwidth
+sender_cpu=${cpus%,*}
+receiver_cpu=${cpus#*,}
 payload=64
 large=1048576
 large_queue=64000000
-target_plain=1.0
-target_batch=1.5
-
-source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options whole_time cpu
-bench_option --batch batch N positive
-bench_parse_options "$@"
-sender_cpu=${cpus%,*}
-receiver_cpu=${cpus#*,}
-
-netprof=$build_dir/netprof
-memcpy=$build_dir/bench/memcpy_bandwidth
-command -v sockperf >/dev/null || { echo "sockperf not found: apt-get install sockperf" >&2; exit 2; }
-python=/usr/bin/python3
-
-require_binaries "$netprof" "$memcpy"
-bench_start bench_udp_throughput
-
-free_port()
-{
-  "$python" -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # sockperf's throughput mode: the client sends as fast as it can for -t seconds; the server
 # counts what it received and says so when interrupted. Writes "received/s sent/s" to $2.
 sockperf_rate()
 {
   local size=$1 result=$2 port out=$work/sockperf_$1 status=0
-  port=$(free_port)
+  port=$(bench_free_port udp)
   timeout --signal=INT --kill-after=5 $((seconds + 30)) \
     taskset -c "$receiver_cpu" sockperf server -i 127.0.0.1 -p "$port" >"$out.server" 2>&1 &
   local server=$!
@@ -76,10 +58,9 @@ EOF
 }
 
 netprof_limit=$(netprof_deadline "$seconds")
-header=$(netprof_header_bytes "$netprof") # netprof's own, in front of every payload
 wire_size=$((payload + header))
 
-echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "host: $(bench_host)"
 echo "loopback, ${seconds} s per run; sender (sockperf client, netprof publisher) on CPU $sender_cpu,"
 echo "receiver (sockperf server, netprof subscriber) on CPU $receiver_cpu. Rates are messages RECEIVED per second."
 echo "like for like: netprof -s $payload sends $payload B payload + $header B header = $wire_size B datagrams,"
@@ -99,22 +80,16 @@ for run in plain batch sendmmsg; do
     "$netprof" --local-pair -s "$payload" -t "$seconds" --cpu "$cpus" "${extra[@]}" \
     --json "$work/netprof_$run.json" --quiet
 done
-json_plain=$work/netprof_plain.json
-datagrams=$(field "$json_plain" subscribers.0.datagrams)
-wire_bytes=$(field "$json_plain" subscribers.0.wire_bytes)
-if [[ $datagrams =~ ^[1-9][0-9]*$ && $wire_bytes =~ ^[0-9]+$ ]] &&
-   ((wire_bytes != datagrams * wire_size)); then
-  echo "note: netprof's datagrams are $((wire_bytes / datagrams)) B, not $wire_size B: the header size changed" >&2
-fi
-if [[ $(field "$json_plain" tool.build_type) != Release ]]; then
-  echo "note: netprof was not built as Release; its timings are not representative" >&2
-fi
+check_datagram_size "$work/netprof_plain.json" "$wire_size"
+warn_unless_release "$work/netprof_plain.json"
 
 run_limited "$netprof_limit" "$work/netprof_large.out" \
   "$netprof" --local-pair -s "$large" -t "$seconds" --cpu "$cpus" -q "$large_queue" \
   --json "$work/netprof_large.json" --quiet
 run_limited 60 "$work/memcpy.json" "$memcpy" --block "$large" --span 536870912 --cpu "$receiver_cpu"
 
+target_plain=1.0
+target_batch=1.5
 "$python" - "$target_plain" "$target_batch" "$batch" "$payload" "$wire_size" \
   "$sp_small_rx" "$sp_small_tx" "$sp_wire_rx" "$sp_wire_tx" "$work" <<'EOF'
 import json, sys
@@ -189,7 +164,4 @@ else:
     print("bare memcpy: n/a")
 EOF
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

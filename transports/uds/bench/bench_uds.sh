@@ -49,12 +49,7 @@ bench_parse_options "$@"
 modes=("$mode")
 [[ $mode == both ]] && modes=(ping-pong stream)
 
-bare=$build_dir/bench/bare_uds_pingpong
-bare_stream=$build_dir/bench/bare_uds_stream
-bench_begin bench_uds "$bare" "$bare_stream"
-
-header=$(netprof_header_bytes "$netprof")
-echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
+bench_begin bench_uds bare=bare_uds_pingpong bare_stream=bare_uds_stream
 limit=$(netprof_deadline "$seconds")
 echo "host: $(bench_host)"
 echo "pinned: publisher/pinger/sender on CPU ${cpus%,*}, subscriber/ponger/receiver on CPU ${cpus#*,}; $repeat interleaved runs each"

@@ -32,8 +32,6 @@ namespace {
 
 using namespace bare;
 
-using Clock = std::chrono::steady_clock;
-
 constexpr const char* program = "bare_zmq_pingpong";
 // Generous for loopback, yet short enough that a lost message ends the run in seconds.
 constexpr auto receive_timeout = std::chrono::seconds(2);
@@ -66,30 +64,29 @@ constexpr const char* usage =
     "       [--cpu PINGER,PONGER] [--pattern xpub-xsub|pair (=xpub-xsub)]\n"
     "       [--transport tcp|ipc (=tcp)]\n";
 
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--size") {
+    options.size =
+        parse_number<std::size_t>(value, min_size, max_size, "--size must be 9 to 1048576 bytes");
+  } else if (flag == "--echo-size") {
+    options.echo_size = parse_number<std::size_t>(value, min_size, max_size,
+                                                  "--echo-size must be 9 to 1048576 bytes");
+  } else if (flag == "--pattern") {
+    if (value != "xpub-xsub" && value != "pair")
+      throw UsageError{"--pattern must be xpub-xsub or pair"};
+    options.pattern = value == "pair" ? Pattern::pair : Pattern::xpub_xsub;
+  } else {
+    return bare::take_count_option(flag, value, options.iterations, options.warmup) ||
+           bare::take_zmq_option(flag, value, options.run, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  }
+  return true;
+}
+
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (bare::take_count_option(flag, value, options.iterations, options.warmup))
-      return;
-    if (bare::take_zmq_option(flag, value, options.run, "--cpu takes PINGER,PONGER, e.g. 0,1"))
-      return;
-    if (flag == "--size") {
-      options.size =
-          parse_number<std::size_t>(value, min_size, max_size, "--size must be 9 to 1048576 bytes");
-    } else if (flag == "--echo-size") {
-      options.echo_size = parse_number<std::size_t>(value, min_size, max_size,
-                                                    "--echo-size must be 9 to 1048576 bytes");
-    } else if (flag == "--pattern") {
-      if (value != "xpub-xsub" && value != "pair")
-        throw UsageError{"--pattern must be xpub-xsub or pair"};
-      options.pattern = value == "pair" ? Pattern::pair : Pattern::xpub_xsub;
-    } else {
-      throw UsageError{"unknown option (known: --size --echo-size --iterations --warmup --wait "
-                       "--cpu --pattern --transport)"};
-    }
-  });
-  return options;
+  return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
 void set_receive_timeout(zmq::socket_t& socket, Wait wait)
@@ -110,7 +107,7 @@ void receive(zmq::socket_t& socket, zmq::message_t& message, Wait wait)
 // --echo-size bytes carrying the ping's sequence number, then exits.
 void run_ponger(const std::string& endpoint, const Options& options, std::uint64_t total)
 {
-  bare::pin_or_throw(bare::second_cpu(options.run));
+  bare::pin_or_throw(bare::second_cpu(options.run.cpus));
   zmq::context_t context(1);
   const bool pair = options.pattern == Pattern::pair;
   zmq::socket_t socket(context, pair ? zmq::socket_type::pair : zmq::socket_type::xsub);
@@ -134,7 +131,7 @@ void run_ponger(const std::string& endpoint, const Options& options, std::uint64
 // each measured round trip.
 std::vector<std::int64_t> run_pinger(const std::string& endpoint, const Options& options)
 {
-  bare::pin_or_throw(bare::first_cpu(options.run));
+  bare::pin_or_throw(bare::first_cpu(options.run.cpus));
   zmq::context_t context(1);
   const bool pair = options.pattern == Pattern::pair;
   zmq::socket_t socket(context, pair ? zmq::socket_type::pair : zmq::socket_type::xpub);
@@ -182,8 +179,8 @@ void print_result(const Options& options, std::vector<std::int64_t> rtts)
 int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    return bare::run_two_processes(
-        program, "ponger", options.run.ipc, receive_timeout,
+    return bare::run_two_processes_over_loopback(
+        {program, "pinger", "ponger", receive_timeout}, options.run.ipc,
         [&](const std::string& endpoint) {
           run_ponger(endpoint, options, options.warmup + options.iterations);
         },

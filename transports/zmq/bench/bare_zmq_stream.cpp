@@ -34,8 +34,6 @@ namespace {
 
 using namespace bare;
 
-using Clock = std::chrono::steady_clock;
-
 constexpr const char* program = "bare_zmq_stream";
 constexpr auto start_timeout = std::chrono::seconds(10);
 // How long the sender repeats its END while no final count comes back (an XPUB may drop any
@@ -82,7 +80,8 @@ constexpr const char* usage =
     "       [--wait block|spin (=block)] [--cpu SENDER,RECEIVER]\n"
     "       [--pattern xpub-xsub|push-pull (=xpub-xsub)] [--transport tcp|ipc (=tcp)]\n";
 
-void take_option(std::string_view flag, std::string_view value, Options& options)
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
   if (flag == "--size") {
     options.size =
@@ -110,18 +109,14 @@ void take_option(std::string_view flag, std::string_view value, Options& options
       throw UsageError{"--pattern must be xpub-xsub or push-pull"};
     options.pattern = value == "push-pull" ? Pattern::push_pull : Pattern::xpub_xsub;
   } else {
-    throw UsageError{"unknown option (known: --size --echo-size --seconds --warmup --hwm "
-                     "--buffer --nodrop --probe-hz --wait --cpu --pattern --transport)"};
+    return bare::take_zmq_option(flag, value, options.run, "--cpu takes SENDER,RECEIVER, e.g. 0,1");
   }
+  return true;
 }
 
 Options parse_options(int argc, char** argv)
 {
-  Options options;
-  bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (!bare::take_zmq_option(flag, value, options.run, "--cpu takes SENDER,RECEIVER, e.g. 0,1"))
-      take_option(flag, value, options);
-  });
+  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
   if (options.pattern == Pattern::push_pull && options.socket.nodrop)
     throw UsageError{"--nodrop is for xpub-xsub: a PUSH always waits at its high-water mark"};
   return options;
@@ -175,7 +170,7 @@ void send_end(zmq::socket_t& socket, const Options& options, std::uint64_t sent)
 // The child: binds, waits for the receiver's hello, warms up, blasts, then ends.
 void run_sender(const std::string& endpoint, const Options& options)
 {
-  bare::pin_or_throw(bare::first_cpu(options.run));
+  bare::pin_or_throw(bare::first_cpu(options.run.cpus));
   zmq::context_t context(1);
   zmq::socket_t socket(context,
                        options.back_channel() ? zmq::socket_type::xpub : zmq::socket_type::push);
@@ -242,7 +237,7 @@ private:
 // answering probes and the END on the back channel.
 Result run_receiver(const std::string& endpoint, const Options& options)
 {
-  bare::pin_or_throw(bare::second_cpu(options.run));
+  bare::pin_or_throw(bare::second_cpu(options.run.cpus));
   zmq::context_t context(1);
   zmq::socket_t socket(context,
                        options.back_channel() ? zmq::socket_type::xsub : zmq::socket_type::pull);
@@ -313,8 +308,8 @@ void print_result(const Options& options, const Result& result)
 int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    return bare::run_two_processes(
-        program, "sender", options.run.ipc, end_time + std::chrono::seconds(5),
+    return bare::run_two_processes_over_loopback(
+        {program, "receiver", "sender", end_time + std::chrono::seconds(5)}, options.run.ipc,
         [&](const std::string& endpoint) { run_sender(endpoint, options); },
         [&](const std::string& endpoint) { return run_receiver(endpoint, options); },
         [&](const Result& result) { print_result(options, result); });

@@ -20,51 +20,25 @@
 # a Release build with the benchmarks. See docs/benchmarks.md for how to read the output.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_common_options repeat=5 iterations=30000 time=2 cpu=0,1
+bench_option --placement placement=both 'pinned|unpinned|both' choice
+bench_option --wait wait_strategy=block 'block|spin' choice
+bench_flag --diagnostic diagnostic=0 1
+bench_parse_options "$@"
+placements=("$placement")
+[[ $placement == both ]] && placements=(pinned unpinned)
 
-build_dir=./build
-repeat=5
-iterations=30000
-warmup=3000
-seconds=2
-cpus=0,1
-placement=both
-wait_strategy=block
-diagnostic=0
+bench_begin bench_zmq bare_pingpong=bare_zmq_pingpong bare_stream=bare_zmq_stream
 payload_pingpong=64
 payload_stream=128
 queue_length=1000000 # netprof's default -q, from which it derives the high-water mark
-target_latency=1.10
-target_rate=0.80
-
-source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat iterations time cpu
-bench_option --placement placement 'pinned|unpinned|both' choice
-bench_option --wait wait_strategy 'block|spin' choice
-bench_flag --diagnostic diagnostic 1
-bench_parse_options "$@"
-case $placement in
-both) placements=(pinned unpinned) ;;
-pinned | unpinned) placements=("$placement") ;;
-*) echo "--placement must be pinned, unpinned or both" >&2; exit 2 ;;
-esac
-
-netprof=$build_dir/netprof
-bare_pingpong=$build_dir/bench/bare_zmq_pingpong
-bare_stream=$build_dir/bench/bare_zmq_stream
-python=/usr/bin/python3
-
-require_binaries "$netprof" "$bare_pingpong" "$bare_stream"
-bench_start bench_zmq
-
-header=$(netprof_header_bytes "$netprof")
-echo_bytes=$(netprof_echo_bytes "$netprof") # what a subscriber sends back for each probe
 limit=$(netprof_deadline "$seconds")
 pingpong_wire=$((payload_pingpong + header))
 stream_wire=$((payload_stream + header))
 hwm=$(((queue_length + stream_wire - 1) / stream_wire)) # netprof's rule; see docs/transport-zmq.md
 
-read -r load _ </proc/loadavg
-echo "host: $(uname -sr), $(nproc) CPUs, load $load, libzmq $(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
+echo "host: $(bench_host), libzmq $(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
 echo "tcp on 127.0.0.1, wait $wait_strategy; pinned = --cpu $cpus (publisher/pinger side, subscriber/ponger side)"
 echo "like for like: netprof's header is $header B (asked of the binary), so the baselines send"
 echo "$pingpong_wire B pings with $echo_bytes B echoes and $stream_wire B stream messages, HWM $hwm, buffers $queue_length B"
@@ -76,33 +50,29 @@ measure()
   local where=$1 run=$2 pin=()
   [[ $where == pinned ]] && pin=(--cpu "$cpus")
   local name="$work/$where" netprof_args=(--local-pair --zmq 'tcp://127.0.0.1:*' "${pin[@]}"
-    --wait-strategy "$wait_strategy" -q "$queue_length" -t "$seconds" --quiet)
+    --wait-strategy "$wait_strategy" -q "$queue_length" -t "$seconds")
   local pingpong=("$bare_pingpong" --size "$pingpong_wire" --echo-size "$echo_bytes"
     --iterations "$iterations" --warmup "$warmup" --wait "$wait_strategy" "${pin[@]}")
   local stream=("$bare_stream" --size "$stream_wire" --echo-size "$echo_bytes" --seconds "$seconds"
     --hwm "$hwm" --buffer "$queue_length" --wait "$wait_strategy" "${pin[@]}")
 
   run_limited "$limit" "$name.bare_pp.$run.json" "${pingpong[@]}"
-  tolerated_statuses=1 run_limited "$limit" "$name.netprof_pp.$run.out" "$netprof" \
-    "${netprof_args[@]}" --mode ping-pong -s "$payload_pingpong" --json "$name.netprof_pp.$run.json"
+  run_netprof "$name.netprof_pp.$run.json" "${netprof_args[@]}" --mode ping-pong \
+    -s "$payload_pingpong"
   run_limited "$limit" "$name.bare_pair.$run.json" "${pingpong[@]}" --pattern pair
 
   run_limited "$limit" "$name.bare_drop.$run.json" "${stream[@]}"
-  tolerated_statuses=1 run_limited "$limit" "$name.netprof_drop.$run.out" "$netprof" \
-    "${netprof_args[@]}" -s "$payload_stream" --json "$name.netprof_drop.$run.json"
+  run_netprof "$name.netprof_drop.$run.json" "${netprof_args[@]}" -s "$payload_stream"
   run_limited "$limit" "$name.bare_nodrop.$run.json" "${stream[@]}" --nodrop on
-  tolerated_statuses=1 run_limited "$limit" "$name.netprof_nodrop.$run.out" "$netprof" \
-    "${netprof_args[@]}" -s "$payload_stream" --zmq-nodrop --json "$name.netprof_nodrop.$run.json"
+  run_netprof "$name.netprof_nodrop.$run.json" "${netprof_args[@]}" -s "$payload_stream" --zmq-nodrop
   run_limited "$limit" "$name.bare_push.$run.json" "${stream[@]}" --pattern push-pull
   if ((diagnostic)); then
     # netprof's publisher polls its back channel every 2-50 us while a probe is out; at 10 Hz
     # probes that is almost never, and the gap to the rows above is that polling's cost.
-    tolerated_statuses=1 run_limited "$limit" "$name.netprof_drop_probe10.$run.out" "$netprof" \
-      "${netprof_args[@]}" -s "$payload_stream" --probe-hz 10 \
-      --json "$name.netprof_drop_probe10.$run.json"
-    tolerated_statuses=1 run_limited "$limit" "$name.netprof_nodrop_probe10.$run.out" "$netprof" \
-      "${netprof_args[@]}" -s "$payload_stream" --zmq-nodrop --probe-hz 10 \
-      --json "$name.netprof_nodrop_probe10.$run.json"
+    run_netprof "$name.netprof_drop_probe10.$run.json" "${netprof_args[@]}" -s "$payload_stream" \
+      --probe-hz 10
+    run_netprof "$name.netprof_nodrop_probe10.$run.json" "${netprof_args[@]}" \
+      -s "$payload_stream" --zmq-nodrop --probe-hz 10
   fi
 }
 
@@ -111,36 +81,27 @@ for ((run = 1; run <= repeat; run++)); do
     measure "$where" "$run"
   done
 done
-build_type=$(field "$work/${placements[0]}.netprof_pp.1.json" tool.build_type)
-if [[ $build_type != Release ]]; then
-  echo "note: netprof's build type is $build_type, not Release: its timings are not representative" >&2
-fi
+warn_unless_release "$work/${placements[0]}.netprof_pp.1.json"
 
-# One figure of every run of one kind on one placement, in run order ("n/a" where it failed).
-runs_of()
-{
-  local where=$1 kind=$2 path=$3 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$where.$kind.$run.json"); done
-  fields "$path" "${files[@]}"
-}
-
+target_latency=1.10
+target_rate=0.80
 for where in "${placements[@]}"; do
   rate=subscribers.0.throughput.messages_per_second
   "$python" - "$where" "$cpus" "$repeat" "$target_latency" "$target_rate" "$payload_pingpong" \
     "$pingpong_wire" "$echo_bytes" "$payload_stream" "$stream_wire" "$hwm" \
-    "$(runs_of "$where" bare_pp one_way_p50_ns)" \
-    "$(runs_of "$where" netprof_pp publisher.latency.one_way_ns.p50)" \
-    "$(runs_of "$where" bare_pair one_way_p50_ns)" \
-    "$(runs_of "$where" bare_drop messages_per_second)" \
-    "$(runs_of "$where" netprof_drop "$rate")" \
-    "$(runs_of "$where" bare_nodrop messages_per_second)" \
-    "$(runs_of "$where" netprof_nodrop "$rate")" \
-    "$(runs_of "$where" bare_push messages_per_second)" \
-    "$(runs_of "$where" bare_drop lost)" \
-    "$(runs_of "$where" netprof_drop subscribers.0.lost)" \
-    "$(runs_of "$where" netprof_nodrop subscribers.0.lost)" \
-    "$(runs_of "$where" netprof_drop_probe10 "$rate")" \
-    "$(runs_of "$where" netprof_nodrop_probe10 "$rate")" <<'EOF'
+    "$(runs_of "$where.bare_pp" one_way_p50_ns)" \
+    "$(runs_of "$where.netprof_pp" publisher.latency.one_way_ns.p50)" \
+    "$(runs_of "$where.bare_pair" one_way_p50_ns)" \
+    "$(runs_of "$where.bare_drop" messages_per_second)" \
+    "$(runs_of "$where.netprof_drop" "$rate")" \
+    "$(runs_of "$where.bare_nodrop" messages_per_second)" \
+    "$(runs_of "$where.netprof_nodrop" "$rate")" \
+    "$(runs_of "$where.bare_push" messages_per_second)" \
+    "$(runs_of "$where.bare_drop" lost)" \
+    "$(runs_of "$where.netprof_drop" subscribers.0.lost)" \
+    "$(runs_of "$where.netprof_nodrop" subscribers.0.lost)" \
+    "$(runs_of "$where.netprof_drop_probe10" "$rate")" \
+    "$(runs_of "$where.netprof_nodrop_probe10" "$rate")" <<'EOF'
 import statistics, sys
 
 (where, cpus, repeat, target_latency, target_rate, pp_payload, pp_wire, echo_bytes, st_payload,
@@ -218,7 +179,4 @@ print()
 EOF
 done
 
-if ((failures > 0)); then
-  echo "$failures run(s) failed; their figures are n/a" >&2
-  exit 1
-fi
+bench_finish

@@ -10,37 +10,22 @@
 # and the medians compared. Prints figures; the exit status is 0 unless a run failed.
 
 set -euo pipefail
-
-build_dir=./build
-size=1048576
-repeat=3
-seconds=3
-cpus=0,1
-queue_length=64000000
-
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_option --size size BYTES positive
-bench_option --repeat repeat N positive
-bench_common_options time cpu
+bench_option --size size=1048576 BYTES positive
+bench_option --repeat repeat=3 N positive
+bench_common_options time=3 cpu=0,1
 bench_parse_options "$@"
 
-netprof=$build_dir/netprof
-python=/usr/bin/python3
-require_binaries "$netprof"
-bench_start bench_zmq_zero_copy
-
+bench_begin bench_zmq_zero_copy
+queue_length=64000000
 limit=$(netprof_deadline "$seconds")
-free_port()
-{
-  "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # One publisher/subscriber pair; the publisher's CPU seconds go to $stem.cpu.
 run_pair()
 {
   local stem=$1 zero_copy=$2 publisher_port subscriber_port subscriber_pid status=0
-  publisher_port=$(free_port)
-  subscriber_port=$(free_port)
+  publisher_port=$(bench_free_port)
+  subscriber_port=$(bench_free_port)
   timeout --kill-after=5 "$limit" "$netprof" -i 1 --zmq "tcp://127.0.0.1:$subscriber_port" \
     --zmq "tcp://127.0.0.1:$publisher_port" -s "$size" -q "$queue_length" --cpu "${cpus#*,}" \
     --quiet --json "$stem.sub.json" >/dev/null 2>"$stem.sub.err" &
@@ -60,7 +45,7 @@ run_pair()
   fi
 }
 
-echo "host: $(uname -sr), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), libzmq $(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
+echo "host: $(bench_host), libzmq $(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
 echo "tcp on 127.0.0.1, -s $size, -q $queue_length, --zmq-nodrop, $seconds s per run," \
   "publisher on CPU ${cpus%,*}, subscriber on CPU ${cpus#*,}"
 for ((run = 1; run <= repeat; run++)); do
@@ -110,4 +95,4 @@ if copy_rate and copy_cpu:
     print(f"zero-copy / copying: {zero_rate / copy_rate:.2f}x the received rate, "
           f"{zero_cpu / copy_cpu:.2f}x the publisher's CPU per message")
 EOF
-exit $((failures > 0))
+bench_finish

@@ -1,0 +1,148 @@
+#pragma once
+
+// How every bare baseline reads its command line: flag-value pairs, strictly checked, the flags
+// most of them share taken in one place, and a mistake answered with the usage and exit 2.
+
+#include <sched.h>
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace bare {
+
+struct UsageError {
+  std::string message; // empty: help was asked for
+};
+
+// What a baseline's main does with a UsageError: help goes to stdout (exit 0); a mistake is
+// named on stderr with the usage after it (exit 2). `usage` ends with a newline.
+inline int usage_exit_status(const UsageError& error, const char* program, const char* usage)
+{
+  if (error.message.empty()) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "%s: %s\n%s", program, error.message.c_str(), usage);
+  return 2;
+}
+
+// A baseline's main: its options from parse(argc, argv) (a UsageError answered as
+// usage_exit_status says), then the exit status run(options) returns.
+template <typename Parse, typename Run>
+int run_main(int argc, char** argv, const char* program, const char* usage, Parse&& parse,
+             Run&& run)
+{
+  decltype(parse(argc, argv)) options;
+  try {
+    options = parse(argc, argv);
+  } catch (const UsageError& error) {
+    return usage_exit_status(error, program, usage);
+  }
+  return run(options);
+}
+
+template <typename Number>
+Number parse_number(std::string_view text, Number lowest, Number highest, const char* message)
+{
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < lowest || value > highest)
+    throw UsageError{message};
+  return value;
+}
+
+// Walks argv as flag-value pairs, handing each to take(flag, value). -h/--help, and a flag
+// given last without its value, end the walk with a UsageError.
+template <typename Take> void for_each_option(int argc, char** argv, Take&& take)
+{
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "-h" || flag == "--help")
+      throw UsageError{};
+    if (i + 1 >= argc)
+      throw UsageError{"every option takes a value"};
+    take(flag, std::string_view(argv[++i]));
+  }
+}
+
+// Options{} with each flag-value pair of the command line handed to take(flag, value, options),
+// which returns false for a flag it does not know.
+template <typename Options, typename Take>
+Options parse_command_line(int argc, char** argv, Take&& take)
+{
+  Options options;
+  for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
+    if (!take(flag, value, options))
+      throw UsageError{"unknown option " + std::string(flag)};
+  });
+  return options;
+}
+
+// --iterations (1 to 2^32) and --warmup (0 to 2^32) of the socket ping-pongs, into `iterations`
+// and `warmup`; false for any other flag.
+inline bool take_count_option(std::string_view flag, std::string_view value,
+                              std::uint64_t& iterations, std::uint64_t& warmup)
+{
+  if (flag == "--iterations")
+    iterations = parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 32,
+                                             "--iterations must be 1 to 2^32");
+  else if (flag == "--warmup")
+    warmup =
+        parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 32, "--warmup must be 0 to 2^32");
+  else
+    return false;
+  return true;
+}
+
+// --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).
+inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* usage)
+{
+  const auto comma = value.find(',');
+  if (comma == std::string_view::npos)
+    throw UsageError{usage};
+  return {parse_number<int>(value.substr(0, comma), 0, CPU_SETSIZE - 1, "bad CPU number"),
+          parse_number<int>(value.substr(comma + 1), 0, CPU_SETSIZE - 1, "bad CPU number")};
+}
+
+// The first and the second CPU of an optional --cpu A,B (the pinger's and the ponger's, or the
+// sender's and the receiver's); none when it was not given.
+inline std::optional<int> first_cpu(const std::optional<std::pair<int, int>>& cpus)
+{
+  return cpus ? std::optional<int>(cpus->first) : std::nullopt;
+}
+
+inline std::optional<int> second_cpu(const std::optional<std::pair<int, int>>& cpus)
+{
+  return cpus ? std::optional<int>(cpus->second) : std::nullopt;
+}
+
+// What the shared-memory ping-pongs (shm_ring_pingpong, iceoryx_pingpong) run: round trips
+// measured after a warm-up, pinger and ponger pinned.
+struct RoundTrips {
+  std::uint64_t iterations = 1'000'000;
+  std::uint64_t warmup = 100'000;
+  std::pair<int, int> cpus{0, 1};
+};
+
+// Takes --iterations, --warmup or --cpu into `runs`; false for any other flag.
+inline bool take_round_trip_option(std::string_view flag, std::string_view value, RoundTrips& runs)
+{
+  if (flag == "--iterations")
+    runs.iterations =
+        parse_number<std::uint64_t>(value, 1, 1'000'000'000, "--iterations needs 1..1e9");
+  else if (flag == "--warmup")
+    runs.warmup = parse_number<std::uint64_t>(value, 0, 1'000'000'000, "--warmup needs 0..1e9");
+  else if (flag == "--cpu")
+    runs.cpus = parse_cpu_pair(value, "--cpu needs PINGER,PONGER");
+  else
+    return false;
+  return true;
+}
+
+} // namespace bare
