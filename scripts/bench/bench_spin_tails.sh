@@ -11,9 +11,10 @@
 #       [--transports LIST]
 #
 # Same number of round trips both sides (--iterations, 20,000; a tenth more as warm-up), so the
-# p99 of each rests on as many samples. The bare nng program always waits in nng_recv (nng's own
-# threads do the I/O), the bare udp one echoes the whole datagram (as bench_udp_pingpong.sh
-# does); the others spin as netprof does. iceoryx needs iox-roudi: one already running is used,
+# p99 of each rests on as many samples. Every bare program spins as netprof does (nng's polls
+# nng_recv with NNG_FLAG_NONBLOCK and yields between looks, as netprof's nng endpoint does: nng's
+# own threads do the I/O); the bare udp one echoes the whole datagram (as bench_udp_pingpong.sh
+# does). iceoryx needs iox-roudi: one already running is used,
 # else one is started here and stopped by its PID. BUILD_DIR (default ./build) must hold a
 # Release build with the benchmarks (NETPROF_BUILD_BENCH=ON).
 
@@ -72,7 +73,7 @@ bare_arguments()
   tcp) echo "--size $((wire + 8)) --echo-size $((echo_bytes + 8)) --wait spin ${common[*]}" ;; # + frames
   uds) echo "--type seqpacket --size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;;
   mq) echo "--size $wire --echo-size $((echo_bytes + 8)) --wait spin ${common[*]}" ;; # + its echo frame
-  nng) echo "--size $wire --echo-size $echo_bytes --transport tcp ${common[*]}" ;;
+  nng) echo "--size $wire --echo-size $echo_bytes --transport tcp --wait spin ${common[*]}" ;;
   zmq) echo "--size $wire --echo-size $echo_bytes --wait spin ${common[*]}" ;; # xpub-xsub, as netprof
   iceoryx) echo "--size $wire --echo-size $echo_bytes ${common[*]}" ;;
   esac

@@ -1,11 +1,13 @@
 // The floor netprof's NNG ping-pong is compared against: the leanest honest round trip over
 // NNG between two processes, one pair0 socket each (listening pinger, dialling ponger), blocking
-// nng_send/nng_recv, no netprof code. With --size 116 --echo-size 68 the bytes are netprof's for
+// nng_send/nng_recv (or, with --wait spin, nng_recv polled with NNG_FLAG_NONBLOCK and a
+// sched_yield between looks, as netprof's --wait-strategy spin does over NNG), no netprof code.
+// With --size 116 --echo-size 68 the bytes are netprof's for
 // `-s 64` (its 52-byte header + 64 B out, an echo of its header and the 16 B of cross-clock stamps
 // back), so the ratio printed by transports/nng/bench/bench_nng.sh is netprof's own cost.
 //
 //   bare_nng_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
-//                     [--transport tcp|ipc] [--cpu PINGER,PONGER]
+//                     [--transport tcp|ipc] [--wait block|spin] [--cpu PINGER,PONGER]
 //
 // NNG starts threads, so nothing of it is touched before the fork: each process opens its own
 // socket. Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (NNG error,
@@ -18,6 +20,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sched.h>
 #include <string>
 
 namespace {
@@ -29,7 +32,7 @@ constexpr const char* program = "bare_nng_pingpong";
 constexpr const char* usage =
     "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
-    "       [--cpu PINGER,PONGER (none: unpinned)]\n";
+    "       [--wait block|spin (=block)] [--cpu PINGER,PONGER (none: unpinned)]\n";
 constexpr std::size_t sequence_offset = 0;
 constexpr std::size_t min_size = sizeof(std::uint64_t);
 
@@ -39,6 +42,7 @@ struct Options {
   std::uint64_t iterations = 100000;
   std::uint64_t warmup = 10000;
   bool ipc = false;
+  bool spin = false;
   std::optional<std::pair<int, int>> cpus;
 };
 
@@ -51,6 +55,10 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
   else if (flag == "--echo-size")
     options.echo_size = parse_number<std::size_t>(value, min_size, max_message_size,
                                                   "--echo-size must be 8 to 1048576");
+  else if (flag == "--wait" && (value == "block" || value == "spin"))
+    options.spin = value == "spin";
+  else if (flag == "--wait")
+    throw UsageError{"--wait takes block or spin"};
   else if (flag == "--cpu")
     options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
   else
@@ -64,6 +72,27 @@ Options parse_options(int argc, char** argv)
   return bare::parse_command_line<Options>(argc, argv, take_option);
 }
 
+// One message into `buffer` (its size in, the message's out): waiting in NNG, or spinning.
+// NNG's own threads do the I/O either way, so a spinner gives its CPU away between looks.
+void receive(nng_socket socket, std::vector<std::byte>& buffer, std::size_t& size, bool spin,
+             const char* what)
+{
+  if (!spin) {
+    size = buffer.size();
+    check(nng_recv(socket, buffer.data(), &size, 0), what);
+    return;
+  }
+  for (;;) {
+    size = buffer.size();
+    const int got = nng_recv(socket, buffer.data(), &size, NNG_FLAG_NONBLOCK);
+    if (got != NNG_EAGAIN) {
+      check(got, what);
+      return;
+    }
+    sched_yield();
+  }
+}
+
 // The child: dials (NNG retries until the pinger listens), says hello, answers exactly `total`
 // pings with an echo carrying the ping's sequence number.
 void run_ponger(const std::string& url, const Options& options)
@@ -75,8 +104,8 @@ void run_ponger(const std::string& url, const Options& options)
   check(nng_send(socket, echo.data(), echo.size(), 0), "hello");
   std::vector<std::byte> ping(options.size);
   for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
-    std::size_t size = ping.size();
-    check(nng_recv(socket, ping.data(), &size, 0), "receive a ping");
+    std::size_t size = 0;
+    receive(socket, ping, size, options.spin, "receive a ping");
     std::memcpy(echo.data() + sequence_offset, ping.data() + sequence_offset,
                 sizeof(std::uint64_t));
     check(nng_send(socket, echo.data(), echo.size(), 0), "send an echo");
@@ -102,8 +131,7 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
     std::memcpy(ping.data() + sequence_offset, &sequence, sizeof sequence);
     const auto sent_at = Clock::now();
     check(nng_send(socket, ping.data(), ping.size(), 0), "send a ping");
-    size = echo.size();
-    check(nng_recv(socket, echo.data(), &size, 0), "receive an echo");
+    receive(socket, echo, size, options.spin, "receive an echo");
     const auto received_at = Clock::now();
     std::uint64_t echoed = 0;
     std::memcpy(&echoed, echo.data() + sequence_offset, sizeof echoed);
@@ -127,8 +155,10 @@ int main(int argc, char** argv)
         [&](const std::string& url) { run_ponger(url, options); },
         [&](const std::string& url) { return run_pinger(url, options); },
         [&](std::vector<std::int64_t> rtts) {
-          std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
-                      options.ipc ? "ipc" : "tcp", options.size, options.echo_size);
+          std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"wait\":\"%s\","
+                      "\"size\":%zu,\"echo_size\":%zu,",
+                      options.ipc ? "ipc" : "tcp", options.spin ? "spin" : "block", options.size,
+                      options.echo_size);
           bare::print_round_trips(std::move(rtts));
         });
   });
