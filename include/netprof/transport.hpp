@@ -192,6 +192,11 @@ struct EndpointRequest {
 // interfaces below, which the core asks for once, right after opening.
 class Endpoint {
 public:
+  // An endpoint holds sockets, mappings and peers that nobody may share: never copied (the
+  // core owns it through a unique_ptr), so no endpoint has to say so again.
+  Endpoint() = default;
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
   virtual ~Endpoint() = default;
 
   // Publisher: to every subscriber. Subscriber: back to the publisher. Never blocks for long,
