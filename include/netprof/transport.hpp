@@ -168,6 +168,9 @@ struct EndpointFacts {
   EffectiveQos qos{};
 };
 
+// The core's default -s, in bytes.
+inline constexpr std::size_t default_payload_size = 128;
+
 // What the core asks of a transport when opening an endpoint.
 struct EndpointRequest {
   Role role = Role::publisher;
@@ -185,6 +188,12 @@ struct EndpointRequest {
   std::size_t subscribers = 0;
   // --reliability and --history as given (empty: neither); Transport::effective_qos maps them.
   QosRequest qos{};
+
+  // message_size, or while that is not known (0) the size of a data message of the default -s.
+  std::size_t message_size_or_default() const noexcept
+  {
+    return message_size > 0 ? message_size : header_bytes + default_payload_size;
+  }
 };
 
 // One open endpoint. Used from a single thread: the measured loop. Five hooks: send, flush,
