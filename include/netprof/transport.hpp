@@ -168,6 +168,9 @@ struct EndpointFacts {
   EffectiveQos qos{};
 };
 
+// The core's default -s, in bytes.
+inline constexpr std::size_t default_payload_size = 128;
+
 // What the core asks of a transport when opening an endpoint.
 struct EndpointRequest {
   Role role = Role::publisher;
@@ -185,6 +188,12 @@ struct EndpointRequest {
   std::size_t subscribers = 0;
   // --reliability and --history as given (empty: neither); Transport::effective_qos maps them.
   QosRequest qos{};
+
+  // message_size, or while that is not known (0) the size of a data message of the default -s.
+  std::size_t message_size_or_default() const noexcept
+  {
+    return message_size > 0 ? message_size : header_bytes + default_payload_size;
+  }
 };
 
 // One open endpoint. Used from a single thread: the measured loop. Five hooks: send, flush,
@@ -192,6 +201,11 @@ struct EndpointRequest {
 // interfaces below, which the core asks for once, right after opening.
 class Endpoint {
 public:
+  // An endpoint holds sockets, mappings and peers that nobody may share: never copied (the
+  // core owns it through a unique_ptr), so no endpoint has to say so again.
+  Endpoint() = default;
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
   virtual ~Endpoint() = default;
 
   // Publisher: to every subscriber. Subscriber: back to the publisher. Never blocks for long,

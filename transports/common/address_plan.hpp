@@ -1,11 +1,12 @@
 #pragma once
 
 // How a transport whose local pair picks its own addresses (free loopback ports, socket
-// files) plans a run: the QoS of every role, then either the pair's arguments or, for one
-// process, the addresses it uses and how to open its endpoint there.
+// files, fresh names) plans a run: the QoS of every role, then either the pair's arguments or,
+// for one process, the addresses it uses and how to open its endpoint there.
 
 #include <netprof/transport_plan.hpp>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,5 +38,16 @@ TransportPlan plan_pair_or_single(const PlanRequest& request, QosOf&& qos_of, Pa
   plan.opener = std::move(single.opener);
   return plan;
 }
+
+// A transport whose processes all meet at one NAME (--shm NAME, --mq NAME, --iceoryx NAME):
+// its local pair gives every process `flag NAME`, the name given or, when none was (empty), a
+// fresh one of the pair's own (unique_pair_name), by which a later pair knows what a killed
+// one left behind.
+LocalPairPlan same_name_pair(const std::string& flag, const std::string& given,
+                             std::size_t subscribers);
+
+// The NAME a single process meets at. Throws UsageError when none was given: only a local pair
+// picks one itself.
+const std::string& required_name(const std::string& flag, const std::string& given);
 
 } // namespace netprof::transport_common

@@ -64,9 +64,6 @@ public:
   explicit DdsEndpoint(const EndpointSettings& settings);
   ~DdsEndpoint() override;
 
-  DdsEndpoint(const DdsEndpoint&) = delete;
-  DdsEndpoint& operator=(const DdsEndpoint&) = delete;
-
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Samples written wait in Cyclone's write batch (Internal/WriteBatch) until a datagram is
   // full or this sends them.

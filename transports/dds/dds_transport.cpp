@@ -2,6 +2,8 @@
 
 #include "dds_endpoint.hpp"
 
+#include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
 
 #include <netprof/errors.hpp>
@@ -27,12 +29,12 @@ const OptionGroup& dds_options()
 {
   static const OptionGroup group{
       "DDS",
-      {OptionSpec("dds", "NAME", Text{},
-                  "Eclipse Cyclone DDS: the topics NAME_data (publisher -> subscribers) and "
-                  "NAME_echo (the back channel), NAME of letters, digits and '_'. Alone: "
-                  "netprof. Give every process the same; --local-pair picks a unique one")
-           .with_implicit(default_topic_prefix)
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "dds", "NAME",
+           "Eclipse Cyclone DDS: the topics NAME_data (publisher -> subscribers) and NAME_echo "
+           "(the back channel), NAME of letters, digits and '_'. Alone: netprof. Give every "
+           "process the same; --local-pair picks a unique one",
+           default_topic_prefix),
        OptionSpec("dds-domain", "ID", WholeNumber{0, max_domain}, "the DDS domain id")
            .with_default("0"),
        OptionSpec("dds-reliability", "reliable|best-effort", Choice{{"reliable", "best-effort"}},
@@ -213,23 +215,19 @@ std::string unique_prefix()
 TransportPlan plan_dds(const PlanRequest& request)
 {
   const DdsSettings settings = parse_settings(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return dds_qos(settings, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    // --dds alone names no topic: the pair takes a unique one, as it does without --dds.
-    const std::string prefix = settings.topic_named ? settings.topic_prefix : unique_prefix();
-    const std::vector<std::string> arguments{"--dds", prefix, "--dds-loopback"};
-    plan.local_pair = {
-        arguments, std::vector<std::vector<std::string>>(request.pair_subscribers, arguments), {}};
-    plan.addresses = {prefix};
-    return plan;
-  }
-  plan.addresses = {settings.topic_prefix};
-  plan.opener = [settings](const EndpointRequest& endpoint) {
-    return open_dds(settings, endpoint);
-  };
-  return plan;
+  return transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return dds_qos(settings, endpoint); },
+      [&]() -> LocalPairPlan {
+        // --dds alone names no topic: the pair takes a unique one, as it does without --dds.
+        const std::string prefix = settings.topic_named ? settings.topic_prefix : unique_prefix();
+        const std::vector<std::string> arguments{"--dds", prefix, "--dds-loopback"};
+        return {arguments, std::vector(request.pair_subscribers, arguments), {}};
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        return {{settings.topic_prefix}, [settings](const EndpointRequest& endpoint) {
+                  return open_dds(settings, endpoint);
+                }};
+      });
 }
 
 } // namespace

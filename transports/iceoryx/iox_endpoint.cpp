@@ -157,8 +157,6 @@ IoxEndpoint::IoxEndpoint(const EndpointSettings& settings)
   m_last_roudi_check = Clock::now();
 }
 
-IoxEndpoint::~IoxEndpoint() = default;
-
 SendOutcome IoxEndpoint::refuse_loan(AllocationError error) noexcept
 {
   if (error == AllocationError::RUNNING_OUT_OF_CHUNKS ||

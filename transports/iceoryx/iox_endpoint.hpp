@@ -46,10 +46,6 @@ public:
   // Registers with RouDi (through the process's runtime lease) and makes the ports; throws
   // TransportError when RouDi is absent or refuses.
   explicit IoxEndpoint(const EndpointSettings& settings);
-  ~IoxEndpoint() override;
-
-  IoxEndpoint(const IoxEndpoint&) = delete;
-  IoxEndpoint& operator=(const IoxEndpoint&) = delete;
 
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;

@@ -4,6 +4,8 @@
 #include "iox_qos.hpp"
 #include "roudi.hpp"
 
+#include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
 
 #include <netprof/errors.hpp>
@@ -18,8 +20,6 @@ using iox_parts::QueueFull;
 
 // iceoryx's IdString_t holds 100 characters.
 constexpr std::size_t max_name_length = 100;
-// The core's default -s, for when the payload size is not known.
-constexpr std::size_t default_payload_bytes = 128;
 // How long a local pair waits for the iox-roudi it starts to answer.
 constexpr auto roudi_ready_within = std::chrono::milliseconds(10000);
 
@@ -27,15 +27,14 @@ const OptionGroup& iceoryx_options()
 {
   static const OptionGroup group{
       "iceoryx (one host, through RouDi)",
-      {OptionSpec("iceoryx", "NAME", Text{},
-                  "iceoryx 2 services netprof/NAME/data and netprof/NAME/back, through the "
-                  "shared memory of the RouDi running on this host: data messages are written "
-                  "into loaned chunks and read where they lie, no copy (iox-roudi: "
-                  "start it first; --local-pair starts one when none runs). With --local-pair, "
-                  "--iceoryx alone picks a unique NAME. -q sets the subscriber's queue, in "
-                  "messages of -s (at most 256)")
-           .with_implicit("")
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "iceoryx", "NAME",
+           "iceoryx 2 services netprof/NAME/data and netprof/NAME/back, through the "
+           "shared memory of the RouDi running on this host: data messages are written "
+           "into loaned chunks and read where they lie, no copy (iox-roudi: "
+           "start it first; --local-pair starts one when none runs). With --local-pair, "
+           "--iceoryx alone picks a unique NAME. -q sets the subscriber's queue, in "
+           "messages of -s (at most 256)"),
        OptionSpec("iox-queue-full", "discard|block", Choice{{"discard", "block"}},
                   "when a subscriber's queue is full: discard (default) drops its oldest "
                   "message, counted as loss; block makes the publisher wait for it. Give every "
@@ -87,11 +86,8 @@ iox_parts::Qos iox_qos(const IoxSettings& settings, const EndpointRequest& reque
                        iox_parts::queue_full_name(chosen.queue_full) + ": give one of them");
     chosen.queue_full = wanted;
   }
-  const std::size_t message_bytes = request.message_size > 0
-                                        ? request.message_size
-                                        : request.header_bytes + default_payload_bytes;
-  chosen.queue_capacity =
-      iox_parts::queue_capacity_for(request.queue_length_bytes, message_bytes, most);
+  chosen.queue_capacity = iox_parts::queue_capacity_for(request.queue_length_bytes,
+                                                        request.message_size_or_default(), most);
   if (request.qos.history && request.qos.history->depth) {
     const std::uint64_t depth = *request.qos.history->depth;
     if (depth > most)
@@ -119,6 +115,15 @@ EffectiveQos effective_qos(const IoxSettings& settings, const EndpointRequest& r
   return effective;
 }
 
+std::unique_ptr<Endpoint> open_iceoryx(const IoxSettings& settings, const EndpointRequest& request)
+{
+  return std::make_unique<iox_parts::IoxEndpoint>(
+      iox_parts::EndpointSettings{.role = request.role,
+                                  .name = settings.name,
+                                  .qos = iox_qos(settings, request),
+                                  .requested_buffer_bytes = request.queue_length_bytes});
+}
+
 // The user's RouDi when one answers; otherwise one of our own for the pair's duration.
 std::unique_ptr<PairService> start_roudi()
 {
@@ -131,29 +136,19 @@ std::unique_ptr<PairService> start_roudi()
 TransportPlan plan_iceoryx(const PlanRequest& request)
 {
   const IoxSettings settings = parse_settings(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); });
+  TransportPlan plan = transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); },
+      [&] {
+        return transport_common::same_name_pair("--iceoryx", settings.name,
+                                                request.pair_subscribers);
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        return {{transport_common::required_name("--iceoryx", settings.name)},
+                [settings](const EndpointRequest& endpoint) {
+                  return open_iceoryx(settings, endpoint);
+                }};
+      });
   plan.pair_service_starter = start_roudi;
-  if (request.role == PlanRole::local_pair) {
-    const std::string name =
-        settings.name.empty() ? transport_common::unique_pair_name() : settings.name;
-    const std::vector<std::string> arguments = {"--iceoryx", name};
-    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
-    plan.addresses = {name};
-    return plan;
-  }
-  if (settings.name.empty())
-    throw UsageError("--iceoryx needs a NAME (only --local-pair picks one itself)");
-  plan.addresses = {settings.name};
-  plan.opener = [settings](const EndpointRequest& endpoint) {
-    iox_parts::EndpointSettings endpoint_settings;
-    endpoint_settings.role = endpoint.role;
-    endpoint_settings.name = settings.name;
-    endpoint_settings.requested_buffer_bytes = endpoint.queue_length_bytes;
-    endpoint_settings.qos = iox_qos(settings, endpoint);
-    return std::make_unique<iox_parts::IoxEndpoint>(endpoint_settings);
-  };
   return plan;
 }
 

@@ -5,9 +5,9 @@
 #include "mq_endpoint.hpp"
 #include "queue_names.hpp"
 
+#include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
-
-#include <netprof/errors.hpp>
 
 #include <iostream>
 #include <optional>
@@ -31,23 +31,18 @@ const OptionGroup& mq_options()
 {
   static const OptionGroup group{
       "POSIX message queues (one host)",
-      {OptionSpec("mq", "NAME", Text{}, name_help).with_implicit("").passed(PairRoute::neither),
+      {transport_common::naming_option("mq", "NAME", name_help),
        OptionSpec("mq-depth", "N", WholeNumber{1, mq::hard_depth_limit}, depth_help)
            .with_default(std::to_string(mq::default_depth))}};
   return group;
 }
 
-// The mq options of a command line, parsed once, with the depth the kernel allows.
-struct MqSettings {
-  std::string name; // empty: none given (the local pair picks one)
-  mq::KernelLimits limits;
-  std::size_t depth = 0;
-  std::string depth_note;
-};
-
-MqSettings parse_settings(const OptionValues& values)
+// The mq options of a command line, parsed once, with the depth the kernel allows: the
+// endpoint's settings but for what the core asks at opening. An empty name: none given (the
+// local pair picks one).
+mq::EndpointSettings parse_settings(const OptionValues& values)
 {
-  MqSettings settings;
+  mq::EndpointSettings settings;
   settings.name = values.text(mq_options()["mq"]).value_or("");
   if (!settings.name.empty())
     mq::check_run_name(settings.name);
@@ -63,7 +58,7 @@ MqSettings parse_settings(const OptionValues& values)
 
 // The depth is the subscriber's queue, at which the publisher waits (mq_timedsend on a full
 // queue): keep-all bounded by the kernel, never a message dropped.
-EffectiveQos mq_qos(const MqSettings& settings, const EndpointRequest& request)
+EffectiveQos mq_qos(const mq::EndpointSettings& settings, const EndpointRequest& request)
 {
   EffectiveQos effective = qos::always_reliable(
       request.qos, "mq",
@@ -75,13 +70,8 @@ EffectiveQos mq_qos(const MqSettings& settings, const EndpointRequest& request)
   return effective;
 }
 
-std::unique_ptr<Endpoint> open_mq(const MqSettings& given, const EndpointRequest& request)
+std::unique_ptr<Endpoint> open_mq(mq::EndpointSettings settings, const EndpointRequest& request)
 {
-  mq::EndpointSettings settings;
-  settings.name = given.name;
-  settings.limits = given.limits;
-  settings.depth = given.depth;
-  settings.depth_note = given.depth_note;
   settings.requested_bytes = request.queue_length_bytes;
   if (request.role == Role::publisher)
     return std::make_unique<mq::PublisherEndpoint>(std::move(settings),
@@ -102,25 +92,20 @@ void remove_queues_of_killed_pairs()
 
 TransportPlan plan_mq(const PlanRequest& request)
 {
-  const MqSettings settings = parse_settings(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return mq_qos(settings, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    // Every process names the same run; each subscriber's -i names its own queue.
-    const std::string name =
-        settings.name.empty() ? transport_common::unique_pair_name() : settings.name;
-    const std::vector<std::string> arguments = {"--mq", name};
-    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
-    plan.addresses = {name};
-    if (settings.name.empty())
-      plan.killed_pair_cleaner = remove_queues_of_killed_pairs;
-    return plan;
-  }
-  if (settings.name.empty())
-    throw UsageError("--mq needs a NAME (only --local-pair picks one itself)");
-  plan.addresses = {settings.name};
-  plan.opener = [settings](const EndpointRequest& endpoint) { return open_mq(settings, endpoint); };
+  const mq::EndpointSettings settings = parse_settings(request.values);
+  TransportPlan plan = transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return mq_qos(settings, endpoint); },
+      // Every process names the same run; each subscriber's -i names its own queue.
+      [&] {
+        return transport_common::same_name_pair("--mq", settings.name, request.pair_subscribers);
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        return {
+            {transport_common::required_name("--mq", settings.name)},
+            [settings](const EndpointRequest& endpoint) { return open_mq(settings, endpoint); }};
+      });
+  if (request.role == PlanRole::local_pair && settings.name.empty())
+    plan.killed_pair_cleaner = remove_queues_of_killed_pairs;
   return plan;
 }
 

@@ -54,9 +54,6 @@ public:
   explicit MqttEndpoint(const EndpointSettings& settings);
   ~MqttEndpoint() override;
 
-  MqttEndpoint(const MqttEndpoint&) = delete;
-  MqttEndpoint& operator=(const MqttEndpoint&) = delete;
-
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;

@@ -3,7 +3,9 @@
 #include "mqtt_broker.hpp"
 #include "mqtt_endpoint.hpp"
 
+#include "common/address_plan.hpp"
 #include "common/free_ports.hpp"
+#include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
 
 #include <netprof/errors.hpp>
@@ -24,8 +26,6 @@ using mqtt_parts::EndpointSettings;
 
 constexpr const char* default_prefix = "netprof";
 constexpr std::size_t most_prefix_bytes = 1000;
-// The core's default -s, for when the payload size is not known.
-constexpr std::size_t default_payload_bytes = 128;
 // How long a local pair waits for the mosquitto it starts to accept connections.
 constexpr auto broker_ready_within = std::chrono::milliseconds(10000);
 
@@ -33,13 +33,12 @@ const OptionGroup& mqtt_options()
 {
   static const OptionGroup group{
       "MQTT (through a broker)",
-      {OptionSpec("mqtt", "HOST:PORT", Text{},
-                  "MQTT through the broker at HOST:PORT (Mosquitto, or any MQTT 3.1.1 broker): "
-                  "the publisher publishes to PREFIX/data, subscribers echo to PREFIX/echo/ID. "
-                  "--local-pair with --mqtt alone starts a mosquitto of its own on a free "
-                  "127.0.0.1 port and stops it at the end")
-           .with_implicit("")
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "mqtt", "HOST:PORT",
+           "MQTT through the broker at HOST:PORT (Mosquitto, or any MQTT 3.1.1 broker): "
+           "the publisher publishes to PREFIX/data, subscribers echo to PREFIX/echo/ID. "
+           "--local-pair with --mqtt alone starts a mosquitto of its own on a free "
+           "127.0.0.1 port and stops it at the end"),
        OptionSpec("mqtt-topic", "PREFIX", Text{},
                   "the topics' prefix (default netprof; --local-pair: a unique one per run); "
                   "no MQTT wildcard + or #. Give every process of a run the same")
@@ -128,10 +127,7 @@ int mqtt_qos(const MqttSettings& settings, const EndpointRequest& request)
 
 std::uint64_t window_of(const EndpointRequest& request)
 {
-  const std::size_t message_bytes = request.message_size > 0
-                                        ? request.message_size
-                                        : request.header_bytes + default_payload_bytes;
-  return mqtt_parts::window_messages(request.queue_length_bytes, message_bytes);
+  return mqtt_parts::window_messages(request.queue_length_bytes, request.message_size_or_default());
 }
 
 EffectiveQos effective_qos(const MqttSettings& settings, const EndpointRequest& request)
@@ -179,36 +175,43 @@ std::uint16_t free_loopback_port()
   return transport_common::pick_free_ports(SOCK_STREAM, loopback, 1).front();
 }
 
+// Without --mqtt HOST:PORT, the pair starts a broker of its own on a free loopback port, which
+// `own_broker_port` names.
+LocalPairPlan local_pair_plan(const MqttSettings& settings, std::size_t subscribers,
+                              std::optional<std::uint16_t>& own_broker_port)
+{
+  const bool own_broker = !settings.broker_host;
+  const std::string host = own_broker ? "127.0.0.1" : *settings.broker_host;
+  const std::uint16_t port = own_broker ? free_loopback_port() : settings.broker_port;
+  if (own_broker)
+    own_broker_port = port;
+  const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + "/" +
+                                                      transport_common::unique_pair_name());
+  const std::string broker =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  const std::vector<std::string> arguments = {"--mqtt", broker, "--mqtt-topic", prefix};
+  return {arguments, std::vector(subscribers, arguments), {}};
+}
+
 TransportPlan plan_mqtt(const PlanRequest& request)
 {
   const MqttSettings settings = parse_settings(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    const bool own_broker = !settings.broker_host;
-    const std::string host = own_broker ? "127.0.0.1" : *settings.broker_host;
-    const std::uint16_t port = own_broker ? free_loopback_port() : settings.broker_port;
-    const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + "/" +
-                                                        transport_common::unique_pair_name());
-    const std::string broker = (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
-                               ":" + std::to_string(port);
-    const std::vector<std::string> arguments = {"--mqtt", broker, "--mqtt-topic", prefix};
-    plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
-    plan.addresses = {broker};
-    if (own_broker)
-      plan.pair_service_starter = [port] {
-        return std::make_unique<mqtt_parts::OwnedBroker>(port, broker_ready_within);
-      };
-    return plan;
-  }
-  if (!settings.broker_host)
-    throw UsageError("--mqtt needs the broker's HOST:PORT (only --local-pair starts a broker "
-                     "of its own), e.g. --mqtt 127.0.0.1:1883");
-  plan.addresses = {*settings.broker_host + ":" + std::to_string(settings.broker_port)};
-  plan.opener = [settings](const EndpointRequest& endpoint) {
-    return open_mqtt(settings, endpoint);
-  };
+  std::optional<std::uint16_t> own_broker_port;
+  TransportPlan plan = transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); },
+      [&] { return local_pair_plan(settings, request.pair_subscribers, own_broker_port); },
+      [&]() -> transport_common::SingleRolePlan {
+        if (!settings.broker_host)
+          throw UsageError("--mqtt needs the broker's HOST:PORT (only --local-pair starts a "
+                           "broker of its own), e.g. --mqtt 127.0.0.1:1883");
+        return {
+            {*settings.broker_host + ":" + std::to_string(settings.broker_port)},
+            [settings](const EndpointRequest& endpoint) { return open_mqtt(settings, endpoint); }};
+      });
+  if (own_broker_port)
+    plan.pair_service_starter = [port = *own_broker_port] {
+      return std::make_unique<mqtt_parts::OwnedBroker>(port, broker_ready_within);
+    };
   return plan;
 }
 

@@ -53,9 +53,6 @@ public:
   explicit NngEndpoint(const EndpointSettings& settings);
   ~NngEndpoint() override;
 
-  NngEndpoint(const NngEndpoint&) = delete;
-  NngEndpoint& operator=(const NngEndpoint&) = delete;
-
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Every pattern reaches each subscriber it has by itself: nothing to adopt, but adopting
   // proves the subscriber that holds pair's or push/pull's one place (NngSocket evicts an

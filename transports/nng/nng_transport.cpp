@@ -4,6 +4,7 @@
 #include "nng_endpoint.hpp"
 
 #include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/socket_file.hpp"
 
 #include <netprof/errors.hpp>
@@ -22,21 +23,18 @@ using nng_parts::Pattern;
 using nng_parts::Scheme;
 
 constexpr const char* flag = "--nng";
-// The core's default -s, for when the payload size is not known.
-constexpr std::size_t default_payload_bytes = 128;
 
 const OptionGroup& nng_options()
 {
   static const OptionGroup group{
       "NNG",
-      {OptionSpec("nng", "URL", Text{},
-                  "NNG (nanomsg-next-gen): tcp://host:port or ipc:///path. The publisher "
-                  "listens there (0.0.0.0: every interface), subscribers dial it. With pubsub "
-                  "and pushpull the back channel (hellos, echoes, final counters) listens at the "
-                  "next tcp port, or at the ipc path with \".back\" after it. --local-pair takes "
-                  "none (free loopback ports) or one (tcp port 0: netprof picks).")
-           .with_implicit("") // bare, with --local-pair: loopback addresses picked
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "nng", "URL",
+           "NNG (nanomsg-next-gen): tcp://host:port or ipc:///path. The publisher "
+           "listens there (0.0.0.0: every interface), subscribers dial it. With pubsub "
+           "and pushpull the back channel (hellos, echoes, final counters) listens at the "
+           "next tcp port, or at the ipc path with \".back\" after it. --local-pair takes "
+           "none (free loopback ports) or one (tcp port 0: netprof picks)."),
        OptionSpec("nng-pattern", "pubsub|pushpull|pair", Choice{{"pubsub", "pushpull", "pair"}},
                   "the NNG protocols that carry the data: pubsub (pub0/sub0, any number of "
                   "subscribers), pushpull (push0/pull0) or pair (pair0, both ways over one "
@@ -115,11 +113,8 @@ EffectiveQos nng_qos(Pattern chosen, const EndpointRequest& request)
   EffectiveQos effective;
   effective.reliability = waits ? Reliability::reliable : Reliability::best_effort;
   effective.history = waits ? HistoryKind::keep_all : HistoryKind::keep_last;
-  const std::size_t message_bytes = request.message_size > 0
-                                        ? request.message_size
-                                        : request.header_bytes + default_payload_bytes;
   effective.depth = static_cast<std::uint64_t>(
-      nng_parts::queue_messages(request.queue_length_bytes, message_bytes));
+      nng_parts::queue_messages(request.queue_length_bytes, request.message_size_or_default()));
   effective.set_by = QosSetBy::every_process;
   effective.meaning =
       waits ? std::string(nng_parts::pattern_name(chosen)) +
@@ -140,8 +135,7 @@ std::unique_ptr<Endpoint> open_nng(const NngAddress& data, Pattern chosen,
   settings.pattern = chosen;
   settings.data = data;
   settings.queue_length_bytes = request.queue_length_bytes;
-  settings.message_bytes = request.message_size > 0 ? request.message_size
-                                                    : request.header_bytes + default_payload_bytes;
+  settings.message_bytes = request.message_size_or_default();
   settings.header_bytes = request.header_bytes;
   settings.largest_control_message = request.largest_control_message;
   return std::make_unique<nng_parts::NngEndpoint>(settings);

@@ -43,9 +43,6 @@ public:
   explicit PublisherEndpoint(EndpointSettings settings);
   ~PublisherEndpoint() override;
 
-  PublisherEndpoint(const PublisherEndpoint&) = delete;
-  PublisherEndpoint& operator=(const PublisherEndpoint&) = delete;
-
   // One ring every subscriber reads: nobody to adopt, nobody hears another's back ring.
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.
@@ -94,9 +91,6 @@ public:
   // receive() fail.
   SubscriberEndpoint(EndpointSettings settings, std::uint32_t id);
   ~SubscriberEndpoint() override;
-
-  SubscriberEndpoint(const SubscriberEndpoint&) = delete;
-  SubscriberEndpoint& operator=(const SubscriberEndpoint&) = delete;
 
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   // Wakes sleeping readers with the ordered check (an RMW) that send() leaves out.

@@ -3,6 +3,8 @@
 #include "ring.hpp"
 #include "shm_endpoint.hpp"
 
+#include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
 
 #include <netprof/errors.hpp>
@@ -52,20 +54,18 @@ void check_segment_name(const std::string& name)
 namespace {
 
 using transport_common::pair_prefix;
-using transport_common::unique_pair_name;
 
 const OptionGroup& shm_options()
 {
   static const OptionGroup group{
       "Shared memory (one host)",
-      {OptionSpec("shm", "NAME", Text{},
-                  "shared-memory ring /dev/shm/netprof-NAME, created by the publisher (-i 0); "
-                  "subscribers attach to it, before or after it exists. With --local-pair, --shm "
-                  "alone picks a unique NAME. -q sets the ring size in bytes (rounded up to a "
-                  "power of two; -q 1000000 gives 1 MiB); a message may take up to half of it, "
-                  "so a 16 MiB payload needs -q 33554432 or more.")
-           .with_implicit("")
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "shm", "NAME",
+           "shared-memory ring /dev/shm/netprof-NAME, created by the publisher (-i 0); "
+           "subscribers attach to it, before or after it exists. With --local-pair, --shm "
+           "alone picks a unique NAME. -q sets the ring size in bytes (rounded up to a "
+           "power of two; -q 1000000 gives 1 MiB); a message may take up to half of it, "
+           "so a 16 MiB payload needs -q 33554432 or more."),
        OptionSpec("shm-history", "keep-last|keep-all", Choice{{"keep-last", "keep-all"}},
                   "publisher: keep-last (default) never waits, a subscriber that falls a ring "
                   "behind skips ahead and counts the loss; keep-all waits for the slowest live "
@@ -174,26 +174,22 @@ void remove_segments_of_killed_pairs()
 TransportPlan plan_shm(const PlanRequest& request)
 {
   const ShmSettings settings = parse_settings(request.values);
-  TransportPlan plan;
-  plan_qos(plan, request,
-           [&](const EndpointRequest& endpoint) { return shm_qos(settings, endpoint); });
-  if (request.role == PlanRole::local_pair) {
-    // Every process names the same segment.
-    const std::string name = settings.name.empty() ? unique_pair_name() : settings.name;
-    const std::vector<std::string> arguments = {"--shm", name};
-    plan.local_pair = {
-        arguments, std::vector(request.pair_subscribers, arguments), {shm::object_path(name)}};
-    plan.addresses = {name};
-    if (settings.name.empty())
-      plan.killed_pair_cleaner = remove_segments_of_killed_pairs;
-    return plan;
-  }
-  if (settings.name.empty())
-    throw UsageError("--shm needs a NAME (only --local-pair picks one itself)");
-  plan.addresses = {settings.name};
-  plan.opener = [settings](const EndpointRequest& endpoint) {
-    return open_shm(settings, endpoint);
-  };
+  TransportPlan plan = transport_common::plan_pair_or_single(
+      request, [&](const EndpointRequest& endpoint) { return shm_qos(settings, endpoint); },
+      [&] {
+        // Every process names the same segment.
+        LocalPairPlan pair =
+            transport_common::same_name_pair("--shm", settings.name, request.pair_subscribers);
+        pair.files.push_back(shm::object_path(pair.publisher.at(1)));
+        return pair;
+      },
+      [&]() -> transport_common::SingleRolePlan {
+        return {
+            {transport_common::required_name("--shm", settings.name)},
+            [settings](const EndpointRequest& endpoint) { return open_shm(settings, endpoint); }};
+      });
+  if (request.role == PlanRole::local_pair && settings.name.empty())
+    plan.killed_pair_cleaner = remove_segments_of_killed_pairs;
   return plan;
 }
 

@@ -70,9 +70,6 @@ public:
   // endpoint's buffers.
   explicit StreamEndpoint(StreamSetup setup);
 
-  StreamEndpoint(const StreamEndpoint&) = delete;
-  StreamEndpoint& operator=(const StreamEndpoint&) = delete;
-
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;

@@ -14,6 +14,10 @@ namespace netprof::stream {
 
 class StreamSockets {
 public:
+  // Holds what it bound (a listening socket's file, its buffers' sizes): never copied.
+  StreamSockets() = default;
+  StreamSockets(const StreamSockets&) = delete;
+  StreamSockets& operator=(const StreamSockets&) = delete;
   virtual ~StreamSockets() = default;
 
   // Publisher: its listening socket, bound and listening, non-blocking. Throws TransportError

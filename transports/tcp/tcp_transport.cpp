@@ -6,6 +6,7 @@
 #include "common/free_ports.hpp"
 #include "common/host_name.hpp"
 #include "common/ipv4_address.hpp"
+#include "common/option_specs.hpp"
 #include "stream/stream_endpoint.hpp"
 #include "stream/stream_limits.hpp"
 
@@ -22,27 +23,25 @@ namespace netprof {
 namespace {
 
 constexpr const char* flag = "--tcp";
-constexpr std::size_t nodelay_on = 0; // --tcp-nodelay on|off
 
 const OptionGroup& tcp_options()
 {
   static const OptionGroup group{
       "TCP",
-      {OptionSpec("tcp", "host:port", Text{},
-                  "raw TCP, one connection per subscriber, each message length-framed. The "
-                  "publisher listens at its --tcp (0.0.0.0: every interface); a subscriber "
-                  "connects to the publisher's address, its only --tcp, or its second after "
-                  "its own local address (port 0: any). --local-pair takes none (a free "
-                  "loopback port), one (the publisher's; port 0: netprof picks) or two (the "
-                  "publisher's, then the subscriber's own).")
-           .repeatable()
-           .with_implicit("") // bare, with --local-pair: loopback addresses picked
-           .passed(PairRoute::neither),
-       OptionSpec("tcp-nodelay", "on|off", Choice{{"on", "off"}},
-                  "TCP_NODELAY on every connection: on sends each message at once; off lets "
-                  "Nagle's algorithm hold a small message back until what was sent before is "
-                  "acknowledged, to coalesce it with others")
-           .with_default("on")}};
+      {transport_common::naming_option(
+           "tcp", "host:port",
+           "raw TCP, one connection per subscriber, each message length-framed. The "
+           "publisher listens at its --tcp (0.0.0.0: every interface); a subscriber "
+           "connects to the publisher's address, its only --tcp, or its second after "
+           "its own local address (port 0: any). --local-pair takes none (a free "
+           "loopback port), one (the publisher's; port 0: netprof picks) or two (the "
+           "publisher's, then the subscriber's own).")
+           .repeatable(),
+       transport_common::on_off_option(
+           "tcp-nodelay",
+           "TCP_NODELAY on every connection: on sends each message at once; off lets "
+           "Nagle's algorithm hold a small message back until what was sent before is "
+           "acknowledged, to coalesce it with others")}};
   return group;
 }
 
@@ -80,7 +79,7 @@ EffectiveQos tcp_qos(const EndpointRequest& request)
 
 bool no_delay(const OptionValues& values)
 {
-  return *values.choice(tcp_options()["tcp-nodelay"]) == nodelay_on;
+  return transport_common::switched_on(values, tcp_options()["tcp-nodelay"]);
 }
 
 std::vector<std::string> addresses_given(const OptionValues& values)

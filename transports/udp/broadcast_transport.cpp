@@ -7,6 +7,8 @@
 #include "udp_transport.hpp"
 #include "udp_tuning.hpp"
 
+#include "common/option_specs.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <string>
@@ -24,12 +26,12 @@ const OptionGroup& broadcast_options()
 {
   static const OptionGroup group{
       "UDP broadcast",
-      {OptionSpec("broadcast,b", "addr:port", Text{},
-                  "UDP broadcast: every process binds this broadcast address and port and sends "
-                  "to it, publisher data and back channel alike. The address must be an "
-                  "interface's broadcast address (127.255.255.255 stays on this host) or "
-                  "255.255.255.255")
-           .passed(PairRoute::neither)}};
+      {transport_common::naming_option(
+          "broadcast,b", "addr:port",
+          "UDP broadcast: every process binds this broadcast address and port and sends to it, "
+          "publisher data and back channel alike. The address must be an interface's broadcast "
+          "address (127.255.255.255 stays on this host) or 255.255.255.255",
+          std::nullopt)}};
   return group;
 }
 

@@ -4,6 +4,8 @@
 #include "interfaces.hpp"
 #include "socket_address.hpp"
 
+#include "common/option_specs.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <arpa/inet.h>
@@ -11,8 +13,6 @@
 namespace netprof::udp {
 
 namespace {
-
-constexpr std::size_t on = 0; // --mc-loopback on|off
 
 // An interface by IPv4 address or by name, among those the host has.
 MulticastInterface find_interface(const std::string& value)
@@ -39,19 +39,19 @@ const OptionGroup& multicast_options()
 {
   static const OptionGroup group{
       "UDP multicast",
-      {OptionSpec("multicast,m", "group:port", Text{},
-                  "UDP multicast: every process joins the group and binds its port; publisher "
-                  "data and the subscribers' back channel both go to the group. The group must "
-                  "be in 224.0.0.0/4; default 239.255.0.1:4150 (MADARA's)")
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "multicast,m", "group:port",
+           "UDP multicast: every process joins the group and binds its port; publisher data and "
+           "the subscribers' back channel both go to the group. The group must be in "
+           "224.0.0.0/4; default 239.255.0.1:4150 (MADARA's)",
+           std::nullopt),
        OptionSpec("mc-ttl", "N", WholeNumber{0, 255},
                   "multicast TTL, 0 to 255: 0 keeps datagrams on this host, 1 on the local "
                   "network")
            .with_default("1"),
-       OptionSpec("mc-loopback", "on|off", Choice{{"on", "off"}},
-                  "also deliver to processes on this host (needed when they all run on one "
-                  "host)")
-           .with_default("on"),
+       transport_common::on_off_option(
+           "mc-loopback",
+           "also deliver to processes on this host (needed when they all run on one host)"),
        OptionSpec("mc-interface", "ADDR|NAME", Text{},
                   "interface to send and join on, by IPv4 address or name; default: the one the "
                   "route to the group picks (on loopback that needs: ip route add 224.0.0.0/4 "
@@ -81,7 +81,7 @@ MulticastSettings parse_multicast(const OptionValues& values)
                      "': the group needs a port other than 0 (every process binds the same one)");
   }
   settings.ttl = static_cast<int>(*values.whole_number(options["mc-ttl"]));
-  settings.loopback = *values.choice(options["mc-loopback"]) == on;
+  settings.loopback = transport_common::switched_on(values, options["mc-loopback"]);
   if (const auto interface = values.text(options["mc-interface"]);
       interface && !interface->empty()) {
     settings.interface = find_interface(*interface);

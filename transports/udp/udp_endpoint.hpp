@@ -25,9 +25,6 @@ public:
   // the system refuses.
   UdpEndpoint(UdpSockets sockets, const UdpTuning& tuning, std::size_t queue_length_bytes);
 
-  UdpEndpoint(const UdpEndpoint&) = delete;
-  UdpEndpoint& operator=(const UdpEndpoint&) = delete;
-
   SendOutcome send(std::span<const std::byte> message) noexcept override
   {
     return m_sender.send(message);

@@ -8,6 +8,7 @@
 #include "udp_tuning.hpp"
 
 #include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -41,12 +42,13 @@ const OptionGroup& unicast_options()
   static const OptionGroup group = [] {
     OptionGroup unicast{
         "UDP unicast",
-        {OptionSpec("udp,u", "host:port", Text{},
-                    "UDP unicast, repeatable. The first -u is this process's own bind address; "
-                    "each further -u is a peer it sends to. A subscriber needs the publisher's "
-                    "address; a publisher also learns subscribers from their hellos.")
-             .repeatable()
-             .passed(PairRoute::neither)}};
+        {transport_common::naming_option(
+             "udp,u", "host:port",
+             "UDP unicast, repeatable. The first -u is this process's own bind address; each "
+             "further -u is a peer it sends to. A subscriber needs the publisher's address; a "
+             "publisher also learns subscribers from their hellos.",
+             std::nullopt)
+             .repeatable()}};
     const auto& shared = udp::tuning_options().options;
     unicast.options.insert(unicast.options.end(), shared.begin(), shared.end());
     return unicast;

@@ -1,5 +1,7 @@
 #include "udp_tuning.hpp"
 
+#include "common/option_specs.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -9,7 +11,6 @@ namespace {
 
 constexpr std::size_t max_slots = 64;
 constexpr double max_timeout_seconds = 3600;
-constexpr std::size_t on = 0; // --udp-gso on|off
 
 } // namespace
 
@@ -73,12 +74,12 @@ const OptionGroup& tuning_options()
                   "= off, at most " +
                       std::to_string(max_batch) + "); probes and waits flush early")
            .with_default("1"),
-       OptionSpec("udp-gso", "on|off", Choice{{"on", "off"}},
-                  "with --udp-batch: a run of equal-sized messages goes as one UDP GSO send, so "
-                  "the kernel builds the datagrams in one pass (still one datagram per message "
-                  "on the wire); off: one sendmmsg entry per message. Turned off by itself where "
-                  "the kernel refuses it")
-           .with_default("on")}};
+       transport_common::on_off_option(
+           "udp-gso",
+           "with --udp-batch: a run of equal-sized messages goes as one UDP GSO send, so "
+           "the kernel builds the datagrams in one pass (still one datagram per message "
+           "on the wire); off: one sendmmsg entry per message. Turned off by itself where "
+           "the kernel refuses it")}};
   return group;
 }
 
@@ -91,7 +92,7 @@ UdpTuning parse_tuning(const OptionValues& values)
   tuning.reassembly_slots = *values.whole_number(options["reassembly-slots"]);
   tuning.reassembly_timeout = from_seconds(*values.real_number(options["reassembly-timeout"]));
   tuning.batch = *values.whole_number(options["udp-batch"]);
-  tuning.gso = *values.choice(options["udp-gso"]) == on;
+  tuning.gso = transport_common::switched_on(values, options["udp-gso"]);
   return tuning;
 }
 

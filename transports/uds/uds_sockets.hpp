@@ -27,8 +27,6 @@ public:
   explicit UdsSockets(const UdsSettings& settings);
   // Removes the socket file listen() made, if it is still the one it made.
   ~UdsSockets() override;
-  UdsSockets(const UdsSockets&) = delete;
-  UdsSockets& operator=(const UdsSockets&) = delete;
 
   // The publisher's listening socket. Its file is made 0600 (stricter if the umask says so)
   // without touching the process's umask: the socket's own mode, set before bind, is what the

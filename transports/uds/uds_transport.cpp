@@ -4,6 +4,7 @@
 #include "uds_sockets.hpp"
 
 #include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 #include "common/socket_file.hpp"
 #include "stream/stream_endpoint.hpp"
 #include "stream/stream_limits.hpp"
@@ -27,15 +28,14 @@ const OptionGroup& uds_options()
 {
   static const OptionGroup group{
       "Unix-domain sockets",
-      {OptionSpec("uds", "PATH|@NAME", Text{},
-                  "Unix-domain socket on this host, one connection per subscriber: the publisher "
-                  "listens at PATH (a socket file made 0600 and removed at the end; a stale one "
-                  "nobody listens on is replaced, anything else there is refused) or at @NAME in "
-                  "Linux's abstract namespace (no file, so any local process may connect); "
-                  "subscribers connect to it. At most 107 bytes. --local-pair takes none (a "
-                  "fresh file in $TMPDIR) or one.")
-           .with_implicit("") // bare, with --local-pair: loopback addresses picked
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "uds", "PATH|@NAME",
+           "Unix-domain socket on this host, one connection per subscriber: the publisher "
+           "listens at PATH (a socket file made 0600 and removed at the end; a stale one "
+           "nobody listens on is replaced, anything else there is refused) or at @NAME in "
+           "Linux's abstract namespace (no file, so any local process may connect); "
+           "subscribers connect to it. At most 107 bytes. --local-pair takes none (a "
+           "fresh file in $TMPDIR) or one."),
        OptionSpec("uds-type", "seqpacket|stream", Choice{{"seqpacket", "stream"}},
                   "seqpacket: each message one record, its boundaries kept by the kernel "
                   "(a message of up to -q bytes, at most 4 MiB); stream: a byte stream, each "

@@ -74,9 +74,6 @@ public:
   explicit ZmqEndpoint(const EndpointSettings& settings);
   ~ZmqEndpoint() override;
 
-  ZmqEndpoint(const ZmqEndpoint&) = delete;
-  ZmqEndpoint& operator=(const ZmqEndpoint&) = delete;
-
   // A data message that ends with the kept payload goes through a buffer lent to ZeroMQ
   // (--zmq-zero-copy), or is copied when none is free. Back-pressured at the high-water mark
   // only under --zmq-nodrop: without it a PUB socket drops there in silence, which only the

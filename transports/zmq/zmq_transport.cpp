@@ -7,6 +7,7 @@
 #include "zmq_local_pair.hpp"
 
 #include "common/address_plan.hpp"
+#include "common/option_specs.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -24,8 +25,6 @@ using zeromq::Scheme;
 using zeromq::Use;
 
 constexpr int max_io_threads = 64;
-// The core's default -s, for when the payload size is not known.
-constexpr std::size_t default_payload_bytes = 128;
 
 struct ZmqAddresses {
   Address own;
@@ -36,18 +35,17 @@ const OptionGroup& zmq_options()
 {
   static const OptionGroup group{
       "ZeroMQ",
-      {OptionSpec("zmq", "endpoint", Text{},
-                  "ZeroMQ endpoint, repeatable: tcp://host:port or ipc://path (inproc://name only "
-                  "with --local-pair --threads, whose publisher and subscriber are threads of one "
-                  "process). The first --zmq is this process's own, bound; each "
-                  "further one is connected. One socket carries the data and, in reverse, the "
-                  "back channel, so the publisher needs only its own endpoint and a subscriber "
-                  "gives its own, then the publisher's. --local-pair takes none (tcp, free "
-                  "loopback ports), one (the publisher's; ipc://* or tcp://host:* let netprof "
-                  "choose) or two.")
-           .repeatable()
-           .with_implicit("") // bare, with --local-pair: loopback addresses picked
-           .passed(PairRoute::neither),
+      {transport_common::naming_option(
+           "zmq", "endpoint",
+           "ZeroMQ endpoint, repeatable: tcp://host:port or ipc://path (inproc://name only "
+           "with --local-pair --threads, whose publisher and subscriber are threads of one "
+           "process). The first --zmq is this process's own, bound; each "
+           "further one is connected. One socket carries the data and, in reverse, the "
+           "back channel, so the publisher needs only its own endpoint and a subscriber "
+           "gives its own, then the publisher's. --local-pair takes none (tcp, free "
+           "loopback ports), one (the publisher's; ipc://* or tcp://host:* let netprof "
+           "choose) or two.")
+           .repeatable(),
        OptionSpec("zmq-io-threads", "N", WholeNumber{1, max_io_threads},
                   "ZeroMQ I/O threads per process (1 to 64)")
            .with_default("1"),
@@ -185,8 +183,7 @@ zeromq::EndpointSettings request_settings(const ZmqOptions& options, const Endpo
   zeromq::EndpointSettings settings;
   settings.role = request.role;
   settings.queue_length_bytes = request.queue_length_bytes;
-  settings.message_bytes = request.message_size > 0 ? request.message_size
-                                                    : request.header_bytes + default_payload_bytes;
+  settings.message_bytes = request.message_size_or_default();
   settings.header_bytes = request.header_bytes;
   settings.io_threads = options.io_threads;
   settings.no_drop = publisher_waits(options, request.qos);

@@ -5,7 +5,7 @@
 // laps some of them while they copy. Built and run under ThreadSanitizer too
 // (-DNETPROF_SANITIZE=thread): every shared access must be an atomic one or ordered by one.
 
-#include "ring.hpp"
+#include "test_ring.hpp"
 
 #include <gtest/gtest.h>
 
@@ -60,18 +60,11 @@ enum class Pace { busy, dawdle, sleep };
 
 class Stress {
 public:
-  explicit Stress(History history) : m_words(RingView::bytes_needed(capacity, reader_count) / 8 + 8)
-  {
-    auto* base = reinterpret_cast<std::byte*>(m_words.data());
-    const auto misalignment = reinterpret_cast<std::uintptr_t>(base) % 64;
-    base += misalignment == 0 ? 0 : 64 - misalignment;
-    m_view = RingView::format({base, RingView::bytes_needed(capacity, reader_count)}, capacity,
-                              reader_count, history, 0xfeedface);
-  }
+  explicit Stress(History history) : m_ring(capacity, reader_count, history, 0xfeedface) {}
 
   void run()
   {
-    ASSERT_TRUE(m_view);
+    ASSERT_TRUE(m_ring.view);
     std::vector<std::thread> readers;
     std::atomic<std::size_t> attached{0};
     for (std::size_t i = 0; i < reader_count; ++i)
@@ -79,7 +72,7 @@ public:
     while (attached.load() < reader_count)
       std::this_thread::yield();
 
-    RingWriter writer(*m_view);
+    RingWriter writer(*m_ring.view);
     std::vector<std::byte> record;
     const auto stop_at = Clock::now() + run_time;
     std::uint64_t sequence = 0;
@@ -87,20 +80,20 @@ public:
       fill(sequence, record);
       const WriteResult result = writer.write(record);
       if (result == WriteResult::full) {
-        netprof::shm::ring(m_view->wake_line());
+        netprof::shm::ring(m_ring.view->wake_line());
         std::this_thread::yield();
         continue;
       }
       ASSERT_EQ(result, WriteResult::written);
       ++sequence;
       if (sequence % 16 == 0)
-        netprof::shm::ring(m_view->wake_line());
+        netprof::shm::ring(m_ring.view->wake_line());
       else
-        netprof::shm::ring_if_sleeping(m_view->wake_line());
+        netprof::shm::ring_if_sleeping(m_ring.view->wake_line());
     }
     m_written = sequence;
     m_done.store(true, std::memory_order_release);
-    netprof::shm::ring(m_view->wake_line());
+    netprof::shm::ring(m_ring.view->wake_line());
     for (auto& reader : readers)
       reader.join();
   }
@@ -111,8 +104,8 @@ public:
 private:
   void read_all(std::size_t index, Pace pace, std::atomic<std::size_t>& attached)
   {
-    std::vector<std::uint64_t> copy((m_view->max_message_size() + 7) / 8);
-    RingReader reader(*m_view, index, copy);
+    std::vector<std::uint64_t> copy((m_ring.view->max_message_size() + 7) / 8);
+    RingReader reader(*m_ring.view, index, copy);
     ReaderReport& report = m_reports[index];
     if (!reader.attach()) {
       report.first_problem = "could not attach";
@@ -161,15 +154,14 @@ private:
         break;
       if (pace == Pace::sleep)
         netprof::shm::wait(
-            m_view->wake_line(),
+            m_ring.view->wake_line(),
             [&] { return reader.readable() || m_done.load(std::memory_order_acquire); }, 50ms);
     }
     report.overruns = reader.overruns();
     reader.detach();
   }
 
-  std::vector<std::uint64_t> m_words;
-  std::optional<RingView> m_view;
+  TestRing m_ring;
   std::atomic<bool> m_done{false};
   std::uint64_t m_written = 0;
   ReaderReport m_reports[reader_count];

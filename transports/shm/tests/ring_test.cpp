@@ -1,12 +1,12 @@
 // The ring over an ordinary array: framing, wrap-around, both history policies, many readers,
-// waiting. One thread throughout; ring_stress_test.cpp runs it concurrently.
+// waiting. One thread throughout; ring_stress_test.cpp runs it concurrently, and
+// ring_lending_test.cpp writes its records in place.
 
-#include "ring.hpp"
+#include "test_ring.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstring>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -17,90 +17,6 @@ namespace {
 using namespace std::chrono_literals;
 using namespace netprof::shm; // the ring's types, the objects under test
 using netprof::Clock;
-
-using Bytes = std::vector<std::byte>;
-
-// A message whose first 8 bytes are its index and whose other bytes depend on both, so a
-// shifted, truncated or mixed-up copy shows.
-Bytes message(std::uint64_t index, std::size_t size)
-{
-  Bytes bytes(size);
-  for (std::size_t i = 0; i < size; ++i)
-    bytes[i] = static_cast<std::byte>((index * 131 + i * 7) & 0xff);
-  std::memcpy(bytes.data(), &index, std::min<std::size_t>(8, size));
-  return bytes;
-}
-
-std::uint64_t index_of(const Bytes& bytes)
-{
-  std::uint64_t index = 0;
-  std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
-  return index;
-}
-
-// Writes the messages numbered [from, to), of `size` bytes each; fails naming the first one the
-// writer did not take at once.
-::testing::AssertionResult writes(RingWriter& writer, std::uint64_t from, std::uint64_t to,
-                                  std::size_t size)
-{
-  for (std::uint64_t i = from; i < to; ++i)
-    if (const WriteResult result = writer.write(message(i, size)); result != WriteResult::written)
-      return ::testing::AssertionFailure()
-             << "message " << i << " was not written (" << static_cast<int>(result) << ")";
-  return ::testing::AssertionSuccess();
-}
-
-// A ring in a zeroed, 64-byte aligned array, as the transport's mapping would be.
-class TestRing {
-public:
-  TestRing(std::size_t capacity, std::size_t readers, History history)
-      : m_words(RingView::bytes_needed(capacity, readers) / 8 + 8)
-  {
-    auto* base = reinterpret_cast<std::byte*>(m_words.data());
-    const auto misalignment = reinterpret_cast<std::uintptr_t>(base) % 64;
-    base += misalignment == 0 ? 0 : 64 - misalignment;
-    view = RingView::format({base, RingView::bytes_needed(capacity, readers)}, capacity, readers,
-                            history, 0x1234);
-  }
-
-  std::optional<RingView> view;
-
-private:
-  std::vector<std::uint64_t> m_words;
-};
-
-// A reader with its own copy buffer, collecting what it is handed.
-class Collector {
-public:
-  Collector(const RingView& view, std::size_t index)
-      : m_copy((view.max_message_size() + 7) / 8), sut(view, index, m_copy)
-  {
-  }
-
-  std::size_t read(std::size_t max = 1000)
-  {
-    return sut.read([this](std::span<const std::byte> m) { got.emplace_back(m.begin(), m.end()); },
-                    max);
-  }
-
-private:
-  std::vector<std::uint64_t> m_copy;
-
-public:
-  RingReader sut;
-  std::vector<Bytes> got;
-};
-
-// A ring with one reader, which attaches (`attached` says whether it could), then the writer:
-// where most tests start.
-struct OneReader {
-  OneReader(std::size_t capacity, History history) : ring(capacity, 1, history) {}
-
-  TestRing ring;
-  Collector reader{*ring.view, 0};
-  bool attached = reader.sut.attach();
-  RingWriter sut{*ring.view};
-};
 
 TEST(Ring, FormatRefusesWhatIsNotARing)
 {
@@ -131,7 +47,6 @@ TEST(Ring, EmptyRingHasNothingToRead)
 {
   TestRing ring(1024, 1, History::keep_last);
   Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
   EXPECT_FALSE(reader.sut.readable());
   EXPECT_EQ(reader.read(), 0u);
   EXPECT_EQ(reader.sut.overruns(), 0u);
@@ -141,8 +56,7 @@ TEST(Ring, RecordsArriveIntactAndInOrder)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
     OneReader setup(4096, history);
-    auto& [ring, reader, attached, sut] = setup;
-    ASSERT_TRUE(attached);
+    auto& [ring, reader, sut] = setup;
     for (std::uint64_t i = 0; i < 5; ++i)
       ASSERT_EQ(sut.write(message(i, 10 + i * 33)), WriteResult::written);
     EXPECT_TRUE(reader.sut.readable());
@@ -157,8 +71,7 @@ TEST(Ring, PreparingTheNextRecordChangesNothingAReaderSees)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
     OneReader setup(1024, history);
-    auto& [ring, reader, attached, sut] = setup;
-    ASSERT_TRUE(attached);
+    auto& [ring, reader, sut] = setup;
     // Two and a half laps of 192 B records, so some are prepared where a padding record goes.
     for (std::uint64_t i = 0; i < 14; ++i) {
       sut.prepare_next_record();
@@ -177,8 +90,7 @@ TEST(Ring, PreparingTheNextRecordChangesNothingAReaderSees)
 TEST(Ring, EmptyMessageIsARecordToo)
 {
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   ASSERT_EQ(sut.write({}), WriteResult::written);
   EXPECT_EQ(reader.read(), 1u);
   ASSERT_EQ(reader.got.size(), 1u);
@@ -189,8 +101,7 @@ TEST(Ring, RecordThatWouldStraddleTheEndGoesAfterAPaddingRecord)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
     OneReader setup(1024, history);
-    auto& [ring, reader, attached, sut] = setup;
-    ASSERT_TRUE(attached);
+    auto& [ring, reader, sut] = setup;
     // 300 B + 8 B header = a 320 B record: three fill 960 B, the fourth cannot fit in the
     // 64 B left, so a padding record takes them and the fourth starts the next lap.
     for (std::uint64_t i = 0; i < 3; ++i) {
@@ -209,8 +120,7 @@ TEST(Ring, RecordThatWouldStraddleTheEndGoesAfterAPaddingRecord)
 TEST(Ring, RecordThatEndsExactlyAtTheEndNeedsNoPadding)
 {
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   // 240 B + 8 B = 248 B, padded to 256 B: four records fill the ring exactly.
   ASSERT_TRUE(writes(sut, 0, 4, 240));
   EXPECT_EQ(ring.view->tail(), 1024u);
@@ -226,8 +136,7 @@ TEST(Ring, LargestMessageFitsWhereverTheWriterStands)
 {
   for (const History history : {History::keep_last, History::keep_all}) {
     OneReader setup(4096, history);
-    auto& [ring, reader, attached, sut] = setup;
-    ASSERT_TRUE(attached);
+    auto& [ring, reader, sut] = setup;
     const std::size_t largest = ring.view->max_message_size();
     EXPECT_EQ(largest, 2048u - 8u);
     // From every 64 B offset: with padding in front, a largest record still fits once the
@@ -245,8 +154,7 @@ TEST(Ring, LargestMessageFitsWhereverTheWriterStands)
 TEST(Ring, TooLargeMessageIsRefusedAndNothingIsPublished)
 {
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   EXPECT_EQ(sut.write(message(0, ring.view->max_message_size() + 1)), WriteResult::too_large);
   EXPECT_EQ(ring.view->tail(), 0u);
   EXPECT_EQ(reader.read(), 0u);
@@ -261,9 +169,6 @@ TEST(Ring, KeepLastDetectsOverrunPerReaderAndSkipsToIntactRecords)
   Collector fast(*ring.view, 0);
   Collector medium(*ring.view, 1);
   Collector slow(*ring.view, 2);
-  ASSERT_TRUE(fast.sut.attach());
-  ASSERT_TRUE(medium.sut.attach());
-  ASSERT_TRUE(slow.sut.attach());
   RingWriter sut(*ring.view);
   // 48 B + 8 B, padded to 64 B records: 16 per lap. The writer never waits.
   for (std::uint64_t i = 0; i < 100; ++i) {
@@ -297,8 +202,7 @@ TEST(Ring, KeepLastDetectsOverrunPerReaderAndSkipsToIntactRecords)
 TEST(Ring, KeepLastLappedReaderKeepsGoingAfterTheOverrun)
 {
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   ASSERT_TRUE(writes(sut, 0, 40, 100));
   reader.read();
   const std::uint64_t overruns = reader.sut.overruns();
@@ -317,8 +221,6 @@ TEST(Ring, KeepAllWriterIsBackPressuredByTheSlowestReader)
   TestRing ring(1024, 2, History::keep_all);
   Collector fast(*ring.view, 0);
   Collector slow(*ring.view, 1);
-  ASSERT_TRUE(fast.sut.attach());
-  ASSERT_TRUE(slow.sut.attach());
   RingWriter sut(*ring.view);
   std::uint64_t written = 0;
   while (sut.write(message(written, 48)) == WriteResult::written) {
@@ -343,8 +245,7 @@ TEST(Ring, KeepAllWriterIsBackPressuredByTheSlowestReader)
 TEST(Ring, KeepAllWriterStopsWaitingForADroppedReader)
 {
   OneReader setup(1024, History::keep_all);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   ASSERT_TRUE(writes(sut, 0, 16, 48));
   ASSERT_EQ(sut.write(message(16, 48)), WriteResult::full);
   ring.view->drop_reader(0); // what the publisher does when the reader's process is gone
@@ -363,8 +264,8 @@ TEST(Ring, KeepAllWithoutReadersNeverWaits)
 TEST(Ring, ACursorIsClaimedOnceAndFreedOnDetach)
 {
   TestRing ring(1024, 1, History::keep_last);
-  Collector first(*ring.view, 0);
-  Collector second(*ring.view, 0);
+  Collector first(*ring.view, 0, Attach::later);
+  Collector second(*ring.view, 0, Attach::later);
   ASSERT_TRUE(first.sut.attach());
   EXPECT_FALSE(second.sut.attach());
   first.sut.detach();
@@ -377,7 +278,6 @@ TEST(Ring, LateReaderStartsAtTheWritersTail)
   RingWriter sut(*ring.view);
   ASSERT_TRUE(writes(sut, 0, 5, 20));
   Collector late(*ring.view, 0);
-  ASSERT_TRUE(late.sut.attach());
   EXPECT_EQ(late.read(), 0u);
   ASSERT_EQ(sut.write(message(5, 20)), WriteResult::written);
   EXPECT_EQ(late.read(), 1u);
@@ -390,10 +290,8 @@ TEST(Ring, ManyReadersEachGetEverything)
   for (const History history : {History::keep_last, History::keep_all}) {
     TestRing ring(8192, readers, history);
     std::vector<std::unique_ptr<Collector>> collectors;
-    for (std::size_t i = 0; i < readers; ++i) {
+    for (std::size_t i = 0; i < readers; ++i)
       collectors.push_back(std::make_unique<Collector>(*ring.view, i));
-      ASSERT_TRUE(collectors.back()->sut.attach());
-    }
     RingWriter sut(*ring.view);
     for (std::uint64_t i = 0; i < 500; ++i) {
       ASSERT_EQ(sut.write(message(i, 1 + (i * 37) % 300)), WriteResult::written);
@@ -417,8 +315,7 @@ TEST(Ring, ReaderAheadOfTheTailItSeesNeverGoesBack)
   // and still the old tail: the reader is then a record ahead of the tail, which means
   // "nothing new", not "go back" (going back delivered duplicates once).
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   ASSERT_EQ(sut.write(message(0, 40)), WriteResult::written);
   std::atomic_ref<std::uint64_t> tail(ring.view->writer_line().tail);
   const std::uint64_t published = tail.load();
@@ -437,92 +334,10 @@ TEST(Ring, ReaderAheadOfTheTailItSeesNeverGoesBack)
 TEST(Ring, ReadHandsOverAtMostTheBatch)
 {
   OneReader setup(4096, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   ASSERT_TRUE(writes(sut, 0, 10, 10));
   EXPECT_EQ(reader.read(3), 3u);
   EXPECT_EQ(reader.read(100), 7u);
-}
-
-// ---- Lending: records written in place (RingWriter::lend) ------------------------------------
-
-// Lends, writes `bytes` (all of them, or only the first `header` when the record holds the rest)
-// and commits; returns whether the record held the rest.
-bool lend_and_commit(RingWriter& writer, const Bytes& bytes, std::size_t header = 8)
-{
-  const RingWriter::Lent lent = writer.lend(bytes.size());
-  EXPECT_EQ(lent.result, WriteResult::written);
-  EXPECT_EQ(lent.bytes.size(), bytes.size());
-  const std::size_t written = lent.holds_payload ? header : bytes.size();
-  std::memcpy(lent.bytes.data(), bytes.data(), written);
-  writer.commit_lent();
-  return lent.holds_payload;
-}
-
-// Index in front, the same 200 B behind: what the core's data messages look like.
-Bytes data_message(std::uint64_t index)
-{
-  Bytes bytes = message(0, 208);
-  std::memcpy(bytes.data(), &index, 8);
-  return bytes;
-}
-
-TEST(RingLending, LentRecordsArriveIntactAndHoldTheirPayloadALapLater)
-{
-  for (const History history : {History::keep_last, History::keep_all}) {
-    TestRing ring(4096, 1, history);
-    RingWriter writer(*ring.view);
-    Collector reader(*ring.view, 0);
-    ASSERT_TRUE(reader.sut.attach());
-    std::size_t holding = 0;
-    for (std::uint64_t i = 0; i < 60; ++i) {
-      holding += lend_and_commit(writer, data_message(i)) ? 1 : 0;
-      ASSERT_EQ(reader.read(), 1u) << i;
-      ASSERT_EQ(reader.got.back(), data_message(i)) << "record " << i;
-    }
-    // 256 B records: 16 a lap, so every record from the second lap on holds the payload.
-    EXPECT_EQ(holding, 60u - 16u) << to_string(history);
-  }
-}
-
-TEST(RingLending, ACopyOrAnAbandonedLoanMeansNothingIsHeldUntilALapAfterAFreshStart)
-{
-  TestRing ring(4096, 1, History::keep_last);
-  RingWriter writer(*ring.view);
-  for (std::uint64_t i = 0; i < 20; ++i)
-    lend_and_commit(writer, data_message(i));
-  ASSERT_EQ(writer.write(message(99, 208)), WriteResult::written); // a control message
-  // The copy at 5120 broke the run; it starts afresh at the next lap's first record (8192, the
-  // 31st message) and holds a lap later (12288, the 47th).
-  for (std::uint64_t i = 20; i < 60; ++i)
-    EXPECT_EQ(lend_and_commit(writer, data_message(i)), i >= 47) << i;
-
-  TestRing other(4096, 1, History::keep_last);
-  RingWriter abandoning(*other.view);
-  for (std::uint64_t i = 0; i < 20; ++i)
-    lend_and_commit(abandoning, data_message(i));
-  const RingWriter::Lent lent = abandoning.lend(208);
-  ASSERT_TRUE(lent.holds_payload);
-  std::memset(lent.bytes.data(), 0xee, lent.bytes.size());
-  abandoning.abandon_lent();
-  EXPECT_FALSE(abandoning.lend(208).holds_payload) << "an abandoned loan still said it held";
-}
-
-TEST(RingLending, AFullKeepAllRingLendsNothingAndSaysSo)
-{
-  TestRing ring(1024, 1, History::keep_all);
-  RingWriter writer(*ring.view);
-  Collector reader(*ring.view, 0);
-  ASSERT_TRUE(reader.sut.attach());
-  for (std::uint64_t i = 0; i < 4; ++i)
-    lend_and_commit(writer, data_message(i));
-  const RingWriter::Lent refused = writer.lend(208);
-  EXPECT_EQ(refused.result, WriteResult::full);
-  EXPECT_TRUE(refused.bytes.empty());
-  EXPECT_EQ(writer.lend(1024).result, WriteResult::too_large);
-
-  ASSERT_EQ(reader.read(), 4u); // room again
-  EXPECT_EQ(writer.lend(208).result, WriteResult::written);
 }
 
 // wait() on a line nobody wakes, its predicate always `ready`: what it returned, and how long
@@ -553,8 +368,7 @@ TEST(WakeLine, WaitTimesOutWhenNothingComes)
 TEST(WakeLine, RingWakesASleeperLongBeforeItsTimeout)
 {
   OneReader setup(1024, History::keep_last);
-  auto& [ring, reader, attached, sut] = setup;
-  ASSERT_TRUE(attached);
+  auto& [ring, reader, sut] = setup;
   std::atomic<bool> woke{false};
   std::thread sleeper([&] {
     const auto deadline = Clock::now() + 10s;

@@ -1,17 +1,15 @@
-// The UDP transports' options beyond -u: large-message and batching options shared by every
-// mode, -m and the --mc-* options, -b and its check against the host's interfaces, selection,
-// and what the local pair passes on. Nothing here opens a socket.
+// The UDP transports' options beyond -u: the three modes as one family sharing the tuning
+// options (udp_tuning_test.cpp tests those), -m and the --mc-* options, -b and its check against
+// the host's interfaces, selection, and what the local pair passes on. Nothing here opens a
+// socket.
 
 #include "udp/broadcast_address.hpp"
 #include "udp/interfaces.hpp"
 #include "udp/multicast_options.hpp"
 #include "udp/socket_address.hpp"
-#include "udp/udp_transport.hpp"
 #include "udp/udp_tuning.hpp"
 
-#include "support/transport_options.hpp"
-
-#include <netprof/errors.hpp>
+#include "udp_family.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,41 +20,16 @@
 
 namespace {
 
-using namespace std::chrono_literals;
+using namespace netprof::udp_testing;
 using netprof::LocalPairArguments;
-using netprof::OptionGroup;
 using netprof::OptionValues;
 using netprof::Role;
-using netprof::TransportDescriptor;
-using netprof::UsageError;
 using netprof::testing::PlannedTransport;
 namespace udp = netprof::udp;
-
-using Arguments = std::vector<std::string>;
-
-OptionValues parsed(const Arguments& arguments, const std::vector<const OptionGroup*>& groups)
-{
-  return netprof::parse_options(arguments, groups);
-}
-
-udp::UdpTuning tuning_of(const Arguments& arguments)
-{
-  return udp::parse_tuning(parsed(arguments, {&udp::tuning_options()}));
-}
 
 OptionValues multicast_values(const Arguments& arguments)
 {
   return parsed(arguments, {&udp::multicast_options()});
-}
-
-template <typename Action> std::string usage_error(Action&& action)
-{
-  try {
-    action();
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "(no error)";
 }
 
 in_addr address(const char* text)
@@ -66,126 +39,38 @@ in_addr address(const char* text)
   return result;
 }
 
-// The three UDP transports as one registry makes them; the command line gives each what the
-// user gave, parsed against every group.
-struct Family {
-  std::vector<TransportDescriptor> all = {netprof::udp_transport(), netprof::multicast_transport(),
-                                          netprof::broadcast_transport()};
-  std::unique_ptr<PlannedTransport> unicast, multicast, broadcast;
-
-  Family() { give({}); }
-
-  std::vector<const OptionGroup*> groups() const
-  {
-    return {&all[0].options, &all[1].options, &all[2].options};
-  }
-
-  void give(const Arguments& arguments)
-  {
-    const OptionValues values = parsed(arguments, groups());
-    unicast = std::make_unique<PlannedTransport>(all[0], values, all);
-    multicast = std::make_unique<PlannedTransport>(all[1], values, all);
-    broadcast = std::make_unique<PlannedTransport>(all[2], values, all);
-  }
-
-  // What the local pair passes on as the user gave it, beside the transport's own arguments.
-  LocalPairArguments forwarded(const Arguments& arguments) const
-  {
-    return netprof::route_to_local_pair(parsed(arguments, groups()), groups());
-  }
-};
-
-// --- options every UDP mode shares --------------------------------------------------------
-
-// Both processes of a local pair get `expected`.
-::testing::AssertionResult both_get(const LocalPairArguments& pair, const Arguments& expected)
+// A local pair's `arguments` start with `flag ADDRESS:PORT`, the port one it picked (not 0).
+::testing::AssertionResult start_at_a_picked_port(const Arguments& arguments,
+                                                  const std::string& flag,
+                                                  const std::string& address)
 {
-  if (pair.publisher == expected && pair.subscriber == expected)
+  const std::string prefix = address + ":";
+  if (arguments.size() >= 2 && arguments[0] == flag && arguments[1].rfind(prefix, 0) == 0 &&
+      arguments[1] != prefix + "0")
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << "publisher " << ::testing::PrintToString(pair.publisher) << ", subscriber "
-         << ::testing::PrintToString(pair.subscriber) << ", expected both "
-         << ::testing::PrintToString(expected);
+         << ::testing::PrintToString(arguments) << " do not start with " << flag << " " << prefix
+         << "PORT, a port picked";
 }
 
-TEST(UdpTuning, DefaultsAreMadarasFragmentSizeFourSlotsOneSecondNoBatching)
+// Of `candidates`, the options `mode` reads, in their order.
+Arguments options_read(const PlannedTransport& mode, const Arguments& candidates)
 {
-  const udp::UdpTuning tuning = tuning_of({});
-  EXPECT_FALSE(tuning.max_message);
-  EXPECT_EQ(tuning.fragment_size, 62000u);
-  EXPECT_EQ(tuning.reassembly_slots, 4u);
-  EXPECT_EQ(tuning.reassembly_timeout, 1s);
-  EXPECT_EQ(tuning.batch, 1u);
-  EXPECT_TRUE(tuning.gso);
+  Arguments read;
+  for (const std::string& option : candidates)
+    if (mode.reads_option(option))
+      read.push_back(option);
+  return read;
 }
 
-TEST(UdpTuning, GivenValuesAreParsedAndPassedOnToTheLocalPair)
+// With `given`, both processes of the multicast pair get `own` (the transport's own arguments)
+// and `passed_on` (what the pair forwards as the user gave it).
+::testing::AssertionResult multicast_pair_gets(const Family& family, const Arguments& given,
+                                               const Arguments& own, const Arguments& passed_on)
 {
-  const Arguments given = {
-      "--udp-max-message",    "2000000", "--fragment-size", "8000", "--reassembly-slots", "2",
-      "--reassembly-timeout", "0.25",    "--udp-batch",     "32",   "--udp-gso",          "off"};
-  const udp::UdpTuning tuning = tuning_of(given);
-  EXPECT_EQ(tuning.max_message, 2000000u);
-  EXPECT_EQ(tuning.fragment_size, 8000u);
-  EXPECT_EQ(tuning.reassembly_slots, 2u);
-  EXPECT_EQ(tuning.reassembly_timeout, 250ms);
-  EXPECT_EQ(tuning.batch, 32u);
-  EXPECT_FALSE(tuning.gso);
-  const LocalPairArguments pair = Family().forwarded(given);
-  EXPECT_EQ(pair.publisher, given) << "both processes send and reassemble the same way";
-  EXPECT_EQ(pair.subscriber, given);
-}
-
-struct BadTuning {
-  Arguments arguments;
-  std::string message;
-};
-
-class UdpTuningRejects : public ::testing::TestWithParam<BadTuning> {};
-
-TEST_P(UdpTuningRejects, WithOneLineNamingTheOption)
-{
-  EXPECT_EQ(usage_error([&] { tuning_of(GetParam().arguments); }), GetParam().message);
-}
-
-// The one line a bad value of `option` gets: "invalid value 'VALUE' for OPTION: expected ...".
-BadTuning bad(const std::string& option, const std::string& value, const std::string& expected)
-{
-  return {{option, value},
-          "invalid value '" + value + "' for " + option + ": expected " + expected};
-}
-
-const std::string fragment_sizes =
-    "a size in bytes from 512 to 65479 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
-const std::string message_sizes =
-    "a size in bytes from 1 to 1073741824 (K, M, G = 1024, 1024^2, 1024^3 bytes)";
-const std::string timeouts = "seconds > 0, at most 3600";
-const std::string batches = "a whole number from 1 to 1024";
-
-INSTANTIATE_TEST_SUITE_P(
-    Values, UdpTuningRejects,
-    ::testing::Values(bad("--fragment-size", "511", fragment_sizes),
-                      bad("--fragment-size", "65480", fragment_sizes),
-                      bad("--fragment-size", "-1", fragment_sizes),
-                      bad("--fragment-size", "64k", fragment_sizes),
-                      bad("--udp-max-message", "0", message_sizes),
-                      bad("--udp-max-message", "99999999999999999999999", message_sizes),
-                      bad("--reassembly-slots", "0", "a whole number from 1 to 64"),
-                      bad("--reassembly-timeout", "0", timeouts),
-                      bad("--reassembly-timeout", "nan", timeouts),
-                      bad("--udp-batch", "1025", batches), bad("--udp-batch", "", batches)));
-
-TEST(UdpTuning, LargestMessageFollowsTheReceiveBufferUnlessGiven)
-{
-  udp::UdpTuning tuning;
-  EXPECT_EQ(udp::largest_message(tuning, 1'000'000), 1'000'000u);
-  EXPECT_EQ(udp::largest_message(tuning, 1000), 65507u) << "one whole datagram at least";
-  EXPECT_EQ(udp::largest_message(tuning, 1u << 30), udp::default_max_message_cap);
-  EXPECT_EQ(udp::default_max_message_cap, 16u * 1024 * 1024 + 64 * 1024);
-  EXPECT_EQ(udp::largest_reassembled_message(tuning), udp::default_max_message_cap);
-  tuning.max_message = 5000;
-  EXPECT_EQ(udp::largest_message(tuning, 1u << 30), 5000u);
-  EXPECT_EQ(udp::largest_reassembled_message(tuning), 5000u);
+  if (::testing::AssertionResult result = both_get(family.multicast->pair(), own); !result)
+    return result << " (the transport's own arguments)";
+  return both_get(family.forwarded(given), passed_on);
 }
 
 // --- the family: three registry entries, one set of shared options -------------------------
@@ -201,15 +86,13 @@ TEST(UdpFamily, AllOptionsTogetherParseWithoutAmbiguity)
   EXPECT_FALSE(family.broadcast->selected());
   // The option shown in the udp entry's group is what multicast sends with.
   EXPECT_EQ(udp::parse_tuning(parsed(given, family.groups())).fragment_size, 9000u);
-  EXPECT_TRUE(both_get(family.multicast->pair(), Arguments{"-m", "239.1.2.3:5000"}));
-  EXPECT_TRUE(
-      both_get(family.forwarded(given), Arguments{"--fragment-size", "9000", "--mc-ttl", "3"}));
+  EXPECT_TRUE(multicast_pair_gets(family, given, {"-m", "239.1.2.3:5000"},
+                                  {"--fragment-size", "9000", "--mc-ttl", "3"}));
 }
 
 TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
 {
-  Family family;
-  family.give({"--udp-batch", "8"});
+  Family family({"--udp-batch", "8"});
   const LocalPairArguments pair = family.unicast->pair();
   ASSERT_EQ(pair.publisher.size(), 2u) << "its own address only";
   ASSERT_EQ(pair.subscriber.size(), 4u) << "its own address and the publisher's";
@@ -218,8 +101,7 @@ TEST(UdpFamily, UnicastLocalPairPassesTheSharedOptionsOn)
 
 TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
 {
-  Family family;
-  family.give({"-u", "127.0.0.1:40000", "--fragment-size", "100"});
+  Family family({"-u", "127.0.0.1:40000", "--fragment-size", "100"});
   const std::string expected =
       "invalid value '100' for --fragment-size: expected a size in bytes from 512 to 65479"
       " (K, M, G = 1024, 1024^2, 1024^3 bytes)";
@@ -229,34 +111,27 @@ TEST(UdpFamily, BadSharedOptionIsReportedByEveryMode)
 
 TEST(UdpFamily, EveryModeReadsTheSharedOptionsAndOnlyItsOwnAddressOptions)
 {
-  // What the command line asks before it refuses an option the chosen transport ignores.
+  // What the command line asks before it refuses an option the chosen transport ignores: each
+  // mode reads its own address options and the shared ones, and nothing else.
+  const Arguments shared = {"udp-max-message",    "fragment-size", "reassembly-slots",
+                            "reassembly-timeout", "udp-batch",     "udp-gso"};
+  const auto and_shared = [&](Arguments own) {
+    own.insert(own.end(), shared.begin(), shared.end());
+    return own;
+  };
+  const Arguments candidates = and_shared(
+      {"udp", "multicast", "mc-ttl", "mc-loopback", "mc-interface", "broadcast", "zmq-nodrop"});
   Family family;
-  for (const char* shared : {"udp-max-message", "fragment-size", "reassembly-slots",
-                             "reassembly-timeout", "udp-batch", "udp-gso"}) {
-    EXPECT_TRUE(family.unicast->reads_option(shared)) << shared;
-    EXPECT_TRUE(family.multicast->reads_option(shared)) << shared;
-    EXPECT_TRUE(family.broadcast->reads_option(shared)) << shared;
-  }
-  EXPECT_TRUE(family.unicast->reads_option("udp"));
-  EXPECT_FALSE(family.unicast->reads_option("multicast"));
-  EXPECT_FALSE(family.unicast->reads_option("mc-ttl"));
-  EXPECT_FALSE(family.unicast->reads_option("broadcast"));
-  for (const char* own : {"multicast", "mc-ttl", "mc-loopback", "mc-interface"}) {
-    EXPECT_TRUE(family.multicast->reads_option(own)) << own;
-    EXPECT_FALSE(family.broadcast->reads_option(own)) << own;
-  }
-  EXPECT_FALSE(family.multicast->reads_option("udp"));
-  EXPECT_FALSE(family.multicast->reads_option("broadcast"));
-  EXPECT_TRUE(family.broadcast->reads_option("broadcast"));
-  EXPECT_FALSE(family.broadcast->reads_option("udp"));
-  EXPECT_FALSE(family.broadcast->reads_option("zmq-nodrop"));
+  EXPECT_EQ(options_read(*family.unicast, candidates), and_shared({"udp"}));
+  EXPECT_EQ(options_read(*family.multicast, candidates),
+            and_shared({"multicast", "mc-ttl", "mc-loopback", "mc-interface"}));
+  EXPECT_EQ(options_read(*family.broadcast, candidates), and_shared({"broadcast"}));
 }
 
 TEST(UdpFamily, OnlyMNamesMulticastThoughAnyMcOptionSelectsIt)
 {
   // So -b with --mc-ttl is broadcast given an option it does not read, not two transports.
-  Family family;
-  family.give({"-b", "127.255.255.255:1", "--mc-ttl", "3"});
+  Family family({"-b", "127.255.255.255:1", "--mc-ttl", "3"});
   EXPECT_TRUE(family.multicast->selected());
   EXPECT_FALSE(family.multicast->named());
   EXPECT_TRUE(family.broadcast->named());
@@ -349,9 +224,7 @@ TEST(MulticastLocalPair, WithoutMBothJoinMadarasGroupOnAFreePortOnLoopback)
   Family family;
   const LocalPairArguments pair = family.multicast->pair();
   ASSERT_EQ(pair.publisher.size(), 6u);
-  EXPECT_EQ(pair.publisher[0], "-m");
-  EXPECT_EQ(pair.publisher[1].rfind("239.255.0.1:", 0), 0u);
-  EXPECT_NE(pair.publisher[1], "239.255.0.1:0");
+  EXPECT_TRUE(start_at_a_picked_port(pair.publisher, "-m", "239.255.0.1"));
   EXPECT_EQ(Arguments(pair.publisher.begin() + 2, pair.publisher.end()),
             (Arguments{"--mc-ttl", "0", "--mc-interface", "127.0.0.1"}))
       << "the pair's traffic stays on this host";
@@ -360,18 +233,15 @@ TEST(MulticastLocalPair, WithoutMBothJoinMadarasGroupOnAFreePortOnLoopback)
 
 TEST(MulticastLocalPair, GivenGroupAndOptionsAreKept)
 {
-  Family family;
   const Arguments given = {"-m", "239.9.9.9:7000", "--mc-interface", "lo", "--mc-loopback", "off"};
-  family.give(given);
-  EXPECT_TRUE(both_get(family.multicast->pair(), Arguments{"-m", "239.9.9.9:7000"}));
-  EXPECT_TRUE(
-      both_get(family.forwarded(given), Arguments{"--mc-interface", "lo", "--mc-loopback", "off"}));
+  Family family(given);
+  EXPECT_TRUE(multicast_pair_gets(family, given, {"-m", "239.9.9.9:7000"},
+                                  {"--mc-interface", "lo", "--mc-loopback", "off"}));
 }
 
 TEST(MulticastLocalPair, WithoutMTheOptionsGivenReplaceTheLoopbackDefaults)
 {
-  Family family;
-  family.give({"--mc-ttl", "1"});
+  Family family({"--mc-ttl", "1"});
   const LocalPairArguments pair = family.multicast->pair();
   ASSERT_EQ(pair.publisher.size(), 4u);
   EXPECT_EQ(Arguments(pair.publisher.begin() + 2, pair.publisher.end()),
@@ -443,9 +313,7 @@ TEST(BroadcastLocalPair, WithoutBBothUseLoopbacksBroadcastOnAFreePort)
   Family family;
   const LocalPairArguments pair = family.broadcast->pair();
   ASSERT_EQ(pair.publisher.size(), 2u);
-  EXPECT_EQ(pair.publisher[0], "-b");
-  EXPECT_EQ(pair.publisher[1].rfind("127.255.255.255:", 0), 0u);
-  EXPECT_NE(pair.publisher[1], "127.255.255.255:0");
+  EXPECT_TRUE(start_at_a_picked_port(pair.publisher, "-b", "127.255.255.255"));
   EXPECT_EQ(pair.subscriber, pair.publisher);
 }
 

@@ -4,6 +4,7 @@
 
 #include "support/qos_mapping.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace netprof {
@@ -11,11 +12,14 @@ namespace {
 
 // Reliable is --zmq-nodrop, keep-last:N the high-water mark.
 
+// The high-water mark of -q's default: 1,000,000 B / 180 B per message, rounded up.
+constexpr std::uint64_t default_high_water_mark = 5'556;
+
 TEST_F(QosMappingTest, ZmqDefaultsToBestEffortAtTheHighWaterMarkOfMinusQ)
 {
   EXPECT_EQ(stated({"--zmq", "tcp://127.0.0.1:5555"}),
             (StatedQos{Reliability::best_effort, HistoryKind::keep_last, QosSetBy::publisher,
-                       5'556u})); // 1,000,000 B / 180 B per message, rounded up
+                       default_high_water_mark}));
 }
 
 TEST_F(QosMappingTest, ZmqReliableIsNoDrop)
@@ -26,7 +30,7 @@ TEST_F(QosMappingTest, ZmqReliableIsNoDrop)
         effective({"--zmq", "tcp://127.0.0.1:5555", "--history", "keep-all"})}) {
     EXPECT_EQ(sut.reliability, Reliability::reliable);
     EXPECT_EQ(sut.history, HistoryKind::keep_all);
-    EXPECT_EQ(sut.depth, 5'556u);
+    EXPECT_EQ(sut.depth, default_high_water_mark);
   }
 }
 
