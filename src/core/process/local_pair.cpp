@@ -153,7 +153,6 @@ private:
 int wait_for_member(PairMember& member, const char* role, std::optional<Clock::time_point> deadline,
                     bool& forwarded_stop)
 {
-  const StopSignalsHeld interrupts;
   for (;;) {
     if (auto status = member.finished())
       return *status;
@@ -169,7 +168,9 @@ int wait_for_member(PairMember& member, const char* role, std::optional<Clock::t
                     member.ended_now() + "\n");
       return status;
     }
-    interrupts.sleep_until_readable(member.finished_fd(), deadline);
+    // Once the stop is passed on, its doorbell (readable from then on) no longer wakes us.
+    sleep_until_readable(member.finished_fd(), forwarded_stop ? -1 : process_stop_flag().doorbell(),
+                         deadline);
   }
 }
 
@@ -180,11 +181,10 @@ int end_member(PairMember& member, Nanoseconds grace)
     return *status;
   member.stop();
   const auto give_up = Clock::now() + grace;
-  const StopSignalsHeld interrupts;
   while (Clock::now() < give_up) {
     if (auto status = member.finished())
       return *status;
-    interrupts.sleep_until_readable(member.finished_fd(), give_up);
+    sleep_until_readable(member.finished_fd(), -1, give_up);
   }
   return member.end_now();
 }

@@ -28,7 +28,7 @@ public:
   // Its exit status once it has finished; none while it runs. Never blocks.
   virtual std::optional<int> finished() = 0;
   // A descriptor that turns readable once it has finished, so the pair can sleep until then
-  // (StopSignalsHeld); -1 where there is none, and the pair looks every few milliseconds.
+  // (member_wait.hpp); -1 where there is none, and the pair looks every few milliseconds.
   virtual int finished_fd() const noexcept = 0;
   // Passes an interrupt on: it stops its run and reports, as after Ctrl-C.
   virtual void stop() noexcept = 0;

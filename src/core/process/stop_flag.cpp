@@ -1,12 +1,18 @@
 #include "core/process/stop_flag.hpp"
 
+#include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 namespace netprof {
 
 namespace {
 
-StopFlag g_stop_flag;
+// Its doorbell wakes a local pair's parent sleeping in poll() (member_wait.hpp). Never closed:
+// a signal handler may ring it until the process ends.
+StopFlag g_stop_flag(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 
 extern "C" void on_stop_signal(int)
 {
@@ -14,6 +20,18 @@ extern "C" void on_stop_signal(int)
 }
 
 } // namespace
+
+void StopFlag::request() noexcept
+{
+  m_requested.store(true, std::memory_order_relaxed);
+  if (m_doorbell < 0)
+    return;
+  const int saved = errno; // a signal handler must leave errno as it found it
+  const std::uint64_t one = 1;
+  while (write(m_doorbell, &one, sizeof one) < 0 && errno == EINTR) {
+  }
+  errno = saved;
+}
 
 StopFlag& process_stop_flag() noexcept
 {

@@ -9,11 +9,20 @@ namespace netprof {
 // and SIGHUP only ever request the stop.
 class StopFlag {
 public:
+  StopFlag() = default;
+  // A flag whose request() also makes `doorbell` (an eventfd, or -1) readable, for a thread
+  // that sleeps in poll() rather than looking at the flag: no wake-ups while nothing happens.
+  explicit StopFlag(int doorbell) noexcept : m_doorbell(doorbell) {}
+
   bool requested() const noexcept { return m_requested.load(std::memory_order_relaxed); }
-  void request() noexcept { m_requested.store(true, std::memory_order_relaxed); }
+  // Async-signal-safe.
+  void request() noexcept;
+  // Readable once request() was called; -1 when this flag has none.
+  int doorbell() const noexcept { return m_doorbell; }
 
 private:
   std::atomic<bool> m_requested{false};
+  int m_doorbell = -1;
 };
 
 // The process-wide flag the signal handlers set.
