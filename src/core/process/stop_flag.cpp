@@ -10,27 +10,44 @@ namespace netprof {
 
 namespace {
 
-// Its doorbell wakes a local pair's parent sleeping in poll() (member_wait.hpp). Never closed:
-// a signal handler may ring it until the process ends.
-StopFlag g_stop_flag(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+StopFlag g_stop_flag;
 
 extern "C" void on_stop_signal(int)
 {
   g_stop_flag.request();
 }
 
+void ring(int doorbell) noexcept
+{
+  const int saved = errno; // a signal handler must leave errno as it found it
+  const std::uint64_t one = 1;
+  while (write(doorbell, &one, sizeof one) < 0 && errno == EINTR) {
+  }
+  errno = saved;
+}
+
 } // namespace
 
 void StopFlag::request() noexcept
 {
-  m_requested.store(true, std::memory_order_relaxed);
-  if (m_doorbell < 0)
-    return;
-  const int saved = errno; // a signal handler must leave errno as it found it
-  const std::uint64_t one = 1;
-  while (write(m_doorbell, &one, sizeof one) < 0 && errno == EINTR) {
-  }
-  errno = saved;
+  m_requested.store(true, std::memory_order_seq_cst);
+  if (const int doorbell = m_doorbell.load(std::memory_order_seq_cst); doorbell >= 0)
+    ring(doorbell);
+}
+
+int StopFlag::doorbell() noexcept
+{
+  if (const int made = m_doorbell.load(std::memory_order_seq_cst); made >= 0)
+    return made;
+  // Made once, by the one thread that waits on it (the local pair's), and never closed: a
+  // signal handler may ring it until the process ends.
+  const int doorbell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  m_doorbell.store(doorbell, std::memory_order_seq_cst);
+  // A request that came before the store did not see it: ring for it. (Of the two seq_cst
+  // store-then-load sequences, at least one sees the other's store.)
+  if (doorbell >= 0 && m_requested.load(std::memory_order_seq_cst))
+    ring(doorbell);
+  return doorbell;
 }
 
 StopFlag& process_stop_flag() noexcept

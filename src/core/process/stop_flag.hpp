@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+static_assert(std::atomic<int>::is_always_lock_free, "request() runs in signal handlers");
+
 namespace netprof {
 
 // Set by SIGINT, SIGTERM and SIGHUP; every loop checks it so an interrupted run still reports
@@ -9,20 +11,17 @@ namespace netprof {
 // and SIGHUP only ever request the stop.
 class StopFlag {
 public:
-  StopFlag() = default;
-  // A flag whose request() also makes `doorbell` (an eventfd, or -1) readable, for a thread
-  // that sleeps in poll() rather than looking at the flag: no wake-ups while nothing happens.
-  explicit StopFlag(int doorbell) noexcept : m_doorbell(doorbell) {}
-
-  bool requested() const noexcept { return m_requested.load(std::memory_order_relaxed); }
+  bool requested() const noexcept { return m_requested.load(std::memory_order_seq_cst); }
   // Async-signal-safe.
   void request() noexcept;
-  // Readable once request() was called; -1 when this flag has none.
-  int doorbell() const noexcept { return m_doorbell; }
+  // For a thread that sleeps in poll() rather than looking at the flag: an eventfd, readable
+  // once request() was called (made now, if need be; -1 if it cannot be). Made on demand, since
+  // it costs a descriptor, and a role may be run with very few (`ulimit -n 6` in the tests).
+  int doorbell() noexcept;
 
 private:
   std::atomic<bool> m_requested{false};
-  int m_doorbell = -1;
+  std::atomic<int> m_doorbell{-1};
 };
 
 // The process-wide flag the signal handlers set.
