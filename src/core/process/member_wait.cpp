@@ -42,16 +42,17 @@ int open_process_exit_fd(pid_t pid) noexcept
 
 int open_event_fd() noexcept
 {
-  return eventfd(0, EFD_CLOEXEC);
+  return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
 void signal_event_fd(int fd) noexcept
 {
   if (fd < 0)
     return;
-  const eventfd_t one = 1;
-  while (eventfd_write(fd, one) < 0 && errno == EINTR) {
+  const int saved = errno; // a signal handler must leave errno as it found it
+  while (eventfd_write(fd, 1) < 0 && errno == EINTR) {
   }
+  errno = saved;
 }
 
 } // namespace netprof

@@ -23,7 +23,8 @@ void sleep_until_readable(int member_fd, int stop_fd,
 // has no pidfd (before Linux 5.3). The caller closes it.
 int open_process_exit_fd(pid_t pid) noexcept;
 
-// A descriptor a thread makes readable once (signal_event_fd) when it is done, or -1.
+// An eventfd that signal_event_fd() makes readable (a thread that is done, a stop requested),
+// or -1. signal_event_fd is async-signal-safe and passes over -1.
 int open_event_fd() noexcept;
 void signal_event_fd(int fd) noexcept;
 

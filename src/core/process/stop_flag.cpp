@@ -1,10 +1,8 @@
 #include "core/process/stop_flag.hpp"
 
-#include <cerrno>
+#include "core/process/member_wait.hpp"
+
 #include <csignal>
-#include <cstdint>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 namespace netprof {
 
@@ -17,22 +15,13 @@ extern "C" void on_stop_signal(int)
   g_stop_flag.request();
 }
 
-void ring(int doorbell) noexcept
-{
-  const int saved = errno; // a signal handler must leave errno as it found it
-  const std::uint64_t one = 1;
-  while (write(doorbell, &one, sizeof one) < 0 && errno == EINTR) {
-  }
-  errno = saved;
-}
-
 } // namespace
 
 void StopFlag::request() noexcept
 {
   m_requested.store(true, std::memory_order_seq_cst);
   if (const int doorbell = m_doorbell.load(std::memory_order_seq_cst); doorbell >= 0)
-    ring(doorbell);
+    signal_event_fd(doorbell);
 }
 
 int StopFlag::doorbell() noexcept
@@ -41,12 +30,12 @@ int StopFlag::doorbell() noexcept
     return made;
   // Made once, by the one thread that waits on it (the local pair's), and never closed: a
   // signal handler may ring it until the process ends.
-  const int doorbell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  const int doorbell = open_event_fd();
   m_doorbell.store(doorbell, std::memory_order_seq_cst);
   // A request that came before the store did not see it: ring for it. (Of the two seq_cst
   // store-then-load sequences, at least one sees the other's store.)
-  if (doorbell >= 0 && m_requested.load(std::memory_order_seq_cst))
-    ring(doorbell);
+  if (m_requested.load(std::memory_order_seq_cst))
+    signal_event_fd(doorbell);
   return doorbell;
 }
 
