@@ -93,7 +93,8 @@ void RedisEndpoint::lost_subscribed_connection() noexcept
                     (other.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
   try {
     if (both)
-      fail("the connection to the Redis server at " + m_server + " was lost (did the server stop?)");
+      fail("the connection to the Redis server at " + m_server +
+           " was lost (did the server stop?)");
     else
       fail("the Redis server at " + m_server + " closed the subscribed connection (" +
            m_subscribed->errstr +
@@ -157,8 +158,8 @@ bool RedisEndpoint::deliver_parsed(MessageSink& sink) noexcept
     void* parsed = nullptr;
     if (redisGetReplyFromReader(m_subscribed, &parsed) != REDIS_OK) {
       try {
-        fail("the Redis server at " + m_server + " sent what hiredis cannot read: " +
-             m_subscribed->errstr);
+        fail("the Redis server at " + m_server +
+             " sent what hiredis cannot read: " + m_subscribed->errstr);
       } catch (...) {
         fail({});
       }
@@ -258,9 +259,9 @@ ReceiveResult RedisEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noe
   const auto deadline = Clock::now() + timeout;
   while (m_delivered == 0) {
     const Nanoseconds wait = std::max(Nanoseconds::zero(), deadline - Clock::now());
-    pollfd watched[2] = {{m_subscribed->fd, POLLIN, 0},
-                         {m_publishing->fd, static_cast<short>(POLLIN | (pending() ? POLLOUT : 0)),
-                          0}};
+    pollfd watched[2] = {
+        {m_subscribed->fd, POLLIN, 0},
+        {m_publishing->fd, static_cast<short>(POLLIN | (pending() ? POLLOUT : 0)), 0}};
     const timespec limit = timespec_of(wait);
     if (ppoll(watched, 2, &limit, nullptr) <= 0)
       break; // timed out, or a signal: the caller looks at its deadline

@@ -18,7 +18,7 @@ struct EndpointSettings {
   Role role = Role::publisher;
   std::string host = "127.0.0.1"; // the server
   std::uint16_t port = 6379;
-  std::string prefix = "netprof"; // channels: PREFIX:data, PREFIX:echo:CLIENT-ID
+  std::string prefix = "netprof";         // channels: PREFIX:data, PREFIX:echo:CLIENT-ID
   std::size_t requested_buffer_bytes = 0; // -q as given
   std::chrono::milliseconds connect_within{5000};
 };

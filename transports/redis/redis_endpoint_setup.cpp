@@ -73,8 +73,8 @@ std::string redis_version_of(const std::string& info)
 RedisEndpoint::RedisEndpoint(const EndpointSettings& settings) : m_settings(settings)
 {
   const bool bracketed = settings.host.find(':') != std::string::npos;
-  m_server = (bracketed ? "[" + settings.host + "]" : settings.host) + ":" +
-             std::to_string(settings.port);
+  m_server =
+      (bracketed ? "[" + settings.host + "]" : settings.host) + ":" + std::to_string(settings.port);
   m_client_id = client_id();
   m_echo_prefix = settings.prefix + ":echo:";
   const std::string data_channel = settings.prefix + ":data";
@@ -187,20 +187,19 @@ void RedisEndpoint::make_non_blocking(redisContext* context)
 
 void RedisEndpoint::note_setup()
 {
-  m_notes.push_back("server: " +
-                    (m_server_version.empty() ? std::string("version not stated")
-                                              : "Redis " + m_server_version) +
-                    " (INFO server: redis_version) at " + m_server);
+  m_notes.push_back(
+      "server: " +
+      (m_server_version.empty() ? std::string("version not stated") : "Redis " + m_server_version) +
+      " (INFO server: redis_version) at " + m_server);
   m_notes.push_back("hiredis " + std::to_string(HIREDIS_MAJOR) + "." +
                     std::to_string(HIREDIS_MINOR) + "." + std::to_string(HIREDIS_PATCH) +
                     ", RESP2, client " + m_client_id);
-  m_notes.push_back("two connections to the server: one publishes to " + m_publish_channel +
-                    ", the other " +
-                    (m_settings.role == Role::publisher ? "PSUBSCRIBEd to " : "SUBSCRIBEd to ") +
-                    m_subscription +
-                    "; Redis pub/sub is at most once: nothing is acknowledged or kept, and a "
-                    "subscriber whose unread messages pass the server's "
-                    "client-output-buffer-limit pubsub is disconnected");
+  m_notes.push_back(
+      "two connections to the server: one publishes to " + m_publish_channel + ", the other " +
+      (m_settings.role == Role::publisher ? "PSUBSCRIBEd to " : "SUBSCRIBEd to ") + m_subscription +
+      "; Redis pub/sub is at most once: nothing is acknowledged or kept, and a "
+      "subscriber whose unread messages pass the server's "
+      "client-output-buffer-limit pubsub is disconnected");
   m_notes.push_back("no thread of hiredis's own: netprof's thread waits in ppoll on both "
                     "non-blocking sockets, reads with redisBufferRead and hands each parsed "
                     "message to netprof in place; every message crosses two TCP connections (to "

@@ -71,8 +71,7 @@ void check_prefix(const std::string& prefix)
                      "': Redis's glob characters * ? [ ] and \\ cannot be in a channel prefix "
                      "(the publisher PSUBSCRIBEs to PREFIX:echo:*, and a pattern subscriber of "
                      "another run could take this run's channels for its own)");
-  if (prefix.empty() || prefix.size() > most_prefix_bytes ||
-      prefix.find('\0') != std::string::npos)
+  if (prefix.empty() || prefix.size() > most_prefix_bytes || prefix.find('\0') != std::string::npos)
     throw UsageError("bad --redis-channel value '" + prefix + "': expected 1 to " +
                      std::to_string(most_prefix_bytes) + " characters");
 }
@@ -172,10 +171,9 @@ TransportPlan plan_redis(const PlanRequest& request)
         if (!settings.server_host)
           throw UsageError("--redis needs the server's HOST:PORT (only --local-pair starts a "
                            "server of its own), e.g. --redis 127.0.0.1:6379");
-        return {{*settings.server_host + ":" + std::to_string(settings.server_port)},
-                [settings](const EndpointRequest& endpoint) {
-                  return open_redis(settings, endpoint);
-                }};
+        return {
+            {*settings.server_host + ":" + std::to_string(settings.server_port)},
+            [settings](const EndpointRequest& endpoint) { return open_redis(settings, endpoint); }};
       });
   if (own_server_port)
     plan.pair_service_starter = [port = *own_server_port] {

@@ -39,8 +39,8 @@ TEST_F(QosMappingTest, RedisRefusesReliabilityAndHistoryItCannotKeep)
       "--reliability reliable");
   expect_refused_as_at_most_once(refusal({"--redis", "127.0.0.1:6379", "--history", "keep-all"}),
                                  "--history keep-all");
-  expect_refused_as_at_most_once(
-      refusal({"--redis", "127.0.0.1:6379", "--history", "keep-last:8"}), "--history keep-last:8");
+  expect_refused_as_at_most_once(refusal({"--redis", "127.0.0.1:6379", "--history", "keep-last:8"}),
+                                 "--history keep-last:8");
 }
 
 TEST_F(QosMappingTest, RedisRefusesAGlobChannelPrefixAndABadServer)
@@ -52,8 +52,7 @@ TEST_F(QosMappingTest, RedisRefusesAGlobChannelPrefixAndABadServer)
                        "(the publisher PSUBSCRIBEs to PREFIX:echo:*, and a pattern subscriber of "
                        "another run could take this run's channels for its own)");
   }
-  EXPECT_TRUE(
-      starts_with(refusal({"--redis", "127.0.0.1:0"}), "bad --redis value '127.0.0.1:0'"));
+  EXPECT_TRUE(starts_with(refusal({"--redis", "127.0.0.1:0"}), "bad --redis value '127.0.0.1:0'"));
   EXPECT_TRUE(starts_with(refusal({"--redis", "6379"}), "bad --redis value '6379'"));
   EXPECT_TRUE(starts_with(refusal({"-i", "1", "--redis"}), "--redis needs the server's HOST:PORT"));
   EXPECT_EQ(refusal({"--redis", "127.0.0.1:6379", "--redis-channel", "lab:run-7"}), "(accepted)");
