@@ -1,10 +1,11 @@
 """End-to-end: real publisher and subscriber processes over Redis pub/sub through a redis-server
 on loopback: a local-pair ping-pong with the server netprof starts (and stops), a publisher with
-two subscribers through a server the test starts itself (the user's), a server that is absent or
-dies mid-run (exit status 3 with a clear message and a report, never a hang), a subscriber the
-server disconnects for lagging (client-output-buffer-limit pubsub), a stranger publishing into
-the run's channels (counted as rejected, never judged), and the refusals of a glob channel prefix
-and of a QoS Redis pub/sub cannot give (exit status 2).
+two subscribers through a server the test starts itself (the user's), a server that is absent,
+refuses (a password) or dies mid-run (exit status 3 with a clear message and a report, never a
+hang), a subscriber the server disconnects for lagging (client-output-buffer-limit pubsub), a
+stranger publishing into the run's channels (counted as rejected, never judged), and the refusals
+of a glob channel prefix, of a QoS Redis pub/sub cannot give and of a message over the limit
+(exit status 2).
 
 Every process runs under a deadline and is killed by PID in cleanup, the servers this file starts
 included.
@@ -152,6 +153,13 @@ class ServerFailureTest(RedisTestCase):
         self.assertIn(f"cannot reach the Redis server at 127.0.0.1:{port}", result.stderr)
         self.assertIn("refused", result.stderr)
         self.assertLess(time.monotonic() - started, 10)
+
+    def test_a_server_that_refuses_is_a_runtime_error_in_its_own_words(self):
+        _, port = self.start_server("requirepass not-given-to-netprof\n")
+        result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=15)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn(f"the Redis server at 127.0.0.1:{port} refused INFO server: NOAUTH",
+                      result.stderr)
 
     def test_server_that_dies_mid_run_ends_both_roles_with_status_3_and_a_report(self):
         server, port = self.start_server()
