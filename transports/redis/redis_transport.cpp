@@ -177,7 +177,8 @@ TransportPlan plan_redis(const PlanRequest& request)
       });
   if (own_server_port)
     plan.pair_service_starter = [port = *own_server_port] {
-      return std::make_unique<redis_parts::OwnedServer>(port, server_ready_within);
+      return std::make_unique<transport_common::OwnedServer>(redis_parts::owned_server_kind(), port,
+                                                             server_ready_within);
     };
   return plan;
 }

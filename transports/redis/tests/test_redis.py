@@ -154,6 +154,20 @@ class ServerFailureTest(RedisTestCase):
         self.assertIn("refused", result.stderr)
         self.assertLess(time.monotonic() - started, 10)
 
+    def test_a_local_pair_without_redis_server_on_path_says_so(self):
+        os.environ["TMPDIR"] = self._tmp.name
+        self.addCleanup(restore_tmpdir)
+        path = os.environ["PATH"]
+        self.addCleanup(os.environ.__setitem__, "PATH", path)
+        os.environ["PATH"] = self._tmp.name  # no redis-server there
+        netprof = shutil.which(os.environ.get("NETPROF_BIN", "netprof"), path=path)
+        result = self.finish(self.start("--local-pair", "--redis", "-t", "1",
+                                        netprof=(netprof,))[0], deadline_s=15)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn("cannot start redis-server, the Redis server: not found on PATH "
+                      "(apt-get install redis-server)", result.stderr)
+        self.assertEqual(server_folders(self._tmp.name), set())
+
     def test_a_server_that_refuses_is_a_runtime_error_in_its_own_words(self):
         _, port = self.start_server("requirepass not-given-to-netprof\n")
         result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=15)
