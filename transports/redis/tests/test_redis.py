@@ -168,6 +168,19 @@ class ServerFailureTest(RedisTestCase):
                       "(apt-get install redis-server)", result.stderr)
         self.assertEqual(server_folders(self._tmp.name), set())
 
+    def test_a_silent_server_is_given_up_on_in_bounded_time(self):
+        # Something that accepts connections and never answers: netprof gives up after 5 s.
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as silent:
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(8)
+            port = silent.getsockname()[1]
+            started = time.monotonic()
+            result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=20)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn(f"the Redis server at 127.0.0.1:{port} did not answer INFO server within "
+                      "5000 ms", result.stderr)
+        self.assertLess(time.monotonic() - started, 15)
+
     def test_a_server_that_refuses_is_a_runtime_error_in_its_own_words(self):
         _, port = self.start_server("requirepass not-given-to-netprof\n")
         result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=15)
