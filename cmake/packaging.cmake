@@ -2,8 +2,8 @@
 # cmake/install.cmake installs, under /usr. Depends comes from the libraries the binary really
 # links (dpkg-shlibdeps, from dpkg-dev); what only some uses need is at the level Debian
 # policy (7.2) gives it: python3, which the netprof-* tools need and netprof does not, is
-# Recommended; iox-roudi (iceoryx, one transport of twelve), mosquitto (the broker the mqtt
-# transport's local pair starts), matplotlib (netprof-plot) and
+# Recommended; iox-roudi (iceoryx, one transport of thirteen), mosquitto (the broker the mqtt
+# transport's local pair starts), redis-server (the redis transport's), matplotlib (netprof-plot) and
 # scipy (netprof-compare) are Suggested, and each says what is missing when it is needed.
 # docs/install.md describes it; tests/package checks it, lintian among the checks.
 set(NETPROF_PACKAGE_CONTACT "netprof maintainers <maintainers@users.noreply.a-seed-f34f387b.example>"
@@ -38,10 +38,10 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "percentiles on the publisher's own clock, throughput and loss on each\n"
     "subscriber's. Transports: UDP unicast, multicast and broadcast, TCP,\n"
     "Unix domain sockets, POSIX message queues, shared memory, ZeroMQ, NNG,\n"
-    "Eclipse Cyclone DDS, Eclipse iceoryx and MQTT through a broker. It\n"
-    "includes netprof-sweep, netprof-plot and netprof-compare, which run it\n"
-    "over payload sizes and transports, plot the result and compare two sets\n"
-    "of runs.")
+    "Eclipse Cyclone DDS, Eclipse iceoryx, MQTT through a broker and Redis\n"
+    "pub/sub. It includes netprof-sweep, netprof-plot and netprof-compare,\n"
+    "which run it over payload sizes and transports, plot the result and\n"
+    "compare two sets of runs.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -49,7 +49,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
-    "iceoryx, mosquitto, python3-matplotlib, python3-scipy, bash-completion, openssh-client")
+    "iceoryx, mosquitto, redis-server, python3-matplotlib, python3-scipy, bash-completion, openssh-client")
 # The tools' Python is byte-compiled on install and its bytecode removed on remove, as
 # dh_python3's scripts do for Debian's own Python packages (cmake/debian/postinst, prerm).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

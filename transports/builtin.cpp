@@ -3,6 +3,7 @@
 #include "mq/mq_transport.hpp"
 #include "mqtt/mqtt_transport.hpp"
 #include "nng/nng_transport.hpp"
+#include "redis/redis_transport.hpp"
 #include "shm/shm_transport.hpp"
 #include "tcp/tcp_transport.hpp"
 #include "udp/udp_transport.hpp"
@@ -27,6 +28,7 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add(dds_transport());
   registry.add(iceoryx_transport());
   registry.add(mqtt_transport());
+  registry.add(redis_transport());
 }
 
 } // namespace netprof

@@ -359,6 +359,66 @@ class MqttBroker:
             self.folder = None
 
 
+# Redis's server, which the redis transport's role processes need: one redis-server of our own
+# for a tool's whole run, on a free loopback port, as netprof --local-pair --redis starts for
+# itself (docs/transport-redis.md); the listing is asked with --redis 127.0.0.1:PORT beside it.
+
+_running_redis = None
+
+
+class RedisServer:
+    """A redis-server started here, on 127.0.0.1 only, with no persistence and no Unix socket,
+    its working directory a private folder; stopped by PID at the end."""
+
+    def __init__(self):
+        self.process = None
+        self.port = None
+        self.folder = None
+
+    def start(self):
+        global _running_redis
+        self.folder = tempfile.mkdtemp(prefix="netprof-tools-redis-")
+        self.port = free_port(socket.SOCK_STREAM)
+        config = os.path.join(self.folder, "redis.conf")
+        with open(config, "w", encoding="utf-8") as file:
+            file.write(f'bind 127.0.0.1\nport {self.port}\nprotected-mode yes\nsave ""\n'
+                       f'appendonly no\ndaemonize no\ndir "{self.folder}"\nlogfile ""\n')
+        try:
+            self.process = subprocess.Popen(["redis-server", config],
+                                            stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+        except OSError as error:
+            self._remove_folder()
+            raise SetupError(f"cannot start redis-server for the redis transport: {error} "
+                             f"(apt-get install redis-server)") from error
+        deadline = time.monotonic() + BROKER_START_SECONDS
+        while not _accepts(self.port):
+            code = self.process.poll()
+            if code is not None or time.monotonic() > deadline:
+                self.stop()
+                raise SetupError(f"redis-server did not accept connections on "
+                                 f"127.0.0.1:{self.port}"
+                                 + (f" (it exited with status {code})" if code is not None
+                                    else f" within {BROKER_START_SECONDS} s"))
+            time.sleep(0.05)
+        _running_redis = self
+
+    def stop(self):
+        global _running_redis
+        if _running_redis is self:
+            _running_redis = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                terminate(self.process, BROKER_STOP_SECONDS)
+            self.process = None
+        self._remove_folder()
+
+    def _remove_folder(self):
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
 def _accepts(port):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
@@ -366,9 +426,11 @@ def _accepts(port):
 
 def service_options(transport):
     """Options to list `transport`'s loopback arguments with, naming a service started here (the
-    MQTT broker); () for every other transport."""
+    MQTT broker, the Redis server); () for every other transport."""
     if transport == "mqtt" and _running_broker is not None:
         return ["--mqtt", f"127.0.0.1:{_running_broker.port}"]
+    if transport == "redis" and _running_redis is not None:
+        return ["--redis", f"127.0.0.1:{_running_redis.port}"]
     return []
 
 
@@ -385,15 +447,16 @@ class PairServices:
 
 def roudi_for(setups):
     """(services, None) when a setup needs a service of this host (iceoryx's RouDi, which may be
-    the user's; an MQTT broker of our own) and it runs (the caller stops it); (None, reason) when
-    one is needed but cannot be had; (None, None) when none is needed."""
+    the user's; an MQTT broker or a Redis server of our own) and it runs (the caller stops it);
+    (None, reason) when one is needed but cannot be had; (None, None) when none is needed."""
     return roudi_for_transports(setup.transport for setup in setups)
 
 
 def roudi_for_transports(names):
     """roudi_for() for transports named as netprof --list-transports names them."""
     names = set(names)
-    wanted = [service for name, service in (("iceoryx", RouDi), ("mqtt", MqttBroker))
+    wanted = [service for name, service in (("iceoryx", RouDi), ("mqtt", MqttBroker),
+                                            ("redis", RedisServer))
               if name in names]
     if not wanted:
         return None, None

@@ -19,8 +19,9 @@
 # No service is started while installing, and openssh-server, when this script is what
 # installs it, is left disabled (/etc/ssh/sshd_not_to_be_run, Debian's switch for it): the
 # lab starts its own sshd per namespace and needs no daemon on the host. Delete that file to
-# run the host's sshd. mosquitto, when this script installs it, has its service disabled (it
-# would start a broker at every boot): the local pair and the tests start their own. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
+# run the host's sshd. mosquitto and redis-server, when this script installs them, have their
+# services disabled (each would start a server at every boot): the local pair and the tests
+# start their own. --list prints the level's packages instead. Safe to run again: it asks apt only when something is missing.
 set -euo pipefail
 
 level=all list_only=0
@@ -120,4 +121,10 @@ if [[ " ${missing[*]} " == *" mosquitto "* ]]; then
   "${as_root[@]}" update-rc.d mosquitto disable >/dev/null 2>&1 || true
   echo "netprof: mosquitto is installed for the mqtt transport's own brokers; its service stays" \
     "disabled (systemctl enable mosquitto to run one at boot)"
+fi
+if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+  # As mosquitto: policy-rc.d kept its postinst from starting it; its boot links go too.
+  "${as_root[@]}" update-rc.d redis-server disable >/dev/null 2>&1 || true
+  echo "netprof: redis-server is installed for the redis transport's own servers; its service" \
+    "stays disabled (systemctl enable redis-server to run one at boot)"
 fi

@@ -166,7 +166,7 @@ class TransportListJsonTest(NetprofTestCase):
             if transport["needs_private_netns"]:
                 continue
             with self.subTest(transport=transport["name"]):
-                # Role processes never start iceoryx's RouDi or an MQTT broker: the scripts do
+                # Role processes never start RouDi, an MQTT broker or a Redis server: the scripts do
                 # (harness.roudi_for), and list the pair beside the broker they started.
                 roudi, reason = harness.roudi_for_transports([transport["name"]])
                 self.assertIsNone(reason)

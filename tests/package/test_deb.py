@@ -100,7 +100,7 @@ class PackageContentsTest(unittest.TestCase):
                  "tcp": "TCP", "uds": "Unix domain sockets", "mq": "POSIX message queues",
                  "shm": "shared memory", "zmq": "ZeroMQ", "nng": "NNG",
                  "dds": "Cyclone DDS", "iceoryx": "iceoryx",
-                 "mqtt": "MQTT"}
+                 "mqtt": "MQTT", "redis": "Redis pub/sub"}
         built = {line.split("\t")[0] for line in out.splitlines()}
         self.assertGreaterEqual(len(built), 11, out)
         for transport in sorted(built):

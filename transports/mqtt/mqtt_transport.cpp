@@ -210,7 +210,8 @@ TransportPlan plan_mqtt(const PlanRequest& request)
       });
   if (own_broker_port)
     plan.pair_service_starter = [port = *own_broker_port] {
-      return std::make_unique<mqtt_parts::OwnedBroker>(port, broker_ready_within);
+      return std::make_unique<transport_common::OwnedServer>(mqtt_parts::owned_broker_kind(), port,
+                                                             broker_ready_within);
     };
   return plan;
 }

@@ -1,0 +1,249 @@
+// The floor netprof's Redis ping-pong is compared against: the leanest honest round trip through
+// a Redis server between two processes with hiredis alone, no netprof code. Each process has two
+// connections, as netprof's endpoint has (a subscribed connection cannot PUBLISH): the pinger
+// PUBLISHes to T:ping and reads T:pong, the ponger answers each ping on T:pong. Blocking hiredis
+// calls, as a plain hiredis program makes them: a PUBLISH is written at once, the echo awaited on
+// the subscribed connection, and PUBLISH's reply (the number of subscribers reached) read after
+// it, off the round trip. With --size 116 --echo-size 68 the bytes are netprof's for `-s 64` (its
+// 52-byte header + 64 B out, an echo of its header and the 16 B of cross-clock stamps back).
+//
+//   bare_redis_pingpong --server HOST:PORT [--size BYTES] [--echo-size BYTES] [--iterations N]
+//                       [--warmup N] [--cpu PINGER,PONGER]
+//
+// Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (server absent,
+// timeout, lost or corrupt echo), 2 bad command line.
+
+#include "bare_two_processes.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using bare::parse_number;
+using bare::UsageError;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* program = "bare_redis_pingpong";
+constexpr const char* usage =
+    "usage: bare_redis_pingpong --server HOST:PORT [--size BYTES (=116)] [--echo-size BYTES "
+    "(=68)]\n"
+    "       [--iterations N (=20000)] [--warmup N (=2000)] [--cpu PINGER,PONGER (none: "
+    "unpinned)]\n";
+constexpr timeval io_timeout{10, 0};
+constexpr std::size_t min_size = sizeof(std::uint64_t);
+constexpr std::size_t max_size = std::size_t{1} << 20;
+
+struct Options {
+  std::string host;
+  int port = 0;
+  std::size_t size = 116;
+  std::size_t echo_size = 68;
+  std::uint64_t iterations = 20000;
+  std::uint64_t warmup = 2000;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--server") {
+    const std::size_t colon = value.rfind(':');
+    if (colon == std::string_view::npos || colon == 0)
+      throw UsageError{"--server takes HOST:PORT"};
+    options.host = std::string(value.substr(0, colon));
+    options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
+                                     "--server takes HOST:PORT, a port of 1 to 65535");
+  } else if (flag == "--size") {
+    options.size =
+        parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
+  } else if (flag == "--echo-size") {
+    options.echo_size =
+        parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
+  } else if (flag == "--cpu") {
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  } else {
+    return bare::take_count_option(flag, value, options.iterations, options.warmup);
+  }
+  return true;
+}
+
+Options parse_options(int argc, char** argv)
+{
+  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
+  if (options.host.empty())
+    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
+  return options;
+}
+
+struct ReplyFree {
+  void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyFree>;
+
+// One process's two connections.
+struct Client {
+  redisContext* subscribed = nullptr;
+  redisContext* publishing = nullptr;
+
+  ~Client()
+  {
+    if (subscribed != nullptr)
+      redisFree(subscribed);
+    if (publishing != nullptr)
+      redisFree(publishing);
+  }
+
+  static redisContext* connect(const Options& options)
+  {
+    redisContext* context = redisConnectWithTimeout(options.host.c_str(), options.port, io_timeout);
+    if (context == nullptr || context->err != 0)
+      throw Failure{std::string("cannot connect: ") +
+                    (context != nullptr ? context->errstr : "out of memory")};
+    redisSetTimeout(context, io_timeout);
+    return context;
+  }
+
+  static Reply reply_of(redisContext* context)
+  {
+    void* reply = nullptr;
+    if (redisGetReply(context, &reply) != REDIS_OK || reply == nullptr)
+      throw Failure{std::string("no reply: ") + context->errstr};
+    return Reply(static_cast<redisReply*>(reply));
+  }
+
+  Client(const Options& options, const std::string& channel)
+      : subscribed(connect(options)), publishing(connect(options))
+  {
+    const Reply confirmed(
+        static_cast<redisReply*>(redisCommand(subscribed, "SUBSCRIBE %s", channel.c_str())));
+    if (!confirmed || confirmed->type != REDIS_REPLY_ARRAY)
+      throw Failure{"the server did not confirm the subscription"};
+  }
+
+  // Writes a PUBLISH at once; its reply is read by published().
+  void publish(const std::string& channel, const std::vector<std::byte>& bytes)
+  {
+    const char* argv[3] = {"PUBLISH", channel.c_str(), reinterpret_cast<const char*>(bytes.data())};
+    const std::size_t lengths[3] = {7, channel.size(), bytes.size()};
+    if (redisAppendCommandArgv(publishing, 3, argv, lengths) != REDIS_OK)
+      throw Failure{"redisAppendCommandArgv failed"};
+    int done = 0;
+    while (done == 0)
+      if (redisBufferWrite(publishing, &done) != REDIS_OK)
+        throw Failure{std::string("write: ") + publishing->errstr};
+  }
+
+  void published()
+  {
+    const Reply reply = reply_of(publishing);
+    if (reply->type != REDIS_REPLY_INTEGER)
+      throw Failure{"PUBLISH failed"};
+  }
+
+  // The payload of the next message on the subscribed connection.
+  Reply message()
+  {
+    Reply push = reply_of(subscribed);
+    if (push->type != REDIS_REPLY_ARRAY || push->elements != 3 ||
+        push->element[2]->type != REDIS_REPLY_STRING)
+      throw Failure{"not a message"};
+    return push;
+  }
+};
+
+std::string_view payload_of(const Reply& push)
+{
+  return {push->element[2]->str, push->element[2]->len};
+}
+
+// The child: answers each ping with an echo carrying its sequence number.
+void run_ponger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(bare::second_cpu(options.cpus));
+  Client client(options, topic + ":ping");
+  const std::string pong = topic + ":pong";
+  std::vector<std::byte> echo(options.echo_size, std::byte{0x5a});
+  for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
+    const Reply ping = client.message();
+    std::memcpy(echo.data(), payload_of(ping).data(), sizeof(std::uint64_t));
+    client.publish(pong, echo);
+    client.published();
+  }
+}
+
+// Until the ponger has subscribed (PUBSUB NUMSUB), a ping would reach nobody.
+void wait_for_ponger(Client& client, const std::string& ping_channel)
+{
+  const auto give_up = Clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const Reply count(static_cast<redisReply*>(
+        redisCommand(client.publishing, "PUBSUB NUMSUB %s", ping_channel.c_str())));
+    if (count && count->type == REDIS_REPLY_ARRAY && count->elements == 2 &&
+        count->element[1]->type == REDIS_REPLY_INTEGER && count->element[1]->integer > 0)
+      return;
+    if (Clock::now() >= give_up)
+      throw Failure{"the ponger never subscribed"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(bare::first_cpu(options.cpus));
+  Client client(options, topic + ":pong");
+  const std::string ping_channel = topic + ":ping";
+  wait_for_ponger(client, ping_channel);
+  std::vector<std::byte> ping(options.size, std::byte{0x5a});
+  std::vector<std::int64_t> rtts;
+  rtts.reserve(options.iterations);
+  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
+    std::memcpy(ping.data(), &sequence, sizeof sequence);
+    const auto sent_at = Clock::now();
+    client.publish(ping_channel, ping);
+    const Reply echo = client.message();
+    const auto received_at = Clock::now();
+    client.published();
+    std::uint64_t echoed = 0;
+    std::memcpy(&echoed, payload_of(echo).data(), sizeof echoed);
+    if (payload_of(echo).size() != options.echo_size || echoed != sequence)
+      throw Failure{"the echo does not match the ping"};
+    if (sequence >= options.warmup)
+      rtts.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
+  }
+  return rtts;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    const std::string topic = "bare:" + std::to_string(getpid());
+    return bare::run_two_processes(
+        {program, "pinger", "ponger", std::chrono::seconds(10)},
+        [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+        [&](std::vector<std::int64_t> rtts) {
+          std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,", options.size,
+                      options.echo_size);
+          bare::print_round_trips(std::move(rtts));
+        });
+  });
+}

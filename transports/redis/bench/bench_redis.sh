@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# netprof over Redis pub/sub against a bare hiredis program, interleaved in one run, both through
+# the same redis-server (started here on a free loopback port, stopped by its PID at the end):
+#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --local-pair --redis 127.0.0.1:PORT -s 64 (its
+#              header + 64 B out, its echo back) and of a bare hiredis ping-pong sending the same
+#              bytes (transports/redis/bench/bare_redis_pingpong.cpp); target netprof <= 1.10x
+# Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
+# crashed or timed out.
+#
+#   transports/redis/bench/bench_redis.sh [BUILD_DIR] [--repeat N] [--iterations N]
+#       [--cpu A,B|none]
+#
+# Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the medians
+# compared, because one run on a shared VM swings by 20-40%. BUILD_DIR (default ./build) must hold
+# a Release build with the benchmarks. The server is a third process on the same cores: pin with
+# --cpu only when the host has cores to spare for it.
+
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_common_options repeat=5 iterations=20000 cpu_or_none
+bench_parse_options "$@"
+
+command -v redis-server >/dev/null || { echo "redis-server is not on PATH: apt-get install redis-server" >&2; exit 2; }
+bench_begin bench_redis bare=bare_redis_pingpong
+payload=64
+
+server_pid=""
+stop_server()
+{
+  if [[ -n $server_pid ]]; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+trap 'stop_server; bench_cleanup' EXIT
+
+# The server: 127.0.0.1 only, no persistence, no Unix socket, its folder the run's (as netprof's own).
+port=$(bench_free_port)
+printf 'bind 127.0.0.1\nport %s\nprotected-mode yes\nsave ""\nappendonly no\ndaemonize no\ndir "%s"\nlogfile ""\n' \
+  "$port" "$work" >"$work/redis.conf"
+redis-server "$work/redis.conf" >"$work/redis.log" 2>&1 &
+server_pid=$!
+for ((try = 0; try < 200; try++)); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$server_pid" 2>/dev/null || { echo "redis-server exited: $(tail -1 "$work/redis.log")" >&2; exit 1; }
+  sleep 0.05
+done
+
+limit=$(netprof_deadline 30)
+out_bytes=$((payload + header))
+
+echo "host: $(bench_host), $(redis-server --version | cut -d' ' -f1-3), hiredis $(package_version libhiredis0.14)"
+echo "Redis pub/sub through redis-server on 127.0.0.1:$port, cpus: $cpus; $out_bytes B out, $echo_bytes B back (netprof -s $payload)"
+echo
+
+for ((run = 1; run <= repeat; run++)); do
+  run_limited "$limit" "$work/bare.$run.json" "$bare" --server "127.0.0.1:$port" \
+    --size "$out_bytes" --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" \
+    "${pin[@]}"
+  run_netprof "$work/netprof.$run.json" --local-pair --redis "127.0.0.1:$port" \
+    --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
+done
+warn_unless_release "$work/netprof.1.json"
+
+echo "one-way p50 = RTT p50 / 2; medians of $repeat interleaved runs"
+"$python" "$table" \
+  "ping-pong vs bare hiredis|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)"
+
+bench_finish
