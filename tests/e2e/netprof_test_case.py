@@ -3,6 +3,7 @@ processes each run under a deadline and are killed by PID in cleanup, so a hung 
 test instead of hanging CI. Only loopback addresses are used.
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -44,6 +45,23 @@ def become_nobody():
 
 def free_udp_port():
     return free_port()
+
+
+@contextlib.contextmanager
+def unanswered_tcp_port():
+    """A loopback port whose SYNs go unanswered, as a host that drops packets: a listener with a
+    backlog of 0 whose accept queue holds connections nobody accepts, so the kernel drops every
+    new SYN and a connect(2) there waits for TCP's own timeout (two minutes). Yields the port."""
+    with contextlib.ExitStack() as held:
+        listener = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        for _ in range(3):  # more than the queue holds: the last ones stay unanswered too
+            filler = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+        yield port
 
 
 def run_script(script, *args, deadline_s=DEFAULT_DEADLINE_S):

@@ -1,5 +1,7 @@
 #include "mqtt_endpoint.hpp"
 
+#include "common/socket_wait.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <mosquitto.h>
@@ -141,9 +143,7 @@ void MqttEndpoint::finish_writing(Nanoseconds within) noexcept
       return;
     pollfd watched{mosquitto_socket(m_client), POLLOUT, 0};
     const Nanoseconds wait = deadline - now;
-    timespec limit{};
-    limit.tv_sec = static_cast<time_t>(wait.count() / 1'000'000'000);
-    limit.tv_nsec = static_cast<long>(wait.count() % 1'000'000'000);
+    const timespec limit = transport_common::timespec_of(wait);
     if (watched.fd < 0 || ppoll(&watched, 1, &limit, nullptr) <= 0)
       return;
     if (!write_pending())
@@ -162,9 +162,7 @@ int MqttEndpoint::service(Nanoseconds wait) noexcept
     return -1;
   }
   pollfd watched{fd, POLLIN, 0};
-  timespec limit{};
-  limit.tv_sec = static_cast<time_t>(wait.count() / 1'000'000'000);
-  limit.tv_nsec = static_cast<long>(wait.count() % 1'000'000'000);
+  const timespec limit = transport_common::timespec_of(wait);
   const int ready = ppoll(&watched, 1, &limit, nullptr);
   if (ready <= 0)
     return 0; // timed out, or a signal: the caller looks at its deadline

@@ -70,6 +70,9 @@ private:
   // subscriptions, the client destroyed if they fail; what the report's notes say of them.
   void make_client();
   void connect_and_subscribe(const std::string& broker);
+  // Waits for the TCP connection libmosquitto started, then sends its CONNECT; throws
+  // TransportError when it fails or the deadline passes.
+  void await_tcp_connection(const std::string& broker, Clock::time_point deadline);
   void note_setup(const std::string& broker);
   // Waits up to `wait` for the socket to turn readable, then reads one packet: 1 when it read
   // one, 0 when nothing came, -1 when the connection failed (m_failure says why).

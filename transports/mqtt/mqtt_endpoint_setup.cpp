@@ -1,5 +1,7 @@
 #include "mqtt_endpoint.hpp"
 
+#include "common/socket_wait.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <mosquitto.h>
@@ -46,6 +48,13 @@ std::string client_id()
   std::snprintf(text, sizeof text, "netprof-%ld-%u-%08x", static_cast<long>(getpid()),
                 counter.fetch_add(1), static_cast<unsigned>(random()));
   return text;
+}
+
+TransportError unreachable(const std::string& broker, const std::string& why)
+{
+  return TransportError("cannot reach the MQTT broker at " + broker + ": " + why +
+                        " (is a broker running there? --local-pair with a bare --mqtt starts "
+                        "one of its own)");
 }
 
 } // namespace
@@ -111,18 +120,19 @@ void MqttEndpoint::make_client()
 
 void MqttEndpoint::connect_and_subscribe(const std::string& broker)
 {
-  const int connected =
-      mosquitto_connect(m_client, m_settings.host.c_str(), m_settings.port, keepalive_seconds);
-  if (connected != MOSQ_ERR_SUCCESS) {
-    const std::string why = mqtt_error_text(connected);
+  const auto deadline = Clock::now() + m_settings.connect_within;
+  // mosquitto_connect would block in connect(2) for TCP's own two minutes when the broker's host
+  // drops packets: the asynchronous one returns at once, and the wait below keeps our deadline.
+  const int started =
+      mosquitto_connect_async(m_client, m_settings.host.c_str(), m_settings.port, keepalive_seconds);
+  if (started != MOSQ_ERR_SUCCESS) {
+    const std::string why = mqtt_error_text(started);
     mosquitto_destroy(m_client);
     m_client = nullptr;
-    throw TransportError("cannot reach the MQTT broker at " + broker + ": " + why +
-                         " (is a broker running there? --local-pair with a bare --mqtt starts "
-                         "one of its own)");
+    throw unreachable(broker, why);
   }
-  const auto deadline = Clock::now() + m_settings.connect_within;
   try {
+    await_tcp_connection(broker, deadline);
     wait_for([this] { return m_connect_result >= 0; }, deadline, "accept the connection");
     if (m_connect_result != 0)
       throw TransportError("the MQTT broker at " + broker + " refused the connection: " +
@@ -146,6 +156,20 @@ void MqttEndpoint::connect_and_subscribe(const std::string& broker)
     m_client = nullptr;
     throw;
   }
+}
+
+void MqttEndpoint::await_tcp_connection(const std::string& broker, Clock::time_point deadline)
+{
+  const int error = transport_common::await_connect(mosquitto_socket(m_client), deadline);
+  if (error == ETIMEDOUT && Clock::now() >= deadline)
+    throw TransportError("the MQTT broker at " + broker + " did not accept the TCP connection within " +
+                         std::to_string(m_settings.connect_within.count()) +
+                         " ms (its host drops the packets, or is not there)");
+  if (error != 0)
+    throw unreachable(broker, std::strerror(error));
+  // libmosquitto queued its CONNECT while the socket was still connecting.
+  if (!write_pending())
+    throw TransportError(m_failure);
 }
 
 void MqttEndpoint::note_setup(const std::string& broker)

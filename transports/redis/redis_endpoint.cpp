@@ -1,5 +1,7 @@
 #include "redis_endpoint.hpp"
 
+#include "common/socket_wait.hpp"
+
 #include <hiredis/hiredis.h>
 
 #include <poll.h>
@@ -34,14 +36,6 @@ std::size_t digits(std::size_t value) noexcept
 std::size_t bulk_bytes(std::size_t length) noexcept
 {
   return 1 + digits(length) + 2 + length + 2;
-}
-
-timespec timespec_of(Nanoseconds wait) noexcept
-{
-  timespec limit{};
-  limit.tv_sec = static_cast<time_t>(wait.count() / 1'000'000'000);
-  limit.tv_nsec = static_cast<long>(wait.count() % 1'000'000'000);
-  return limit;
 }
 
 std::string_view text_of(const redisReply& reply) noexcept
@@ -88,7 +82,7 @@ void RedisEndpoint::lost_subscribed_connection() noexcept
   // (its unread messages passed client-output-buffer-limit pubsub, or CLIENT KILL) keeps the
   // publishing connection open.
   pollfd other{m_publishing->fd, POLLRDHUP, 0};
-  const timespec limit = timespec_of(other_connection_within);
+  const timespec limit = transport_common::timespec_of(other_connection_within);
   const bool both = ppoll(&other, 1, &limit, nullptr) > 0 &&
                     (other.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
   try {
@@ -240,7 +234,7 @@ void RedisEndpoint::finish_writing(Nanoseconds within) noexcept
     if (now >= deadline)
       return;
     pollfd watched{m_publishing->fd, POLLOUT, 0};
-    const timespec limit = timespec_of(deadline - now);
+    const timespec limit = transport_common::timespec_of(deadline - now);
     if (ppoll(&watched, 1, &limit, nullptr) <= 0)
       return;
     if (!write_pending())
@@ -262,7 +256,7 @@ ReceiveResult RedisEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noe
     pollfd watched[2] = {
         {m_subscribed->fd, POLLIN, 0},
         {m_publishing->fd, static_cast<short>(POLLIN | (pending() ? POLLOUT : 0)), 0}};
-    const timespec limit = timespec_of(wait);
+    const timespec limit = transport_common::timespec_of(wait);
     if (ppoll(watched, 2, &limit, nullptr) <= 0)
       break; // timed out, or a signal: the caller looks at its deadline
     if ((watched[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !read_publish_replies())
@@ -325,7 +319,7 @@ RoomWait RedisEndpoint::wait_for_room(Nanoseconds timeout) noexcept
     return RoomWait::failed;
   if (pending()) {
     pollfd watched{m_publishing->fd, POLLOUT, 0};
-    const timespec limit = timespec_of(timeout);
+    const timespec limit = transport_common::timespec_of(timeout);
     if (ppoll(&watched, 1, &limit, nullptr) > 0 && !write_pending())
       return RoomWait::failed;
   }

@@ -1,5 +1,7 @@
 #include "stream_endpoint.hpp"
 
+#include "common/socket_wait.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <algorithm>
@@ -24,12 +26,6 @@ constexpr std::uint32_t housekeeping_interval = 64;
 constexpr auto first_dial_wait = std::chrono::seconds(1);
 // The report names this many adopted peers at most.
 constexpr std::size_t peers_named = 64;
-
-timespec to_timespec(Nanoseconds duration) noexcept
-{
-  const auto count = std::max<std::int64_t>(duration.count(), 0);
-  return {static_cast<time_t>(count / 1'000'000'000), static_cast<long>(count % 1'000'000'000)};
-}
 
 constexpr SendOutcome pushed_back{SendResult::back_pressured, SendCause::would_block};
 constexpr SendOutcome failure{SendResult::failed, SendCause::error};
@@ -81,7 +77,7 @@ StreamEndpoint::StreamEndpoint(StreamSetup setup)
     dial_if_due(Clock::now());
     if (m_dialing.valid()) {
       pollfd entry{m_dialing.get(), POLLOUT, 0};
-      const timespec wait = to_timespec(first_dial_wait);
+      const timespec wait = transport_common::timespec_of(first_dial_wait);
       if (ppoll(&entry, 1, &wait, nullptr) > 0) {
         finish_dial();
       }
@@ -323,7 +319,7 @@ StreamEndpoint::Pass StreamEndpoint::poll_once(MessageSink& sink, Nanoseconds ti
     }
   }
   const std::size_t count = gather_poll_set();
-  const timespec wait = to_timespec(sleep);
+  const timespec wait = transport_common::timespec_of(sleep);
   const int ready = ppoll(m_poll.data(), count, &wait, nullptr);
   if (ready < 0) {
     return errno == EINTR ? Pass::interrupted : Pass::failed;

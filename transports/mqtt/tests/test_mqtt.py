@@ -1,7 +1,7 @@
 """End-to-end: real publisher and subscriber processes over MQTT through a Mosquitto broker on
 loopback: a local-pair ping-pong with the broker netprof starts (and stops), a stream at QoS 1 that
-loses nothing, a broker the test starts itself (the user's), a broker that is absent or dies
-mid-run (exit status 3 with a clear message, never a hang), and the refusals of a wildcard topic
+loses nothing, a broker the test starts itself (the user's), a broker that is absent, whose host
+drops the connection, or dies mid-run (exit status 3 with a clear message, never a hang), and the refusals of a wildcard topic
 prefix and of a QoS that contradicts --mqtt-qos (exit status 2).
 
 Every process runs under a deadline and is killed by PID in cleanup, the brokers this file starts
@@ -15,7 +15,7 @@ import socket
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, free_port
+from netprof_test_case import NetprofTestCase, free_port, unanswered_tcp_port
 
 DEADLINE_S = 40
 # A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
@@ -141,6 +141,16 @@ class BrokerFailureTest(MqttTestCase):
         self.assertIn(f"cannot reach the MQTT broker at 127.0.0.1:{port}", result.stderr)
         self.assertIn("refused", result.stderr)
         self.assertLess(time.monotonic() - started, 10)
+
+    def test_broker_host_that_drops_the_connection_is_given_up_on_in_bounded_time(self):
+        # A blocking connect would wait for TCP's two minutes; netprof gives up after 5 s.
+        with unanswered_tcp_port() as port:
+            started = time.monotonic()
+            result = self.run_netprof("-i", "1", "--mqtt", f"127.0.0.1:{port}", deadline_s=20)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn(f"the MQTT broker at 127.0.0.1:{port} did not accept the TCP connection "
+                      "within 5000 ms", result.stderr)
+        self.assertLess(time.monotonic() - started, 15)
 
     def test_broker_that_dies_mid_run_ends_both_roles_with_status_3(self):
         broker, port = self.start_broker()

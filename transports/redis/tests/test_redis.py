@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, free_port
+from netprof_test_case import NetprofTestCase, free_port, unanswered_tcp_port
 
 DEADLINE_S = 40
 # A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
@@ -179,6 +179,15 @@ class ServerFailureTest(RedisTestCase):
         self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
         self.assertIn(f"the Redis server at 127.0.0.1:{port} did not answer INFO server within "
                       "5000 ms", result.stderr)
+        self.assertLess(time.monotonic() - started, 15)
+
+    def test_a_server_host_that_drops_the_connection_is_given_up_on_in_bounded_time(self):
+        with unanswered_tcp_port() as port:
+            started = time.monotonic()
+            result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=20)
+        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
+        self.assertIn(f"cannot reach the Redis server at 127.0.0.1:{port}: Connection timed out",
+                      result.stderr)
         self.assertLess(time.monotonic() - started, 15)
 
     def test_a_server_that_refuses_is_a_runtime_error_in_its_own_words(self):
