@@ -34,8 +34,9 @@ struct TransportFlags {
 };
 
 // How a launcher starts this transport's processes on different hosts: each role's transport
-// arguments, as templates whose placeholders "{own}" (this host's address:port) and
-// "{publisher}" (the publisher's address:port) the launcher fills in.
+// arguments, as templates whose placeholders "{own}" (this host's address:port),
+// "{publisher}" (the publisher's address:port) and "{broker}" (the HOST:PORT of the broker every
+// role goes through, which the launcher's hosts file names) the launcher fills in.
 struct RemoteLaunch {
   std::vector<std::string> publisher;
   std::vector<std::string> subscriber;

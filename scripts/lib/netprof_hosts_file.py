@@ -17,6 +17,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # A token with no whitespace, quote or shell metacharacter: it goes on a remote command line
 # (quoted there too) and into file names.
 ADDRESS = re.compile(r"^[A-Za-z0-9_.:-]{1,253}$")
+# A brokered transport's broker (mqtt, redis): HOST:PORT, the same for every role.
+BROKER = re.compile(r"^[A-Za-z0-9_.:-]{1,253}:[0-9]{1,5}$")
 SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
 # The run's folder is the destination of scp, whose remote path a remote shell reads in the
 # legacy protocol (scp -O, OpenSSH before 9.0) and no shell reads in SFTP mode: only a path
@@ -24,7 +26,7 @@ SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
 WORK_DIR = re.compile(r"^/$|^/?[A-Za-z0-9_.,+=@%][A-Za-z0-9_.,+=@%/-]{0,1023}$")
 
 TOP_LEVEL = {"netprof": str, "copy_binary": bool, "port": int, "transport": str,
-             "work_dir": str, "host": list}
+             "broker": str, "work_dir": str, "host": list}
 HOST_FIELDS = {"name": str, "role": str, "ssh": str, "address": str, "cpu": int,
                "netprof": str, "copy_binary": bool, "work_dir": str}
 REQUIRED_HOST_FIELDS = ("name", "role", "ssh", "address")
@@ -55,6 +57,7 @@ class HostsFile:
     path: str
     transport: str
     roles: list        # the publisher first, then subscribers in file order
+    broker: str = None  # HOST:PORT of a brokered transport's broker, or None
 
     @property
     def publisher(self):
@@ -81,6 +84,11 @@ def parse(document, path="hosts file"):
     transport = document.get("transport", "udp")
     if not isinstance(transport, str) or not TRANSPORT_NAME.match(transport):
         raise HostsFileError(f"{path}: transport {transport!r} is not a transport's name")
+    broker = document.get("broker")
+    if broker is not None and (not BROKER.match(broker) or
+                               not 1 <= int(broker.rsplit(":", 1)[1]) <= 65535):
+        raise HostsFileError(f"{path}: broker {broker!r}: HOST:PORT, the broker every role "
+                             "reaches, e.g. \"10.0.0.5:1883\"")
     port = document.get("port", 40000)
     entries = document.get("host", [])
     if not 1 <= port <= 65535 - len(entries):
@@ -104,7 +112,7 @@ def parse(document, path="hosts file"):
         raise HostsFileError(f"{path}: no [[host]] with role = \"subscriber\"")
     roles = [make_role(host, index, port, defaults)
              for index, host in enumerate(publishers + subscribers)]
-    return HostsFile(path=path, transport=transport, roles=roles)
+    return HostsFile(path=path, transport=transport, roles=roles, broker=broker)
 
 
 def check_fields(table, known, where):
@@ -161,24 +169,36 @@ def make_role(host, index, port, defaults):
                 work_dir=host.get("work_dir", defaults["work_dir"]))
 
 
-def remote_launch(listing, transport, path="hosts file"):
+def remote_launch(listing, transport, path="hosts file", broker=None):
     """The remote-launch templates of `transport` ({"publisher": [...], "subscriber": [...]})
-    from `listing`, netprof's `--list-transports --json`. A transport that netprof lacks, or
-    that runs on one host only (its templates null), is a HostsFileError."""
+    from `listing`, netprof's `--list-transports --json`. A transport that netprof lacks, that
+    runs on one host only (its templates null), or that goes through a broker ({broker} in its
+    templates) when `broker` is None, is a HostsFileError."""
     launchable = [t["name"] for t in listing["transports"] if t.get("remote_launch")]
     for described in listing["transports"]:
         if described["name"] == transport:
             if not described.get("remote_launch"):
                 raise HostsFileError(f"{path}: transport {transport!r} runs on one host only; "
                                      f"across hosts: {', '.join(launchable)}")
-            return described["remote_launch"]
+            templates = described["remote_launch"]
+            if broker is None and "{broker}" in " ".join(
+                    templates["publisher"] + templates["subscriber"]):
+                raise HostsFileError(f"{path}: transport {transport!r} goes through a broker: "
+                                     "give broker = \"HOST:PORT\", the broker every host "
+                                     "reaches")
+            return templates
     raise HostsFileError(f"{path}: transport {transport!r}: one of {', '.join(launchable)}")
 
 
-def launch_arguments(templates, role, publisher):
-    """A role's transport arguments: its template with {own} (its address:port) and
-    {publisher} (the publisher's) filled in."""
-    own = f"{role.address}:{role.port}"
-    reached = f"{publisher.address}:{publisher.port}"
+def launch_arguments(templates, role, publisher, broker=None):
+    """A role's transport arguments: its template with {own} (its address:port), {publisher}
+    (the publisher's) and {broker} (the hosts file's broker) filled in."""
+    values = {"{own}": f"{role.address}:{role.port}",
+              "{publisher}": f"{publisher.address}:{publisher.port}", "{broker}": broker or ""}
     template = templates["publisher" if role.index == 0 else "subscriber"]
-    return [part.replace("{own}", own).replace("{publisher}", reached) for part in template]
+    filled = []
+    for part in template:
+        for placeholder, value in values.items():
+            part = part.replace(placeholder, value)
+        filled.append(part)
+    return filled

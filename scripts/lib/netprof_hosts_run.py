@@ -22,6 +22,8 @@ def write_hosts_file(path, hosts, subscribers, transport):
     roles = hosts.roles[:subscribers + 1]
     lines = [f"transport = {json.dumps(transport)}",
              f"port = {hosts.publisher.port - hosts.publisher.index}"]
+    if hosts.broker:
+        lines.append(f"broker = {json.dumps(hosts.broker)}")
     for role in roles:
         lines.append("\n[[host]]")
         fields = {"name": role.name, "role": role.role, "ssh": role.ssh,
@@ -43,7 +45,8 @@ def run(netprof, spec, hosts, ssh_config, out_dir, stem):
     """Runs the point through launch.py; never raises for a failed run (like harness.run)."""
     started = time.monotonic()
     try:
-        hosts_file.remote_launch(harness.describe(netprof), spec.setup.transport)
+        hosts_file.remote_launch(harness.describe(netprof), spec.setup.transport,
+                                 broker=hosts.broker)
     except (hosts_file.HostsFileError, harness.SetupError) as error:
         return failed(f"{spec.setup.name} is not launched across hosts: {error}", started)
     if spec.setup.variant_options:

@@ -8,7 +8,8 @@ a hosts file (TOML) says; writes one merged JSON report and one CSV row per subs
 Arguments after the hosts file go to netprof on every host. The launcher gives each role its
 -i, its transport addresses (as the local `netprof --list-transports --json` says in each
 transport's "remote_launch"; UDP: a subscriber `-u own:port -u publisher:port`, the publisher
-`-u own:port`), the publisher `--subscribers N`, and --cpu, --wait and --json itself.
+`-u own:port`; MQTT and Redis: every role `--mqtt BROKER` or `--redis BROKER`, the hosts file's
+broker), the publisher `--subscribers N`, and --cpu, --wait and --json itself.
 
 Before starting, every host must answer over ssh (BatchMode: keys or agent, never a password
 prompt) and have netprof whose `--version` equals the local one. Then it starts the
@@ -47,7 +48,7 @@ DEADLINE_SLACK_SECONDS = 30      # ending, counters, a loaded machine
 # Options the launcher sets itself, from the hosts file.
 OWNED_OPTIONS = {"-i", "--id", "-u", "--udp", "-m", "--multicast", "-b", "--broadcast",
                  "--zmq", "--tcp", "--json", "--subscribers", "--local-pair", "--cpu", "--shm",
-                 "--uds", "--mq"}
+                 "--uds", "--mq", "--mqtt", "--redis"}
 NETPROF_DEFAULTS = {"time": 10.0, "warmup": 0.5, "wait": 10.0}
 
 
@@ -122,12 +123,12 @@ def transport_templates(netprof, hosts):
         listing = harness.describe(netprof)
     except harness.SetupError as error:
         raise UsageError(str(error)) from None
-    return hosts_file.remote_launch(listing, hosts.transport, hosts.path)
+    return hosts_file.remote_launch(listing, hosts.transport, hosts.path, hosts.broker)
 
 
 def role_arguments(hosts, templates, arguments, role):
     own = ["-i", str(role.index),
-           *hosts_file.launch_arguments(templates, role, hosts.publisher)]
+           *hosts_file.launch_arguments(templates, role, hosts.publisher, hosts.broker)]
     if role.index == 0:
         own += ["--subscribers", str(len(hosts.subscribers))]
     if role.cpu is not None:

@@ -129,8 +129,12 @@ class TransportListJsonTest(NetprofTestCase):
                 launch = transport["remote_launch"]
                 if launch is not None:
                     self.assertEqual(set(launch), {"publisher", "subscriber"})
-                    self.assertIn("{publisher}", " ".join(launch["subscriber"]))
-                self.assertEqual(launch is None, transport["name"] not in ("udp", "tcp", "zmq"))
+                    # A subscriber finds the publisher, or both go through one broker.
+                    reached = "{broker}" if transport["name"] in ("mqtt", "redis") \
+                        else "{publisher}"
+                    self.assertIn(reached, " ".join(launch["subscriber"]))
+                self.assertEqual(launch is None, transport["name"] not in
+                                 ("udp", "tcp", "zmq", "mqtt", "redis"))
                 self.assertTrue(transport["summary"])
                 self.assertEqual(transport["named_by"]["option"].lstrip("-"),
                                  transport["options"][0])

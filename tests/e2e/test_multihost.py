@@ -28,6 +28,7 @@ from netprof_test_case import NETPROF, ROOT, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import netprof_hosts_file as hosts_file  # noqa: E402
+import netprof_harness as harness  # noqa: E402
 from netprof_harness import Processes  # noqa: E402
 
 LAB = os.path.join(ROOT, "scripts", "lab", "lab.py")
@@ -137,12 +138,13 @@ class MultiHostTest(unittest.TestCase):
     def host(self, index):
         return self.lab["hosts"][index]
 
-    def write_hosts(self, subscribers, extra=None, netprof=None):
+    def write_hosts(self, subscribers, extra=None, netprof=None, top=None):
         """A hosts file: h0 publishes, h1..hN subscribe; `extra` adds fields to a host by
-        index, e.g. {2: {"netprof": "/nowhere"}}."""
+        index, e.g. {2: {"netprof": "/nowhere"}}; `top` adds top-level settings."""
         extra = extra or {}
         lines = [f"netprof = {json.dumps(netprof or netprof_path())}",
                  f"work_dir = {json.dumps(self.work_dir)}", "port = 41000"]
+        lines += [f"{key} = {json.dumps(value)}" for key, value in (top or {}).items()]
         for index in range(subscribers + 1):
             fields = {"name": f"host{index}", "role": "publisher" if index == 0 else
                       "subscriber", "ssh": self.host(index)["name"],
@@ -230,6 +232,46 @@ class MultiHostTest(unittest.TestCase):
         for row in rows:
             self.assertGreater(int(row["received"]), 0)
             self.assertEqual(row["outcome"], "complete")
+
+    def start_mosquitto_on(self, host, port):
+        """A mosquitto listening on `host`'s lab address only, in its namespace (a broker
+        machine of the lab's), killed by PID in cleanup (and with the lab at the latest)."""
+        folder = tempfile.mkdtemp(prefix="netprof-multihost-broker-")
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
+        os.chmod(folder, 0o755)  # mosquitto drops to its own user
+        config = os.path.join(folder, "mosquitto.conf")
+        with open(config, "w") as f:
+            f.write(f"listener {port} {host['address']}\nallow_anonymous true\n"
+                    "persistence false\n")
+        os.chmod(config, 0o644)
+        processes = Processes()
+        self.addCleanup(processes.kill_all)
+        broker = processes.start(["ip", "netns", "exec", host["namespace"], "mosquitto", "-c",
+                                  config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        probe = (f"import socket; socket.create_connection(({host['address']!r}, {port}), 1)")
+        deadline = time.monotonic() + 10
+        while subprocess.run(["ip", "netns", "exec", host["namespace"], sys.executable, "-c",
+                              probe], capture_output=True, timeout=10).returncode != 0:
+            self.assertIsNone(broker.poll(), "mosquitto exited before it accepted connections")
+            self.assertLess(time.monotonic(), deadline, "mosquitto never accepted connections")
+            time.sleep(0.1)
+
+    @unittest.skipUnless(shutil.which("mosquitto"), "mosquitto is not installed")
+    def test_mqtt_through_a_broker_on_a_host_of_its_own(self):
+        broker = f"{self.host(4)['address']}:1883"
+        self.start_mosquitto_on(self.host(4), 1883)
+        hosts = self.write_hosts(2, top={"transport": "mqtt", "broker": broker})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 0, out + err)
+        merged = self.merged()
+        publisher = merged["publisher"]["report"]
+        self.assertEqual(publisher["settings"]["transport"], "mqtt")
+        self.assertIn(f"at {broker}", " ".join(publisher["endpoint"]["notes"]))
+        self.assertEqual(sorted(s["id"] for s in publisher["subscribers"]), [1, 2])
+        for entry in merged["subscribers"]:
+            with self.subTest(subscriber=entry["name"]):
+                self.assertEqual(entry["exit_code"], 0)
+                self.assertGreater(entry["report"]["subscriber"]["received"], 0)
 
     def test_shaped_link_rate_in_the_report(self):
         """tbf at 20 Mbit/s on what the publisher's host sends; the publisher offers about
@@ -422,6 +464,7 @@ class HostsFileTest(unittest.TestCase):
         "two publishers": (PUBLISHER + PUBLISHER.replace('"a"', '"b"'),
                            'exactly one [[host]] with role = "publisher" (found 2)'),
         "no subscriber": (PUBLISHER, 'no [[host]] with role = "subscriber"'),
+        "bad broker": ('broker = "10.0.0.5"\n', "broker '10.0.0.5': HOST:PORT"),
     }
 
     def test_bad_hosts_files_get_a_clear_message(self):
@@ -447,6 +490,23 @@ class HostsFileTest(unittest.TestCase):
         self.assertEqual(code, 2, err)
         self.assertEqual(err.strip(), f"launch: {path}: host 'a': unknown role 'relay': "
                                       "publisher or subscriber")
+
+    def test_a_brokered_transport_needs_a_broker_which_every_role_is_given(self):
+        listing = harness.describe(netprof_path())
+        for transport, flag in (("mqtt", "--mqtt"), ("redis", "--redis")):
+            with self.subTest(transport=transport):
+                with self.assertRaises(hosts_file.HostsFileError) as refused:
+                    hosts_file.remote_launch(listing, transport)
+                self.assertIn(f"transport {transport!r} goes through a broker: give broker = "
+                              '"HOST:PORT"', str(refused.exception))
+                hosts = hosts_file.parse(tomllib.loads(
+                    f'transport = "{transport}"\nbroker = "10.0.0.5:7000"\n' + self.PUBLISHER +
+                    self.PUBLISHER.replace('"a"', '"b"').replace("publisher", "subscriber")))
+                templates = hosts_file.remote_launch(listing, transport, broker=hosts.broker)
+                for role in hosts.roles:
+                    self.assertEqual(hosts_file.launch_arguments(templates, role,
+                                                                 hosts.publisher, hosts.broker),
+                                     [flag, "10.0.0.5:7000"])
 
     def test_options_the_launcher_sets_are_refused(self):
         code, out, err = run_script(LAUNCH, "hosts.toml", "-t", "1", "--json", "x.json",

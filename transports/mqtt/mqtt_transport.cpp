@@ -226,7 +226,8 @@ TransportDescriptor mqtt_transport()
           .also_reads = {},
           // One libmosquitto client per endpoint, each driven by its own thread.
           .flags = {.threads = true, .pair_service = true},
-          .remote_launch = std::nullopt,
+          // Across hosts every role goes through the hosts file's broker (launch.py's broker =).
+          .remote_launch = RemoteLaunch{{"--mqtt", "{broker}"}, {"--mqtt", "{broker}"}},
           .plan = plan_mqtt};
 }
 

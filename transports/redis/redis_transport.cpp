@@ -193,7 +193,8 @@ TransportDescriptor redis_transport()
           .also_reads = {},
           // Two hiredis connections per endpoint, driven by the thread that calls the hooks.
           .flags = {.threads = true, .pair_service = true},
-          .remote_launch = std::nullopt,
+          // Across hosts every role goes through the hosts file's server (launch.py's broker =).
+          .remote_launch = RemoteLaunch{{"--redis", "{broker}"}, {"--redis", "{broker}"}},
           .plan = plan_redis};
 }
 
