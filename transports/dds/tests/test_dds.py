@@ -105,8 +105,13 @@ class StrangerTest(DdsTestCase):
         # echo in 300 a CI run under ASan missed): what keep-last means, not a stranger accepted.
         options = ["--dds", topic, "--dds-loopback", "--dds-history", "keep-all", "--wait", "20",
                    *PING_PONG]
-        publisher, pub_json = self.start("-i", "0", *options, json_name="pub")
         subscriber, sub_json = self.start("-i", "1", *options, json_name="sub")
+        # A 300-probe run lasts a fraction of a second: on a loaded machine it could end before
+        # the stranger's writer and the subscriber's reader discover each other (a local CI run
+        # at load 9 saw none of its data samples). The subscriber waits for the publisher with
+        # its reader open, so a head start gives discovery time without lengthening the run.
+        time.sleep(1.5)
+        publisher, pub_json = self.start("-i", "0", *options, json_name="pub")
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         sub = self.finish(subscriber, sub_json, DEADLINE_S)
         self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
