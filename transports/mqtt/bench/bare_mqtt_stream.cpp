@@ -7,8 +7,9 @@
 // whenever its window of unacknowledged messages is full. Both drive their client on their own
 // thread as netprof's endpoint does (bare_mqtt_client.hpp). With --size 180 --echo-size 68 the
 // bytes are netprof's for `-s 128` (its 52-byte header + 128 B, an echo of its header and its
-// 16 B of cross-clock stamps); --window defaults to netprof's for its default -q (1,000,000 B of
-// messages). transports/mqtt/bench/bench_mqtt.sh prints netprof's ratio to it.
+// 16 B of cross-clock stamps), and the topics as long as netprof's --local-pair ones; --window
+// defaults to netprof's for its default -q (1,000,000 B of messages).
+// transports/mqtt/bench/bench_mqtt.sh prints netprof's ratio to it.
 //
 //   bare_mqtt_stream --broker HOST:PORT [--size BYTES] [--echo-size BYTES] [--seconds S]
 //                    [--warmup S] [--qos 0|1] [--window N] [--probe-hz N] [--cpu PUB,SUB]
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +128,17 @@ Options parse_options(int argc, char** argv)
 Clock::duration seconds(double value)
 {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
+}
+
+// "netbare/pair-PID-16 HEX DIGITS": as long as netprof's --local-pair prefix
+// (netprof/pair-PID-...), so that every message carries a topic as long as netprof's.
+std::string topic_prefix()
+{
+  std::random_device random;
+  char text[64];
+  std::snprintf(text, sizeof text, "netbare/pair-%ld-%08x%08x", static_cast<long>(getpid()),
+                random(), random());
+  return text;
 }
 
 struct Counts {
@@ -307,7 +320,7 @@ void print(const Options& options, const Counts& counts)
 int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    const std::string topic = "bare/" + std::to_string(getpid());
+    const std::string topic = topic_prefix();
     return bare::run_two_processes(
         {program, "subscriber", "publisher", std::chrono::seconds(10)},
         [&] { run_publisher(options, topic); }, [&] { return run_subscriber(options, topic); },
