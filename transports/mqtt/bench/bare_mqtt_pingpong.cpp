@@ -12,11 +12,9 @@
 // Exit status: 0 measured, 1 runtime error (broker absent, timeout, lost or corrupt echo), 2 bad
 // command line.
 
+#include "bare_mqtt_client.hpp"
 #include "bare_two_processes.hpp"
 
-#include <mosquitto.h>
-
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,15 +22,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
 using bare::parse_number;
 using bare::UsageError;
-using Clock = std::chrono::steady_clock;
+using bare::mqtt::Clock;
+using bare::mqtt::Failure;
 
 constexpr const char* program = "bare_mqtt_pingpong";
 constexpr const char* usage =
@@ -44,8 +44,7 @@ constexpr std::size_t min_size = sizeof(std::uint64_t);
 constexpr std::size_t max_size = std::size_t{1} << 20;
 
 struct Options {
-  std::string host;
-  int port = 0;
+  bare::mqtt::Broker broker;
   std::size_t size = 116;
   std::size_t echo_size = 68;
   std::uint64_t iterations = 20000;
@@ -54,21 +53,12 @@ struct Options {
   std::optional<std::pair<int, int>> cpus;
 };
 
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (flag == "--broker") {
-    const std::size_t colon = value.rfind(':');
-    if (colon == std::string_view::npos || colon == 0)
-      throw UsageError{"--broker takes HOST:PORT"};
-    options.host = std::string(value.substr(0, colon));
-    options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
-                                     "--broker takes HOST:PORT, a port of 1 to 65535");
-  } else if (flag == "--size") {
+  if (bare::mqtt::take_broker_option(flag, value, options.broker))
+    return true;
+  if (flag == "--size") {
     options.size =
         parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
   } else if (flag == "--echo-size") {
@@ -87,39 +77,25 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
 Options parse_options(int argc, char** argv)
 {
   Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.host.empty())
+  if (options.broker.host.empty())
     throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
   return options;
 }
 
-// One client: the last message it read is kept (copied) for the loop to look at.
-struct Client {
-  mosquitto* handle = nullptr;
+// One client and the last message it read, kept (copied) for the loop to look at.
+struct Peer {
   std::vector<std::byte> last;
   bool got = false;
-  int acknowledged_subscriptions = 0;
-  int connected = -1;
+  bare::mqtt::Client client;
 
-  void check(int rc, const char* doing)
+  Peer(const Options& options, const std::string& subscribe)
+      : client(options.broker, [this](const mosquitto_message& message) {
+          const auto* bytes = static_cast<const std::byte*>(message.payload);
+          last.assign(bytes, bytes + message.payloadlen);
+          got = true;
+        })
   {
-    if (rc != MOSQ_ERR_SUCCESS)
-      throw Failure{std::string(doing) + ": " +
-                    (rc == MOSQ_ERR_ERRNO ? std::strerror(errno) : mosquitto_strerror(rc))};
-  }
-
-  // Waits for the socket, reads one packet and writes what it queued; false on timeout.
-  bool step(std::chrono::milliseconds wait)
-  {
-    pollfd watched{mosquitto_socket(handle), POLLIN, 0};
-    const int ready = poll(&watched, 1, static_cast<int>(wait.count()));
-    if (ready < 0 && errno != EINTR)
-      throw Failure{std::string("poll: ") + std::strerror(errno)};
-    if (ready <= 0)
-      return false;
-    check(mosquitto_loop_read(handle, 1), "mosquitto_loop_read");
-    if (mosquitto_want_write(handle))
-      check(mosquitto_loop_write(handle, 1), "mosquitto_loop_write");
-    return true;
+    client.subscribe(subscribe, options.qos);
   }
 
   // Reads until a message came, at most receive_timeout.
@@ -130,106 +106,63 @@ struct Client {
     while (!got) {
       if (Clock::now() >= give_up)
         throw Failure{"no message within 10 s"};
-      step(std::chrono::milliseconds(100));
+      client.step(std::chrono::milliseconds(100));
     }
   }
+
+  void publish(const std::string& topic, const std::vector<std::byte>& bytes, int qos)
+  {
+    client.publish(topic, bytes.data(), bytes.size(), qos);
+  }
 };
-
-void open_client(Client& client, const Options& options, const std::string& subscribe)
-{
-  mosquitto_lib_init();
-  client.handle = mosquitto_new(nullptr, true, &client);
-  if (client.handle == nullptr)
-    throw Failure{"mosquitto_new failed"};
-  mosquitto_int_option(client.handle, MOSQ_OPT_TCP_NODELAY, 1); // as netprof's endpoint
-  mosquitto_connect_callback_set(client.handle, [](mosquitto*, void* self, int rc) {
-    static_cast<Client*>(self)->connected = rc;
-  });
-  mosquitto_subscribe_callback_set(client.handle, [](mosquitto*, void* self, int, int, const int*) {
-    ++static_cast<Client*>(self)->acknowledged_subscriptions;
-  });
-  mosquitto_message_callback_set(
-      client.handle, [](mosquitto*, void* self, const mosquitto_message* message) {
-        auto& me = *static_cast<Client*>(self);
-        const auto* bytes = static_cast<const std::byte*>(message->payload);
-        me.last.assign(bytes, bytes + message->payloadlen);
-        me.got = true;
-      });
-  client.check(mosquitto_connect(client.handle, options.host.c_str(), options.port, 60),
-               "mosquitto_connect");
-  const auto give_up = Clock::now() + receive_timeout;
-  while (client.connected < 0 && Clock::now() < give_up)
-    client.step(std::chrono::milliseconds(100));
-  if (client.connected != 0)
-    throw Failure{"the broker did not accept the connection"};
-  client.check(mosquitto_subscribe(client.handle, nullptr, subscribe.c_str(), options.qos),
-               "mosquitto_subscribe");
-  while (client.acknowledged_subscriptions < 1 && Clock::now() < give_up)
-    client.step(std::chrono::milliseconds(100));
-  if (client.acknowledged_subscriptions < 1)
-    throw Failure{"the broker did not acknowledge the subscription"};
-}
-
-void publish(Client& client, const std::string& topic, const std::vector<std::byte>& bytes, int qos)
-{
-  client.check(mosquitto_publish(client.handle, nullptr, topic.c_str(),
-                                 static_cast<int>(bytes.size()), bytes.data(), qos, false),
-               "mosquitto_publish");
-}
 
 // The child: says hello on T/pong until the first ping comes, then answers each ping with an
 // echo carrying its sequence number, published outside the callback (written at once).
 void run_ponger(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::second_cpu(options.cpus));
-  Client client;
-  open_client(client, options, topic + "/ping");
+  Peer peer(options, topic + "/ping");
   const std::vector<std::byte> hello(1, std::byte{0x01});
   std::vector<std::byte> echo(options.echo_size, std::byte{0x5a});
   const auto give_up = Clock::now() + receive_timeout;
-  while (!client.got) {
+  while (!peer.got) {
     if (Clock::now() >= give_up)
       throw Failure{"the pinger never answered the hello"};
-    publish(client, topic + "/pong", hello, options.qos);
-    client.step(std::chrono::milliseconds(50));
+    peer.publish(topic + "/pong", hello, options.qos);
+    peer.client.step(std::chrono::milliseconds(50));
   }
   for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
     if (i > 0)
-      client.receive();
-    std::memcpy(echo.data(), client.last.data(), sizeof(std::uint64_t));
-    publish(client, topic + "/pong", echo, options.qos);
+      peer.receive();
+    std::memcpy(echo.data(), peer.last.data(), sizeof(std::uint64_t));
+    peer.publish(topic + "/pong", echo, options.qos);
   }
-  mosquitto_disconnect(client.handle);
-  mosquitto_destroy(client.handle);
 }
 
 std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::first_cpu(options.cpus));
-  Client client;
-  open_client(client, options, topic + "/pong");
-  client.receive(); // the hello
+  Peer peer(options, topic + "/pong");
+  peer.receive(); // the hello
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
   std::vector<std::int64_t> rtts;
   rtts.reserve(options.iterations);
   for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
     std::memcpy(ping.data(), &sequence, sizeof sequence);
     const auto sent_at = Clock::now();
-    publish(client, topic + "/ping", ping, options.qos);
+    peer.publish(topic + "/ping", ping, options.qos);
     do
-      client.receive();
-    while (client.last.size() == 1); // a late hello
+      peer.receive();
+    while (peer.last.size() == 1); // a late hello
     const auto received_at = Clock::now();
     std::uint64_t echoed = 0;
-    std::memcpy(&echoed, client.last.data(), sizeof echoed);
-    if (client.last.size() != options.echo_size || echoed != sequence)
+    std::memcpy(&echoed, peer.last.data(), sizeof echoed);
+    if (peer.last.size() != options.echo_size || echoed != sequence)
       throw Failure{"the echo does not match the ping"};
     if (sequence >= options.warmup)
       rtts.push_back(
           std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
   }
-  mosquitto_disconnect(client.handle);
-  mosquitto_destroy(client.handle);
   return rtts;
 }
 

@@ -13,6 +13,7 @@
 // Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (server absent,
 // timeout, lost or corrupt echo), 2 bad command line.
 
+#include "bare_redis_connection.hpp"
 #include "bare_two_processes.hpp"
 
 #include <hiredis/hiredis.h>
@@ -23,9 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -35,6 +34,8 @@ namespace {
 
 using bare::parse_number;
 using bare::UsageError;
+using bare::redis::Failure;
+using bare::redis::Reply;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_redis_pingpong";
@@ -43,13 +44,11 @@ constexpr const char* usage =
     "(=68)]\n"
     "       [--iterations N (=20000)] [--warmup N (=2000)] [--cpu PINGER,PONGER (none: "
     "unpinned)]\n";
-constexpr timeval io_timeout{10, 0};
 constexpr std::size_t min_size = sizeof(std::uint64_t);
 constexpr std::size_t max_size = std::size_t{1} << 20;
 
 struct Options {
-  std::string host;
-  int port = 0;
+  bare::redis::Server server;
   std::size_t size = 116;
   std::size_t echo_size = 68;
   std::uint64_t iterations = 20000;
@@ -57,20 +56,11 @@ struct Options {
   std::optional<std::pair<int, int>> cpus;
 };
 
-struct Failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (flag == "--server") {
-    const std::size_t colon = value.rfind(':');
-    if (colon == std::string_view::npos || colon == 0)
-      throw UsageError{"--server takes HOST:PORT"};
-    options.host = std::string(value.substr(0, colon));
-    options.port = parse_number<int>(value.substr(colon + 1), 1, 65535,
-                                     "--server takes HOST:PORT, a port of 1 to 65535");
-  } else if (flag == "--size") {
+  if (bare::redis::take_server_option(flag, value, options.server))
+    return true;
+  if (flag == "--size") {
     options.size =
         parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
   } else if (flag == "--echo-size") {
@@ -87,15 +77,10 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
 Options parse_options(int argc, char** argv)
 {
   Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.host.empty())
+  if (options.server.host.empty())
     throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
   return options;
 }
-
-struct ReplyFree {
-  void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyFree>;
 
 // One process's two connections.
 struct Client {
@@ -110,16 +95,6 @@ struct Client {
       redisFree(publishing);
   }
 
-  static redisContext* connect(const Options& options)
-  {
-    redisContext* context = redisConnectWithTimeout(options.host.c_str(), options.port, io_timeout);
-    if (context == nullptr || context->err != 0)
-      throw Failure{std::string("cannot connect: ") +
-                    (context != nullptr ? context->errstr : "out of memory")};
-    redisSetTimeout(context, io_timeout);
-    return context;
-  }
-
   static Reply reply_of(redisContext* context)
   {
     void* reply = nullptr;
@@ -129,7 +104,8 @@ struct Client {
   }
 
   Client(const Options& options, const std::string& channel)
-      : subscribed(connect(options)), publishing(connect(options))
+      : subscribed(bare::redis::connect(options.server)),
+        publishing(bare::redis::connect(options.server))
   {
     const Reply confirmed(
         static_cast<redisReply*>(redisCommand(subscribed, "SUBSCRIBE %s", channel.c_str())));

@@ -4,11 +4,15 @@
 #   ping-pong: one-way p50 (RTT p50 / 2) of netprof --local-pair --redis 127.0.0.1:PORT -s 64 (its
 #              header + 64 B out, its echo back) and of a bare hiredis ping-pong sending the same
 #              bytes (transports/redis/bench/bare_redis_pingpong.cpp); target netprof <= 1.10x
+#   stream:    messages/s received, on the subscriber's clock, of netprof --local-pair --redis
+#              127.0.0.1:PORT -s 128 -t SECONDS (stream mode, its 1,000 probes/s echoed) and of a
+#              bare hiredis publisher and subscriber sending the same bytes and echoing as many
+#              probes (transports/redis/bench/bare_redis_stream.cpp); netprof >= 0.90x wanted
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
 #   transports/redis/bench/bench_redis.sh [BUILD_DIR] [--repeat N] [--iterations N]
-#       [--cpu A,B|none]
+#       [--time SECONDS] [--measure all|ping-pong|stream] [--cpu A,B|none]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the medians
 # compared, because one run on a shared VM swings by 20-40%. BUILD_DIR (default ./build) must hold
@@ -17,12 +21,14 @@
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat=5 iterations=20000 cpu_or_none
+bench_common_options repeat=5 iterations=20000 time=2 cpu_or_none
+bench_option --measure measure=all 'all|ping-pong|stream' choice
 bench_parse_options "$@"
 
 command -v redis-server >/dev/null || { echo "redis-server is not on PATH: apt-get install redis-server" >&2; exit 2; }
-bench_begin bench_redis bare=bare_redis_pingpong
+bench_begin bench_redis bare=bare_redis_pingpong bare_stream=bare_redis_stream
 payload=64
+payload_stream=128
 
 server_pid=""
 stop_server()
@@ -47,24 +53,44 @@ for ((try = 0; try < 200; try++)); do
   sleep 0.05
 done
 
-limit=$(netprof_deadline 30)
+limit=$(($(netprof_deadline "$seconds") + 30))
 out_bytes=$((payload + header))
+stream_bytes=$((payload_stream + header))
+server="127.0.0.1:$port"
 
 echo "host: $(bench_host), $(redis-server --version | cut -d' ' -f1-3), hiredis $(package_version libhiredis0.14)"
-echo "Redis pub/sub through redis-server on 127.0.0.1:$port, cpus: $cpus; $out_bytes B out, $echo_bytes B back (netprof -s $payload)"
+echo "Redis pub/sub through redis-server on $server, cpus: $cpus"
+[[ $measure == stream ]] || echo "ping-pong: $out_bytes B out, $echo_bytes B back (netprof -s $payload)"
+[[ $measure == ping-pong ]] || echo "stream: $stream_bytes B messages for $seconds s (netprof -s $payload_stream), $echo_bytes B echoes of 1,000 probes/s"
 echo
 
 for ((run = 1; run <= repeat; run++)); do
-  run_limited "$limit" "$work/bare.$run.json" "$bare" --server "127.0.0.1:$port" \
-    --size "$out_bytes" --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" \
-    "${pin[@]}"
-  run_netprof "$work/netprof.$run.json" --local-pair --redis "127.0.0.1:$port" \
-    --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
+  if [[ $measure != stream ]]; then
+    run_limited "$limit" "$work/bare.$run.json" "$bare" --server "$server" \
+      --size "$out_bytes" --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" \
+      "${pin[@]}"
+    run_netprof "$work/netprof.$run.json" --local-pair --redis "$server" \
+      --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
+  fi
+  if [[ $measure != ping-pong ]]; then
+    # The same bytes, the same 0.5 s warm-up (netprof's default), the same probes echoed.
+    run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" --server "$server" \
+      --size "$stream_bytes" --echo-size "$echo_bytes" --seconds "$seconds" "${pin[@]}"
+    run_netprof "$work/netprof_stream.$run.json" --local-pair --redis "$server" \
+      -s "$payload_stream" -t "$seconds" "${pin[@]}"
+  fi
 done
-warn_unless_release "$work/netprof.1.json"
 
-echo "one-way p50 = RTT p50 / 2; medians of $repeat interleaved runs"
-"$python" "$table" \
-  "ping-pong vs bare hiredis|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)"
+rows=()
+[[ $measure == stream ]] || rows+=("ping-pong vs bare hiredis|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)")
+[[ $measure == ping-pong ]] || rows+=("stream vs bare hiredis|msg/s|at_least|0.90|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(runs_of bare_stream messages_per_second)")
+for report in "$work"/netprof*.1.json; do
+  [[ -f $report ]] && warn_unless_release "$report"
+  break
+done
+
+echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of $repeat interleaved runs"
+"$python" "$table" "${rows[@]}"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench_finish

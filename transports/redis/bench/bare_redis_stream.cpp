@@ -1,0 +1,390 @@
+// The floor netprof's Redis stream is compared against: one publisher and one subscriber process
+// through a Redis server with hiredis alone, no netprof code, doing what netprof's stream does:
+// the publisher PUBLISHes --size-byte messages to P:data as fast as the socket takes them (one
+// write each, as netprof's endpoint writes each at once), marks one --probe-hz times a second as
+// a probe, which the subscriber answers with an --echo-size-byte echo PUBLISHed to P:echo (as
+// netprof's subscriber echoes its probes), and reads what came back (PUBLISH's replies, echoes)
+// every 64 messages without waiting. Each process has two connections, as netprof's endpoint has
+// (a subscribed connection cannot PUBLISH), non-blocking after setup and driven as netprof drives
+// them: poll on both, redisBufferRead, each parsed push taken from hiredis's reader. With --size
+// 180 --echo-size 68 the bytes are netprof's for `-s 128` (its 52-byte header + 128 B, an echo of
+// its header and its 16 B of cross-clock stamps); the channels are as long as netprof's
+// --local-pair ones. transports/redis/bench/bench_redis.sh prints netprof's ratio to it.
+//
+//   bare_redis_stream --server HOST:PORT [--size BYTES] [--echo-size BYTES] [--seconds S]
+//                     [--warmup S] [--probe-hz N] [--cpu PUBLISHER,SUBSCRIBER]
+//
+// --warmup seconds of messages go first, unmeasured, then --seconds of measured ones, then an
+// end message carrying how many measured messages were sent, which the subscriber confirms (as
+// netprof's end of test is confirmed) before the publisher leaves. The subscriber counts the
+// measured ones on its own clock, from the first to the last, N - 1 intervals over that time, as
+// netprof's subscriber does, and prints one JSON line. Exit status: 0 measured, 1 runtime error
+// (server absent, timeout), 2 bad command line.
+
+#include "bare_redis_connection.hpp"
+#include "bare_two_processes.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using bare::parse_number;
+using bare::UsageError;
+using bare::redis::Failure;
+using bare::redis::Reply;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* program = "bare_redis_stream";
+constexpr const char* usage =
+    "usage: bare_redis_stream --server HOST:PORT [--size BYTES (=180)] [--echo-size BYTES (=68)]\n"
+    "       [--seconds S (=2)] [--warmup S (=0.5)] [--probe-hz N (=1000, 0: none)]\n"
+    "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
+constexpr std::size_t count_offset = 8;
+constexpr std::size_t min_size = count_offset + sizeof(std::uint64_t);
+constexpr std::size_t max_size = std::size_t{1} << 20;
+// Byte 0 says what a message is, byte 1 whether it is a probe; an end carries at count_offset
+// the number of measured messages sent.
+constexpr char warmup_tag = 'W';
+constexpr char data_tag = 'D';
+constexpr char end_tag = 'E';
+constexpr char done_tag = 'F';
+constexpr std::size_t probe_offset = 1;
+// The publisher reads what came back once per this many sends, as netprof's does while no
+// probe awaits its echo.
+constexpr std::uint64_t sends_per_look = 64;
+constexpr auto silence_limit = std::chrono::seconds(10);
+// How long the publisher waits for the subscriber to have drained the server's backlog.
+constexpr auto drain_limit = std::chrono::seconds(60);
+
+struct Options {
+  bare::redis::Server server;
+  std::size_t size = 180;
+  std::size_t echo_size = 68;
+  double seconds = 2.0;
+  double warmup = 0.5;
+  double probe_hz = 1000;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+// Takes one of this program's flags into `options`; false for a flag it does not know.
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (bare::redis::take_server_option(flag, value, options.server))
+    return true;
+  if (flag == "--size")
+    options.size =
+        parse_number<std::size_t>(value, min_size, max_size, "--size must be 16 to 1048576");
+  else if (flag == "--echo-size")
+    options.echo_size =
+        parse_number<std::size_t>(value, 2, max_size, "--echo-size must be 2 to 1048576");
+  else if (flag == "--seconds")
+    options.seconds = parse_number<double>(value, 0.1, 3600.0, "--seconds must be 0.1 to 3600");
+  else if (flag == "--warmup")
+    options.warmup = parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
+  else if (flag == "--probe-hz")
+    options.probe_hz = parse_number<double>(value, 0.0, 1e6, "--probe-hz must be 0 to 1e6");
+  else if (flag == "--cpu")
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PUBLISHER,SUBSCRIBER, e.g. 0,1");
+  else
+    return false;
+  return true;
+}
+
+Options parse_options(int argc, char** argv)
+{
+  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
+  if (options.server.host.empty())
+    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
+  return options;
+}
+
+Clock::duration seconds(double value)
+{
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
+}
+
+// "netbare:pair-PID-16 HEX DIGITS": as long as netprof's --local-pair prefix
+// (netprof:pair-PID-...), so that every message carries a channel name as long as netprof's.
+std::string channel_prefix()
+{
+  std::random_device random;
+  char text[64];
+  std::snprintf(text, sizeof text, "netbare:pair-%ld-%08x%08x", static_cast<long>(getpid()),
+                random(), random());
+  return text;
+}
+
+// One process's two connections: set up blocking, then non-blocking, as netprof's endpoint.
+class Connections {
+public:
+  Connections(const bare::redis::Server& server, const std::string& channel)
+      : m_subscribed(bare::redis::connect(server)), m_publishing(bare::redis::connect(server))
+  {
+    const Reply confirmed(
+        static_cast<redisReply*>(redisCommand(m_subscribed, "SUBSCRIBE %s", channel.c_str())));
+    if (!confirmed || confirmed->type != REDIS_REPLY_ARRAY)
+      throw Failure{"the server did not confirm the subscription"};
+  }
+
+  ~Connections()
+  {
+    redisFree(m_subscribed);
+    redisFree(m_publishing);
+  }
+
+  Connections(const Connections&) = delete;
+  Connections& operator=(const Connections&) = delete;
+
+  // Until `channel` has a subscriber (PUBSUB NUMSUB), a message would reach nobody.
+  void wait_for_subscriber(const std::string& channel)
+  {
+    const auto give_up = Clock::now() + silence_limit;
+    for (;;) {
+      const Reply count(static_cast<redisReply*>(
+          redisCommand(m_publishing, "PUBSUB NUMSUB %s", channel.c_str())));
+      if (count && count->type == REDIS_REPLY_ARRAY && count->elements == 2 &&
+          count->element[1]->type == REDIS_REPLY_INTEGER && count->element[1]->integer > 0)
+        return;
+      if (Clock::now() >= give_up)
+        throw Failure{"the subscriber never subscribed"};
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  void make_non_blocking()
+  {
+    for (redisContext* context : {m_subscribed, m_publishing}) {
+      const int flags = fcntl(context->fd, F_GETFL);
+      if (flags < 0 || fcntl(context->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        throw Failure{std::string("fcntl: ") + std::strerror(errno)};
+      context->flags &= ~REDIS_BLOCK; // hiredis reads EAGAIN as "try later" only then
+    }
+  }
+
+  // A PUBLISH, written at once and whole (waiting for room, as netprof's send() does); its
+  // reply is read by a later step().
+  void publish(const std::string& channel, const char* bytes, std::size_t size)
+  {
+    const char* argv[3] = {"PUBLISH", channel.c_str(), bytes};
+    const std::size_t lengths[3] = {7, channel.size(), size};
+    if (redisAppendCommandArgv(m_publishing, 3, argv, lengths) != REDIS_OK)
+      throw Failure{"redisAppendCommandArgv failed"};
+    ++m_published;
+    const auto give_up = Clock::now() + silence_limit;
+    for (int done = 0; done == 0;) {
+      if (redisBufferWrite(m_publishing, &done) != REDIS_OK)
+        throw Failure{std::string("write: ") + m_publishing->errstr};
+      if (done != 0)
+        return;
+      if (Clock::now() >= give_up)
+        throw Failure{"the server took nothing for 10 s"};
+      pollfd room{m_publishing->fd, POLLOUT, 0};
+      poll(&room, 1, 100);
+    }
+  }
+
+  // Waits up to `wait` for either socket, reads PUBLISH's replies and hands each message's
+  // payload on the subscribed connection to on_payload; false when nothing came.
+  template <typename OnPayload> bool step(std::chrono::milliseconds wait, OnPayload&& on_payload)
+  {
+    pollfd watched[2] = {{m_subscribed->fd, POLLIN, 0}, {m_publishing->fd, POLLIN, 0}};
+    const int ready = poll(watched, 2, static_cast<int>(wait.count()));
+    if (ready < 0 && errno != EINTR)
+      throw Failure{std::string("poll: ") + std::strerror(errno)};
+    if (ready <= 0)
+      return false;
+    if (watched[1].revents != 0)
+      take_replies(m_publishing, [this](const redisReply&) { ++m_answered; });
+    if (watched[0].revents != 0)
+      take_replies(m_subscribed, [&](const redisReply& push) {
+        if (push.type == REDIS_REPLY_ARRAY && push.elements == 3 &&
+            push.element[2]->type == REDIS_REPLY_STRING)
+          on_payload(std::string_view(push.element[2]->str, push.element[2]->len));
+      });
+    return true;
+  }
+
+  // PUBLISHes whose reply has not been read: a socket closed with a reply unread is reset, and
+  // the server drops what it had not read yet.
+  std::uint64_t unanswered() const noexcept { return m_published - m_answered; }
+
+private:
+  template <typename Take> static void take_replies(redisContext* context, Take&& take)
+  {
+    if (redisBufferRead(context) != REDIS_OK)
+      throw Failure{std::string("read: ") + context->errstr};
+    for (;;) {
+      void* parsed = nullptr;
+      if (redisGetReplyFromReader(context, &parsed) != REDIS_OK)
+        throw Failure{std::string("parse: ") + context->errstr};
+      if (parsed == nullptr)
+        return;
+      const Reply reply(static_cast<redisReply*>(parsed));
+      take(*reply);
+    }
+  }
+
+  redisContext* m_subscribed;
+  redisContext* m_publishing;
+  std::uint64_t m_published = 0;
+  std::uint64_t m_answered = 0;
+};
+
+struct Counts {
+  std::uint64_t sent = 0; // what the end says
+  std::uint64_t received = 0;
+  Clock::time_point first{};
+  Clock::time_point last{};
+  bool ended = false;
+};
+
+// The subscriber (the parent): counts, echoes probes at once, until the end, which it confirms.
+Counts run_subscriber(const Options& options, const std::string& prefix)
+{
+  bare::pin_to_cpu(bare::second_cpu(options.cpus));
+  Connections connections(options.server, prefix + ":data");
+  connections.make_non_blocking();
+  const std::string echo_channel = prefix + ":echo";
+  const std::vector<char> echo(options.echo_size, 0x5a);
+  Counts counts;
+  const auto take = [&](std::string_view message) {
+    if (message.size() < min_size)
+      throw Failure{"a message shorter than the sender sends"};
+    if (message[0] == end_tag) {
+      std::memcpy(&counts.sent, message.data() + count_offset, sizeof counts.sent);
+      counts.ended = true;
+      return;
+    }
+    if (message[probe_offset] != 0)
+      connections.publish(echo_channel, echo.data(), echo.size());
+    if (message[0] != data_tag)
+      return;
+    counts.last = Clock::now();
+    if (counts.received++ == 0)
+      counts.first = counts.last;
+  };
+  for (auto heard = Clock::now(); !counts.ended;) {
+    if (connections.step(std::chrono::milliseconds(100), take))
+      heard = Clock::now();
+    else if (Clock::now() - heard >= silence_limit)
+      throw Failure{"nothing came for 10 s, and no end"};
+  }
+  const char done[1] = {done_tag};
+  connections.publish(echo_channel, done, sizeof done);
+  const auto give_up = Clock::now() + silence_limit;
+  while (connections.unanswered() > 0 && Clock::now() < give_up)
+    connections.step(std::chrono::milliseconds(100), take);
+  return counts;
+}
+
+// The publisher (the child): warm-up, measured messages, the end; leaves once it is confirmed.
+class Publisher {
+public:
+  Publisher(const Options& options, const std::string& prefix)
+      : m_options(options), m_data_channel(prefix + ":data"), m_message(options.size, 0x5a),
+        m_connections(options.server, prefix + ":echo")
+  {
+    m_connections.wait_for_subscriber(m_data_channel);
+    m_connections.make_non_blocking();
+  }
+
+  // Sends `tag` messages for `length`; how many.
+  std::uint64_t blast(char tag, Clock::duration length)
+  {
+    m_message[0] = tag;
+    const bool probing = m_options.probe_hz > 0;
+    const auto probe_period = probing ? seconds(1.0 / m_options.probe_hz) : Clock::duration{};
+    const auto start = Clock::now();
+    auto next_probe = start;
+    std::uint64_t sent = 0;
+    for (auto now = start; now - start < length; now = Clock::now(), ++sent) {
+      const bool probe = probing && now >= next_probe;
+      if (probe)
+        next_probe = std::max(next_probe + probe_period, now); // no burst after a stall
+      m_message[probe_offset] = probe ? 1 : 0;
+      m_connections.publish(m_data_channel, m_message.data(), m_message.size());
+      if ((sent + 1) % sends_per_look == 0)
+        m_connections.step(std::chrono::milliseconds(0), [this](std::string_view said) {
+          m_done = m_done || said == std::string_view(&done_tag, 1);
+        });
+    }
+    return sent;
+  }
+
+  // The end, carrying `measured`; returns once the subscriber said it had it. Leaving earlier
+  // could lose messages: closing a socket with replies unread resets the connection, and the
+  // server drops what it had not read yet.
+  void finish(std::uint64_t measured)
+  {
+    m_message[0] = end_tag;
+    m_message[probe_offset] = 0;
+    std::memcpy(m_message.data() + count_offset, &measured, sizeof measured);
+    m_connections.publish(m_data_channel, m_message.data(), m_message.size());
+    const auto give_up = Clock::now() + drain_limit;
+    while (!m_done) {
+      if (Clock::now() >= give_up)
+        throw Failure{"the subscriber did not confirm the end within 60 s"};
+      m_connections.step(std::chrono::milliseconds(100), [this](std::string_view said) {
+        m_done = m_done || said == std::string_view(&done_tag, 1);
+      });
+    }
+  }
+
+private:
+  const Options& m_options;
+  std::string m_data_channel;
+  std::vector<char> m_message;
+  bool m_done = false;
+  Connections m_connections;
+};
+
+void run_publisher(const Options& options, const std::string& prefix)
+{
+  bare::pin_to_cpu(bare::first_cpu(options.cpus));
+  Publisher publisher(options, prefix);
+  if (options.warmup > 0)
+    publisher.blast(warmup_tag, seconds(options.warmup));
+  publisher.finish(publisher.blast(data_tag, seconds(options.seconds)));
+}
+
+void print(const Options& options, const Counts& counts)
+{
+  const double measured = std::chrono::duration<double>(counts.last - counts.first).count();
+  std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,\"probe_hz\":%.0f,"
+              "\"sent\":%llu,\"received\":%llu,\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
+              options.size, options.echo_size, options.probe_hz,
+              static_cast<unsigned long long>(counts.sent),
+              static_cast<unsigned long long>(counts.received), measured,
+              counts.received > 1 && measured > 0
+                  ? static_cast<double>(counts.received - 1) / measured
+                  : 0.0);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
+    const std::string prefix = channel_prefix();
+    return bare::run_two_processes(
+        {program, "subscriber", "publisher", std::chrono::seconds(10)},
+        [&] { run_publisher(options, prefix); }, [&] { return run_subscriber(options, prefix); },
+        [&](const Counts& counts) { print(options, counts); });
+  });
+}
