@@ -137,8 +137,11 @@ class StrangerTest(FastDdsTestCase):
         self._processes.start([STRANGER, topic, "60"])  # killed in cleanup
         # keep-all: under keep-last:16 the stranger's 1,000 samples/s may push a genuine echo
         # out of the publisher's reader history before it is taken (as in test_dds.py).
+        # --send-hz 100: three seconds, since a Cyclone participant started before the run may
+        # take a second or so to match it (its discovery of a Fast DDS participant is not
+        # immediate), and a run over before then never meets the stranger.
         options = ["--fastdds", topic, "--fastdds-loopback", "--fastdds-history", "keep-all",
-                   "--wait", "20", *PING_PONG]
+                   "--wait", "20", *PING_PONG, "--send-hz", "100"]
         publisher, pub_json = self.start("-i", "0", *options, json_name="pub")
         subscriber, sub_json = self.start("-i", "1", *options, json_name="sub")
         pub = self.finish(publisher, pub_json, DEADLINE_S)

@@ -23,13 +23,15 @@ class InteropTest(NetprofTestCase):
     def vendor(self, name, topic, *extra):
         return [f"--{name}", topic, *VENDORS[name], *extra]
 
-    def run_across(self, publisher_vendor, subscriber_vendor, publisher_extra, name):
+    def run_across(self, publisher_vendor, subscriber_vendor, publisher_extra, name, qos=()):
+        """`qos` goes to both processes (the generic --reliability and --history, which each
+        vendor maps the same way); `publisher_extra` to the publisher only."""
         topic = unique_topic()
         publisher, pub_json = self.start("-i", "0", *self.vendor(publisher_vendor, topic),
-                                         "--wait", "20", *publisher_extra,
+                                         "--wait", "20", *qos, *publisher_extra,
                                          json_name=f"{name}_pub")
         subscriber, sub_json = self.start("-i", "1", *self.vendor(subscriber_vendor, topic),
-                                          "--wait", "20", json_name=f"{name}_sub")
+                                          "--wait", "20", *qos, json_name=f"{name}_sub")
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         sub = self.finish(subscriber, sub_json, DEADLINE_S)
         return pub, sub
@@ -59,13 +61,14 @@ class InteropTest(NetprofTestCase):
         for publisher_vendor, subscriber_vendor in (("dds", "fastdds"), ("fastdds", "dds")):
             with self.subTest(publisher=publisher_vendor):
                 pub, sub = self.run_across(
-                    publisher_vendor, subscriber_vendor,
-                    ["--reliability", "best-effort", *MODEST],
-                    f"stream_{publisher_vendor}")
+                    publisher_vendor, subscriber_vendor, MODEST, f"stream_{publisher_vendor}",
+                    qos=["--reliability", "best-effort", "--history", "keep-last:8"])
                 self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
                 self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
                 [summary] = pub.json["subscribers"]
                 self.assertGreater(summary["received"], 0)
+                self.assertIn("QoS best-effort, keep-last:8",
+                              " ".join(sub.json["endpoint"]["notes"]))
 
     def test_mismatched_reliability_across_vendors_is_named_before_wait(self):
         topic = unique_topic()
