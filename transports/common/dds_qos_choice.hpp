@@ -46,8 +46,8 @@ std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t messag
 
 // A DDS transport's own QoS options as given, and the generic request mapped onto them.
 struct DdsQosOptions {
-  std::string transport;   // "dds", "fastdds": its options are --TRANSPORT-reliability, ...
-  QosChoice given;         // the transport's options (their defaults when not given)
+  std::string transport; // "dds", "fastdds": its options are --TRANSPORT-reliability, ...
+  QosChoice given;       // the transport's options (their defaults when not given)
   bool reliability_given = false;
   std::optional<std::string> history_given; // --TRANSPORT-history as written
 

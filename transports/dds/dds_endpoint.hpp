@@ -1,8 +1,8 @@
 #pragma once
 
+#include "common/sink_handover.hpp"
 #include "dds_domain.hpp"
 #include "dds_qos.hpp"
-#include "common/sink_handover.hpp"
 
 #include <netprof/transport.hpp>
 

@@ -87,13 +87,12 @@ void FastDdsEndpoint::create_waitset()
       dds::StatusMask::publication_matched() << dds::StatusMask::offered_incompatible_qos());
   m_reader->get_statuscondition().set_enabled_statuses(
       dds::StatusMask::subscription_matched() << dds::StatusMask::requested_incompatible_qos());
-  bool attached = m_waitset.attach_condition(m_writer->get_statuscondition()) ==
-                      ReturnCode_t::RETCODE_OK &&
-                  m_waitset.attach_condition(m_reader->get_statuscondition()) ==
-                      ReturnCode_t::RETCODE_OK;
+  bool attached =
+      m_waitset.attach_condition(m_writer->get_statuscondition()) == ReturnCode_t::RETCODE_OK &&
+      m_waitset.attach_condition(m_reader->get_statuscondition()) == ReturnCode_t::RETCODE_OK;
   if (m_notify == Notify::waitset) {
-    m_read_condition = m_reader->create_readcondition(
-        dds::ANY_SAMPLE_STATE, dds::ANY_VIEW_STATE, dds::ANY_INSTANCE_STATE);
+    m_read_condition = m_reader->create_readcondition(dds::ANY_SAMPLE_STATE, dds::ANY_VIEW_STATE,
+                                                      dds::ANY_INSTANCE_STATE);
     attached = attached && m_read_condition != nullptr &&
                m_waitset.attach_condition(*m_read_condition) == ReturnCode_t::RETCODE_OK;
   } else if (m_notify == Notify::listener) {
@@ -113,8 +112,8 @@ void FastDdsEndpoint::add_notes(std::uint32_t domain, std::int32_t keep_all)
       (m_qos.history == QosChoice::History::keep_all
            ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
            : std::string()));
-  m_notes.push_back(std::string("notification: --fastdds-notify ") + notify_name(m_notify) +
-                    " (" + notify_meaning(m_notify) + ")");
+  m_notes.push_back(std::string("notification: --fastdds-notify ") + notify_name(m_notify) + " (" +
+                    notify_meaning(m_notify) + ")");
   m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
                                 : "reads " + m_data_topic_name + ", writes " + m_echo_topic_name);
 }

@@ -91,7 +91,8 @@ Participant::Participant(std::uint32_t domain, bool loopback, const std::string&
 
 dds::Topic* Participant::create_topic(const std::string& name)
 {
-  dds::Topic* topic = m_participant->create_topic(name, MessageType::type_name, dds::TOPIC_QOS_DEFAULT);
+  dds::Topic* topic =
+      m_participant->create_topic(name, MessageType::type_name, dds::TOPIC_QOS_DEFAULT);
   if (topic == nullptr)
     throw TransportError("cannot create the Fast DDS topic " + name);
   return topic;

@@ -60,8 +60,7 @@ void set_common(EntityQos& entity, const QosChoice& qos, std::int32_t keep_all_l
   entity.reliability() = reliability_of(qos);
   entity.durability().kind = dds::VOLATILE_DURABILITY_QOS;
   set_history(entity, qos, keep_all_limit);
-  entity.endpoint().history_memory_policy =
-      eprosima::fastrtps::rtps::DYNAMIC_REUSABLE_MEMORY_MODE;
+  entity.endpoint().history_memory_policy = eprosima::fastrtps::rtps::DYNAMIC_REUSABLE_MEMORY_MODE;
   representation_of(entity).m_value.assign(1, dds::XCDR_DATA_REPRESENTATION);
 }
 

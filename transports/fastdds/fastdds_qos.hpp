@@ -30,10 +30,8 @@ inline QosChoice::History parse_history(const std::string& text, std::int32_t& d
 
 // keep-all holds at most `keep_all_limit` samples in a history, so that a slow reader pushes
 // back on the writer instead of growing without bound.
-eprosima::fastdds::dds::DataWriterQos writer_qos(const QosChoice& qos,
-                                                 std::int32_t keep_all_limit);
-eprosima::fastdds::dds::DataReaderQos reader_qos(const QosChoice& qos,
-                                                 std::int32_t keep_all_limit);
+eprosima::fastdds::dds::DataWriterQos writer_qos(const QosChoice& qos, std::int32_t keep_all_limit);
+eprosima::fastdds::dds::DataReaderQos reader_qos(const QosChoice& qos, std::int32_t keep_all_limit);
 
 // "reliability", "durability", ...: a policy Fast DDS found incompatible, for a diagnosis.
 const char* policy_name(eprosima::fastdds::dds::QosPolicyId_t policy) noexcept;

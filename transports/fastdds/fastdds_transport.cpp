@@ -101,9 +101,8 @@ std::string parse_topic_prefix(const OptionValues& values)
 
 FastDdsSettings parse_settings(const OptionValues& values)
 {
-  constexpr fastdds_parts::Notify by_index[] = {fastdds_parts::Notify::listener,
-                                                fastdds_parts::Notify::waitset,
-                                                fastdds_parts::Notify::poll};
+  constexpr fastdds_parts::Notify by_index[] = {
+      fastdds_parts::Notify::listener, fastdds_parts::Notify::waitset, fastdds_parts::Notify::poll};
   FastDdsSettings settings;
   settings.topic_prefix = parse_topic_prefix(values);
   const std::vector<GivenOption>& given = values.in_order();
@@ -115,8 +114,8 @@ FastDdsSettings parse_settings(const OptionValues& values)
                                  : QosChoice::Reliability::best_effort;
   settings.qos.history = fastdds_parts::parse_history(
       values.text(fastdds_options()["fastdds-history"]).value_or("keep-last"), settings.qos.depth);
-  settings.domain =
-      static_cast<std::uint32_t>(values.whole_number(fastdds_options()["fastdds-domain"]).value_or(0));
+  settings.domain = static_cast<std::uint32_t>(
+      values.whole_number(fastdds_options()["fastdds-domain"]).value_or(0));
   settings.loopback = values.on(fastdds_options()["fastdds-loopback"]);
   settings.notify = by_index[values.choice(fastdds_options()["fastdds-notify"]).value_or(1)];
   settings.reliability_given = values.given("fastdds-reliability");
@@ -174,7 +173,8 @@ TransportPlan plan_fastdds(const PlanRequest& request)
   return transport_common::plan_pair_or_single(
       request, [&](const EndpointRequest& endpoint) { return fastdds_qos(settings, endpoint); },
       [&]() -> LocalPairPlan {
-        // --fastdds alone names no topic: the pair takes a unique one, as it does without --fastdds.
+        // --fastdds alone names no topic: the pair takes a unique one, as it does without
+        // --fastdds.
         const std::string prefix = settings.topic_named ? settings.topic_prefix : unique_prefix();
         const std::vector<std::string> arguments{"--fastdds", prefix, "--fastdds-loopback"};
         return {arguments, std::vector(request.pair_subscribers, arguments), {}};
@@ -191,8 +191,9 @@ TransportPlan plan_fastdds(const PlanRequest& request)
 TransportDescriptor fastdds_transport()
 {
   return {.name = "fastdds",
-          .summary = "eProsima Fast DDS: --fastdds NAME, the topics' prefix (default netprof), as --dds "
-                     "names them",
+          .summary =
+              "eProsima Fast DDS: --fastdds NAME, the topics' prefix (default netprof), as --dds "
+              "names them",
           .options = fastdds_options(),
           .also_reads = {},
           .flags = {},

@@ -71,7 +71,8 @@ TEST(FastDdsMessageType, ReadsWhatCycloneWritesAndReusesItsBuffer)
   ASSERT_EQ(sample.bytes.size(), 2u);
   EXPECT_EQ(sample.bytes[1], std::byte{0x22});
   // Big-endian senders are read too: CDR_BE and a big-endian length.
-  SerializedPayload_t big = payload_of(bytes_of({0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x7f}));
+  SerializedPayload_t big =
+      payload_of(bytes_of({0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x7f}));
   ASSERT_TRUE(type.deserialize(&big, &sample));
   ASSERT_EQ(sample.bytes.size(), 1u);
   EXPECT_EQ(sample.bytes[0], std::byte{0x7f});

@@ -13,9 +13,9 @@ namespace {
 
 TEST_F(QosMappingTest, FastDdsDefaultsToReliableKeepLast16OnEveryProcess)
 {
-  EXPECT_EQ(stated({"--fastdds", "qos_test"}),
-            (StatedQos{Reliability::reliable, HistoryKind::keep_last, QosSetBy::every_process,
-                       16u}));
+  EXPECT_EQ(
+      stated({"--fastdds", "qos_test"}),
+      (StatedQos{Reliability::reliable, HistoryKind::keep_last, QosSetBy::every_process, 16u}));
 }
 
 TEST_F(QosMappingTest, FastDdsTakesEveryCombinationNatively)
@@ -51,8 +51,8 @@ TEST_F(QosMappingTest, FastDdsStatesWhatDdsStatesForTheSameRequest)
 
 TEST_F(QosMappingTest, FastDdsRefusesWhatContradictsItsOwnOptions)
 {
-  EXPECT_EQ(refusal({"--fastdds", "qos_test", "--fastdds-reliability", "reliable",
-                     "--reliability", "best-effort"}),
+  EXPECT_EQ(refusal({"--fastdds", "qos_test", "--fastdds-reliability", "reliable", "--reliability",
+                     "best-effort"}),
             "--reliability best-effort contradicts --fastdds-reliability reliable: give one of "
             "them");
   EXPECT_EQ(refusal({"--fastdds", "qos_test", "--fastdds-history", "keep-last:8", "--history",
