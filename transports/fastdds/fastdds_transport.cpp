@@ -191,9 +191,7 @@ TransportPlan plan_fastdds(const PlanRequest& request)
 TransportDescriptor fastdds_transport()
 {
   return {.name = "fastdds",
-          .summary =
-              "eProsima Fast DDS: --fastdds NAME, the topics' prefix (default netprof), as --dds "
-              "names them",
+          .summary = "eProsima Fast DDS: --fastdds NAME, the topics' prefix (as --dds)",
           .options = fastdds_options(),
           .also_reads = {},
           .flags = {},
