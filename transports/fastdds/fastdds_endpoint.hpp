@@ -51,9 +51,8 @@ struct EndpointSettings {
   Notify notify = Notify::waitset; // --fastdds-notify
 };
 
-// The dds transport's endpoint, over Fast DDS: a participant with two topics, PREFIX_data
-// (publisher -> subscribers) and PREFIX_echo (the back channel). The publisher writes data and
-// reads echo; a subscriber the reverse. Every sample reaches every matched reader, so nothing is
+// A Fast DDS participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo
+// (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every sample reaches every matched reader, so nothing is
 // adopted. A subscriber holds its sends back (SendCause::connecting) until its reader and writer
 // are both matched with the publisher's; a peer whose QoS Fast DDS will not match ends the run
 // at once, naming both QoS. The same topics, type and QoS as a Cyclone endpoint of the dds
