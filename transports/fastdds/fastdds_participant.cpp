@@ -19,6 +19,8 @@ namespace {
 
 namespace dds = eprosima::fastdds::dds;
 using eprosima::fastrtps::rtps::IPLocator;
+
+constexpr std::uint32_t receive_buffer_bytes = 1u << 20;
 using eprosima::fastrtps::rtps::Locator_t;
 
 // 127.0.0.1 with port 0: Fast DDS puts the port of the participant's id (the RTPS well-known
@@ -52,6 +54,11 @@ dds::DomainParticipantQos loopback_participant_qos()
   auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
   udp->interfaceWhiteList.assign(1, "127.0.0.1");
   udp->maxInitialPeersRange = loopback_participant_ids;
+  // Fast DDS leaves the kernel's default receive buffer (208 KiB here), which a stream's small
+  // datagrams overflow while a receive thread waits for a CPU; each one dropped stalls a
+  // reliable writer until its next heartbeat. Cyclone asks for 1 MiB; this asks for as much
+  // (the kernel grants at most net.core.rmem_max).
+  udp->receiveBufferSize = receive_buffer_bytes;
   qos.transport().use_builtin_transports = false; // no shared memory, no other interface
   qos.transport().user_transports.assign(1, udp);
   auto& builtin = qos.wire_protocol().builtin;

@@ -12,8 +12,17 @@ namespace dds = eprosima::fastdds::dds;
 // this long in write(), then the send is pushed back: short, since send() must not block (the
 // dds transport's value).
 const eprosima::fastrtps::Duration_t max_blocking_time{0, 1'000'000};
-// Samples a history allocates up front (Fast DDS's default), never more than it may hold.
-constexpr std::int32_t initially_allocated = 100;
+// How often a reliable writer asks its readers what they miss. Fast DDS's default, 3 s, is also
+// how long a keep-all stream stalls each time a lagging reader's full history turned samples
+// away (they are sent again only after the next heartbeat); Cyclone's default is 100 ms.
+const eprosima::fastrtps::Duration_t heartbeat_period{0, 100'000'000};
+// Samples a history allocates up front: all it may hold, up to keep-all's largest bound. Fast
+// DDS grows a writer's per-reader list of changes one entry at a time past what was allocated,
+// copying it each time, which made a stream whose reader lags by hundreds of samples spend most
+// of its time there (a keep-all stream at a seventh of the rate); a change without its payload
+// is small (the payloads are allocated as samples come), so a keep-all history's 1,024 cost
+// little.
+constexpr std::int32_t max_allocated = 65536;
 
 dds::ReliabilityQosPolicy reliability_of(const QosChoice& qos)
 {
@@ -37,7 +46,7 @@ void set_history(EntityQos& entity, const QosChoice& qos, std::int32_t keep_all_
   entity.resource_limits().max_instances = 1; // a keyless topic
   entity.resource_limits().max_samples = samples;
   entity.resource_limits().max_samples_per_instance = samples;
-  entity.resource_limits().allocated_samples = std::min(samples, initially_allocated);
+  entity.resource_limits().allocated_samples = std::min(samples, max_allocated);
 }
 
 // Where each entity keeps its data representation (a writer offers one, a reader accepts a list).
@@ -70,6 +79,7 @@ dds::DataWriterQos writer_qos(const QosChoice& qos, std::int32_t keep_all_limit)
 {
   dds::DataWriterQos writer = dds::DATAWRITER_QOS_DEFAULT;
   set_common(writer, qos, keep_all_limit);
+  writer.reliable_writer_qos().times.heartbeatPeriod = heartbeat_period;
   return writer;
 }
 

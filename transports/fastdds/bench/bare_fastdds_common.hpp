@@ -17,6 +17,7 @@
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -106,6 +107,7 @@ inline dds::DomainParticipantQos loopback_participant_qos()
   auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
   udp->interfaceWhiteList.assign(1, "127.0.0.1");
   udp->maxInitialPeersRange = 50;
+  udp->receiveBufferSize = 1u << 20; // as netprof's
   qos.transport().use_builtin_transports = false;
   qos.transport().user_transports.assign(1, udp);
   qos.wire_protocol().builtin.initialPeersList.push_back(loopback_locator());
@@ -114,18 +116,28 @@ inline dds::DomainParticipantQos loopback_participant_qos()
   return qos;
 }
 
-// netprof's default: reliable (1 ms max blocking), keep-last 16, volatile, dynamic memory.
-template <typename EntityQos> void set_netprof_default_qos(EntityQos& qos)
+inline void set_heartbeat(dds::DataWriterQos& qos)
 {
+  qos.reliable_writer_qos().times.heartbeatPeriod = eprosima::fastrtps::Duration_t{0, 100'000'000};
+}
+inline void set_heartbeat(dds::DataReaderQos&) {}
+
+// netprof's default: reliable (1 ms max blocking), keep-last 16, volatile, dynamic memory, a
+// writer's heartbeat every 100 ms; or with `keep_all`, --fastdds-history keep-all without -q:
+// keep-all, at most 1,024 samples.
+template <typename EntityQos> void set_netprof_default_qos(EntityQos& qos, bool keep_all)
+{
+  set_heartbeat(qos);
+  const std::int32_t samples = keep_all ? 1024 : 16;
   qos.reliability().kind = dds::RELIABLE_RELIABILITY_QOS;
   qos.reliability().max_blocking_time = eprosima::fastrtps::Duration_t{0, 1'000'000};
   qos.durability().kind = dds::VOLATILE_DURABILITY_QOS;
-  qos.history().kind = dds::KEEP_LAST_HISTORY_QOS;
-  qos.history().depth = 16;
+  qos.history().kind = keep_all ? dds::KEEP_ALL_HISTORY_QOS : dds::KEEP_LAST_HISTORY_QOS;
+  qos.history().depth = keep_all ? 1 : samples;
   qos.resource_limits().max_instances = 1;
-  qos.resource_limits().max_samples = 16;
-  qos.resource_limits().max_samples_per_instance = 16;
-  qos.resource_limits().allocated_samples = 16;
+  qos.resource_limits().max_samples = samples;
+  qos.resource_limits().max_samples_per_instance = samples;
+  qos.resource_limits().allocated_samples = samples; // as netprof's: all it may hold
   qos.endpoint().history_memory_policy = eprosima::fastrtps::rtps::DYNAMIC_REUSABLE_MEMORY_MODE;
 }
 
