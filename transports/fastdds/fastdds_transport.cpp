@@ -47,8 +47,8 @@ const OptionGroup& fastdds_options()
        OptionSpec("fastdds-history", "keep-last[:N]|keep-all", Text{},
                   "history of every DDS reader and writer: keep-last:N keeps the newest N "
                   "samples (keep-last alone: 16), keep-all keeps every sample until taken and "
-                  "acknowledged (at most -q bytes' worth, 1024 samples by default), so a slow "
-                  "subscriber pushes back on the publisher")
+                  "acknowledged (at most -q bytes' worth: 5,556 samples of 180 B at the default "
+                  "-q, 1,024 with -q 0), so a slow subscriber pushes back on the publisher")
            .with_default("keep-last"),
        OptionSpec("fastdds-loopback", "", Switch{},
                   "keep DDS on this host: Fast DDS's UDPv4 transport alone on 127.0.0.1 (no "
