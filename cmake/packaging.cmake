@@ -38,10 +38,10 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "percentiles on the publisher's own clock, throughput and loss on each\n"
     "subscriber's. Transports: UDP unicast, multicast and broadcast, TCP,\n"
     "Unix domain sockets, POSIX message queues, shared memory, ZeroMQ, NNG,\n"
-    "Eclipse Cyclone DDS, Eclipse iceoryx, MQTT through a broker and Redis\n"
-    "pub/sub. It includes netprof-sweep, netprof-plot and netprof-compare,\n"
-    "which run it over payload sizes and transports, plot the result and\n"
-    "compare two sets of runs.")
+    "Eclipse Cyclone DDS, eProsima Fast DDS, Eclipse iceoryx, MQTT through a\n"
+    "broker and Redis pub/sub. It includes netprof-sweep, netprof-plot and\n"
+    "netprof-compare, which run it over payload sizes and transports, plot\n"
+    "the result and compare two sets of runs.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -1,4 +1,5 @@
 #include "dds/dds_transport.hpp"
+#include "fastdds/fastdds_transport.hpp"
 #include "iceoryx/iox_transport.hpp"
 #include "mq/mq_transport.hpp"
 #include "mqtt/mqtt_transport.hpp"
@@ -26,6 +27,7 @@ void register_builtin_transports(TransportRegistry& registry)
   registry.add(mq_transport());
   registry.add(nng_transport());
   registry.add(dds_transport());
+  registry.add(fastdds_transport());
   registry.add(iceoryx_transport());
   registry.add(mqtt_transport());
   registry.add(redis_transport());

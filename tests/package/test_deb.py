@@ -99,7 +99,7 @@ class PackageContentsTest(unittest.TestCase):
         names = {"udp": "UDP unicast", "multicast": "multicast", "broadcast": "broadcast",
                  "tcp": "TCP", "uds": "Unix domain sockets", "mq": "POSIX message queues",
                  "shm": "shared memory", "zmq": "ZeroMQ", "nng": "NNG",
-                 "dds": "Cyclone DDS", "iceoryx": "iceoryx",
+                 "dds": "Cyclone DDS", "fastdds": "Fast DDS", "iceoryx": "iceoryx",
                  "mqtt": "MQTT", "redis": "Redis pub/sub"}
         built = {line.split("\t")[0] for line in out.splitlines()}
         self.assertGreaterEqual(len(built), 11, out)

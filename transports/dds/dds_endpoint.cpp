@@ -14,9 +14,6 @@ namespace netprof::dds_parts {
 
 namespace {
 
-constexpr std::int32_t default_keep_all_samples = 1024;
-constexpr std::int32_t min_keep_all_samples = 16;
-constexpr std::int32_t max_keep_all_samples = 65536;
 // How often an idle or busy-polling endpoint looks at its matches and QoS statuses.
 constexpr auto status_interval = std::chrono::milliseconds(10);
 
@@ -66,18 +63,6 @@ std::uint32_t matched_writers(dds_entity_t reader) noexcept
 }
 
 } // namespace
-
-std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept
-{
-  if (queue_length_bytes == 0) {
-    return default_keep_all_samples;
-  }
-  const std::size_t size = std::max<std::size_t>(message_bytes, 1);
-  const std::size_t samples = queue_length_bytes / size + (queue_length_bytes % size != 0);
-  return static_cast<std::int32_t>(
-      std::clamp<std::size_t>(samples, static_cast<std::size_t>(min_keep_all_samples),
-                              static_cast<std::size_t>(max_keep_all_samples)));
-}
 
 const char* notify_name(Notify notify) noexcept
 {

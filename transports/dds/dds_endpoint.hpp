@@ -1,8 +1,8 @@
 #pragma once
 
+#include "common/sink_handover.hpp"
 #include "dds_domain.hpp"
 #include "dds_qos.hpp"
-#include "sink_handover.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -41,10 +41,6 @@ struct EndpointSettings {
   std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
   Notify notify = Notify::waitset; // --dds-notify
 };
-
-// keep-all's bound on a history, in samples: -q bytes' worth, at least 16, at most 65,536;
-// 1,024 when -q is not given.
-std::int32_t keep_all_samples(std::size_t queue_length_bytes, std::size_t message_bytes) noexcept;
 
 // A participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo (the back
 // channel: hellos, echoes, final counters). The publisher writes data and reads echo; a
@@ -132,7 +128,7 @@ private:
   // costs an atomic load instead of a dds_take (the core looks often: echoes in a stream,
   // polls before it sleeps, --wait-strategy spin).
   std::atomic<bool> m_data_waiting{true};
-  SinkHandover m_handover;
+  transport_common::SinkHandover m_handover;
   // Samples handed to the sink on Cyclone's thread (written only while it holds the sink) and
   // on the core's thread, for the report.
   std::uint64_t m_delivered_by_listener = 0;

@@ -118,73 +118,22 @@ DdsSettings parse_settings(const OptionValues& values)
   return settings;
 }
 
-// --history mapped onto the DDS history natively; refused beside a --dds-history it
-// contradicts.
-void apply_history(const DdsSettings& settings, const History& generic, QosChoice& chosen)
-{
-  QosChoice wanted = chosen;
-  wanted.history = generic.kind == HistoryKind::keep_all ? QosChoice::History::keep_all
-                                                         : QosChoice::History::keep_last;
-  wanted.depth = QosChoice::default_depth;
-  if (generic.depth) {
-    if (*generic.depth > static_cast<std::uint32_t>(QosChoice::max_depth))
-      qos::refuse(qos::history_option(generic), "dds",
-                  "a DDS history here keeps at most " + std::to_string(QosChoice::max_depth) +
-                      " samples");
-    wanted.depth = static_cast<std::int32_t>(*generic.depth);
-  }
-  if (settings.history_given &&
-      (wanted.history != chosen.history ||
-       (wanted.history == QosChoice::History::keep_last && wanted.depth != chosen.depth)))
-    throw UsageError(qos::history_option(generic) + " contradicts --dds-history " +
-                     *settings.history_given + ": give one of them");
-  chosen.history = wanted.history;
-  chosen.depth = wanted.depth;
-}
-
 // --dds-reliability and --dds-history, with --reliability and --history mapped onto them
 // natively; given beside the DDS option they contradict, they are refused.
+transport_common::DdsQosOptions qos_options(const DdsSettings& settings)
+{
+  return {"dds", settings.qos, settings.reliability_given, settings.history_given};
+}
+
 QosChoice qos_choice(const DdsSettings& settings, const QosRequest& generic)
 {
-  QosChoice chosen = settings.qos;
-  if (generic.reliability) {
-    const auto wanted = *generic.reliability == Reliability::reliable
-                            ? QosChoice::Reliability::reliable
-                            : QosChoice::Reliability::best_effort;
-    if (settings.reliability_given && wanted != chosen.reliability)
-      throw UsageError(qos::reliability_option(*generic.reliability) +
-                       " contradicts --dds-reliability " +
-                       dds_parts::reliability_name(chosen.reliability) + ": give one of them");
-    chosen.reliability = wanted;
-  }
-  if (generic.history)
-    apply_history(settings, *generic.history, chosen);
-  return chosen;
+  return qos_options(settings).choose(generic);
 }
 
 EffectiveQos dds_qos(const DdsSettings& settings, const EndpointRequest& request)
 {
-  const QosChoice chosen = qos_choice(settings, request.qos);
-  const bool keep_last = chosen.history == QosChoice::History::keep_last;
-  EffectiveQos effective;
-  effective.reliability = chosen.reliability == QosChoice::Reliability::reliable
-                              ? Reliability::reliable
-                              : Reliability::best_effort;
-  effective.history = keep_last ? HistoryKind::keep_last : HistoryKind::keep_all;
-  effective.depth =
-      keep_last ? chosen.depth
-                : dds_parts::keep_all_samples(request.queue_length_bytes, request.message_size);
-  effective.set_by = QosSetBy::every_process;
-  effective.meaning = keep_last ? "DDS's own QoS on every reader and writer: a reader keeps "
-                                  "the newest samples, and one that lags loses the oldest"
-                                : "DDS's own QoS on every reader and writer: a reader keeps "
-                                  "every sample, up to the depth, then the writer waits";
-  effective.meaning += chosen.reliability == QosChoice::Reliability::reliable
-                           ? "; reliable: lost datagrams are sent again, and DDS matches "
-                             "only reliable readers and writers"
-                           : "; best-effort: a lost datagram stays lost";
-  effective.requested = request.qos;
-  return effective;
+  return qos_options(settings).effective(request.qos, request.queue_length_bytes,
+                                         request.message_size);
 }
 
 std::unique_ptr<Endpoint> open_dds(const DdsSettings& given, const EndpointRequest& request)

@@ -2,7 +2,7 @@
 // only while lent, and the core gets it back only once that thread is out of it. No sockets;
 // under TSan the sink's plain counter shows whether the hand-over orders the two threads.
 
-#include "sink_handover.hpp"
+#include "common/sink_handover.hpp"
 
 #include "support/test_sinks.hpp"
 
@@ -16,7 +16,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using netprof::Delivery;
-using netprof::dds_parts::SinkHandover;
+using netprof::transport_common::SinkHandover;
 using netprof::testing::CountingSink;
 
 TEST(SinkHandover, NotLentItCannotBeBorrowed)

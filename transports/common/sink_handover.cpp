@@ -2,7 +2,7 @@
 
 #include <sched.h>
 
-namespace netprof::dds_parts {
+namespace netprof::transport_common {
 
 void SinkHandover::lend(MessageSink& sink) noexcept
 {
@@ -37,4 +37,4 @@ void SinkHandover::give_back() noexcept
   m_state.store(State::lent, std::memory_order_release);
 }
 
-} // namespace netprof::dds_parts
+} // namespace netprof::transport_common

@@ -4,14 +4,15 @@
 
 #include <atomic>
 
-namespace netprof::dds_parts {
+namespace netprof::transport_common {
 
-// Lends the core's sink to Cyclone's receive thread for as long as the core's own thread waits
-// inside Endpoint::receive, so that with --dds-notify listener a sample is handled (and a probe
-// echoed) on the thread that received it, as ddsperf answers in its listener. The core's state
-// behind the sink is then touched by one thread at a time: by the listener only between
-// borrow() and give_back() while it is lent, by the core only after revoke() returned. The
-// atomic state's acquire/release orders every write either side made before handing it on.
+// Lends the core's sink to a DDS receive thread (Cyclone's or Fast DDS's listener) for as long as
+// the core's own thread waits inside Endpoint::receive, so that with --dds-notify listener (or
+// --fastdds-notify listener) a sample is handled (and a probe echoed) on the thread that
+// received it, as ddsperf answers in its listener. The core's state behind the sink is then
+// touched by one thread at a time: by the listener only between borrow() and give_back() while
+// it is lent, by the core only after revoke() returned. The atomic state's acquire/release
+// orders every write either side made before handing it on.
 class SinkHandover {
 public:
   // Core thread: the listener may use `sink` from now until revoke().
@@ -31,4 +32,4 @@ private:
   MessageSink* m_sink = nullptr; // written by the core before lending, read by the borrower
 };
 
-} // namespace netprof::dds_parts
+} // namespace netprof::transport_common

@@ -1,0 +1,195 @@
+// The floor netprof's Fast DDS ping-pong is compared against: the leanest honest round trip
+// between two processes with Fast DDS alone, no netprof code, on the same loopback participant,
+// type wire form and QoS as netprof --fastdds (bare_fastdds_common.hpp). The pinger writes a
+// sample of --size bytes (its sequence number in the first 8) on TOPIC_ping; the ponger answers
+// each with --echo-size bytes on TOPIC_pong. --notify says how each side hears of a sample, as
+// --fastdds-notify does for netprof: waitset (the process's own thread sleeps in a WaitSet on a
+// ReadCondition and takes it) or listener (Fast DDS's receive thread takes it in
+// on_data_available; the ponger answers there, the pinger's listener stamps the echo and wakes
+// the pinger through a GuardCondition).
+//
+//   bare_fastdds_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
+//                         [--notify listener|waitset] [--domain ID] [--cpu PINGER,PONGER]
+//
+// Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (no peer, timeout),
+// 2 bad command line.
+
+#include "bare_fastdds_side.hpp"
+#include "bare_two_processes.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace dds = eprosima::fastdds::dds;
+using bare::parse_number;
+using bare::UsageError;
+using bare_fastdds::Bytes;
+using bare_fastdds::Side;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* program = "bare_fastdds_pingpong";
+constexpr const char* usage =
+    "usage: bare_fastdds_pingpong [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
+    "       [--iterations N (=20000)] [--warmup N (=2000)] [--notify listener|waitset (=waitset)]\n"
+    "       [--domain ID (=78)] [--cpu PINGER,PONGER (none: unpinned)]\n";
+constexpr std::uint64_t stop_sequence = ~std::uint64_t{0};
+constexpr auto give_up_after = std::chrono::seconds(20);
+// A warm-up ping unanswered this long is sent again: the ponger's writer may match the
+// pinger's reader a moment after the pinger saw its own matches.
+constexpr auto resend_after = std::chrono::milliseconds(100);
+
+struct Options {
+  std::size_t size = 116;
+  std::size_t echo_size = 68;
+  std::uint64_t iterations = 20000;
+  std::uint64_t warmup = 2000;
+  bool listener = false;
+  std::uint32_t domain = 78;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--size")
+    options.size = parse_number<std::size_t>(value, 8, 1u << 20, "--size must be 8 to 1048576");
+  else if (flag == "--echo-size")
+    options.echo_size =
+        parse_number<std::size_t>(value, 8, 1u << 20, "--echo-size must be 8 to 1048576");
+  else if (flag == "--notify" && (value == "listener" || value == "waitset"))
+    options.listener = value == "listener";
+  else if (flag == "--notify")
+    throw UsageError{"--notify takes listener or waitset"};
+  else if (flag == "--domain")
+    options.domain = parse_number<std::uint32_t>(value, 0, 232, "--domain must be 0 to 232");
+  else if (flag == "--cpu")
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  else
+    return bare::take_count_option(flag, value, options.iterations, options.warmup);
+  return true;
+}
+
+bare_fastdds::SideSettings side_settings(const Options& options)
+{
+  return {options.domain, options.listener, false};
+}
+
+std::uint64_t sequence_of(const std::vector<std::uint8_t>& bytes)
+{
+  std::uint64_t sequence = 0;
+  std::memcpy(&sequence, bytes.data(), std::min(bytes.size(), sizeof sequence));
+  return sequence;
+}
+
+// The child: answers each ping with an echo carrying its sequence number, until the stop ping.
+void run_ponger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(bare::second_cpu(options.cpus));
+  std::vector<std::uint8_t> echo(options.echo_size, 0x5a);
+  std::atomic<bool> stopped{false};
+  Side* self = nullptr;
+  Side side(side_settings(options), topic + "_pong", topic + "_ping", [&](const Bytes& ping) {
+    const std::uint64_t sequence = sequence_of(ping.in);
+    if (sequence == stop_sequence) {
+      stopped.store(true);
+      return;
+    }
+    std::memcpy(echo.data(), &sequence, sizeof sequence);
+    self->write(echo);
+  });
+  self = &side;
+  const auto give_up = Clock::now() + give_up_after + std::chrono::seconds(30);
+  while (!stopped.load() && Clock::now() < give_up)
+    side.wait(std::chrono::milliseconds(100));
+  if (!stopped.load())
+    throw Failure{"no stop from the pinger"};
+}
+
+// Pings once and waits for its echo; false when none came within `timeout`.
+bool round_trip(Side& side, std::vector<std::uint8_t>& ping, std::uint64_t sequence,
+                const std::atomic<std::uint64_t>& echoed, std::chrono::nanoseconds timeout)
+{
+  std::memcpy(ping.data(), &sequence, sizeof sequence);
+  side.write(ping);
+  const auto until = Clock::now() + timeout;
+  while (echoed.load(std::memory_order_acquire) != sequence) {
+    const auto now = Clock::now();
+    if (now >= until)
+      return false;
+    side.wait(until - now);
+  }
+  return true;
+}
+
+std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
+{
+  bare::pin_to_cpu(bare::first_cpu(options.cpus));
+  std::atomic<std::uint64_t> echoed{stop_sequence};
+  Clock::time_point echoed_at;
+  Side* self = nullptr;
+  Side side(side_settings(options), topic + "_ping", topic + "_pong", [&](const Bytes& echo) {
+    echoed_at = Clock::now();
+    echoed.store(sequence_of(echo.in), std::memory_order_release);
+    if (options.listener)
+      self->wake();
+  });
+  self = &side;
+  const auto give_up = Clock::now() + give_up_after;
+  while (!side.matched())
+    if (Clock::now() > give_up)
+      throw Failure{"the ponger was never matched"};
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::vector<std::uint8_t> ping(options.size, 0x5a);
+  std::vector<std::int64_t> rtts;
+  rtts.reserve(options.iterations);
+  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
+    const bool warming = sequence < options.warmup;
+    const auto sent_at = Clock::now();
+    while (!round_trip(side, ping, sequence, echoed, warming ? resend_after : give_up_after))
+      if (!warming || Clock::now() > give_up)
+        throw Failure{"no echo for ping " + std::to_string(sequence)};
+    if (!warming)
+      rtts.push_back(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(echoed_at - sent_at).count());
+  }
+  std::memcpy(ping.data(), &stop_sequence, sizeof stop_sequence);
+  side.write(ping);
+  side.finish();
+  return rtts;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(
+      argc, argv, program, usage,
+      [](int count, char** values) {
+        return bare::parse_command_line<Options>(count, values, take_option);
+      },
+      [](const Options& options) {
+        const std::string topic = "bare_fastdds_" + std::to_string(getpid());
+        return bare::run_two_processes(
+            {program, "pinger", "ponger", std::chrono::seconds(10)},
+            [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+            [&](std::vector<std::int64_t> rtts) {
+              std::printf(
+                  "{\"transport\":\"fastdds\",\"notify\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
+                  options.listener ? "listener" : "waitset", options.size, options.echo_size);
+              bare::print_round_trips(std::move(rtts));
+            });
+      });
+}

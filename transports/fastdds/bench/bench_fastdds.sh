@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# netprof over eProsima Fast DDS against a bare Fast DDS ping-pong, interleaved in one run, both
+# on the same loopback participant (UDPv4 on 127.0.0.1 alone, no shared memory, no multicast:
+# netprof's --fastdds-loopback), the same type wire form and the same QoS (reliable,
+# keep-last 16, volatile):
+#   ping-pong: one-way p50 (RTT p50 / 2) of netprof --local-pair --fastdds --mode ping-pong
+#              -s 64 (its header + 64 B out, its echo back) and of bare_fastdds_pingpong
+#              (transports/fastdds/bench/bare_fastdds_pingpong.cpp) sending the same bytes;
+#              target netprof <= 1.10x
+#   stream:    received messages/s of netprof --local-pair --fastdds --fastdds-history keep-all
+#              -s 128 -q (1,024 messages' worth) and of bare_fastdds_stream (the same QoS:
+#              reliable, keep-all, 1,024 samples) sending the same bytes for the same time;
+#              target netprof >= 0.90x. The depth must match: Fast DDS takes more slowly from a
+#              deeper history (netprof's default -q, 1,000,000 B, is 5,556 samples of 180 B, and
+#              ran at a third of the rate of 1,024 on the test host)
+# --fastdds-notify picks how both hear of samples (netprof's --fastdds-notify and the bare
+# program's --notify): waitset (the default, each process's own thread sleeps in a WaitSet) or
+# listener (Fast DDS's receive thread takes each sample and the ponger answers there).
+# Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
+# crashed or timed out.
+#
+#   transports/fastdds/bench/bench_fastdds.sh [BUILD_DIR] [--repeat N] [--iterations N]
+#       [--cpu A,B|none] [--fastdds-notify waitset|listener] [--seconds S] [--no-stream]
+#
+# Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the medians
+# compared, because one run on a shared VM swings by 20-40%. BUILD_DIR (default ./build) must hold
+# a Release build with the benchmarks. Fast DDS runs threads of its own beside each process's: pin
+# with --cpu only when the host has cores to spare for them.
+
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+bench_common_options repeat=5 iterations=20000 cpu_or_none
+bench_option --fastdds-notify notify=waitset 'waitset|listener' choice
+bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
+bench_flag --no-stream stream=1 0
+bench_parse_options "$@"
+
+bench_begin bench_fastdds bare=bare_fastdds_pingpong bare_stream=bare_fastdds_stream
+payload=64
+payload_stream=128
+keep_all_samples=1024 # bare_fastdds_stream's keep-all bound
+limit=$(netprof_deadline 60)
+out_bytes=$((payload + header))
+
+echo "host: $(bench_host), Fast DDS $(package_version libfastrtps2.9)"
+echo "loopback only (UDPv4 on 127.0.0.1, no SHM, no multicast); reliable keep-last:16; notify: $notify; cpus: $cpus"
+echo "$out_bytes B out, $echo_bytes B back (netprof -s $payload)"
+echo
+
+for ((run = 1; run <= repeat; run++)); do
+  run_limited "$limit" "$work/bare.$run.json" "$bare" --size "$out_bytes" \
+    --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" --notify "$notify" \
+    "${pin[@]}"
+  run_netprof "$work/netprof.$run.json" --local-pair --fastdds --fastdds-notify "$notify" \
+    --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
+  ((stream)) || continue
+  run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" \
+    --size "$((payload_stream + header))" --seconds "$seconds" --warmup 0.5
+  run_netprof "$work/netprof_stream.$run.json" --local-pair --fastdds --fastdds-history keep-all \
+    -s "$payload_stream" -q "$((keep_all_samples * (payload_stream + header)))" -t "$seconds" \
+    --warmup-time 0.5
+done
+warn_unless_release "$work/netprof.1.json"
+
+rows=("ping-pong vs bare Fast DDS ($notify)|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)")
+if ((stream)); then
+  rows+=("stream received, -s $payload_stream, keep-all|msg/s|at_least|0.90|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(runs_of bare_stream messages_per_second)")
+fi
+echo "one-way p50 = RTT p50 / 2; medians of $repeat interleaved runs; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+"$python" "$table" "${rows[@]}"
+
+bench_finish

@@ -1,0 +1,132 @@
+#pragma once
+
+#include "fastdds_message_type.hpp"
+#include "fastdds_participant.hpp"
+#include "fastdds_qos.hpp"
+
+#include "common/sink_handover.hpp"
+
+#include <netprof/transport.hpp>
+
+#include <fastdds/dds/core/condition/GuardCondition.hpp>
+#include <fastdds/dds/core/condition/WaitSet.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/DataReaderListener.hpp>
+#include <fastdds/dds/subscriber/ReadCondition.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netprof::fastdds_parts {
+
+// How a waiting endpoint learns that samples came (--fastdds-notify), as --dds-notify.
+enum class Notify {
+  listener, // Fast DDS's receive thread hands them to the core's sink in on_data_available
+  waitset,  // the core's thread sleeps in a WaitSet on a ReadCondition and takes them
+  poll      // the core's thread takes in a loop, never sleeping
+};
+const char* notify_name(Notify notify) noexcept;
+// What it means, for the report's notes.
+const char* notify_meaning(Notify notify) noexcept;
+
+// What the transport derived from the command line for one endpoint.
+struct EndpointSettings {
+  Role role = Role::publisher;
+  std::string topic_prefix;           // topics PREFIX_data and PREFIX_echo
+  std::uint32_t domain = 0;           // --fastdds-domain
+  bool loopback = false;              // --fastdds-loopback
+  QosChoice qos;                      // every reader and writer of the run
+  std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
+  std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
+  std::size_t header_bytes = 0;
+  std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
+  Notify notify = Notify::waitset; // --fastdds-notify
+};
+
+// A Fast DDS participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo
+// (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every sample reaches every matched reader, so nothing is
+// adopted. A subscriber holds its sends back (SendCause::connecting) until its reader and writer
+// are both matched with the publisher's; a peer whose QoS Fast DDS will not match ends the run
+// at once, naming both QoS. The same topics, type and QoS as a Cyclone endpoint of the dds
+// transport, so either may be the other's peer.
+class FastDdsEndpoint final : public Endpoint, private eprosima::fastdds::dds::DataReaderListener {
+public:
+  // The largest payload (-s), as the dds transport's.
+  static constexpr std::size_t max_payload_size = std::size_t{1} << 20;
+  // Samples handed to the sink per receive().
+  static constexpr int receive_batch = 32;
+
+  // Throws TransportError when Fast DDS refuses.
+  explicit FastDdsEndpoint(const EndpointSettings& settings);
+  ~FastDdsEndpoint() override;
+
+  SendOutcome send(std::span<const std::byte> message) noexcept override;
+  SendOutcome flush() noexcept override { return {}; } // a synchronous writer sends in write()
+  ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
+  EndpointFacts facts() const override;
+
+  bool discovered() const noexcept { return m_discovered_at.has_value(); }
+
+private:
+  // Fast DDS's receive thread, on every sample that arrives (listener and waitset: see
+  // fastdds_receive.cpp).
+  void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
+  // Hands at most a batch of waiting samples to the sink: their number, or -1 on an error.
+  // Looks only when a sample was announced, unless `always`.
+  int take(MessageSink& sink, bool always = false) noexcept;
+  ReceiveResult receive_in_waitset(MessageSink& sink, Nanoseconds timeout) noexcept;
+  ReceiveResult receive_in_listener(MessageSink& sink, Nanoseconds timeout) noexcept;
+  ReceiveResult receive_by_polling(MessageSink& sink, Nanoseconds timeout) noexcept;
+  // Waits in the waitset until `deadline`: false on an error or an incompatible peer; sets
+  // `data` when the read condition triggered.
+  bool wait(Clock::time_point deadline, bool& data) noexcept;
+  ReceiveResult taken_here(int got) noexcept;
+  void create_entities(std::int32_t keep_all);
+  void create_waitset();
+  // Reads the matched and incompatible-QoS statuses (which also clears their triggers);
+  // false once a peer's QoS was found incompatible.
+  bool check_statuses() noexcept;
+  void describe_incompatibility(eprosima::fastdds::dds::QosPolicyId_t policy, bool on_writer);
+  void add_notes(std::uint32_t domain, std::int32_t keep_all);
+
+  bool m_publisher;
+  Notify m_notify;
+  QosChoice m_qos;
+  std::size_t m_expected_matches;
+  std::string m_data_topic_name;
+  std::string m_echo_topic_name;
+  std::size_t m_max_message_size;
+  std::size_t m_requested_buffer_bytes;
+  std::unique_ptr<Participant> m_participant;
+  eprosima::fastdds::dds::Publisher* m_dds_publisher = nullptr;
+  eprosima::fastdds::dds::Subscriber* m_dds_subscriber = nullptr;
+  eprosima::fastdds::dds::DataWriter* m_writer = nullptr;
+  eprosima::fastdds::dds::DataReader* m_reader = nullptr;
+  eprosima::fastdds::dds::ReadCondition* m_read_condition = nullptr;
+  eprosima::fastdds::dds::GuardCondition m_wake; // listener: set after handing samples over
+  eprosima::fastdds::dds::WaitSet m_waitset;
+  eprosima::fastdds::dds::ConditionSeq m_triggered; // reserved once: wait() allocates nothing
+  MessageSample m_taken;                            // reused by every take
+  Clock::time_point m_opened;
+  std::optional<Clock::time_point> m_discovered_at;
+  Clock::time_point m_next_status_check;
+  std::uint32_t m_writer_matches = 0;
+  std::uint32_t m_reader_matches = 0;
+  std::vector<std::string> m_notes;
+  std::vector<std::string> m_diagnoses;
+  bool m_incompatible = false;
+  std::atomic<bool> m_data_waiting{true};
+  transport_common::SinkHandover m_handover;
+  std::uint64_t m_delivered_by_listener = 0;
+  std::uint64_t m_delivered_by_core = 0;
+};
+
+} // namespace netprof::fastdds_parts

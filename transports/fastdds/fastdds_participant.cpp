@@ -1,0 +1,114 @@
+#include "fastdds_participant.hpp"
+
+#include "fastdds_message_type.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/dds/topic/qos/TopicQos.hpp>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace netprof::fastdds_parts {
+
+namespace {
+
+namespace dds = eprosima::fastdds::dds;
+using eprosima::fastrtps::rtps::IPLocator;
+
+constexpr std::uint32_t receive_buffer_bytes = 1u << 20;
+using eprosima::fastrtps::rtps::Locator_t;
+
+// 127.0.0.1 with port 0: Fast DDS puts the port of the participant's id (the RTPS well-known
+// ports, 7400 + 250 d + 10 + 2 id for discovery, + 11 + 2 id for data) in its place.
+Locator_t loopback_locator()
+{
+  Locator_t locator;
+  locator.kind = LOCATOR_KIND_UDPv4;
+  IPLocator::setIPv4(locator, 127, 0, 0, 1);
+  locator.port = 0;
+  return locator;
+}
+
+std::string user_origin()
+{
+  for (const char* variable : {"FASTRTPS_DEFAULT_PROFILES_FILE", "FASTDDS_DEFAULT_PROFILES_FILE"}) {
+    const char* file = std::getenv(variable);
+    if (file != nullptr && *file != '\0')
+      return std::string(variable) + "=" + file + " (its default participant profile)";
+  }
+  return "Fast DDS's defaults (no FASTRTPS_DEFAULT_PROFILES_FILE): UDPv4 on every interface and "
+         "shared memory, multicast discovery";
+}
+
+} // namespace
+
+dds::DomainParticipantQos loopback_participant_qos()
+{
+  dds::DomainParticipantQos qos = dds::PARTICIPANT_QOS_DEFAULT;
+  qos.name("netprof");
+  auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+  udp->interfaceWhiteList.assign(1, "127.0.0.1");
+  udp->maxInitialPeersRange = loopback_participant_ids;
+  // Fast DDS leaves the kernel's default receive buffer (208 KiB here), which a stream's small
+  // datagrams overflow while a receive thread waits for a CPU; each one dropped stalls a
+  // reliable writer until its next heartbeat. Cyclone asks for 1 MiB; this asks for as much
+  // (the kernel grants at most net.core.rmem_max).
+  udp->receiveBufferSize = receive_buffer_bytes;
+  qos.transport().use_builtin_transports = false; // no shared memory, no other interface
+  qos.transport().user_transports.assign(1, udp);
+  auto& builtin = qos.wire_protocol().builtin;
+  builtin.initialPeersList.push_back(loopback_locator());
+  // Given unicast locators, Fast DDS adds no multicast one (its "disable multicast" recipe).
+  builtin.metatrafficUnicastLocatorList.push_back(loopback_locator());
+  qos.wire_protocol().default_unicast_locator_list.push_back(loopback_locator());
+  return qos;
+}
+
+Participant::Participant(std::uint32_t domain, bool loopback, const std::string& topic_prefix,
+                         std::size_t max_message_bytes)
+{
+  dds::DomainParticipantFactory& factory = *dds::DomainParticipantFactory::get_instance();
+  if (loopback) {
+    m_origin = "--fastdds-loopback: UDPv4 on 127.0.0.1 only, no shared memory, no multicast, "
+               "discovery by unicast to 127.0.0.1";
+    m_participant = factory.create_participant(domain, loopback_participant_qos());
+  } else {
+    m_origin = user_origin();
+    m_participant = factory.create_participant(domain, factory.get_default_participant_qos());
+  }
+  if (m_participant == nullptr)
+    throw TransportError("cannot create the Fast DDS participant in domain " +
+                         std::to_string(domain) + " (is the Fast DDS profile valid?)");
+  try {
+    if (dds::TypeSupport(new MessageType(max_message_bytes)).register_type(m_participant) !=
+        ReturnCode_t::RETCODE_OK)
+      throw TransportError("cannot register the Fast DDS type netprof_dds::Message");
+    m_data_topic = create_topic(topic_prefix + "_data");
+    m_echo_topic = create_topic(topic_prefix + "_echo");
+  } catch (...) {
+    factory.delete_participant(m_participant);
+    throw;
+  }
+}
+
+dds::Topic* Participant::create_topic(const std::string& name)
+{
+  dds::Topic* topic =
+      m_participant->create_topic(name, MessageType::type_name, dds::TOPIC_QOS_DEFAULT);
+  if (topic == nullptr)
+    throw TransportError("cannot create the Fast DDS topic " + name);
+  return topic;
+}
+
+Participant::~Participant()
+{
+  m_participant->delete_contained_entities();
+  dds::DomainParticipantFactory::get_instance()->delete_participant(m_participant);
+}
+
+} // namespace netprof::fastdds_parts
