@@ -25,7 +25,6 @@ using namespace std::chrono_literals;
 namespace {
 
 // Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
-constexpr std::size_t most_senders = 4096;
 // How long send() goes on writing a message larger than the socket takes at once.
 constexpr auto finish_within = std::chrono::milliseconds(1000);
 
@@ -57,21 +56,7 @@ PeerHandle MqttEndpoint::sender_of(const char* topic) noexcept
 {
   if (m_settings.role == Role::subscriber)
     return PeerHandle{1}; // the publisher: only it publishes data
-  const std::string_view name(topic);
-  if (!name.starts_with(m_echo_prefix))
-    return {};
-  const std::string_view id = name.substr(m_echo_prefix.size());
-  for (std::size_t i = 0; i < m_senders.size(); ++i)
-    if (m_senders[i] == id)
-      return PeerHandle{i + 1};
-  if (m_senders.size() >= most_senders)
-    return {};
-  try {
-    m_senders.emplace_back(id); // once per subscriber, when its hello arrives
-  } catch (...) {
-    return {};
-  }
-  return PeerHandle{m_senders.size()};
+  return m_senders.of(std::string_view(topic));
 }
 
 void MqttEndpoint::on_message(const mosquitto_message& message) noexcept

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/echo_senders.hpp"
+
 #include <netprof/transport.hpp>
 
 #include <chrono>
@@ -103,7 +105,7 @@ private:
   Clock::time_point m_next_misc{};
   std::string m_broker_version; // from $SYS/broker/version
   // Subscribers whose echoes arrived, by client id: a PeerHandle is the index + 1.
-  std::vector<std::string> m_senders;
+  transport_common::EchoSenders m_senders;
   std::vector<std::string> m_notes;
   std::vector<std::string> m_diagnoses;
 };

@@ -83,7 +83,7 @@ MqttEndpoint::MqttEndpoint(const EndpointSettings& settings) : m_settings(settin
   const bool publisher = settings.role == Role::publisher;
   m_publish_topic = publisher ? m_data_topic : m_echo_prefix + m_client_id;
   m_subscribe_topic = publisher ? m_echo_prefix + "+" : m_data_topic;
-  m_senders.reserve(64);
+  m_senders = transport_common::EchoSenders(m_echo_prefix);
 
   make_client();
   const std::string broker = settings.host + ":" + std::to_string(settings.port);

@@ -16,7 +16,6 @@ namespace netprof::redis_parts {
 namespace {
 
 // Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
-constexpr std::size_t most_senders = 4096;
 // How long send() goes on writing a message larger than the socket takes at once.
 constexpr auto finish_within = std::chrono::milliseconds(1000);
 // How long a lost subscribed connection waits to see whether the other was lost too.
@@ -104,21 +103,7 @@ PeerHandle RedisEndpoint::sender_of(const char* channel, std::size_t length) noe
 {
   if (m_settings.role == Role::subscriber)
     return PeerHandle{1}; // the publisher: only it publishes data
-  const std::string_view name(channel, length);
-  if (!name.starts_with(m_echo_prefix))
-    return {};
-  const std::string_view id = name.substr(m_echo_prefix.size());
-  for (std::size_t i = 0; i < m_senders.size(); ++i)
-    if (m_senders[i] == id)
-      return PeerHandle{i + 1};
-  if (m_senders.size() >= most_senders)
-    return {};
-  try {
-    m_senders.emplace_back(id); // once per subscriber, when its hello arrives
-  } catch (...) {
-    return {};
-  }
-  return PeerHandle{m_senders.size()};
+  return m_senders.of(std::string_view(channel, length));
 }
 
 void RedisEndpoint::deliver(const redisReply& push, MessageSink& sink) noexcept

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/echo_senders.hpp"
+
 #include <netprof/transport.hpp>
 
 #include <chrono>
@@ -101,7 +103,7 @@ private:
   std::string m_failure;
   std::string m_server_version; // INFO server: redis_version
   // Subscribers whose echoes arrived, by client id: a PeerHandle is the index + 1.
-  std::vector<std::string> m_senders;
+  transport_common::EchoSenders m_senders;
   std::vector<std::string> m_notes;
   std::vector<std::string> m_diagnoses;
 };

@@ -81,7 +81,7 @@ RedisEndpoint::RedisEndpoint(const EndpointSettings& settings) : m_settings(sett
   const bool publisher = settings.role == Role::publisher;
   m_publish_channel = publisher ? data_channel : m_echo_prefix + m_client_id;
   m_subscription = publisher ? m_echo_prefix + "*" : data_channel;
-  m_senders.reserve(64);
+  m_senders = transport_common::EchoSenders(m_echo_prefix);
   try {
     m_subscribed = connect_one();
     m_publishing = connect_one();
