@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -45,6 +46,12 @@ def become_nobody():
 
 def free_udp_port():
     return free_port()
+
+
+def accepts(port):
+    """Whether something accepts TCP connections on 127.0.0.1:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 @contextlib.contextmanager
@@ -84,6 +91,25 @@ class NetprofTestCase(unittest.TestCase):
         self._tmp = tempfile.TemporaryDirectory(prefix="netprof-e2e-")
         self.addCleanup(self._tmp.cleanup)
         self.addCleanup(self._processes.kill_all)
+
+    def start_listening_server(self, argv, port, name):
+        """A server of the test's own (a broker), killed by PID in cleanup, once it accepts
+        connections on 127.0.0.1:port (at most 10 s)."""
+        server = self._processes.start(argv)
+        deadline = time.monotonic() + 10
+        while not accepts(port):
+            self.assertIsNone(server.poll(), f"{name} exited before it accepted connections")
+            self.assertLess(time.monotonic(), deadline, f"{name} never accepted connections")
+            time.sleep(0.05)
+        return server
+
+    def use_own_tmpdir(self):
+        """TMPDIR is this test's folder until it ends: what netprof makes there (a broker's
+        folder) is this test's alone, not that of a test running beside it."""
+        before = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = self._tmp.name
+        self.addCleanup(lambda: os.environ.__setitem__("TMPDIR", before) if before is not None
+                        else os.environ.pop("TMPDIR", None))
 
     def json_path(self, name):
         return os.path.join(self._tmp.name, name + ".json")

@@ -15,7 +15,7 @@ import socket
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, free_port, unanswered_tcp_port
+from netprof_test_case import NetprofTestCase, accepts, free_port, unanswered_tcp_port
 
 DEADLINE_S = 40
 # A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
@@ -31,21 +31,6 @@ def broker_folders(parent):
     return set(glob.glob(os.path.join(parent, "netprof-mqtt-*")))
 
 
-_TMPDIR = os.environ.get("TMPDIR")
-
-
-def restore_tmpdir(_unused=None):
-    if _TMPDIR is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = _TMPDIR
-
-
-def accepts(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 @unittest.skipUnless(shutil.which("mosquitto"), "mosquitto is not installed")
 class MqttTestCase(NetprofTestCase):
     def start_broker(self):
@@ -56,13 +41,7 @@ class MqttTestCase(NetprofTestCase):
         with open(config, "w", encoding="utf-8") as file:
             file.write(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
         os.chmod(config, 0o644)
-        broker = self._processes.start(["mosquitto", "-c", config])
-        deadline = time.monotonic() + 10
-        while not accepts(port):
-            self.assertIsNone(broker.poll(), "mosquitto exited before it accepted connections")
-            self.assertLess(time.monotonic(), deadline, "mosquitto never accepted connections")
-            time.sleep(0.05)
-        return broker, port
+        return self.start_listening_server(["mosquitto", "-c", config], port, "mosquitto"), port
 
     def assert_ping_pong_passed(self, result):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
@@ -84,8 +63,7 @@ class LocalPairTest(MqttTestCase):
     def test_ping_pong_through_its_own_broker_which_it_stops(self):
         # The broker's folder goes where TMPDIR says: this test's own, so that brokers of tests
         # running beside it (the contract's) are not counted.
-        os.environ["TMPDIR"] = self._tmp.name
-        self.addCleanup(restore_tmpdir)
+        self.use_own_tmpdir()
         result = self.run_netprof("--local-pair", "--mqtt", *PING_PONG, json_name="own",
                                   deadline_s=DEADLINE_S)
         self.assert_ping_pong_passed(result)

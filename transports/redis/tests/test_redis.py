@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, free_port, unanswered_tcp_port
+from netprof_test_case import NetprofTestCase, accepts, free_port, unanswered_tcp_port
 from test_faults import FaultTestCase
 
 DEADLINE_S = 40
@@ -37,21 +37,6 @@ def server_folders(parent):
     return set(glob.glob(os.path.join(parent, "netprof-redis-*")))
 
 
-_TMPDIR = os.environ.get("TMPDIR")
-
-
-def restore_tmpdir(_unused=None):
-    if _TMPDIR is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = _TMPDIR
-
-
-def accepts(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 @unittest.skipUnless(shutil.which("redis-server"), "redis-server is not installed")
 class RedisTestCase(NetprofTestCase):
     def start_server(self, extra=""):
@@ -64,13 +49,7 @@ class RedisTestCase(NetprofTestCase):
         with open(config, "w", encoding="utf-8") as file:
             file.write(f'bind 127.0.0.1\nport {port}\nprotected-mode yes\nsave ""\n'
                        f'appendonly no\ndir "{folder}"\nlogfile ""\n{extra}')
-        server = self._processes.start(["redis-server", config])
-        deadline = time.monotonic() + 10
-        while not accepts(port):
-            self.assertIsNone(server.poll(), "redis-server exited before it accepted connections")
-            self.assertLess(time.monotonic(), deadline, "redis-server never accepted connections")
-            time.sleep(0.05)
-        return server, port
+        return self.start_listening_server(["redis-server", config], port, "redis-server"), port
 
     def publish(self, port, channel, payload):
         """PUBLISH `payload` (bytes) to `channel` as a stranger, through hiredis's redis-cli."""
@@ -89,8 +68,7 @@ class LocalPairTest(RedisTestCase):
     def test_ping_pong_through_its_own_server_which_it_stops(self):
         # The server's folder goes where TMPDIR says: this test's own, so that servers of tests
         # running beside it (the contract's) are not counted.
-        os.environ["TMPDIR"] = self._tmp.name
-        self.addCleanup(restore_tmpdir)
+        self.use_own_tmpdir()
         result = self.run_netprof("--local-pair", "--redis", *PING_PONG, json_name="own",
                                   deadline_s=DEADLINE_S)
         report = self.assert_ping_pong_passed(result, "redis", 300)
@@ -156,8 +134,7 @@ class ServerFailureTest(RedisTestCase, FaultTestCase):
         self.assertLess(time.monotonic() - started, 10)
 
     def test_a_local_pair_without_redis_server_on_path_says_so(self):
-        os.environ["TMPDIR"] = self._tmp.name
-        self.addCleanup(restore_tmpdir)
+        self.use_own_tmpdir()
         path = os.environ["PATH"]
         self.addCleanup(os.environ.__setitem__, "PATH", path)
         os.environ["PATH"] = self._tmp.name  # no redis-server there
