@@ -296,79 +296,29 @@ class RouDi:
 
 
 # ---------------------------------------------------------------------------------------------
-# MQTT's broker, which the mqtt transport's role processes need: one mosquitto of our own for a
-# tool's whole run, on a free loopback port, as netprof --local-pair --mqtt starts for itself
-# (docs/transport-mqtt.md); the listing is asked with --mqtt 127.0.0.1:PORT beside it, so every
-# run's loopback arguments name it (and a topic prefix unique to the run).
+# The brokers the mqtt and redis transports' role processes go through: one of our own per
+# transport for a tool's whole run, on a free loopback port, as netprof --local-pair --mqtt (or
+# --redis) starts for itself (docs/transport-mqtt.md, docs/transport-redis.md); the listing is
+# asked with --mqtt (--redis) 127.0.0.1:PORT beside it, so every run's loopback arguments name it
+# (and a topic prefix unique to the run).
 
 BROKER_START_SECONDS = 10
 BROKER_STOP_SECONDS = 5
-_running_broker = None
+_running_servers = {}  # transport name -> the LoopbackServer its runs go through
 
 
-class MqttBroker:
-    """A mosquitto started here, listening on 127.0.0.1 only, stopped by PID at the end."""
+class LoopbackServer:
+    """A broker started here, listening on 127.0.0.1 only, its files in a private folder,
+    stopped by PID at the end. A subclass says which program, how it is configured and run."""
 
-    def __init__(self):
-        self.process = None
-        self.port = None
-        self.folder = None
+    transport = program = package = folder_prefix = config_name = None
+    readable_by_others = False  # a program run as root that drops to its own user first
 
-    def start(self):
-        global _running_broker
-        self.folder = tempfile.mkdtemp(prefix="netprof-tools-mqtt-")
-        os.chmod(self.folder, 0o755)  # mosquitto run as root reads it before dropping to its user
-        self.port = free_port(socket.SOCK_STREAM)
-        config = os.path.join(self.folder, "mosquitto.conf")
-        with open(config, "w", encoding="utf-8") as file:
-            file.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                       "persistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n")
-        os.chmod(config, 0o644)
-        try:
-            self.process = subprocess.Popen(["mosquitto", "-c", config],
-                                            stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL)
-        except OSError as error:
-            self._remove_folder()
-            raise SetupError(f"cannot start mosquitto for the mqtt transport: {error} "
-                             f"(apt-get install mosquitto)") from error
-        deadline = time.monotonic() + BROKER_START_SECONDS
-        while not _accepts(self.port):
-            code = self.process.poll()
-            if code is not None or time.monotonic() > deadline:
-                self.stop()
-                raise SetupError(f"mosquitto did not accept connections on 127.0.0.1:{self.port}"
-                                 + (f" (it exited with status {code})" if code is not None
-                                    else f" within {BROKER_START_SECONDS} s"))
-            time.sleep(0.05)
-        _running_broker = self
+    def config(self, port, folder):
+        raise NotImplementedError
 
-    def stop(self):
-        global _running_broker
-        if _running_broker is self:
-            _running_broker = None
-        if self.process is not None:
-            if self.process.poll() is None:
-                terminate(self.process, BROKER_STOP_SECONDS)
-            self.process = None
-        self._remove_folder()
-
-    def _remove_folder(self):
-        if self.folder:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder = None
-
-
-# Redis's server, which the redis transport's role processes need: one redis-server of our own
-# for a tool's whole run, on a free loopback port, as netprof --local-pair --redis starts for
-# itself (docs/transport-redis.md); the listing is asked with --redis 127.0.0.1:PORT beside it.
-
-_running_redis = None
-
-
-class RedisServer:
-    """A redis-server started here, on 127.0.0.1 only, with no persistence and no Unix socket,
-    its working directory a private folder; stopped by PID at the end."""
+    def argv(self, config):
+        raise NotImplementedError
 
     def __init__(self):
         self.process = None
@@ -376,37 +326,36 @@ class RedisServer:
         self.folder = None
 
     def start(self):
-        global _running_redis
-        self.folder = tempfile.mkdtemp(prefix="netprof-tools-redis-")
+        self.folder = tempfile.mkdtemp(prefix=self.folder_prefix)
         self.port = free_port(socket.SOCK_STREAM)
-        config = os.path.join(self.folder, "redis.conf")
+        config = os.path.join(self.folder, self.config_name)
         with open(config, "w", encoding="utf-8") as file:
-            file.write(f'bind 127.0.0.1\nport {self.port}\nprotected-mode yes\nsave ""\n'
-                       f'appendonly no\ndaemonize no\ndir "{self.folder}"\nlogfile ""\n')
+            file.write(self.config(self.port, self.folder))
+        if self.readable_by_others:
+            os.chmod(self.folder, 0o755)
+            os.chmod(config, 0o644)
         try:
-            self.process = subprocess.Popen(["redis-server", config],
-                                            stdout=subprocess.DEVNULL,
+            self.process = subprocess.Popen(self.argv(config), stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL)
         except OSError as error:
             self._remove_folder()
-            raise SetupError(f"cannot start redis-server for the redis transport: {error} "
-                             f"(apt-get install redis-server)") from error
+            raise SetupError(f"cannot start {self.program} for the {self.transport} transport: "
+                             f"{error} (apt-get install {self.package})") from error
         deadline = time.monotonic() + BROKER_START_SECONDS
         while not _accepts(self.port):
             code = self.process.poll()
             if code is not None or time.monotonic() > deadline:
                 self.stop()
-                raise SetupError(f"redis-server did not accept connections on "
+                raise SetupError(f"{self.program} did not accept connections on "
                                  f"127.0.0.1:{self.port}"
                                  + (f" (it exited with status {code})" if code is not None
                                     else f" within {BROKER_START_SECONDS} s"))
             time.sleep(0.05)
-        _running_redis = self
+        _running_servers[self.transport] = self
 
     def stop(self):
-        global _running_redis
-        if _running_redis is self:
-            _running_redis = None
+        if _running_servers.get(self.transport) is self:
+            del _running_servers[self.transport]
         if self.process is not None:
             if self.process.poll() is None:
                 terminate(self.process, BROKER_STOP_SECONDS)
@@ -417,6 +366,35 @@ class RedisServer:
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+class MqttBroker(LoopbackServer):
+    """A mosquitto, anonymous, with no persistence and no limit on a subscriber's queue."""
+
+    transport, program, package = "mqtt", "mosquitto", "mosquitto"
+    folder_prefix, config_name = "netprof-tools-mqtt-", "mosquitto.conf"
+    readable_by_others = True  # mosquitto, run as root, reads it before dropping to its user
+
+    def config(self, port, folder):
+        return (f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+                "persistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n")
+
+    def argv(self, config):
+        return ["mosquitto", "-c", config]
+
+
+class RedisServer(LoopbackServer):
+    """A redis-server with no persistence and no Unix socket, working in its private folder."""
+
+    transport, program, package = "redis", "redis-server", "redis-server"
+    folder_prefix, config_name = "netprof-tools-redis-", "redis.conf"
+
+    def config(self, port, folder):
+        return (f'bind 127.0.0.1\nport {port}\nprotected-mode yes\nsave ""\n'
+                f'appendonly no\ndaemonize no\ndir "{folder}"\nlogfile ""\n')
+
+    def argv(self, config):
+        return ["redis-server", config]
 
 
 def _accepts(port):
@@ -427,11 +405,8 @@ def _accepts(port):
 def service_options(transport):
     """Options to list `transport`'s loopback arguments with, naming a service started here (the
     MQTT broker, the Redis server); () for every other transport."""
-    if transport == "mqtt" and _running_broker is not None:
-        return ["--mqtt", f"127.0.0.1:{_running_broker.port}"]
-    if transport == "redis" and _running_redis is not None:
-        return ["--redis", f"127.0.0.1:{_running_redis.port}"]
-    return []
+    server = _running_servers.get(transport)
+    return [f"--{transport}", f"127.0.0.1:{server.port}"] if server is not None else []
 
 
 class PairServices:
