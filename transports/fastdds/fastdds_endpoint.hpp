@@ -52,11 +52,11 @@ struct EndpointSettings {
 };
 
 // A Fast DDS participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo
-// (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every sample reaches every matched reader, so nothing is
-// adopted. A subscriber holds its sends back (SendCause::connecting) until its reader and writer
-// are both matched with the publisher's; a peer whose QoS Fast DDS will not match ends the run
-// at once, naming both QoS. The same topics, type and QoS as a Cyclone endpoint of the dds
-// transport, so either may be the other's peer.
+// (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every
+// sample reaches every matched reader, so nothing is adopted. A subscriber holds its sends back
+// (SendCause::connecting) until its reader and writer are both matched with the publisher's; a peer
+// whose QoS Fast DDS will not match ends the run at once, naming both QoS. The same topics, type
+// and QoS as a Cyclone endpoint of the dds transport, so either may be the other's peer.
 class FastDdsEndpoint final : public Endpoint, private eprosima::fastdds::dds::DataReaderListener {
 public:
   // The largest payload (-s), as the dds transport's.

@@ -123,8 +123,8 @@ void MqttEndpoint::connect_and_subscribe(const std::string& broker)
   const auto deadline = Clock::now() + m_settings.connect_within;
   // mosquitto_connect would block in connect(2) for TCP's own two minutes when the broker's host
   // drops packets: the asynchronous one returns at once, and the wait below keeps our deadline.
-  const int started =
-      mosquitto_connect_async(m_client, m_settings.host.c_str(), m_settings.port, keepalive_seconds);
+  const int started = mosquitto_connect_async(m_client, m_settings.host.c_str(), m_settings.port,
+                                              keepalive_seconds);
   if (started != MOSQ_ERR_SUCCESS) {
     const std::string why = mqtt_error_text(started);
     mosquitto_destroy(m_client);
@@ -162,7 +162,8 @@ void MqttEndpoint::await_tcp_connection(const std::string& broker, Clock::time_p
 {
   const int error = transport_common::await_connect(mosquitto_socket(m_client), deadline);
   if (error == ETIMEDOUT && Clock::now() >= deadline)
-    throw TransportError("the MQTT broker at " + broker + " did not accept the TCP connection within " +
+    throw TransportError("the MQTT broker at " + broker +
+                         " did not accept the TCP connection within " +
                          std::to_string(m_settings.connect_within.count()) +
                          " ms (its host drops the packets, or is not there)");
   if (error != 0)

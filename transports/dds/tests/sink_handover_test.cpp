@@ -16,8 +16,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using netprof::Delivery;
-using netprof::transport_common::SinkHandover;
 using netprof::testing::CountingSink;
+using netprof::transport_common::SinkHandover;
 
 TEST(SinkHandover, NotLentItCannotBeBorrowed)
 {
