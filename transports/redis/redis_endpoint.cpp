@@ -15,6 +15,10 @@ namespace netprof::redis_parts {
 
 namespace {
 
+// Unread PUBLISH replies past which a waiting receive() wakes to read them (a stream's), so they
+// never pile up in the socket.
+constexpr std::uint64_t replies_worth_a_wake = 64;
+
 // Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
 // How long send() goes on writing a message larger than the socket takes at once.
 constexpr auto finish_within = std::chrono::milliseconds(1000);
@@ -184,6 +188,8 @@ bool RedisEndpoint::read_publish_replies() noexcept
       return false;
     }
     freeReplyObject(reply); // the number of subscribers reached
+    if (m_unanswered > 0)
+      --m_unanswered;
   }
 }
 
@@ -238,9 +244,14 @@ ReceiveResult RedisEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noe
   const auto deadline = Clock::now() + timeout;
   while (m_delivered == 0) {
     const Nanoseconds wait = std::max(Nanoseconds::zero(), deadline - Clock::now());
+    // A PUBLISH's reply arrives while its message is on the way: waking for it would add a
+    // wake-up of netprof's to every round trip (a blocking client reads it after the echo). The
+    // replies are read after each delivery, and woken for only once many are unread.
+    const bool replies_wake = m_unanswered >= replies_worth_a_wake;
     pollfd watched[2] = {
         {m_subscribed->fd, POLLIN, 0},
-        {m_publishing->fd, static_cast<short>(POLLIN | (pending() ? POLLOUT : 0)), 0}};
+        {m_publishing->fd,
+         static_cast<short>((replies_wake ? POLLIN : 0) | (pending() ? POLLOUT : 0)), 0}};
     const timespec limit = transport_common::timespec_of(wait);
     if (ppoll(watched, 2, &limit, nullptr) <= 0)
       break; // timed out, or a signal: the caller looks at its deadline
@@ -253,7 +264,7 @@ ReceiveResult RedisEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noe
         lost_subscribed_connection();
         return m_delivered > 0 ? ReceiveResult::received : ReceiveResult::failed;
       }
-      if (!deliver_parsed(sink))
+      if (!deliver_parsed(sink) || (m_unanswered > 0 && !read_publish_replies()))
         return m_delivered > 0 ? ReceiveResult::received : ReceiveResult::failed;
     }
     if (wait == Nanoseconds::zero())
@@ -280,6 +291,7 @@ SendOutcome RedisEndpoint::send(std::span<const std::byte> message) noexcept
     fail("hiredis could not queue a PUBLISH (out of memory)");
     return {SendResult::failed, SendCause::error};
   }
+  ++m_unanswered;
   if (!write_pending())
     return {SendResult::failed, SendCause::error};
   // A message larger than the socket takes at once: its rest is written here, as a blocking

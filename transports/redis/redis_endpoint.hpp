@@ -99,6 +99,7 @@ private:
   std::string m_subscription; // a channel (subscriber) or a pattern (publisher)
   std::string m_echo_prefix;  // PREFIX:echo:
   int m_delivered = 0;
+  std::uint64_t m_unanswered = 0; // PUBLISHes sent whose replies are not read yet
   bool m_failed = false;
   std::string m_failure;
   std::string m_server_version; // INFO server: redis_version
