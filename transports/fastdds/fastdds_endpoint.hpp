@@ -91,6 +91,9 @@ private:
   ReceiveResult taken_here(int got) noexcept;
   void create_entities(std::int32_t keep_all);
   void create_waitset();
+  // Whether a sample written now has a matched reader to reach (see the .cpp); false too once a
+  // peer's QoS was found incompatible.
+  bool ready_to_send() noexcept;
   // Reads the matched and incompatible-QoS statuses (which also clears their triggers);
   // false once a peer's QoS was found incompatible.
   bool check_statuses() noexcept;
