@@ -64,19 +64,6 @@ std::uint32_t matched_writers(dds_entity_t reader) noexcept
 
 } // namespace
 
-const char* notify_name(Notify notify) noexcept
-{
-  switch (notify) {
-  case Notify::listener:
-    return "listener";
-  case Notify::waitset:
-    return "waitset";
-  case Notify::poll:
-    return "poll";
-  }
-  return "?";
-}
-
 void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
 {
   if (entity < 0) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/dds_endpoint_settings.hpp"
 #include "common/sink_handover.hpp"
 #include "dds_domain.hpp"
 #include "dds_qos.hpp"
@@ -18,29 +19,13 @@
 
 namespace netprof::dds_parts {
 
-// How a waiting endpoint learns that samples came (--dds-notify).
-enum class Notify {
-  listener, // Cyclone's receive thread hands them to the core's sink itself (as ddsperf does)
-  waitset,  // the core's thread sleeps in a waitset and takes them
-  poll      // the core's thread takes in a loop, never sleeping
-};
-const char* notify_name(Notify notify) noexcept;
-// What it means, for the report's notes.
+// --VENDOR-notify and what the transport derived from the command line for one endpoint, as
+// both DDS transports have them (common/dds_endpoint_settings.hpp).
+using Notify = transport_common::DdsNotify;
+using EndpointSettings = transport_common::DdsEndpointSettings;
+using transport_common::notify_name;
+// What a Notify means with this vendor's threads, for the report's notes.
 const char* notify_meaning(Notify notify) noexcept;
-
-// What the transport derived from the command line for one endpoint.
-struct EndpointSettings {
-  Role role = Role::publisher;
-  std::string topic_prefix;           // topics PREFIX_data and PREFIX_echo
-  std::uint32_t domain = 0;           // --dds-domain
-  bool loopback = false;              // --dds-loopback
-  QosChoice qos;                      // every reader and writer of the run
-  std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
-  std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
-  std::size_t header_bytes = 0;
-  std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
-  Notify notify = Notify::waitset; // --dds-notify
-};
 
 // A participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo (the back
 // channel: hellos, echoes, final counters). The publisher writes data and reads echo; a

@@ -25,19 +25,6 @@ constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
 
 } // namespace
 
-const char* notify_name(Notify notify) noexcept
-{
-  switch (notify) {
-  case Notify::listener:
-    return "listener";
-  case Notify::waitset:
-    return "waitset";
-  case Notify::poll:
-    return "poll";
-  }
-  return "?";
-}
-
 FastDdsEndpoint::FastDdsEndpoint(const EndpointSettings& settings)
     : m_publisher(settings.role == Role::publisher), m_notify(settings.notify), m_qos(settings.qos),
       m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),

@@ -4,6 +4,7 @@
 #include "fastdds_participant.hpp"
 #include "fastdds_qos.hpp"
 
+#include "common/dds_endpoint_settings.hpp"
 #include "common/sink_handover.hpp"
 
 #include <netprof/transport.hpp>
@@ -27,29 +28,13 @@
 
 namespace netprof::fastdds_parts {
 
-// How a waiting endpoint learns that samples came (--fastdds-notify), as --dds-notify.
-enum class Notify {
-  listener, // Fast DDS's receive thread hands them to the core's sink in on_data_available
-  waitset,  // the core's thread sleeps in a WaitSet on a ReadCondition and takes them
-  poll      // the core's thread takes in a loop, never sleeping
-};
-const char* notify_name(Notify notify) noexcept;
-// What it means, for the report's notes.
+// --VENDOR-notify and what the transport derived from the command line for one endpoint, as
+// both DDS transports have them (common/dds_endpoint_settings.hpp).
+using Notify = transport_common::DdsNotify;
+using EndpointSettings = transport_common::DdsEndpointSettings;
+using transport_common::notify_name;
+// What a Notify means with this vendor's threads, for the report's notes.
 const char* notify_meaning(Notify notify) noexcept;
-
-// What the transport derived from the command line for one endpoint.
-struct EndpointSettings {
-  Role role = Role::publisher;
-  std::string topic_prefix;           // topics PREFIX_data and PREFIX_echo
-  std::uint32_t domain = 0;           // --fastdds-domain
-  bool loopback = false;              // --fastdds-loopback
-  QosChoice qos;                      // every reader and writer of the run
-  std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
-  std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
-  std::size_t header_bytes = 0;
-  std::size_t subscribers = 1;     // publisher: how many to discover before discovery is complete
-  Notify notify = Notify::waitset; // --fastdds-notify
-};
 
 // A Fast DDS participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo
 // (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every

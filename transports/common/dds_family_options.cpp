@@ -1,0 +1,156 @@
+#include "dds_family_options.hpp"
+
+#include "address_plan.hpp"
+#include "option_specs.hpp"
+#include "pair_names.hpp"
+
+#include <netprof/errors.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace netprof::transport_common {
+
+namespace {
+
+// Both vendors' default, so that a Cyclone process and a Fast DDS one meet by default.
+constexpr const char* default_topic_prefix = "netprof";
+// DDS topic names are letters, digits and '_' here; "_data" and "_echo" are added.
+constexpr std::size_t max_topic_prefix = 200;
+// The RTPS well-known ports for domain d start at 7400 + 250 d: 232 is the last below 65536.
+constexpr std::uint64_t max_domain = 232;
+
+bool is_topic_prefix(const std::string& name) noexcept
+{
+  return !name.empty() && name.size() <= max_topic_prefix &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+         });
+}
+
+std::string parse_topic_prefix(const std::string& prefix, const OptionGroup& options,
+                               const OptionValues& values)
+{
+  const std::string name = values.text(options[prefix]).value_or(default_topic_prefix);
+  if (!is_topic_prefix(name)) {
+    throw UsageError("invalid value '" + name + "' for --" + prefix +
+                     ": expected a topic name of 1 to 200 letters, digits and '_'");
+  }
+  return name;
+}
+
+// --PREFIX NAME, not a bare --PREFIX (which takes the implicit default).
+bool topic_named(const std::string& prefix, const OptionValues& values)
+{
+  const std::vector<GivenOption>& given = values.in_order();
+  return std::any_of(given.begin(), given.end(), [&](const GivenOption& option) {
+    return option.long_name == prefix && !option.values.empty();
+  });
+}
+
+// --PREFIX-reliability and --PREFIX-history, with --reliability and --history mapped onto them
+// natively; given beside the DDS option they contradict, they are refused.
+DdsQosOptions qos_options(const std::string& prefix, const DdsFamilySettings& settings)
+{
+  return {prefix, settings.qos, settings.reliability_given, settings.history_given};
+}
+
+std::unique_ptr<Endpoint> open_endpoint(const std::string& prefix, const DdsFamilySettings& given,
+                                        const EndpointRequest& request,
+                                        const DdsEndpointFactory& open)
+{
+  DdsEndpointSettings settings;
+  settings.role = request.role;
+  settings.topic_prefix = given.topic_prefix;
+  settings.domain = given.domain;
+  settings.loopback = given.loopback;
+  settings.qos = qos_options(prefix, given).choose(request.qos);
+  settings.queue_length_bytes = request.queue_length_bytes;
+  settings.message_bytes = request.message_size;
+  settings.header_bytes = request.header_bytes;
+  settings.subscribers = request.subscribers;
+  settings.notify = given.notify;
+  return open(settings);
+}
+
+// netprof_pair_PID_RANDOM: a local pair never hears another run's topics.
+std::string unique_prefix()
+{
+  std::string name = "netprof_" + unique_pair_name();
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
+  return name;
+}
+
+} // namespace
+
+OptionGroup dds_family_options(const DdsVendor& vendor)
+{
+  const std::string& prefix = vendor.prefix;
+  return OptionGroup{
+      vendor.caption,
+      {naming_option(prefix, "NAME", vendor.naming_help, default_topic_prefix),
+       OptionSpec(prefix + "-domain", "ID", WholeNumber{0, max_domain}, "the DDS domain id")
+           .with_default("0"),
+       OptionSpec(prefix + "-reliability", "reliable|best-effort",
+                  Choice{{"reliable", "best-effort"}},
+                  "reliability of every DDS reader and writer; DDS does not match a reliable "
+                  "reader with a best-effort writer, so give every process the same")
+           .with_default("reliable"),
+       OptionSpec(prefix + "-history", "keep-last[:N]|keep-all", Text{}, vendor.history_help)
+           .with_default("keep-last"),
+       OptionSpec(prefix + "-loopback", "", Switch{}, vendor.loopback_help)
+           .passed(PairRoute::neither),
+       OptionSpec(prefix + "-notify", "listener|waitset|poll",
+                  Choice{{"listener", "waitset", "poll"}}, vendor.notify_help)
+           .with_default("waitset")}};
+}
+
+DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const OptionGroup& options,
+                                            const OptionValues& values)
+{
+  constexpr DdsNotify by_index[] = {DdsNotify::listener, DdsNotify::waitset, DdsNotify::poll};
+  const OptionSpec& history = options[prefix + "-history"];
+  DdsFamilySettings settings;
+  settings.topic_prefix = parse_topic_prefix(prefix, options, values);
+  settings.topic_named = topic_named(prefix, values);
+  settings.qos.reliability = *values.choice(options[prefix + "-reliability"]) == 0
+                                 ? QosChoice::Reliability::reliable
+                                 : QosChoice::Reliability::best_effort;
+  settings.qos.history = parse_history(values.text(history).value_or("keep-last"),
+                                       settings.qos.depth, "--" + prefix + "-history");
+  settings.domain =
+      static_cast<std::uint32_t>(values.whole_number(options[prefix + "-domain"]).value_or(0));
+  settings.loopback = values.on(options[prefix + "-loopback"]);
+  settings.notify = by_index[values.choice(options[prefix + "-notify"]).value_or(1)];
+  settings.reliability_given = values.given(prefix + "-reliability");
+  if (values.given(prefix + "-history"))
+    settings.history_given = values.text(history);
+  return settings;
+}
+
+TransportPlan plan_dds_family(const std::string& prefix, const OptionGroup& options,
+                              const PlanRequest& request, const DdsEndpointFactory& open)
+{
+  const DdsFamilySettings settings = parse_dds_family_settings(prefix, options, request.values);
+  return plan_pair_or_single(
+      request,
+      [&](const EndpointRequest& endpoint) {
+        return qos_options(prefix, settings)
+            .effective(endpoint.qos, endpoint.queue_length_bytes, endpoint.message_size);
+      },
+      [&]() -> LocalPairPlan {
+        // A bare --PREFIX names no topic: the pair takes a unique one, as it does without it.
+        const std::string topic = settings.topic_named ? settings.topic_prefix : unique_prefix();
+        const std::vector<std::string> arguments{"--" + prefix, topic, "--" + prefix + "-loopback"};
+        return {arguments, std::vector(request.pair_subscribers, arguments), {}};
+      },
+      [&]() -> SingleRolePlan {
+        return {{settings.topic_prefix}, [prefix, settings, open](const EndpointRequest& endpoint) {
+                  return open_endpoint(prefix, settings, endpoint, open);
+                }};
+      });
+}
+
+} // namespace netprof::transport_common
