@@ -9,11 +9,9 @@
 #include <fastdds/dds/topic/qos/TopicQos.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
-#include <fastrtps/xmlparser/XMLProfileManager.h>
 
 #include <cstdlib>
 #include <memory>
-#include <mutex>
 
 namespace netprof::fastdds_parts {
 
@@ -34,23 +32,6 @@ Locator_t loopback_locator()
   IPLocator::setIPv4(locator, 127, 0, 0, 1);
   locator.port = 0;
   return locator;
-}
-
-// Fast DDS 2.9 hands discovery data between participants of one process without the network
-// ("intraprocess"), and tearing such a pair down crashed in StatefulWriter::intraprocess_gap,
-// from EDPSimple::removeLocalReader (a reader deleted after the other participant went: the
-// contract test, whose two endpoints share a process, segfaulted in 1 run of 35). Discovery goes
-// through UDP, as between processes; samples between participants of one process still take
-// the direct path (netprof's roles hold one participant per process, so none of theirs do).
-void discover_through_the_network()
-{
-  static std::once_flag once;
-  std::call_once(once, [] {
-    eprosima::fastrtps::LibrarySettingsAttributes settings =
-        eprosima::fastrtps::xmlparser::XMLProfileManager::library_settings();
-    settings.intraprocess_delivery = eprosima::fastrtps::INTRAPROCESS_USER_DATA_ONLY;
-    eprosima::fastrtps::xmlparser::XMLProfileManager::library_settings(settings);
-  });
 }
 
 std::string user_origin()
@@ -92,7 +73,6 @@ Participant::Participant(std::uint32_t domain, bool loopback, const std::string&
                          std::size_t max_message_bytes)
 {
   dds::DomainParticipantFactory& factory = *dds::DomainParticipantFactory::get_instance();
-  discover_through_the_network();
   if (loopback) {
     m_origin = "--fastdds-loopback: UDPv4 on 127.0.0.1 only, no shared memory, no multicast, "
                "discovery by unicast to 127.0.0.1";
