@@ -12,6 +12,8 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace netprof::fastdds_parts {
 
@@ -32,6 +34,19 @@ Locator_t loopback_locator()
   IPLocator::setIPv4(locator, 127, 0, 0, 1);
   locator.port = 0;
   return locator;
+}
+
+// The participants this process holds (see ~Participant).
+struct ProcessParticipants {
+  std::mutex mutex;
+  std::size_t live = 0;
+  std::vector<dds::DomainParticipant*> emptied; // entities deleted, the participant kept
+};
+
+ProcessParticipants& process_participants()
+{
+  static ProcessParticipants participants;
+  return participants;
 }
 
 std::string user_origin()
@@ -94,6 +109,9 @@ Participant::Participant(std::uint32_t domain, bool loopback, const std::string&
     factory.delete_participant(m_participant);
     throw;
   }
+  ProcessParticipants& participants = process_participants();
+  const std::lock_guard lock(participants.mutex);
+  ++participants.live;
 }
 
 dds::Topic* Participant::create_topic(const std::string& name)
@@ -105,10 +123,33 @@ dds::Topic* Participant::create_topic(const std::string& name)
   return topic;
 }
 
+// Fast DDS 2.9 crashed (StatefulWriter::intraprocess_gap, from EDPSimple::removeLocalReader)
+// when a participant's reader was deleted after another participant of the same process had
+// been: its discovery writer still held a proxy of the gone participant's reader (the contract
+// test, whose two endpoints share a process, segfaulted in 1 run of 35). So a participant's
+// entities go at once, but the participant itself only with the last one of the process;
+// netprof's roles hold one participant per process, which goes at once.
 Participant::~Participant()
 {
   m_participant->delete_contained_entities();
-  dds::DomainParticipantFactory::get_instance()->delete_participant(m_participant);
+  ProcessParticipants& participants = process_participants();
+  dds::DomainParticipant* at_once = nullptr; // no memory left to keep it
+  std::vector<dds::DomainParticipant*> with_the_last;
+  {
+    const std::lock_guard lock(participants.mutex);
+    try {
+      participants.emptied.push_back(m_participant);
+    } catch (...) {
+      at_once = m_participant;
+    }
+    if (--participants.live == 0)
+      with_the_last.swap(participants.emptied);
+  }
+  dds::DomainParticipantFactory& factory = *dds::DomainParticipantFactory::get_instance();
+  if (at_once != nullptr)
+    factory.delete_participant(at_once);
+  for (dds::DomainParticipant* participant : with_the_last)
+    factory.delete_participant(participant);
 }
 
 } // namespace netprof::fastdds_parts
