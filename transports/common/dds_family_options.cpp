@@ -99,7 +99,7 @@ OptionGroup dds_family_options(const DdsVendor& vendor)
                   "reader with a best-effort writer, so give every process the same")
            .with_default("reliable"),
        OptionSpec(prefix + "-history", "keep-last[:N]|keep-all", Text{}, vendor.history_help)
-           .with_default("keep-last"),
+           .with_default(vendor.default_history),
        OptionSpec(prefix + "-loopback", "", Switch{}, vendor.loopback_help)
            .passed(PairRoute::neither),
        OptionSpec(prefix + "-notify", "listener|waitset|poll",
@@ -118,8 +118,9 @@ DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const Opt
   settings.qos.reliability = *values.choice(options[prefix + "-reliability"]) == 0
                                  ? QosChoice::Reliability::reliable
                                  : QosChoice::Reliability::best_effort;
-  settings.qos.history = parse_history(values.text(history).value_or("keep-last"),
-                                       settings.qos.depth, "--" + prefix + "-history");
+  settings.qos.history =
+      parse_history(values.text(history).value_or(history.default_text.value_or("keep-last")),
+                    settings.qos.depth, "--" + prefix + "-history");
   settings.domain =
       static_cast<std::uint32_t>(values.whole_number(options[prefix + "-domain"]).value_or(0));
   settings.loopback = values.on(options[prefix + "-loopback"]);

@@ -30,6 +30,9 @@ struct DdsVendor {
   std::string history_help;  // --PREFIX-history (keep-all's bound depends on the vendor)
   std::string loopback_help; // --PREFIX-loopback
   std::string notify_help;   // --PREFIX-notify
+  // --PREFIX-history when not given: the QoS that loses nothing of a default run on this
+  // vendor (keep-last is a choice the user makes, not one a newcomer should meet as loss).
+  std::string default_history = "keep-last";
 };
 
 // --PREFIX NAME, --PREFIX-domain, --PREFIX-reliability, --PREFIX-history, --PREFIX-loopback and

@@ -52,6 +52,7 @@ for ((run = 1; run <= repeat; run++)); do
     --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" --notify "$notify" \
     "${pin[@]}"
   run_netprof "$work/netprof.$run.json" --local-pair --fastdds --fastdds-notify "$notify" \
+    --fastdds-history keep-last \
     --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
   ((stream)) || continue
   run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" \

@@ -56,7 +56,7 @@ class LocalPairTest(FastDdsTestCase):
         self.assertLess(endpoint["discovery_seconds"], DEADLINE_S)
         notes = " ".join(endpoint["notes"])
         self.assertIn("eProsima Fast DDS 2.", notes)
-        self.assertIn("QoS reliable, keep-last:16", notes)
+        self.assertIn("QoS reliable, keep-all", notes)  # fastdds's default history
         self.assertIn("--fastdds-loopback", notes)
         self.assertIn("notification: --fastdds-notify waitset", notes)
 
