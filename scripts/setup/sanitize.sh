@@ -54,7 +54,11 @@ transport_declarations() {
 
 # Reports go to stderr, which ctest shows for a failing test (--output-on-failure).
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$suppressions/ubsan.supp"
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
+# new_delete_type_mismatch=0: Debian's libfastrtps (Fast DDS 2.9) allocates a reader as its
+# StatisticsReaderImpl and deletes it through RTPSReader's destructor with a sized delete, in its
+# own code whenever a reader goes (DomainParticipantImpl::delete_contained_entities); ASan's
+# suppressions cannot name this check, and nothing of ours is involved.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:new_delete_type_mismatch=0"
 export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp"
 
