@@ -11,11 +11,14 @@
 namespace netprof {
 namespace {
 
-TEST_F(QosMappingTest, FastDdsDefaultsToReliableKeepLast16OnEveryProcess)
+// Keep-all, where the dds transport keeps keep-last:16 (transport-fastdds.md says why).
+TEST_F(QosMappingTest, FastDdsDefaultsToReliableKeepAllOnEveryProcess)
 {
-  EXPECT_EQ(
-      stated({"--fastdds", "qos_test"}),
-      (StatedQos{Reliability::reliable, HistoryKind::keep_last, QosSetBy::every_process, 16u}));
+  const EffectiveQos qos = effective({"--fastdds", "qos_test"});
+  EXPECT_EQ(qos.reliability, Reliability::reliable);
+  EXPECT_EQ(qos.history, HistoryKind::keep_all);
+  EXPECT_EQ(qos.depth, 5'556u); // -q's 1,000,000 B / 180 B per message, rounded up
+  EXPECT_EQ(stated({"--fastdds", "qos_test"}).set_by, QosSetBy::every_process);
 }
 
 TEST_F(QosMappingTest, FastDdsTakesEveryCombinationNatively)
