@@ -200,10 +200,10 @@ void RedisEndpoint::note_setup()
       "; Redis pub/sub is at most once: nothing is acknowledged or kept, and a "
       "subscriber whose unread messages pass the server's "
       "client-output-buffer-limit pubsub is disconnected");
-  m_notes.push_back("no thread of hiredis's own: netprof's thread waits in ppoll on both "
-                    "non-blocking sockets, reads with redisBufferRead and hands each parsed "
-                    "message to netprof in place; every message crosses two TCP connections (to "
-                    "the server and from it)");
+  m_notes.push_back("no thread of hiredis's own: netprof's thread waits in ppoll on the "
+                    "subscribed socket (PUBLISH replies are read after each delivery, not woken "
+                    "for), reads with redisBufferRead and hands each parsed message to netprof in "
+                    "place; every message crosses two TCP connections (to the server and from it)");
 }
 
 } // namespace netprof::redis_parts
