@@ -17,6 +17,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
 from netprof_harness import DeadlineExceeded, Processes, free_port  # noqa: E402
+from live_status import LiveStatus  # noqa: E402
 
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")
 
@@ -85,7 +86,7 @@ def run_script(script, *args, deadline_s=DEFAULT_DEADLINE_S):
     return done.returncode, done.stdout, done.stderr
 
 
-class NetprofTestCase(unittest.TestCase):
+class NetprofTestCase(LiveStatus, unittest.TestCase):
     def setUp(self):
         self._processes = Processes()
         self._tmp = tempfile.TemporaryDirectory(prefix="netprof-e2e-")

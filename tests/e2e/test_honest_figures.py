@@ -22,7 +22,7 @@ import time
 import unittest
 
 from netprof_test_case import NOBODY, NetprofTestCase, become_nobody
-from test_faults import FaultTestCase, free_tcp_port
+from test_faults import free_tcp_port
 
 DEADLINE_S = 40
 # --wait: how long a send pushed back by the frozen subscriber is retried before giving up.
@@ -38,7 +38,7 @@ def count(text):
     return int(text.replace(",", ""))
 
 
-class FrozenSubscriberTest(FaultTestCase):
+class FrozenSubscriberTest(NetprofTestCase):
     """A subscriber stopped with SIGSTOP mid-run stays alive, so a transport that waits for
     every live reader (shm keep-all, ZeroMQ --zmq-nodrop) pushes back until the publisher gives
     up after --wait."""

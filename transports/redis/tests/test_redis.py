@@ -21,7 +21,6 @@ import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, accepts, free_port, unanswered_tcp_port
-from test_faults import FaultTestCase
 
 DEADLINE_S = 40
 # A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
@@ -122,7 +121,7 @@ class UsersServerTest(RedisTestCase):
         self.assertEqual(pub.json["subscribers"][0]["lost"], 0)
 
 
-class ServerFailureTest(RedisTestCase, FaultTestCase):
+class ServerFailureTest(RedisTestCase):
     def test_absent_server_is_a_runtime_error_at_once(self):
         port = free_port(socket.SOCK_STREAM)  # nothing listens there
         started = time.monotonic()

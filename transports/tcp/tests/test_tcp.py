@@ -3,7 +3,6 @@ figure each, ping-pong with Nagle on, strangers that break the framing, a publis
 mid-message, and the command line's refusals."""
 
 import socket
-import time
 import unittest
 
 from netprof_test_case import NETPROF, sanitized
@@ -93,9 +92,11 @@ class TcpTest(StreamTestCase):
         publisher, pub_json = self.start("-i", "0", "--tcp", address, "--wait", "10",
                                          "--send-hz", "2000", "-t", "2", "--warmup-time", "0.2",
                                          json_name="pub")
-        stranger, _ = self.start("-i", "7", "--tcp", address, "--wait", "10", "--quiet")
-        time.sleep(1.0)
-        stranger.kill()
+        stranger = self.start_watched("-i", "7", "--tcp", address, "--wait", "10")
+        # Killed once it measures: killed in its handshake (a slow start under ASan), it never
+        # took the seat, and the run has nothing to name.
+        self.wait_for_measured_data(stranger, publisher=publisher)
+        stranger.process.kill()
         subscriber, sub_json = self.start("-i", "1", "--tcp", address, "--wait", "10",
                                           json_name="sub")
         pub = self.finish(publisher, pub_json, DEADLINE_S)
