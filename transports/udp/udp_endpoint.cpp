@@ -78,6 +78,9 @@ UdpEndpoint::UdpEndpoint(UdpSockets sockets, const UdpTuning& tuning,
 
 void UdpEndpoint::route_single_peer() noexcept
 {
+  if (m_peers.size() > 1 && m_twin.valid()) {
+    m_receiver.lobby_has_peers(); // the twin still takes the first peer's datagrams
+  }
   if (m_peers.size() != 1 || m_sockets.single_peer == SinglePeerRoute::unconnected) {
     return;
   }
@@ -185,7 +188,7 @@ EndpointFacts UdpEndpoint::facts() const
     const std::string where = m_peers.size() == 0 ? std::string("its peer") : to_string(m_peers[0]);
     facts.diagnoses.push_back("the kernel reported the port closed: nothing listened at " + where +
                               " (ECONNREFUSED, " + std::to_string(refusals) +
-                              " times); is the publisher running there?");
+                              " times): was the peer there running, or had it already ended?");
   }
   // Read at the end of a run, this says what the transport dropped on its own.
   std::string reassembly = reassembly_note(m_receiver.reassembly(), m_receiver.truncated());

@@ -127,7 +127,7 @@ int UdpReceiver::drain(MessageSink& sink) noexcept
   if (from_peer < 0) {
     return -1;
   }
-  if (!m_lobby_readable && ++m_polls_since_lobby < lobby_poll_period) {
+  if (!m_lobby_has_peers && !m_lobby_readable && ++m_polls_since_lobby < lobby_poll_period) {
     return from_peer;
   }
   m_polls_since_lobby = 0;
@@ -257,7 +257,7 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
     return count < 0 ? ReceiveResult::failed
                      : (count > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
   }
-  if (timeout >= shortest_blocking_read) {
+  if (timeout >= shortest_blocking_read && !m_lobby_has_peers) {
     const bool twin = m_peer_socket.fd >= 0;
     Socket& socket = twin ? m_peer_socket : m_socket;
     if (socket.blocking && set_read_timeout(socket, twin ? std::min(timeout, lobby_wait) : timeout))

@@ -52,6 +52,9 @@ public:
   // then hears only newcomers and strays, on every `lobby_poll_period`th busy-poll, or as soon
   // as a blocking wait finds it readable.
   void add_peer_socket(int fd, const sockaddr_in& peer) noexcept;
+  // More peers joined the twin's: the first socket now carries their datagrams, so it is read
+  // as often as the twin, and a wait sleeps on both (ppoll) rather than in the twin's read.
+  void lobby_has_peers() noexcept { m_lobby_has_peers = true; }
   // The first socket was connected to `peer`: everything it delivers comes from there.
   void socket_connected_to(const sockaddr_in& peer) noexcept { m_socket.connected_to = peer; }
   static constexpr std::size_t lobby_poll_period = 16;
@@ -104,6 +107,7 @@ private:
   Socket m_peer_socket;
   std::size_t m_polls_since_lobby = 0;
   bool m_lobby_readable = false;
+  bool m_lobby_has_peers = false;
   // The last receive with a timeout had to sleep for what it got: the next one sleeps first.
   bool m_slept_last_call = false;
   std::optional<sockaddr_in> m_own_source;

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <linux/capability.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -344,6 +346,32 @@ TEST(UdpSinglePeer, PublisherStillHearsANewcomerAfterItsFirstSubscriber)
   const Bytes echo = pattern(32, 6);
   CollectingSink sink;
   ASSERT_TRUE(delivers(*pair.subscriber, *pair.publisher, echo, sink));
+}
+
+TEST(UdpSinglePeer, ASecondSubscribersDatagramsAreReadAtOnceNotWithTheLobbysStrays)
+{
+  // Was: the first socket, where every subscriber but the twin's peer now speaks, was read on
+  // every 16th look or after a 20 ms wait in the twin, so with two subscribers in ping-pong the
+  // second one's echoes came back 24 ms late (40 round trips a second).
+  UnicastPair pair;
+  const auto late = pair.opener.open(
+      "udp", {"-u", "127.0.0.1:0", "-u", pair.publisher->facts().local_addresses.at(0)},
+      Role::subscriber);
+  ASSERT_EQ(late->send(pattern(16, 1)).result, SendResult::sent);
+  AdoptingSink hello(*pair.publisher);
+  const auto deadline = Clock::now() + 5s;
+  while (hello.count < 1 && Clock::now() < deadline) {
+    ASSERT_NE(pair.publisher->receive(hello, 10ms), ReceiveResult::failed);
+  }
+  ASSERT_EQ(pair.publisher->facts().peer_addresses.size(), 2u);
+
+  const Bytes echo = pattern(32, 7);
+  ASSERT_EQ(late->send(echo).result, SendResult::sent);
+  std::this_thread::sleep_for(50ms); // queued on loopback long before the look below
+  CollectingSink sink;
+  EXPECT_EQ(pair.publisher->receive(sink, 0ms), ReceiveResult::received);
+  ASSERT_EQ(sink.messages.size(), 1u);
+  EXPECT_TRUE(sink.messages.front() == echo);
 }
 
 TEST(UdpSinglePeer, SubscriberStartedBeforeItsPublisherKeepsSendingAndReceiving)
