@@ -67,9 +67,12 @@ struct RunConfig {
   std::size_t queue_length = 1'000'000; // -q, bytes
   double test_seconds = 10.0;           // -t
   std::optional<std::uint64_t> count;   // --count: measured messages instead of a time
-  double send_hz = 0.0;                 // --send-hz; 0 = as fast as possible
-  PaceMode pace = PaceMode::hybrid;     // --pace: how the paced publisher waits for a due time
-  std::uint32_t num_vars = 0;           // --num-vars; 0 = one opaque payload
+  // --count-received: the measured phase ends once every subscriber has this many measured
+  // round trips (ping-pong), or at -t, whichever comes first.
+  std::optional<std::uint64_t> count_received;
+  double send_hz = 0.0;             // --send-hz; 0 = as fast as possible
+  PaceMode pace = PaceMode::hybrid; // --pace: how the paced publisher waits for a due time
+  std::uint32_t num_vars = 0;       // --num-vars; 0 = one opaque payload
 
   std::uint32_t subscribers = 1;             // --subscribers: publisher waits for this many
   double wait_seconds = 10.0;                // --wait: how long either side waits for its peer

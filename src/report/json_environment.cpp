@@ -73,6 +73,7 @@ json settings_json(const RunConfig& config)
       {"num_vars", config.num_vars},
       {"test_seconds", finite(config.test_seconds)},
       {"count", nullptr},
+      {"count_received", nullptr},
       {"send_hz", finite(config.send_hz)},
       {"probe_hz", finite(config.probe_hz)},
       {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
@@ -106,6 +107,9 @@ json settings_json(const RunConfig& config)
   }
   if (config.count) {
     settings["count"] = *config.count;
+  }
+  if (config.count_received) {
+    settings["count_received"] = *config.count_received;
   }
   if (config.warmup_count) {
     settings["warmup_count"] = *config.warmup_count;

@@ -105,6 +105,9 @@ void write_workload(std::ostream& out, const RunConfig& config)
   } else {
     out << "  Test time: " << seconds(config.test_seconds) << "\n";
   }
+  if (config.count_received)
+    out << "  Count received: " << format_count(*config.count_received)
+        << " round trips per subscriber (the measured phase ends there, or at the test time)\n";
   if (config.send_hz > 0.0) {
     out << "  Send rate: " << format_number(config.send_hz) << " Hz";
     // The pace is the publisher's own: a subscriber's settings come from the run description,

@@ -136,6 +136,14 @@ public:
     return nullptr;
   }
   std::size_t size() const noexcept { return m_members.size(); }
+  // Every member has `round_trips` measured echoes (--count-received); false with no member.
+  bool each_echoed(std::uint64_t round_trips) const noexcept
+  {
+    for (const Member& member : m_members)
+      if (member.echoes.count < round_trips)
+        return false;
+    return !m_members.empty();
+  }
   std::span<const Member> members() const noexcept { return m_members; }
   // An unproven hello may be a late joiner whose final counters are its proof.
   bool awaiting_proof() const noexcept { return !m_candidates.empty(); }

@@ -26,10 +26,11 @@ struct Pacing {
 
 // How long the publisher's two data phases last: a time, or a count of messages instead.
 struct PhaseLengths {
-  double warmup_seconds = 0.0;               // --warmup-time
-  std::optional<std::uint64_t> warmup_count; // --warmup-count: replaces the time
-  double test_seconds = 0.0;                 // -t
-  std::optional<std::uint64_t> count;        // --count: replaces the time
+  double warmup_seconds = 0.0;                 // --warmup-time
+  std::optional<std::uint64_t> warmup_count;   // --warmup-count: replaces the time
+  double test_seconds = 0.0;                   // -t
+  std::optional<std::uint64_t> count;          // --count: replaces the time
+  std::optional<std::uint64_t> count_received; // --count-received: ends the phase before -t
 
   bool warmup_wanted() const noexcept
   {

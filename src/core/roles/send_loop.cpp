@@ -134,6 +134,8 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
     }
     if (!look_for_echoes(index, now))
       return false;
+    if (!warmup && phases.count_received && m_members.each_echoed(*phases.count_received))
+      return true;
   }
 }
 

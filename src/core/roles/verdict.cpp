@@ -157,6 +157,21 @@ std::string stall_problem(const PublisherFacts& facts, const VerdictCriteria& cr
          "every message, END included";
 }
 
+// --count-received: a member short of its round trips when -t ended the phase fails the run.
+void judge_count_received(const std::string& name, const SubscriberResult& sub,
+                          const PublisherFacts& facts, const VerdictCriteria& criteria,
+                          Verdict& verdict)
+{
+  const std::optional<std::uint64_t> wanted = criteria.phases.count_received;
+  if (!wanted || facts.interrupted || sub.echoes >= *wanted)
+    return;
+  verdict.problems.push_back(
+      name + " completed " + format_count(sub.echoes) + " of the " + format_count(*wanted) +
+      " round trips --count-received asked for "
+      "before -t " +
+      format_number(criteria.phases.test_seconds) + " s ended the measured phase");
+}
+
 void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                   const VerdictCriteria& criteria, Verdict& verdict)
 {
@@ -188,8 +203,10 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                                "its figures are the new process's only, a part of the run");
   else if (sub.counters.received == 0)
     verdict.problems.push_back(name + " received no measured data");
-  else
+  else {
     judge_loss(name, sub, facts.messages_sent, criteria.max_loss_percent, verdict);
+    judge_count_received(name, sub, facts, criteria, verdict);
+  }
   if (sub.restarts > 0 && sub.restarted_seconds < 0)
     verdict.warnings.push_back(name + " restarted before the measured phase (a new process "
                                       "took over its id); its figures cover the whole phase");

@@ -45,6 +45,19 @@ TEST(Membership, HellosBeforeTheMeasuredPhaseAdmitUpToTheCapAndNoFurther)
   EXPECT_TRUE(sut.awaiting_proof());
 }
 
+TEST(Membership, EachEchoedNeedsEveryMemberAtTheCountAndAtLeastOneMember)
+{
+  Membership sut(2);
+  EXPECT_FALSE(sut.each_echoed(0)) << "nobody to stop for yet";
+  ASSERT_EQ(sut.on_hello(1, tag_a, 0, t0), HelloDecision::adopt_and_acknowledge);
+  ASSERT_EQ(sut.on_hello(2, tag_b, 0, t0), HelloDecision::adopt_and_acknowledge);
+  sut.find(1)->echoes.count = 10;
+  sut.find(2)->echoes.count = 9;
+  EXPECT_FALSE(sut.each_echoed(10));
+  sut.find(2)->echoes.count = 10;
+  EXPECT_TRUE(sut.each_echoed(10));
+}
+
 TEST(Membership, AMemberSayingHelloAgainIsAnsweredButNotAddedTwice)
 {
   Membership sut(1);

@@ -365,6 +365,26 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
                   "--probe-timeout (or find the loss)"});
 }
 
+TEST(PublisherVerdict, AMemberShortOfCountReceivedWhenTheTimeRanOutFailsTheRun)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.pacing.mode = Mode::ping_pong;
+  criteria.phases.count_received = 10'000;
+  criteria.phases.test_seconds = 2;
+  criteria.subscribers = 2;
+  SubscriberResult short_one = counted(2, 12'000, 12'000);
+  short_one.echoes = 9'876;
+  SubscriberResult full_one = counted(1, 12'000, 12'000);
+  full_one.echoes = 12'000;
+
+  const Verdict sut = publisher_verdict(publisher_run(12'000, {full_one, short_one}), criteria);
+
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  EXPECT_EQ(sut.problems, Lines{"subscriber 2 completed 9,876 of the 10,000 round trips "
+                                "--count-received asked for before -t 2 s ended the measured "
+                                "phase"});
+}
+
 TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 {
   VerdictCriteria criteria = defaults();

@@ -752,6 +752,7 @@ TEST(JsonReport, Settings)
                                                       "num_vars",
                                                       "test_seconds",
                                                       "count",
+                                                      "count_received",
                                                       "send_hz",
                                                       "probe_hz",
                                                       "probe_timeout_seconds",
@@ -779,6 +780,7 @@ TEST(JsonReport, Settings)
   EXPECT_EQ(settings["payload_size"], 128);
   EXPECT_EQ(settings["test_seconds"], 10.0);
   EXPECT_TRUE(settings["count"].is_null());
+  EXPECT_TRUE(settings["count_received"].is_null());
   EXPECT_TRUE(settings["warmup_count"].is_null());
   EXPECT_EQ(settings["send_hz"], 10'000.0);
   EXPECT_EQ(settings["probe_hz"], 1'000.0);
