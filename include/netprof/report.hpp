@@ -131,6 +131,9 @@ struct SubscriberResult {
   std::optional<wire::ProcessUsage> usage;
   // Measured messages the subscriber dropped on purpose (--drop-rate), within `lost`.
   std::uint64_t injected_drops = 0;
+  // Its own clock, from its start to the publisher's first acknowledgement (discovery and the
+  // handshake); none when unknown (never acknowledged, or a subscriber that predates it).
+  std::optional<double> join_seconds;
 };
 
 // A run a subscriber took part in until its publisher was replaced by a new one: the figures

@@ -199,20 +199,26 @@ struct ProcessUsage {
 // cost until then, so the publisher reports every process's cost, and the measured messages it
 // dropped on purpose (--drop-rate), so the publisher tells injected loss from real loss.
 // Counters alone (final_counters_size bytes) come from a subscriber that predates it.
+// The last field, the join time, came later: an addendum without it (final_addendum_v1_size
+// bytes) is from a subscriber that predates it, which leaves it 0.
 struct FinalAddendum {
   ProcessUsage usage;
   std::uint64_t injected_drops = 0;
+  // Subscriber clock: from its start (before its endpoint opened) to the publisher's first
+  // acknowledgement of it; 0 unknown.
+  std::uint64_t join_ns = 0;
 };
 
-inline constexpr std::size_t final_addendum_size = 4 * 8;
+inline constexpr std::size_t final_addendum_v1_size = 4 * 8;
+inline constexpr std::size_t final_addendum_size = 5 * 8;
 inline constexpr std::size_t final_counters_with_addendum_size =
     final_counters_size + final_addendum_size;
 
 // Precondition: out.size() >= final_addendum_size.
 void encode_final_addendum(const FinalAddendum& addendum, std::span<std::byte> out) noexcept;
 
-// False when the payload is not exactly final_addendum_size bytes, or names more than any
-// process spends (CPU time over a year, 2^48 bytes of memory).
+// False when the payload is neither final_addendum_size nor final_addendum_v1_size bytes, or
+// names more than any process spends (CPU time or a join over a year, 2^48 bytes of memory).
 bool decode_final_addendum(std::span<const std::byte> payload, FinalAddendum& out) noexcept;
 
 // What a publisher's acknowledgement (hello_ack) carries as its payload: the run the subscriber

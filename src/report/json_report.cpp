@@ -131,6 +131,7 @@ json subscriber_json(const SubscriberResult& sub)
       {"unique", c.unique},
       {"lost", sub.lost},
       {"injected_drops", sub.injected_drops},
+      {"join_seconds", sub.join_seconds ? json(finite(*sub.join_seconds)) : json(nullptr)},
       {"loss_percent", finite(loss_percent(sub))},
       {"duplicates", c.duplicates},
       {"out_of_order", c.out_of_order},

@@ -46,6 +46,10 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
   if (num_vars > 0) {
     out << indent << "Records decoded: " << format_count(c.records_decoded) << "\n";
   }
+  if (result.join_seconds) {
+    out << indent << "Join time: " << format_duration_ns(*result.join_seconds * 1e9)
+        << " (subscriber clock, its start to the publisher's first acknowledgement)\n";
+  }
 }
 
 // Every call to the transport is an attempt: sent + pushed back + failed add up to it. A

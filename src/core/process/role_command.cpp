@@ -114,14 +114,15 @@ StatusContext status_context(const RunConfig& config, const EndpointFacts& facts
   return {where, config.wait_seconds};
 }
 
-RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop)
+RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
+                    Clock::time_point started)
 {
   LiveCounters live;
   std::optional<StatusLine> status_line;
   if (StatusLine::wanted(config.quiet, expected_seconds(config)))
     status_line.emplace(live, status_context(config, endpoint.facts()));
   return config.role == Role::publisher ? run_publisher(config, endpoint, stop, live)
-                                        : run_subscriber(config, endpoint, stop, live);
+                                        : run_subscriber(config, endpoint, stop, live, started);
 }
 
 // The command line's request, and what only the roles know: their largest control message.
@@ -138,6 +139,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
                      std::ostream& err)
 {
   const RunConfig& config = parsed.config;
+  const Clock::time_point started = Clock::now();
   // The calling thread's CPU and priority: under --local-pair --threads, this role's thread only.
   if (!config.cpus.empty())
     pin_to_cpu(config.cpus.front());
@@ -155,7 +157,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
 
   const std::optional<CpuTimes> cpu_before = read_cpu_times();
   const SchedulerSample scheduler_before = sample_scheduler(config.pair_layout);
-  RoleResult result = run_role(config, *endpoint, hooks.stop);
+  RoleResult result = run_role(config, *endpoint, hooks.stop, started);
   RunReport& report = result.report;   // its settings: the run's, as its role knows them
   report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
   report.endpoint.qos = std::move(qos);

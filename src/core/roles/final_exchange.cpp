@@ -1,5 +1,7 @@
 #include "core/roles/final_exchange.hpp"
 
+#include <algorithm>
+
 namespace netprof {
 
 FinalExchange::FinalExchange(const ControlAuthentication& authentication)
@@ -69,7 +71,11 @@ std::span<const std::byte> FinalExchange::counters(const SubscriberRun& run, con
   header.intended_ns = now_ns;
   header.sent_ns = now_ns;
   wire::encode_counters(run.counters(rejected), m_message.payload());
-  wire::encode_final_addendum({usage, run.injected_drops},
+  const std::uint64_t join_ns =
+      run.joined_after
+          ? static_cast<std::uint64_t>(std::max<std::int64_t>(run.joined_after->count(), 1))
+          : 0;
+  wire::encode_final_addendum({usage, run.injected_drops, join_ns},
                               m_message.payload().subspan(wire::final_counters_size));
   return m_authentication.seal(m_message, header);
 }

@@ -53,10 +53,12 @@ LivePhase live_phase(const SubscriberRun& run) noexcept
 // up is SubscriberDeadlines'.
 class Subscriber final : public OpeningSink<Subscriber> {
 public:
-  Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live)
+  Subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop, LiveCounters& live,
+             Clock::time_point started)
       : OpeningSink(config.shared_secret, MessageOpener::Reader::subscriber),
-        m_report_config(config), m_settings(subscriber_settings(config)), m_endpoint(endpoint),
-        m_stop(stop), m_live(live), m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
+        m_report_config(config), m_settings(subscriber_settings(config)), m_started(started),
+        m_endpoint(endpoint), m_stop(stop), m_live(live),
+        m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
         m_echoes(m_settings.payload_size, endpoint.facts().max_message_size),
         m_hello(m_authentication.tag_room()), m_final(m_authentication), m_joining(m_settings.id),
         m_deadlines(m_settings, Clock::now()),
@@ -94,6 +96,7 @@ private:
   // Only for the report, which shows the settings (as the publisher described the run).
   const RunConfig& m_report_config;
   const SubscriberSettings m_settings;
+  const Clock::time_point m_started; // the join time counts from here
   Endpoint& m_endpoint;
   const StopFlag& m_stop;
   LiveCounters& m_live;
@@ -149,8 +152,11 @@ void Subscriber::on_run_message(const wire::Header& header, const Delivery& deli
 {
   switch (header.kind) {
   case wire::MessageKind::hello_ack:
-    if (m_joining.addressed_to_us(header, *m_run))
+    if (m_joining.addressed_to_us(header, *m_run)) {
+      if (!m_run->acknowledged)
+        m_run->joined_after = now - m_started;
       m_run->acknowledged = true;
+    }
     break;
   case wire::MessageKind::data:
     on_data(header, delivery, now);
@@ -305,9 +311,9 @@ void Subscriber::send_final_counters(std::uint16_t flags) noexcept
 }
 
 RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                          LiveCounters& live)
+                          LiveCounters& live, Clock::time_point started)
 {
-  return Subscriber(config, endpoint, stop, live).run();
+  return Subscriber(config, endpoint, stop, live, started).run();
 }
 
 RoleResult Subscriber::run()

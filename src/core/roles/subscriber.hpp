@@ -10,7 +10,9 @@
 namespace netprof {
 
 // The subscriber's whole test: announce, count on its own clock, echo probes, report at END.
+// `started`: when the process began this role, before opening its endpoint (the join time's
+// start).
 RoleResult run_subscriber(const RunConfig& config, Endpoint& endpoint, const StopFlag& stop,
-                          LiveCounters& live);
+                          LiveCounters& live, Clock::time_point started);
 
 } // namespace netprof

@@ -137,6 +137,8 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
   self.injected_drops = injected_drops;
   self.joined_late = joined_late;
   self.joined_at_sequence = joined_late ? first_sequence : 0;
+  if (joined_after)
+    self.join_seconds = to_seconds(*joined_after);
   return self;
 }
 

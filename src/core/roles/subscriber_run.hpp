@@ -36,6 +36,9 @@ struct SubscriberRun : RunProgress {
   bool described = false;
   wire::RunDescription description;
   bool acknowledged = false;
+  // From this process's start (before its endpoint opened) to the first acknowledgement: the
+  // time to discover the publisher and join, as a user starting a subscriber waits for it.
+  std::optional<Nanoseconds> joined_after;
   std::uint64_t highest_sequence = 0; // of the measured messages received
   // An END that data followed: its count, in case a copy of it comes again.
   std::optional<std::uint64_t> withdrawn_end;

@@ -200,7 +200,7 @@ TEST(Protocol, SubscriberWithoutPublisherGivesUpAfterItsWait)
   subscriber.wait_seconds = 0.2;
   StopFlag stop;
   LiveCounters live;
-  const RoleResult outcome = run_subscriber(subscriber, sut.subscriber, stop, live);
+  const RoleResult outcome = run_subscriber(subscriber, sut.subscriber, stop, live, Clock::now());
 
   EXPECT_EQ(outcome.status, ExitStatus::runtime);
   EXPECT_FALSE(outcome.report.end_received);
@@ -256,7 +256,8 @@ TEST(Protocol, EverySubscriberIsReportedWithItsOwnLatencyAndTheFanOutSkew)
     RunConfig subscriber = config_for(Role::subscriber);
     subscriber.id = id;
     subscribers.push_back(std::async(std::launch::async, [&, subscriber, id] {
-      return run_subscriber(subscriber, *sut.subscribers[id - 1], stops[id - 1], lives[id - 1]);
+      return run_subscriber(subscriber, *sut.subscribers[id - 1], stops[id - 1], lives[id - 1],
+                            Clock::now());
     }));
   }
   StopFlag stop;
@@ -288,7 +289,7 @@ TEST(Protocol, ASubscriberThatLeavesEarlyIsReportedAsSuch)
   LiveCounters subscriber_live, publisher_live;
   auto subscriber = std::async(std::launch::async, [&] {
     return run_subscriber(config_for(Role::subscriber), sut.subscriber, subscriber_stop,
-                          subscriber_live);
+                          subscriber_live, Clock::now());
   });
   auto leaver = std::async(std::launch::async, [&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));

@@ -30,8 +30,9 @@ struct RoleThread {
 
   void start_subscriber(const RunConfig& config, Endpoint& endpoint)
   {
-    result = std::async(std::launch::async,
-                        [&, config] { return run_subscriber(config, endpoint, stop, live); });
+    result = std::async(std::launch::async, [&, config] {
+      return run_subscriber(config, endpoint, stop, live, Clock::now());
+    });
   }
   void start_publisher(const RunConfig& config, Endpoint& endpoint)
   {
@@ -60,7 +61,8 @@ inline PairOutcome run_pair(Endpoint& publisher_end, Endpoint& subscriber_end,
   StopFlag subscriber_stop;
   LiveCounters publisher_live, subscriber_live;
   auto subscriber = std::async(std::launch::async, [&] {
-    return run_subscriber(subscriber_config, subscriber_end, subscriber_stop, subscriber_live);
+    return run_subscriber(subscriber_config, subscriber_end, subscriber_stop, subscriber_live,
+                          Clock::now());
   });
   RoleResult publisher =
       run_publisher(publisher_config, publisher_end, publisher_stop, publisher_live);

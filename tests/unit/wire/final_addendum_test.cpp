@@ -23,7 +23,7 @@ Bytes encoded(const FinalAddendum& addendum)
 
 TEST(FinalAddendumWire, RoundTrips)
 {
-  const FinalAddendum sut{{1'500'000'000, 250'000'000, 9'437'184}, 77};
+  const FinalAddendum sut{{1'500'000'000, 250'000'000, 9'437'184}, 77, 123'456'789};
   FinalAddendum decoded;
 
   ASSERT_TRUE(decode_final_addendum(encoded(sut), decoded));
@@ -32,6 +32,18 @@ TEST(FinalAddendumWire, RoundTrips)
   EXPECT_EQ(decoded.usage.system_cpu_ns, sut.usage.system_cpu_ns);
   EXPECT_EQ(decoded.usage.peak_rss_bytes, sut.usage.peak_rss_bytes);
   EXPECT_EQ(decoded.injected_drops, 77u);
+  EXPECT_EQ(decoded.join_ns, 123'456'789u);
+}
+
+TEST(FinalAddendumWire, AnAddendumWithoutTheJoinTimeFromAnOlderSubscriberLeavesItUnknown)
+{
+  const Bytes sut = encoded({{1, 2, 3}, 4, 5});
+  FinalAddendum decoded;
+
+  ASSERT_TRUE(
+      decode_final_addendum(std::span(sut).first(netprof::wire::final_addendum_v1_size), decoded));
+  EXPECT_EQ(decoded.injected_drops, 4u);
+  EXPECT_EQ(decoded.join_ns, 0u);
 }
 
 TEST(FinalAddendumWire, RefusesAnyOtherSize)
@@ -42,6 +54,8 @@ TEST(FinalAddendumWire, RefusesAnyOtherSize)
 
   EXPECT_FALSE(decode_final_addendum(sut, decoded));
   EXPECT_FALSE(decode_final_addendum(std::span(sut).first(final_addendum_size - 1), decoded));
+  EXPECT_FALSE(decode_final_addendum(
+      std::span(sut).first(netprof::wire::final_addendum_v1_size - 1), decoded));
 }
 
 // A forged figure must not reach the report as if a process had spent it.
@@ -55,6 +69,9 @@ TEST(FinalAddendumWire, RefusesWhatNoProcessSpendsAndLeavesTheOutputAlone)
     EXPECT_EQ(decoded.usage.user_cpu_ns, before.usage.user_cpu_ns);
     EXPECT_EQ(decoded.injected_drops, before.injected_drops);
   }
+  FinalAddendum decoded = before;
+  EXPECT_FALSE(decode_final_addendum(encoded({{1, 2, 3}, 0, ~0ULL}), decoded))
+      << "a join time of centuries";
 }
 
 } // namespace
