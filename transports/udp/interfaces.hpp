@@ -9,8 +9,8 @@ namespace netprof::udp {
 
 using transport_common::broadcast_addresses;
 using transport_common::find_ipv4_interface;
-using transport_common::Ipv4Interface;
 using transport_common::ipv4_interfaces;
+using transport_common::Ipv4Interface;
 using transport_common::to_string;
 
 } // namespace netprof::udp
