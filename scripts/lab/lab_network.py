@@ -3,8 +3,9 @@ bridge that lives in a namespace of its own (the switch), plus a control namespa
 bridge from which ssh reaches the hosts (scripts/lab/netns_relay.py). Addresses exist only
 inside these namespaces and no namespace has a route anywhere else, so nothing the lab carries
 can leave the machine: each host's only links are lo and eth0, its broadcast address is the
-lab's /24's, and its multicast route (224.0.0.0/4) is eth0. Links are shaped with tc tbf (this kernel has no netem): on the host's
-eth0 for what the host sends, on its bridge port for what it receives.
+lab's /24's, and its multicast route (224.0.0.0/4) is eth0. Links are shaped with tc tbf (this
+kernel has no netem): on the host's eth0 for what the host sends, on its bridge port for what it
+receives.
 
 Namespaces are made and deleted with netprof_harness.NetworkNamespace, as the tools do.
 The topology mirrors tests/e2e/netns_hosts.py. Standard library only.

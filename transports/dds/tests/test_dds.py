@@ -150,6 +150,8 @@ class RefusalTest(DdsTestCase):
         self.assert_refused(["-i", "1", "--dds", "no spaces"], 2, "--dds")
 
     def test_interface_must_be_this_hosts_and_only_across_hosts(self):
+        # The options both DDS transports share (transports/common/dds_family_options.cpp):
+        # --fastdds-interface is refused by the same code.
         self.assert_refused(["-i", "1", "--dds", "--dds-interface", "10.99.99.99"], 2,
                             "bad --dds-interface value '10.99.99.99': no interface has this "
                             "address or name (these do: 127.0.0.1 (lo)")

@@ -171,16 +171,6 @@ class RefusalTest(FastDdsTestCase):
     def test_bad_topic_name(self):
         self.assert_refused(["-i", "1", "--fastdds", "no spaces"], 2, "--fastdds")
 
-    def test_interface_must_be_this_hosts_and_only_across_hosts(self):
-        self.assert_refused(["-i", "1", "--fastdds", "--fastdds-interface", "10.99.99.99"], 2,
-                            "bad --fastdds-interface value '10.99.99.99': no interface has this "
-                            "address or name (these do: 127.0.0.1 (lo)")
-        self.assert_refused(["-i", "1", "--fastdds", "--fastdds-interface", "lo",
-                             "--fastdds-loopback"], 2,
-                            "--fastdds-interface and --fastdds-loopback: give one")
-        self.assert_refused(["--local-pair", "--fastdds", "--fastdds-interface", "lo"], 2,
-                            "--fastdds-interface: the local pair keeps DDS on lo")
-
     def test_unknown_notify(self):
         self.assert_refused(["-i", "1", "--fastdds", "--fastdds-notify", "callback"], 2,
                             "--fastdds-notify", "callback")
