@@ -2,8 +2,10 @@
 bridge that lives in a namespace of its own (the switch), plus a control namespace on the same
 bridge from which ssh reaches the hosts (scripts/lab/netns_relay.py). Addresses exist only
 inside these namespaces and no namespace has a route anywhere else, so nothing the lab carries
-can leave the machine. Links are shaped with tc tbf (this kernel has no netem): on the host's
-eth0 for what the host sends, on its bridge port for what it receives.
+can leave the machine: each host's only links are lo and eth0, its broadcast address is the
+lab's /24's, and its multicast route (224.0.0.0/4) is eth0. Links are shaped with tc tbf (this
+kernel has no netem): on the host's eth0 for what the host sends, on its bridge port for what it
+receives.
 
 Namespaces are made and deleted with netprof_harness.NetworkNamespace, as the tools do.
 The topology mirrors tests/e2e/netns_hosts.py. Standard library only.
@@ -23,6 +25,7 @@ from netprof_harness import NetworkNamespace, SetupError  # noqa: E402
 COMMAND_TIMEOUT_S = 10
 LINK_UP_DEADLINE_S = 10
 CONTROL_HOST = 254                 # the control namespace's last octet
+MULTICAST_RANGE = "224.0.0.0/4"
 # tbf's queue: long enough that a sender descheduled on a loaded machine does not idle the
 # link; the bucket holds 50 ms of tokens so a late tbf timer does not lose rate either
 # (the reasoning is in tests/e2e/test_netns_hosts.py, GroundTruthTest).
@@ -88,8 +91,11 @@ def build(switch, control, hosts, subnet, made, on_change):
         run(["ip", "-n", switch, "link", "set", port, "up"])
         run(["ip", "netns", "exec", namespace, "sysctl", "-q", "-w",
              "net.ipv6.conf.eth0.disable_ipv6=1"], check=False)
-        run(["ip", "-n", namespace, "addr", "add", f"{address}/24", "dev", "eth0"])
+        run(["ip", "-n", namespace, "addr", "add", f"{address}/24", "brd", "+", "dev", "eth0"])
         run(["ip", "-n", namespace, "link", "set", "eth0", "up"])
+        # Multicast a process sends without naming its interface goes over the lab's link too
+        # (the launcher names it: --mc-interface), not to lo as in the harness's namespaces.
+        run(["ip", "-n", namespace, "route", "replace", MULTICAST_RANGE, "dev", "eth0"])
         addresses[namespace] = address
     wait_until_forwarding(switch, [namespace for namespace, _, _ in ends])
     return addresses

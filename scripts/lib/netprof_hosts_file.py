@@ -19,6 +19,10 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ADDRESS = re.compile(r"^[A-Za-z0-9_.:-]{1,253}$")
 # A brokered transport's broker (mqtt, redis): HOST:PORT, the same for every role.
 BROKER = re.compile(r"^[A-Za-z0-9_.:-]{1,253}:[0-9]{1,5}$")
+# {address} picks the host's interface by its address (--mc-interface, --bc-interface,
+# --dds-interface): a dotted quad, since a name would be read there as an interface's name.
+IPV4 = re.compile(r"^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+                  r"(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$")
 SSH_DESTINATION = re.compile(r"^[A-Za-z0-9_.@:%-]{1,255}$")
 # The run's folder is the destination of scp, whose remote path a remote shell reads in the
 # legacy protocol (scp -O, OpenSSH before 9.0) and no shell reads in SFTP mode: only a path
@@ -190,11 +194,34 @@ def remote_launch(listing, transport, path="hosts file", broker=None):
     raise HostsFileError(f"{path}: transport {transport!r}: one of {', '.join(launchable)}")
 
 
+def template_options(templates):
+    """The options a transport's templates give (`-m`, `--mc-interface`, ...): the launcher sets
+    them, so the user may not give them too."""
+    return {part for part in templates["publisher"] + templates["subscriber"]
+            if part.startswith("-")}
+
+
+def check_addresses(templates, hosts):
+    """A transport that picks each host's interface by its address ({address}: multicast,
+    broadcast, dds, fastdds) needs every address as an IPv4 address; a HostsFileError names the
+    first host whose address is a name."""
+    if "{address}" not in " ".join(templates["publisher"] + templates["subscriber"]):
+        return
+    for role in hosts.roles:
+        if not IPV4.match(role.address):
+            raise HostsFileError(f"{hosts.path}: host {role.name!r}: address {role.address!r}: "
+                                 f"transport {hosts.transport!r} picks the interface that has "
+                                 "this address, so give the IPv4 address, not a name")
+
+
 def launch_arguments(templates, role, publisher, broker=None):
     """A role's transport arguments: its template with {own} (its address:port), {publisher}
-    (the publisher's) and {broker} (the hosts file's broker) filled in."""
+    (the publisher's), {address} (its address alone: the interface facing the other hosts),
+    {port} (the run's port, the same for every role: the publisher's) and {broker} (the hosts
+    file's broker) filled in."""
     values = {"{own}": f"{role.address}:{role.port}",
-              "{publisher}": f"{publisher.address}:{publisher.port}", "{broker}": broker or ""}
+              "{publisher}": f"{publisher.address}:{publisher.port}",
+              "{address}": role.address, "{port}": str(publisher.port), "{broker}": broker or ""}
     template = templates["publisher" if role.index == 0 else "subscriber"]
     filled = []
     for part in template:

@@ -6,10 +6,23 @@ a hosts file (TOML) says; writes one merged JSON report and one CSV row per subs
     scripts/tools/launch.py --ssh-config lab/ssh_config --out results/r1 lab/hosts.toml -t 2
 
 Arguments after the hosts file go to netprof on every host. The launcher gives each role its
--i, its transport addresses (as the local `netprof --list-transports --json` says in each
-transport's "remote_launch"; UDP: a subscriber `-u own:port -u publisher:port`, the publisher
-`-u own:port`; MQTT and Redis: every role `--mqtt BROKER` or `--redis BROKER`, the hosts file's
-broker), the publisher `--subscribers N`, and --cpu, --wait and --json itself.
+-i, its transport addresses, the publisher `--subscribers N`, and --cpu, --wait and --json
+itself. The transport addresses follow the templates of the local `netprof --list-transports
+--json` ("remote_launch"), whose placeholders it fills per role:
+
+    {own}        the role's address:port (the hosts file's address, port + its index)
+    {publisher}  the publisher's address:port
+    {address}    the role's address alone: it names the interface facing the other hosts,
+                 the one that has this address (so it must be an IPv4 address)
+    {port}       the run's port, the same for every role (the hosts file's, the publisher's)
+    {broker}     the hosts file's broker, HOST:PORT
+
+So UDP gives a subscriber `-u own:port -u publisher:port` and the publisher `-u own:port`;
+multicast every role `-m 239.255.0.1:PORT --mc-interface ADDRESS` (joined and sent on that
+interface, whatever the host's routes say); broadcast `-b PORT --bc-interface ADDRESS` (that
+interface's broadcast address); dds `--dds --dds-interface ADDRESS` (Cyclone on that interface
+only; fastdds alike); MQTT and Redis `--mqtt BROKER` or `--redis BROKER`. Options a template
+sets may not be given after the hosts file.
 
 Before starting, every host must answer over ssh (BatchMode: keys or agent, never a password
 prompt) and have netprof whose `--version` equals the local one. Then it starts the
@@ -123,7 +136,16 @@ def transport_templates(netprof, hosts):
         listing = harness.describe(netprof)
     except harness.SetupError as error:
         raise UsageError(str(error)) from None
-    return hosts_file.remote_launch(listing, hosts.transport, hosts.path, hosts.broker)
+    templates = hosts_file.remote_launch(listing, hosts.transport, hosts.path, hosts.broker)
+    hosts_file.check_addresses(templates, hosts)
+    return templates
+
+
+def refuse_template_options(templates, netprof_args):
+    given = {argument.split("=", 1)[0] for argument in netprof_args}
+    owned = sorted(given & hosts_file.template_options(templates))
+    if owned:
+        raise UsageError(f"{', '.join(owned)}: the launcher sets these from the hosts file")
 
 
 def role_arguments(hosts, templates, arguments, role):
@@ -162,6 +184,7 @@ def main(argv):
         hosts = hosts_file.load(arguments.hosts)
         version = local_version(arguments.netprof)
         templates = transport_templates(arguments.netprof, hosts)
+        refuse_template_options(templates, arguments.netprof_args)
         os.makedirs(arguments.out, exist_ok=True)
     except (UsageError, hosts_file.HostsFileError, OSError) as error:
         print(f"launch: {error}", file=sys.stderr)

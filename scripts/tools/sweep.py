@@ -105,7 +105,7 @@ def parse_arguments(argv):
     parser.add_argument("--out", help="output folder (default: results/sweep-DATE-TIME)")
     parser.add_argument("--hosts", help="run every point across hosts through "
                         "scripts/tools/launch.py with this hosts file (docs/multi-host.md): "
-                        "its publisher and its first N subscribers; transports udp, tcp, zmq "
+                        "its publisher and its first N subscribers; any transport launch.py starts "
                         "(default: the file's)")
     parser.add_argument("--ssh-config", help="with --hosts: ssh -F FILE")
     arguments = parser.parse_args(argv)

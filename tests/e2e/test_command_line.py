@@ -129,12 +129,15 @@ class TransportListJsonTest(NetprofTestCase):
                 launch = transport["remote_launch"]
                 if launch is not None:
                     self.assertEqual(set(launch), {"publisher", "subscriber"})
-                    # A subscriber finds the publisher, or both go through one broker.
-                    reached = "{broker}" if transport["name"] in ("mqtt", "redis") \
-                        else "{publisher}"
+                    # A subscriber finds the publisher, or both go through one broker, or
+                    # every role meets on a shared medium, on the interface facing the others.
+                    reached = {"mqtt": "{broker}", "redis": "{broker}", "multicast": "{address}",
+                               "broadcast": "{address}", "dds": "{address}",
+                               "fastdds": "{address}"}.get(transport["name"], "{publisher}")
                     self.assertIn(reached, " ".join(launch["subscriber"]))
                 self.assertEqual(launch is None, transport["name"] not in
-                                 ("udp", "tcp", "zmq", "mqtt", "redis"))
+                                 ("udp", "multicast", "broadcast", "tcp", "zmq", "dds", "fastdds",
+                                  "mqtt", "redis"))
                 self.assertTrue(transport["summary"])
                 self.assertEqual(transport["named_by"]["option"].lstrip("-"),
                                  transport["options"][0])

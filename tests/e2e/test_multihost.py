@@ -12,6 +12,7 @@ test is skipped with the reason, never passed.
 
 import atexit
 import csv
+import dataclasses
 import glob
 import json
 import os
@@ -232,6 +233,81 @@ class MultiHostTest(unittest.TestCase):
         for row in rows:
             self.assertGreater(int(row["received"]), 0)
             self.assertEqual(row["outcome"], "complete")
+
+    def launch_to_two_hosts(self, transport, *netprof_args):
+        """h0 publishes, h1 and h2 subscribe over `transport`, at a modest rate; every role
+        exits 0 and the publisher's report has both subscribers, each with every message and
+        nothing lost. Returns the publisher's report."""
+        code, out, err = self.launch(self.write_hosts(2, top={"transport": transport}),
+                                     *MODEST, *netprof_args)
+        self.assertEqual(code, 0, out + err)
+        merged = self.merged()
+        publisher = merged["publisher"]["report"]
+        self.assertEqual(publisher["settings"]["transport"], transport)
+        self.assertEqual(sorted(s["id"] for s in publisher["subscribers"]), [1, 2])
+        sent = publisher["publisher"]["messages_sent"]
+        self.assertGreater(sent, 0)
+        for seen in publisher["subscribers"]:
+            with self.subTest(subscriber=seen["id"]):
+                self.assertEqual((seen["received"], seen["lost"]), (sent, 0))
+        for entry in merged["subscribers"]:
+            self.assertEqual(entry["exit_code"], 0, entry["problem"])
+        return merged
+
+    def notes(self, entry):
+        return " ".join(entry["report"]["endpoint"]["notes"])
+
+    def test_multicast_across_hosts_on_the_interface_facing_them(self):
+        merged = self.launch_to_two_hosts("multicast")
+        self.assertEqual(merged["publisher"]["report"]["endpoint"]["peer_addresses"],
+                         ["239.255.0.1:41000"])
+        # Each host joined and sent on its lab link, named by its address, not by a route.
+        for index, entry in enumerate([merged["publisher"], *merged["subscribers"]]):
+            self.assertIn(f"joined on eth0 ({self.host(index)['address']})", self.notes(entry))
+
+    def test_broadcast_across_hosts_on_the_lab_subnet(self):
+        merged = self.launch_to_two_hosts("broadcast")
+        for entry in [merged["publisher"], *merged["subscribers"]]:
+            self.assertEqual(entry["report"]["endpoint"]["peer_addresses"],
+                             [f"{SUBNET}.255:41000"])
+
+    def test_dds_across_hosts_on_the_interface_facing_them(self):
+        # Keep-all, so that a subscriber descheduled on a loaded machine pushes back instead
+        # of losing what the writer's keep-last history no longer holds.
+        merged = self.launch_to_two_hosts("dds", "--dds-history", "keep-all")
+        for index, entry in enumerate([merged["publisher"], *merged["subscribers"]]):
+            self.assertIn(f"--dds-interface: Cyclone on eth0 ({self.host(index)['address']}) "
+                          "only", self.notes(entry))
+
+    def test_fastdds_across_hosts_on_the_interface_facing_them(self):
+        merged = self.launch_to_two_hosts("fastdds")
+        self.assertIn(f"--fastdds-interface: UDPv4 on eth0 ({self.host(0)['address']}) only",
+                      self.notes(merged["publisher"]))
+
+    def test_lab_multicast_and_broadcast_stay_on_the_lab_link(self):
+        """What the lab's hosts send to a group or their broadcast address can only go over
+        eth0, into the lab's bridge: they have no other link, and their routes say so."""
+        for host in self.lab["hosts"]:
+            with self.subTest(host=host["name"]):
+                links = json.loads(subprocess.run(
+                    ["ip", "-n", host["namespace"], "-j", "link", "show"], capture_output=True,
+                    text=True, timeout=10).stdout)
+                self.assertEqual(sorted(link["ifname"] for link in links), ["eth0", "lo"])
+                for destination in ("239.255.0.1", f"{SUBNET}.255"):
+                    route = json.loads(subprocess.run(
+                        ["ip", "-n", host["namespace"], "-j", "route", "get", destination],
+                        capture_output=True, text=True, timeout=10).stdout)
+                    self.assertEqual(route[0]["dev"], "eth0", destination)
+
+    def test_multicast_to_a_host_without_that_address_is_refused_by_it(self):
+        """host2's hosts-file address is on none of its interfaces: its netprof refuses
+        --mc-interface, and the launcher names the host and exits 2, every role stopped."""
+        missing = f"{SUBNET}.77"
+        hosts = self.write_hosts(2, {2: {"address": missing}}, top={"transport": "multicast"})
+        code, out, err = self.launch(hosts, *MODEST)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn(f"subscriber 'host2' on h2: netprof refused its arguments: netprof: bad "
+                      f"--mc-interface value '{missing}': no interface has this address", err)
 
     def start_mosquitto_on(self, host, port):
         """A mosquitto listening on `host`'s lab address only, in its namespace (a broker
@@ -507,6 +583,49 @@ class HostsFileTest(unittest.TestCase):
                     self.assertEqual(hosts_file.launch_arguments(templates, role,
                                                                  hosts.publisher, hosts.broker),
                                      [flag, "10.0.0.5:7000"])
+
+    def test_a_transport_on_one_host_only_is_refused_naming_those_that_launch(self):
+        path = self.write('transport = "shm"\n' + self.PUBLISHER +
+                          self.PUBLISHER.replace('"a"', '"b"').replace("publisher", "subscriber"))
+        code, out, err = run_script(LAUNCH, "--netprof", netprof_path(), "--out",
+                                    os.path.dirname(path), path, deadline_s=20)
+        self.assertEqual(code, 2, err)
+        self.assertTrue(err.startswith(f"launch: {path}: transport 'shm' runs on one host "
+                                       "only; across hosts: udp, multicast, broadcast, "), err)
+        self.assertIn(", dds", err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+    def test_an_interface_is_picked_by_the_address_alone(self):
+        listing = harness.describe(netprof_path())
+        hosts = hosts_file.parse(tomllib.loads(
+            'port = 5000\n' + self.PUBLISHER + self.PUBLISHER.replace('"a"', '"b"').replace(
+                "publisher", "subscriber").replace("10.0.0.1", "10.0.0.2")))
+        expected = {"multicast": ["-m", "239.255.0.1:5000", "--mc-interface", "10.0.0.2"],
+                    "broadcast": ["-b", "5000", "--bc-interface", "10.0.0.2"],
+                    "dds": ["--dds", "--dds-interface", "10.0.0.2"],
+                    "fastdds": ["--fastdds", "--fastdds-interface", "10.0.0.2"]}
+        for transport, arguments in expected.items():
+            with self.subTest(transport=transport):
+                templates = hosts_file.remote_launch(listing, transport)
+                self.assertEqual(hosts_file.launch_arguments(templates, hosts.subscribers[0],
+                                                             hosts.publisher), arguments)
+                named = dataclasses.replace(hosts, roles=[
+                    hosts.publisher, dataclasses.replace(hosts.subscribers[0],
+                                                         address="bench2.lan")])
+                with self.assertRaises(hosts_file.HostsFileError) as refused:
+                    hosts_file.check_addresses(templates, named)
+                self.assertIn("host 'b': address 'bench2.lan': transport", str(refused.exception))
+                self.assertIn("give the IPv4 address, not a name", str(refused.exception))
+
+    def test_options_a_transport_template_sets_are_refused(self):
+        path = self.write('transport = "multicast"\n' + self.PUBLISHER + self.PUBLISHER.replace(
+            '"a"', '"b"').replace("publisher", "subscriber"))
+        code, out, err = run_script(LAUNCH, "--netprof", netprof_path(), "--out",
+                                    os.path.dirname(path), path, "--mc-interface=eth1",
+                                    deadline_s=20)
+        self.assertEqual(code, 2, err)
+        self.assertEqual(err.strip(), "launch: --mc-interface: the launcher sets these from the "
+                                      "hosts file")
 
     def test_options_the_launcher_sets_are_refused(self):
         code, out, err = run_script(LAUNCH, "hosts.toml", "-t", "1", "--json", "x.json",

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace netprof::transport_common {
@@ -23,15 +24,23 @@ enum class DdsNotify {
 };
 const char* notify_name(DdsNotify notify) noexcept;
 
+// The one interface --VENDOR-interface keeps DDS on (the multi-host launcher gives each host the
+// one facing the others), as found among the host's when the options were parsed.
+struct DdsInterface {
+  std::string name;    // "eth0"
+  std::string address; // its IPv4 address, "10.77.0.2"
+};
+
 // What the transport derived from the command line for one endpoint.
 struct DdsEndpointSettings {
   Role role = Role::publisher;
-  std::string topic_prefix;           // topics PREFIX_data and PREFIX_echo
-  std::uint32_t domain = 0;           // --VENDOR-domain
-  bool loopback = false;              // --VENDOR-loopback
-  QosChoice qos;                      // every reader and writer of the run
-  std::size_t queue_length_bytes = 0; // -q: keep-all's history, in samples' worth
-  std::size_t message_bytes = 0;      // header + payload, to turn -q into samples
+  std::string topic_prefix;              // topics PREFIX_data and PREFIX_echo
+  std::uint32_t domain = 0;              // --VENDOR-domain
+  bool loopback = false;                 // --VENDOR-loopback
+  std::optional<DdsInterface> interface; // --VENDOR-interface (never with loopback)
+  QosChoice qos;                         // every reader and writer of the run
+  std::size_t queue_length_bytes = 0;    // -q: keep-all's history, in samples' worth
+  std::size_t message_bytes = 0;         // header + payload, to turn -q into samples
   std::size_t header_bytes = 0;
   std::size_t subscribers = 1; // publisher: how many to discover before discovery is complete
   DdsNotify notify = DdsNotify::waitset; // --VENDOR-notify

@@ -1,6 +1,7 @@
 #include "dds_family_options.hpp"
 
 #include "address_plan.hpp"
+#include "ipv4_interfaces.hpp"
 #include "option_specs.hpp"
 #include "pair_names.hpp"
 
@@ -65,6 +66,7 @@ std::unique_ptr<Endpoint> open_endpoint(const std::string& prefix, const DdsFami
   settings.topic_prefix = given.topic_prefix;
   settings.domain = given.domain;
   settings.loopback = given.loopback;
+  settings.interface = given.interface;
   settings.qos = qos_options(prefix, given).choose(request.qos);
   settings.queue_length_bytes = request.queue_length_bytes;
   settings.message_bytes = request.message_size;
@@ -81,6 +83,21 @@ std::string unique_prefix()
   std::replace_if(
       name.begin(), name.end(), [](char c) { return c == '-' || c == '.'; }, '_');
   return name;
+}
+
+// --PREFIX-interface: an interface of this host, by address or name; never with --PREFIX-loopback,
+// which names lo.
+std::optional<DdsInterface> parse_interface(const std::string& prefix, const OptionGroup& options,
+                                            const OptionValues& values, bool loopback)
+{
+  const std::optional<std::string> given = values.text(options[prefix + "-interface"]);
+  if (!given || given->empty())
+    return std::nullopt;
+  if (loopback)
+    throw UsageError("--" + prefix + "-interface and --" + prefix +
+                     "-loopback: give one (the loopback keeps DDS on lo)");
+  const Ipv4Interface found = find_ipv4_interface(*given, "--" + prefix + "-interface");
+  return DdsInterface{found.name, to_string(found.address)};
 }
 
 } // namespace
@@ -104,7 +121,9 @@ OptionGroup dds_family_options(const DdsVendor& vendor)
            .passed(PairRoute::neither),
        OptionSpec(prefix + "-notify", "listener|waitset|poll",
                   Choice{{"listener", "waitset", "poll"}}, vendor.notify_help)
-           .with_default("waitset")}};
+           .with_default("waitset"),
+       OptionSpec(prefix + "-interface", "ADDR|NAME", Text{}, vendor.interface_help)
+           .passed(PairRoute::neither)}};
 }
 
 DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const OptionGroup& options,
@@ -124,6 +143,7 @@ DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const Opt
   settings.domain =
       static_cast<std::uint32_t>(values.whole_number(options[prefix + "-domain"]).value_or(0));
   settings.loopback = values.on(options[prefix + "-loopback"]);
+  settings.interface = parse_interface(prefix, options, values, settings.loopback);
   settings.notify = by_index[values.choice(options[prefix + "-notify"]).value_or(1)];
   settings.reliability_given = values.given(prefix + "-reliability");
   if (values.given(prefix + "-history"))
@@ -142,6 +162,9 @@ TransportPlan plan_dds_family(const std::string& prefix, const OptionGroup& opti
             .effective(endpoint.qos, endpoint.queue_length_bytes, endpoint.message_size);
       },
       [&]() -> LocalPairPlan {
+        if (settings.interface)
+          throw UsageError("--" + prefix + "-interface: the local pair keeps DDS on lo (--" +
+                           prefix + "-loopback); the interface is for processes on other hosts");
         // A bare --PREFIX names no topic: the pair takes a unique one, as it does without it.
         const std::string topic = settings.topic_named ? settings.topic_prefix : unique_prefix();
         const std::vector<std::string> arguments{"--" + prefix, topic, "--" + prefix + "-loopback"};

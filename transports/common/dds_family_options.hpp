@@ -24,19 +24,20 @@ namespace netprof::transport_common {
 // help that names the vendor's own behaviour. The rest (value rules, defaults, the domain and
 // QoS help) is the same for both.
 struct DdsVendor {
-  std::string prefix;        // "dds": the options --dds, --dds-domain, ...
-  std::string caption;       // the option group's title in --help
-  std::string naming_help;   // --PREFIX NAME
-  std::string history_help;  // --PREFIX-history (keep-all's bound depends on the vendor)
-  std::string loopback_help; // --PREFIX-loopback
-  std::string notify_help;   // --PREFIX-notify
+  std::string prefix;         // "dds": the options --dds, --dds-domain, ...
+  std::string caption;        // the option group's title in --help
+  std::string naming_help;    // --PREFIX NAME
+  std::string history_help;   // --PREFIX-history (keep-all's bound depends on the vendor)
+  std::string loopback_help;  // --PREFIX-loopback
+  std::string interface_help; // --PREFIX-interface
+  std::string notify_help;    // --PREFIX-notify
   // --PREFIX-history when not given: the QoS that loses nothing of a default run on this
   // vendor (keep-last is a choice the user makes, not one a newcomer should meet as loss).
   std::string default_history = "keep-last";
 };
 
-// --PREFIX NAME, --PREFIX-domain, --PREFIX-reliability, --PREFIX-history, --PREFIX-loopback and
-// --PREFIX-notify, in that order.
+// --PREFIX NAME, --PREFIX-domain, --PREFIX-reliability, --PREFIX-history, --PREFIX-loopback,
+// --PREFIX-notify and --PREFIX-interface, in that order.
 OptionGroup dds_family_options(const DdsVendor& vendor);
 
 // A DDS transport's options of a command line, parsed once.
@@ -45,6 +46,7 @@ struct DdsFamilySettings {
   bool topic_named = false; // --PREFIX NAME given (a bare --PREFIX names none)
   std::uint32_t domain = 0;
   bool loopback = false;
+  std::optional<DdsInterface> interface; // --PREFIX-interface, found among the host's
   DdsNotify notify = DdsNotify::waitset;
   QosChoice qos; // --PREFIX-reliability and --PREFIX-history
   bool reliability_given = false;

@@ -54,10 +54,25 @@ std::string loopback_config()
          "</Domain></CycloneDDS>";
 }
 
-std::string domain_config(bool loopback, std::string& origin)
+std::string interface_config(const transport_common::DdsInterface& interface)
+{
+  // The address was found among the host's interfaces, so it is a dotted quad: nothing in it
+  // needs escaping in XML.
+  return "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface address=\"" +
+         interface.address + "\"/></Interfaces></General></Domain></CycloneDDS>";
+}
+
+std::string domain_config(bool loopback, std::string& origin,
+                          const std::optional<transport_common::DdsInterface>& interface)
 {
   const char* uri = std::getenv("CYCLONEDDS_URI");
   const bool user_config = uri != nullptr && *uri != '\0';
+  if (interface) {
+    origin = "--dds-interface: Cyclone on " + interface->name + " (" + interface->address +
+             ") only, multicast discovery on it" +
+             (user_config ? " (CYCLONEDDS_URI is set and ignored)" : "");
+    return interface_config(*interface) + "," + netprof_config();
+  }
   if (loopback) {
     origin = std::string("--dds-loopback: Cyclone on lo only, multicast off, discovery by "
                          "unicast to 127.0.0.1") +

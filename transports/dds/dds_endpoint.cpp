@@ -84,7 +84,7 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
   const std::int32_t keep_all = keep_all_samples(
       settings.queue_length_bytes, settings.message_bytes > 0 ? settings.message_bytes : 128);
   std::string origin;
-  const std::string config = domain_config(settings.loopback, origin);
+  const std::string config = domain_config(settings.loopback, origin, settings.interface);
   m_domain = std::make_unique<DomainLease>(settings.domain, config);
   try {
     m_participant = dds_create_participant(settings.domain, nullptr, nullptr);

@@ -28,6 +28,10 @@ const transport_common::DdsVendor& dds_vendor()
                        "peers by unicast to 127.0.0.1, whatever CYCLONEDDS_URI says. --local-pair "
                        "always uses it; without it Cyclone reads CYCLONEDDS_URI, or uses its "
                        "defaults (the default interface, multicast discovery)",
+      .interface_help =
+          "keep DDS on one interface, by IPv4 address or name: Cyclone uses only it, discovering "
+          "peers by multicast on it, whatever CYCLONEDDS_URI says; what the multi-host "
+          "launcher gives each host (its address in the hosts file)",
       .notify_help =
           "how netprof hears of samples: listener (Cyclone's receive thread hands each "
           "sample to netprof and writes the echo, as ddsperf does, while netprof waits "
@@ -61,7 +65,10 @@ TransportDescriptor dds_transport()
           .options = dds_options(),
           .also_reads = {},
           .flags = {},
-          .remote_launch = std::nullopt, // across hosts: issue 33
+          // The default topics, on the interface that has the host's address in the hosts
+          // file (the one facing the other hosts), discovering each other by multicast there.
+          .remote_launch = RemoteLaunch{{"--dds", "--dds-interface", "{address}"},
+                                        {"--dds", "--dds-interface", "{address}"}},
           .plan = plan_dds};
 }
 

@@ -36,8 +36,9 @@ FastDdsEndpoint::FastDdsEndpoint(const EndpointSettings& settings)
 {
   const std::int32_t keep_all = keep_all_samples(
       settings.queue_length_bytes, settings.message_bytes > 0 ? settings.message_bytes : 128);
-  m_participant = std::make_unique<Participant>(settings.domain, settings.loopback,
-                                                settings.topic_prefix, m_max_message_size);
+  m_participant =
+      std::make_unique<Participant>(settings.domain, settings.loopback, settings.interface,
+                                    settings.topic_prefix, m_max_message_size);
   create_entities(keep_all);
   create_waitset();
   m_taken.received.reserve(m_max_message_size);

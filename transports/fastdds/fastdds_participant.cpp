@@ -62,20 +62,32 @@ std::string user_origin()
 
 } // namespace
 
-dds::DomainParticipantQos loopback_participant_qos()
+namespace {
+
+// Fast DDS's UDPv4 transport alone, on the interface that has `address` only (its whitelist):
+// no shared memory, no other interface.
+dds::DomainParticipantQos udp_only_qos(const std::string& address)
 {
   dds::DomainParticipantQos qos = dds::PARTICIPANT_QOS_DEFAULT;
   qos.name("netprof");
   auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-  udp->interfaceWhiteList.assign(1, "127.0.0.1");
+  udp->interfaceWhiteList.assign(1, address);
   udp->maxInitialPeersRange = loopback_participant_ids;
   // Fast DDS leaves the kernel's default receive buffer (208 KiB here), which a stream's small
   // datagrams overflow while a receive thread waits for a CPU; each one dropped stalls a
   // reliable writer until its next heartbeat. Cyclone asks for 1 MiB; this asks for as much
   // (the kernel grants at most net.core.rmem_max).
   udp->receiveBufferSize = receive_buffer_bytes;
-  qos.transport().use_builtin_transports = false; // no shared memory, no other interface
+  qos.transport().use_builtin_transports = false;
   qos.transport().user_transports.assign(1, udp);
+  return qos;
+}
+
+} // namespace
+
+dds::DomainParticipantQos loopback_participant_qos()
+{
+  dds::DomainParticipantQos qos = udp_only_qos("127.0.0.1");
   auto& builtin = qos.wire_protocol().builtin;
   builtin.initialPeersList.push_back(loopback_locator());
   // Given unicast locators, Fast DDS adds no multicast one (its "disable multicast" recipe).
@@ -84,11 +96,21 @@ dds::DomainParticipantQos loopback_participant_qos()
   return qos;
 }
 
-Participant::Participant(std::uint32_t domain, bool loopback, const std::string& topic_prefix,
-                         std::size_t max_message_bytes)
+dds::DomainParticipantQos interface_participant_qos(const transport_common::DdsInterface& interface)
+{
+  return udp_only_qos(interface.address); // multicast discovery, as Fast DDS's defaults
+}
+
+Participant::Participant(std::uint32_t domain, bool loopback,
+                         const std::optional<transport_common::DdsInterface>& interface,
+                         const std::string& topic_prefix, std::size_t max_message_bytes)
 {
   dds::DomainParticipantFactory& factory = *dds::DomainParticipantFactory::get_instance();
-  if (loopback) {
+  if (interface) {
+    m_origin = "--fastdds-interface: UDPv4 on " + interface->name + " (" + interface->address +
+               ") only, no shared memory, multicast discovery on it";
+    m_participant = factory.create_participant(domain, interface_participant_qos(*interface));
+  } else if (loopback) {
     m_origin = "--fastdds-loopback: UDPv4 on 127.0.0.1 only, no shared memory, no multicast, "
                "discovery by unicast to 127.0.0.1";
     m_participant = factory.create_participant(domain, loopback_participant_qos());

@@ -2,7 +2,9 @@
 
 // A Fast DDS domain participant with netprof's two topics (PREFIX_data and PREFIX_echo, of
 // MessageType), configured either by --fastdds-loopback's profile or by the user's (Fast DDS's
-// XML profiles, FASTRTPS_DEFAULT_PROFILES_FILE, else its defaults).
+// XML profiles, FASTRTPS_DEFAULT_PROFILES_FILE, else its defaults), or --fastdds-interface's.
+
+#include "common/dds_endpoint_settings.hpp"
 
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/qos/DomainParticipantQos.hpp>
@@ -10,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace netprof::fastdds_parts {
@@ -28,11 +31,18 @@ inline constexpr std::uint32_t loopback_participant_ids = 50;
 eprosima::fastdds::dds::DomainParticipantQos loopback_participant_qos();
 
 // Owns a participant and its two topics; deleting it deletes every entity they contain.
+// --fastdds-interface's participant: the UDPv4 transport alone on that interface (its whitelist
+// holds the interface's address), no shared memory, discovery by multicast on it as Fast DDS's
+// defaults have it: nothing goes out on any other interface.
+eprosima::fastdds::dds::DomainParticipantQos
+interface_participant_qos(const transport_common::DdsInterface& interface);
+
 class Participant {
 public:
   // `origin` is set to what configured it, for the report's notes. Throws TransportError.
-  Participant(std::uint32_t domain, bool loopback, const std::string& topic_prefix,
-              std::size_t max_message_bytes);
+  Participant(std::uint32_t domain, bool loopback,
+              const std::optional<transport_common::DdsInterface>& interface,
+              const std::string& topic_prefix, std::size_t max_message_bytes);
   ~Participant();
 
   Participant(const Participant&) = delete;

@@ -33,6 +33,10 @@ const transport_common::DdsVendor& fastdds_vendor()
           "given --dds-loopback. --local-pair always uses it; without it Fast DDS reads "
           "its XML profiles, or uses its defaults (every interface, shared memory, "
           "multicast discovery)",
+      .interface_help = "keep DDS on one interface, by IPv4 address or name: Fast DDS's UDPv4 "
+                        "transport alone on it (no shared memory), discovering peers by multicast "
+                        "on it, whatever FASTRTPS_DEFAULT_PROFILES_FILE says; what the multi-host "
+                        "launcher gives each host (its address in the hosts file)",
       .notify_help = "how netprof hears of samples: listener (Fast DDS's receive thread hands each "
                      "sample to netprof in on_data_available and writes the echo, while netprof "
                      "waits in a blocking receive), waitset (netprof's thread sleeps in a Fast DDS "
@@ -69,7 +73,10 @@ TransportDescriptor fastdds_transport()
           .options = fastdds_options(),
           .also_reads = {},
           .flags = {},
-          .remote_launch = std::nullopt, // across hosts: issue 33
+          // The default topics, on the interface that has the host's address in the hosts
+          // file (the one facing the other hosts), discovering each other by multicast there.
+          .remote_launch = RemoteLaunch{{"--fastdds", "--fastdds-interface", "{address}"},
+                                        {"--fastdds", "--fastdds-interface", "{address}"}},
           .plan = plan_fastdds};
 }
 

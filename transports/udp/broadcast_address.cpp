@@ -5,6 +5,10 @@
 
 #include <netprof/errors.hpp>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace netprof::udp {
@@ -33,6 +37,56 @@ sockaddr_in parse_broadcast_address(std::string_view value)
   }
   throw UsageError(prefix + "no interface has the broadcast address " +
                    to_string(address.sin_addr) + " (these do: " + known + "and 255.255.255.255)");
+}
+
+namespace {
+
+// "4150": a port alone, 1 to 65535; nullopt when `value` is not all digits.
+std::optional<std::uint16_t> bare_port(std::string_view value)
+{
+  if (value.empty() ||
+      !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  unsigned long port = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), port);
+  if (error != std::errc{} || end != value.data() + value.size() || port == 0 || port > 65535) {
+    throw UsageError("bad -b value '" + std::string(value) + "': a port from 1 to 65535");
+  }
+  return static_cast<std::uint16_t>(port);
+}
+
+} // namespace
+
+sockaddr_in interface_broadcast_address(std::string_view value, const std::string& interface)
+{
+  const Ipv4Interface found = find_ipv4_interface(interface, "--bc-interface");
+  const std::string where =
+      "--bc-interface " + interface + ": " + found.name + " (" + to_string(found.address) + ")";
+  if (!found.up) {
+    throw UsageError(where + " is down");
+  }
+  if (found.broadcasts.empty()) {
+    throw UsageError(where + " has no broadcast address (a /31 or /32)");
+  }
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr = found.broadcasts.front();
+  if (const std::optional<std::uint16_t> port = bare_port(value)) {
+    address.sin_port = htons(*port);
+    return address;
+  }
+  const sockaddr_in given = parse_broadcast_address(value);
+  const bool its_own =
+      std::any_of(found.broadcasts.begin(), found.broadcasts.end(), [&](const in_addr& broadcast) {
+        return broadcast.s_addr == given.sin_addr.s_addr;
+      });
+  if (!its_own) {
+    throw UsageError("bad -b value '" + std::string(value) + "': " + to_string(given.sin_addr) +
+                     " is not the broadcast address of " + where + ", which is " +
+                     to_string(found.broadcasts.front()));
+  }
+  return given;
 }
 
 } // namespace netprof::udp

@@ -1,35 +1,16 @@
 #pragma once
 
-// The host's IPv4 interfaces as getifaddrs() reports them, for checking -b and --mc-interface
-// before anything is opened, and for naming the alternatives when a value is wrong.
+// The host's IPv4 interfaces live in transports/common (the DDS transports pick theirs the same
+// way); UDP code keeps naming them udp::.
 
-#include <netinet/in.h>
-
-#include <string>
-#include <vector>
+#include "common/ipv4_interfaces.hpp"
 
 namespace netprof::udp {
 
-struct Ipv4Interface {
-  std::string name; // "lo", "eth0"
-  in_addr address{};
-  in_addr netmask{};
-  unsigned index = 0; // if_nametoindex
-  bool up = false;
-  std::vector<in_addr> broadcasts; // see broadcast_addresses()
-};
-
-// Every IPv4 address of every interface. Throws TransportError when getifaddrs() fails.
-std::vector<Ipv4Interface> ipv4_interfaces();
-
-// The broadcast addresses the kernel routes for this address: the one configured on the
-// interface (brd) and the network's all-ones address (address | ~netmask) for prefixes shorter
-// than /31, the way it fills its local routing table. The latter is how 127.255.255.255 on lo
-// comes about: lo has no brd of its own.
-std::vector<in_addr> broadcast_addresses(const in_addr& address, const in_addr& netmask,
-                                         const in_addr* configured);
-
-// "a.b.c.d"
-std::string to_string(const in_addr& address);
+using transport_common::broadcast_addresses;
+using transport_common::find_ipv4_interface;
+using transport_common::ipv4_interfaces;
+using transport_common::Ipv4Interface;
+using transport_common::to_string;
 
 } // namespace netprof::udp

@@ -12,29 +12,6 @@
 
 namespace netprof::udp {
 
-namespace {
-
-// An interface by IPv4 address or by name, among those the host has.
-MulticastInterface find_interface(const std::string& value)
-{
-  const std::vector<Ipv4Interface> interfaces = ipv4_interfaces();
-  in_addr wanted{};
-  const bool by_address = inet_pton(AF_INET, value.c_str(), &wanted) == 1;
-  std::string known;
-  for (const Ipv4Interface& candidate : interfaces) {
-    if (by_address ? candidate.address.s_addr == wanted.s_addr : candidate.name == value) {
-      return MulticastInterface{candidate.name, candidate.address, candidate.index};
-    }
-    known +=
-        (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
-  }
-  throw UsageError("bad --mc-interface value '" + value +
-                   "': no interface has this address or name (these do: " +
-                   (known.empty() ? "none" : known) + ")");
-}
-
-} // namespace
-
 const OptionGroup& multicast_options()
 {
   static const OptionGroup group{
@@ -84,7 +61,8 @@ MulticastSettings parse_multicast(const OptionValues& values)
   settings.loopback = transport_common::switched_on(values, options["mc-loopback"]);
   if (const auto interface = values.text(options["mc-interface"]);
       interface && !interface->empty()) {
-    settings.interface = find_interface(*interface);
+    const Ipv4Interface found = find_ipv4_interface(*interface, "--mc-interface");
+    settings.interface = MulticastInterface{found.name, found.address, found.index};
   }
   return settings;
 }

@@ -36,6 +36,12 @@ TransportPlan plan_multicast(const PlanRequest& request)
   return plan;
 }
 
+std::vector<std::string> multicast_across_hosts()
+{
+  const std::string group = udp::default_multicast_group;
+  return {"-m", group.substr(0, group.rfind(':') + 1) + "{port}", "--mc-interface", "{address}"};
+}
+
 } // namespace
 
 // Any --mc-* option selects multicast, so `--mc-ttl 0` alone still means MADARA's group; only
@@ -51,7 +57,10 @@ TransportDescriptor multicast_transport()
           // share; each endpoint has sockets of its own, and a thread's reach the same medium
           // as a process's.
           .flags = {.threads = true, .private_netns = true},
-          .remote_launch = std::nullopt, // across hosts: issue 33
+          // MADARA's group on the run's port, joined and sent on the interface that has the
+          // host's address in the hosts file (the one facing the other hosts), whatever the
+          // host's routes say.
+          .remote_launch = RemoteLaunch{multicast_across_hosts(), multicast_across_hosts()},
           .plan = plan_multicast};
 }
 

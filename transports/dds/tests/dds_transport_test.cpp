@@ -114,6 +114,26 @@ TEST(DdsConfig, LoopbackIgnoresTheUsersUriAndSaysSoOtherwiseTheUriWins)
     ::setenv("CYCLONEDDS_URI", kept.c_str(), 1);
 }
 
+TEST(DdsConfig, AnInterfaceKeepsCycloneOnItAndIgnoresTheUsersUri)
+{
+  const char* before = std::getenv("CYCLONEDDS_URI");
+  const std::string kept = before != nullptr ? before : "";
+  ::setenv("CYCLONEDDS_URI", "file:///etc/somewhere.xml", 1);
+  std::string origin;
+  const std::string config = netprof::dds_parts::domain_config(
+      false, origin, netprof::transport_common::DdsInterface{"eth0", "10.77.0.2"});
+  EXPECT_EQ(config.find("somewhere"), std::string::npos);
+  EXPECT_NE(config.find("<Interfaces><NetworkInterface address=\"10.77.0.2\"/></Interfaces>"),
+            std::string::npos)
+      << config;
+  EXPECT_NE(config.find("MaxSampleSize"), std::string::npos);
+  EXPECT_EQ(origin, "--dds-interface: Cyclone on eth0 (10.77.0.2) only, multicast discovery on "
+                    "it (CYCLONEDDS_URI is set and ignored)");
+  ::unsetenv("CYCLONEDDS_URI");
+  if (before != nullptr)
+    ::setenv("CYCLONEDDS_URI", kept.c_str(), 1);
+}
+
 // Receives on both until each has failed, or the deadline passes.
 void until_both_fail(DdsEndpoint& a, DdsEndpoint& b)
 {

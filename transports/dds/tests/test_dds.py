@@ -149,6 +149,18 @@ class RefusalTest(DdsTestCase):
     def test_bad_topic_name(self):
         self.assert_refused(["-i", "1", "--dds", "no spaces"], 2, "--dds")
 
+    def test_interface_must_be_this_hosts_and_only_across_hosts(self):
+        # The options both DDS transports share (transports/common/dds_family_options.cpp):
+        # --fastdds-interface is refused by the same code.
+        self.assert_refused(["-i", "1", "--dds", "--dds-interface", "10.99.99.99"], 2,
+                            "bad --dds-interface value '10.99.99.99': no interface has this "
+                            "address or name (these do: 127.0.0.1 (lo)")
+        self.assert_refused(["-i", "1", "--dds", "--dds-interface", "lo",
+                             "--dds-loopback"], 2,
+                            "--dds-interface and --dds-loopback: give one")
+        self.assert_refused(["--local-pair", "--dds", "--dds-interface", "lo"], 2,
+                            "--dds-interface: the local pair keeps DDS on lo")
+
 
 if __name__ == "__main__":
     unittest.main()

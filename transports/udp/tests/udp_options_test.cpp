@@ -317,4 +317,45 @@ TEST(BroadcastLocalPair, WithoutBBothUseLoopbacksBroadcastOnAFreePort)
   EXPECT_EQ(pair.subscriber, pair.publisher);
 }
 
+// --- broadcast on a named interface (what the multi-host launcher gives) -----------------
+
+TEST(BroadcastInterface, GivesThatInterfacesBroadcastAddressAndTheBarePort)
+{
+  EXPECT_EQ(udp::to_string(udp::interface_broadcast_address("4150", "lo")), "127.255.255.255:4150");
+  EXPECT_EQ(udp::to_string(udp::interface_broadcast_address("4150", "127.0.0.1")),
+            "127.255.255.255:4150")
+      << "by address as by name";
+  EXPECT_EQ(udp::to_string(udp::interface_broadcast_address("127.255.255.255:4150", "lo")),
+            "127.255.255.255:4150")
+      << "an address:port that is the interface's own";
+}
+
+TEST(BroadcastInterface, RefusesAnotherInterfacesAddressABadPortAndAnUnknownInterface)
+{
+  EXPECT_EQ(usage_error([] { udp::interface_broadcast_address("255.255.255.255:4150", "lo"); }),
+            "bad -b value '255.255.255.255:4150': 255.255.255.255 is not the broadcast address of "
+            "--bc-interface lo: lo (127.0.0.1), which is 127.255.255.255");
+  EXPECT_EQ(usage_error([] { udp::interface_broadcast_address("0", "lo"); }),
+            "bad -b value '0': a port from 1 to 65535");
+  EXPECT_EQ(usage_error([] { udp::interface_broadcast_address("65536", "lo"); }),
+            "bad -b value '65536': a port from 1 to 65535");
+  EXPECT_EQ(usage_error([] { udp::interface_broadcast_address("4150", "no-such-interface0"); })
+                .rfind("bad --bc-interface value 'no-such-interface0': no interface has this "
+                       "address or name (these do: ",
+                       0),
+            0u);
+}
+
+TEST(BroadcastInterface, TheLocalPairGetsTheAddressItFound)
+{
+  Family family({"-b", "4150", "--bc-interface", "lo"});
+  const LocalPairArguments pair = family.broadcast->pair();
+  EXPECT_EQ(pair.publisher, (Arguments{"-b", "127.255.255.255:4150"}));
+  EXPECT_EQ(pair.subscriber, pair.publisher);
+  Family without_b({"--bc-interface", "lo"});
+  EXPECT_EQ(usage_error([&] { without_b.broadcast->plan_for(Role::subscriber); }),
+            "broadcast needs its address: -b addr:port, e.g. -b 127.255.255.255:4150, or its "
+            "port with --bc-interface: -b 4150");
+}
+
 } // namespace

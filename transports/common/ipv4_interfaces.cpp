@@ -1,4 +1,4 @@
-#include "interfaces.hpp"
+#include "ipv4_interfaces.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -12,7 +12,7 @@
 #include <memory>
 #include <system_error>
 
-namespace netprof::udp {
+namespace netprof::transport_common {
 
 namespace {
 
@@ -82,4 +82,22 @@ std::vector<Ipv4Interface> ipv4_interfaces()
   return interfaces;
 }
 
-} // namespace netprof::udp
+Ipv4Interface find_ipv4_interface(const std::string& value, std::string_view flag)
+{
+  const std::vector<Ipv4Interface> interfaces = ipv4_interfaces();
+  in_addr wanted{};
+  const bool by_address = inet_pton(AF_INET, value.c_str(), &wanted) == 1;
+  std::string known;
+  for (const Ipv4Interface& candidate : interfaces) {
+    if (by_address ? candidate.address.s_addr == wanted.s_addr : candidate.name == value) {
+      return candidate;
+    }
+    known +=
+        (known.empty() ? "" : ", ") + to_string(candidate.address) + " (" + candidate.name + ")";
+  }
+  throw UsageError("bad " + std::string(flag) + " value '" + value +
+                   "': no interface has this address or name (these do: " +
+                   (known.empty() ? "none" : known) + ")");
+}
+
+} // namespace netprof::transport_common
