@@ -750,6 +750,7 @@ TEST(JsonReport, Settings)
                                                       "mode",
                                                       "payload_size",
                                                       "num_vars",
+                                                      "payload_type",
                                                       "test_seconds",
                                                       "count",
                                                       "send_hz",
