@@ -261,8 +261,10 @@ std::size_t SampleCodec::serialized_size(std::size_t message_bytes) const noexce
     const std::size_t head = std::min(message_bytes, m_header_bytes);
     const std::size_t payload = message_bytes - head;
     const std::size_t elements = payload / element_payload;
+    // The key, head, elements and tail; with netprof's 52-byte header the first element starts
+    // 8-aligned, so no padding comes before it.
     return length + length + head + length + elements * (16 + element_payload) + length +
-           payload % element_payload + 8; // the key, and padding before the first element
+           payload % element_payload;
   }
   case PayloadType::bytes:
     break;
@@ -284,9 +286,9 @@ std::span<const std::byte> SampleCodec::message_of(const void* sample) noexcept
   case PayloadType::bytes:
     break;
   }
-  const dds_sequence_octet& bytes = m_type.keyed
-                                        ? static_cast<const netprof_dds_KeyedMessage*>(sample)->bytes
-                                        : static_cast<const netprof_dds_Message*>(sample)->bytes;
+  const dds_sequence_octet& bytes =
+      m_type.keyed ? static_cast<const netprof_dds_KeyedMessage*>(sample)->bytes
+                   : static_cast<const netprof_dds_Message*>(sample)->bytes;
   return {reinterpret_cast<const std::byte*>(bytes._buffer), bytes._length};
 }
 
