@@ -60,6 +60,14 @@ std::uint32_t matched_writers(dds_entity_t reader) noexcept
              : 0;
 }
 
+// The largest message send() takes: its sample must stay within MaxSampleSize.
+std::size_t max_message_of(const EndpointSettings& settings) noexcept
+{
+  return settings.header_bytes + (settings.payload_type == PayloadType::nested
+                                      ? nested_max_payload
+                                      : DdsEndpoint::max_payload_size);
+}
+
 std::size_t payload_of(const EndpointSettings& settings) noexcept
 {
   return settings.message_bytes > settings.header_bytes
@@ -82,7 +90,7 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
       m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
       m_data_topic_name(settings.topic_prefix + "_data"),
       m_echo_topic_name(settings.topic_prefix + "_echo"),
-      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_max_message_size(max_message_of(settings)),
       m_codec(choose_sample_type(settings.payload_type, settings.keys, payload_of(settings)),
               settings.header_bytes, m_max_message_size),
       m_keys(std::max<std::uint32_t>(settings.keys, 1)),
@@ -256,7 +264,10 @@ EndpointFacts DdsEndpoint::facts() const
   facts.local_addresses.push_back((m_publisher ? m_echo_topic_name : m_data_topic_name) +
                                   " (reader)");
   facts.max_message_size = m_max_message_size;
-  facts.size_hint = "netprof's DDS samples carry at most 1 MiB of payload";
+  facts.size_hint = m_codec.type().payload == PayloadType::nested
+                        ? "a nested sample takes about 1.5 B a payload byte, and netprof's DDS "
+                          "samples at most 1 MiB serialized"
+                        : "netprof's DDS samples carry at most 1 MiB of payload";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
   facts.notes = m_notes;
   if (m_discovered_at) {

@@ -16,6 +16,7 @@
 
 #include <netprof/transport.hpp>
 
+#include "dds_domain.hpp"
 #include "dds_message.h"
 #include "dds_typed_payloads.h"
 
@@ -43,6 +44,11 @@ inline constexpr std::size_t element_payload = 32;
 // The most a control message of netprof's takes (a subscriber's final counters with their
 // addendum and a MAC, 204 B): a flat struct holds at least this much payload beside its header.
 inline constexpr std::size_t largest_control_payload = 256;
+
+// nested: the most payload whose serialized sample (about 1.5 bytes a payload byte: each
+// element's name beside its numbers) stays within Cyclone's MaxSampleSize, header and all.
+inline constexpr std::size_t nested_max_payload =
+    (max_serialized_sample - 256) / (16 + element_payload) * element_payload;
 
 // Throws TransportError when no flat struct holds `payload_bytes` (beyond 1 MiB).
 SampleType choose_sample_type(PayloadType payload, std::uint32_t keys, std::size_t payload_bytes);

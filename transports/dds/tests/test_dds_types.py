@@ -91,6 +91,10 @@ class RefusalTest(NetprofTestCase):
         self.assert_refused(["--local-pair", "--fastdds", "--payload-type", "struct", "-t", "1"],
                             "--payload-type struct", "fastdds", "opaque bytes")
 
+    def test_nested_beyond_what_its_sample_may_serialize_to(self):
+        self.assert_refused(["--local-pair", "--dds", "--payload-type", "nested", "-s", "1M",
+                             "-t", "1"], "-s 1048576", "at most 701600 B", "nested")
+
     def test_keys_off_dds(self):
         # Alone, --dds-keys selects dds (as --mc-ttl selects multicast); beside another
         # transport it is refused by name.
