@@ -120,10 +120,8 @@ int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
     if (!infos[i].valid_data) {
       continue; // a writer's unregistration or disposal: no message
     }
+    // Empty for a stranger's typed sample no message fills: the core counts it as rejected.
     const std::span<const std::byte> message = m_codec.message_of(samples[i]);
-    if (message.empty()) {
-      continue; // a stranger's sample no message of ours fills
-    }
     // The writer's instance handle names the sender; Cyclone never hands out 0 for one.
     sink.on_message(Delivery{message, 1, m_codec.serialized_size(message.size()) + sample_framing,
                              PeerHandle{infos[i].publication_handle}});

@@ -78,8 +78,8 @@ public:
   bool is_kept(std::span<const std::byte> message) const noexcept;
 
   // The message a received sample holds: its bytes in the sample (bytes, struct) or in a buffer
-  // of this codec (nested), valid until the next call; empty when the sample is not one this
-  // type can hold (a stranger's, with lengths beyond the type's). Never allocates.
+  // of this codec (nested), valid until the next call; empty when no message fills it (a
+  // stranger's, with lengths beyond the type's), which the core rejects. Never allocates.
   std::span<const std::byte> message_of(const void* sample) noexcept;
 
   // About how many bytes the serialized sample of a message of this size takes (CDR, without

@@ -129,11 +129,11 @@ TEST_P(SampleCodecTest, OtherMessagesComeBackBitForBitToo)
   }
 }
 
-TEST_P(SampleCodecTest, AStrangersSampleOfTheSameTypeGivesNoMessageBeyondTheBounds)
+TEST_P(SampleCodecTest, AZeroedSampleOfTheTypeGivesAnEmptyMessage)
 {
   const SampleType type = type_for(64);
   SampleCodec reader(type, header_bytes, largest_message);
-  // A zeroed sample holds nothing: an empty message, which the endpoint skips.
+  // A zeroed sample holds nothing: an empty message, which the core rejects.
   const auto zeroed = std::make_unique<std::byte[]>(type.descriptor->m_size);
 
   EXPECT_TRUE(reader.message_of(zeroed.get()).empty());
