@@ -139,18 +139,16 @@ TEST_P(SampleCodecTest, AZeroedSampleOfTheTypeGivesAnEmptyMessage)
   EXPECT_TRUE(reader.message_of(zeroed.get()).empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryType, SampleCodecTest,
-                         ::testing::Values(Case{PayloadType::bytes, 1}, Case{PayloadType::bytes, 8},
-                                           Case{PayloadType::flat_struct, 1},
-                                           Case{PayloadType::flat_struct, 8},
-                                           Case{PayloadType::nested, 1},
-                                           Case{PayloadType::nested, 8}),
-                         [](const ::testing::TestParamInfo<Case>& tested) {
-                           const Case& named = tested.param;
-                           const std::string type = to_string(named.payload);
-                           return (type == "struct" ? "flat" : type) +
-                                  (named.keys > 1 ? "_keyed" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    EveryType, SampleCodecTest,
+    ::testing::Values(Case{PayloadType::bytes, 1}, Case{PayloadType::bytes, 8},
+                      Case{PayloadType::flat_struct, 1}, Case{PayloadType::flat_struct, 8},
+                      Case{PayloadType::nested, 1}, Case{PayloadType::nested, 8}),
+    [](const ::testing::TestParamInfo<Case>& tested) {
+      const Case& named = tested.param;
+      const std::string type = to_string(named.payload);
+      return (type == "struct" ? "flat" : type) + (named.keys > 1 ? "_keyed" : "");
+    });
 
 TEST(SampleType, TheUnkeyedBytesTypeIsTheOneEveryVendorMeets)
 {
@@ -202,8 +200,8 @@ TEST(DdsKeysOption, SpreadsOverKInstancesAndZeroOrOneIsUnkeyed)
   vendor.keys_help = "instances";
   const OptionGroup options = transport_common::dds_family_options(vendor);
   const auto keys = [&](std::vector<std::string> arguments) {
-    return transport_common::parse_dds_family_settings(
-               "dds", options, parse_options(arguments, {&options}))
+    return transport_common::parse_dds_family_settings("dds", options,
+                                                       parse_options(arguments, {&options}))
         .keys;
   };
 
