@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154  # bench_option sets the option variables (printf -v)
 # The DDS evaluation's simple-vs-complex table, over Cyclone DDS on loopback: ping-pong one-way
 # latency (RTT / 2, p50 and p99) of netprof --local-pair --dds --mode ping-pong --echo full with
 # each --payload-type, bytes (opaque octets, the baseline), struct (a flat struct with a
