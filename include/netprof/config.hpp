@@ -84,7 +84,8 @@ struct RunConfig {
   double probe_timeout_seconds = 1.0; // --probe-timeout: an echo later than this is lost
   double idle_timeout_seconds = 3.0;  // --idle-timeout: subscriber gives up on a silent publisher
   EchoSize echo = EchoSize::record;   // --echo
-  PayloadFill payload_fill = PayloadFill::once; // --payload-fill
+  PayloadFill payload_fill = PayloadFill::once;  // --payload-fill
+  PayloadType payload_type = PayloadType::bytes; // --payload-type
 
   QosRequest qos{}; // --reliability, --history
 

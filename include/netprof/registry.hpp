@@ -31,6 +31,9 @@ struct TransportFlags {
   bool pair_service = false;
   // It reaches processes of this host only (shared memory, message queues, Unix sockets).
   bool host_local = false;
+  // It serializes samples of a type (DDS), so --payload-type struct and nested can give the
+  // payload a form of its own; without it the transport moves opaque bytes and refuses them.
+  bool typed_payloads = false;
 };
 
 // How a launcher starts this transport's processes on different hosts: each role's transport

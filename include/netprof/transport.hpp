@@ -171,6 +171,28 @@ struct EndpointFacts {
 // The core's default -s, in bytes.
 inline constexpr std::size_t default_payload_size = 128;
 
+// --payload-type: the form a transport that serializes samples (DDS) gives the payload. Every
+// other transport moves netprof's message as opaque bytes and takes only `bytes`
+// (TransportFlags::typed_payloads).
+enum class PayloadType {
+  bytes,       // opaque bytes (a sequence of octets)
+  flat_struct, // a flat struct: a few numbers and a fixed-size array
+  nested       // a sequence of structs, each holding a string and numbers
+};
+
+inline const char* to_string(PayloadType type) noexcept
+{
+  switch (type) {
+  case PayloadType::flat_struct:
+    return "struct";
+  case PayloadType::nested:
+    return "nested";
+  case PayloadType::bytes:
+    break;
+  }
+  return "bytes";
+}
+
 // What the core asks of a transport when opening an endpoint.
 struct EndpointRequest {
   Role role = Role::publisher;
@@ -188,6 +210,8 @@ struct EndpointRequest {
   std::size_t subscribers = 0;
   // --reliability and --history as given (empty: neither); Transport::effective_qos maps them.
   QosRequest qos{};
+  // --payload-type: anything but bytes only where the transport's flags say it serializes.
+  PayloadType payload_type = PayloadType::bytes;
 
   // message_size, or while that is not known (0) the size of a data message of the default -s.
   std::size_t message_size_or_default() const noexcept

@@ -73,6 +73,16 @@ void add_sending(std::vector<CoreOption>& rows)
                 "so the run measures that copy too",
                 PairRoute::publisher_only),
            Readers::publisher, field<&RunConfig::payload_fill>},
+          {test_heading,
+           spec("payload-type", "bytes|struct|nested",
+                Choice{{to_string(PayloadType::bytes), to_string(PayloadType::flat_struct),
+                        to_string(PayloadType::nested)}},
+                to_string(PayloadType::bytes),
+                "the sample type a transport that serializes (dds) carries the payload in: "
+                "bytes, opaque octets; struct, a flat struct with a fixed-size array; nested, a "
+                "sequence of structs holding a string and numbers (docs/transport-dds.md). "
+                "Refused by transports that move opaque bytes"),
+           Readers::both, field<&RunConfig::payload_type>},
       });
 }
 

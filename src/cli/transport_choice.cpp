@@ -128,6 +128,26 @@ void check_threads_allowed(const TransportDescriptor& chosen, const Descriptors&
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
+// --payload-type struct or nested with a transport that moves opaque bytes: the message names
+// it and those that serialize, as this build has them.
+void check_payload_type(const TransportDescriptor& chosen, const Descriptors& transports,
+                        PayloadType type)
+{
+  if (type == PayloadType::bytes || chosen.flags.typed_payloads) {
+    return;
+  }
+  std::vector<std::string> able;
+  for (const auto& transport : transports) {
+    if (transport.flags.typed_payloads) {
+      able.push_back(transport.name);
+    }
+  }
+  usage_error(
+      std::string("--payload-type ") + to_string(type) + ": the " + chosen.name +
+      " transport moves opaque bytes" +
+      (able.empty() ? std::string() : " (only " + listed(able) + " serializes a typed sample)"));
+}
+
 } // namespace
 
 TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
@@ -140,6 +160,7 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   if (threads) {
     check_threads_allowed(chosen, transports);
   }
+  check_payload_type(chosen, transports, config.payload_type);
   // The local pair plans each process's transport arguments (or loopback defaults when none
   // were given), and each child plans its own with its role; --reliability and --history must
   // mean something for both roles. A wrong transport option (say, one -u where the pair needs
@@ -166,6 +187,7 @@ EndpointRequest endpoint_request(const RunConfig& config)
   request.header_bytes = wire::header_size;
   request.subscribers = config.subscribers;
   request.qos = config.qos;
+  request.payload_type = config.payload_type;
   return request;
 }
 

@@ -83,7 +83,8 @@ nlohmann::ordered_json described(const TransportDescriptor& transport, const Des
            {{"threads", flags.threads},
             {"private_netns", flags.private_netns},
             {"pair_service", flags.pair_service},
-            {"host_local", flags.host_local}}},
+            {"host_local", flags.host_local},
+            {"typed_payloads", flags.typed_payloads}}},
           {"remote_launch", remote_launch(transport)}};
 }
 

@@ -71,6 +71,7 @@ json settings_json(const RunConfig& config)
       {"mode", to_string(config.mode)},
       {"payload_size", config.payload_size},
       {"num_vars", config.num_vars},
+      {"payload_type", to_string(config.payload_type)},
       {"test_seconds", finite(config.test_seconds)},
       {"count", nullptr},
       {"count_received", nullptr},

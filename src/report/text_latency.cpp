@@ -102,6 +102,9 @@ void write_payload_fill(std::ostream& out, const RunReport& report)
            "iceperf; --payload-fill every-message measures the copy)\n";
   else
     out << " (payload written into every loan: the figures include that copy)\n";
+  if (report.config.payload_type != PayloadType::bytes)
+    out << "  Payload type: " << to_string(report.config.payload_type)
+        << " (serialized as that sample type each way: docs/transport-dds.md)\n";
 }
 
 // What the publisher's own sending did to the figures: when it stalled, how late the pacer

@@ -124,7 +124,11 @@ class TransportListJsonTest(NetprofTestCase):
                                                   "allows_threads", "flags", "remote_launch"})
                 self.assertIsInstance(transport["allows_threads"], bool)
                 self.assertEqual(set(transport["flags"]),
-                                 {"threads", "private_netns", "pair_service", "host_local"})
+                                 {"threads", "private_netns", "pair_service", "host_local",
+                                  "typed_payloads"})
+                # Only a transport that serializes samples takes --payload-type struct|nested.
+                self.assertEqual(transport["flags"]["typed_payloads"],
+                                 transport["name"] == "dds")
                 self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
                 launch = transport["remote_launch"]
                 if launch is not None:

@@ -43,7 +43,9 @@ struct DdsEndpointSettings {
   std::size_t message_bytes = 0;         // header + payload, to turn -q into samples
   std::size_t header_bytes = 0;
   std::size_t subscribers = 1; // publisher: how many to discover before discovery is complete
-  DdsNotify notify = DdsNotify::waitset; // --VENDOR-notify
+  DdsNotify notify = DdsNotify::waitset;         // --VENDOR-notify
+  std::uint32_t keys = 1;                        // --VENDOR-keys: instances (1: an unkeyed type)
+  PayloadType payload_type = PayloadType::bytes; // --payload-type
 };
 
 } // namespace netprof::transport_common

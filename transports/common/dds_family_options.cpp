@@ -21,6 +21,9 @@ constexpr const char* default_topic_prefix = "netprof";
 constexpr std::size_t max_topic_prefix = 200;
 // The RTPS well-known ports for domain d start at 7400 + 250 d: 232 is the last below 65536.
 constexpr std::uint64_t max_domain = 232;
+// Each instance has a history of its own in every reader and writer: a bound that keeps
+// keep-last's memory (depth x instances x sample) within reason.
+constexpr std::uint64_t max_keys = 65'536;
 
 bool is_topic_prefix(const std::string& name) noexcept
 {
@@ -73,6 +76,8 @@ std::unique_ptr<Endpoint> open_endpoint(const std::string& prefix, const DdsFami
   settings.header_bytes = request.header_bytes;
   settings.subscribers = request.subscribers;
   settings.notify = given.notify;
+  settings.keys = given.keys;
+  settings.payload_type = request.payload_type;
   return open(settings);
 }
 
@@ -105,7 +110,7 @@ std::optional<DdsInterface> parse_interface(const std::string& prefix, const Opt
 OptionGroup dds_family_options(const DdsVendor& vendor)
 {
   const std::string& prefix = vendor.prefix;
-  return OptionGroup{
+  OptionGroup group{
       vendor.caption,
       {naming_option(prefix, "NAME", vendor.naming_help, default_topic_prefix),
        OptionSpec(prefix + "-domain", "ID", WholeNumber{0, max_domain}, "the DDS domain id")
@@ -124,6 +129,12 @@ OptionGroup dds_family_options(const DdsVendor& vendor)
            .with_default("waitset"),
        OptionSpec(prefix + "-interface", "ADDR|NAME", Text{}, vendor.interface_help)
            .passed(PairRoute::neither)}};
+  if (!vendor.keys_help.empty()) {
+    group.options.push_back(
+        OptionSpec(prefix + "-keys", "K", WholeNumber{0, max_keys}, vendor.keys_help)
+            .with_default("1"));
+  }
+  return group;
 }
 
 DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const OptionGroup& options,
@@ -148,6 +159,10 @@ DdsFamilySettings parse_dds_family_settings(const std::string& prefix, const Opt
   settings.reliability_given = values.given(prefix + "-reliability");
   if (values.given(prefix + "-history"))
     settings.history_given = values.text(history);
+  if (options.contains(prefix + "-keys")) {
+    const std::uint64_t keys = values.whole_number(options[prefix + "-keys"]).value_or(1);
+    settings.keys = static_cast<std::uint32_t>(std::max<std::uint64_t>(keys, 1)); // 0: unkeyed
+  }
   return settings;
 }
 

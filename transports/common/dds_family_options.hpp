@@ -31,13 +31,15 @@ struct DdsVendor {
   std::string loopback_help;  // --PREFIX-loopback
   std::string interface_help; // --PREFIX-interface
   std::string notify_help;    // --PREFIX-notify
+  // --PREFIX-keys, for a vendor whose endpoint writes keyed types; empty: it has no such option.
+  std::string keys_help;
   // --PREFIX-history when not given: the QoS that loses nothing of a default run on this
   // vendor (keep-last is a choice the user makes, not one a newcomer should meet as loss).
   std::string default_history = "keep-last";
 };
 
 // --PREFIX NAME, --PREFIX-domain, --PREFIX-reliability, --PREFIX-history, --PREFIX-loopback,
-// --PREFIX-notify and --PREFIX-interface, in that order.
+// --PREFIX-notify, --PREFIX-interface and (with keys_help) --PREFIX-keys, in that order.
 OptionGroup dds_family_options(const DdsVendor& vendor);
 
 // A DDS transport's options of a command line, parsed once.
@@ -51,6 +53,7 @@ struct DdsFamilySettings {
   QosChoice qos; // --PREFIX-reliability and --PREFIX-history
   bool reliability_given = false;
   std::optional<std::string> history_given; // --PREFIX-history as written
+  std::uint32_t keys = 1; // --PREFIX-keys: instances the samples are spread over (1: unkeyed)
 };
 
 // `options` is dds_family_options(vendor). Throws UsageError for a value the options refuse.

@@ -1,7 +1,5 @@
 #include "dds_endpoint.hpp"
 
-#include "dds_message.h"
-
 #include <dds/version.h>
 
 #include <netprof/errors.hpp>
@@ -62,6 +60,21 @@ std::uint32_t matched_writers(dds_entity_t reader) noexcept
              : 0;
 }
 
+// The largest message send() takes: its sample must stay within MaxSampleSize.
+std::size_t max_message_of(const EndpointSettings& settings) noexcept
+{
+  return settings.header_bytes + (settings.payload_type == PayloadType::nested
+                                      ? nested_max_payload
+                                      : DdsEndpoint::max_payload_size);
+}
+
+std::size_t payload_of(const EndpointSettings& settings) noexcept
+{
+  return settings.message_bytes > settings.header_bytes
+             ? settings.message_bytes - settings.header_bytes
+             : default_payload_size;
+}
+
 } // namespace
 
 void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
@@ -77,7 +90,10 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
       m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
       m_data_topic_name(settings.topic_prefix + "_data"),
       m_echo_topic_name(settings.topic_prefix + "_echo"),
-      m_max_message_size(max_payload_size + settings.header_bytes),
+      m_max_message_size(max_message_of(settings)),
+      m_codec(choose_sample_type(settings.payload_type, settings.keys, payload_of(settings)),
+              settings.header_bytes, m_max_message_size),
+      m_keys(std::max<std::uint32_t>(settings.keys, 1)),
       m_requested_buffer_bytes(settings.queue_length_bytes), m_opened(Clock::now()),
       m_next_status_check(m_opened)
 {
@@ -89,11 +105,12 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
   try {
     m_participant = dds_create_participant(settings.domain, nullptr, nullptr);
     throw_if_failed(m_participant, "participant");
-    const dds_entity_t data_topic = dds_create_topic(m_participant, &netprof_dds_Message_desc,
-                                                     m_data_topic_name.c_str(), nullptr, nullptr);
+    const dds_topic_descriptor_t* type = m_codec.type().descriptor;
+    const dds_entity_t data_topic =
+        dds_create_topic(m_participant, type, m_data_topic_name.c_str(), nullptr, nullptr);
     throw_if_failed(data_topic, ("topic " + m_data_topic_name).c_str());
-    const dds_entity_t echo_topic = dds_create_topic(m_participant, &netprof_dds_Message_desc,
-                                                     m_echo_topic_name.c_str(), nullptr, nullptr);
+    const dds_entity_t echo_topic =
+        dds_create_topic(m_participant, type, m_echo_topic_name.c_str(), nullptr, nullptr);
     throw_if_failed(echo_topic, ("topic " + m_echo_topic_name).c_str());
 
     dds_qos_t* qos = make_qos(m_qos, keep_all);
@@ -118,6 +135,10 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
       (m_qos.history == QosChoice::History::keep_all
            ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
            : std::string()));
+  m_notes.push_back("sample type " + describe(m_codec.type()) +
+                    (m_keys > 1 ? ", keyed: data round-robin over " + std::to_string(m_keys) +
+                                      " instances (--dds-keys), control messages in instance 0"
+                                : std::string()));
   m_notes.push_back(std::string("notification: --dds-notify ") + notify_name(m_notify) + " (" +
                     notify_meaning(m_notify) + ")");
   m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
@@ -204,13 +225,15 @@ SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
     return m_incompatible ? failure
                           : SendOutcome{SendResult::back_pressured, SendCause::connecting};
   }
-  netprof_dds_Message sample{};
-  sample.bytes._length = static_cast<std::uint32_t>(message.size());
-  sample.bytes._maximum = sample.bytes._length;
-  // dds_write serializes the sample and never writes to it; the type's field is not const.
-  sample.bytes._buffer = reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(message.data()));
-  sample.bytes._release = false;
-  const dds_return_t written = dds_write(m_writer, &sample);
+  // Data messages round-robin over the instances in the order written, their sequence's order.
+  const std::uint32_t key = m_keys > 1 && m_codec.is_kept(message)
+                                ? static_cast<std::uint32_t>(m_data_written++ % m_keys)
+                                : 0;
+  const void* sample = m_codec.sample_of(message, key);
+  if (sample == nullptr) {
+    return failure; // larger than the type holds
+  }
+  const dds_return_t written = dds_write(m_writer, sample);
   if (written == DDS_RETCODE_OK) {
     return {};
   }
@@ -219,6 +242,11 @@ SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
     return {SendResult::back_pressured, SendCause::queue_full};
   }
   return failure;
+}
+
+void DdsEndpoint::keep_payload(std::span<const std::byte> payload)
+{
+  m_codec.keep_payload(payload);
 }
 
 SendOutcome DdsEndpoint::flush() noexcept
@@ -236,7 +264,10 @@ EndpointFacts DdsEndpoint::facts() const
   facts.local_addresses.push_back((m_publisher ? m_echo_topic_name : m_data_topic_name) +
                                   " (reader)");
   facts.max_message_size = m_max_message_size;
-  facts.size_hint = "netprof's DDS samples carry at most 1 MiB of payload";
+  facts.size_hint = m_codec.type().payload == PayloadType::nested
+                        ? "a nested sample takes about 1.5 B a payload byte, and netprof's DDS "
+                          "samples at most 1 MiB serialized"
+                        : "netprof's DDS samples carry at most 1 MiB of payload";
   facts.requested_buffer_bytes = m_requested_buffer_bytes;
   facts.notes = m_notes;
   if (m_discovered_at) {
@@ -258,8 +289,8 @@ EndpointFacts DdsEndpoint::facts() const
         "discovery never completed: the writer matched " + std::to_string(m_writer_matches) +
         " and the reader " + std::to_string(m_reader_matches) + " of the " +
         std::to_string(m_expected_matches) +
-        " remote endpoint(s) expected on each topic (same --dds-domain, --dds and "
-        "configuration on every process?)");
+        " remote endpoint(s) expected on each topic (same --dds-domain, --dds, --payload-type, "
+        "--dds-keys, -s with struct, and configuration on every process?)");
   }
   return facts;
 }

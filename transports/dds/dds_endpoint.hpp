@@ -4,6 +4,7 @@
 #include "common/sink_handover.hpp"
 #include "dds_domain.hpp"
 #include "dds_qos.hpp"
+#include "dds_sample_codec.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -34,7 +35,9 @@ const char* notify_meaning(Notify notify) noexcept;
 // are both matched with the publisher's, so its first hello is not lost to discovery; the time
 // that took is reported as discovery_seconds. A peer whose QoS DDS will not match ends the run
 // at once (receive() fails, naming both QoS) instead of leaving it to wait for --wait.
-class DdsEndpoint final : public Endpoint {
+// Both topics carry the type of --payload-type and --dds-keys (dds_sample_codec.hpp); data
+// messages go round-robin over the --dds-keys instances by their order, which is their sequence.
+class DdsEndpoint final : public Endpoint, public PayloadKeeper {
 public:
   // The largest payload (-s): a sample of it with netprof's header fits max_serialized_sample.
   static constexpr std::size_t max_payload_size = std::size_t{1} << 20;
@@ -51,6 +54,8 @@ public:
   SendOutcome flush() noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   EndpointFacts facts() const override;
+  // The data messages' payload, laid into a typed sample once (SampleCodec::keep_payload).
+  void keep_payload(std::span<const std::byte> payload) override;
 
   // Discovery is complete: the subscriber's reader and writer are matched, or the publisher's
   // writer and reader each with as many remote endpoints as it waits for subscribers.
@@ -100,6 +105,9 @@ private:
   dds_entity_t m_waitset = 0;
   dds_entity_t m_wake = 0; // listener: a guard condition it sets after handing samples over
   std::size_t m_max_message_size = 0;
+  SampleCodec m_codec;
+  std::uint32_t m_keys = 1;
+  std::uint64_t m_data_written = 0; // data messages written: their instance is this modulo keys
   std::size_t m_requested_buffer_bytes = 0;
   Clock::time_point m_opened;
   std::optional<Clock::time_point> m_discovered_at;

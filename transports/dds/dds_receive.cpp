@@ -4,8 +4,6 @@
 
 #include "dds_endpoint.hpp"
 
-#include "dds_message.h"
-
 #include <netprof/cpu_relax.hpp>
 #include <netprof/errors.hpp>
 
@@ -16,9 +14,9 @@ namespace netprof::dds_parts {
 
 namespace {
 
-// What RTPS adds to a sample's bytes in its DATA submessage: the submessage header (4),
-// its fixed fields (20), the serialized payload's header (4) and the sequence's length (4).
-constexpr std::size_t sample_framing = 32;
+// What RTPS adds to a serialized sample in its DATA submessage: the submessage header (4), its
+// fixed fields (20) and the serialized payload's header (4).
+constexpr std::size_t sample_framing = 28;
 
 } // namespace
 
@@ -122,11 +120,10 @@ int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
     if (!infos[i].valid_data) {
       continue; // a writer's unregistration or disposal: no message
     }
-    const auto* sample = static_cast<const netprof_dds_Message*>(samples[i]);
-    const std::size_t size = sample->bytes._length;
-    const auto* bytes = reinterpret_cast<const std::byte*>(sample->bytes._buffer);
+    // Empty for a stranger's typed sample no message fills: the core counts it as rejected.
+    const std::span<const std::byte> message = m_codec.message_of(samples[i]);
     // The writer's instance handle names the sender; Cyclone never hands out 0 for one.
-    sink.on_message(Delivery{std::span<const std::byte>(bytes, size), 1, size + sample_framing,
+    sink.on_message(Delivery{message, 1, m_codec.serialized_size(message.size()) + sample_framing,
                              PeerHandle{infos[i].publication_handle}});
     ++delivered;
   }

@@ -37,7 +37,11 @@ const transport_common::DdsVendor& dds_vendor()
           "sample to netprof and writes the echo, as ddsperf does, while netprof waits "
           "in a blocking receive), waitset (netprof's thread sleeps in a waitset and "
           "takes them: one thread wake-up more), poll (netprof's thread takes in a loop, "
-          "never sleeping)"};
+          "never sleeping)",
+      .keys_help =
+          "spread the data samples over K instances of a keyed type, round-robin by sequence "
+          "number (control messages in instance 0); --dds-history applies to each instance, "
+          "as DDS does. 0 or 1: the unkeyed type (0 to 65536; docs/transport-dds.md)"};
   return vendor;
 }
 
@@ -64,7 +68,7 @@ TransportDescriptor dds_transport()
           .summary = "Eclipse Cyclone DDS: --dds NAME, the topics' prefix (default netprof)",
           .options = dds_options(),
           .also_reads = {},
-          .flags = {},
+          .flags = {.typed_payloads = true},
           // The default topics, on the interface that has the host's address in the hosts
           // file (the one facing the other hosts), discovering each other by multicast there.
           .remote_launch = RemoteLaunch{{"--dds", "--dds-interface", "{address}"},

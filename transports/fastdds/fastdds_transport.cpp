@@ -42,6 +42,8 @@ const transport_common::DdsVendor& fastdds_vendor()
                      "waits in a blocking receive), waitset (netprof's thread sleeps in a Fast DDS "
                      "WaitSet on a ReadCondition and takes them: one thread wake-up more), poll "
                      "(netprof's thread takes in a loop, never sleeping)",
+      // Its hand-written type (fastdds_message_type.hpp) has no keyed form: no --fastdds-keys.
+      .keys_help = {},
       // Keep-last:16, the dds transport's default, lost a few samples in 2,000 at 2,000 Hz on
       // this host (the writer overwrote what a reader still had to be sent again); keep-all
       // pushes back instead, and history is not matched, so a Cyclone peer still meets it.

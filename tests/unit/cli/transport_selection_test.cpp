@@ -25,6 +25,8 @@ struct FakeLog {
   bool allows_threads = false;          // its TransportFlags::threads
   bool told_threads = false;            // it was told its roles are threads of one process
   std::vector<Role> asked_qos_for;      // the roles its QoS was planned for
+  bool typed_payloads = false;          // its TransportFlags::typed_payloads
+  std::optional<PayloadType> payload_type; // the --payload-type its endpoints were planned with
 };
 
 const OptionGroup& fake_options()
@@ -48,6 +50,7 @@ TransportPlan plan_fake(FakeLog& log, const PlanRequest& request)
 {
   log.planned_role = request.role;
   log.told_threads = request.threads_of_one_process;
+  log.payload_type = request.endpoint.payload_type;
   const std::string given = request.values.text(fake_options()["fake"]).value_or("");
   if (given == "bad")
     throw UsageError("bad --fake value 'bad'");
@@ -70,7 +73,7 @@ TransportDescriptor fake_transport(const std::shared_ptr<FakeLog>& log, std::str
           .summary = std::move(summary),
           .options = fake_options(),
           .also_reads = log->also_reads,
-          .flags = {.threads = log->allows_threads},
+          .flags = {.threads = log->allows_threads, .typed_payloads = log->typed_payloads},
           .remote_launch = std::nullopt,
           .plan = [log](const PlanRequest& request) { return plan_fake(*log, request); }};
 }
@@ -200,6 +203,10 @@ TEST_F(TransportSelectionTest, ASettingBesideAnotherTransportsNameIsRefusedByNam
       {{"--zmq", "tcp://127.0.0.1:5555", "--reassembly-timeout", "2"},
        "--reassembly-timeout does not apply to the zmq transport (it is an option of udp, "
        "multicast and broadcast)"},
+      {{"-u", "127.0.0.1:40000", "--dds-keys", "8"},
+       "--dds-keys does not apply to the udp transport (it is an option of dds)"},
+      {{"--fastdds", "t", "--dds-keys", "8"},
+       "--dds-keys does not apply to the fastdds transport (it is an option of dds)"},
   };
   for (const auto& [arguments, expected] : cases) {
     std::vector<std::string> storage{"netprof"};
@@ -288,6 +295,45 @@ TEST_F(TransportSelectionTest, ThreadsAreRefusedForATransportThatDoesNotAllowThe
             0u)
       << message;
   EXPECT_FALSE(m_log->planned_role) << "refused before planning";
+}
+
+TEST_F(TransportSelectionTest, PayloadTypesAreRefusedByATransportThatMovesOpaqueBytes)
+{
+  const auto registry = with_udp_and_fake();
+
+  for (const std::string type : {"struct", "nested"}) {
+    const std::string message =
+        usage_error(registry, {"-u", "127.0.0.1:4000", "--payload-type", type});
+
+    EXPECT_EQ(message.rfind("--payload-type " + type + ": the udp transport moves opaque bytes", 0),
+              0u)
+        << message;
+  }
+  EXPECT_EQ(usage_error(registry, {"--local-pair", "--fake", "m1", "--payload-type", "nested"})
+                .rfind("--payload-type nested: the fake transport moves opaque bytes", 0),
+            0u);
+  EXPECT_FALSE(m_log->planned_role) << "refused before planning";
+}
+
+TEST_F(TransportSelectionTest, BytesIsEveryTransportsPayloadType)
+{
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--fake", "m1", "--payload-type", "bytes"});
+
+  EXPECT_EQ(sut.config.payload_type, PayloadType::bytes);
+  EXPECT_EQ(m_log->payload_type, PayloadType::bytes);
+}
+
+TEST_F(TransportSelectionTest, ATransportThatSerializesIsPlannedWithThePayloadType)
+{
+  m_log->typed_payloads = true;
+  const auto registry = with_udp_and_fake();
+
+  const auto sut = parse(registry, {"--local-pair", "--fake", "m1", "--payload-type", "struct"});
+
+  EXPECT_EQ(sut.config.payload_type, PayloadType::flat_struct);
+  EXPECT_EQ(m_log->payload_type, PayloadType::flat_struct) << "its endpoints will be asked for it";
 }
 
 TEST_F(TransportSelectionTest, ATransportThatAllowsThreadsIsToldBeforeItDerivesArguments)
@@ -401,7 +447,8 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
     EXPECT_EQ(listing["transports"][1]["needs_private_netns"], true);
     EXPECT_EQ(fake["flags"], nlohmann::json::parse(R"({"threads": false, "private_netns": false,
                                                        "pair_service": false,
-                                                       "host_local": false})"));
+                                                       "host_local": false,
+                                                       "typed_payloads": false})"));
     EXPECT_TRUE(fake["remote_launch"].is_null()) << "it gave no template";
     EXPECT_EQ(listing["transports"][1]["flags"]["private_netns"], true); // multicast
     EXPECT_EQ(listing["transports"][0]["remote_launch"]["subscriber"],

@@ -751,6 +751,7 @@ TEST(JsonReport, Settings)
                                                       "mode",
                                                       "payload_size",
                                                       "num_vars",
+                                                      "payload_type",
                                                       "test_seconds",
                                                       "count",
                                                       "count_received",

@@ -34,6 +34,15 @@ class DdsTestCase(NetprofTestCase):
         """The options of a two-terminal run on loopback with topics of its own."""
         return ["--dds", unique_topic(), "--dds-loopback", *extra]
 
+    def assert_refused(self, args, status, *words):
+        """netprof ARGS exits with STATUS and one line on stderr naming every one of WORDS."""
+        result = self.run_netprof(*args, deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+
 
 class LocalPairTest(DdsTestCase):
     def test_reliable_ping_pong_echoes_every_probe_and_times_discovery(self):
@@ -126,14 +135,6 @@ class StrangerTest(DdsTestCase):
 
 
 class RefusalTest(DdsTestCase):
-    def assert_refused(self, args, status, *words):
-        result = self.run_netprof(*args, deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
-        lines = [line for line in result.stderr.splitlines() if line.strip()]
-        self.assertEqual(len(lines), 1, result.stderr)
-        for word in words:
-            self.assertIn(word, lines[0])
-
     def test_domain_out_of_range(self):
         self.assert_refused(["-i", "0", "--dds", "--dds-domain", "233"], 2, "--dds-domain",
                             "233")
