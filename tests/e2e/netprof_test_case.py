@@ -180,6 +180,15 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
         process, path = self.start(*args, json_name=json_name)
         return self.finish(process, path, deadline_s)
 
+    def assert_refused_in_one_line(self, args, status, *words):
+        """netprof ARGS exits with STATUS and one line on stderr naming every one of WORDS."""
+        result = self.run_netprof(*args, deadline_s=30)
+        self.assertEqual(result.returncode, status, result.stdout + result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, result.stderr)
+        for word in words:
+            self.assertIn(word, lines[0])
+
     def interrupt(self, process):
         process.send_signal(signal.SIGINT)
 

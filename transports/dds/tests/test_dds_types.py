@@ -69,21 +69,21 @@ class KeyedInstancesTest(DdsTestCase):
 
 class RefusalTest(DdsTestCase):
     def test_nested_on_udp(self):
-        self.assert_refused(["--local-pair", "--payload-type", "nested", "-t", "1"], 2,
+        self.assert_refused_in_one_line(["--local-pair", "--payload-type", "nested", "-t", "1"], 2,
                             "--payload-type nested", "udp", "opaque bytes")
 
     def test_struct_on_fastdds(self):
-        self.assert_refused(["--local-pair", "--fastdds", "--payload-type", "struct", "-t", "1"],
+        self.assert_refused_in_one_line(["--local-pair", "--fastdds", "--payload-type", "struct", "-t", "1"],
                             2, "--payload-type struct", "fastdds", "opaque bytes")
 
     def test_nested_beyond_what_its_sample_may_serialize_to(self):
-        self.assert_refused(["--local-pair", "--dds", "--payload-type", "nested", "-s", "1M",
+        self.assert_refused_in_one_line(["--local-pair", "--dds", "--payload-type", "nested", "-s", "1M",
                              "-t", "1"], 2, "-s 1048576", "at most 701600 B", "nested")
 
     def test_keys_off_dds(self):
         # Alone, --dds-keys selects dds (as --mc-ttl selects multicast); beside another
         # transport it is refused by name.
-        self.assert_refused(["--local-pair", "--tcp", "--dds-keys", "8", "-t", "1"], 2,
+        self.assert_refused_in_one_line(["--local-pair", "--tcp", "--dds-keys", "8", "-t", "1"], 2,
                             "--dds-keys", "tcp", "dds")
 
 
