@@ -142,8 +142,8 @@ class OversizedFramesTest(ZmqHostileCase):
         pub_done, _ = self.check_flood("publisher", None, b"SUB")
         notes = " ".join(pub_done.json["endpoint"]["notes"])
         # The largest control message a publisher reads: final counters with their addendum,
-        # 52 B header + 104 B counters + 32 B addendum (+ ZeroMQ's 1-byte topic).
-        self.assertIn("reads messages of at most 189 B", notes)
+        # 52 B header + 104 B counters + 40 B addendum (+ ZeroMQ's 1-byte topic).
+        self.assertIn("reads messages of at most 197 B", notes)
 
     def test_frames_announcing_16_mib_leave_the_subscriber_small(self):
         # The subscriber binds its own endpoint too (MADARA's rule); a stranger PUB connects.
