@@ -83,7 +83,7 @@ for package in "${packages[@]}"; do
   installed "$package" || missing+=("$package")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "netprof: all $level dependencies are installed"
+  echo "netprof: every package of the '$level' set is installed"
   exit 0
 fi
 
