@@ -64,16 +64,6 @@ def wait_until(condition, deadline_s, what):
         time.sleep(0.01)
 
 
-def cpu_seconds(pid):
-    """User and system time of a running process, from /proc (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as file:
-            fields = file.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class Roudi:
     """An iox-roudi this test started, with the small config, stopped by its PID."""
 
@@ -181,15 +171,14 @@ class WithARunningRoudi(RunningRoudi, IceoryxTestCase):
         common = ["--iceoryx", name, "--iox-queue-full", "block", "--wait", "5"]
         publisher, pub_json = self.start("-i", "0", *common, "-t", "2", "--warmup-time", "0.1",
                                          json_name="pub")
-        subscriber, _ = self.start("-i", "1", *common)
+        watched = self.start_watched("-i", "1", *common)
+        subscriber = watched.process
         runtime_files = [f"/tmp/netprof_{subscriber.pid}_1{end}" for end in ("", ".lock")]
         self.addCleanup(lambda: [os.unlink(f) for f in runtime_files if os.path.exists(f)])
-        # Receiving: both spent time on the CPU that only the measured phase explains (the
-        # publisher blocks until a subscriber joins, then sends at full speed and waits on its
-        # queue whenever it is full). The subscriber's CPU alone is not enough: under ASan its
-        # start-up takes a fifth of a second before it has announced itself.
-        wait_until(lambda: cpu_seconds(subscriber.pid) >= 0.2 and cpu_seconds(publisher.pid) >= 0.5,
-                   10, "the publisher never sent to the subscriber")
+        # Killed once its status line shows measured data: the CPU time both had spent (the
+        # test's earlier sign) was reached under ASan before the subscriber had announced
+        # itself, and the publisher then reported nobody joining instead.
+        self.wait_for_measured_data(watched, publisher=publisher)
         subscriber.kill()
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
