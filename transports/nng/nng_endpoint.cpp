@@ -272,8 +272,11 @@ ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   const int got =
       receive_one(whole_ms >= 1 ? static_cast<nng_duration>(whole_ms) : NNG_DURATION_ZERO, first);
   if (got == 0) {
+    // Only the one: a look for more after it (a zero-timeout aio) failed whenever the queue was
+    // empty, one NNG call per message that a blocking pull0 program does not make. Pinned, the
+    // push/pull stream went from 0.81x-0.88x a bare pair to 0.89x-0.94x without it.
     deliver(sink, first);
-    return drain(sink, receive_batch - 1) < 0 ? ReceiveResult::failed : ReceiveResult::received;
+    return ReceiveResult::received;
   }
   if (!nothing_came(got)) {
     return ReceiveResult::failed;

@@ -46,7 +46,7 @@ class NngEndpoint final : public Endpoint {
 public:
   // The largest payload, as for ZeroMQ; what a socket reads is capped by its role.
   static constexpr std::size_t max_payload_size = std::size_t{16} << 20;
-  // Messages handed to the sink per receive().
+  // Messages handed to the sink per receive() that does not wait (a blocking one hands one).
   static constexpr int receive_batch = 32;
 
   // Opens, listens and dials; throws TransportError when the system refuses.
