@@ -167,8 +167,7 @@ void judge_count_received(const std::string& name, const SubscriberResult& sub,
     return;
   verdict.problems.push_back(
       name + " completed " + format_count(sub.echoes) + " of the " + format_count(*wanted) +
-      " round trips --count-received asked for "
-      "before -t " +
+      " round trips --count-received asked for before -t " +
       format_number(criteria.phases.test_seconds) + " s ended the measured phase");
 }
 
