@@ -31,8 +31,8 @@ bool decode_final_counters(std::span<const std::byte> payload, wire::SubscriberC
   if (payload.size() == wire::final_counters_size)
     return wire::decode_counters(payload, counters);
   wire::FinalAddendum decoded;
-  if (payload.size() < wire::final_counters_size + wire::final_addendum_v1_size ||
-      payload.size() > wire::final_counters_with_addendum_size ||
+  // The addendum's decoder takes only its sizes (with or without the join time).
+  if (payload.size() < wire::final_counters_size ||
       !wire::decode_counters(payload.first(wire::final_counters_size), counters) ||
       !wire::decode_final_addendum(payload.subspan(wire::final_counters_size), decoded))
     return false;
@@ -97,7 +97,7 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
     result.usage = final_counters.addendum->usage;
     result.injected_drops = final_counters.addendum->injected_drops;
     if (final_counters.addendum->join_ns > 0)
-      result.join_seconds = static_cast<double>(final_counters.addendum->join_ns) * 1e-9;
+      result.join_seconds = to_seconds(Nanoseconds(final_counters.addendum->join_ns));
   }
   const bool measured = phase.start != Clock::time_point{};
   if (measured && member.last_heard >= phase.start)
