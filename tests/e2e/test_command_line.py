@@ -4,7 +4,6 @@ import json
 import os
 import signal
 import socket
-import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
@@ -206,11 +205,11 @@ class InterruptTest(NetprofTestCase):
     def test_sigint_prints_a_partial_report_and_exits_130(self):
         pub_addr = f"127.0.0.1:{free_udp_port()}"
         sub_addr = f"127.0.0.1:{free_udp_port()}"
-        subscriber, sub_json = self.start("-i", "1", "-u", sub_addr, "-u", pub_addr,
-                                          json_name="int-sub")
+        subscriber = self.start_watched("-i", "1", "-u", sub_addr, "-u", pub_addr,
+                                        json_name="int-sub")
         publisher, pub_json = self.start("-i", "0", "-u", pub_addr, "-t", "60", "--send-hz", "1000",
                                          "--warmup-time", "0.2", json_name="int-pub")
-        time.sleep(1.5)  # somewhere in the measured phase; the outcome is asserted either way
+        self.wait_for_measured_data(subscriber, publisher=publisher)
         publisher.send_signal(signal.SIGINT)
         result = self.finish(publisher, pub_json, deadline_s=20)
         self.assertEqual(result.returncode, 130, result.stderr)
@@ -218,7 +217,7 @@ class InterruptTest(NetprofTestCase):
         self.assertTrue(result.json["result"]["interrupted"])
         self.assertGreater(result.json["publisher"]["messages_sent"], 0)
         # The publisher still ended the test, so the subscriber finishes cleanly too.
-        sub = self.finish(subscriber, sub_json, deadline_s=20)
+        sub = self.finish_watched(subscriber, deadline_s=20)
         self.assertTrue(sub.json["subscriber"]["end_received"])
 
 

@@ -133,17 +133,17 @@ class BrokerFailureTest(MqttTestCase):
     def test_broker_that_dies_mid_run_ends_both_roles_with_status_3(self):
         broker, port = self.start_broker()
         common = ["--mqtt", f"127.0.0.1:{port}"]
-        subscriber, _ = self.start("-i", "1", *common)
+        subscriber = self.start_watched("-i", "1", *common)
         publisher, path = self.start("-i", "0", *common, "-t", "20", "--send-hz", "1000",
                                      json_name="dies")
-        time.sleep(2)
+        self.wait_for_measured_data(subscriber, publisher=publisher)  # mid-run, not in the handshake
         broker.kill()
         broker.wait(timeout=10)
         result = self.finish(publisher, path, deadline_s=DEADLINE_S)
         self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
         self.assertIn(f"the connection to the MQTT broker at 127.0.0.1:{port} was lost",
                       result.stdout)
-        self.assertEqual(self.finish(subscriber, deadline_s=DEADLINE_S).returncode, 3)
+        self.assertEqual(self.finish_watched(subscriber, deadline_s=DEADLINE_S).returncode, 3)
 
 
 class RefusalTest(MqttTestCase):

@@ -177,10 +177,10 @@ class ServerFailureTest(RedisTestCase):
     def test_server_that_dies_mid_run_ends_both_roles_with_status_3_and_a_report(self):
         server, port = self.start_server()
         common = ["--redis", f"127.0.0.1:{port}"]
-        subscriber, _ = self.start("-i", "1", *common)
+        subscriber = self.start_watched("-i", "1", *common)
         publisher, path = self.start("-i", "0", *common, "-t", "20", "--send-hz", "1000",
                                      json_name="dies")
-        time.sleep(2)
+        self.wait_for_measured_data(subscriber, publisher=publisher)  # mid-run, not in the handshake
         server.kill()
         server.wait(timeout=10)
         result = self.finish(publisher, path, deadline_s=DEADLINE_S)
@@ -188,7 +188,7 @@ class ServerFailureTest(RedisTestCase):
         self.assertIn(f"the connection to the Redis server at 127.0.0.1:{port} was lost",
                       result.stdout)
         self.assertIsNotNone(result.json, "no report was written")
-        self.assertEqual(self.finish(subscriber, deadline_s=DEADLINE_S).returncode, 3)
+        self.assertEqual(self.finish_watched(subscriber, deadline_s=DEADLINE_S).returncode, 3)
 
     def test_a_subscriber_the_server_disconnects_for_lagging_says_why(self):
         # A small pub/sub output limit, and a subscriber stopped while the stream goes on: the

@@ -1,6 +1,5 @@
 """End-to-end: real publisher and subscriber processes over UDP loopback."""
 
-import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
@@ -102,12 +101,14 @@ class MissingPeerTest(NetprofTestCase):
     def test_publisher_reports_a_subscriber_killed_mid_run(self):
         pub_port, sub_port = free_udp_port(), free_udp_port()
         pub_addr, sub_addr = f"127.0.0.1:{pub_port}", f"127.0.0.1:{sub_port}"
-        subscriber, _ = self.start("-i", "1", "-u", sub_addr, "-u", pub_addr)
+        subscriber = self.start_watched("-i", "1", "-u", sub_addr, "-u", pub_addr)
         publisher, pub_json = self.start("-i", "0", "-u", pub_addr, "-t", "3", "--send-hz", "1000",
                                          "--warmup-time", "0.2", json_name="orphan")
-        time.sleep(1.0)  # let the measured phase begin; the outcome is asserted, not the timing
-        subscriber.kill()
-        subscriber.wait(timeout=10)
+        # Killed once it has measured data: killed in its handshake (a slow start under a
+        # sanitizer), it would be a subscriber that never came, not one that died mid-run.
+        self.wait_for_measured_data(subscriber, publisher=publisher)
+        subscriber.process.kill()
+        subscriber.process.wait(timeout=10)
         result = self.finish(publisher, pub_json, deadline_s=30)
         self.assertEqual(result.returncode, 1, result.stdout)
         self.assertIn("sent no final counters", " ".join(result.json["result"]["problems"]))
