@@ -64,11 +64,16 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppr
 
 # -O1 keeps sanitized builds and tests quick while leaving stacks readable (-g1: file and line in
 # every frame); asserts stay on (no NDEBUG). Benchmarks are not built: they test nothing.
+# A unity build (16 sources per compilation) takes about a third less time: an ASan build of
+# everything took 322 s against 480-500 s one source at a time (2 cores, quiet, 2026-11-27).
+# It also keeps two files of one target from defining the same helper unnoticed. The Release
+# build users run and benchmark stays one source at a time.
 configure_and_build() {
   local dir="$1" sanitizers="$2"
   shift 2
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DNETPROF_BUILD_BENCH=OFF \
+    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
     -DNETPROF_SANITIZE="$sanitizers" >/dev/null
   cmake --build "$dir" -j"$jobs" "$@"
 }

@@ -50,7 +50,7 @@ std::string transport_name(const std::string& name)
   return name;
 }
 
-void write_status(std::ostream& out, const RunReport& report)
+void write_madara_status(std::ostream& out, const RunReport& report)
 {
   if (report.interrupted) {
     out << "Test: INTERRUPTED (partial results)\n";
@@ -74,7 +74,7 @@ double test_seconds(const RunReport& report)
   return report.self ? report.self->throughput.seconds : 0.0;
 }
 
-void write_settings(std::ostream& out, const RunReport& report)
+void write_madara_settings(std::ostream& out, const RunReport& report)
 {
   out << "Settings:\n";
   out << "  Transport type: " << transport_name(report.config.transport_name) << "\n";
@@ -169,8 +169,8 @@ void write_notes(std::ostream& out, const RunReport& report, const Received& tot
 
 void write_madara_report(std::ostream& out, const RunReport& report)
 {
-  write_status(out, report);
-  write_settings(out, report);
+  write_madara_status(out, report);
+  write_madara_settings(out, report);
   if (report.config.role == Role::publisher)
     write_latency(out, report.rtt, 0.5);
   else

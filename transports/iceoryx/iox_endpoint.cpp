@@ -23,8 +23,6 @@ using iox::popo::AllocationError;
 // How long a subscriber's open waits for discovery (RouDi's loop runs every 100 ms) to connect
 // it both ways to a publisher that is there; one that is not yet there costs this once.
 constexpr auto connect_wait = std::chrono::seconds(1);
-// RouDi answers a request within milliseconds; this long is a RouDi that hangs.
-constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
 // How often a receive looks whether RouDi still answers (a connect() on its socket).
 constexpr auto roudi_check_interval = std::chrono::milliseconds(250);
 // Zero-timeout receives between two looks at the clock, to keep that off the spin loop.

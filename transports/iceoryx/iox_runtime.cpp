@@ -36,9 +36,6 @@ public:
   static iox::runtime::PoshRuntime& current(iox::cxx::optional<const iox::RuntimeName_t*>) noexcept;
 };
 
-// RouDi answers a request within milliseconds; this long is a RouDi that hangs.
-constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
-
 // iceoryx's own error handler logs (off here), asserts on SEVERE errors in Debian's build
 // (which has assertions) and ends the process with std::terminate on FATAL ones. netprof asks
 // for sizes no mempool has on purpose (SEVERE), and a FATAL error leaves iceoryx unusable: one

@@ -17,6 +17,9 @@
 
 namespace netprof::iox_parts {
 
+// RouDi answers a request within milliseconds; this long is a RouDi that hangs.
+inline constexpr auto roudi_answer_within = std::chrono::milliseconds(10000);
+
 // RouDi's IPC channel: a Unix-domain datagram socket, iceoryx 2.0's IOX_UDS_SOCKET_PATH_PREFIX
 // followed by IPC_CHANNEL_ROUDI_NAME ("/tmp/roudi").
 std::string roudi_socket_path();

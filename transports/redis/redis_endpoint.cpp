@@ -41,11 +41,6 @@ std::size_t bulk_bytes(std::size_t length) noexcept
   return 1 + digits(length) + 2 + length + 2;
 }
 
-std::string_view text_of(const redisReply& reply) noexcept
-{
-  return reply.str != nullptr ? std::string_view(reply.str, reply.len) : std::string_view();
-}
-
 bool is_string(const redisReply* reply) noexcept
 {
   return reply != nullptr && reply->type == REDIS_REPLY_STRING;

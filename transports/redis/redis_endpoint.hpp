@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct redisContext;
@@ -30,6 +31,9 @@ struct EndpointSettings {
 std::size_t message_push_bytes(std::size_t channel_length, std::size_t payload) noexcept;
 std::size_t pmessage_push_bytes(std::size_t pattern_length, std::size_t channel_length,
                                 std::size_t payload) noexcept;
+
+// A reply's text (a string, status or error reply); empty when it has none.
+std::string_view text_of(const redisReply& reply) noexcept;
 
 // "7.0.15" from the text of INFO server (its redis_version line); empty when there is none.
 std::string redis_version_of(const std::string& info);

@@ -45,12 +45,12 @@ timeval timeval_of(std::chrono::milliseconds duration)
   return value;
 }
 
-std::string_view text_of(const redisReply& reply)
+} // namespace
+
+std::string_view text_of(const redisReply& reply) noexcept
 {
   return reply.str != nullptr ? std::string_view(reply.str, reply.len) : std::string_view();
 }
-
-} // namespace
 
 std::string redis_version_of(const std::string& info)
 {

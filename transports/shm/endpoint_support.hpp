@@ -19,11 +19,6 @@ namespace netprof::shm {
 // Blocking waits are capped so that a caller passing Nanoseconds::max() cannot overflow.
 inline constexpr Nanoseconds longest_wait = std::chrono::hours(24);
 
-template <typename T> std::atomic_ref<T> shared(T& value) noexcept
-{
-  return std::atomic_ref<T>(value);
-}
-
 inline std::uint64_t slot_bit(std::size_t index) noexcept
 {
   return std::uint64_t{1} << index;

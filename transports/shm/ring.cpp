@@ -9,11 +9,6 @@ namespace {
 
 constexpr std::size_t max_readers = 4096;
 
-template <typename T> std::atomic_ref<T> shared(T& value) noexcept
-{
-  return std::atomic_ref<T>(value);
-}
-
 // Stores a message into the data area word by word with release stores (plain stores on x86):
 // in keep_last a lapped reader may be copying these very words, and each carries the
 // invalidation stored before it, which the reader's header check then sees. The last word is

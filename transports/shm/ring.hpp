@@ -50,6 +50,12 @@
 
 namespace netprof::shm {
 
+// Every word of the segment other processes touch is read and written atomically, through this.
+template <typename T> std::atomic_ref<T> shared(T& value) noexcept
+{
+  return std::atomic_ref<T>(value);
+}
+
 enum class History : std::uint32_t { keep_last = 1, keep_all = 2 };
 
 const char* to_string(History history) noexcept;

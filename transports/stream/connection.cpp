@@ -10,8 +10,6 @@ namespace netprof::stream {
 
 namespace {
 
-constexpr int send_flags = MSG_NOSIGNAL | MSG_DONTWAIT;
-
 ReadEnd end_of(FrameError error) noexcept
 {
   switch (error) {

@@ -8,12 +8,6 @@
 
 namespace netprof::stream {
 
-namespace {
-
-constexpr int send_flags = MSG_NOSIGNAL | MSG_DONTWAIT;
-
-} // namespace
-
 bool PendingOutput::has_room(std::size_t bytes) const noexcept
 {
   return empty() || m_bytes.size() - m_begin + bytes + record_prefix <= m_bytes.capacity();

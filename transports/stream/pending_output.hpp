@@ -4,12 +4,17 @@
 // cut short, and messages queued behind it. They go out in order, before anything else is
 // written to that connection, so a stream never carries half a frame followed by another.
 
+#include <sys/socket.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace netprof::stream {
+
+// Every write to a connection: never a SIGPIPE from a peer that left, never a blocking send.
+inline constexpr int send_flags = MSG_NOSIGNAL | MSG_DONTWAIT;
 
 class PendingOutput {
 public:

@@ -25,7 +25,7 @@ using netprof::testing::InMemoryLink;
 using netprof::testing::SeverableEndpoint;
 using namespace netprof::testing;
 
-RunConfig config_for(Role role)
+RunConfig fault_config(Role role)
 {
   return paced_config(role, 1.5);
 }
@@ -35,8 +35,8 @@ TEST(Faults, SubscriberKilledMidRunIsReportedAsVanished)
   InMemoryLink link;
   SeverableEndpoint subscriber_end(link.subscriber);
   RoleThread subscriber, publisher;
-  subscriber.start_subscriber(config_for(Role::subscriber), subscriber_end);
-  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  subscriber.start_subscriber(fault_config(Role::subscriber), subscriber_end);
+  publisher.start_publisher(fault_config(Role::publisher), link.publisher);
   wait_until_sent(publisher, 400);
   subscriber.kill(subscriber_end);
   const RoleResult outcome = publisher.result.get();
@@ -56,11 +56,11 @@ TEST(Faults, PublisherKilledMidRunLeavesThePartialSubscriberFailingAfterItsIdleT
 {
   InMemoryLink link;
   SeverableEndpoint publisher_end(link.publisher);
-  RunConfig subscriber_config = config_for(Role::subscriber);
+  RunConfig subscriber_config = fault_config(Role::subscriber);
   subscriber_config.idle_timeout_seconds = 0.6;
   RoleThread subscriber, publisher;
   subscriber.start_subscriber(subscriber_config, link.subscriber);
-  publisher.start_publisher(config_for(Role::publisher), publisher_end);
+  publisher.start_publisher(fault_config(Role::publisher), publisher_end);
   wait_until_sent(publisher, 400);
   const auto killed = std::chrono::steady_clock::now();
   publisher.kill(publisher_end);
@@ -81,12 +81,12 @@ TEST(Faults, RestartedSubscriberIsReportedAsRestartedNotAsACleanFigure)
   InMemoryLink link;
   SeverableEndpoint first_end(link.subscriber);
   RoleThread first, second, publisher;
-  first.start_subscriber(config_for(Role::subscriber), first_end);
-  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  first.start_subscriber(fault_config(Role::subscriber), first_end);
+  publisher.start_publisher(fault_config(Role::publisher), link.publisher);
   wait_until_sent(publisher, 600);
   first.kill(first_end);
   // The same id, a new process: it reads the same inbox and says hello with a new instance.
-  second.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  second.start_subscriber(fault_config(Role::subscriber), link.subscriber);
   const RoleResult outcome = publisher.result.get();
   const RoleResult restarted = second.result.get();
 
@@ -115,11 +115,11 @@ TEST(Faults, RestartedPublisherTakesTheSubscriberIntoItsNewRun)
   InMemoryLink link;
   SeverableEndpoint first_end(link.publisher);
   RoleThread subscriber, first, second;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
-  first.start_publisher(config_for(Role::publisher), first_end);
+  subscriber.start_subscriber(fault_config(Role::subscriber), link.subscriber);
+  first.start_publisher(fault_config(Role::publisher), first_end);
   wait_until_sent(first, 400);
   const RoleResult killed = first.kill(first_end);
-  RunConfig again = config_for(Role::publisher);
+  RunConfig again = fault_config(Role::publisher);
   again.test_seconds = 0.5;
   second.start_publisher(again, link.publisher);
   const RoleResult renewed = second.result.get();
@@ -159,9 +159,9 @@ TEST(Faults, StaleTrafficOfAnotherRunDoesNotCaptureANewSubscriber)
   link.to_subscriber->push(message_of(stale));
 
   RoleThread subscriber, publisher;
-  RunConfig publisher_config = config_for(Role::publisher);
+  RunConfig publisher_config = fault_config(Role::publisher);
   publisher_config.test_seconds = 0.5;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(fault_config(Role::subscriber), link.subscriber);
   publisher.start_publisher(publisher_config, link.publisher);
   const RoleResult pub = publisher.result.get();
   const RoleResult sub = subscriber.result.get();
@@ -187,8 +187,8 @@ TEST(Faults, AStaleAcknowledgementForUsHealsWithoutAnAbandonedRun)
   link.to_subscriber->push(message_of(stale));
 
   RoleThread subscriber, publisher;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
-  publisher.start_publisher(config_for(Role::publisher), link.publisher);
+  subscriber.start_subscriber(fault_config(Role::subscriber), link.subscriber);
+  publisher.start_publisher(fault_config(Role::publisher), link.publisher);
   const RoleResult pub = publisher.result.get();
   const RoleResult sub = subscriber.result.get();
 
@@ -222,7 +222,7 @@ void echo_first_probe(InMemoryLink& link, std::uint32_t id, std::uint32_t tag)
 // which takes the id over. Returns A's proven hello, for saying it again.
 wire::Header restart_as_b(InMemoryLink& link, RoleThread& publisher, double seconds)
 {
-  RunConfig publisher_config = config_for(Role::publisher);
+  RunConfig publisher_config = fault_config(Role::publisher);
   publisher_config.test_seconds = seconds;
   publisher_config.warmup_count = 0;
   wire::Header hello;

@@ -33,7 +33,7 @@ using namespace std::chrono_literals;
 using netprof::testing::InMemoryLink;
 using namespace netprof::testing;
 
-RunConfig config_for(Role role)
+RunConfig hostile_run_config(Role role)
 {
   return paced_config(role, 1.0);
 }
@@ -83,10 +83,10 @@ struct Snoop {
 
 // A real subscriber 1 and publisher; `attack` runs once the measured phase is under way.
 PairOutcome run_attacked(InMemoryLink& link, const std::function<void()>& attack,
-                         RunConfig publisher_config = config_for(Role::publisher))
+                         RunConfig publisher_config = hostile_run_config(Role::publisher))
 {
   RoleThread subscriber, publisher;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(hostile_run_config(Role::subscriber), link.subscriber);
   publisher.start_publisher(publisher_config, link.publisher);
   wait_until_sent(publisher, 400);
   attack();
@@ -168,7 +168,7 @@ TEST(HostileProtocol, HellosBeforeTheMeasuredPhaseAdmitOnlyUpToTheCap)
   // alone admits at most --subscribers plus 8 (fewer if the measured phase begins before all
   // are read); the rest must prove themselves further, never do, and are counted as rejected.
   InMemoryLink link;
-  RunConfig config = config_for(Role::publisher);
+  RunConfig config = hostile_run_config(Role::publisher);
   config.test_seconds = 0.2;
   RoleThread publisher;
   publisher.start_publisher(config, link.publisher);
@@ -272,12 +272,12 @@ TEST(HostileProtocol, AHelloNamingTheRealIdWithANewTagIsNotARestart)
 TEST(HostileProtocol, ALateJoinerIsAdmittedByItsFirstEchoAndReportedAsLate)
 {
   InMemoryLink link;
-  RunConfig config = config_for(Role::publisher);
+  RunConfig config = hostile_run_config(Role::publisher);
   config.subscribers = 0; // start at once
   RoleThread subscriber, publisher;
   publisher.start_publisher(config, link.publisher);
   wait_until_sent(publisher, 400);
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(hostile_run_config(Role::subscriber), link.subscriber);
   const RoleResult pub = publisher.result.get();
   const RoleResult sub = subscriber.result.get();
 
@@ -296,13 +296,13 @@ TEST(HostileProtocol, ALateJoinerIsAdmittedByItsFirstEchoAndReportedAsLate)
 TEST(HostileProtocol, ALateJoinerThatEchoedNoProbeIsAdmittedByItsCounters)
 {
   InMemoryLink link;
-  RunConfig config = config_for(Role::publisher);
+  RunConfig config = hostile_run_config(Role::publisher);
   config.subscribers = 0;
   config.probe_hz = 0.5; // one probe, at the start: none after it joins
   RoleThread subscriber, publisher;
   publisher.start_publisher(config, link.publisher);
   wait_until_sent(publisher, 400);
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(hostile_run_config(Role::subscriber), link.subscriber);
   const RoleResult pub = publisher.result.get();
   subscriber.result.get();
 
@@ -379,7 +379,7 @@ RoleResult scripted_end(const std::vector<std::uint64_t>& ends, bool final_ack)
 {
   InMemoryLink link;
   RoleThread subscriber;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(hostile_run_config(Role::subscriber), link.subscriber);
   std::vector<std::byte> said;
   wire::Header hello;
   EXPECT_TRUE(link.to_publisher->pop(said, 5s)) << "the subscriber never said hello";
@@ -447,11 +447,11 @@ TEST(HostileProtocol, AnAbsurdRecordCountIsRejectedBeforeAnyReaderIsBuilt)
     return 1;
   });
   to_subscriber = link.to_subscriber.get();
-  RunConfig publisher_config = config_for(Role::publisher);
+  RunConfig publisher_config = hostile_run_config(Role::publisher);
   publisher_config.payload_size = 256;
   publisher_config.num_vars = 4;
   RoleThread subscriber, publisher;
-  subscriber.start_subscriber(config_for(Role::subscriber), link.subscriber);
+  subscriber.start_subscriber(hostile_run_config(Role::subscriber), link.subscriber);
   publisher.start_publisher(publisher_config, link.publisher);
   const RoleResult published = publisher.result.get();
   const RoleResult subscribed = subscriber.result.get();
@@ -464,7 +464,7 @@ TEST(HostileProtocol, AnAbsurdRecordCountIsRejectedBeforeAnyReaderIsBuilt)
             4 * (published.report.messages_sent - 1));
 }
 
-pid_t start(std::vector<std::string> args)
+pid_t start_child(std::vector<std::string> args)
 {
   std::vector<char*> argv;
   for (auto& arg : args)
@@ -494,11 +494,11 @@ bool ignores_sigterm_soon(pid_t pid)
 TEST(LocalPair, AChildThatHasNothingLeftToWaitForIsEndedPromptly)
 {
   const auto started = std::chrono::steady_clock::now();
-  end_child(start({"/bin/sleep", "30"}), 5s);
+  end_child(start_child({"/bin/sleep", "30"}), 5s);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
 
   // One that ignores SIGTERM is killed once the grace is over.
-  const pid_t stubborn = start({"/bin/sh", "-c", "trap '' TERM; exec sleep 30"});
+  const pid_t stubborn = start_child({"/bin/sh", "-c", "trap '' TERM; exec sleep 30"});
   ASSERT_TRUE(ignores_sigterm_soon(stubborn));
   const auto again = std::chrono::steady_clock::now();
   const int status = end_child(stubborn, 300ms);

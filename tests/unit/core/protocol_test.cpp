@@ -24,7 +24,7 @@ using netprof::testing::InMemoryLink;
 using netprof::testing::PairOutcome;
 using netprof::testing::run_pair;
 
-RunConfig config_for(Role role)
+RunConfig counted_run_config(Role role)
 {
   return counted_config(role, 1000, 20);
 }
@@ -44,7 +44,8 @@ netprof::testing::Forwarding measured_data(std::function<int(std::uint64_t)> cop
 TEST(Protocol, CleanLinkDeliversEverythingAndEchoesEveryProbe)
 {
   InMemoryLink sut;
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
   EXPECT_EQ(outcome.subscriber.status, ExitStatus::passed);
@@ -64,7 +65,8 @@ TEST(Protocol, EchoesCarryStampsThatPutOneClockAtOffsetZero)
 {
   // Both roles are threads of this process: one clock, so the offset is 0 within its bound.
   InMemoryLink sut;
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   const SubscriberResult& seen = outcome.publisher.report.subscribers.at(0);
   ASSERT_TRUE(seen.cross_clock.has_value());
@@ -81,7 +83,8 @@ TEST(Protocol, EchoesCarryStampsThatPutOneClockAtOffsetZero)
 TEST(Protocol, ThePublisherReportsWhatTheSubscriberProcessCost)
 {
   InMemoryLink sut;
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   const SubscriberResult& seen_by_publisher = outcome.publisher.report.subscribers.at(0);
   ASSERT_TRUE(seen_by_publisher.usage.has_value());
@@ -92,13 +95,13 @@ TEST(Protocol, ThePublisherReportsWhatTheSubscriberProcessCost)
 
 TEST(Protocol, InjectedDropsAreReportedAsLossAndTheSameSeedDropsTheSameShare)
 {
-  RunConfig subscriber = config_for(Role::subscriber);
+  RunConfig subscriber = counted_run_config(Role::subscriber);
   subscriber.drop_percent = 25.0;
   subscriber.drop_seed = 3;
   InMemoryLink first;
-  const auto one = run_pair(first, config_for(Role::publisher), subscriber);
+  const auto one = run_pair(first, counted_run_config(Role::publisher), subscriber);
   InMemoryLink second;
-  const auto two = run_pair(second, config_for(Role::publisher), subscriber);
+  const auto two = run_pair(second, counted_run_config(Role::publisher), subscriber);
 
   const std::uint64_t lost = one.publisher.report.subscribers.at(0).lost;
   // 1000 measured messages (and 20 warm-up ones drawn first) at p = 0.25: sd is about 14.
@@ -113,7 +116,8 @@ TEST(Protocol, LossIsExactlySentMinusReceived)
 {
   InMemoryLink sut(
       measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   const SubscriberResult& seen_by_publisher = outcome.publisher.report.subscribers.at(0);
   EXPECT_EQ(seen_by_publisher.counters.received, 900u);
@@ -128,9 +132,9 @@ TEST(Protocol, MaxLossTurnsLossIntoFailure)
 {
   InMemoryLink sut(
       measured_data([](std::uint64_t sequence) { return sequence % 10 == 3 ? 0 : 1; }));
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.max_loss_percent = 5.0;
-  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber));
+  const auto outcome = run_pair(sut, publisher, counted_run_config(Role::subscriber));
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::failed);
   EXPECT_FALSE(outcome.publisher.report.success);
@@ -140,7 +144,8 @@ TEST(Protocol, DuplicatesAreCountedAndNotMistakenForData)
 {
   InMemoryLink sut(
       measured_data([](std::uint64_t sequence) { return sequence % 50 == 0 ? 2 : 1; }));
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   const auto& counters = outcome.publisher.report.subscribers.at(0).counters;
   EXPECT_EQ(counters.duplicates, 20u);
@@ -158,7 +163,8 @@ TEST(Protocol, GarbageIsRejectedWithoutTouchingTheFigures)
       b = static_cast<std::byte>(random());
     sut.to_subscriber->push(junk);
   }
-  const auto outcome = run_pair(sut, config_for(Role::publisher), config_for(Role::subscriber));
+  const auto outcome =
+      run_pair(sut, counted_run_config(Role::publisher), counted_run_config(Role::subscriber));
 
   EXPECT_EQ(outcome.subscriber.report.rejected, 200u);
   EXPECT_EQ(outcome.publisher.report.subscribers.at(0).counters.received, 1000u);
@@ -168,10 +174,10 @@ TEST(Protocol, GarbageIsRejectedWithoutTouchingTheFigures)
 TEST(Protocol, PingPongEchoesEachProbeBeforeTheNext)
 {
   InMemoryLink sut;
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.mode = Mode::ping_pong;
   publisher.count = 300;
-  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber));
+  const auto outcome = run_pair(sut, publisher, counted_run_config(Role::subscriber));
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::passed);
   EXPECT_EQ(outcome.publisher.report.probes_sent, 300u);
@@ -182,7 +188,7 @@ TEST(Protocol, PingPongEchoesEachProbeBeforeTheNext)
 TEST(Protocol, PublisherWithoutSubscriberGivesUpAfterItsWait)
 {
   InMemoryLink sut;
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.wait_seconds = 0.2;
   StopFlag stop;
   LiveCounters live;
@@ -196,7 +202,7 @@ TEST(Protocol, PublisherWithoutSubscriberGivesUpAfterItsWait)
 TEST(Protocol, SubscriberWithoutPublisherGivesUpAfterItsWait)
 {
   InMemoryLink sut;
-  RunConfig subscriber = config_for(Role::subscriber);
+  RunConfig subscriber = counted_run_config(Role::subscriber);
   subscriber.wait_seconds = 0.2;
   StopFlag stop;
   LiveCounters live;
@@ -213,9 +219,9 @@ TEST(Protocol, LostEndsLeaveBothSidesFailingWithinTheirBounds)
     wire::decode_header(message, header);
     return header.kind == wire::MessageKind::end ? 0 : 1;
   });
-  RunConfig subscriber = config_for(Role::subscriber);
+  RunConfig subscriber = counted_run_config(Role::subscriber);
   subscriber.idle_timeout_seconds = 0.5;
-  const auto outcome = run_pair(sut, config_for(Role::publisher), subscriber);
+  const auto outcome = run_pair(sut, counted_run_config(Role::publisher), subscriber);
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::failed);
   EXPECT_EQ(outcome.subscriber.status, ExitStatus::failed);
@@ -225,7 +231,7 @@ TEST(Protocol, LostEndsLeaveBothSidesFailingWithinTheirBounds)
 TEST(Protocol, InterruptedPublisherStillEndsTheTestForItsSubscribers)
 {
   InMemoryLink sut;
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.count.reset();
   publisher.test_seconds = 60;
   publisher.send_hz = 1000;
@@ -234,7 +240,7 @@ TEST(Protocol, InterruptedPublisherStillEndsTheTestForItsSubscribers)
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     stop.request();
   });
-  const auto outcome = run_pair(sut, publisher, config_for(Role::subscriber), stop);
+  const auto outcome = run_pair(sut, publisher, counted_run_config(Role::subscriber), stop);
 
   EXPECT_EQ(outcome.publisher.status, ExitStatus::interrupted);
   EXPECT_TRUE(outcome.publisher.report.interrupted);
@@ -246,14 +252,14 @@ TEST(Protocol, InterruptedPublisherStillEndsTheTestForItsSubscribers)
 TEST(Protocol, EverySubscriberIsReportedWithItsOwnLatencyAndTheFanOutSkew)
 {
   InMemoryFanOut sut(3);
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.subscribers = 3;
   // Every flag and counter exists before the first thread starts: none may move under it.
   std::vector<StopFlag> stops(3);
   std::vector<LiveCounters> lives(3);
   std::vector<std::future<RoleResult>> subscribers;
   for (std::uint32_t id = 1; id <= 3; ++id) {
-    RunConfig subscriber = config_for(Role::subscriber);
+    RunConfig subscriber = counted_run_config(Role::subscriber);
     subscriber.id = id;
     subscribers.push_back(std::async(std::launch::async, [&, subscriber, id] {
       return run_subscriber(subscriber, *sut.subscribers[id - 1], stops[id - 1], lives[id - 1],
@@ -281,14 +287,14 @@ TEST(Protocol, EverySubscriberIsReportedWithItsOwnLatencyAndTheFanOutSkew)
 TEST(Protocol, ASubscriberThatLeavesEarlyIsReportedAsSuch)
 {
   InMemoryLink sut;
-  RunConfig publisher = config_for(Role::publisher);
+  RunConfig publisher = counted_run_config(Role::publisher);
   publisher.count.reset();
   publisher.test_seconds = 1.0;
   publisher.send_hz = 2000;
   StopFlag subscriber_stop, publisher_stop;
   LiveCounters subscriber_live, publisher_live;
   auto subscriber = std::async(std::launch::async, [&] {
-    return run_subscriber(config_for(Role::subscriber), sut.subscriber, subscriber_stop,
+    return run_subscriber(counted_run_config(Role::subscriber), sut.subscriber, subscriber_stop,
                           subscriber_live, Clock::now());
   });
   auto leaver = std::async(std::launch::async, [&] {

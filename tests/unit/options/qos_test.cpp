@@ -11,7 +11,7 @@
 namespace netprof {
 namespace {
 
-std::string refusal(const std::string& text)
+std::string history_refusal(const std::string& text)
 {
   try {
     parse_history(text);
@@ -45,30 +45,32 @@ TEST(ParseHistory, RefusesOtherSpellingsWithTheExpectedForms)
   for (const std::string bad : {"", "keep_last", "KEEP-LAST", "keep-last ", "keeplast", "last",
                                 "keep-last:", "keep-last:x", "keep-last:-1", "keep-last:+8",
                                 "keep-last:8x", "keep-last: 8", "keep-last=8", "keep-all-8"}) {
-    EXPECT_EQ(refusal(bad), "invalid value '" + bad + "' for --history" + expected) << bad;
+    EXPECT_EQ(history_refusal(bad), "invalid value '" + bad + "' for --history" + expected) << bad;
   }
 }
 
 TEST(ParseHistory, RefusesADepthOfZero)
 {
-  EXPECT_EQ(refusal("keep-last:0"), "invalid value 'keep-last:0' for --history: a depth of 0 "
-                                    "keeps nothing: give keep-last:N with N from 1 to "
-                                    "2147483647");
+  EXPECT_EQ(history_refusal("keep-last:0"),
+            "invalid value 'keep-last:0' for --history: a depth of 0 "
+            "keeps nothing: give keep-last:N with N from 1 to "
+            "2147483647");
 }
 
 TEST(ParseHistory, RefusesAHugeDepth)
 {
   const std::string too_large = ": depth too large (at most 2147483647 messages)";
-  EXPECT_EQ(refusal("keep-last:2147483648"),
+  EXPECT_EQ(history_refusal("keep-last:2147483648"),
             "invalid value 'keep-last:2147483648' for --history" + too_large);
-  EXPECT_EQ(refusal("keep-last:99999999999999999999999"),
+  EXPECT_EQ(history_refusal("keep-last:99999999999999999999999"),
             "invalid value 'keep-last:99999999999999999999999' for --history" + too_large);
 }
 
 TEST(ParseHistory, RefusesADepthOnKeepAll)
 {
-  EXPECT_EQ(refusal("keep-all:8"), "invalid value 'keep-all:8' for --history: keep-all takes "
-                                   "no depth (it keeps every message): give keep-all");
+  EXPECT_EQ(history_refusal("keep-all:8"),
+            "invalid value 'keep-all:8' for --history: keep-all takes "
+            "no depth (it keeps every message): give keep-all");
 }
 
 TEST(QosText, NamesTheRequestAsTheOptionsWouldBeWritten)

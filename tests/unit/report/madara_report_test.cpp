@@ -31,7 +31,7 @@ std::string section(const std::string& text, const std::string& heading)
 }
 
 // The report as --format madara prints it.
-std::string text_of(const RunReport& report)
+std::string madara_text_of(const RunReport& report)
 {
   std::ostringstream out;
   write_madara_report(out, report);
@@ -101,7 +101,7 @@ RunReport publisher_report()
 
 TEST(MadaraReport, SubscriberPrintsMadarasLayoutLineForLine)
 {
-  EXPECT_EQ(text_of(subscriber_report()),
+  EXPECT_EQ(madara_text_of(subscriber_report()),
             "Test: SUCCESS\n"
             "Settings:\n"
             "  Transport type: UDP\n"
@@ -130,7 +130,7 @@ TEST(MadaraReport, SubscriberPrintsMadarasLayoutLineForLine)
 
 TEST(MadaraReport, PublisherLatencyIsHalfTheRoundTripInWholeNanoseconds)
 {
-  const std::string text = text_of(publisher_report());
+  const std::string text = madara_text_of(publisher_report());
   EXPECT_EQ(section(text, "Latency:"), "Latency:\n"
                                        "  Min: 10001 ns\n"
                                        "  Avg: 22839 ns\n"
@@ -145,12 +145,12 @@ TEST(MadaraReport, PublisherAddsUpItsSubscribersThroughput)
   sut.subscribers.push_back(counted(3));
   sut.subscribers.back().counters_received = false; // it vanished: its counters never came
 
-  EXPECT_EQ(section(text_of(sut), "Throughput:"), "Throughput:\n"
-                                                  "  Messages received: 4000\n"
-                                                  "  Message rate: 1999.4 packets/s\n"
-                                                  "  Data received: 512000 B\n"
-                                                  "  Data rate: 255923.185 B/s\n");
-  EXPECT_TRUE(shows(text_of(sut), "  - throughput adds up 2 subscribers' figures\n"));
+  EXPECT_EQ(section(madara_text_of(sut), "Throughput:"), "Throughput:\n"
+                                                         "  Messages received: 4000\n"
+                                                         "  Message rate: 1999.4 packets/s\n"
+                                                         "  Data received: 512000 B\n"
+                                                         "  Data rate: 255923.185 B/s\n");
+  EXPECT_TRUE(shows(madara_text_of(sut), "  - throughput adds up 2 subscribers' figures\n"));
 }
 
 TEST(MadaraReport, FailGivesItsReasonsFirstThenMadarasLineWithItsPeriod)
@@ -159,7 +159,7 @@ TEST(MadaraReport, FailGivesItsReasonsFirstThenMadarasLineWithItsPeriod)
   sut.success = false;
   sut.problems = {"no measured data was received"};
   sut.self = SubscriberResult{};
-  const std::string text = text_of(sut);
+  const std::string text = madara_text_of(sut);
   EXPECT_EQ(text.rfind("no measured data was received\nTest: FAIL.\nSettings:\n", 0), 0u) << text;
   // No figure is no line, rather than a 0 ns a script would believe.
   EXPECT_TRUE(shows(text, "Latency:\nThroughput:\n  Messages received: 0\n")) << text;
@@ -171,7 +171,7 @@ TEST(MadaraReport, InterruptedIsNeitherSuccessNorFail)
   sut.success = false;
   sut.interrupted = true;
   sut.problems = {"interrupted by a signal"};
-  const std::string text = text_of(sut);
+  const std::string text = madara_text_of(sut);
   EXPECT_EQ(text.rfind("Test: INTERRUPTED (partial results)\nSettings:\n", 0), 0u) << text;
   EXPECT_TRUE(shows(text, "  - interrupted by a signal\n")) << text;
 }
@@ -185,7 +185,7 @@ TEST(MadaraReport, NumbersArePlainForScripts)
   sut.self->counters.first_to_last_ns = 1'000'000'000;
   sut.self->throughput = compute_throughput(sut.self->counters);
   sut.self->one_way = latency(1'500'000'000, 2.5e9, 3'000'000'001);
-  const std::string text = text_of(sut);
+  const std::string text = madara_text_of(sut);
 
   EXPECT_EQ(section(text, "Latency:"),
             "Latency:\n  Min: 1500000000 ns\n  Avg: 2500000000 ns\n  Max: 3000000001 ns\n");
@@ -211,7 +211,8 @@ TEST(MadaraReport, TransportsHaveMadarasNames)
                                         {"zmq", "0MQ"},
                                         {"shm", "shm"}}) {
     sut.config.transport_name = netprof;
-    EXPECT_TRUE(shows(text_of(sut), std::string("  Transport type: ") + madara + "\n")) << netprof;
+    EXPECT_TRUE(shows(madara_text_of(sut), std::string("  Transport type: ") + madara + "\n"))
+        << netprof;
   }
 }
 
@@ -222,15 +223,15 @@ TEST(MadaraReport, SettingsUseMadarasMeanings)
   sut.config.queue_length = 0;
   sut.config.payload_size = 4'096;
 
-  EXPECT_EQ(section(text_of(sut), "Settings:"), "Settings:\n"
-                                                "  Transport type: UDP\n"
-                                                "  Buffer size: 0 B\n"
-                                                "  Hosts: \n"
-                                                "    127.0.0.1:30001\n"
-                                                "    127.0.0.1:30000\n"
-                                                "  Data size: 4096 B\n"
-                                                "  Test time: 2.5 s\n"
-                                                "  Num vars: 4\n");
+  EXPECT_EQ(section(madara_text_of(sut), "Settings:"), "Settings:\n"
+                                                       "  Transport type: UDP\n"
+                                                       "  Buffer size: 0 B\n"
+                                                       "  Hosts: \n"
+                                                       "    127.0.0.1:30001\n"
+                                                       "    127.0.0.1:30000\n"
+                                                       "  Data size: 4096 B\n"
+                                                       "  Test time: 2.5 s\n"
+                                                       "  Num vars: 4\n");
 }
 
 TEST(MadaraReport, WithCountTheTestTimeIsTheMeasuredOne)
@@ -238,7 +239,7 @@ TEST(MadaraReport, WithCountTheTestTimeIsTheMeasuredOne)
   RunReport sut = publisher_report();
   sut.config.count = 5'000;
   sut.measured_seconds = 0.4567;
-  EXPECT_TRUE(shows(text_of(sut), "  Test time: 0.457 s\n")) << text_of(sut);
+  EXPECT_TRUE(shows(madara_text_of(sut), "  Test time: 0.457 s\n")) << madara_text_of(sut);
 }
 
 TEST(MadaraReport, HeadlineAndWarningsFollowMadarasSections)
@@ -246,7 +247,7 @@ TEST(MadaraReport, HeadlineAndWarningsFollowMadarasSections)
   RunReport sut = publisher_report();
   sut.headline = "75.4% lost at subscriber 1";
   sut.warnings = {"subscriber 1 lost 754 of 1,000 messages"};
-  const std::string text = text_of(sut);
+  const std::string text = madara_text_of(sut);
   EXPECT_EQ(text.rfind("Test: SUCCESS\nSettings:\n", 0), 0u) << text;
   EXPECT_TRUE(shows(text, "  - 75.4% lost at subscriber 1\n"
                           "  - subscriber 1 lost 754 of 1,000 messages\n"))

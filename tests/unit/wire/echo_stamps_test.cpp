@@ -15,7 +15,7 @@ using netprof::wire::encode_echo_stamps;
 
 using Bytes = std::vector<std::byte>;
 
-Bytes encoded(const EchoStamps& stamps)
+Bytes encoded_stamps(const EchoStamps& stamps)
 {
   Bytes out(echo_stamps_size);
   encode_echo_stamps(stamps, out);
@@ -27,7 +27,7 @@ TEST(EchoStampsWire, RoundTrips)
   const EchoStamps sut{1'234'567'890'123, 1'234'567'891'000};
   EchoStamps decoded;
 
-  ASSERT_TRUE(decode_echo_stamps(encoded(sut), decoded));
+  ASSERT_TRUE(decode_echo_stamps(encoded_stamps(sut), decoded));
 
   EXPECT_EQ(decoded.arrived_ns, sut.arrived_ns);
   EXPECT_EQ(decoded.echoed_ns, sut.echoed_ns);
@@ -35,7 +35,7 @@ TEST(EchoStampsWire, RoundTrips)
 
 TEST(EchoStampsWire, IsLittleEndianAtFixedOffsets)
 {
-  const Bytes sut = encoded({0x0102030405060708, 0x1112131415161718});
+  const Bytes sut = encoded_stamps({0x0102030405060708, 0x1112131415161718});
 
   EXPECT_EQ(sut[0], std::byte{0x08});
   EXPECT_EQ(sut[7], std::byte{0x01});
@@ -45,7 +45,7 @@ TEST(EchoStampsWire, IsLittleEndianAtFixedOffsets)
 
 TEST(EchoStampsWire, RefusesAnyOtherSize)
 {
-  const Bytes whole = encoded({10, 20});
+  const Bytes whole = encoded_stamps({10, 20});
   EchoStamps decoded{7, 8};
   for (std::size_t size = 0; size < 2 * echo_stamps_size; ++size) {
     if (size == echo_stamps_size)
@@ -60,24 +60,25 @@ TEST(EchoStampsWire, RefusesAnyOtherSize)
 TEST(EchoStampsWire, RefusesNegativeStamps)
 {
   EchoStamps decoded;
-  EXPECT_FALSE(decode_echo_stamps(encoded({-1, 5}), decoded));
-  EXPECT_FALSE(decode_echo_stamps(encoded({std::numeric_limits<std::int64_t>::min(), 0}), decoded));
-  EXPECT_FALSE(decode_echo_stamps(encoded({5, -1}), decoded));
+  EXPECT_FALSE(decode_echo_stamps(encoded_stamps({-1, 5}), decoded));
+  EXPECT_FALSE(
+      decode_echo_stamps(encoded_stamps({std::numeric_limits<std::int64_t>::min(), 0}), decoded));
+  EXPECT_FALSE(decode_echo_stamps(encoded_stamps({5, -1}), decoded));
 }
 
 TEST(EchoStampsWire, RefusesAnEchoSentBeforeItsProbeArrived)
 {
   EchoStamps decoded;
-  EXPECT_FALSE(decode_echo_stamps(encoded({1000, 999}), decoded));
-  EXPECT_TRUE(decode_echo_stamps(encoded({1000, 1000}), decoded));
+  EXPECT_FALSE(decode_echo_stamps(encoded_stamps({1000, 999}), decoded));
+  EXPECT_TRUE(decode_echo_stamps(encoded_stamps({1000, 1000}), decoded));
 }
 
 TEST(EchoStampsWire, TakesAnyPossibleStamp)
 {
   const std::int64_t most = std::numeric_limits<std::int64_t>::max();
   EchoStamps decoded;
-  EXPECT_TRUE(decode_echo_stamps(encoded({0, most}), decoded));
-  EXPECT_TRUE(decode_echo_stamps(encoded({most, most}), decoded));
+  EXPECT_TRUE(decode_echo_stamps(encoded_stamps({0, most}), decoded));
+  EXPECT_TRUE(decode_echo_stamps(encoded_stamps({most, most}), decoded));
   EXPECT_EQ(decoded.echoed_ns, most);
 }
 

@@ -1,5 +1,7 @@
 #include <netprof/wire.hpp>
 
+#include "header_fields.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,14 +23,8 @@ using netprof::wire::header_size;
 using netprof::wire::MessageKind;
 namespace flags = netprof::wire::flags;
 
+using netprof::wire::test::header_fields;
 using Bytes = std::vector<std::byte>;
-
-// Header has no operator==; a tuple gives field-by-field comparison and readable failures.
-auto fields(const Header& h)
-{
-  return std::make_tuple(static_cast<int>(h.kind), h.flags, h.sender_id, h.run_id, h.sequence,
-                         h.intended_ns, h.sent_ns, h.payload_length, h.record_count);
-}
 
 // A whole message: an encoded header followed by `payload_size` bytes, sized exactly so that
 // AddressSanitizer sees any read past the end.
@@ -101,7 +97,7 @@ TEST_P(HeaderKindRoundTrip, DecodesWhatWasEncoded)
 
   ASSERT_EQ(decode_header(message_for(sut), decoded), DecodeError::none);
 
-  EXPECT_EQ(fields(decoded), fields(sut));
+  EXPECT_EQ(header_fields(decoded), header_fields(sut));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKind, HeaderKindRoundTrip,
@@ -125,7 +121,7 @@ TEST(HeaderRoundTrip, PreservesMaximumValues)
 
   ASSERT_EQ(decode_header(message_for(sut), decoded), DecodeError::none);
 
-  EXPECT_EQ(fields(decoded), fields(sut));
+  EXPECT_EQ(header_fields(decoded), header_fields(sut));
 }
 
 TEST(HeaderRoundTrip, PreservesNegativeStamps)
@@ -137,7 +133,7 @@ TEST(HeaderRoundTrip, PreservesNegativeStamps)
 
   ASSERT_EQ(decode_header(message_for(sut), decoded), DecodeError::none);
 
-  EXPECT_EQ(fields(decoded), fields(sut));
+  EXPECT_EQ(header_fields(decoded), header_fields(sut));
 }
 
 TEST(HeaderLayout, EncodesToHandWrittenBytes)
@@ -157,7 +153,7 @@ TEST(HeaderLayout, DecodesHandWrittenBytes)
 
   ASSERT_EQ(decode_header(sut, decoded), DecodeError::none);
 
-  EXPECT_EQ(fields(decoded), fields(pinned_header()));
+  EXPECT_EQ(header_fields(decoded), header_fields(pinned_header()));
 }
 
 TEST(HeaderLayout, EncodesMaximumPayloadLengthInItsFourBytes)
@@ -338,7 +334,7 @@ TEST(HeaderDecode, LeavesOutputUntouchedOnRejection)
 
   ASSERT_EQ(decode_header(sut, decoded), DecodeError::length_mismatch);
 
-  EXPECT_EQ(fields(decoded), fields(before));
+  EXPECT_EQ(header_fields(decoded), header_fields(before));
 }
 
 TEST(DecodeErrorToString, NamesEveryErrorDistinctly)

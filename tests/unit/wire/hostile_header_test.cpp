@@ -4,6 +4,8 @@
 #include <netprof/records.hpp>
 #include <netprof/wire.hpp>
 
+#include "header_fields.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,15 +24,10 @@ using netprof::wire::Header;
 using netprof::wire::header_size;
 using netprof::wire::MessageKind;
 
+using netprof::wire::test::header_fields;
 using Bytes = std::vector<std::byte>;
 
-auto fields(const Header& h)
-{
-  return std::make_tuple(static_cast<int>(h.kind), h.flags, h.sender_id, h.run_id, h.sequence,
-                         h.intended_ns, h.sent_ns, h.payload_length, h.record_count);
-}
-
-Bytes message_for(const Header& header, std::size_t payload_size)
+Bytes hostile_message_for(const Header& header, std::size_t payload_size)
 {
   Bytes out(header_size + payload_size, std::byte{0x20});
   encode_header(header, out);
@@ -51,7 +48,7 @@ TEST(HostileHeader, PayloadLengthOfFourGibibytesIsRejectedWhateverArrived)
   constexpr std::uint32_t absurd = std::numeric_limits<std::uint32_t>::max();
   for (const std::size_t arrived : {std::size_t{0}, std::size_t{1}, std::size_t{1000}}) {
     SCOPED_TRACE("payload bytes that arrived: " + std::to_string(arrived));
-    const Bytes sut = message_for(data_header(absurd), arrived);
+    const Bytes sut = hostile_message_for(data_header(absurd), arrived);
     Header decoded;
 
     EXPECT_EQ(decode_header(sut, decoded), DecodeError::length_mismatch);
@@ -65,7 +62,7 @@ TEST(HostileHeader, RecordCountIsLeftToTheReaderWhichRefusesAnAbsurdOneWithoutAl
   // was not built for before reading a byte.
   Header header = data_header(16);
   header.record_count = std::numeric_limits<std::uint32_t>::max();
-  const Bytes sut = message_for(header, 16);
+  const Bytes sut = hostile_message_for(header, 16);
   Header decoded;
   ASSERT_EQ(decode_header(sut, decoded), DecodeError::none);
   netprof::RecordReader reader(4);
@@ -77,7 +74,7 @@ TEST(HostileHeader, AFragmentHeaderIsNotAMessage)
 {
   // The UDP transport's fragment magic "NPFG" in front of a message-sized datagram: the core
   // must never see it as one of its own.
-  Bytes sut = message_for(data_header(0), 0);
+  Bytes sut = hostile_message_for(data_header(0), 0);
   sut[0] = std::byte{'N'};
   sut[1] = std::byte{'P'};
   sut[2] = std::byte{'F'};
@@ -97,7 +94,7 @@ class HostileHeaderLeavesOutputUntouched : public ::testing::TestWithParam<Break
 
 TEST_P(HostileHeaderLeavesOutputUntouched, OnEveryKindOfRejection)
 {
-  Bytes sut = message_for(data_header(8), 8);
+  Bytes sut = hostile_message_for(data_header(8), 8);
   GetParam().apply(sut);
   Header before;
   before.kind = MessageKind::final_ack;
@@ -108,7 +105,7 @@ TEST_P(HostileHeaderLeavesOutputUntouched, OnEveryKindOfRejection)
   Header decoded = before;
 
   EXPECT_EQ(decode_header(sut, decoded), GetParam().expected);
-  EXPECT_EQ(fields(decoded), fields(before));
+  EXPECT_EQ(header_fields(decoded), header_fields(before));
 }
 
 INSTANTIATE_TEST_SUITE_P(
