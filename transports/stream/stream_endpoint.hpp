@@ -85,6 +85,8 @@ private:
   // Reading (stream_endpoint.cpp).
   Pass read_readable(MessageSink& sink) noexcept;
   Pass poll_once(MessageSink& sink, Nanoseconds timeout) noexcept;
+  // Spinning with direct reads: accepts a waiting connection, at most once per interval.
+  Pass look_for_connections(MessageSink& sink) noexcept;
   std::size_t gather_poll_set() noexcept;
   void settle(Connection& connection, const ReadReport& report) noexcept;
   bool publisher_lost() const noexcept;
@@ -152,6 +154,7 @@ private:
   std::uint64_t m_accept_errors = 0;
   int m_accept_error = 0;
   Clock::time_point m_accept_paused_until{};
+  Clock::time_point m_next_accept_look{}; // a busy-polling publisher's next accept()
 
   transport_common::UniqueFd m_dialing; // a connect in progress
   Clock::time_point m_next_dial{};
