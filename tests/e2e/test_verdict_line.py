@@ -13,9 +13,12 @@ from netprof_harness import free_port  # on the path netprof_test_case set up
 
 # Unpaced, with a small queue: ZeroMQ drops at its high-water mark when the sender outruns the
 # subscriber, which a 2-core machine all but guarantees. A run that happens to lose nothing
-# proves nothing here, so it is tried again.
+# proves nothing here, so it is tried again; so is one that lost nearly everything, probes
+# included (under ASan on a loaded machine a subscriber took 392 of 425,638 messages and none
+# of the 996 probes), which rightly fails for want of any latency figure.
 UNPACED = ["-t", "1", "--warmup-time", "0.2", "-q", "20000"]
 ATTEMPTS = 3
+NO_PROBE_ECHOED = "no probe was echoed, so there is no latency figure"
 
 
 class VerdictLineTest(NetprofTestCase):
@@ -31,11 +34,14 @@ class VerdictLineTest(NetprofTestCase):
                                               json_name=f"sub{attempt}")
             pub = self.finish(publisher, pub_json)
             sub = self.finish(subscriber, sub_json)
+            if pub.returncode == 1 and pub.json["result"]["problems"] == [NO_PROBE_ECHOED]:
+                continue
             self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
             self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
             if pub.json["subscribers"][0]["lost"] > 0:
                 return pub, sub
-        self.skipTest(f"no loss in {ATTEMPTS} unpaced ZeroMQ runs: nothing to report")
+        self.skipTest(f"no loss with echoed probes in {ATTEMPTS} unpaced ZeroMQ runs: nothing "
+                      "to report")
 
     def test_unpaced_loss_is_on_the_first_line_of_both_reports(self):
         pub, sub = self.lossy_zmq_run()
