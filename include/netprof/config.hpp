@@ -43,6 +43,12 @@ enum class PayloadFill {
   every_message // the whole payload is written into every loan: the run measures that copy too
 };
 
+// --fanout: whom each data message goes to.
+enum class Fanout {
+  all,        // every subscriber gets every message (pub/sub)
+  round_robin // each message goes to one subscriber in turn (RMR's round-robin, NNG's push0)
+};
+
 enum class EchoSize {
   record, // the header and the subscriber's two stamps (68 B): the smallest round trip
   full    // as many bytes as the probe (sockperf, ddsperf, iceperf): same size both ways
@@ -86,6 +92,7 @@ struct RunConfig {
   EchoSize echo = EchoSize::record;   // --echo
   PayloadFill payload_fill = PayloadFill::once;  // --payload-fill
   PayloadType payload_type = PayloadType::bytes; // --payload-type
+  Fanout fanout = Fanout::all;                   // --fanout
 
   QosRequest qos{}; // --reliability, --history
 
@@ -167,6 +174,11 @@ inline const char* to_string(PaceMode pace) noexcept
 inline const char* to_string(PayloadFill fill) noexcept
 {
   return fill == PayloadFill::once ? "once" : "every-message";
+}
+
+inline const char* to_string(Fanout fanout) noexcept
+{
+  return fanout == Fanout::all ? "all" : "round-robin";
 }
 
 inline const char* to_string(EchoSize echo) noexcept

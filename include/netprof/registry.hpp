@@ -34,6 +34,9 @@ struct TransportFlags {
   // It serializes samples of a type (DDS), so --payload-type struct and nested can give the
   // payload a form of its own; without it the transport moves opaque bytes and refuses them.
   bool typed_payloads = false;
+  // Its publisher can send a data message to one subscriber alone (PeerSender), so
+  // --fanout round-robin deals messages out in turn; without it the option is refused.
+  bool sends_to_one = false;
 };
 
 // How a launcher starts this transport's processes on different hosts: each role's transport

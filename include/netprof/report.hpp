@@ -110,7 +110,10 @@ struct SubscriberResult {
                                   // the last message from it; -1 if never heard in that phase
   wire::SubscriberCounters counters;
   Throughput throughput;
-  std::uint64_t lost = 0;        // publisher's sent count minus unique received
+  std::uint64_t lost = 0; // messages_owed minus unique received
+  // Publisher: the measured messages sent that this subscriber was to receive: all of them
+  // since it joined, or under --fanout round-robin those dealt to it. Subscriber: 0.
+  std::uint64_t messages_owed = 0;
   std::uint64_t probes_sent = 0; // probes this subscriber was expected to echo
   std::uint64_t echoes = 0;      // echoes that came back in time
   LatencySummary rtt;            // round trips of this subscriber's echoes

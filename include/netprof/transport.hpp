@@ -293,6 +293,21 @@ public:
   virtual void keep_payload(std::span<const std::byte> payload) = 0;
 };
 
+// Sending to one peer: an endpoint that addresses its peers one by one can send a data message
+// to one of them alone. The core uses it under --fanout round-robin, where each data message
+// goes to one subscriber in turn (as RMR's round-robin and NNG's push0 deal them), and counts
+// what it sent to each, so each subscriber's loss is known.
+class PeerSender {
+public:
+  virtual ~PeerSender() = default;
+
+  // Sends `message` as send() would, but to the adopted peer `peer` names alone (a handle the
+  // core adopted with Endpoint::reply). A peer that is gone (its connection broke, its queue was
+  // removed) counts as sent: nobody hears it, and the core charges it to that subscriber as
+  // loss, as send() does for a peer it skipped. Never allocates, never throws.
+  virtual SendOutcome send_to(PeerHandle peer, std::span<const std::byte> message) noexcept = 0;
+};
+
 // Lending: the transport lends the memory an outgoing message is written into.
 // A transport whose medium is memory (iceoryx's chunks, the shm ring's slots) can hand the core
 // the very bytes a message will be read from, so the core writes its header (and the payload,

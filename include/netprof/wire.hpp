@@ -229,9 +229,13 @@ struct RunDescription {
   std::uint64_t payload_size = 0;
   std::uint64_t num_vars = 0;
   std::uint64_t ping_pong = 0; // 0: stream, 1: ping-pong
-  std::uint64_t test_ns = 0;   // the measured phase's planned length; 0 when counted
-  std::uint64_t count = 0;     // measured messages planned; 0 when timed
-  double send_hz = 0.0;        // 0: as fast as possible
+  // --fanout round-robin: each data message goes to one subscriber, so gaps in the sequence
+  // numbers are the others' messages, not loss. Carried as bit 1 of the ping_pong field, which
+  // a publisher that predates it leaves 0 and a subscriber that predates it refuses.
+  bool round_robin = false;
+  std::uint64_t test_ns = 0; // the measured phase's planned length; 0 when counted
+  std::uint64_t count = 0;   // measured messages planned; 0 when timed
+  double send_hz = 0.0;      // 0: as fast as possible
   std::uint64_t warmup_ns = 0;
   std::uint64_t warmup_count = 0; // --warmup-count + 1; 0: the warm-up is timed
   double probe_hz = 0.0;
@@ -244,7 +248,7 @@ inline constexpr std::size_t run_description_size = 10 * 8;
 void encode_run_description(const RunDescription& description, std::span<std::byte> out) noexcept;
 
 // False when the payload is not exactly run_description_size bytes, or a field is out of any
-// range a publisher sends (a NaN or negative rate, ping_pong above 1).
+// range a publisher sends (a NaN or negative rate, a mode field other than its two bits).
 bool decode_run_description(std::span<const std::byte> payload, RunDescription& out) noexcept;
 
 // Precondition: out.size() >= final_counters_size.

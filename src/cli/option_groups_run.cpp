@@ -83,6 +83,16 @@ void add_sending(std::vector<CoreOption>& rows)
                 "sequence of structs holding a string and numbers (docs/transport-dds.md). "
                 "Refused by transports that move opaque bytes"),
            Readers::both, field<&RunConfig::payload_type>},
+          {test_heading,
+           spec("fanout", "all|round-robin",
+                Choice{{to_string(Fanout::all), to_string(Fanout::round_robin)}},
+                to_string(Fanout::all),
+                "whom each data message goes to: all, every subscriber; round-robin, one "
+                "subscriber in turn (as RMR and NNG push/pull deal them), each subscriber's loss "
+                "counted against what was sent to it. Round-robin needs a transport that "
+                "addresses subscribers one by one (tcp, uds, mq)",
+                PairRoute::publisher_only),
+           Readers::publisher, field<&RunConfig::fanout>},
       });
 }
 

@@ -148,6 +148,24 @@ void check_payload_type(const TransportDescriptor& chosen, const Descriptors& tr
       (able.empty() ? std::string() : " (only " + listed(able) + " serializes a typed sample)"));
 }
 
+// --fanout round-robin with a transport whose publisher cannot send to one subscriber alone;
+// the message names those that can, as this build has them.
+void check_fanout(const TransportDescriptor& chosen, const Descriptors& transports, Fanout fanout)
+{
+  if (fanout == Fanout::all || chosen.flags.sends_to_one) {
+    return;
+  }
+  std::vector<std::string> able;
+  for (const auto& transport : transports) {
+    if (transport.flags.sends_to_one) {
+      able.push_back(transport.name);
+    }
+  }
+  usage_error("--fanout round-robin: the " + chosen.name +
+              " transport cannot send a message to one subscriber alone" +
+              (able.empty() ? std::string() : " (" + listed(able) + " can)"));
+}
+
 } // namespace
 
 TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
@@ -161,6 +179,7 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
     check_threads_allowed(chosen, transports);
   }
   check_payload_type(chosen, transports, config.payload_type);
+  check_fanout(chosen, transports, config.fanout);
   // The local pair plans each process's transport arguments (or loopback defaults when none
   // were given), and each child plans its own with its role; --reliability and --history must
   // mean something for both roles. A wrong transport option (say, one -u where the pair needs

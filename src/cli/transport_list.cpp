@@ -84,7 +84,8 @@ nlohmann::ordered_json described(const TransportDescriptor& transport, const Des
             {"private_netns", flags.private_netns},
             {"pair_service", flags.pair_service},
             {"host_local", flags.host_local},
-            {"typed_payloads", flags.typed_payloads}}},
+            {"typed_payloads", flags.typed_payloads},
+            {"sends_to_one", flags.sends_to_one}}},
           {"remote_launch", remote_launch(transport)}};
 }
 

@@ -72,6 +72,7 @@ json settings_json(const RunConfig& config)
       {"payload_size", config.payload_size},
       {"num_vars", config.num_vars},
       {"payload_type", to_string(config.payload_type)},
+      {"fanout", to_string(config.fanout)},
       {"test_seconds", finite(config.test_seconds)},
       {"count", nullptr},
       {"count_received", nullptr},

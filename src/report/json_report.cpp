@@ -130,6 +130,7 @@ json subscriber_json(const SubscriberResult& sub)
       {"received", c.received},
       {"unique", c.unique},
       {"lost", sub.lost},
+      {"messages_owed", sub.messages_owed},
       {"injected_drops", sub.injected_drops},
       {"join_seconds", sub.join_seconds ? json(finite(*sub.join_seconds)) : json(nullptr)},
       {"loss_percent", finite(loss_percent(sub))},

@@ -150,6 +150,9 @@ void write_settings(std::ostream& out, const RunReport& report)
     out << "  Mode: ping-pong (one probe in flight, timeout "
         << seconds(config.probe_timeout_seconds) << ")\n";
   }
+  if (config.fanout == Fanout::round_robin) {
+    out << "  Fan-out: round-robin (each message to one subscriber in turn)\n";
+  }
   out << "  QoS: " << qos_line(endpoint.qos) << "\n";
   out << "  Buffer size: " << buffer_line(endpoint) << "\n";
   for (const std::string& note : endpoint.notes) {

@@ -9,12 +9,18 @@ namespace netprof::text_sections {
 
 namespace {
 
+// What a counters block can say of loss.
+enum class LossView {
+  known,            // the publisher's view, or a subscriber's that saw END
+  no_end,           // a subscriber that never saw END cannot know what was sent
+  publisher_counts, // --fanout round-robin: only the publisher knows what it dealt to whom
+};
+
 // The counters block shared by the publisher's per-subscriber view and a subscriber's own
-// report. `lost_known` is false on a subscriber that never saw END: it cannot know what was sent.
-// `datagrams`: the transport sends datagrams (EndpointFacts::sends_datagrams); elsewhere the
-// count is one per message and says nothing, unless it differs.
+// report. `datagrams`: the transport sends datagrams (EndpointFacts::sends_datagrams);
+// elsewhere the count is one per message and says nothing, unless it differs.
 void write_counters(std::ostream& out, const std::string& indent, const SubscriberResult& result,
-                    std::uint32_t num_vars, bool lost_known, bool datagrams)
+                    std::uint32_t num_vars, LossView loss, bool datagrams)
 {
   const wire::SubscriberCounters& c = result.counters;
   const Throughput& t = result.throughput;
@@ -29,7 +35,7 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
       << format_rate(t.wire_bytes_per_second, "B") << "\n";
   out << indent << "Measured time: " << format_duration_ns(t.seconds * 1e9)
       << " (subscriber clock, first to last message)\n";
-  if (lost_known) {
+  if (loss == LossView::known) {
     out << indent << "Lost: " << format_count(result.lost) << " ("
         << format_percent(loss_percent(result)) << ")";
     if (result.injected_drops > 0) {
@@ -37,8 +43,12 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
           << " of them dropped on purpose (--drop-rate)";
     }
     out << "\n";
-  } else {
+  } else if (loss == LossView::no_end) {
     out << indent << "Lost: unknown (no end of test received)\n";
+  } else {
+    out << indent
+        << "Lost: counted by the publisher (--fanout round-robin: this subscriber got its share, "
+           "and only the publisher knows what it dealt to each)\n";
   }
   out << indent << "Gaps: " << format_count(c.gaps) << "\n";
   out << indent << "Duplicates: " << format_count(c.duplicates) << "\n";
@@ -135,8 +145,17 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
       out << "    Last heard: " << format_duration_ns(sub.last_heard_seconds * 1e9)
           << " into the measured phase\n";
     }
+    if (report.config.fanout == Fanout::round_robin) {
+      out << "    Dealt to it: " << format_count(sub.messages_owed) << " of "
+          << format_count(report.messages_sent) << " sent ("
+          << format_percent(report.messages_sent > 0
+                                ? 100.0 * static_cast<double>(sub.messages_owed) /
+                                      static_cast<double>(report.messages_sent)
+                                : 0.0)
+          << ", round-robin)\n";
+    }
     if (sub.counters_received) {
-      write_counters(out, "    ", sub, report.config.num_vars, true,
+      write_counters(out, "    ", sub, report.config.num_vars, LossView::known,
                      report.endpoint.sends_datagrams);
     }
     out << "    Probes echoed: " << format_count(sub.echoes) << " of "
@@ -156,7 +175,10 @@ void write_subscriber_throughput(std::ostream& out, const RunReport& report)
 {
   out << "Throughput:\n";
   if (report.self) {
-    write_counters(out, "  ", *report.self, report.config.num_vars, report.end_received,
+    const LossView loss = report.config.fanout == Fanout::round_robin ? LossView::publisher_counts
+                          : report.end_received                       ? LossView::known
+                                                                      : LossView::no_end;
+    write_counters(out, "  ", *report.self, report.config.num_vars, loss,
                    report.endpoint.sends_datagrams);
     out << "  Probes echoed: " << format_count(report.self->counters.probes_echoed) << "\n";
   } else {
@@ -175,7 +197,7 @@ void write_abandoned_runs(std::ostream& out, const RunReport& report)
   out << "Earlier runs (abandoned when the publisher restarted; partial figures):\n";
   for (const AbandonedRun& run : report.abandoned_runs) {
     out << "  Run " << format_run_id(run.run_id) << ": new run detected, no end of test\n";
-    write_counters(out, "    ", run.figures, report.config.num_vars, false,
+    write_counters(out, "    ", run.figures, report.config.num_vars, LossView::no_end,
                    report.endpoint.sends_datagrams);
     out << "    Probes echoed: " << format_count(run.figures.counters.probes_echoed) << "\n";
   }

@@ -9,6 +9,8 @@ namespace netprof::wire {
 
 namespace {
 
+constexpr std::uint64_t round_robin_bit = 2; // in the mode field, beside ping-pong's bit 0
+
 bool plausible_rate(double hz) noexcept
 {
   return std::isfinite(hz) && hz >= 0.0;
@@ -21,8 +23,8 @@ void encode_run_description(const RunDescription& d, std::span<std::byte> out) n
   using detail::store_u64;
   std::byte* p = out.data();
   for (const std::uint64_t field :
-       {d.payload_size, d.num_vars, d.ping_pong, d.test_ns, d.count,
-        std::bit_cast<std::uint64_t>(d.send_hz), d.warmup_ns, d.warmup_count,
+       {d.payload_size, d.num_vars, d.ping_pong | (d.round_robin ? round_robin_bit : 0), d.test_ns,
+        d.count, std::bit_cast<std::uint64_t>(d.send_hz), d.warmup_ns, d.warmup_count,
         std::bit_cast<std::uint64_t>(d.probe_hz), d.subscribers}) {
     store_u64(p, field);
     p += sizeof(std::uint64_t);
@@ -39,7 +41,9 @@ bool decode_run_description(std::span<const std::byte> payload, RunDescription& 
   RunDescription d;
   d.payload_size = field(0);
   d.num_vars = field(1);
-  d.ping_pong = field(2);
+  const std::uint64_t mode = field(2);
+  d.ping_pong = mode & 1;
+  d.round_robin = (mode & round_robin_bit) != 0;
   d.test_ns = field(3);
   d.count = field(4);
   d.send_hz = std::bit_cast<double>(field(5));
@@ -47,7 +51,7 @@ bool decode_run_description(std::span<const std::byte> payload, RunDescription& 
   d.warmup_count = field(7);
   d.probe_hz = std::bit_cast<double>(field(8));
   d.subscribers = field(9);
-  if (d.ping_pong > 1 || !plausible_rate(d.send_hz) || !plausible_rate(d.probe_hz))
+  if (mode > (1 | round_robin_bit) || !plausible_rate(d.send_hz) || !plausible_rate(d.probe_hz))
     return false;
   out = d;
   return true;

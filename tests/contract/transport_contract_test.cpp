@@ -209,6 +209,7 @@ protected:
   {
     const netprof::PeerHandle sender = hello_from_subscriber();
     ASSERT_TRUE(adopt(*publisher, sender));
+    subscriber_handle = sender;
     // The subscriber reads the adoption note, as the core reads its acknowledgement, so the
     // note takes no room in a small queue (mq) from what the test sends next.
     NoteSink note;
@@ -243,6 +244,7 @@ protected:
   std::unique_ptr<PlannedTransport> m_subscriber_transport;
   std::unique_ptr<Endpoint> publisher;
   std::unique_ptr<Endpoint> subscriber;
+  netprof::PeerHandle subscriber_handle; // as connect() adopted it
 };
 
 TEST_P(TransportContract, ZeroTimeoutOnAnIdleEndpointTimesOut)
@@ -727,6 +729,53 @@ TEST_P(TransportContract, FullTransportRefusesALoanWithACause)
     ASSERT_EQ(lender->commit(loan), SendResult::sent);
   }
   GTEST_SKIP() << "never full with the subscriber not reading: it keeps the latest";
+}
+
+// ---- Sending to one peer: every transport whose endpoint is a PeerSender ---------------------
+
+// The descriptor's flag and the endpoint agree, so --fanout round-robin is refused on the
+// command line exactly where the core could not deal messages out.
+TEST_P(TransportContract, SendsToOneExactlyWhereItsFlagSaysSo)
+{
+  EXPECT_EQ(dynamic_cast<netprof::PeerSender*>(publisher.get()) != nullptr,
+            GetParam().flags.sends_to_one);
+  if (GetParam().flags.sends_to_one) {
+    EXPECT_TRUE(publisher->facts().capabilities.addresses_peers_one_by_one);
+  }
+}
+
+TEST_P(TransportContract, SentToItsPeerAMessageArrivesByteExact)
+{
+  auto* one = dynamic_cast<netprof::PeerSender*>(publisher.get());
+  if (one == nullptr)
+    GTEST_SKIP() << "sends every message to every subscriber";
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes data = pattern(96, 31);
+  SendOutcome outcome = one->send_to(subscriber_handle, data);
+  while (outcome.result == SendResult::back_pressured && Clock::now() < deadline)
+    outcome = one->send_to(subscriber_handle, data);
+  ASSERT_EQ(outcome, SendOutcome{});
+  ASSERT_EQ(publisher->flush().result, SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), data);
+  expect_sound_records(at_subscriber);
+}
+
+// A handle that names nobody the publisher adopted (not adopted yet, or gone) is no error: the
+// message counts as sent and nobody hears it, as send() treats a peer that left, and the core
+// charges it to that subscriber as loss.
+TEST_P(TransportContract, SentToSomeoneNotAdoptedNobodyHearsIt)
+{
+  auto* one = dynamic_cast<netprof::PeerSender*>(publisher.get());
+  if (one == nullptr)
+    GTEST_SKIP() << "sends every message to every subscriber";
+  const netprof::PeerHandle sender = hello_from_subscriber();
+  EXPECT_EQ(one->send_to(sender, pattern(32, 33)), SendOutcome{});
+  EXPECT_EQ(one->send_to(netprof::PeerHandle{0x7777}, pattern(32, 35)), SendOutcome{});
+  ASSERT_EQ(publisher->flush().result, SendResult::sent);
+  EXPECT_TRUE(stays_quiet(*subscriber)) << "reached a subscriber it never adopted";
 }
 
 std::string transport_name(const ::testing::TestParamInfo<TransportDescriptor>& info)

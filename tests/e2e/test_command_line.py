@@ -124,10 +124,13 @@ class TransportListJsonTest(NetprofTestCase):
                 self.assertIsInstance(transport["allows_threads"], bool)
                 self.assertEqual(set(transport["flags"]),
                                  {"threads", "private_netns", "pair_service", "host_local",
-                                  "typed_payloads"})
+                                  "typed_payloads", "sends_to_one"})
                 # Only a transport that serializes samples takes --payload-type struct|nested.
                 self.assertEqual(transport["flags"]["typed_payloads"],
                                  transport["name"] == "dds")
+                # --fanout round-robin: those whose publisher addresses one subscriber alone.
+                self.assertEqual(transport["flags"]["sends_to_one"],
+                                 transport["name"] in {"tcp", "uds", "mq"})
                 self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
                 launch = transport["remote_launch"]
                 if launch is not None:

@@ -41,7 +41,7 @@ std::string size_hint(const KernelLimits& limits);
 void add_common_notes(EndpointFacts& facts, const EndpointSettings& settings,
                       const OwnedQueue& own);
 
-class PublisherEndpoint final : public Endpoint {
+class PublisherEndpoint final : public Endpoint, public PeerSender {
 public:
   // Creates /netprof-NAME for messages up to `largest_control_message` (all that subscribers
   // send; 0: any size the kernel allows), and removes queues killed subscribers of this NAME
@@ -60,6 +60,9 @@ public:
   ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
                      PeerFate fate) noexcept override;
   EndpointFacts facts() const override;
+  // To one subscriber's queue alone (--fanout round-robin); a full one pushes back, as send()
+  // does, after the owed message (if any) went out.
+  SendOutcome send_to(PeerHandle peer, std::span<const std::byte> message) noexcept override;
 
   static constexpr std::size_t peer_capacity = 1024; // --subscribers' own limit
 

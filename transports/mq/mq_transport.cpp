@@ -119,7 +119,7 @@ TransportDescriptor mq_transport()
           .also_reads = {},
           // Each endpoint opens its own queue descriptors (and flock's open file
           // descriptions), so two roles in one process hold nothing in common.
-          .flags = {.threads = true, .host_local = true},
+          .flags = {.threads = true, .host_local = true, .sends_to_one = true},
           .remote_launch = std::nullopt,
           .plan = plan_mq};
 }

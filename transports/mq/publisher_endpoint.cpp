@@ -111,6 +111,38 @@ SendOutcome PublisherEndpoint::send(std::span<const std::byte> message) noexcept
   return {};
 }
 
+SendOutcome PublisherEndpoint::send_to(PeerHandle handle,
+                                       std::span<const std::byte> message) noexcept
+{
+  constexpr SendOutcome failure{SendResult::failed, SendCause::error};
+  constexpr SendOutcome full{SendResult::back_pressured, SendCause::queue_full};
+  if (message.size() > m_max_message)
+    return failure;
+  if (m_owed && !pay_owed())
+    return pushed_back();
+  const std::optional<std::uint32_t> id = sender_of(handle);
+  const auto end = m_peers.begin() + static_cast<std::ptrdiff_t>(m_peer_count);
+  const auto peer =
+      std::find_if(m_peers.begin(), end, [&](const Peer& p) { return id && p.id == *id; });
+  if (peer == end)
+    return {}; // dropped as dead, or never a peer: nobody hears it
+  if (mq_send(peer->fd, reinterpret_cast<const char*>(message.data()), message.size(), 0) == 0)
+    return {};
+  if (errno != EAGAIN && errno != EINTR)
+    return failure;
+  // A full queue that no live process holds would never drain (pushed_back's look, for one).
+  const auto now = Clock::now();
+  if (errno == EAGAIN && now >= m_next_reap) {
+    m_next_reap = now + reap_interval;
+    if (flock(peer->fd, LOCK_EX | LOCK_NB) == 0) {
+      drop_peer(static_cast<std::size_t>(peer - m_peers.begin()));
+      ++m_dead_peers;
+      return {};
+    }
+  }
+  return full;
+}
+
 SendOutcome PublisherEndpoint::flush() noexcept
 {
   if (m_owed)

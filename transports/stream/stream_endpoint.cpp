@@ -143,6 +143,22 @@ SendOutcome StreamEndpoint::send(std::span<const std::byte> message) noexcept
   return {};
 }
 
+SendOutcome StreamEndpoint::send_to(PeerHandle peer, std::span<const std::byte> message) noexcept
+{
+  if (!m_publisher) {
+    return send(message); // its publisher's is its only connection
+  }
+  if (message.size() > m_limits.max_message_size) {
+    return failure;
+  }
+  Connection* connection = find(peer);
+  if (connection == nullptr || !connection->adopted || connection->broken) {
+    return {}; // gone: as send() skips a connection that broke, nobody hears it
+  }
+  const WriteOutcome outcome = write_message(*connection, message, m_framing, false);
+  return outcome == WriteOutcome::failed ? SendOutcome{} : as_send_outcome(outcome);
+}
+
 bool StreamEndpoint::flush_pending() noexcept
 {
   bool all_out = true;

@@ -59,7 +59,7 @@ struct ClosedConnections {
   std::uint64_t hostile() const noexcept { return mid_frame + not_a_frame + too_large; }
 };
 
-class StreamEndpoint final : public Endpoint {
+class StreamEndpoint final : public Endpoint, public PeerSender {
 public:
   // Messages handed to the sink per receive(): enough to amortise the calls, few enough that
   // the core gets control back often.
@@ -78,6 +78,9 @@ public:
   ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
                      PeerFate fate) noexcept override;
   EndpointFacts facts() const override;
+  // Publisher: to one adopted connection alone (--fanout round-robin), held back there as
+  // send() holds a message back for a full socket.
+  SendOutcome send_to(PeerHandle peer, std::span<const std::byte> message) noexcept override;
 
 private:
   enum class Pass { nothing, delivered, failed, interrupted };

@@ -188,7 +188,7 @@ TransportDescriptor tcp_transport()
           .options = tcp_options(),
           .also_reads = {},
           // Each endpoint owns its sockets and buffers; nothing is shared through the process.
-          .flags = {.threads = true},
+          .flags = {.threads = true, .sends_to_one = true},
           .remote_launch = RemoteLaunch{{flag, "{publisher}"}, {flag, "{publisher}"}},
           .plan = plan_tcp};
 }

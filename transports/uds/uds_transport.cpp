@@ -130,7 +130,7 @@ TransportDescriptor uds_transport()
           .options = uds_options(),
           .also_reads = {},
           // Each endpoint owns its sockets and buffers; nothing is shared through the process.
-          .flags = {.threads = true, .host_local = true},
+          .flags = {.threads = true, .host_local = true, .sends_to_one = true},
           .remote_launch = std::nullopt,
           .plan = plan_uds};
 }

@@ -29,7 +29,7 @@ public:
   {
     const bool warmup = (probe.flags & wire::flags::warmup) != 0;
     m_probes.remember(probe.sequence, warmup, probe.intended_ns, probe.sent_ns, expected_echoes);
-    m_current = Current{probe.sequence, warmup, true, 0, deadline};
+    m_current = Current{probe.sequence, warmup, true, 0, expected_echoes, deadline};
   }
 
   // The probe this echo answers if this run really sent it with exactly these stamps, else null.
@@ -50,6 +50,8 @@ public:
   bool awaiting() const noexcept { return m_current.awaiting; }
   void stop_awaiting() noexcept { m_current.awaiting = false; }
   std::size_t current_echoes() const noexcept { return m_current.echoes; }
+  // What probe_sent was told the current probe is owed.
+  std::size_t current_expected() const noexcept { return m_current.expected; }
   Clock::time_point current_deadline() const noexcept { return m_current.deadline; }
 
   std::uint64_t echoes() const noexcept { return m_echoes; }
@@ -65,6 +67,7 @@ private:
     bool warmup = false;
     bool awaiting = false;
     std::size_t echoes = 0;
+    std::size_t expected = 0;
     Clock::time_point deadline{};
   };
 

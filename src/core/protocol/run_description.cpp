@@ -61,6 +61,7 @@ wire::RunDescription describe_run(const RunConfig& config) noexcept
   d.payload_size = config.payload_size;
   d.num_vars = config.num_vars;
   d.ping_pong = config.mode == Mode::ping_pong ? 1 : 0;
+  d.round_robin = config.fanout == Fanout::round_robin;
   d.test_ns = config.count ? 0 : to_ns(config.test_seconds);
   d.count = config.count.value_or(0);
   d.send_hz = config.send_hz;
@@ -78,6 +79,7 @@ RunConfig as_described(const RunConfig& own, const wire::RunDescription& run,
   shown.payload_size = run.payload_size;
   shown.num_vars = static_cast<std::uint32_t>(std::min<std::uint64_t>(run.num_vars, UINT32_MAX));
   shown.mode = run.ping_pong ? Mode::ping_pong : Mode::stream;
+  shown.fanout = run.round_robin ? Fanout::round_robin : Fanout::all;
   shown.count = run.count > 0 ? std::optional(run.count) : std::nullopt;
   shown.test_seconds = static_cast<double>(run.test_ns) * 1e-9;
   shown.send_hz = run.send_hz;

@@ -174,6 +174,16 @@ void Membership::forget(const Candidate& candidate) noexcept
   m_candidates.erase(at); // no allocation: elements only move down
 }
 
+Member* Membership::next_in_turn() noexcept
+{
+  for (std::size_t looked = 0; looked < m_members.size(); ++looked) {
+    Member& member = m_members[m_turn++ % m_members.size()];
+    if (!member.peer.none() && !member.final_counters.left_early)
+      return &member;
+  }
+  return nullptr;
+}
+
 std::uint64_t Membership::unproven_hellos() const noexcept
 {
   std::uint64_t hellos = m_evicted_hellos;

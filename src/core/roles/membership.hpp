@@ -10,6 +10,7 @@
 
 #include <netprof/clock.hpp>
 #include <netprof/histogram.hpp>
+#include <netprof/transport.hpp>
 #include <netprof/wire.hpp>
 
 #include <cstddef>
@@ -57,6 +58,12 @@ struct Member {
   std::uint32_t clashing_instance = 0;
   MemberEchoes echoes;
   MemberCounters final_counters;
+  // The sender the transport adopted for it (the last one: a restarted process may listen on a
+  // new address); none until adopted. --fanout round-robin sends to it alone.
+  PeerHandle peer;
+  // --fanout round-robin: the measured messages, and the probes among them, sent to it alone.
+  std::uint64_t messages_dealt = 0;
+  std::uint64_t probes_dealt = 0;
   // Why the last counters sent under this id were refused as impossible (counter_plausibility
   // .hpp); null while none were.
   const char* refused_counters = nullptr;
@@ -145,6 +152,10 @@ public:
     return !m_members.empty();
   }
   std::span<const Member> members() const noexcept { return m_members; }
+  // --fanout round-robin: the member the next data message goes to, one further on each call,
+  // passing over those not adopted yet and those that said they were leaving; null when there
+  // is none to send to.
+  Member* next_in_turn() noexcept;
   // An unproven hello may be a late joiner whose final counters are its proof.
   bool awaiting_proof() const noexcept { return !m_candidates.empty(); }
   // Hellos that never earned a place: those of candidates still waiting and of those evicted.
@@ -170,6 +181,7 @@ private:
   std::vector<Member> m_members;       // reserved: pointers to members stay valid
   std::vector<Candidate> m_candidates; // reserved: never allocates
   std::uint64_t m_evicted_hellos = 0;
+  std::size_t m_turn = 0; // next_in_turn's next member
 };
 
 } // namespace netprof

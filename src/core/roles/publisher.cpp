@@ -147,6 +147,11 @@ void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
   }
   if (reply.rejected)
     ++m_refused.rejected;
+  if (reply.adopt_sender) {
+    // --fanout round-robin sends to this handle alone.
+    if (Member* member = m_members.find(header.sender_id))
+      member->peer = delivery.sender;
+  }
   if (reply.answer && reply.adopt_sender)
     m_control.adopt_and_send(delivery.sender, *reply.answer, header.sender_id,
                              wire::instance_tag(header));
@@ -314,7 +319,8 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.measured_seconds = m_sender.measured_seconds();
   facts.unauthenticated = m_refused.unauthenticated;
   facts.foreign = m_foreign;
-  const MeasuredPhase phase{sending.sent, sending.probes_sent, m_sender.measure_start()};
+  const MeasuredPhase phase{sending.sent, sending.probes_sent, m_sender.measure_start(),
+                            m_settings.sending.fanout == Fanout::round_robin};
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
   // Members join in the order their hellos arrived; the report lists them by id.

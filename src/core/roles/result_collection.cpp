@@ -82,13 +82,15 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
 {
   const MemberCounters& final_counters = member.final_counters;
   // A late joiner is charged only with what was sent after it joined.
-  const std::uint64_t before =
-      member.joined_late ? std::min(member.messages_before_join, phase.sent) : 0;
-  SubscriberResult result =
-      final_counters.received
-          ? subscriber_result(member.id, final_counters.counters, phase.sent - before)
-          : SubscriberResult{};
+  const std::uint64_t before = member.joined_late && !phase.round_robin
+                                   ? std::min(member.messages_before_join, phase.sent)
+                                   : 0;
+  const std::uint64_t owed = phase.round_robin ? member.messages_dealt : phase.sent - before;
+  SubscriberResult result = final_counters.received
+                                ? subscriber_result(member.id, final_counters.counters, owed)
+                                : SubscriberResult{};
   result.joined_at_sequence = before;
+  result.messages_owed = owed;
   result.id = member.id;
   result.counters_received = final_counters.received;
   result.joined_late = member.joined_late;
@@ -102,7 +104,8 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   const bool measured = phase.start != Clock::time_point{};
   if (measured && member.last_heard >= phase.start)
     result.last_heard_seconds = to_seconds(member.last_heard - phase.start);
-  result.probes_sent = phase.probes_sent - member.probes_before_join;
+  result.probes_sent =
+      phase.round_robin ? member.probes_dealt : phase.probes_sent - member.probes_before_join;
   result.echoes = member.echoes.count;
   result.rtt = member.echoes.rtt->summarize();
   result.cross_clock = member.echoes.cross_clock.result();

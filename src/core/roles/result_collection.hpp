@@ -59,6 +59,8 @@ struct MeasuredPhase {
   std::uint64_t sent = 0;
   std::uint64_t probes_sent = 0;
   Clock::time_point start{}; // the epoch if it never began
+  // --fanout round-robin: each member is charged with what was dealt to it, not with `sent`.
+  bool round_robin = false;
 };
 
 // A member's figures and outcome as the report shows them.

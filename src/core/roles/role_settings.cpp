@@ -31,6 +31,7 @@ Pacing pacing(const RunConfig& config)
 SendSettings send_settings(const RunConfig& config)
 {
   return {.pacing = pacing(config),
+          .fanout = config.fanout,
           .phases = {.warmup_seconds = config.warmup_seconds,
                      .warmup_count = config.warmup_count,
                      .test_seconds = config.test_seconds,
@@ -77,7 +78,8 @@ VerdictCriteria verdict_criteria(const RunConfig& config)
           .probe_timeout_seconds = config.probe_timeout_seconds,
           .idle_timeout_seconds = config.idle_timeout_seconds,
           .pacing = sending.pacing,
-          .phases = sending.phases};
+          .phases = sending.phases,
+          .fanout = config.fanout};
 }
 
 } // namespace netprof

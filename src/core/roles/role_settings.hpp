@@ -49,6 +49,7 @@ struct DataMessage {
 // What the publisher's send loop reads.
 struct SendSettings {
   Pacing pacing;
+  Fanout fanout = Fanout::all; // --fanout
   PhaseLengths phases;
   DataMessage data;
   Nanoseconds probe_timeout{}; // --probe-timeout: an echo later than this is lost
@@ -92,6 +93,7 @@ struct VerdictCriteria {
   double idle_timeout_seconds = 0.0;
   Pacing pacing;
   PhaseLengths phases;
+  Fanout fanout = Fanout::all; // --fanout
 };
 
 // Only the roles' settings point into `config` (its shared secret): it must outlive them.

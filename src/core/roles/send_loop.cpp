@@ -1,5 +1,6 @@
 #include "core/roles/send_loop.hpp"
 
+#include <netprof/errors.hpp>
 #include <netprof/records.hpp>
 
 #include <algorithm>
@@ -35,14 +36,26 @@ private:
   Clock::time_point m_next;
 };
 
+PeerSender* peer_sender_for(Fanout fanout, Endpoint& endpoint)
+{
+  if (fanout == Fanout::all)
+    return nullptr;
+  auto* sender = dynamic_cast<PeerSender*>(&endpoint);
+  if (sender == nullptr) // the command line refuses this; a transport whose flags lie gets here
+    throw TransportError(endpoint.facts().transport +
+                         ": --fanout round-robin needs an endpoint that sends to one peer");
+  return sender;
+}
+
 } // namespace
 
 SendLoop::SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& waiter,
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
     : m_settings(settings), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
-      m_waiter(waiter), m_stop(stop), m_live(live), m_members(members), m_echoes(echoes),
-      m_run_id(run_id), m_ping_pong(settings.pacing.mode == Mode::ping_pong),
+      m_peer_sender(peer_sender_for(settings.fanout, endpoint)), m_waiter(waiter), m_stop(stop),
+      m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
+      m_ping_pong(settings.pacing.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
           wire::flags::probe |
           (settings.data.echo == EchoSize::full ? wire::flags::full_echo : 0))),
@@ -174,13 +187,18 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   header.intended_ns = to_wire_ns(intended);
   header.sent_ns = to_wire_ns(now);
   header.record_count = m_settings.data.num_vars;
+  const std::uint32_t owed_echoes = deal();
   const bool sent = send_with_retry(m_data.with_header(header), !warmup);
+  if (sent && !warmup && m_target != nullptr) {
+    ++m_target->messages_dealt;
+    if (probe)
+      ++m_target->probes_dealt;
+  }
   if (sent && probe) {
     // Remembered after the send, which keeps this work out of the round trip: echoes are
     // handled only inside receive(), and nothing calls it between a successful send and here.
     // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
-    m_echoes.probe_sent(header, static_cast<std::uint32_t>(m_members.size()),
-                        now + m_settings.probe_timeout);
+    m_echoes.probe_sent(header, owed_echoes, now + m_settings.probe_timeout);
     m_echo_looks.probe_sent(now);
   }
   if (!sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
@@ -204,7 +222,7 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexc
   if (!m_waiter.poll())
     return false;
   if (m_echoes.awaiting() &&
-      (m_echoes.current_echoes() >= m_members.size() || now >= m_echoes.current_deadline()))
+      (m_echoes.current_echoes() >= echoes_owed() || now >= m_echoes.current_deadline()))
     m_echoes.stop_awaiting();
   return true;
 }
@@ -212,7 +230,7 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexc
 bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
 {
   const bool ok =
-      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= m_members.size(); });
+      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= echoes_owed(); });
   m_echoes.stop_awaiting();
   return ok;
 }
@@ -250,10 +268,27 @@ IntervalTotals SendLoop::interval_totals() const noexcept
   return totals;
 }
 
+std::size_t SendLoop::echoes_owed() const noexcept
+{
+  // Under --fanout all, a member that joined while the probe was out is waited for too.
+  return m_peer_sender != nullptr ? m_echoes.current_expected() : m_members.size();
+}
+
+std::uint32_t SendLoop::deal() noexcept
+{
+  if (m_peer_sender == nullptr)
+    return static_cast<std::uint32_t>(m_members.size());
+  m_target = m_members.next_in_turn();
+  return m_target != nullptr ? 1 : 0;
+}
+
 SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) noexcept
 {
-  const SendOutcome outcome =
-      m_lender != nullptr ? attempt_lent(message, counted) : m_endpoint.send(message);
+  SendOutcome outcome;
+  if (m_peer_sender != nullptr)
+    outcome = m_target != nullptr ? m_peer_sender->send_to(m_target->peer, message) : SendOutcome{};
+  else
+    outcome = m_lender != nullptr ? attempt_lent(message, counted) : m_endpoint.send(message);
   if (!counted && outcome.result == SendResult::back_pressured)
     ++m_tally.warmup_pushed_back;
   if (counted)

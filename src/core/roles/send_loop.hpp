@@ -77,6 +77,11 @@ private:
   bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
   bool wait_for_echoes(Clock::time_point deadline) noexcept;
   bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
+  // --fanout round-robin: picks the member this message goes to (m_target); none is fine (no
+  // member to send to: nobody hears it). Returns how many echoes a probe sent now is owed.
+  std::uint32_t deal() noexcept;
+  // How many echoes the probe out now waits for.
+  std::size_t echoes_owed() const noexcept;
   // One call to the transport, counted in the send accounting when `counted` (measured phase).
   SendResult attempt(std::span<const std::byte> message, bool counted) noexcept;
   // One attempt through the transport's lender: the message written into a loan, committed.
@@ -86,6 +91,9 @@ private:
   const SendSettings m_settings; // a copy: read on every message
   Endpoint& m_endpoint;
   MessageLender* const m_lender; // asked once, as the endpoint opened; null: it does not lend
+  // --fanout round-robin: the endpoint's way to send to one peer; null under --fanout all.
+  PeerSender* const m_peer_sender;
+  Member* m_target = nullptr; // round-robin: whom the message being sent goes to
   Waiter& m_waiter;
   const StopFlag& m_stop;
   LiveCounters& m_live;

@@ -96,7 +96,11 @@ void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& cr
 {
   if (criteria.pacing.mode != Mode::ping_pong || facts.echoes == 0 || facts.subscribers.empty())
     return;
-  const std::uint64_t expected = facts.probes_sent * facts.subscribers.size();
+  // Each subscriber owed echoes for the probes sent to it: all since it joined, or under
+  // --fanout round-robin those dealt to it.
+  std::uint64_t expected = 0;
+  for (const SubscriberResult& sub : facts.subscribers)
+    expected += sub.probes_sent;
   const std::uint64_t on_time = facts.echoes - std::min(facts.echoes_late, facts.echoes);
   if (on_time * 2 >= expected)
     return;

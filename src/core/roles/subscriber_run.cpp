@@ -99,7 +99,7 @@ bool SubscriberRun::read_records(const wire::Header& header,
 
 std::uint64_t SubscriberRun::missing() const noexcept
 {
-  if (sequences.received() == 0 || highest_sequence < first_sequence)
+  if (dealt_in_turn() || sequences.received() == 0 || highest_sequence < first_sequence)
     return 0;
   const std::uint64_t span = highest_sequence - first_sequence + 1;
   return span > sequences.unique() ? span - sequences.unique() : 0;
@@ -112,7 +112,7 @@ wire::SubscriberCounters SubscriberRun::counters(std::uint64_t rejected) const n
   c.unique = sequences.unique();
   c.duplicates = sequences.duplicates();
   c.out_of_order = sequences.out_of_order();
-  c.gaps = sequences.gaps();
+  c.gaps = dealt_in_turn() ? 0 : sequences.gaps(); // the others' messages are no gap
   c.first_to_last_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<Nanoseconds>(last_measured - first_measured).count());
   c.rejected = rejected;
@@ -126,9 +126,12 @@ SubscriberResult SubscriberRun::figures(std::uint32_t id, std::uint64_t rejected
   // Its first measured message was not the publisher's first, and no warm-up came before it:
   // it joined after the measured phase began (or the first messages were lost), and is charged
   // only from its first message on (the publisher, which saw its hello, knows better).
-  const bool joined_late =
-      sequences.received() > 0 && first_sequence > 0 && tally.warmup_received == 0;
+  const bool joined_late = !dealt_in_turn() && sequences.received() > 0 && first_sequence > 0 &&
+                           tally.warmup_received == 0;
   const std::uint64_t before = joined_late && sent ? std::min(first_sequence, *sent) : 0;
+  // Dealt in turn, it got a share of what was sent, which only the publisher knows.
+  if (dealt_in_turn())
+    sent.reset();
   SubscriberResult self =
       subscriber_result(id, counters(rejected), sent ? std::optional(*sent - before) : sent);
   self.probes_sent = tally.probes_echoed; // counted as they arrive, echoed or not

@@ -53,8 +53,12 @@ struct SubscriberRun : RunProgress {
   // Records one measured message's one-way latency, and returns it; allocation-free, for the
   // receive path.
   std::int64_t record_one_way(std::int64_t sent_ns, Clock::time_point arrival) noexcept;
-  // Sequence numbers from the first measured one to the highest that did not arrive (yet).
+  // Sequence numbers from the first measured one to the highest that did not arrive (yet);
+  // 0 when dealt in turn (the numbers between are the other subscribers').
   std::uint64_t missing() const noexcept;
+  // --fanout round-robin: each message went to one subscriber, so this one's loss is known to
+  // the publisher only.
+  bool dealt_in_turn() const noexcept { return described && description.round_robin; }
   std::unique_ptr<RecordReader> records;
   // Counted as messages arrive: datagrams, bytes, probes echoed, warm-up and records. The
   // sequence counts, the span and `rejected` are filled in by counters().

@@ -203,7 +203,10 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
   else if (sub.counters.received == 0)
     verdict.problems.push_back(name + " received no measured data");
   else {
-    judge_loss(name, sub, facts.messages_sent, criteria.max_loss_percent, verdict);
+    // Dealt in turn, each subscriber was owed only its share.
+    const std::uint64_t owed =
+        criteria.fanout == Fanout::round_robin ? sub.messages_owed : facts.messages_sent;
+    judge_loss(name, sub, owed, criteria.max_loss_percent, verdict);
     judge_count_received(name, sub, facts, criteria, verdict);
   }
   if (sub.restarts > 0 && sub.restarted_seconds < 0)

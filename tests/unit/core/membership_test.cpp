@@ -58,6 +58,57 @@ TEST(Membership, EachEchoedNeedsEveryMemberAtTheCountAndAtLeastOneMember)
   EXPECT_TRUE(sut.each_echoed(10));
 }
 
+// --fanout round-robin: each data message goes to the next member, so 5 members dealt 100,000
+// messages get 20,000 each; one not adopted yet (no peer) or that said it was leaving is passed
+// over rather than charged with messages nobody could hear.
+TEST(Membership, NextInTurnDealsEvenlyAndPassesOverThoseNobodyCanReach)
+{
+  Membership sut(5);
+  for (std::uint32_t id = 1; id <= 5; ++id) {
+    ASSERT_EQ(sut.on_hello(id, tag_a, 0, t0), HelloDecision::adopt_and_acknowledge);
+    sut.find(id)->peer = PeerHandle{id};
+  }
+  for (int i = 0; i < 100'000; ++i)
+    ++sut.next_in_turn()->messages_dealt;
+  for (const Member& member : sut.members())
+    EXPECT_EQ(member.messages_dealt, 20'000u) << member.id;
+
+  sut.find(2)->peer = PeerHandle{};
+  sut.find(4)->final_counters.left_early = true;
+  for (int i = 0; i < 30; ++i) {
+    const Member* next = sut.next_in_turn();
+    ASSERT_NE(next, nullptr);
+    EXPECT_TRUE(next->id == 1 || next->id == 3 || next->id == 5) << next->id;
+  }
+}
+
+TEST(Membership, NextInTurnIsNobodyWithoutAMemberToSendTo)
+{
+  Membership sut(1);
+  EXPECT_EQ(sut.next_in_turn(), nullptr);
+  ASSERT_EQ(sut.on_hello(1, tag_a, 0, t0), HelloDecision::adopt_and_acknowledge);
+  EXPECT_EQ(sut.next_in_turn(), nullptr); // not adopted by the transport yet
+}
+
+// Dealt in turn, a member is charged with what went to it alone, not with everything sent.
+TEST(Membership, ARoundRobinMemberIsChargedWithItsShareOnly)
+{
+  Member member;
+  member.id = 1;
+  member.messages_dealt = 10'000;
+  member.probes_dealt = 40;
+  member.final_counters.received = true;
+  member.final_counters.counters.received = 9'990;
+  member.final_counters.counters.unique = 9'990;
+  MeasuredPhase phase{30'000, 120, t0, true};
+
+  const SubscriberResult result = member_result(member, phase);
+
+  EXPECT_EQ(result.messages_owed, 10'000u);
+  EXPECT_EQ(result.lost, 10u);
+  EXPECT_EQ(result.probes_sent, 40u);
+}
+
 TEST(Membership, AMemberSayingHelloAgainIsAnsweredButNotAddedTwice)
 {
   Membership sut(1);

@@ -352,6 +352,7 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
   criteria.probe_timeout_seconds = 0.001;
   PublisherFacts facts = publisher_run(96'451, {counted(1, 96'451, 96'451)});
   facts.probes_sent = 96'451;
+  facts.subscribers[0].probes_sent = 96'451;
   facts.echoes = 50'000;
   facts.echoes_late = 48'734;
 
@@ -363,6 +364,48 @@ TEST(PublisherVerdict, PingPongWhoseProbesMostlyTimedOutFails)
             Lines{"95,185 of 96,451 probe echoes did not come back within --probe-timeout 0.001 "
                   "s: most probes timed out, so the latency figures describe a minority; raise "
                   "--probe-timeout (or find the loss)"});
+}
+
+// Dealt in turn, each probe went to one subscriber: three subscribers that echoed every probe
+// dealt to them owe nothing more, though each echoed only a third of the probes sent.
+TEST(PublisherVerdict, RoundRobinOwesEachSubscriberOnlyTheProbesDealtToIt)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.pacing.mode = Mode::ping_pong;
+  criteria.fanout = Fanout::round_robin;
+  criteria.subscribers = 3;
+  std::vector<SubscriberResult> subs;
+  for (std::uint32_t id = 1; id <= 3; ++id) {
+    subs.push_back(counted(id, 10'000, 10'000));
+    subs.back().messages_owed = 10'000;
+    subs.back().probes_sent = 10'000;
+    subs.back().echoes = 10'000;
+  }
+  PublisherFacts facts = publisher_run(30'000, subs);
+  facts.probes_sent = 30'000;
+  facts.echoes = 30'000;
+
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_TRUE(sut.success) << ::testing::PrintToString(sut.problems);
+  EXPECT_TRUE(sut.warnings.empty()) << ::testing::PrintToString(sut.warnings);
+}
+
+// A subscriber dealt 10,000 of 30,000 that received 9,000 lost 10% of its share, not 70% of
+// what was sent, and --max-loss judges that share.
+TEST(PublisherVerdict, RoundRobinJudgesLossAgainstTheShareDealt)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.fanout = Fanout::round_robin;
+  criteria.max_loss_percent = 20.0;
+  SubscriberResult sub = counted(1, 10'000, 9'000);
+  sub.messages_owed = 10'000;
+  PublisherFacts facts = publisher_run(30'000, {sub});
+
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_TRUE(sut.success) << ::testing::PrintToString(sut.problems);
+  EXPECT_EQ(sut.warnings, Lines{"subscriber 1 lost 1,000 of 10,000 messages"});
 }
 
 TEST(PublisherVerdict, AMemberShortOfCountReceivedWhenTheTimeRanOutFailsTheRun)

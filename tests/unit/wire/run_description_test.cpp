@@ -51,6 +51,22 @@ TEST(RunDescriptionWire, RoundTripsEveryField)
   EXPECT_EQ(decoded.subscribers, sent.subscribers);
 }
 
+TEST(RunDescriptionWire, RoundRobinTravelsBesideEitherMode)
+{
+  for (const std::uint64_t ping_pong : {0u, 1u}) {
+    RunDescription sent = typical();
+    sent.ping_pong = ping_pong;
+    sent.round_robin = true;
+    RunDescription decoded;
+    ASSERT_TRUE(decode_run_description(encoded(sent), decoded));
+    EXPECT_TRUE(decoded.round_robin);
+    EXPECT_EQ(decoded.ping_pong, ping_pong);
+  }
+  RunDescription decoded;
+  ASSERT_TRUE(decode_run_description(encoded(typical()), decoded));
+  EXPECT_FALSE(decoded.round_robin); // what a publisher that predates it sends
+}
+
 TEST(RunDescriptionWire, RefusesAnyOtherSizeAndImpossibleValuesLeavingTheOutputAlone)
 {
   RunDescription untouched;
@@ -70,7 +86,7 @@ TEST(RunDescriptionWire, RefusesAnyOtherSizeAndImpossibleValuesLeavingTheOutputA
     EXPECT_FALSE(decode_run_description(encoded(bad), out)) << rate;
   }
   RunDescription bad = typical();
-  bad.ping_pong = 2;
+  bad.ping_pong = 4; // the mode field has two bits: ping-pong and round-robin
   EXPECT_FALSE(decode_run_description(encoded(bad), out));
   EXPECT_EQ(out.payload_size, untouched.payload_size);
 }
