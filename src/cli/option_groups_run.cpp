@@ -90,7 +90,7 @@ void add_sending(std::vector<CoreOption>& rows)
                 "whom each data message goes to: all, every subscriber; round-robin, one "
                 "subscriber in turn (as RMR and NNG push/pull deal them), each subscriber's loss "
                 "counted against what was sent to it. Round-robin needs a transport that "
-                "addresses subscribers one by one (tcp, uds, mq)",
+                "addresses subscribers one by one (udp, tcp, uds, mq)",
                 PairRoute::publisher_only),
            Readers::publisher, field<&RunConfig::fanout>},
       });

@@ -130,7 +130,7 @@ class TransportListJsonTest(NetprofTestCase):
                                  transport["name"] == "dds")
                 # --fanout round-robin: those whose publisher addresses one subscriber alone.
                 self.assertEqual(transport["flags"]["sends_to_one"],
-                                 transport["name"] in {"tcp", "uds", "mq"})
+                                 transport["name"] in {"udp", "tcp", "uds", "mq"})
                 self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
                 launch = transport["remote_launch"]
                 if launch is not None:

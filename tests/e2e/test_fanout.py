@@ -6,7 +6,7 @@ import os
 import socket
 import unittest
 
-from netprof_test_case import NetprofTestCase
+from netprof_test_case import NetprofTestCase, free_udp_port
 from test_mq import MqTestCase
 
 DEADLINE_S = 60
@@ -20,10 +20,12 @@ def free_tcp_port():
 
 class RoundRobinCase(NetprofTestCase):
     def deal(self, transport_args, subscribers, *publisher_args, subscriber_args=None):
-        """A publisher dealing round-robin to `subscribers` subscribers; returns (publisher,
+        """A publisher dealing round-robin to `subscribers` subscribers (each started with
+        `subscriber_args(id)`, or the publisher's transport arguments); returns (publisher,
         [subscribers]) finished, each with exit status and JSON."""
-        started = [self.start("-i", str(i), *(subscriber_args or transport_args),
-                              json_name=f"sub{i}") for i in range(1, subscribers + 1)]
+        own = subscriber_args or (lambda i: transport_args)
+        started = [self.start("-i", str(i), *own(i), json_name=f"sub{i}")
+                   for i in range(1, subscribers + 1)]
         publisher, pub_json = self.start("-i", "0", *transport_args, "--subscribers",
                                          str(subscribers), "--fanout", "round-robin",
                                          *publisher_args, json_name="pub")
@@ -90,13 +92,34 @@ class TcpRoundRobinTest(RoundRobinCase):
         self.assertEqual(by_id[1]["lost"], 0)
 
 
+class UdpRoundRobinTest(RoundRobinCase):
+    def udp_group(self, subscribers):
+        publisher = f"127.0.0.1:{free_udp_port()}"
+        own = {i: f"127.0.0.1:{free_udp_port()}" for i in range(1, subscribers + 1)}
+        return ["-u", publisher], lambda i: ["-u", own[i], "-u", publisher]
+
+    def test_three_subscribers_get_a_third_each(self):
+        publisher, subscriber = self.udp_group(3)
+        pub, subs = self.deal(publisher, 3, "--count", "3000", "--send-hz", "2000",
+                              subscriber_args=subscriber)
+        self.assert_dealt_evenly(pub, subs, 3000)
+
+    def test_fragmented_messages_reach_only_their_subscriber_whole(self):
+        publisher, subscriber = self.udp_group(2)
+        pub, subs = self.deal(publisher, 2, "--count", "200", "--send-hz", "200", "-s",
+                              "100000", subscriber_args=subscriber)
+        self.assert_dealt_evenly(pub, subs, 200)
+        for summary in pub.json["subscribers"]:
+            self.assertGreater(summary["datagrams"], summary["received"], "not fragmented")
+
+
 class UdsRoundRobinTest(RoundRobinCase):
     def test_both_socket_types_deal_evenly(self):
         for socket_type in ("stream", "seqpacket"):
             with self.subTest(socket_type=socket_type):
                 path = os.path.join(self._tmp.name, f"rr-{socket_type}.sock")
                 uds = ["--uds", path, "--uds-type", socket_type]
-                pub, subs = self.deal(uds, 3, "--count", "30000", subscriber_args=uds)
+                pub, subs = self.deal(uds, 3, "--count", "30000")
                 self.assert_dealt_evenly(pub, subs, 30000)
 
 
@@ -115,7 +138,7 @@ class RefusedFanoutTest(NetprofTestCase):
         self.assert_refused_in_one_line(
             ["--local-pair", "--zmq", "--fanout", "round-robin"], 2,
             "--fanout round-robin: the zmq transport cannot send a message to one subscriber "
-            "alone (tcp, uds and mq can)")
+            "alone (udp, tcp, uds and mq can)")
 
     def test_an_unknown_fanout_is_refused(self):
         self.assert_refused_in_one_line(["--local-pair", "--fanout", "some"], 2,

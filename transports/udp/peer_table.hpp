@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace netprof::udp {
@@ -23,9 +24,7 @@ public:
   // True when the peer is (now) known; false when the table is full.
   bool add(const sockaddr_in& peer) noexcept
   {
-    const auto end = m_peers.begin() + static_cast<std::ptrdiff_t>(m_size);
-    if (std::any_of(m_peers.begin(), end,
-                    [&](const sockaddr_in& known) { return same_endpoint(known, peer); })) {
+    if (find(peer)) {
       return true;
     }
     if (m_size == capacity) {
@@ -33,6 +32,18 @@ public:
     }
     m_peers[m_size++] = peer;
     return true;
+  }
+
+  // Where the peer is in the table; nothing when it is not there.
+  std::optional<std::size_t> find(const sockaddr_in& peer) const noexcept
+  {
+    const auto end = m_peers.begin() + static_cast<std::ptrdiff_t>(m_size);
+    const auto found = std::find_if(
+        m_peers.begin(), end, [&](const sockaddr_in& known) { return same_endpoint(known, peer); });
+    if (found == end) {
+      return std::nullopt;
+    }
+    return static_cast<std::size_t>(found - m_peers.begin());
   }
 
   std::size_t size() const noexcept { return m_size; }

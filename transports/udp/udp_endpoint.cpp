@@ -122,6 +122,20 @@ ReplyOutcome UdpEndpoint::reply(PeerHandle sender, std::span<const std::byte> me
   return {send(message), adopted};
 }
 
+SendOutcome UdpEndpoint::send_to(PeerHandle peer, std::span<const std::byte> message) noexcept
+{
+  if (!m_sockets.learns_peers) {
+    return send(message); // a shared medium reaches everyone anyway
+  }
+  const std::optional<sockaddr_in> address = peer_address(peer);
+  const std::optional<std::size_t> index = address ? m_peers.find(*address) : std::nullopt;
+  if (!index) {
+    return {}; // not adopted (or gone): nobody hears it, as for a peer send() skipped
+  }
+  m_dealt = true;
+  return m_sender.send_to(*index, message);
+}
+
 bool UdpEndpoint::adopt(PeerHandle sender) noexcept
 {
   const std::optional<sockaddr_in> address = peer_address(sender);
@@ -173,6 +187,11 @@ EndpointFacts UdpEndpoint::facts() const
   facts.notes.insert(facts.notes.end(), m_buffers.notes.begin(), m_buffers.notes.end());
   if (!m_route_note.empty()) {
     facts.notes.push_back(m_route_note);
+  }
+  if (m_dealt && m_sender.batch() > 1) {
+    facts.notes.push_back("--udp-batch " + std::to_string(m_sender.batch()) +
+                          ": messages dealt to one subscriber (--fanout round-robin) went one "
+                          "datagram per send, unbatched");
   }
   if (m_ignored_peers > 0) {
     facts.notes.push_back(std::to_string(m_ignored_peers) + " peers ignored beyond the limit of " +

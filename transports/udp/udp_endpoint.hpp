@@ -19,7 +19,7 @@ namespace netprof::udp {
 // UdpSender sends (fragmenting and batching), UdpReceiver receives (reassembling). Everything
 // send() and receive() touch is allocated in the constructor, so the measured loop never
 // allocates.
-class UdpEndpoint final : public Endpoint, public RoomWaiter {
+class UdpEndpoint final : public Endpoint, public RoomWaiter, public PeerSender {
 public:
   // Sizes the socket buffers to queue_length_bytes when non-zero. Throws TransportError when
   // the system refuses.
@@ -39,6 +39,9 @@ public:
   ReplyOutcome reply(PeerHandle sender, std::span<const std::byte> message,
                      PeerFate fate) noexcept override;
   EndpointFacts facts() const override;
+
+  // Unicast: to the one adopted subscriber the handle names (--fanout round-robin), unbatched.
+  SendOutcome send_to(PeerHandle peer, std::span<const std::byte> message) noexcept override;
 
   RoomWait wait_for_room(Nanoseconds timeout) noexcept override
   {
@@ -60,6 +63,7 @@ private:
   UdpReceiver m_receiver;
   UniqueFd m_twin;
   std::string m_route_note;
+  bool m_dealt = false; // send_to was used: --udp-batch did not batch those messages
 };
 
 } // namespace netprof::udp

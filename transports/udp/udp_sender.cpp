@@ -102,6 +102,22 @@ SendOutcome UdpSender::flush() noexcept
   return outcome(send_batch());
 }
 
+SendOutcome UdpSender::send_to(std::size_t peer, std::span<const std::byte> message) noexcept
+{
+  m_last_error = 0;
+  if (message.size() > m_settings.max_message_size) {
+    m_last_error = EMSGSIZE;
+    return outcome(SendResult::failed);
+  }
+  if (m_queued > 0) {
+    const SendResult flushed = send_batch();
+    if (flushed != SendResult::sent) {
+      return outcome(flushed);
+    }
+  }
+  return outcome(peer < m_peers.size() ? send_now(message, Targets{peer, 1}) : SendResult::sent);
+}
+
 SendOutcome UdpSender::outcome(SendResult result) const noexcept
 {
   return {result,
@@ -122,7 +138,7 @@ SendResult UdpSender::send_message(std::span<const std::byte> message) noexcept
         return flushed;
       }
     }
-    return send_now(message);
+    return send_now(message, every_peer());
   }
   if (m_queued == m_settings.batch) {
     const SendResult flushed = send_batch();
@@ -180,21 +196,30 @@ SendResult UdpSender::send_batch() noexcept
   return progress.result();
 }
 
-SendResult UdpSender::send_now(std::span<const std::byte> message) noexcept
+UdpSender::Targets UdpSender::every_peer() noexcept
+{
+  // Each message starts at the next peer in turn (docs/multi-host.md, "Fan-out"): when the
+  // socket's buffer fills part way through the peers (a full link), the peers left out change
+  // from message to message, so the link is shared instead of the last peer losing it all.
+  const std::size_t count = m_peers.size();
+  return {count > 0 ? next_first_peer(count) : 0, count};
+}
+
+SendResult UdpSender::send_now(std::span<const std::byte> message, Targets targets) noexcept
 {
   // A message that begins with the fragment magic goes framed as a one-fragment message, so
   // that the receiver cannot mistake it for a fragment.
   if (message.size() > m_settings.fragment_size || has_fragment_magic(message)) {
-    return send_fragmented(message);
+    return send_fragmented(message, targets);
   }
-  return send_single(message);
+  return send_single(message, targets);
 }
 
-SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
+SendResult UdpSender::send_single(std::span<const std::byte> message, Targets targets) noexcept
 {
   const std::size_t peer_count = m_peers.size();
   // A publisher before its first hello sends to nobody, like a multicast group nobody joined.
-  if (peer_count == 0) {
+  if (targets.count == 0) {
     return SendResult::sent;
   }
   if (peer_count == 1) {
@@ -229,14 +254,12 @@ SendResult UdpSender::send_single(std::span<const std::byte> message) noexcept
   // that already have it.
   m_single_iov.iov_base = const_cast<std::byte*>(message.data());
   m_single_iov.iov_len = message.size();
-  // Each message starts at the next peer in turn (docs/multi-host.md, "Fan-out"): when the
-  // socket's buffer fills part way through the peers (a full link), the peers left out change
-  // from message to message, so the link is shared instead of the last peer losing it all.
-  const std::size_t first = next_first_peer(peer_count);
+  const std::size_t end = targets.first + targets.count; // past the table: wraps to its start
   std::size_t delivered = 0;
   int last_error = 0;
-  if (send_to_peers(first, peer_count, delivered, last_error)) {
-    send_to_peers(0, first, delivered, last_error);
+  if (send_to_peers(targets.first, std::min(end, peer_count), delivered, last_error) &&
+      end > peer_count) {
+    send_to_peers(0, end - peer_count, delivered, last_error);
   }
   if (delivered > 0) {
     return SendResult::sent;
@@ -277,10 +300,10 @@ bool UdpSender::send_to_peers(std::size_t from, std::size_t to, std::size_t& del
   return true;
 }
 
-SendResult UdpSender::send_fragmented(std::span<const std::byte> message) noexcept
+SendResult UdpSender::send_fragmented(std::span<const std::byte> message, Targets targets) noexcept
 {
   const std::size_t peer_count = m_peers.size();
-  if (peer_count == 0) {
+  if (targets.count == 0) {
     return SendResult::sent;
   }
   const std::uint32_t count = m_fragmenter.count_for(message.size());
@@ -288,11 +311,10 @@ SendResult UdpSender::send_fragmented(std::span<const std::byte> message) noexce
   std::fill_n(m_peer_abandoned.get(), peer_count, false);
   std::size_t abandoned = 0;
   Progress progress;
-  const std::size_t first_peer = next_first_peer(peer_count); // in turn, as in send_single
-  for (std::uint32_t first = 0; first < count && abandoned < peer_count;) {
+  for (std::uint32_t first = 0; first < count && abandoned < targets.count;) {
     const std::size_t prepared = m_fragmenter.prepare(message, id, first);
-    for (std::size_t turn = 0; turn < peer_count; ++turn) {
-      const std::size_t peer = (first_peer + turn) % peer_count;
+    for (std::size_t turn = 0; turn < targets.count; ++turn) {
+      const std::size_t peer = (targets.first + turn) % peer_count;
       if (m_peer_abandoned[peer]) {
         continue;
       }

@@ -46,6 +46,9 @@ public:
   // What was not sent comes back with the cause of the system call that refused it.
   SendOutcome send(std::span<const std::byte> message) noexcept;
   SendOutcome flush() noexcept;
+  // To the peer at `peer` in the table alone (--fanout round-robin), never batched: what is
+  // queued goes first, to every peer, so messages keep their order.
+  SendOutcome send_to(std::size_t peer, std::span<const std::byte> message) noexcept;
   // RoomWaiter::wait_for_room: until a socket it sends on turns writable, at most `timeout`.
   RoomWait wait_for_room(Nanoseconds timeout) noexcept;
 
@@ -54,6 +57,7 @@ public:
   void send_single_peer_through(int connected_fd) noexcept { m_connected_fd = connected_fd; }
 
   std::size_t max_message_size() const noexcept { return m_settings.max_message_size; }
+  std::size_t batch() const noexcept { return m_settings.batch; }
   // The errno with which the kernel refused UDP GSO, once it did; 0 before.
   int gso_refused_error() const noexcept { return m_gso_refused_error; }
   // Sends the kernel failed with ECONNREFUSED: an earlier datagram found the port closed.
@@ -70,12 +74,20 @@ private:
     SendResult result() const noexcept;
   };
 
+  // Whom one message goes to: `count` peers of the table from `first` on, wrapping around.
+  struct Targets {
+    std::size_t first = 0;
+    std::size_t count = 0;
+  };
+
   SendOutcome outcome(SendResult result) const noexcept;
   SendResult send_message(std::span<const std::byte> message) noexcept;
   SendResult send_batch() noexcept; // flush()
-  SendResult send_now(std::span<const std::byte> message) noexcept;
-  SendResult send_single(std::span<const std::byte> message) noexcept;
-  SendResult send_fragmented(std::span<const std::byte> message) noexcept;
+  // Every peer, starting at the next one in turn.
+  Targets every_peer() noexcept;
+  SendResult send_now(std::span<const std::byte> message, Targets targets) noexcept;
+  SendResult send_single(std::span<const std::byte> message, Targets targets) noexcept;
+  SendResult send_fragmented(std::span<const std::byte> message, Targets targets) noexcept;
   // Sends headers[0, count) (all to one peer), following the back-pressure rule above.
   // Returns how many went out.
   std::size_t push(mmsghdr* headers, std::size_t count, Progress& progress) noexcept;

@@ -148,7 +148,7 @@ TransportDescriptor udp_transport()
           .summary = "UDP unicast: -u own_host:port, then one -u per peer",
           .options = unicast_options(),
           .also_reads = {},
-          .flags = {.threads = true},
+          .flags = {.threads = true, .sends_to_one = true},
           .remote_launch = std::move(across_hosts),
           .plan = plan_udp};
 }

@@ -2,8 +2,8 @@
 // sender dealing messages in turn to several receivers): a sender process with one loopback TCP
 // connection per receiver process, writing each message to the next connection in turn with a
 // blocking send, and receivers that count what arrives, with no netprof code
-// (bench/bare_stream_throughput.hpp reads and writes). transports/tcp/bench/bench_tcp_round_robin.sh
-// prints netprof's ratio to it.
+// (bench/bare_stream_throughput.hpp reads and writes).
+// transports/tcp/bench/bench_tcp_round_robin.sh prints netprof's ratio to it.
 //
 //   bare_tcp_round_robin [--receivers N] [--count N] [--size BYTES] [--warmup S] [--buffer BYTES]
 //                        [--cpu SENDER,RECEIVERS]
