@@ -110,6 +110,19 @@ void check_options_read(const TransportDescriptor& chosen, const Descriptors& tr
   }
 }
 
+// The transports of this build whose descriptor sets `flag`, in the registry's order: what a
+// refusal names as the ones that can.
+std::vector<std::string> names_with(const Descriptors& transports, bool TransportFlags::*flag)
+{
+  std::vector<std::string> names;
+  for (const auto& transport : transports) {
+    if (transport.flags.*flag) {
+      names.push_back(transport.name);
+    }
+  }
+  return names;
+}
+
 // --threads with a transport that cannot run its pair as threads of one process; the message
 // names those that can, as this build has them.
 void check_threads_allowed(const TransportDescriptor& chosen, const Descriptors& transports)
@@ -117,12 +130,7 @@ void check_threads_allowed(const TransportDescriptor& chosen, const Descriptors&
   if (chosen.flags.threads) {
     return;
   }
-  std::vector<std::string> able;
-  for (const auto& transport : transports) {
-    if (transport.flags.threads) {
-      able.push_back(transport.name);
-    }
-  }
+  const std::vector<std::string> able = names_with(transports, &TransportFlags::threads);
   usage_error("--threads: the " + chosen.name +
               " transport cannot run its publisher and subscriber as threads of one process" +
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
@@ -136,12 +144,7 @@ void check_payload_type(const TransportDescriptor& chosen, const Descriptors& tr
   if (type == PayloadType::bytes || chosen.flags.typed_payloads) {
     return;
   }
-  std::vector<std::string> able;
-  for (const auto& transport : transports) {
-    if (transport.flags.typed_payloads) {
-      able.push_back(transport.name);
-    }
-  }
+  const std::vector<std::string> able = names_with(transports, &TransportFlags::typed_payloads);
   usage_error(
       std::string("--payload-type ") + to_string(type) + ": the " + chosen.name +
       " transport moves opaque bytes" +
@@ -155,12 +158,7 @@ void check_fanout(const TransportDescriptor& chosen, const Descriptors& transpor
   if (fanout == Fanout::all || chosen.flags.sends_to_one) {
     return;
   }
-  std::vector<std::string> able;
-  for (const auto& transport : transports) {
-    if (transport.flags.sends_to_one) {
-      able.push_back(transport.name);
-    }
-  }
+  const std::vector<std::string> able = names_with(transports, &TransportFlags::sends_to_one);
   usage_error("--fanout round-robin: the " + chosen.name +
               " transport cannot send a message to one subscriber alone" +
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
