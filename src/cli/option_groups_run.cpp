@@ -100,11 +100,12 @@ void add_peers_and_warmup(std::vector<CoreOption>& rows)
 {
   rows.insert(rows.end(),
               {
-                  // The local pair starts one subscriber and tells its publisher so itself.
+                  // The local pair starts its subscribers and tells its publisher so itself.
                   {test_heading,
                    spec("subscribers", "N", whole(0, 1'024), "1",
                         "the publisher waits for hellos from N subscribers; 0 = start at once (at "
-                        "most 1024)",
+                        "most 1024). With --local-pair: start N subscriber processes, a local "
+                        "group (1 to 64)",
                         PairRoute::neither),
                    Readers::publisher, field<&RunConfig::subscribers>},
                   {test_heading,

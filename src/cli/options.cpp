@@ -17,6 +17,10 @@ namespace netprof {
 
 namespace {
 
+// A local group is for one host's processes: more than this would measure the scheduler, and
+// each subscriber is a process of its own.
+constexpr std::uint32_t max_local_subscribers = 64;
+
 // Options end at "--"; what follows is an argument, refused later.
 std::vector<std::string>::const_iterator options_end(const std::vector<std::string>& arguments)
 {
@@ -95,10 +99,21 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
     throw UsageError("--local-pair runs both the publisher and the subscriber: drop -i " +
                      std::to_string(config.id));
   }
-  // The local pair starts exactly one subscriber, so waiting for more would always time out.
-  if (config.local_pair && values.given("subscribers") && config.subscribers != 1) {
-    throw UsageError("--local-pair runs one subscriber: drop --subscribers " +
+  // The local pair starts the subscribers it waits for: --subscribers N makes it a local group
+  // of N subscriber processes (ids 1 to N) beside the publisher.
+  if (config.local_pair && config.subscribers == 0) {
+    throw UsageError("--local-pair starts the subscribers it waits for: give --subscribers 1 or "
+                     "more");
+  }
+  if (config.local_pair && config.subscribers > max_local_subscribers) {
+    throw UsageError("--local-pair starts at most " + std::to_string(max_local_subscribers) +
+                     " subscribers on this host: drop --subscribers " +
                      std::to_string(config.subscribers));
+  }
+  if (config.local_pair && config.threads && config.subscribers != 1) {
+    throw UsageError("--local-pair --threads runs one subscriber: drop --subscribers " +
+                     std::to_string(config.subscribers) + ", or drop --threads to run " +
+                     std::to_string(config.subscribers) + " subscriber processes");
   }
   // An interval longer than the measured phase would never close before the run ends.
   if (config.interval_seconds && !values.given("count") &&

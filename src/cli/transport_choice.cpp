@@ -188,6 +188,9 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
                                    : (config.role == Role::publisher ? PlanRole::publisher
                                                                      : PlanRole::subscriber);
   request.threads_of_one_process = threads;
+  // A local group derives arguments for each of its subscribers (distinct ports, where a
+  // subscriber binds its own).
+  request.pair_subscribers = config.local_pair ? std::max<std::size_t>(config.subscribers, 1) : 1;
   request.endpoint = endpoint_request(config);
   TransportPlan plan = chosen.plan(request);
   config.transport_name = chosen.name;

@@ -161,7 +161,10 @@ void write_settings(std::ostream& out, const RunReport& report)
   out << "  Hosts: " << hosts_line(endpoint) << "\n";
   if (config.pair_layout != PairLayout::none) {
     out << "  Local pair: "
-        << (config.pair_layout == PairLayout::threads ? "threads of one process" : "two processes")
+        << (config.pair_layout == PairLayout::threads ? "threads of one process"
+            : config.subscribers > 1
+                ? "a publisher and " + std::to_string(config.subscribers) + " subscriber processes"
+                : "two processes")
         << "\n";
   }
   if (endpoint.discovery_seconds) {

@@ -69,6 +69,19 @@ class TcpRoundRobinTest(RoundRobinCase):
         self.assertIn("Dealt to it: 20,000 of 100,000 sent (20.0%, round-robin)", pub.stdout)
         self.assertIn("Fan-out: round-robin", pub.stdout)
 
+    def test_one_command_runs_the_whole_group(self):
+        """--local-pair --subscribers 5: the publisher and its five subscribers in one command."""
+        result = self.run_netprof("--local-pair", "--tcp", "--subscribers", "5", "--fanout",
+                                  "round-robin", "--count", "100000", json_name="group",
+                                  deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        subscribers = result.json["subscribers"]
+        self.assertEqual(sorted(s["id"] for s in subscribers), [1, 2, 3, 4, 5])
+        for summary in subscribers:
+            self.assertEqual(summary["messages_owed"], 20000, summary)
+            self.assertEqual(summary["unique"], 20000, summary)
+        self.assertIn("Local pair: a publisher and 5 subscriber processes", result.stdout)
+
     def test_a_subscriber_killed_mid_run_is_charged_with_its_share(self):
         port = free_tcp_port()
         tcp = ["--tcp", f"127.0.0.1:{port}"]

@@ -57,15 +57,16 @@ def catches_sigint(pid):
 
 
 class LocalPairInterruptTest(NetprofTestCase):
-    def start_pair(self, transport_args, stem):
-        """Starts a local pair leading a process group of its own, stdout to a file (a pipe would
-        stay open while any child lives, and so hide a parent that left early)."""
+    def start_pair(self, transport_args, stem, subscribers):
+        """Starts a local pair (a local group of `subscribers`) leading a process group of its
+        own, stdout to a file (a pipe would stay open while any child lives, and so hide a
+        parent that left early)."""
         json_path = self.json_path(stem)
         stdout_path = os.path.join(self._tmp.name, stem + ".out")
         with open(stdout_path, "w") as stdout:
             process = subprocess.Popen(
-                [NETPROF, "--local-pair", *transport_args, "-t", "30", "--send-hz", "2000",
-                 "--warmup-time", "0.2", "--json", json_path],
+                [NETPROF, "--local-pair", *transport_args, "--subscribers", str(subscribers),
+                 "-t", "30", "--send-hz", "2000", "--warmup-time", "0.2", "--json", json_path],
                 stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.DEVNULL,
                 start_new_session=True)
         self.addCleanup(self.kill_group, process)
@@ -81,14 +82,15 @@ class LocalPairInterruptTest(NetprofTestCase):
         except subprocess.TimeoutExpired:
             pass
 
-    def wait_until_every_process_handles_sigint(self, process):
-        """Until the parent and both children have their handlers in place: an interrupt that
+    def wait_until_every_process_handles_sigint(self, process, subscribers):
+        """Until the parent and every child have their handlers in place: an interrupt that
         comes earlier kills a child outright, which is not what this test is about."""
         deadline = time.monotonic() + DEADLINE_S
         while True:
             self.assertIsNone(process.poll(), "the local pair exited before it was interrupted")
             children = children_of(process.pid)
-            if len(children) == 2 and all(map(catches_sigint, [process.pid, *children])):
+            if (len(children) == 1 + subscribers
+                    and all(map(catches_sigint, [process.pid, *children]))):
                 return
             self.assertLess(time.monotonic(), deadline, "the local pair never got going")
             time.sleep(0.01)
@@ -106,11 +108,12 @@ class LocalPairInterruptTest(NetprofTestCase):
             return True
         return False
 
-    def interrupted_runs(self, transport_args):
-        for run in range(RUNS):
+    def interrupted_runs(self, transport_args, subscribers=1, runs=RUNS):
+        for run in range(runs):
             with self.subTest(run=run):
-                process, json_path, stdout_path = self.start_pair(transport_args, f"run{run}")
-                self.wait_until_every_process_handles_sigint(process)
+                process, json_path, stdout_path = self.start_pair(transport_args, f"run{run}",
+                                                                  subscribers)
+                self.wait_until_every_process_handles_sigint(process, subscribers)
                 time.sleep(0.1 * (run % 5))  # into the wait, the warm-up, the measured phase
                 self.interrupt_like_timeout(process, gap_s=[0, 0.001, 0.005][run % 3])
                 try:
@@ -137,6 +140,9 @@ class LocalPairInterruptTest(NetprofTestCase):
 
     def test_udp(self):
         self.interrupted_runs([])
+
+    def test_a_local_group_of_three_subscribers(self):
+        self.interrupted_runs([], subscribers=3, runs=3)
 
     def test_shm(self):
         name = f"interrupt-{os.getpid()}"

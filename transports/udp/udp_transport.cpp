@@ -115,6 +115,10 @@ LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t
     parse_peer(given[1]);
     return {{"-u", given[0], "-u", given[1]}, {{"-u", given[1], "-u", given[0]}}, {}};
   }
+  if (subscribers > 1) {
+    throw UsageError("a local group (--subscribers " + std::to_string(subscribers) +
+                     ") picks a free loopback port for each process: give no -u");
+  }
   throw UsageError("the local pair takes no -u (it picks two free loopback ports) or exactly "
                    "two: -u publisher_host:port -u subscriber_host:port");
 }

@@ -7,6 +7,7 @@
 #include <netprof/clock.hpp>
 #include <netprof/errors.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -111,16 +112,16 @@ private:
 class ProcessLauncher final : public PairLauncher {
 public:
   ProcessLauncher(const LocalPairArguments& forwarded, const TransportPlan& plan)
-      : m_forwarded(forwarded), m_transport_args(plan.local_pair.pair()),
-        m_program(self_executable())
+      : m_forwarded(forwarded), m_transport_args(plan.local_pair), m_program(self_executable())
   {
   }
 
   std::unique_ptr<PairMember> start_publisher() override
   {
+    const auto subscribers = static_cast<std::uint32_t>(m_transport_args.subscribers.size());
     const pid_t pid = spawn(m_program,
                             local_pair_role_arguments(Role::publisher, m_forwarded.publisher,
-                                                      m_transport_args.publisher),
+                                                      m_transport_args.publisher, 1, subscribers),
                             m_ready.child_environment());
     m_ready.close_write_end();
     return std::make_unique<ChildProcess>(pid);
@@ -131,18 +132,19 @@ public:
     return m_ready.wait(deadline);
   }
 
-  std::unique_ptr<PairMember> start_subscriber() override
+  std::unique_ptr<PairMember> start_subscriber(std::uint32_t id) override
   {
-    return std::make_unique<ChildProcess>(
-        spawn(m_program,
-              local_pair_role_arguments(Role::subscriber, m_forwarded.subscriber,
-                                        m_transport_args.subscriber),
-              environment_without_ready_signal()));
+    return std::make_unique<ChildProcess>(spawn(
+        m_program,
+        local_pair_role_arguments(Role::subscriber, m_forwarded.subscriber,
+                                  m_transport_args.subscribers.at(id - 1), id,
+                                  static_cast<std::uint32_t>(m_transport_args.subscribers.size())),
+        environment_without_ready_signal()));
   }
 
 private:
   const LocalPairArguments& m_forwarded;
-  const LocalPairArguments m_transport_args;
+  const LocalPairPlan m_transport_args; // the publisher's, and each subscriber's
   const std::string m_program;
   ReadySignal m_ready;
 };
@@ -189,6 +191,35 @@ int end_member(PairMember& member, Nanoseconds grace)
   return member.end_now();
 }
 
+// Once the publisher has finished well: each subscriber in turn, under one deadline; the first
+// that failed names itself and gives the pair's exit status.
+int wait_for_subscribers(const RunConfig& config,
+                         const std::vector<std::unique_ptr<PairMember>>& subscribers,
+                         bool forwarded_stop)
+{
+  std::optional<Clock::time_point> deadline =
+      Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
+  if (forwarded_stop) {
+    for (const auto& subscriber : subscribers)
+      subscriber->stop();
+    deadline = earliest(deadline, Clock::now() + interrupt_grace);
+  }
+  int failed_status = 0;
+  for (std::size_t i = 0; i < subscribers.size(); ++i) {
+    bool forwarded = forwarded_stop;
+    const int status = wait_for_member(*subscribers[i], "subscriber", deadline, forwarded);
+    if (status != 0 && failed_status == 0) {
+      failed_status = status;
+      std::string line = "netprof: the local subscriber";
+      if (subscribers.size() > 1) // which one, in a local group
+        line.append(" ").append(std::to_string(i + 1));
+      line.append(" exited with status ").append(std::to_string(status)).append("\n");
+      std::cerr << line; // one write, so a child's output cannot split the line
+    }
+  }
+  return failed_status;
+}
+
 } // namespace
 
 int end_child(pid_t pid, Nanoseconds grace)
@@ -199,13 +230,15 @@ int end_child(pid_t pid, Nanoseconds grace)
 
 std::vector<std::string> local_pair_role_arguments(Role role,
                                                    const std::vector<std::string>& forwarded,
-                                                   const std::vector<std::string>& transport_args)
+                                                   const std::vector<std::string>& transport_args,
+                                                   std::uint32_t subscriber_id,
+                                                   std::uint32_t subscribers)
 {
   const bool publisher = role == Role::publisher;
-  std::vector<std::string> args = {"-i", publisher ? "0" : "1"};
+  std::vector<std::string> args = {"-i", publisher ? "0" : std::to_string(subscriber_id)};
   args.insert(args.end(), forwarded.begin(), forwarded.end());
   if (publisher)
-    args.insert(args.end(), {"--subscribers", "1"});
+    args.insert(args.end(), {"--subscribers", std::to_string(subscribers)});
   else
     args.push_back("--quiet");
   args.insert(args.end(), transport_args.begin(), transport_args.end());
@@ -226,39 +259,30 @@ int run_pair(const RunConfig& config, PairLauncher& launcher)
   // Not ready: it failed (and said why), or the pair was interrupted.
   if (!launcher.wait_until_publisher_ready(publisher_deadline))
     return wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
-  std::unique_ptr<PairMember> subscriber;
+  std::vector<std::unique_ptr<PairMember>> subscribers;
+  const std::uint32_t count = std::max<std::uint32_t>(config.subscribers, 1);
   try {
-    subscriber = launcher.start_subscriber();
+    for (std::uint32_t id = 1; id <= count; ++id)
+      subscribers.push_back(launcher.start_subscriber(id));
   } catch (...) {
     publisher->end_now();
+    for (const auto& subscriber : subscribers)
+      end_member(*subscriber, subscriber_grace);
     throw;
   }
   const int publisher_status =
       wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
   if (publisher_status != 0) {
     // The publisher failed (at once, say, on a port in use, or after a failed run): the
-    // subscriber has nothing left to wait for, and its report is not printed, so it is stopped
-    // now rather than left to give up on its own after --wait. Its goodbye is an interrupted
-    // one's (departing counters to a publisher that is gone); one that does not go is ended.
-    end_member(*subscriber, subscriber_grace);
+    // subscribers have nothing left to wait for, and their reports are not printed, so they are
+    // stopped now rather than left to give up on their own after --wait. Their goodbye is an
+    // interrupted one's (departing counters to a publisher that is gone); one that does not go
+    // is ended.
+    for (const auto& subscriber : subscribers)
+      end_member(*subscriber, subscriber_grace);
     return publisher_status;
   }
-  std::optional<Clock::time_point> subscriber_deadline =
-      Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
-  bool subscriber_forwarded = forwarded_stop;
-  if (forwarded_stop) {
-    subscriber->stop();
-    subscriber_deadline = earliest(subscriber_deadline, Clock::now() + interrupt_grace);
-  }
-  const int subscriber_status =
-      wait_for_member(*subscriber, "subscriber", subscriber_deadline, subscriber_forwarded);
-
-  if (publisher_status == 0 && subscriber_status != 0) {
-    std::cerr << ("netprof: the local subscriber exited with status " +
-                  std::to_string(subscriber_status) + "\n");
-    return subscriber_status;
-  }
-  return publisher_status;
+  return wait_for_subscribers(config, subscribers, forwarded_stop);
 }
 
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,

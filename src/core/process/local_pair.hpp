@@ -5,6 +5,7 @@
 
 #include <netprof/clock.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,11 +16,14 @@ namespace netprof {
 
 // The command line of one process of --local-pair: its id, the user's options routed to it
 // (`forwarded`, as the command line gave them: see route_to_local_pair), what the pair fixes
-// itself (the publisher waits for its one subscriber; the subscriber is quiet, since the
-// publisher's consolidated report covers both) and the transport's arguments for it.
+// itself (the publisher waits for its `subscribers`; each subscriber is quiet, since the
+// publisher's consolidated report covers them all) and the transport's arguments for it.
+// `subscriber_id` is the subscriber's -i (1 to `subscribers`); the publisher's is 0.
 std::vector<std::string> local_pair_role_arguments(Role role,
                                                    const std::vector<std::string>& forwarded,
-                                                   const std::vector<std::string>& transport_args);
+                                                   const std::vector<std::string>& transport_args,
+                                                   std::uint32_t subscriber_id = 1,
+                                                   std::uint32_t subscribers = 1);
 
 // One member of a local pair, a child process or a thread, as the pair waits for it.
 class PairMember {
@@ -48,18 +52,20 @@ public:
   // True once the publisher got through its set-up (endpoint open, payload checked); false
   // when it finished first, the process was interrupted or `deadline` passed.
   virtual bool wait_until_publisher_ready(std::optional<Clock::time_point> deadline) = 0;
-  virtual std::unique_ptr<PairMember> start_subscriber() = 0;
+  // Subscriber `id`, 1 to the pair's --subscribers.
+  virtual std::unique_ptr<PairMember> start_subscriber(std::uint32_t id) = 0;
 };
 
-// The pair's one sequence, whatever its members are: the publisher first, and the subscriber
-// once the publisher is set up, so an error of set-up that both would hit is printed once;
-// an interrupt passed on to each; a member past its deadline ended. Returns the exit status:
-// the publisher's, unless only the subscriber failed.
+// The pair's one sequence, whatever its members are: the publisher first, and the subscribers
+// (--subscribers of them: a local group) once the publisher is set up, so an error of set-up
+// that all would hit is printed once; an interrupt passed on to each; a member past its
+// deadline ended. Returns the exit status: the publisher's, unless only a subscriber failed
+// (then the first that did).
 int run_pair(const RunConfig& config, PairLauncher& launcher);
 
-// Runs a subscriber and a publisher of this same binary as two processes; the publisher's
-// report is printed. Returns the exit status (the publisher's, unless only the subscriber
-// failed).
+// Runs a publisher and --subscribers subscribers of this same binary as processes; the
+// publisher's report is printed. Returns the exit status (the publisher's, unless only a
+// subscriber failed).
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
                    const TransportPlan& plan);
 

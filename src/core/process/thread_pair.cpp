@@ -148,7 +148,8 @@ public:
     return false;
   }
 
-  std::unique_ptr<PairMember> start_subscriber() override
+  // --threads runs one subscriber (the command line refuses more).
+  std::unique_ptr<PairMember> start_subscriber(std::uint32_t /*id*/) override
   {
     return start(Role::subscriber, m_forwarded.subscriber, m_transport_args.subscriber);
   }

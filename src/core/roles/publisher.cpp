@@ -148,8 +148,10 @@ void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
   if (reply.rejected)
     ++m_refused.rejected;
   if (reply.adopt_sender) {
-    // --fanout round-robin sends to this handle alone.
-    if (Member* member = m_members.find(header.sender_id))
+    // --fanout round-robin sends to this handle alone: the member's own process's, not that of
+    // a candidate naming its id (a restart not proven yet, or a forgery).
+    Member* member = m_members.find(header.sender_id);
+    if (member != nullptr && member->instance == wire::instance_tag(header))
       member->peer = delivery.sender;
   }
   if (reply.answer && reply.adopt_sender)

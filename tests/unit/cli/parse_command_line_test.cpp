@@ -534,10 +534,26 @@ TEST_F(ParseCommandLineTest, RejectsLocalPairWithASubscriberId)
             "--local-pair runs both the publisher and the subscriber: drop -i 1");
 }
 
-TEST_F(ParseCommandLineTest, RejectsLocalPairWaitingForSeveralSubscribers)
+// --local-pair --subscribers N is a local group: the publisher and N subscriber processes, each
+// with its own transport arguments (distinct ports over UDP).
+TEST_F(ParseCommandLineTest, LocalPairWithSeveralSubscribersPlansEachOne)
 {
-  EXPECT_EQ(usage_error({"--local-pair", "--subscribers", "2"}),
-            "--local-pair runs one subscriber: drop --subscribers 2");
+  const auto sut = parse({"--local-pair", "--subscribers", "3"});
+  EXPECT_EQ(sut.config.subscribers, 3u);
+  ASSERT_EQ(sut.plan.local_pair.subscribers.size(), 3u);
+  EXPECT_NE(sut.plan.local_pair.subscribers[0], sut.plan.local_pair.subscribers[1]);
+  EXPECT_NE(sut.plan.local_pair.subscribers[1], sut.plan.local_pair.subscribers[2]);
+}
+
+TEST_F(ParseCommandLineTest, RejectsALocalGroupItCannotRun)
+{
+  EXPECT_EQ(usage_error({"--local-pair", "--subscribers", "0"}),
+            "--local-pair starts the subscribers it waits for: give --subscribers 1 or more");
+  EXPECT_EQ(usage_error({"--local-pair", "--subscribers", "65"}),
+            "--local-pair starts at most 64 subscribers on this host: drop --subscribers 65");
+  EXPECT_EQ(usage_error({"--local-pair", "--threads", "--subscribers", "2"}),
+            "--local-pair --threads runs one subscriber: drop --subscribers 2, or drop --threads "
+            "to run 2 subscriber processes");
 }
 
 TEST_F(ParseCommandLineTest, RejectsThreadsWithoutLocalPair)

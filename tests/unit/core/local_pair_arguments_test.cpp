@@ -72,6 +72,23 @@ bool has(const std::vector<std::string>& args, const std::string& token)
   return std::find(args.begin(), args.end(), token) != args.end();
 }
 
+// In a local group each subscriber has its own id, and the publisher waits for all of them.
+TEST(LocalPairArguments, ALocalGroupNumbersItsSubscribersAndThePublisherWaitsForAll)
+{
+  const std::vector<std::string> publisher =
+      local_pair_role_arguments(Role::publisher, {}, udp_publisher, 1, 4);
+  const std::vector<std::string> third =
+      local_pair_role_arguments(Role::subscriber, {}, udp_subscriber, 3, 4);
+  const auto after = [](const std::vector<std::string>& args, const std::string& flag) {
+    const auto at = std::find(args.begin(), args.end(), flag);
+    return at != args.end() && at + 1 != args.end() ? *(at + 1) : std::string();
+  };
+  EXPECT_EQ(after(publisher, "-i"), "0");
+  EXPECT_EQ(after(publisher, "--subscribers"), "4");
+  EXPECT_EQ(after(third, "-i"), "3");
+  EXPECT_TRUE(has(third, "--quiet"));
+}
+
 TEST(LocalPairArguments, PublisherGetsEverySettingBack)
 {
   const ParsedCommandLine parent = parse(unusual_settings);
