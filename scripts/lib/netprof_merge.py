@@ -14,7 +14,7 @@ import netprof_output as output
 MERGED_SCHEMA_VERSION = 1
 CSV_COLUMNS = [
     "run_tag", "name", "id", "ssh", "address", "exit_code", "outcome", "received", "lost",
-    "loss_percent", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
+    "loss_percent", "messages_owed", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
     "throughput_seconds", "rtt_p50_ns", "rtt_p99_ns", "rtt_max_ns", "one_way_rtt_half_p50_ns",
     "clock_offset_ns", "clock_offset_bound_ns", "forward_p50_ns", "forward_p99_ns",
     "backward_p50_ns", "backward_p99_ns", "publisher_messages_sent",
@@ -75,16 +75,29 @@ def publisher_entry_for(publisher_report, subscriber_id):
     return None
 
 
+def loss_view(own, seen, publisher_report):
+    """(lost, loss_percent) as the publisher counted them when this subscriber's counters
+    reached it (it knows what it sent to whom); else as the subscriber counted them, except
+    under --fanout round-robin, where a subscriber cannot know its loss: (None, None) then."""
+    if field(seen, "counters_received") is True:
+        return figure(seen, "lost"), figure(seen, "loss_percent")
+    if field(publisher_report, "settings", "fanout") == "round-robin":
+        return None, None
+    return figure(own, "lost"), figure(own, "loss_percent")
+
+
 def csv_row(run_tag, entry, publisher_report):
     own = field(entry["report"], "subscriber")
     seen = publisher_entry_for(publisher_report, entry["id"])
     outcome = field(seen, "outcome")
+    lost, loss_percent = loss_view(own, seen, publisher_report)
     return {
         "run_tag": run_tag, "name": entry["name"], "id": entry["id"], "ssh": entry["ssh"],
         "address": entry["address"], "exit_code": entry["exit_code"],
         "outcome": outcome if isinstance(outcome, str) else None,
-        "received": figure(own, "received"), "lost": figure(own, "lost"),
-        "loss_percent": figure(own, "loss_percent"),
+        "received": figure(own, "received"), "lost": lost, "loss_percent": loss_percent,
+        # What it was to receive: every message since it joined, or its round-robin share.
+        "messages_owed": figure(seen, "messages_owed"),
         "messages_per_second": figure(own, "throughput", "messages_per_second"),
         "payload_bytes_per_second": figure(own, "throughput", "payload_bytes_per_second"),
         "wire_bytes_per_second": figure(own, "throughput", "wire_bytes_per_second"),

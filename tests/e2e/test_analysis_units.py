@@ -1,6 +1,7 @@
 """Unit tests of the analysis scripts' logic, no netprof run: the knee search's bisection and
 criterion (scripts/tools/knee.py), the statistics of scripts/tools/compare.py, the lines of
-scripts/tools/plot.py and the defaults of scripts/tools/sweep.py. Milliseconds each.
+scripts/tools/plot.py, the defaults of scripts/tools/sweep.py and the launcher's CSV rows
+(scripts/lib/netprof_merge.py). Milliseconds each.
 """
 
 import importlib.util
@@ -31,6 +32,7 @@ figures = sys.modules["netprof_figures"]
 # plot.py's lines and panels live in the modules it imports.
 sweep_rows = sys.modules["netprof_sweep_rows"]
 sweep_plots = sys.modules["netprof_sweep_plots"]
+import netprof_merge as merge  # noqa: E402  (scripts/lib is on the path once a tool loaded)
 
 
 def search_below(limit, **bounds):
@@ -211,6 +213,33 @@ class PlotPanelsTest(unittest.TestCase):
         self.assertEqual(sweep_plots.THROUGHPUT_PANELS[2].column, "loss_percent")
         self.assertEqual([panel.marks_loss for panel in sweep_plots.THROUGHPUT_PANELS],
                          [True, True, False])
+
+
+class MergedCsvRowTest(unittest.TestCase):
+    """subscribers.csv's loss columns: the publisher's count wherever it has one."""
+
+    def row(self, fanout, own, seen):
+        publisher = {"settings": {"fanout": fanout}, "publisher": {"messages_sent": 300},
+                     "subscribers": [seen] if seen else []}
+        entry = {"name": "s1", "id": 1, "ssh": "h1", "address": "10.0.0.2", "exit_code": 0,
+                 "report": {"subscriber": own}}
+        return merge.csv_row("t", entry, publisher)
+
+    def test_round_robin_loss_is_the_publishers_against_the_share_dealt(self):
+        own = {"received": 99, "lost": 0, "loss_percent": 0.0}
+        seen = {"id": 1, "counters_received": True, "lost": 1, "loss_percent": 1.0,
+                "messages_owed": 100}
+        row = self.row("round-robin", own, seen)
+        self.assertEqual((row["lost"], row["loss_percent"], row["messages_owed"]), (1, 1.0, 100))
+
+    def test_round_robin_without_the_publishers_count_leaves_loss_empty(self):
+        # The subscriber's own 0 is not a loss figure: it cannot know what was dealt to it.
+        row = self.row("round-robin", {"received": 99, "lost": 0, "loss_percent": 0.0}, None)
+        self.assertEqual((row["lost"], row["loss_percent"]), (None, None))
+
+    def test_without_the_publishers_count_the_subscribers_own_stands(self):
+        row = self.row("all", {"received": 290, "lost": 10, "loss_percent": 3.3}, None)
+        self.assertEqual((row["lost"], row["loss_percent"]), (10, 3.3))
 
 
 class SweepDefaultsTest(unittest.TestCase):

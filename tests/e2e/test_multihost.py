@@ -257,6 +257,24 @@ class MultiHostTest(unittest.TestCase):
     def notes(self, entry):
         return " ".join(entry["report"]["endpoint"]["notes"])
 
+    def test_round_robin_across_hosts_charges_each_subscriber_its_share(self):
+        """--fanout round-robin over TCP to two hosts: each gets half, and subscribers.csv takes
+        each one's loss from the publisher, which alone knows what it dealt to whom."""
+        code, out, err = self.launch(self.write_hosts(2, top={"transport": "tcp"}), *MODEST,
+                                     "--fanout", "round-robin")
+        self.assertEqual(code, 0, out + err)
+        publisher = self.merged()["publisher"]["report"]
+        sent = publisher["publisher"]["messages_sent"]
+        shares = sorted(s["messages_owed"] for s in publisher["subscribers"])
+        self.assertEqual(sum(shares), sent)
+        self.assertLessEqual(shares[1] - shares[0], 1, shares)
+        with open(os.path.join(self.out, "subscribers.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(sorted(int(row["messages_owed"]) for row in rows), shares)
+        for row in rows:
+            self.assertEqual((row["lost"], int(row["received"])),
+                             ("0", int(row["messages_owed"])), row)
+
     def test_multicast_across_hosts_on_the_interface_facing_them(self):
         merged = self.launch_to_two_hosts("multicast")
         self.assertEqual(merged["publisher"]["report"]["endpoint"]["peer_addresses"],
