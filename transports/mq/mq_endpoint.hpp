@@ -89,6 +89,11 @@ private:
   bool adopt(PeerHandle sender) noexcept; // keeps its queue open: it gets every message
   SendOutcome answer_alone(PeerHandle sender, std::span<const std::byte> message) noexcept;
   void drop_peer(std::size_t index) noexcept;
+  // Whether a look for full queues nobody holds is due (at most one per reap_interval).
+  bool reap_due() noexcept;
+  // A full queue that no live process holds would never drain: its subscriber is gone, and is
+  // dropped (true).
+  bool drop_if_unheld(std::size_t index) noexcept;
 
   EndpointSettings m_settings;
   OwnedQueue m_queue;

@@ -130,16 +130,9 @@ SendOutcome PublisherEndpoint::send_to(PeerHandle handle,
     return {};
   if (errno != EAGAIN && errno != EINTR)
     return failure;
-  // A full queue that no live process holds would never drain (pushed_back's look, for one).
-  const auto now = Clock::now();
-  if (errno == EAGAIN && now >= m_next_reap) {
-    m_next_reap = now + reap_interval;
-    if (flock(peer->fd, LOCK_EX | LOCK_NB) == 0) {
-      drop_peer(static_cast<std::size_t>(peer - m_peers.begin()));
-      ++m_dead_peers;
-      return {};
-    }
-  }
+  if (errno == EAGAIN && reap_due() &&
+      drop_if_unheld(static_cast<std::size_t>(peer - m_peers.begin())))
+    return {}; // its subscriber is gone: nobody hears it
   return full;
 }
 
@@ -173,14 +166,10 @@ bool PublisherEndpoint::pay_owed() noexcept
 // publisher looks, and drops such subscribers (killed, or gone without their queue).
 SendOutcome PublisherEndpoint::pushed_back() noexcept
 {
-  const auto now = Clock::now();
-  if (now >= m_next_reap) {
-    m_next_reap = now + reap_interval;
+  if (reap_due()) {
     for (std::size_t i = m_peer_count; i-- > 0;) {
-      if (m_peers[i].owed && flock(m_peers[i].fd, LOCK_EX | LOCK_NB) == 0) {
-        drop_peer(i);
-        ++m_dead_peers;
-      }
+      if (m_peers[i].owed)
+        drop_if_unheld(i);
     }
     m_owed = m_owed && std::any_of(m_peers.begin(),
                                    m_peers.begin() + static_cast<std::ptrdiff_t>(m_peer_count),
@@ -188,6 +177,24 @@ SendOutcome PublisherEndpoint::pushed_back() noexcept
   }
   return m_peer_count > 0 ? SendOutcome{SendResult::back_pressured, SendCause::queue_full}
                           : SendOutcome{};
+}
+
+bool PublisherEndpoint::reap_due() noexcept
+{
+  const auto now = Clock::now();
+  if (now < m_next_reap)
+    return false;
+  m_next_reap = now + reap_interval;
+  return true;
+}
+
+bool PublisherEndpoint::drop_if_unheld(std::size_t index) noexcept
+{
+  if (flock(m_peers[index].fd, LOCK_EX | LOCK_NB) != 0)
+    return false;
+  drop_peer(index);
+  ++m_dead_peers;
+  return true;
 }
 
 void PublisherEndpoint::drop_peer(std::size_t index) noexcept
