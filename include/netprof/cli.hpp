@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace netprof {
 
@@ -15,6 +16,9 @@ struct ParsedCommandLine {
   std::string text; // --help, --version or --list-transports output
   RunConfig config;
   TransportPlan plan; // the chosen transport's plan for this command line (a run only)
+  // A subscriber under --publishers P > 1: the plan of each publisher's stream, publisher 0's
+  // first (`plan` is that one too). Empty otherwise.
+  std::vector<TransportPlan> publisher_streams;
   // With --local-pair: the options the user gave that its children get, as written, routed by
   // each option's PairRoute (the transport's addresses come from plan.local_pair).
   LocalPairArguments local_pair_options;

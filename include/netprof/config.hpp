@@ -80,7 +80,10 @@ struct RunConfig {
   PaceMode pace = PaceMode::hybrid; // --pace: how the paced publisher waits for a due time
   std::uint32_t num_vars = 0;       // --num-vars; 0 = one opaque payload
 
-  std::uint32_t subscribers = 1;             // --subscribers: publisher waits for this many
+  std::uint32_t subscribers = 1; // --subscribers: publisher waits for this many
+  // --publishers: ids 0 to publishers - 1 publish, each its own stream (its addresses moved
+  // by its id: OptionSpec::per_stream); the others subscribe to every one of them.
+  std::uint32_t publishers = 1;
   double wait_seconds = 10.0;                // --wait: how long either side waits for its peer
   double warmup_seconds = 0.5;               // --warmup-time
   std::optional<std::uint64_t> warmup_count; // --warmup-count (replaces the time)

@@ -55,6 +55,14 @@ enum class PairRoute {
   split            // "PUB,SUB": the first value to the publisher, the second to the subscriber
 };
 
+// How an address option names the stream of publisher k under --publishers: each publisher
+// has addresses of its own, derived from the ones given so that one command line serves all.
+enum class StreamRule {
+  none,        // the same for every publisher (a setting, not an address)
+  port_offset, // "host:port": port + k (a port 0, "any", stays 0)
+  name_suffix  // a path or name: stream 0 as given, stream k with ".k" appended
+};
+
 struct OptionSpec {
   // `names`: the long name, then the short one if there is one ("size,s").
   OptionSpec(std::string_view names, std::string value_name, ValueRule rule, std::string help);
@@ -64,6 +72,7 @@ struct OptionSpec {
   OptionSpec with_implicit(std::string text) &&; // the value of the flag given alone (--shm)
   OptionSpec repeatable() &&;                    // -u a -u b: every value is kept, in order
   OptionSpec passed(PairRoute route) &&;         // how the local pair passes it on
+  OptionSpec per_stream(StreamRule rule) &&;     // an address that each publisher moves
 
   std::string long_name;  // "size"
   char short_name = '\0'; // 's'; '\0' for none
@@ -74,6 +83,7 @@ struct OptionSpec {
   std::optional<std::string> implicit_text;
   bool is_repeatable = false;
   PairRoute pair = PairRoute::both;
+  StreamRule stream = StreamRule::none;
 };
 
 // Options shown together in --help under one caption.
@@ -132,6 +142,14 @@ private:
 // checked here but by OptionValues' getters, when they are read.
 OptionValues parse_options(const std::vector<std::string>& arguments,
                            const std::vector<const OptionGroup*>& groups);
+
+// The values `values` give the options of `group` for publisher `stream`'s own stream, by each
+// spec's StreamRule (stream 0: as given). Throws UsageError for a port that would pass 65535.
+OptionValues values_for_stream(const OptionValues& values, const OptionGroup& group,
+                               std::uint32_t stream);
+
+// Whether any option of `group` names an address that each publisher moves (StreamRule).
+bool has_streams(const OptionGroup& group) noexcept;
 
 // What the user gave that the local pair passes on, routed by each spec's PairRoute; the
 // options of no group in `groups` are left out.

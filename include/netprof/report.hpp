@@ -180,6 +180,15 @@ struct SchedulerLoad {
   std::uint32_t online_cores = 0;         // CPUs of the host
 };
 
+// A subscriber of several publishers (--publishers): what it counted of one publisher's stream.
+struct PublisherStream {
+  std::uint32_t publisher = 0; // its id
+  std::string address;         // where the subscriber reached it, as the transport tells it
+  SubscriberResult figures;
+  bool end_received = false;
+  RunEnding ended_by = RunEnding::end;
+};
+
 struct RunReport {
   RunConfig config;
   EndpointFacts endpoint;
@@ -226,6 +235,9 @@ struct RunReport {
   bool end_received = false;
   RunEnding ended_by = RunEnding::end;
   std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
+  // Under --publishers P > 1: each publisher's stream, publisher 0's first; `self` and the rest
+  // of a subscriber's report are publisher 0's stream.
+  std::vector<PublisherStream> per_publisher;
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
   // Of them, messages of another run (another run id): a second run on this medium, or replays.

@@ -109,6 +109,13 @@ void add_peers_and_warmup(std::vector<CoreOption>& rows)
                         PairRoute::neither),
                    Readers::publisher, field<&RunConfig::subscribers>},
                   {test_heading,
+                   spec("publishers", "P", whole(1, 16), "1",
+                        "ids 0 to P-1 publish, each on a stream of its own (the addresses "
+                        "given, each port moved up by the publisher's id, each name given "
+                        ".ID), the others subscribe to all P (at most 16). With --local-pair: "
+                        "start P publisher processes beside the --subscribers"),
+                   Readers::both, field<&RunConfig::publishers>},
+                  {test_heading,
                    spec("wait", "SECONDS", positive_seconds(), "10",
                         "how long either side waits for its peer (0.001 to 86400)"),
                    Readers::both, field<&RunConfig::wait_seconds>},

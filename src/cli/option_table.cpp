@@ -40,7 +40,7 @@ RunConfig core_config(const OptionValues& values)
       row.assign(config, values, row.spec);
     }
   }
-  config.role = config.id == 0 ? Role::publisher : Role::subscriber;
+  config.role = config.id < config.publishers ? Role::publisher : Role::subscriber;
   return config;
 }
 

@@ -110,6 +110,17 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
                      " subscribers on this host: drop --subscribers " +
                      std::to_string(config.subscribers));
   }
+  if (config.local_pair && config.threads && config.publishers != 1) {
+    throw UsageError("--local-pair --threads runs one publisher: drop --publishers " +
+                     std::to_string(config.publishers) + ", or drop --threads to run " +
+                     std::to_string(config.publishers) + " publisher processes");
+  }
+  if (config.local_pair && config.publishers + config.subscribers > max_local_subscribers) {
+    throw UsageError("--local-pair starts at most " + std::to_string(max_local_subscribers) +
+                     " processes on this host: --publishers " + std::to_string(config.publishers) +
+                     " and --subscribers " + std::to_string(config.subscribers) + " make " +
+                     std::to_string(config.publishers + config.subscribers));
+  }
   if (config.local_pair && config.threads && config.subscribers != 1) {
     throw UsageError("--local-pair --threads runs one subscriber: drop --subscribers " +
                      std::to_string(config.subscribers) + ", or drop --threads to run " +
@@ -193,10 +204,26 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
 
   result.config = cli::core_config(values);
   result.config.pair_layout = layout;
+  // A local group's later publishers write their JSON beside the first's, which the pair
+  // then gathers them into (FILE.1, FILE.2...).
+  RunConfig& own = result.config;
+  if (layout != PairLayout::none && own.role == Role::publisher && own.id > 0 &&
+      !own.json_path.empty() && !json_on_stdout(own))
+    own.json_path += "." + std::to_string(own.id);
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);
-  result.plan = cli::plan_transport(registry, values, core, result.config);
+  // A publisher's addresses are its own stream's; a subscriber of several publishers plans
+  // each of their streams.
+  const RunConfig& config = result.config;
+  const bool publisher = config.role == Role::publisher && !config.local_pair;
+  result.plan =
+      cli::plan_transport(registry, values, core, result.config, publisher ? config.id : 0);
+  if (config.role == Role::subscriber && config.publishers > 1) {
+    for (std::uint32_t stream = 0; stream < config.publishers; ++stream)
+      result.publisher_streams.push_back(
+          cli::plan_transport(registry, values, core, result.config, stream));
+  }
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);
   }

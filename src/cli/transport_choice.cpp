@@ -164,10 +164,30 @@ void check_fanout(const TransportDescriptor& chosen, const Descriptors& transpor
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
+// --publishers P > 1 with a transport whose addresses have no stream for each publisher; the
+// message names those that have, as this build has them.
+void check_publishers(const TransportDescriptor& chosen, const Descriptors& transports,
+                      std::uint32_t publishers)
+{
+  if (publishers <= 1 || has_streams(chosen.options)) {
+    return;
+  }
+  std::vector<std::string> able;
+  for (const auto& transport : transports) {
+    if (has_streams(transport.options)) {
+      able.push_back(transport.name);
+    }
+  }
+  usage_error("--publishers " + std::to_string(publishers) + ": the " + chosen.name +
+              " transport has no address of its own for each publisher" +
+              (able.empty() ? std::string() : " (" + listed(able) + " have)"));
+}
+
 } // namespace
 
 TransportPlan plan_transport(const TransportRegistry& registry, const OptionValues& values,
-                             const std::vector<OptionGroup>& core, RunConfig& config)
+                             const std::vector<OptionGroup>& core, RunConfig& config,
+                             std::uint32_t stream)
 {
   const Descriptors& transports = registry.entries();
   const bool threads = config.threads || config.pair_layout == PairLayout::threads;
@@ -178,12 +198,13 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   }
   check_payload_type(chosen, transports, config.payload_type);
   check_fanout(chosen, transports, config.fanout);
+  check_publishers(chosen, transports, config.publishers);
   // The local pair plans each process's transport arguments (or loopback defaults when none
   // were given), and each child plans its own with its role; --reliability and --history must
   // mean something for both roles. A wrong transport option (say, one -u where the pair needs
   // none or two) is reported before anything runs.
   PlanRequest request;
-  request.values = values;
+  request.values = values_for_stream(values, chosen.options, stream);
   request.role = config.local_pair ? PlanRole::local_pair
                                    : (config.role == Role::publisher ? PlanRole::publisher
                                                                      : PlanRole::subscriber);
@@ -191,6 +212,7 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   // A local group derives arguments for each of its subscribers (distinct ports, where a
   // subscriber binds its own).
   request.pair_subscribers = config.local_pair ? std::max<std::size_t>(config.subscribers, 1) : 1;
+  request.pair_publishers = config.local_pair ? std::max<std::size_t>(config.publishers, 1) : 1;
   request.endpoint = endpoint_request(config);
   TransportPlan plan = chosen.plan(request);
   config.transport_name = chosen.name;

@@ -53,6 +53,12 @@ OptionSpec OptionSpec::with_implicit(std::string text) &&
   return std::move(*this);
 }
 
+OptionSpec OptionSpec::per_stream(StreamRule addresses) &&
+{
+  stream = addresses;
+  return std::move(*this);
+}
+
 OptionSpec OptionSpec::repeatable() &&
 {
   is_repeatable = true;

@@ -73,6 +73,7 @@ json settings_json(const RunConfig& config)
       {"num_vars", config.num_vars},
       {"payload_type", to_string(config.payload_type)},
       {"fanout", to_string(config.fanout)},
+      {"publishers", config.publishers},
       {"test_seconds", finite(config.test_seconds)},
       {"count", nullptr},
       {"count_received", nullptr},

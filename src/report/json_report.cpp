@@ -212,6 +212,16 @@ void add_subscriber_figures(json& out, const RunReport& report)
     self["latency"]["receive_minus_send_ns"] = latency_json(report.self->one_way, false);
     self["end_received"] = report.end_received;
     self["ended_by"] = to_string(report.ended_by);
+    json per_publisher = json::array();
+    for (const PublisherStream& stream : report.per_publisher) {
+      json figures = subscriber_json(stream.figures);
+      figures["publisher"] = stream.publisher;
+      figures["address"] = stream.address;
+      figures["end_received"] = stream.end_received;
+      figures["ended_by"] = to_string(stream.ended_by);
+      per_publisher.push_back(std::move(figures));
+    }
+    self["per_publisher"] = std::move(per_publisher);
     out["subscriber"] = std::move(self);
   } else {
     out["subscriber"] = nullptr;

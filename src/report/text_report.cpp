@@ -91,6 +91,7 @@ void write_text_report(std::ostream& out, const RunReport& report)
     out << "  Latency is measured on the publisher (round trip); see its report.\n";
     write_subscriber_one_way(out, report);
     write_subscriber_throughput(out, report);
+    write_per_publisher(out, report);
     write_abandoned_runs(out, report);
   }
   write_resources(out, report);

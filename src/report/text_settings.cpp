@@ -150,6 +150,18 @@ void write_settings(std::ostream& out, const RunReport& report)
     out << "  Mode: ping-pong (one probe in flight, timeout "
         << seconds(config.probe_timeout_seconds) << ")\n";
   }
+  if (config.publishers > 1) {
+    out << "  Publishers: " << config.publishers
+        << (config.role != Role::publisher ? " (each on its own stream, received on a thread of "
+                                             "its own)"
+            : config.id == 0
+                ? " (this is publisher 0, at the addresses given; each publisher "
+                  "reports its own stream)"
+                : " (this is publisher " + std::to_string(config.id) +
+                      ", at the addresses given moved by " + std::to_string(config.id) +
+                      "; each publisher reports its own stream)")
+        << "\n";
+  }
   if (config.fanout == Fanout::round_robin) {
     out << "  Fan-out: round-robin (each message to one subscriber in turn)\n";
   }
@@ -162,6 +174,9 @@ void write_settings(std::ostream& out, const RunReport& report)
   if (config.pair_layout != PairLayout::none) {
     out << "  Local pair: "
         << (config.pair_layout == PairLayout::threads ? "threads of one process"
+            : config.publishers > 1
+                ? std::to_string(config.publishers) + " publisher and " +
+                      std::to_string(config.subscribers) + " subscriber processes"
             : config.subscribers > 1
                 ? "a publisher and " + std::to_string(config.subscribers) + " subscriber processes"
                 : "two processes")

@@ -188,6 +188,25 @@ void write_subscriber_throughput(std::ostream& out, const RunReport& report)
   out << "  Run ended by: " << ending_text(report) << "\n";
 }
 
+// A subscriber of several publishers: what it counted of each one's stream.
+void write_per_publisher(std::ostream& out, const RunReport& report)
+{
+  if (report.per_publisher.empty()) {
+    return;
+  }
+  out << "Per publisher (the figures above are publisher 0's stream):\n";
+  for (const PublisherStream& stream : report.per_publisher) {
+    out << "  Publisher " << stream.publisher
+        << (stream.address.empty() ? std::string() : ", at " + stream.address) << ":\n";
+    const LossView loss = report.config.fanout == Fanout::round_robin ? LossView::publisher_counts
+                          : stream.end_received                       ? LossView::known
+                                                                      : LossView::no_end;
+    write_counters(out, "    ", stream.figures, report.config.num_vars, loss,
+                   report.endpoint.sends_datagrams);
+    out << "    End of test received: " << (stream.end_received ? "yes" : "no") << "\n";
+  }
+}
+
 // Runs a subscriber took part in until their publisher was replaced: partial, loss unknown.
 void write_abandoned_runs(std::ostream& out, const RunReport& report)
 {

@@ -21,7 +21,8 @@ constexpr const char* name_help =
     "POSIX message queues: the publisher (-i 0) creates /netprof-NAME, to which its subscribers "
     "send hellos, echoes and final counters; each subscriber creates /netprof-NAME:ID, to which "
     "the publisher sends a copy of every message. Messages are at most fs.mqueue.msgsize_max "
-    "bytes, header included. With --local-pair, --mq alone picks a unique NAME.";
+    "bytes, header included. With --local-pair, --mq alone picks a unique NAME. Under "
+    "--publishers, publisher k (k >= 1) uses NAME.k.";
 constexpr const char* depth_help =
     "messages each queue holds (mq_maxmsg): at most fs.mqueue.msg_max (10 unless raised) "
     "without CAP_SYS_RESOURCE; each queue takes about N times fs.mqueue.msgsize_max bytes of "
@@ -31,7 +32,7 @@ const OptionGroup& mq_options()
 {
   static const OptionGroup group{
       "POSIX message queues (one host)",
-      {transport_common::naming_option("mq", "NAME", name_help),
+      {transport_common::naming_option("mq", "NAME", name_help).per_stream(StreamRule::name_suffix),
        OptionSpec("mq-depth", "N", WholeNumber{1, mq::hard_depth_limit}, depth_help)
            .with_default(std::to_string(mq::default_depth))}};
   return group;

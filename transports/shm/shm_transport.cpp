@@ -65,7 +65,9 @@ const OptionGroup& shm_options()
            "subscribers attach to it, before or after it exists. With --local-pair, --shm "
            "alone picks a unique NAME. -q sets the ring size in bytes (rounded up to a "
            "power of two; -q 1000000 gives 1 MiB); a message may take up to half of it, "
-           "so a 16 MiB payload needs -q 33554432 or more."),
+           "so a 16 MiB payload needs -q 33554432 or more. Under --publishers, publisher k "
+           "(k >= 1) creates NAME.k.")
+           .per_stream(StreamRule::name_suffix),
        OptionSpec("shm-history", "keep-last|keep-all", Choice{{"keep-last", "keep-all"}},
                   "publisher: keep-last (default) never waits, a subscriber that falls a ring "
                   "behind skips ahead and counts the loss; keep-all waits for the slowest live "

@@ -35,8 +35,10 @@ const OptionGroup& tcp_options()
            "connects to the publisher's address, its only --tcp, or its second after "
            "its own local address (port 0: any). --local-pair takes none (a free "
            "loopback port), one (the publisher's; port 0: netprof picks) or two (the "
-           "publisher's, then the subscriber's own).")
-           .repeatable(),
+           "publisher's, then the subscriber's own). Under --publishers, publisher k "
+           "listens at the port given plus k.")
+           .repeatable()
+           .per_stream(StreamRule::port_offset),
        transport_common::on_off_option(
            "tcp-nodelay",
            "TCP_NODELAY on every connection: on sends each message at once; off lets "
@@ -114,7 +116,8 @@ TcpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
   return addresses;
 }
 
-LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers)
+LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers,
+                              std::size_t publishers)
 {
   if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
     throw UsageError("the local pair takes at most two --tcp: the publisher's address, then "
@@ -128,7 +131,8 @@ LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t
   }
   if (publisher.sin_port == 0) {
     const in_addr host = reachable_form(publisher).sin_addr;
-    publisher.sin_port = htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1).front());
+    publisher.sin_port =
+        htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1, publishers).front());
   }
   const std::string listen_at = transport_common::to_string(publisher);
   const std::string connect_to = transport_common::to_string(reachable_form(publisher));
@@ -169,7 +173,8 @@ TransportPlan plan_tcp(const PlanRequest& request)
   const bool nodelay = no_delay(request.values);
   const std::vector<std::string> given = addresses_given(request.values);
   return transport_common::plan_pair_or_single(
-      request, tcp_qos, [&] { return local_pair_plan(given, request.pair_subscribers); },
+      request, tcp_qos,
+      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_publishers); },
       [&]() -> transport_common::SingleRolePlan {
         const TcpAddresses addresses = parse_addresses(given, request.single_role());
         return {{transport_common::to_string(addresses.publisher)},

@@ -7,9 +7,10 @@
 
 namespace netprof::udp {
 
-std::vector<std::uint16_t> pick_free_loopback_ports(std::size_t count)
+std::vector<std::uint16_t> pick_free_loopback_ports(std::size_t count, std::size_t block)
 {
-  return transport_common::pick_free_ports(SOCK_DGRAM, in_addr{htonl(INADDR_LOOPBACK)}, count);
+  return transport_common::pick_free_ports(SOCK_DGRAM, in_addr{htonl(INADDR_LOOPBACK)}, count,
+                                           block);
 }
 
 } // namespace netprof::udp

@@ -46,9 +46,11 @@ const OptionGroup& unicast_options()
              "udp,u", "host:port",
              "UDP unicast, repeatable. The first -u is this process's own bind address; each "
              "further -u is a peer it sends to. A subscriber needs the publisher's address; a "
-             "publisher also learns subscribers from their hellos.",
+             "publisher also learns subscribers from their hellos. Under --publishers, "
+             "publisher k's stream moves every port up by k, on every process.",
              std::nullopt)
-             .repeatable()}};
+             .repeatable()
+             .per_stream(StreamRule::port_offset)}};
     const auto& shared = udp::tuning_options().options;
     unicast.options.insert(unicast.options.end(), shared.begin(), shared.end());
     return unicast;
@@ -97,10 +99,12 @@ UdpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
   return addresses;
 }
 
-LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers)
+LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers,
+                              std::size_t publishers)
 {
   if (given.empty()) {
-    const std::vector<std::uint16_t> ports = udp::pick_free_loopback_ports(subscribers + 1);
+    const std::vector<std::uint16_t> ports =
+        udp::pick_free_loopback_ports(subscribers + 1, publishers);
     const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
     LocalPairPlan arguments{{"-u", publisher}, {}, {}};
     for (std::size_t i = 1; i <= subscribers; ++i) {
@@ -130,7 +134,7 @@ TransportPlan plan_udp(const PlanRequest& request)
   return transport_common::plan_pair_or_single(
       request,
       [](const EndpointRequest& endpoint) { return udp::datagram_qos(endpoint.qos, "udp"); },
-      [&] { return local_pair_plan(given, request.pair_subscribers); },
+      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_publishers); },
       [&]() -> transport_common::SingleRolePlan {
         const UdpAddresses addresses = parse_addresses(given, request.single_role());
         return {given, [addresses, tuning](const EndpointRequest& endpoint) {

@@ -35,7 +35,9 @@ const OptionGroup& uds_options()
            "nobody listens on is replaced, anything else there is refused) or at @NAME in "
            "Linux's abstract namespace (no file, so any local process may connect); "
            "subscribers connect to it. At most 107 bytes. --local-pair takes none (a "
-           "fresh file in $TMPDIR) or one."),
+           "fresh file in $TMPDIR) or one. Under --publishers, publisher k (k >= 1) "
+           "listens at PATH.k.")
+           .per_stream(StreamRule::name_suffix),
        OptionSpec("uds-type", "seqpacket|stream", Choice{{"seqpacket", "stream"}},
                   "seqpacket: each message one record, its boundaries kept by the kernel "
                   "(a message of up to -q bytes, at most 4 MiB); stream: a byte stream, each "

@@ -1,7 +1,9 @@
 #include "core/process/local_pair.hpp"
 
 #include "core/process/member_wait.hpp"
+#include "core/process/publisher_reports.hpp"
 #include "core/process/ready_signal.hpp"
+#include "core/process/role_command.hpp"
 #include "core/process/stop_flag.hpp"
 
 #include <netprof/clock.hpp>
@@ -14,6 +16,7 @@
 #include <iostream>
 #include <optional>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,17 +51,53 @@ std::vector<char*> pointers(const std::vector<std::string>& strings)
   return result;
 }
 
+// `stdout_fd`: where the child's standard output goes; -1 for ours.
 pid_t spawn(const std::string& program, std::vector<std::string> args,
-            const std::vector<std::string>& environment)
+            const std::vector<std::string>& environment, int stdout_fd = -1)
 {
   args.insert(args.begin(), program);
   std::vector<char*> argv = pointers(args);
   std::vector<char*> envp = pointers(environment);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_fd >= 0)
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), envp.data());
+  const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   if (error != 0)
     throw TransportError("cannot start " + program + ": " + std::strerror(error));
   return pid;
+}
+
+// A file in memory that holds a child's standard output until the pair prints it.
+int held_output_file()
+{
+  const int fd = memfd_create("netprof-held-report", MFD_CLOEXEC);
+  if (fd < 0)
+    throw TransportError("cannot hold a publisher's report: " + std::string(std::strerror(errno)));
+  return fd;
+}
+
+// Copies what `fd` holds, from its start, to our standard output.
+void print_file(int fd)
+{
+  std::cout.flush();
+  char buffer[8192];
+  off_t offset = 0;
+  for (;;) {
+    const ssize_t got = pread(fd, buffer, sizeof(buffer), offset);
+    if (got <= 0)
+      return;
+    offset += got;
+    for (ssize_t written = 0; written < got;) {
+      const ssize_t now =
+          write(STDOUT_FILENO, buffer + written, static_cast<std::size_t>(got - written));
+      if (now <= 0 && errno != EINTR)
+        return;
+      written += now > 0 ? now : 0;
+    }
+  }
 }
 
 // Exit status of a finished child in our documented terms; a crash counts as a runtime error.
@@ -82,11 +121,17 @@ std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> deadl
 // A child process of the pair.
 class ChildProcess final : public PairMember {
 public:
-  explicit ChildProcess(pid_t pid) noexcept : m_pid(pid), m_exit_fd(open_process_exit_fd(pid)) {}
+  // `held_output`: the file its standard output goes to, which it then owns; -1 for none.
+  explicit ChildProcess(pid_t pid, int held_output = -1) noexcept
+      : m_pid(pid), m_exit_fd(open_process_exit_fd(pid)), m_held_output(held_output)
+  {
+  }
   ~ChildProcess() override
   {
     if (m_exit_fd >= 0)
       close(m_exit_fd);
+    if (m_held_output >= 0)
+      close(m_held_output);
   }
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -102,10 +147,16 @@ public:
     return static_cast<int>(ExitStatus::runtime);
   }
   const char* ended_now() const noexcept override { return "was killed"; }
+  void print_held_output() override
+  {
+    if (m_held_output >= 0)
+      print_file(m_held_output);
+  }
 
 private:
   pid_t m_pid;
   int m_exit_fd;
+  int m_held_output;
 };
 
 // Starts the pair's members as processes of this same binary, each from its command line.
@@ -116,20 +167,32 @@ public:
   {
   }
 
-  std::unique_ptr<PairMember> start_publisher() override
+  // Publisher 0 writes its report as it finishes; a later one's is held until the pair prints
+  // it after those before it.
+  std::unique_ptr<PairMember> start_publisher(std::uint32_t id) override
   {
     const auto subscribers = static_cast<std::uint32_t>(m_transport_args.subscribers.size());
-    const pid_t pid = spawn(m_program,
-                            local_pair_role_arguments(Role::publisher, m_forwarded.publisher,
-                                                      m_transport_args.publisher, 1, subscribers),
-                            m_ready.child_environment());
-    m_ready.close_write_end();
-    return std::make_unique<ChildProcess>(pid);
+    m_ready = std::make_unique<ReadySignal>();
+    const int held_output = id == 0 ? -1 : held_output_file();
+    pid_t pid = 0;
+    try {
+      pid = spawn(m_program,
+                  local_pair_role_arguments(Role::publisher, m_forwarded.publisher,
+                                            m_transport_args.publisher, id, subscribers),
+                  m_ready->child_environment(), held_output);
+    } catch (...) {
+      if (held_output >= 0)
+        close(held_output);
+      throw;
+    }
+    m_ready->close_write_end();
+    m_first_subscriber = id + 1;
+    return std::make_unique<ChildProcess>(pid, held_output);
   }
 
   bool wait_until_publisher_ready(std::optional<Clock::time_point> deadline) override
   {
-    return m_ready.wait(deadline);
+    return m_ready->wait(deadline);
   }
 
   std::unique_ptr<PairMember> start_subscriber(std::uint32_t id) override
@@ -137,7 +200,7 @@ public:
     return std::make_unique<ChildProcess>(spawn(
         m_program,
         local_pair_role_arguments(Role::subscriber, m_forwarded.subscriber,
-                                  m_transport_args.subscribers.at(id - 1), id,
+                                  m_transport_args.subscribers.at(id - m_first_subscriber), id,
                                   static_cast<std::uint32_t>(m_transport_args.subscribers.size())),
         environment_without_ready_signal()));
   }
@@ -146,7 +209,8 @@ private:
   const LocalPairArguments& m_forwarded;
   const LocalPairPlan m_transport_args; // the publisher's, and each subscriber's
   const std::string m_program;
-  ReadySignal m_ready;
+  std::unique_ptr<ReadySignal> m_ready; // the publisher's started last
+  std::uint32_t m_first_subscriber = 1; // the id after the last publisher's
 };
 
 // Waits for a member, passing an interrupt on to it (once; `forwarded_stop` says whether that
@@ -195,7 +259,7 @@ int end_member(PairMember& member, Nanoseconds grace)
 // that failed names itself and gives the pair's exit status.
 int wait_for_subscribers(const RunConfig& config,
                          const std::vector<std::unique_ptr<PairMember>>& subscribers,
-                         bool forwarded_stop)
+                         std::uint32_t first_id, bool forwarded_stop)
 {
   std::optional<Clock::time_point> deadline =
       Clock::now() + from_seconds(config.idle_timeout_seconds + config.wait_seconds + 5.0);
@@ -211,8 +275,8 @@ int wait_for_subscribers(const RunConfig& config,
     if (status != 0 && failed_status == 0) {
       failed_status = status;
       std::string line = "netprof: the local subscriber";
-      if (subscribers.size() > 1) // which one, in a local group
-        line.append(" ").append(std::to_string(i + 1));
+      if (subscribers.size() > 1 || first_id > 1) // which one, in a local group
+        line.append(" ").append(std::to_string(first_id + i));
       line.append(" exited with status ").append(std::to_string(status)).append("\n");
       std::cerr << line; // one write, so a child's output cannot split the line
     }
@@ -231,11 +295,10 @@ int end_child(pid_t pid, Nanoseconds grace)
 std::vector<std::string> local_pair_role_arguments(Role role,
                                                    const std::vector<std::string>& forwarded,
                                                    const std::vector<std::string>& transport_args,
-                                                   std::uint32_t subscriber_id,
-                                                   std::uint32_t subscribers)
+                                                   std::uint32_t id, std::uint32_t subscribers)
 {
   const bool publisher = role == Role::publisher;
-  std::vector<std::string> args = {"-i", publisher ? "0" : std::to_string(subscriber_id)};
+  std::vector<std::string> args = {"-i", std::to_string(id)};
   args.insert(args.end(), forwarded.begin(), forwarded.end());
   if (publisher)
     args.insert(args.end(), {"--subscribers", std::to_string(subscribers)});
@@ -247,8 +310,6 @@ std::vector<std::string> local_pair_role_arguments(Role role,
 
 int run_pair(const RunConfig& config, PairLauncher& launcher)
 {
-  const std::unique_ptr<PairMember> publisher = launcher.start_publisher();
-
   // Both members bound their own waits; these deadlines only catch a hung one.
   bool forwarded_stop = false;
   std::optional<Clock::time_point> publisher_deadline;
@@ -256,24 +317,50 @@ int run_pair(const RunConfig& config, PairLauncher& launcher)
     publisher_deadline =
         Clock::now() +
         from_seconds(2 * config.wait_seconds + config.warmup_seconds + config.test_seconds + 30.0);
-  // Not ready: it failed (and said why), or the pair was interrupted.
-  if (!launcher.wait_until_publisher_ready(publisher_deadline))
-    return wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
+
+  std::vector<std::unique_ptr<PairMember>> publishers;
+  const std::uint32_t publisher_count = std::max<std::uint32_t>(config.publishers, 1);
+  for (std::uint32_t id = 0; id < publisher_count; ++id) {
+    try {
+      publishers.push_back(launcher.start_publisher(id));
+    } catch (...) {
+      for (const auto& started : publishers)
+        end_member(*started, subscriber_grace);
+      throw;
+    }
+    // Not ready: it failed (and said why), or the pair was interrupted.
+    if (!launcher.wait_until_publisher_ready(publisher_deadline)) {
+      const int status =
+          wait_for_member(*publishers.back(), "publisher", publisher_deadline, forwarded_stop);
+      publishers.back()->print_held_output();
+      publishers.pop_back();
+      for (const auto& started : publishers)
+        end_member(*started, subscriber_grace);
+      return status;
+    }
+  }
   std::vector<std::unique_ptr<PairMember>> subscribers;
   const std::uint32_t count = std::max<std::uint32_t>(config.subscribers, 1);
   try {
-    for (std::uint32_t id = 1; id <= count; ++id)
+    for (std::uint32_t id = publisher_count; id < publisher_count + count; ++id)
       subscribers.push_back(launcher.start_subscriber(id));
   } catch (...) {
-    publisher->end_now();
+    for (const auto& publisher : publishers)
+      publisher->end_now();
     for (const auto& subscriber : subscribers)
       end_member(*subscriber, subscriber_grace);
     throw;
   }
-  const int publisher_status =
-      wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
+  // In order, so each publisher's report follows the one before it.
+  int publisher_status = 0;
+  for (const auto& publisher : publishers) {
+    const int status = wait_for_member(*publisher, "publisher", publisher_deadline, forwarded_stop);
+    publisher->print_held_output();
+    if (status != 0 && publisher_status == 0)
+      publisher_status = status;
+  }
   if (publisher_status != 0) {
-    // The publisher failed (at once, say, on a port in use, or after a failed run): the
+    // A publisher failed (at once, say, on a port in use, or after a failed run): the
     // subscribers have nothing left to wait for, and their reports are not printed, so they are
     // stopped now rather than left to give up on their own after --wait. Their goodbye is an
     // interrupted one's (departing counters to a publisher that is gone); one that does not go
@@ -282,7 +369,7 @@ int run_pair(const RunConfig& config, PairLauncher& launcher)
       end_member(*subscriber, subscriber_grace);
     return publisher_status;
   }
-  return wait_for_subscribers(config, subscribers, forwarded_stop);
+  return wait_for_subscribers(config, subscribers, publisher_count, forwarded_stop);
 }
 
 int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
@@ -291,7 +378,14 @@ int run_local_pair(const RunConfig& config, const LocalPairArguments& forwarded,
   plan.clean_up_after_killed_pairs();
   const std::unique_ptr<PairService> service = plan.start_pair_service();
   ProcessLauncher launcher(forwarded, plan);
-  return stop_pair_service(service.get(), run_pair(config, launcher));
+  int status = run_pair(config, launcher);
+  if (config.publishers > 1 && !config.json_path.empty() && !json_on_stdout(config)) {
+    status = exit_status_of(std::cerr, [&] {
+      gather_publisher_reports(config.json_path, config.publishers);
+      return status;
+    });
+  }
+  return stop_pair_service(service.get(), status);
 }
 
 int stop_pair_service(PairService* service, int status)

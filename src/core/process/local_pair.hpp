@@ -16,14 +16,14 @@ namespace netprof {
 
 // The command line of one process of --local-pair: its id, the user's options routed to it
 // (`forwarded`, as the command line gave them: see route_to_local_pair), what the pair fixes
-// itself (the publisher waits for its `subscribers`; each subscriber is quiet, since the
-// publisher's consolidated report covers them all) and the transport's arguments for it.
-// `subscriber_id` is the subscriber's -i (1 to `subscribers`); the publisher's is 0.
+// itself (a publisher waits for its `subscribers`; each subscriber is quiet, since the
+// publishers' reports cover them all) and the transport's arguments for it. `id` is its -i:
+// a publisher's 0 to --publishers - 1, then the subscribers' (1 to `subscribers` with one
+// publisher).
 std::vector<std::string> local_pair_role_arguments(Role role,
                                                    const std::vector<std::string>& forwarded,
                                                    const std::vector<std::string>& transport_args,
-                                                   std::uint32_t subscriber_id = 1,
-                                                   std::uint32_t subscribers = 1);
+                                                   std::uint32_t id, std::uint32_t subscribers = 1);
 
 // One member of a local pair, a child process or a thread, as the pair waits for it.
 class PairMember {
@@ -31,6 +31,9 @@ public:
   virtual ~PairMember() = default;
   // Its exit status once it has finished; none while it runs. Never blocks.
   virtual std::optional<int> finished() = 0;
+  // Once it has finished: prints what it wrote and the pair held back so that several
+  // publishers' reports do not interleave (a publisher after the first). Nothing for others.
+  virtual void print_held_output() {}
   // A descriptor that turns readable once it has finished, so the pair can sleep until then
   // (member_wait.hpp); -1 where there is none, and the pair looks every few milliseconds.
   virtual int finished_fd() const noexcept = 0;
@@ -48,19 +51,20 @@ public:
 class PairLauncher {
 public:
   virtual ~PairLauncher() = default;
-  virtual std::unique_ptr<PairMember> start_publisher() = 0;
-  // True once the publisher got through its set-up (endpoint open, payload checked); false
-  // when it finished first, the process was interrupted or `deadline` passed.
+  // Publisher `id`, 0 to the pair's --publishers - 1.
+  virtual std::unique_ptr<PairMember> start_publisher(std::uint32_t id) = 0;
+  // True once the publisher started last got through its set-up (endpoint open, payload
+  // checked); false when it finished first, the process was interrupted or `deadline` passed.
   virtual bool wait_until_publisher_ready(std::optional<Clock::time_point> deadline) = 0;
-  // Subscriber `id`, 1 to the pair's --subscribers.
+  // Subscriber `id`, --publishers to --publishers + --subscribers - 1.
   virtual std::unique_ptr<PairMember> start_subscriber(std::uint32_t id) = 0;
 };
 
-// The pair's one sequence, whatever its members are: the publisher first, and the subscribers
-// (--subscribers of them: a local group) once the publisher is set up, so an error of set-up
-// that all would hit is printed once; an interrupt passed on to each; a member past its
-// deadline ended. Returns the exit status: the publisher's, unless only a subscriber failed
-// (then the first that did).
+// The pair's one sequence, whatever its members are: the publisher first (each of
+// --publishers in turn), and the subscribers (--subscribers of them: a local group) once the
+// publishers are set up, so an error of set-up that all would hit is printed once; an
+// interrupt passed on to each; a member past its deadline ended. Returns the exit status: the
+// first failed publisher's, else the first failed subscriber's.
 int run_pair(const RunConfig& config, PairLauncher& launcher);
 
 // Runs a publisher and --subscribers subscribers of this same binary as processes; the

@@ -4,6 +4,7 @@
 #include "core/protocol/control_authentication.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/publisher.hpp"
+#include "core/roles/publisher_streams.hpp"
 #include "core/roles/subscriber.hpp"
 #include "core/roles/verdict.hpp"
 #include "core/scheduling/cpu_pinning.hpp"
@@ -26,6 +27,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace netprof {
 
@@ -125,6 +128,60 @@ RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag&
                                         : run_subscriber(config, endpoint, stop, live, started);
 }
 
+// Pins the calling thread (--cpu), sets its priority and minimal timer slack: each is per
+// thread, so under --local-pair --threads (or a subscriber's session of each publisher) the
+// role's thread only.
+void prepare_role_thread(const RunConfig& config)
+{
+  if (!config.cpus.empty())
+    pin_to_cpu(config.cpus.front());
+  apply_scheduling_priority(config);
+  use_minimal_timer_slack();
+}
+
+// A subscriber of several publishers (--publishers): a session for each one's stream, with an
+// endpoint of its own on a thread of its own (publisher 0's on this thread), so one stream
+// never waits behind another's in our code. Their figures become one report.
+RoleResult run_subscriber_of_publishers(const RunConfig& config,
+                                        std::vector<std::unique_ptr<Endpoint>>& endpoints,
+                                        const StopFlag& stop, Clock::time_point started)
+{
+  std::vector<RoleResult> results(endpoints.size());
+  std::vector<std::exception_ptr> errors(endpoints.size());
+  std::vector<std::thread> others;
+  for (std::size_t stream = 1; stream < endpoints.size(); ++stream) {
+    others.emplace_back([&, stream] {
+      try {
+        prepare_role_thread(config);
+        LiveCounters live;
+        results[stream] = run_subscriber(config, *endpoints[stream], stop, live, started);
+      } catch (...) {
+        errors[stream] = std::current_exception();
+      }
+    });
+  }
+  try {
+    results[0] = run_role(config, *endpoints[0], stop, started);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (std::thread& thread : others)
+    thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error)
+      std::rethrow_exception(error);
+  }
+  RoleResult merged = merged_publisher_streams(std::move(results));
+  for (PublisherStream& stream : merged.report.per_publisher) {
+    const EndpointFacts facts = endpoints[stream.publisher]->facts();
+    const std::vector<std::string>& at =
+        facts.peer_addresses.empty() ? facts.local_addresses : facts.peer_addresses;
+    if (!at.empty())
+      stream.address = at.front();
+  }
+  return merged;
+}
+
 // The command line's request, and what only the roles know: their largest control message.
 EndpointRequest endpoint_request(const RunConfig& config)
 {
@@ -140,26 +197,29 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
 {
   const RunConfig& config = parsed.config;
   const Clock::time_point started = Clock::now();
-  // The calling thread's CPU and priority: under --local-pair --threads, this role's thread only.
-  if (!config.cpus.empty())
-    pin_to_cpu(config.cpus.front());
-  apply_scheduling_priority(config);
-  // Per thread, like the pinning: under --local-pair --threads, this role's thread.
-  use_minimal_timer_slack();
+  prepare_role_thread(config);
   const EndpointRequest request = endpoint_request(config);
   EffectiveQos qos = parsed.plan.qos(config.role);
   qos.requested = request.qos;
-  const std::unique_ptr<Endpoint> endpoint = parsed.plan.open(request);
-  const EndpointFacts facts = endpoint->facts();
-  check_payload(config, facts);
+  // One endpoint, or under --publishers a subscriber's for each publisher's stream.
+  std::vector<std::unique_ptr<Endpoint>> endpoints;
+  if (parsed.publisher_streams.empty())
+    endpoints.push_back(parsed.plan.open(request));
+  for (const TransportPlan& stream : parsed.publisher_streams)
+    endpoints.push_back(stream.open(request));
+  for (const auto& endpoint : endpoints)
+    check_payload(config, endpoint->facts());
   if (hooks.ready)
     hooks.ready(); // the local pair starts the subscriber only now
 
   const std::optional<CpuTimes> cpu_before = read_cpu_times();
   const SchedulerSample scheduler_before = sample_scheduler(config.pair_layout);
-  RoleResult result = run_role(config, *endpoint, hooks.stop, started);
-  RunReport& report = result.report;   // its settings: the run's, as its role knows them
-  report.endpoint = endpoint->facts(); // again: notes gathered during the run belong in it
+  Endpoint& endpoint = *endpoints.front();
+  RoleResult result = endpoints.size() > 1
+                          ? run_subscriber_of_publishers(config, endpoints, hooks.stop, started)
+                          : run_role(config, endpoint, hooks.stop, started);
+  RunReport& report = result.report;  // its settings: the run's, as its role knows them
+  report.endpoint = endpoint.facts(); // again: notes gathered during the run belong in it
   report.endpoint.qos = std::move(qos);
   add_transport_diagnoses(report);
   add_process_facts(report, cpu_before, scheduler_before);

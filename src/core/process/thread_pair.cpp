@@ -126,7 +126,8 @@ public:
   {
   }
 
-  std::unique_ptr<PairMember> start_publisher() override
+  // --threads runs one publisher (the command line refuses more).
+  std::unique_ptr<PairMember> start_publisher(std::uint32_t /*id*/) override
   {
     auto publisher = start(Role::publisher, m_forwarded.publisher, m_transport_args.publisher);
     m_publisher = publisher.get();
@@ -160,8 +161,9 @@ private:
   std::unique_ptr<RoleThread> start(Role role, const std::vector<std::string>& forwarded,
                                     const std::vector<std::string>& transport_args)
   {
-    return std::make_unique<RoleThread>(local_pair_role_arguments(role, forwarded, transport_args),
-                                        m_out, m_err, m_left_behind);
+    return std::make_unique<RoleThread>(
+        local_pair_role_arguments(role, forwarded, transport_args, role == Role::publisher ? 0 : 1),
+        m_out, m_err, m_left_behind);
   }
 
   const LocalPairArguments& m_forwarded;

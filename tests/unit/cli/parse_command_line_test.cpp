@@ -916,5 +916,66 @@ TEST_F(ParseCommandLineTest, ABareTransportFlagStillTakesAValue)
   EXPECT_EQ(sut.config.transport_name, "tcp");
 }
 
+// ---- several publishers ----
+
+TEST_F(ParseCommandLineTest, IdsBelowPublishersPublishTheRestSubscribe)
+{
+  EXPECT_EQ(parse({"-i", "1", "--publishers", "2", "-u", "127.0.0.1:40000"}).config.role,
+            Role::publisher);
+  EXPECT_EQ(
+      parse({"-i", "2", "--publishers", "2", "-u", "127.0.0.1:40100", "-u", "127.0.0.1:40000"})
+          .config.role,
+      Role::subscriber);
+  EXPECT_EQ(parse({"-i", "1", "-u", "127.0.0.1:40100", "-u", "127.0.0.1:40000"}).config.role,
+            Role::subscriber); // MADARA's rule when --publishers is not given
+}
+
+// Publisher 1 binds the port given plus one; a subscriber plans a stream for each publisher.
+TEST_F(ParseCommandLineTest, EachPublisherHasAStreamOfItsOwn)
+{
+  const auto publisher = parse({"-i", "1", "--publishers", "2", "--tcp", "127.0.0.1:40000"});
+  EXPECT_EQ(publisher.plan.addresses, (std::vector<std::string>{"127.0.0.1:40001"}));
+  EXPECT_TRUE(publisher.publisher_streams.empty());
+
+  const auto subscriber = parse({"-i", "5", "--publishers", "3", "--tcp", "127.0.0.1:40000"});
+  ASSERT_EQ(subscriber.publisher_streams.size(), 3u);
+  EXPECT_EQ(subscriber.publisher_streams[2].addresses,
+            (std::vector<std::string>{"127.0.0.1:40002"}));
+  EXPECT_TRUE(parse({"-i", "1", "--tcp", "127.0.0.1:40000"}).publisher_streams.empty());
+}
+
+TEST_F(ParseCommandLineTest, PublishersNeedATransportWithAStreamForEach)
+{
+  const std::string zmq = usage_error({"--publishers", "2", "--zmq", "tcp://127.0.0.1:5000"});
+  EXPECT_TRUE(zmq.starts_with("--publishers 2: the zmq transport has no address of its own for "
+                              "each publisher ("))
+      << zmq;
+  EXPECT_NE(zmq.find("tcp"), std::string::npos) << zmq; // those that have, by name
+  EXPECT_NE(usage_error({"--publishers", "0"}).find("invalid value '0' for --publishers"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--publishers", "2", "--local-pair", "--threads", "--tcp"})
+                .find("--local-pair --threads runs one publisher"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--publishers", "16", "--local-pair", "--subscribers", "60"})
+                .find("at most 64 processes"),
+            std::string::npos);
+}
+
+// In a local group, publisher k's JSON goes beside publisher 0's, which the pair gathers.
+TEST_F(ParseCommandLineTest, ALaterPublisherOfALocalGroupWritesItsJsonBesideTheFirst)
+{
+  const std::string path = (std::filesystem::temp_directory_path() / "netprof-p.json").string();
+  const std::vector<std::string> storage = {
+      "netprof", "-i", "2", "--publishers", "3", "--tcp", "127.0.0.1:40000", "--json", path};
+  std::vector<const char*> argv;
+  for (const auto& argument : storage)
+    argv.push_back(argument.c_str());
+  const int argc = static_cast<int>(argv.size());
+  EXPECT_EQ(
+      parse_command_line(argc, argv.data(), m_registry, PairLayout::processes).config.json_path,
+      path + ".2");
+  EXPECT_EQ(parse_command_line(argc, argv.data(), m_registry).config.json_path, path);
+}
+
 } // namespace
 } // namespace netprof

@@ -64,7 +64,7 @@ std::vector<std::string> child(const ParsedCommandLine& parent, Role role)
   const bool publisher = role == Role::publisher;
   return local_pair_role_arguments(
       role, publisher ? parent.local_pair_options.publisher : parent.local_pair_options.subscriber,
-      publisher ? udp_publisher : udp_subscriber);
+      publisher ? udp_publisher : udp_subscriber, publisher ? 0 : 1);
 }
 
 bool has(const std::vector<std::string>& args, const std::string& token)
@@ -76,7 +76,7 @@ bool has(const std::vector<std::string>& args, const std::string& token)
 TEST(LocalPairArguments, ALocalGroupNumbersItsSubscribersAndThePublisherWaitsForAll)
 {
   const std::vector<std::string> publisher =
-      local_pair_role_arguments(Role::publisher, {}, udp_publisher, 1, 4);
+      local_pair_role_arguments(Role::publisher, {}, udp_publisher, 0, 4);
   const std::vector<std::string> third =
       local_pair_role_arguments(Role::subscriber, {}, udp_subscriber, 3, 4);
   const auto after = [](const std::vector<std::string>& args, const std::string& flag) {

@@ -754,6 +754,7 @@ TEST(JsonReport, Settings)
                                                       "num_vars",
                                                       "payload_type",
                                                       "fanout",
+                                                      "publishers",
                                                       "test_seconds",
                                                       "count",
                                                       "count_received",
@@ -1029,7 +1030,9 @@ TEST(JsonReport, SubscriberRoleHasItsOwnBlockOnly)
   std::set<std::string> expected = subscriber_keys;
   expected.insert("end_received");
   expected.insert("ended_by");
+  expected.insert("per_publisher");
   EXPECT_EQ(keys_of(sut["subscriber"]), expected);
+  EXPECT_TRUE(sut["subscriber"]["per_publisher"].empty()); // one publisher: no streams to list
   EXPECT_EQ(sut["subscriber"]["ended_by"], "end");
   EXPECT_EQ(sut["subscriber"]["end_received"], true);
   EXPECT_EQ(sut["subscriber"]["received"], 99'990);
@@ -1182,6 +1185,37 @@ TEST(TextReport, RttHalfLeadsWhenTheCrossClockBoundIsLarge)
 
   EXPECT_TRUE(has_line(text, "  One-way (RTT/2):")) << text;
   EXPECT_EQ(text.find("(across clocks)"), std::string::npos) << text;
+}
+
+// A subscriber of several publishers lists what it counted of each one's stream.
+TEST(JsonReport, ASubscriberOfSeveralPublishersListsEachStream)
+{
+  RunReport report = sample_subscriber_report();
+  report.config.publishers = 2;
+  for (std::uint32_t publisher = 0; publisher < 2; ++publisher) {
+    PublisherStream stream;
+    stream.publisher = publisher;
+    stream.address = "127.0.0.1:4000" + std::to_string(publisher);
+    stream.figures = *report.self;
+    stream.figures.counters.received = 500 + publisher;
+    stream.end_received = true;
+    report.per_publisher.push_back(stream);
+  }
+  const json sut = parsed(report);
+  EXPECT_EQ(sut["settings"]["publishers"], 2);
+  const json& streams = sut["subscriber"]["per_publisher"];
+  ASSERT_EQ(streams.size(), 2u);
+  EXPECT_EQ(streams[1]["publisher"], 1);
+  EXPECT_EQ(streams[1]["address"], "127.0.0.1:40001");
+  EXPECT_EQ(streams[1]["received"], 501);
+  EXPECT_TRUE(streams[1].contains("lost"));
+
+  std::ostringstream text;
+  write_text_report(text, report);
+  EXPECT_NE(text.str().find("Publishers: 2 (each on its own stream"), std::string::npos);
+  EXPECT_NE(text.str().find("  Publisher 1, at 127.0.0.1:40001:\n    Messages received: 501"),
+            std::string::npos)
+      << text.str();
 }
 
 } // namespace

@@ -1,0 +1,77 @@
+// Each publisher's own addresses under --publishers, from the one command line every process
+// of the run is given.
+
+#include <netprof/errors.hpp>
+#include <netprof/options.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace netprof {
+
+namespace {
+
+constexpr unsigned long max_port = 65'535;
+
+// "host:port" (or "tcp://host:port") with the port moved up by `stream`; a port 0 asks the
+// system for any, which is any for every stream too.
+std::string moved_port(const std::string& option, const std::string& value, std::uint32_t stream)
+{
+  const std::size_t colon = value.rfind(':');
+  const std::string digits = colon == std::string::npos ? "" : value.substr(colon + 1);
+  const bool numeric = !digits.empty() && digits.size() <= 5 &&
+                       std::all_of(digits.begin(), digits.end(),
+                                   [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (!numeric)
+    throw UsageError("--" + option + " " + value + ": --publishers moves each publisher's port " +
+                     "up by its id, so give host:port");
+  const unsigned long port = std::stoul(digits);
+  if (port == 0)
+    return value;
+  if (port + stream > max_port)
+    throw UsageError("--" + option + " " + value + ": publisher " + std::to_string(stream) +
+                     " would need port " + std::to_string(port + stream) +
+                     ", past 65535: give a lower port");
+  return value.substr(0, colon + 1) + std::to_string(port + stream);
+}
+
+std::string for_stream(const OptionSpec& spec, const std::string& value, std::uint32_t stream)
+{
+  switch (spec.stream) {
+  case StreamRule::port_offset:
+    return moved_port(spec.long_name, value, stream);
+  case StreamRule::name_suffix: // empty: none given (the local pair picks one)
+    return value.empty() ? value : value + "." + std::to_string(stream);
+  case StreamRule::none:
+    break;
+  }
+  return value;
+}
+
+} // namespace
+
+OptionValues values_for_stream(const OptionValues& values, const OptionGroup& group,
+                               std::uint32_t stream)
+{
+  if (stream == 0)
+    return values;
+  OptionValues moved;
+  for (GivenOption option : values.in_order()) {
+    if (group.contains(option.long_name)) {
+      const OptionSpec& spec = group[option.long_name];
+      for (std::string& value : option.values)
+        value = for_stream(spec, value, stream);
+    }
+    moved.add(std::move(option));
+  }
+  return moved;
+}
+
+bool has_streams(const OptionGroup& group) noexcept
+{
+  return std::any_of(group.options.begin(), group.options.end(),
+                     [](const OptionSpec& spec) { return spec.stream != StreamRule::none; });
+}
+
+} // namespace netprof

@@ -1,0 +1,93 @@
+// --publishers: how one command line gives each publisher addresses of its own.
+
+#include <netprof/errors.hpp>
+#include <netprof/options.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace netprof {
+namespace {
+
+using Arguments = std::vector<std::string>;
+
+const OptionGroup& addresses()
+{
+  static const OptionGroup group{
+      "Addresses",
+      {OptionSpec("peer", "host:port", Text{}, "")
+           .repeatable()
+           .per_stream(StreamRule::port_offset),
+       OptionSpec("path", "PATH", Text{}, "").with_implicit("").per_stream(StreamRule::name_suffix),
+       OptionSpec("depth", "N", WholeNumber{1, 10}, "")}};
+  return group;
+}
+
+std::vector<std::string> peers_of(const Arguments& arguments, std::uint32_t stream)
+{
+  const OptionValues moved =
+      values_for_stream(parse_options(arguments, {&addresses()}), addresses(), stream);
+  return moved.texts(addresses()["peer"]);
+}
+
+TEST(StreamValues, EveryPortMovesUpByThePublishersId)
+{
+  const Arguments given = {"--peer", "127.0.0.1:40000", "--peer", "tcp://10.0.0.2:5000"};
+  EXPECT_EQ(peers_of(given, 0), (std::vector<std::string>{"127.0.0.1:40000", "tcp://10.0.0.2:5000"}));
+  EXPECT_EQ(peers_of(given, 3), (std::vector<std::string>{"127.0.0.1:40003", "tcp://10.0.0.2:5003"}));
+}
+
+TEST(StreamValues, PortZeroAsksForAnyOnEveryStream)
+{
+  EXPECT_EQ(peers_of({"--peer", "127.0.0.1:0"}, 2), (std::vector<std::string>{"127.0.0.1:0"}));
+}
+
+TEST(StreamValues, APortPast65535IsRefusedNamingThePublisher)
+{
+  try {
+    peers_of({"--peer", "127.0.0.1:65534"}, 2);
+    FAIL() << "port 65536 was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("publisher 2 would need port 65536"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(peers_of({"--peer", "127.0.0.1:65534"}, 1), (std::vector<std::string>{"127.0.0.1:65535"}));
+}
+
+TEST(StreamValues, AnAddressWithoutAPortCannotMove)
+{
+  EXPECT_THROW(peers_of({"--peer", "localhost"}, 1), UsageError);
+  EXPECT_THROW(peers_of({"--peer", "host:http"}, 1), UsageError);
+  EXPECT_NO_THROW(peers_of({"--peer", "localhost"}, 0)); // publisher 0 is as given
+}
+
+TEST(StreamValues, ANameGetsThePublishersIdAfterADot)
+{
+  const auto path = [](const Arguments& arguments, std::uint32_t stream) {
+    return *values_for_stream(parse_options(arguments, {&addresses()}), addresses(), stream)
+                .text(addresses()["path"]);
+  };
+  EXPECT_EQ(path({"--path", "/tmp/x.sock"}, 0), "/tmp/x.sock");
+  EXPECT_EQ(path({"--path", "/tmp/x.sock"}, 2), "/tmp/x.sock.2");
+  EXPECT_EQ(path({"--path"}, 2), ""); // none given: the local pair picks one, and passes it on
+}
+
+TEST(StreamValues, SettingsStayAsGiven)
+{
+  const OptionValues moved =
+      values_for_stream(parse_options({"--depth", "7"}, {&addresses()}), addresses(), 4);
+  EXPECT_EQ(*moved.whole_number(addresses()["depth"]), 7u);
+}
+
+TEST(StreamValues, AGroupHasStreamsWhenAnOptionMoves)
+{
+  EXPECT_TRUE(has_streams(addresses()));
+  const OptionGroup settings{"Settings", {OptionSpec("depth", "N", WholeNumber{1, 10}, "")}};
+  EXPECT_FALSE(has_streams(settings));
+}
+
+} // namespace
+} // namespace netprof
