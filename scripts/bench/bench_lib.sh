@@ -119,9 +119,12 @@ run_limited()
   local limit=$1 out=$2 status=0
   shift 2
   timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$out.err" &
-  running=($!)
-  wait "${running[0]}" || status=$?
-  running=()
+  local pid=$! kept=() other
+  running+=("$pid")
+  wait "$pid" || status=$?
+  # What a script started beside it (bench_second_publisher.sh's second pair) stays listed.
+  for other in "${running[@]}"; do [[ $other == "$pid" ]] || kept+=("$other"); done
+  running=(${kept[@]+"${kept[@]}"})
   last_status=$status
   if ((status != 0)) && [[ ",$tolerated_statuses," != *",$status,"* ]]; then
     ((failures += 1))

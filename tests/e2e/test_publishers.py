@@ -1,0 +1,113 @@
+"""End-to-end: several publishers (--publishers P). Ids 0 to P-1 publish, each on a stream of
+its own; every subscriber receives all of them, each on a thread of its own, and counts each
+one's loss apart. Real processes on loopback (TCP) and Unix-domain sockets in the test's own
+folder."""
+
+import os
+import signal
+import time
+import unittest
+
+from netprof_test_case import NetprofTestCase
+
+DEADLINE_S = 60
+MODEST = ["-t", "1", "--send-hz", "2000", "--warmup-time", "0.2"]
+
+
+class PublishersTest(NetprofTestCase):
+    def uds_place(self):
+        return os.path.join(os.path.dirname(self.json_path("x")), "publishers.sock")
+
+    def start_publisher(self, publisher_id, place, *extra):
+        return self.start("-i", str(publisher_id), "--publishers", "2", "--uds", place,
+                          "--subscribers", "1", *extra, json_name=f"publisher{publisher_id}")
+
+    # The issue's target: every subscriber reports both publishers with 0 lost, and each
+    # publisher's latency is in the report.
+    def test_a_local_group_of_two_publishers_and_three_subscribers(self):
+        result = self.run_netprof("--local-pair", "--tcp", "--publishers", "2", "--subscribers",
+                                  "3", *MODEST, json_name="group", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publishers = result.json["publishers"]
+        self.assertEqual([p["id"] for p in publishers], [0, 1])
+        for publisher in publishers:
+            self.assertEqual(publisher["result"]["status"], "SUCCESS", publisher["result"])
+            sent = publisher["publisher"]["messages_sent"]
+            self.assertGreater(sent, 0)
+            self.assertGreater(publisher["publisher"]["latency"]["rtt_ns"]["p50"], 0)
+            subscribers = publisher["subscribers"]
+            self.assertEqual(sorted(s["id"] for s in subscribers), [2, 3, 4])
+            for subscriber in subscribers:
+                self.assertEqual(subscriber["unique"], sent, subscriber)
+                self.assertEqual(subscriber["lost"], 0, subscriber)
+        # Publisher 0's report first, then publisher 1's, each whole.
+        self.assertEqual(result.stdout.count("Test: SUCCESS"), 2, result.stdout)
+        first = result.stdout.index("Role: publisher id 0")
+        self.assertLess(first, result.stdout.index("Role: publisher id 1"))
+        self.assertIn("Local pair: 2 publisher and 3 subscriber processes", result.stdout)
+        # The gathered JSON stands alone: no report of a later publisher is left beside it.
+        self.assertFalse(os.path.exists(self.json_path("group") + ".1"))
+
+    def test_one_subscriber_counts_each_publisher_apart(self):
+        place = self.uds_place()
+        publishers = [self.start_publisher(i, place, *MODEST) for i in (0, 1)]
+        subscriber = self.run_netprof("-i", "2", "--publishers", "2", "--uds", place,
+                                      json_name="subscriber", deadline_s=DEADLINE_S)
+        self.assertEqual(subscriber.returncode, 0, subscriber.stdout + subscriber.stderr)
+        streams = subscriber.json["subscriber"]["per_publisher"]
+        self.assertEqual([s["publisher"] for s in streams], [0, 1])
+        self.assertEqual([s["address"] for s in streams], [place, place + ".1"])
+        for (process, path), stream in zip(publishers, streams):
+            published = self.finish(process, path, DEADLINE_S)
+            self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+            sent = published.json["publisher"]["messages_sent"]
+            self.assertEqual(stream["unique"], sent, stream)
+            self.assertEqual(stream["lost"], 0, stream)
+            self.assertTrue(stream["end_received"], stream)
+        self.assertIn("Per publisher (the figures above are publisher 0's stream):",
+                      subscriber.stdout)
+
+    def test_a_publisher_that_never_comes_is_named_and_the_other_finishes(self):
+        place = self.uds_place()
+        process, path = self.start_publisher(0, place, *MODEST)
+        subscriber = self.run_netprof("-i", "2", "--publishers", "2", "--uds", place, "--wait",
+                                      "2", json_name="subscriber", deadline_s=DEADLINE_S)
+        self.assertEqual(subscriber.returncode, 3, subscriber.stdout + subscriber.stderr)
+        problems = subscriber.json["result"]["problems"]
+        self.assertTrue(any(p.startswith("publisher 1: no publisher was heard") for p in problems),
+                        problems)
+        self.assertEqual(subscriber.json["subscriber"]["per_publisher"][0]["lost"], 0)
+        published = self.finish(process, path, DEADLINE_S)
+        self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+
+    def test_a_publisher_that_dies_mid_run_is_named(self):
+        place = self.uds_place()
+        steady, steady_path = self.start_publisher(0, place, "-t", "3", "--send-hz", "1000")
+        doomed, _ = self.start_publisher(1, place, "-t", "3", "--send-hz", "1000")
+        subscriber, path = self.start("-i", "2", "--publishers", "2", "--uds", place,
+                                      "--idle-timeout", "1", json_name="subscriber")
+        time.sleep(1.5)
+        doomed.send_signal(signal.SIGKILL)
+        result = self.finish(subscriber, path, DEADLINE_S)
+        self.assertNotEqual(result.returncode, 0, result.stdout + result.stderr)
+        problems = result.json["result"]["problems"]
+        self.assertTrue(problems and all(p.startswith("publisher 1: ") for p in problems),
+                        problems)
+        self.assertFalse(result.json["subscriber"]["per_publisher"][1]["end_received"])
+        published = self.finish(steady, steady_path, DEADLINE_S)
+        self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+
+    def test_what_cannot_run_is_refused_before_anything_starts(self):
+        self.assert_refused_in_one_line(["--publishers", "2", "--zmq", "tcp://127.0.0.1:5999"],
+                                        2, "--publishers 2: the zmq transport has no address "
+                                           "of its own for each publisher", "tcp")
+        self.assert_refused_in_one_line(["--publishers", "0"], 2, "--publishers")
+        self.assert_refused_in_one_line(["--local-pair", "--threads", "--publishers", "2"], 2,
+                                        "--local-pair --threads runs one publisher")
+        self.assert_refused_in_one_line(
+            ["-i", "2", "--publishers", "3", "--tcp", "127.0.0.1:65534"], 2,
+            "publisher 2 would need port 65536")
+
+
+if __name__ == "__main__":
+    unittest.main()
