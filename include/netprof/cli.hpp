@@ -10,15 +10,23 @@
 
 namespace netprof {
 
+// One stream a process takes part in under --publishers or --topics: its plan.
+struct PlannedStream {
+  std::uint32_t publisher = 0;
+  std::uint32_t topic = 0;
+  TransportPlan plan;
+};
+
 struct ParsedCommandLine {
   enum class Action { run, help, version, list_transports };
   Action action = Action::run;
   std::string text; // --help, --version or --list-transports output
   RunConfig config;
   TransportPlan plan; // the chosen transport's plan for this command line (a run only)
-  // A subscriber under --publishers P > 1: the plan of each publisher's stream, publisher 0's
-  // first (`plan` is that one too). Empty otherwise.
-  std::vector<TransportPlan> publisher_streams;
+  // More than one stream (--publishers or --topics above 1): a publisher's topics, or a
+  // subscriber's every publisher's every topic, in that order; `plan` is the first's. Empty
+  // when the process has one stream: `plan` alone.
+  std::vector<PlannedStream> streams;
   // With --local-pair: the options the user gave that its children get, as written, routed by
   // each option's PairRoute (the transport's addresses come from plan.local_pair).
   LocalPairArguments local_pair_options;

@@ -84,6 +84,9 @@ struct RunConfig {
   // --publishers: ids 0 to publishers - 1 publish, each its own stream (its addresses moved
   // by its id: OptionSpec::per_stream); the others subscribe to every one of them.
   std::uint32_t publishers = 1;
+  // --topics: each publisher sends this many independent streams, each on addresses of its
+  // own (stream_index) and a thread of its own, each measured apart.
+  std::uint32_t topics = 1;
   double wait_seconds = 10.0;                // --wait: how long either side waits for its peer
   double warmup_seconds = 0.5;               // --warmup-time
   std::optional<std::uint64_t> warmup_count; // --warmup-count (replaces the time)
@@ -136,6 +139,14 @@ struct RunConfig {
 // `--json -`: the JSON report is the process's standard output, so the text report and the
 // --interval lines go to standard error instead, where a user still sees them and a pipe
 // (netprof --json - | jq) gets JSON alone.
+// The stream of `publisher`'s topic `topic` under --publishers and --topics: what its
+// addresses are moved by (OptionSpec::per_stream). Publisher 0's topic 0 is as given.
+inline std::uint32_t stream_index(const RunConfig& config, std::uint32_t publisher,
+                                  std::uint32_t topic) noexcept
+{
+  return publisher * config.topics + topic;
+}
+
 inline bool json_on_stdout(const RunConfig& config) noexcept
 {
   return config.json_path == "-";

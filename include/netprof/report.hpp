@@ -180,13 +180,26 @@ struct SchedulerLoad {
   std::uint32_t online_cores = 0;         // CPUs of the host
 };
 
-// A subscriber of several publishers (--publishers): what it counted of one publisher's stream.
+// A subscriber of several streams (--publishers, --topics): what it counted of one.
 struct PublisherStream {
   std::uint32_t publisher = 0; // its id
+  std::uint32_t topic = 0;     // which of its topics (--topics)
   std::string address;         // where the subscriber reached it, as the transport tells it
   SubscriberResult figures;
   bool end_received = false;
   RunEnding ended_by = RunEnding::end;
+};
+
+// A publisher of several topics (--topics): one topic's stream, as its own report gave it.
+struct TopicStream {
+  std::uint32_t topic = 0;
+  std::string address; // where it publishes, as the transport tells it
+  bool success = false;
+  std::uint64_t messages_sent = 0;
+  std::uint64_t probes_sent = 0;
+  std::uint64_t echoes_received = 0;
+  LatencySummary rtt;
+  std::vector<SubscriberResult> subscribers;
 };
 
 struct RunReport {
@@ -235,9 +248,12 @@ struct RunReport {
   bool end_received = false;
   RunEnding ended_by = RunEnding::end;
   std::vector<AbandonedRun> abandoned_runs; // earlier runs, oldest first; self is the last run
-  // Under --publishers P > 1: each publisher's stream, publisher 0's first; `self` and the rest
-  // of a subscriber's report are publisher 0's stream.
+  // Under --publishers P > 1 or --topics T > 1: each publisher's every topic, publisher 0's
+  // topic 0 first; `self` and the rest of a subscriber's report are that first stream's.
   std::vector<PublisherStream> per_publisher;
+  // A publisher under --topics T > 1: each topic's stream, topic 0's first; the rest of its
+  // report is topic 0's.
+  std::vector<TopicStream> per_topic;
 
   std::uint64_t rejected = 0; // malformed or foreign messages this process ignored
   // Of them, messages of another run (another run id): a second run on this medium, or replays.

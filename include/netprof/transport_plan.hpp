@@ -45,9 +45,9 @@ struct PlanRequest {
   EndpointRequest endpoint;
   // Local pair: the subscribers on this host to derive arguments for (the pair itself: 1).
   std::size_t pair_subscribers = 1;
-  // Local pair: its publishers (--publishers), each of which moves the ports it is given up
-  // by its id; a port the pair picks is the first of this many free in a row.
-  std::size_t pair_publishers = 1;
+  // Local pair: its streams (--publishers times --topics), each of which moves the ports it
+  // is given up by its number; a port the pair picks is the first of this many free in a row.
+  std::size_t pair_streams = 1;
 
   // The roles whose endpoints this plan opens: one, or both for the local pair.
   std::vector<Role> roles() const

@@ -110,11 +110,19 @@ void add_peers_and_warmup(std::vector<CoreOption>& rows)
                    Readers::publisher, field<&RunConfig::subscribers>},
                   {test_heading,
                    spec("publishers", "P", whole(1, 16), "1",
-                        "ids 0 to P-1 publish, each on a stream of its own (the addresses "
-                        "given, each port moved up by the publisher's id, each name given "
-                        ".ID), the others subscribe to all P (at most 16). With --local-pair: "
-                        "start P publisher processes beside the --subscribers"),
+                        "ids 0 to P-1 publish, each on a stream of its own (stream k: the "
+                        "addresses given, each port moved up by k, each name given .k; publisher "
+                        "p's is stream p, or p*T with --topics T), the others subscribe to all "
+                        "P (at most 16). With --local-pair: start P publisher processes beside "
+                        "the --subscribers"),
                    Readers::both, field<&RunConfig::publishers>},
+                  {test_heading,
+                   spec("topics", "T", whole(1, 16), "1",
+                        "each publisher sends T independent streams, each on addresses of its "
+                        "own and a thread of its own, each measured apart: topic t of "
+                        "publisher p moves the addresses given as stream p*T+t does under "
+                        "--publishers (at most 16)"),
+                   Readers::both, field<&RunConfig::topics>},
                   {test_heading,
                    spec("wait", "SECONDS", positive_seconds(), "10",
                         "how long either side waits for its peer (0.001 to 86400)"),

@@ -110,6 +110,10 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
                      " subscribers on this host: drop --subscribers " +
                      std::to_string(config.subscribers));
   }
+  if (config.local_pair && config.threads && config.topics != 1) {
+    throw UsageError("--local-pair --threads runs one stream: drop --topics " +
+                     std::to_string(config.topics) + ", or drop --threads");
+  }
   if (config.local_pair && config.threads && config.publishers != 1) {
     throw UsageError("--local-pair --threads runs one publisher: drop --publishers " +
                      std::to_string(config.publishers) + ", or drop --threads to run " +
@@ -213,16 +217,23 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);
-  // A publisher's addresses are its own stream's; a subscriber of several publishers plans
-  // each of their streams.
+  // A publisher's addresses are its own streams' (one per topic); a subscriber plans every
+  // publisher's every topic.
   const RunConfig& config = result.config;
   const bool publisher = config.role == Role::publisher && !config.local_pair;
+  const std::uint32_t first = publisher ? config.id : 0;
   result.plan =
-      cli::plan_transport(registry, values, core, result.config, publisher ? config.id : 0);
-  if (config.role == Role::subscriber && config.publishers > 1) {
-    for (std::uint32_t stream = 0; stream < config.publishers; ++stream)
-      result.publisher_streams.push_back(
-          cli::plan_transport(registry, values, core, result.config, stream));
+      cli::plan_transport(registry, values, core, result.config, stream_index(config, first, 0));
+  if (!config.local_pair && (config.publishers > 1 || config.topics > 1)) {
+    const std::uint32_t last = publisher ? config.id : config.publishers - 1;
+    for (std::uint32_t from = first; from <= last; ++from) {
+      for (std::uint32_t topic = 0; topic < config.topics; ++topic)
+        result.streams.push_back({from, topic,
+                                  cli::plan_transport(registry, values, core, result.config,
+                                                      stream_index(config, from, topic))});
+    }
+    if (result.streams.size() == 1)
+      result.streams.clear();
   }
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);

@@ -164,12 +164,12 @@ void check_fanout(const TransportDescriptor& chosen, const Descriptors& transpor
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
-// --publishers P > 1 with a transport whose addresses have no stream for each publisher; the
-// message names those that have, as this build has them.
-void check_publishers(const TransportDescriptor& chosen, const Descriptors& transports,
-                      std::uint32_t publishers)
+// --publishers P or --topics T above 1 with a transport whose addresses have no stream for
+// each; the message names those that have, as this build has them.
+void check_streams(const TransportDescriptor& chosen, const Descriptors& transports,
+                   const RunConfig& config)
 {
-  if (publishers <= 1 || has_streams(chosen.options)) {
+  if ((config.publishers <= 1 && config.topics <= 1) || has_streams(chosen.options)) {
     return;
   }
   std::vector<std::string> able;
@@ -178,8 +178,11 @@ void check_publishers(const TransportDescriptor& chosen, const Descriptors& tran
       able.push_back(transport.name);
     }
   }
-  usage_error("--publishers " + std::to_string(publishers) + ": the " + chosen.name +
-              " transport has no address of its own for each publisher" +
+  const bool publishers = config.publishers > 1;
+  usage_error((publishers ? "--publishers " + std::to_string(config.publishers)
+                          : "--topics " + std::to_string(config.topics)) +
+              ": the " + chosen.name + " transport has no address of its own for each " +
+              (publishers ? "publisher" : "topic") +
               (able.empty() ? std::string() : " (" + listed(able) + " have)"));
 }
 
@@ -198,7 +201,7 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   }
   check_payload_type(chosen, transports, config.payload_type);
   check_fanout(chosen, transports, config.fanout);
-  check_publishers(chosen, transports, config.publishers);
+  check_streams(chosen, transports, config);
   // The local pair plans each process's transport arguments (or loopback defaults when none
   // were given), and each child plans its own with its role; --reliability and --history must
   // mean something for both roles. A wrong transport option (say, one -u where the pair needs
@@ -212,7 +215,8 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   // A local group derives arguments for each of its subscribers (distinct ports, where a
   // subscriber binds its own).
   request.pair_subscribers = config.local_pair ? std::max<std::size_t>(config.subscribers, 1) : 1;
-  request.pair_publishers = config.local_pair ? std::max<std::size_t>(config.publishers, 1) : 1;
+  request.pair_streams =
+      config.local_pair ? std::size_t{config.publishers} * std::max(config.topics, 1u) : 1;
   request.endpoint = endpoint_request(config);
   TransportPlan plan = chosen.plan(request);
   config.transport_name = chosen.name;

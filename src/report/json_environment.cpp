@@ -74,6 +74,7 @@ json settings_json(const RunConfig& config)
       {"payload_type", to_string(config.payload_type)},
       {"fanout", to_string(config.fanout)},
       {"publishers", config.publishers},
+      {"topics", config.topics},
       {"test_seconds", finite(config.test_seconds)},
       {"count", nullptr},
       {"count_received", nullptr},

@@ -201,6 +201,21 @@ void add_publisher_figures(json& out, const RunReport& report)
     subscribers.push_back(std::move(entry));
   }
   out["subscribers"] = std::move(subscribers);
+  json per_topic = json::array();
+  for (const TopicStream& stream : report.per_topic) {
+    json topic_subscribers = json::array();
+    for (const SubscriberResult& sub : stream.subscribers)
+      topic_subscribers.push_back(subscriber_json(sub));
+    per_topic.push_back({{"topic", stream.topic},
+                         {"address", stream.address},
+                         {"success", stream.success},
+                         {"messages_sent", stream.messages_sent},
+                         {"probes_sent", stream.probes_sent},
+                         {"echoes_received", stream.echoes_received},
+                         {"latency", {{"rtt_ns", latency_json(stream.rtt, false)}}},
+                         {"subscribers", std::move(topic_subscribers)}});
+  }
+  out["publisher"]["per_topic"] = std::move(per_topic);
 }
 
 // A subscriber's own figures, and those of runs it took part in until their publisher was
@@ -216,6 +231,7 @@ void add_subscriber_figures(json& out, const RunReport& report)
     for (const PublisherStream& stream : report.per_publisher) {
       json figures = subscriber_json(stream.figures);
       figures["publisher"] = stream.publisher;
+      figures["topic"] = stream.topic;
       figures["address"] = stream.address;
       figures["end_received"] = stream.end_received;
       figures["ended_by"] = to_string(stream.ended_by);

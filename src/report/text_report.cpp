@@ -86,6 +86,7 @@ void write_text_report(std::ostream& out, const RunReport& report)
   if (report.config.role == Role::publisher) {
     write_publisher_latency(out, report);
     write_publisher_throughput(out, report);
+    write_per_topic(out, report);
   } else {
     out << "Latency:\n";
     out << "  Latency is measured on the publisher (round trip); see its report.\n";

@@ -39,5 +39,6 @@ void write_subscriber_throughput(std::ostream& out, const RunReport& report);
 // Runs a subscriber took part in until their publisher was replaced: partial, loss unknown.
 void write_abandoned_runs(std::ostream& out, const RunReport& report);
 void write_per_publisher(std::ostream& out, const RunReport& report);
+void write_per_topic(std::ostream& out, const RunReport& report);
 
 } // namespace netprof::text_sections

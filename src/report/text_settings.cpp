@@ -162,6 +162,11 @@ void write_settings(std::ostream& out, const RunReport& report)
                       "; each publisher reports its own stream)")
         << "\n";
   }
+  if (config.topics > 1) {
+    out << "  Topics: " << config.topics
+        << " (each on addresses of its own and a thread of its own; the figures below are "
+           "the first stream's, and each stream's follows them)\n";
+  }
   if (config.fanout == Fanout::round_robin) {
     out << "  Fan-out: round-robin (each message to one subscriber in turn)\n";
   }

@@ -194,9 +194,12 @@ void write_per_publisher(std::ostream& out, const RunReport& report)
   if (report.per_publisher.empty()) {
     return;
   }
-  out << "Per publisher (the figures above are publisher 0's stream):\n";
+  const bool topics = report.config.topics > 1;
+  out << (topics ? "Per stream (the figures above are publisher 0's topic 0):\n"
+                 : "Per publisher (the figures above are publisher 0's stream):\n");
   for (const PublisherStream& stream : report.per_publisher) {
     out << "  Publisher " << stream.publisher
+        << (topics ? ", topic " + std::to_string(stream.topic) : std::string())
         << (stream.address.empty() ? std::string() : ", at " + stream.address) << ":\n";
     const LossView loss = report.config.fanout == Fanout::round_robin ? LossView::publisher_counts
                           : stream.end_received                       ? LossView::known
@@ -204,6 +207,30 @@ void write_per_publisher(std::ostream& out, const RunReport& report)
     write_counters(out, "    ", stream.figures, report.config.num_vars, loss,
                    report.endpoint.sends_datagrams);
     out << "    End of test received: " << (stream.end_received ? "yes" : "no") << "\n";
+  }
+}
+
+// A publisher of several topics: each topic's figures, in a line or two each.
+void write_per_topic(std::ostream& out, const RunReport& report)
+{
+  if (report.per_topic.empty()) {
+    return;
+  }
+  out << "Per topic (the figures above are topic 0's):\n";
+  for (const TopicStream& stream : report.per_topic) {
+    out << "  Topic " << stream.topic
+        << (stream.address.empty() ? std::string() : ", at " + stream.address) << ": "
+        << (stream.success ? "SUCCESS" : "FAIL") << ", sent " << format_count(stream.messages_sent)
+        << ", probes " << format_count(stream.probes_sent) << ", echoes "
+        << format_count(stream.echoes_received);
+    if (stream.rtt.count > 0)
+      out << ", RTT p50 " << format_duration_ns(static_cast<double>(stream.rtt.p50_ns)) << " p99 "
+          << format_duration_ns(static_cast<double>(stream.rtt.p99_ns));
+    out << "\n";
+    for (const SubscriberResult& subscriber : stream.subscribers)
+      out << "    Subscriber " << subscriber.id << ": received "
+          << format_count(subscriber.counters.unique) << ", lost " << format_count(subscriber.lost)
+          << "\n";
   }
 }
 

@@ -109,5 +109,69 @@ class PublishersTest(NetprofTestCase):
             "publisher 2 would need port 65536")
 
 
+class TopicsTest(NetprofTestCase):
+    """--topics T: each publisher's T independent streams, each measured apart."""
+
+    def assert_topics_complete(self, publisher_report, topics, subscriber_ids):
+        per_topic = publisher_report["per_topic"]
+        self.assertEqual([t["topic"] for t in per_topic], list(range(topics)))
+        for topic in per_topic:
+            self.assertTrue(topic["success"], topic)
+            self.assertGreater(topic["latency"]["rtt_ns"]["p50"], 0, topic)
+            self.assertEqual(sorted(s["id"] for s in topic["subscribers"]), subscriber_ids)
+            for subscriber in topic["subscribers"]:
+                self.assertEqual(subscriber["unique"], topic["messages_sent"], subscriber)
+                self.assertEqual(subscriber["lost"], 0, subscriber)
+
+    def test_a_publisher_of_three_topics_and_two_subscribers(self):
+        result = self.run_netprof("--local-pair", "--tcp", "--topics", "3", "--subscribers", "2",
+                                  *MODEST, json_name="topics", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assert_topics_complete(result.json["publisher"], 3, [1, 2])
+        addresses = [t["address"] for t in result.json["publisher"]["per_topic"]]
+        self.assertEqual(len(set(addresses)), 3, addresses)  # each topic its own port
+        self.assertIn("Per topic (the figures above are topic 0's):", result.stdout)
+
+    def test_two_publishers_of_two_topics_each(self):
+        result = self.run_netprof("--local-pair", "--publishers", "2", "--topics", "2",
+                                  "--subscribers", "2", *MODEST, json_name="group",
+                                  deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for publisher in result.json["publishers"]:
+            self.assert_topics_complete(publisher["publisher"], 2, [2, 3])
+
+    def test_a_subscriber_lists_each_topic_and_a_silent_one_is_named(self):
+        place = os.path.join(os.path.dirname(self.json_path("x")), "topics.sock")
+        process, path = self.start("-i", "0", "--topics", "2", "--uds", place, *MODEST,
+                                   json_name="publisher")
+        subscriber = self.run_netprof("-i", "1", "--topics", "2", "--uds", place,
+                                      json_name="subscriber", deadline_s=DEADLINE_S)
+        self.assertEqual(subscriber.returncode, 0, subscriber.stdout + subscriber.stderr)
+        streams = subscriber.json["subscriber"]["per_publisher"]
+        self.assertEqual([(s["publisher"], s["topic"]) for s in streams], [(0, 0), (0, 1)])
+        self.assertEqual([s["address"] for s in streams], [place, place + ".1"])
+        self.assertTrue(all(s["lost"] == 0 and s["end_received"] for s in streams), streams)
+        published = self.finish(process, path, DEADLINE_S)
+        self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+        # A subscriber expecting a third topic nobody sends fails, naming it.
+        process, path = self.start("-i", "0", "--topics", "2", "--uds", place, *MODEST,
+                                   json_name="publisher")
+        subscriber = self.run_netprof("-i", "1", "--topics", "3", "--uds", place, "--wait", "2",
+                                      json_name="subscriber3", deadline_s=DEADLINE_S)
+        self.assertEqual(subscriber.returncode, 3, subscriber.stdout + subscriber.stderr)
+        self.assertTrue(any(p.startswith("topic 2: ")
+                            for p in subscriber.json["result"]["problems"]),
+                        subscriber.json["result"]["problems"])
+        self.finish(process, path, DEADLINE_S)
+
+    def test_what_cannot_run_is_refused(self):
+        self.assert_refused_in_one_line(["--topics", "2", "--zmq", "tcp://127.0.0.1:5999"], 2,
+                                        "--topics 2: the zmq transport has no address of its "
+                                        "own for each topic")
+        self.assert_refused_in_one_line(["--topics", "17"], 2, "--topics")
+        self.assert_refused_in_one_line(["--local-pair", "--threads", "--topics", "2"], 2,
+                                        "--local-pair --threads runs one stream")
+
+
 if __name__ == "__main__":
     unittest.main()

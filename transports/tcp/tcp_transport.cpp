@@ -117,7 +117,7 @@ TcpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
 }
 
 LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers,
-                              std::size_t publishers)
+                              std::size_t streams)
 {
   if (given.size() > 2 || (given.size() == 2 && subscribers != 1)) {
     throw UsageError("the local pair takes at most two --tcp: the publisher's address, then "
@@ -132,7 +132,7 @@ LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t
   if (publisher.sin_port == 0) {
     const in_addr host = reachable_form(publisher).sin_addr;
     publisher.sin_port =
-        htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1, publishers).front());
+        htons(transport_common::pick_free_ports(SOCK_STREAM, host, 1, streams).front());
   }
   const std::string listen_at = transport_common::to_string(publisher);
   const std::string connect_to = transport_common::to_string(reachable_form(publisher));
@@ -174,7 +174,7 @@ TransportPlan plan_tcp(const PlanRequest& request)
   const std::vector<std::string> given = addresses_given(request.values);
   return transport_common::plan_pair_or_single(
       request, tcp_qos,
-      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_publishers); },
+      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_streams); },
       [&]() -> transport_common::SingleRolePlan {
         const TcpAddresses addresses = parse_addresses(given, request.single_role());
         return {{transport_common::to_string(addresses.publisher)},

@@ -100,11 +100,11 @@ UdpAddresses parse_addresses(const std::vector<std::string>& given, Role role)
 }
 
 LocalPairPlan local_pair_plan(const std::vector<std::string>& given, std::size_t subscribers,
-                              std::size_t publishers)
+                              std::size_t streams)
 {
   if (given.empty()) {
     const std::vector<std::uint16_t> ports =
-        udp::pick_free_loopback_ports(subscribers + 1, publishers);
+        udp::pick_free_loopback_ports(subscribers + 1, streams);
     const std::string publisher = "127.0.0.1:" + std::to_string(ports[0]);
     LocalPairPlan arguments{{"-u", publisher}, {}, {}};
     for (std::size_t i = 1; i <= subscribers; ++i) {
@@ -134,7 +134,7 @@ TransportPlan plan_udp(const PlanRequest& request)
   return transport_common::plan_pair_or_single(
       request,
       [](const EndpointRequest& endpoint) { return udp::datagram_qos(endpoint.qos, "udp"); },
-      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_publishers); },
+      [&] { return local_pair_plan(given, request.pair_subscribers, request.pair_streams); },
       [&]() -> transport_common::SingleRolePlan {
         const UdpAddresses addresses = parse_addresses(given, request.single_role());
         return {given, [addresses, tuning](const EndpointRequest& endpoint) {

@@ -139,12 +139,23 @@ void prepare_role_thread(const RunConfig& config)
   use_minimal_timer_slack();
 }
 
-// A subscriber of several publishers (--publishers): a session for each one's stream, with an
-// endpoint of its own on a thread of its own (publisher 0's on this thread), so one stream
-// never waits behind another's in our code. Their figures become one report.
-RoleResult run_subscriber_of_publishers(const RunConfig& config,
-                                        std::vector<std::unique_ptr<Endpoint>>& endpoints,
-                                        const StopFlag& stop, Clock::time_point started)
+// Where an endpoint's stream is, as its transport tells it: a subscriber's publisher, or a
+// publisher's own address.
+std::string stream_address(const Endpoint& endpoint, Role role)
+{
+  const EndpointFacts facts = endpoint.facts();
+  const std::vector<std::string>& at = facts.peer_addresses.empty() || role == Role::publisher
+                                           ? facts.local_addresses
+                                           : facts.peer_addresses;
+  return at.empty() ? std::string() : at.front();
+}
+
+// A process of several streams (--publishers, --topics): a session for each, with an endpoint
+// of its own on a thread of its own (the first on this thread), so one stream never waits
+// behind another's in our code. Their figures become one report.
+RoleResult run_streams(const RunConfig& config, const std::vector<PlannedStream>& streams,
+                       std::vector<std::unique_ptr<Endpoint>>& endpoints, const StopFlag& stop,
+                       Clock::time_point started)
 {
   std::vector<RoleResult> results(endpoints.size());
   std::vector<std::exception_ptr> errors(endpoints.size());
@@ -154,7 +165,9 @@ RoleResult run_subscriber_of_publishers(const RunConfig& config,
       try {
         prepare_role_thread(config);
         LiveCounters live;
-        results[stream] = run_subscriber(config, *endpoints[stream], stop, live, started);
+        results[stream] = config.role == Role::publisher
+                              ? run_publisher(config, *endpoints[stream], stop, live)
+                              : run_subscriber(config, *endpoints[stream], stop, live, started);
       } catch (...) {
         errors[stream] = std::current_exception();
       }
@@ -171,14 +184,14 @@ RoleResult run_subscriber_of_publishers(const RunConfig& config,
     if (error)
       std::rethrow_exception(error);
   }
-  RoleResult merged = merged_publisher_streams(std::move(results));
-  for (PublisherStream& stream : merged.report.per_publisher) {
-    const EndpointFacts facts = endpoints[stream.publisher]->facts();
-    const std::vector<std::string>& at =
-        facts.peer_addresses.empty() ? facts.local_addresses : facts.peer_addresses;
-    if (!at.empty())
-      stream.address = at.front();
-  }
+  std::vector<StreamName> names;
+  for (const PlannedStream& stream : streams)
+    names.push_back({stream.publisher, stream.topic});
+  RoleResult merged = merged_streams(std::move(results), names);
+  for (std::size_t i = 0; i < merged.report.per_publisher.size(); ++i)
+    merged.report.per_publisher[i].address = stream_address(*endpoints[i], config.role);
+  for (std::size_t i = 0; i < merged.report.per_topic.size(); ++i)
+    merged.report.per_topic[i].address = stream_address(*endpoints[i], config.role);
   return merged;
 }
 
@@ -201,12 +214,12 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   const EndpointRequest request = endpoint_request(config);
   EffectiveQos qos = parsed.plan.qos(config.role);
   qos.requested = request.qos;
-  // One endpoint, or under --publishers a subscriber's for each publisher's stream.
+  // One endpoint, or one for each stream under --publishers and --topics.
   std::vector<std::unique_ptr<Endpoint>> endpoints;
-  if (parsed.publisher_streams.empty())
+  if (parsed.streams.empty())
     endpoints.push_back(parsed.plan.open(request));
-  for (const TransportPlan& stream : parsed.publisher_streams)
-    endpoints.push_back(stream.open(request));
+  for (const PlannedStream& stream : parsed.streams)
+    endpoints.push_back(stream.plan.open(request));
   for (const auto& endpoint : endpoints)
     check_payload(config, endpoint->facts());
   if (hooks.ready)
@@ -216,7 +229,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   const SchedulerSample scheduler_before = sample_scheduler(config.pair_layout);
   Endpoint& endpoint = *endpoints.front();
   RoleResult result = endpoints.size() > 1
-                          ? run_subscriber_of_publishers(config, endpoints, hooks.stop, started)
+                          ? run_streams(config, parsed.streams, endpoints, hooks.stop, started)
                           : run_role(config, endpoint, hooks.stop, started);
   RunReport& report = result.report;  // its settings: the run's, as its role knows them
   report.endpoint = endpoint.facts(); // again: notes gathered during the run belong in it

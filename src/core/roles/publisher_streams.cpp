@@ -8,11 +8,22 @@ namespace netprof {
 
 namespace {
 
+// What tells the streams apart: the publisher, the topic, or both.
+std::string label(const StreamName& name, bool publishers_vary, bool topics_vary)
+{
+  std::string text;
+  if (publishers_vary || !topics_vary)
+    text = "publisher " + std::to_string(name.publisher);
+  if (topics_vary)
+    text += (text.empty() ? "" : ", ") + std::string("topic ") + std::to_string(name.topic);
+  return text;
+}
+
 void add_named(std::vector<std::string>& into, const std::vector<std::string>& lines,
-               std::uint32_t publisher)
+               const std::string& stream)
 {
   for (const std::string& line : lines)
-    into.push_back("publisher " + std::to_string(publisher) + ": " + line);
+    into.push_back(stream + ": " + line);
 }
 
 // Interrupted over a runtime error over a failed test over a pass: the exit statuses' order.
@@ -21,10 +32,11 @@ ExitStatus graver(ExitStatus a, ExitStatus b)
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 
-PublisherStream stream_of(std::uint32_t publisher, const RunReport& report)
+PublisherStream received_stream(const StreamName& name, const RunReport& report)
 {
   PublisherStream stream;
-  stream.publisher = publisher;
+  stream.publisher = name.publisher;
+  stream.topic = name.topic;
   if (report.self)
     stream.figures = *report.self;
   else
@@ -34,29 +46,51 @@ PublisherStream stream_of(std::uint32_t publisher, const RunReport& report)
   return stream;
 }
 
+TopicStream published_stream(const StreamName& name, const RunReport& report)
+{
+  TopicStream stream;
+  stream.topic = name.topic;
+  stream.success = report.success;
+  stream.messages_sent = report.messages_sent;
+  stream.probes_sent = report.probes_sent;
+  stream.echoes_received = report.echoes_received;
+  stream.rtt = report.rtt;
+  stream.subscribers = report.subscribers;
+  return stream;
+}
+
 } // namespace
 
-RoleResult merged_publisher_streams(std::vector<RoleResult> streams)
+RoleResult merged_streams(std::vector<RoleResult> results, const std::vector<StreamName>& names)
 {
-  RoleResult merged = std::move(streams.front());
+  const auto varies = [&](auto member) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const StreamName& name) { return name.*member != names[0].*member; });
+  };
+  const bool publishers_vary = varies(&StreamName::publisher);
+  const bool topics_vary = varies(&StreamName::topic);
+  RoleResult merged = std::move(results.front());
   RunReport& report = merged.report;
-  report.per_publisher.push_back(stream_of(0, report));
   std::vector<std::string> problems, warnings;
-  add_named(problems, report.problems, 0);
-  add_named(warnings, report.warnings, 0);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const RoleResult& stream = i == 0 ? merged : results[i];
+    const std::string name = label(names[i], publishers_vary, topics_vary);
+    add_named(problems, stream.report.problems, name);
+    add_named(warnings, stream.report.warnings, name);
+    if (report.config.role == Role::publisher)
+      report.per_topic.push_back(published_stream(names[i], stream.report));
+    else
+      report.per_publisher.push_back(received_stream(names[i], stream.report));
+    if (i == 0)
+      continue;
+    report.success = report.success && stream.report.success;
+    report.interrupted = report.interrupted || stream.report.interrupted;
+    report.rejected += stream.report.rejected;
+    report.foreign_run_messages += stream.report.foreign_run_messages;
+    merged.status = graver(merged.status, stream.status);
+  }
   report.problems = std::move(problems);
   report.warnings = std::move(warnings);
-  for (std::uint32_t publisher = 1; publisher < streams.size(); ++publisher) {
-    const RoleResult& other = streams[publisher];
-    report.per_publisher.push_back(stream_of(publisher, other.report));
-    add_named(report.problems, other.report.problems, publisher);
-    add_named(report.warnings, other.report.warnings, publisher);
-    report.success = report.success && other.report.success;
-    report.interrupted = report.interrupted || other.report.interrupted;
-    report.rejected += other.report.rejected;
-    report.foreign_run_messages += other.report.foreign_run_messages;
-    merged.status = graver(merged.status, other.status);
-  }
   return merged;
 }
 

@@ -1,17 +1,26 @@
 #pragma once
 
-// A subscriber of several publishers (--publishers) runs a session for each one's stream; its
-// report is theirs, made one.
+// A process of several streams (--publishers, --topics) runs a session for each, on a thread
+// of its own; its report is theirs, made one.
 
 #include "core/roles/role_result.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace netprof {
 
-// One result from each publisher's session, publisher 0's first (at least one): publisher 0's
-// report with each stream's figures in per_publisher, the other streams' problems and warnings
-// named by their publisher, and the gravest exit status of any.
-RoleResult merged_publisher_streams(std::vector<RoleResult> streams);
+// Which stream a session ran: a publisher's topic.
+struct StreamName {
+  std::uint32_t publisher = 0;
+  std::uint32_t topic = 0;
+};
+
+// One result from each stream's session, in the order of `names` (the first is the report's
+// own figures; at least one): that first report, with each stream's figures listed
+// (per_publisher on a subscriber, per_topic on a publisher), every stream's problems and
+// warnings named by their stream ("publisher 1: ...", "topic 2: ...", "publisher 1, topic 2:
+// ..."), and the gravest exit status of any.
+RoleResult merged_streams(std::vector<RoleResult> results, const std::vector<StreamName>& names);
 
 } // namespace netprof

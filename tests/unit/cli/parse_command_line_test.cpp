@@ -935,13 +935,36 @@ TEST_F(ParseCommandLineTest, EachPublisherHasAStreamOfItsOwn)
 {
   const auto publisher = parse({"-i", "1", "--publishers", "2", "--tcp", "127.0.0.1:40000"});
   EXPECT_EQ(publisher.plan.addresses, (std::vector<std::string>{"127.0.0.1:40001"}));
-  EXPECT_TRUE(publisher.publisher_streams.empty());
+  EXPECT_TRUE(publisher.streams.empty());
 
   const auto subscriber = parse({"-i", "5", "--publishers", "3", "--tcp", "127.0.0.1:40000"});
-  ASSERT_EQ(subscriber.publisher_streams.size(), 3u);
-  EXPECT_EQ(subscriber.publisher_streams[2].addresses,
-            (std::vector<std::string>{"127.0.0.1:40002"}));
-  EXPECT_TRUE(parse({"-i", "1", "--tcp", "127.0.0.1:40000"}).publisher_streams.empty());
+  ASSERT_EQ(subscriber.streams.size(), 3u);
+  EXPECT_EQ(subscriber.streams[2].publisher, 2u);
+  EXPECT_EQ(subscriber.streams[2].plan.addresses, (std::vector<std::string>{"127.0.0.1:40002"}));
+  EXPECT_TRUE(parse({"-i", "1", "--tcp", "127.0.0.1:40000"}).streams.empty());
+}
+
+// Topic t of publisher p is stream p*T+t: a publisher plans its own topics, a subscriber all.
+TEST_F(ParseCommandLineTest, EachTopicOfEachPublisherHasAStreamOfItsOwn)
+{
+  const auto publisher =
+      parse({"-i", "1", "--publishers", "2", "--topics", "3", "--tcp", "127.0.0.1:40000"});
+  ASSERT_EQ(publisher.streams.size(), 3u);
+  EXPECT_EQ(publisher.streams[0].plan.addresses, (std::vector<std::string>{"127.0.0.1:40003"}));
+  EXPECT_EQ(publisher.streams[2].topic, 2u);
+  EXPECT_EQ(publisher.streams[2].plan.addresses, (std::vector<std::string>{"127.0.0.1:40005"}));
+  EXPECT_EQ(publisher.plan.addresses, publisher.streams[0].plan.addresses);
+
+  const auto subscriber =
+      parse({"-i", "2", "--publishers", "2", "--topics", "3", "--uds", "/tmp/netprof-t.sock"});
+  ASSERT_EQ(subscriber.streams.size(), 6u);
+  EXPECT_EQ(subscriber.streams[4].publisher, 1u);
+  EXPECT_EQ(subscriber.streams[4].topic, 1u);
+  EXPECT_EQ(subscriber.streams[4].plan.addresses,
+            (std::vector<std::string>{"/tmp/netprof-t.sock.4"}));
+  EXPECT_EQ(usage_error({"--topics", "2", "--zmq", "tcp://127.0.0.1:5000"})
+                .rfind("--topics 2: the zmq transport has no address of its own for each topic", 0),
+            0u);
 }
 
 TEST_F(ParseCommandLineTest, PublishersNeedATransportWithAStreamForEach)

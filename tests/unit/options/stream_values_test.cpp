@@ -17,9 +17,7 @@ const OptionGroup& addresses()
 {
   static const OptionGroup group{
       "Addresses",
-      {OptionSpec("peer", "host:port", Text{}, "")
-           .repeatable()
-           .per_stream(StreamRule::port_offset),
+      {OptionSpec("peer", "host:port", Text{}, "").repeatable().per_stream(StreamRule::port_offset),
        OptionSpec("path", "PATH", Text{}, "").with_implicit("").per_stream(StreamRule::name_suffix),
        OptionSpec("depth", "N", WholeNumber{1, 10}, "")}};
   return group;
@@ -35,8 +33,10 @@ std::vector<std::string> peers_of(const Arguments& arguments, std::uint32_t stre
 TEST(StreamValues, EveryPortMovesUpByThePublishersId)
 {
   const Arguments given = {"--peer", "127.0.0.1:40000", "--peer", "tcp://10.0.0.2:5000"};
-  EXPECT_EQ(peers_of(given, 0), (std::vector<std::string>{"127.0.0.1:40000", "tcp://10.0.0.2:5000"}));
-  EXPECT_EQ(peers_of(given, 3), (std::vector<std::string>{"127.0.0.1:40003", "tcp://10.0.0.2:5003"}));
+  EXPECT_EQ(peers_of(given, 0),
+            (std::vector<std::string>{"127.0.0.1:40000", "tcp://10.0.0.2:5000"}));
+  EXPECT_EQ(peers_of(given, 3),
+            (std::vector<std::string>{"127.0.0.1:40003", "tcp://10.0.0.2:5003"}));
 }
 
 TEST(StreamValues, PortZeroAsksForAnyOnEveryStream)
@@ -54,7 +54,8 @@ TEST(StreamValues, APortPast65535IsRefusedNamingThePublisher)
               std::string::npos)
         << error.what();
   }
-  EXPECT_EQ(peers_of({"--peer", "127.0.0.1:65534"}, 1), (std::vector<std::string>{"127.0.0.1:65535"}));
+  EXPECT_EQ(peers_of({"--peer", "127.0.0.1:65534"}, 1),
+            (std::vector<std::string>{"127.0.0.1:65535"}));
 }
 
 TEST(StreamValues, AnAddressWithoutAPortCannotMove)

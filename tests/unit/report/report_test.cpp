@@ -755,6 +755,7 @@ TEST(JsonReport, Settings)
                                                       "payload_type",
                                                       "fanout",
                                                       "publishers",
+                                                      "topics",
                                                       "test_seconds",
                                                       "count",
                                                       "count_received",
@@ -946,7 +947,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
                               "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
                               "echoes_late", "echo_bytes_per_echo", "challenges_sent",
                               "payload_fill", "transport_lent", "payload_writes", "send_accounting",
-                              "latency", "pacer_lateness_ns"}));
+                              "latency", "pacer_lateness_ns", "per_topic"}));
+  EXPECT_TRUE(sut["per_topic"].empty()); // one topic: nothing to list
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);
@@ -1214,6 +1216,42 @@ TEST(JsonReport, ASubscriberOfSeveralPublishersListsEachStream)
   write_text_report(text, report);
   EXPECT_NE(text.str().find("Publishers: 2 (each on its own stream"), std::string::npos);
   EXPECT_NE(text.str().find("  Publisher 1, at 127.0.0.1:40001:\n    Messages received: 501"),
+            std::string::npos)
+      << text.str();
+}
+
+// A publisher of several topics lists each one's figures in its JSON and its text.
+TEST(JsonReport, APublisherOfSeveralTopicsListsEachTopic)
+{
+  RunReport report = sample_publisher();
+  report.config.topics = 2;
+  for (std::uint32_t topic = 0; topic < 2; ++topic) {
+    TopicStream stream;
+    stream.topic = topic;
+    stream.address = "127.0.0.1:4000" + std::to_string(topic);
+    stream.success = true;
+    stream.messages_sent = 700 + topic;
+    stream.probes_sent = 7;
+    stream.echoes_received = 7;
+    stream.rtt.count = 7;
+    stream.rtt.p50_ns = 25'000;
+    stream.rtt.p99_ns = 80'000;
+    stream.subscribers = report.subscribers;
+    report.per_topic.push_back(stream);
+  }
+  const json sut = parsed(report);
+  EXPECT_EQ(sut["settings"]["topics"], 2);
+  const json& topics = sut["publisher"]["per_topic"];
+  ASSERT_EQ(topics.size(), 2u);
+  EXPECT_EQ(topics[1]["topic"], 1);
+  EXPECT_EQ(topics[1]["messages_sent"], 701);
+  EXPECT_EQ(topics[1]["latency"]["rtt_ns"]["p50"], 25'000);
+  EXPECT_EQ(topics[1]["subscribers"].size(), report.subscribers.size());
+
+  std::ostringstream text;
+  write_text_report(text, report);
+  EXPECT_NE(text.str().find("  Topic 1, at 127.0.0.1:40001: SUCCESS, sent 701, probes 7, "
+                            "echoes 7, RTT p50 25.0 us p99 80.0 us\n"),
             std::string::npos)
       << text.str();
 }
