@@ -60,7 +60,9 @@ enum class PairRoute {
 enum class StreamRule {
   none,        // the same for every publisher (a setting, not an address)
   port_offset, // "host:port": port + k (a port 0, "any", stays 0)
-  name_suffix  // a path or name: stream 0 as given, stream k with ".k" appended
+  name_suffix, // a path or name: stream 0 as given, stream k with ".k" appended
+  address      // a URL: port_offset where it ends in ":port", else name_suffix ("ipc://path");
+               // a port left open (":*") stays open
 };
 
 struct OptionSpec {

@@ -14,25 +14,30 @@ namespace {
 
 constexpr unsigned long max_port = 65'535;
 
+bool ends_with_port(const std::string& value)
+{
+  const std::size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon + 1 == value.size() || value.size() - colon > 6)
+    return false;
+  return std::all_of(value.begin() + static_cast<long>(colon) + 1, value.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
 // "host:port" (or "tcp://host:port") with the port moved up by `stream`; a port 0 asks the
 // system for any, which is any for every stream too.
 std::string moved_port(const std::string& option, const std::string& value, std::uint32_t stream)
 {
+  if (!ends_with_port(value))
+    throw UsageError("--" + option + " " + value + ": --publishers and --topics move each " +
+                     "stream's port up by its number, so give host:port");
   const std::size_t colon = value.rfind(':');
-  const std::string digits = colon == std::string::npos ? "" : value.substr(colon + 1);
-  const bool numeric = !digits.empty() && digits.size() <= 5 &&
-                       std::all_of(digits.begin(), digits.end(),
-                                   [](unsigned char c) { return std::isdigit(c) != 0; });
-  if (!numeric)
-    throw UsageError("--" + option + " " + value + ": --publishers moves each publisher's port " +
-                     "up by its id, so give host:port");
-  const unsigned long port = std::stoul(digits);
+  const unsigned long port = std::stoul(value.substr(colon + 1));
   if (port == 0)
     return value;
   if (port + stream > max_port)
-    throw UsageError("--" + option + " " + value + ": publisher " + std::to_string(stream) +
-                     " would need port " + std::to_string(port + stream) +
-                     ", past 65535: give a lower port");
+    throw UsageError("--" + option + " " + value + ": stream " + std::to_string(stream) +
+                     " (publisher p's topic t is stream p*T+t) would need port " +
+                     std::to_string(port + stream) + ", past 65535: give a lower port");
   return value.substr(0, colon + 1) + std::to_string(port + stream);
 }
 
@@ -42,6 +47,12 @@ std::string for_stream(const OptionSpec& spec, const std::string& value, std::ui
   case StreamRule::port_offset:
     return moved_port(spec.long_name, value, stream);
   case StreamRule::name_suffix: // empty: none given (the local pair picks one)
+    return value.empty() ? value : value + "." + std::to_string(stream);
+  case StreamRule::address:
+    if (value.ends_with(":*") || value.ends_with(":0"))
+      return value;
+    if (ends_with_port(value))
+      return moved_port(spec.long_name, value, stream);
     return value.empty() ? value : value + "." + std::to_string(stream);
   case StreamRule::none:
     break;

@@ -48,6 +48,17 @@ class PublishersTest(NetprofTestCase):
         # The gathered JSON stands alone: no report of a later publisher is left beside it.
         self.assertFalse(os.path.exists(self.json_path("group") + ".1"))
 
+    def test_a_local_group_over_zeromq_ipc(self):
+        # zmq's ipc:// paths take .k per stream, as its tcp:// ports move up by k.
+        result = self.run_netprof("--local-pair", "--zmq", "ipc://*", "--publishers", "2",
+                                  "--subscribers", "2", *MODEST, json_name="zmq",
+                                  deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for publisher in result.json["publishers"]:
+            sent = publisher["publisher"]["messages_sent"]
+            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
+                             [(2, sent, 0), (3, sent, 0)])
+
     def test_one_subscriber_counts_each_publisher_apart(self):
         place = self.uds_place()
         publishers = [self.start_publisher(i, place, *MODEST) for i in (0, 1)]
@@ -98,15 +109,15 @@ class PublishersTest(NetprofTestCase):
         self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
 
     def test_what_cannot_run_is_refused_before_anything_starts(self):
-        self.assert_refused_in_one_line(["--publishers", "2", "--zmq", "tcp://127.0.0.1:5999"],
-                                        2, "--publishers 2: the zmq transport has no address "
+        self.assert_refused_in_one_line(["--publishers", "2", "--nng", "tcp://127.0.0.1:5999"],
+                                        2, "--publishers 2: the nng transport has no address "
                                            "of its own for each publisher", "tcp")
         self.assert_refused_in_one_line(["--publishers", "0"], 2, "--publishers")
         self.assert_refused_in_one_line(["--local-pair", "--threads", "--publishers", "2"], 2,
                                         "--local-pair --threads runs one publisher")
         self.assert_refused_in_one_line(
             ["-i", "2", "--publishers", "3", "--tcp", "127.0.0.1:65534"], 2,
-            "publisher 2 would need port 65536")
+            "stream 2 (publisher p's topic t is stream p*T+t) would need port 65536")
 
 
 class TopicsTest(NetprofTestCase):
@@ -165,8 +176,8 @@ class TopicsTest(NetprofTestCase):
         self.finish(process, path, DEADLINE_S)
 
     def test_what_cannot_run_is_refused(self):
-        self.assert_refused_in_one_line(["--topics", "2", "--zmq", "tcp://127.0.0.1:5999"], 2,
-                                        "--topics 2: the zmq transport has no address of its "
+        self.assert_refused_in_one_line(["--topics", "2", "--nng", "tcp://127.0.0.1:5999"], 2,
+                                        "--topics 2: the nng transport has no address of its "
                                         "own for each topic")
         self.assert_refused_in_one_line(["--topics", "17"], 2, "--topics")
         self.assert_refused_in_one_line(["--local-pair", "--threads", "--topics", "2"], 2,

@@ -229,7 +229,8 @@ Address parse_address(std::string_view value, Use use, Inproc inproc)
   throw_bad_value(value, "unknown scheme '" + std::string(scheme) + "': use tcp:// or ipc://");
 }
 
-std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count)
+std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count,
+                                               std::size_t block)
 {
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -241,7 +242,7 @@ std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::siz
                      "': give an IPv4 address or a port (tcp://host:port)");
   }
 
-  return transport_common::pick_free_ports(SOCK_STREAM, address.sin_addr, count);
+  return transport_common::pick_free_ports(SOCK_STREAM, address.sin_addr, count, block);
 }
 
 std::string temporary_ipc_path(std::string_view role)

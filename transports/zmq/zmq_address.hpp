@@ -57,8 +57,10 @@ void check_no_curve_over_inproc(bool curve_given, const std::vector<Address>& ad
 
 // A free loopback-side TCP port on `host` (an IPv4 address; "*" means 127.0.0.1), found by
 // binding port 0. Closed again before the caller binds it: a small race that a port in use
-// reports clearly. Throws TransportError.
-std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count);
+// reports clearly. Each is the first of `block` free in a row (the streams of --publishers and
+// --topics). Throws TransportError.
+std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count,
+                                               std::size_t block = 1);
 
 // Where the local pair puts its ipc:// sockets when the user leaves the path to netprof:
 // $TMPDIR (or /tmp) / netprof-zmq-<pid>-<random>-<role>.ipc.

@@ -74,7 +74,7 @@ std::vector<Address> wanted_endpoints(const LocalPairRequest& request)
 // The bound endpoints with every port or path left open made definite, so that the
 // subscribers can connect to the publisher's. Free ports on one host are picked together, so
 // they differ from each other and from any port given.
-std::vector<std::string> concrete(const std::vector<Address>& pair)
+std::vector<std::string> concrete(const std::vector<Address>& pair, std::size_t streams)
 {
   std::vector<std::string> result;
   for (std::size_t i = 0; i < pair.size(); ++i) {
@@ -87,17 +87,29 @@ std::vector<std::string> concrete(const std::vector<Address>& pair)
       throw UsageError("bad --zmq value '" + address.text +
                        "': the local pair picks free ports on IPv4 only; give the port");
     } else {
-      std::vector<std::uint16_t> ports = pick_free_tcp_ports(address.host, pair.size() + 2);
+      std::vector<std::uint16_t> ports =
+          pick_free_tcp_ports(address.host, pair.size() + 2, streams);
+      // Neither a port given nor one picked before may fall in this one's streams, nor it in
+      // theirs.
+      const auto overlaps = [&](std::uint16_t port, unsigned long other) {
+        return port < other + streams && other < port + streams;
+      };
       for (const Address& other : pair) {
         if (!other.wildcard && other.scheme == Scheme::tcp) {
-          std::erase(ports, static_cast<std::uint16_t>(std::stoul(other.port)));
+          std::erase_if(ports,
+                        [&](std::uint16_t port) { return overlaps(port, std::stoul(other.port)); });
         }
       }
       for (const std::string& taken : result) {
-        std::erase_if(ports, [&](std::uint16_t port) {
-          return taken == "tcp://" + address.host + ":" + std::to_string(port);
-        });
+        const std::string prefix = "tcp://" + address.host + ":";
+        if (!taken.starts_with(prefix))
+          continue;
+        const unsigned long taken_port = std::stoul(taken.substr(prefix.size()));
+        std::erase_if(ports, [&](std::uint16_t port) { return overlaps(port, taken_port); });
       }
+      if (ports.empty())
+        throw TransportError("cannot pick free ports on " + address.host +
+                             " for every stream of the local pair");
       result.push_back("tcp://" + address.host + ":" + std::to_string(ports.front()));
     }
   }
@@ -111,7 +123,7 @@ LocalPairPlan local_pair_plan(const LocalPairRequest& request)
   // The children inherit this process's limits: refuse once, here, rather than in each of
   // them (picking ports takes descriptors too). Each child checks again with its queues.
   check_resource_limits({request.io_threads, request.subscribers, 0});
-  const std::vector<std::string> bound = concrete(wanted_endpoints(request));
+  const std::vector<std::string> bound = concrete(wanted_endpoints(request), request.streams);
   const std::string publisher = connect_form(parse_address(bound[0], Use::bind, request.inproc));
   LocalPairPlan arguments{{"--zmq", bound[0]}, {}, {}};
   for (std::size_t i = 1; i < bound.size(); ++i) {

@@ -19,6 +19,9 @@ struct LocalPairRequest {
   Inproc inproc = Inproc::refused;
   bool curve_given = false;
   std::size_t subscribers = 1;
+  // Each process's streams (--publishers times --topics): a port picked is the first of this
+  // many free in a row, since stream k moves every port up by k.
+  std::size_t streams = 1;
 };
 
 // The pair's command-line arguments, with every port and path left open made definite.

@@ -44,8 +44,10 @@ const OptionGroup& zmq_options()
            "back channel, so the publisher needs only its own endpoint and a subscriber "
            "gives its own, then the publisher's. --local-pair takes none (tcp, free "
            "loopback ports), one (the publisher's; ipc://* or tcp://host:* let netprof "
-           "choose) or two.")
-           .repeatable(),
+           "choose) or two. Under --publishers and --topics, stream k moves the port of "
+           "each tcp:// up by k and puts .k after each ipc:// path.")
+           .repeatable()
+           .per_stream(StreamRule::address),
        OptionSpec("zmq-io-threads", "N", WholeNumber{1, max_io_threads},
                   "ZeroMQ I/O threads per process (1 to 64)")
            .with_default("1"),
@@ -251,7 +253,8 @@ TransportPlan plan_zmq(const PlanRequest& request)
                                         .io_threads = options.io_threads,
                                         .inproc = options.inproc,
                                         .curve_given = options.curve_given,
-                                        .subscribers = request.pair_subscribers});
+                                        .subscribers = request.pair_subscribers,
+                                        .streams = request.pair_streams});
       },
       [&]() -> transport_common::SingleRolePlan {
         const ZmqAddresses addresses = parse_addresses(options, request.single_role());

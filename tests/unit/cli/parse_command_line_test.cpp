@@ -962,18 +962,18 @@ TEST_F(ParseCommandLineTest, EachTopicOfEachPublisherHasAStreamOfItsOwn)
   EXPECT_EQ(subscriber.streams[4].topic, 1u);
   EXPECT_EQ(subscriber.streams[4].plan.addresses,
             (std::vector<std::string>{"/tmp/netprof-t.sock.4"}));
-  EXPECT_EQ(usage_error({"--topics", "2", "--zmq", "tcp://127.0.0.1:5000"})
-                .rfind("--topics 2: the zmq transport has no address of its own for each topic", 0),
+  EXPECT_EQ(usage_error({"--topics", "2", "--nng", "tcp://127.0.0.1:5000"})
+                .rfind("--topics 2: the nng transport has no address of its own for each topic", 0),
             0u);
 }
 
 TEST_F(ParseCommandLineTest, PublishersNeedATransportWithAStreamForEach)
 {
-  const std::string zmq = usage_error({"--publishers", "2", "--zmq", "tcp://127.0.0.1:5000"});
-  EXPECT_TRUE(zmq.starts_with("--publishers 2: the zmq transport has no address of its own for "
+  const std::string nng = usage_error({"--publishers", "2", "--nng", "tcp://127.0.0.1:5000"});
+  EXPECT_TRUE(nng.starts_with("--publishers 2: the nng transport has no address of its own for "
                               "each publisher ("))
-      << zmq;
-  EXPECT_NE(zmq.find("tcp"), std::string::npos) << zmq; // those that have, by name
+      << nng;
+  EXPECT_NE(nng.find("zmq"), std::string::npos) << nng; // those that have, by name
   EXPECT_NE(usage_error({"--publishers", "0"}).find("invalid value '0' for --publishers"),
             std::string::npos);
   EXPECT_NE(usage_error({"--publishers", "2", "--local-pair", "--threads", "--tcp"})

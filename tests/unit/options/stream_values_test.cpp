@@ -44,13 +44,15 @@ TEST(StreamValues, PortZeroAsksForAnyOnEveryStream)
   EXPECT_EQ(peers_of({"--peer", "127.0.0.1:0"}, 2), (std::vector<std::string>{"127.0.0.1:0"}));
 }
 
-TEST(StreamValues, APortPast65535IsRefusedNamingThePublisher)
+TEST(StreamValues, APortPast65535IsRefusedNamingTheStream)
 {
   try {
     peers_of({"--peer", "127.0.0.1:65534"}, 2);
     FAIL() << "port 65536 was accepted";
   } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("publisher 2 would need port 65536"),
+    EXPECT_NE(std::string(error.what())
+                  .find("stream 2 (publisher p's topic t is stream p*T+t) "
+                        "would need port 65536"),
               std::string::npos)
         << error.what();
   }
@@ -88,6 +90,20 @@ TEST(StreamValues, AGroupHasStreamsWhenAnOptionMoves)
   EXPECT_TRUE(has_streams(addresses()));
   const OptionGroup settings{"Settings", {OptionSpec("depth", "N", WholeNumber{1, 10}, "")}};
   EXPECT_FALSE(has_streams(settings));
+}
+
+// A URL: its port moves where it has one, else its path gets the stream's number.
+TEST(StreamValues, AnAddressMovesItsPortOrNamesItsPath)
+{
+  static const OptionGroup urls{
+      "Urls", {OptionSpec("url", "URL", Text{}, "").repeatable().per_stream(StreamRule::address)}};
+  const auto moved = [](const Arguments& arguments, std::uint32_t stream) {
+    return values_for_stream(parse_options(arguments, {&urls}), urls, stream).texts(urls["url"]);
+  };
+  EXPECT_EQ(moved({"--url", "tcp://127.0.0.1:5000", "--url", "ipc:///tmp/x.ipc"}, 2),
+            (std::vector<std::string>{"tcp://127.0.0.1:5002", "ipc:///tmp/x.ipc.2"}));
+  EXPECT_EQ(moved({"--url", "tcp://127.0.0.1:*"}, 2),
+            (std::vector<std::string>{"tcp://127.0.0.1:*"}));
 }
 
 } // namespace
