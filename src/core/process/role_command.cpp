@@ -129,7 +129,7 @@ RoleResult run_role(const RunConfig& config, Endpoint& endpoint, const StopFlag&
 }
 
 // Pins the calling thread (--cpu), sets its priority and minimal timer slack: each is per
-// thread, so under --local-pair --threads (or a subscriber's session of each publisher) the
+// thread, so under --local-pair --threads (or for each stream of --publishers and --topics) the
 // role's thread only.
 void prepare_role_thread(const RunConfig& config)
 {

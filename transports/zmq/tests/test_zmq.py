@@ -55,7 +55,9 @@ class ZmqTestCase(NetprofTestCase):
             time.sleep(wait_before_subscribers)  # the publisher is waiting for hellos by now
         started = []
         for i in range(1, count + 1):
-            own = self.endpoint(scheme, f"subscriber{i}")
+            # Over tcp each subscriber's own endpoint takes any free port as it binds: a port
+            # picked here first could be taken by a test running beside this one before then.
+            own = "tcp://127.0.0.1:*" if scheme == "tcp" else self.endpoint(scheme, f"subscriber{i}")
             started.append(self.start("-i", i, "--zmq", own, "--zmq", pub_endpoint,
                                       "--wait", "20", json_name=f"sub{i}"))
         pub = self.finish(publisher, pub_json, DEADLINE_S)
