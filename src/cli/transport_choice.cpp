@@ -110,17 +110,24 @@ void check_options_read(const TransportDescriptor& chosen, const Descriptors& tr
   }
 }
 
-// The transports of this build whose descriptor sets `flag`, in the registry's order: what a
-// refusal names as the ones that can.
-std::vector<std::string> names_with(const Descriptors& transports, bool TransportFlags::*flag)
+// The transports of this build that `can` says can, in the registry's order: what a refusal
+// names as the ones that can.
+template <typename Can> std::vector<std::string> names_of(const Descriptors& transports, Can&& can)
 {
   std::vector<std::string> names;
   for (const auto& transport : transports) {
-    if (transport.flags.*flag) {
+    if (can(transport)) {
       names.push_back(transport.name);
     }
   }
   return names;
+}
+
+// Those whose descriptor sets `flag`.
+std::vector<std::string> names_with(const Descriptors& transports, bool TransportFlags::*flag)
+{
+  return names_of(transports,
+                  [flag](const TransportDescriptor& transport) { return transport.flags.*flag; });
 }
 
 // --threads with a transport that cannot run its pair as threads of one process; the message
@@ -172,12 +179,9 @@ void check_streams(const TransportDescriptor& chosen, const Descriptors& transpo
   if ((config.publishers <= 1 && config.topics <= 1) || has_streams(chosen.options)) {
     return;
   }
-  std::vector<std::string> able;
-  for (const auto& transport : transports) {
-    if (has_streams(transport.options)) {
-      able.push_back(transport.name);
-    }
-  }
+  const std::vector<std::string> able =
+      names_of(transports,
+               [](const TransportDescriptor& transport) { return has_streams(transport.options); });
   const bool publishers = config.publishers > 1;
   usage_error((publishers ? "--publishers " + std::to_string(config.publishers)
                           : "--topics " + std::to_string(config.topics)) +

@@ -14,9 +14,14 @@ DEADLINE_S = 60
 MODEST = ["-t", "1", "--send-hz", "2000", "--warmup-time", "0.2"]
 
 
+def socket_place(test, name):
+    """A Unix-domain socket path in the test's own folder, removed with it."""
+    return os.path.join(os.path.dirname(test.json_path("x")), name + ".sock")
+
+
 class PublishersTest(NetprofTestCase):
     def uds_place(self):
-        return os.path.join(os.path.dirname(self.json_path("x")), "publishers.sock")
+        return socket_place(self, "publishers")
 
     def start_publisher(self, publisher_id, place, *extra):
         return self.start("-i", str(publisher_id), "--publishers", "2", "--uds", place,
@@ -152,7 +157,7 @@ class TopicsTest(NetprofTestCase):
             self.assert_topics_complete(publisher["publisher"], 2, [2, 3])
 
     def test_a_subscriber_lists_each_topic_and_a_silent_one_is_named(self):
-        place = os.path.join(os.path.dirname(self.json_path("x")), "topics.sock")
+        place = socket_place(self, "topics")
         process, path = self.start("-i", "0", "--topics", "2", "--uds", place, *MODEST,
                                    json_name="publisher")
         subscriber = self.run_netprof("-i", "1", "--topics", "2", "--uds", place,

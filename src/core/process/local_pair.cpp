@@ -82,22 +82,15 @@ int held_output_file()
 // Copies what `fd` holds, from its start, to our standard output.
 void print_file(int fd)
 {
-  std::cout.flush();
+  std::string text;
   char buffer[8192];
-  off_t offset = 0;
   for (;;) {
-    const ssize_t got = pread(fd, buffer, sizeof(buffer), offset);
+    const ssize_t got = pread(fd, buffer, sizeof(buffer), static_cast<off_t>(text.size()));
     if (got <= 0)
-      return;
-    offset += got;
-    for (ssize_t written = 0; written < got;) {
-      const ssize_t now =
-          write(STDOUT_FILENO, buffer + written, static_cast<std::size_t>(got - written));
-      if (now <= 0 && errno != EINTR)
-        return;
-      written += now > 0 ? now : 0;
-    }
+      break;
+    text.append(buffer, static_cast<std::size_t>(got));
   }
+  std::cout << text << std::flush;
 }
 
 // Exit status of a finished child in our documented terms; a crash counts as a runtime error.

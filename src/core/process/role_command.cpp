@@ -104,13 +104,18 @@ void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_bef
                               "figure; measure with a Release build");
 }
 
-// Where the status line says a role waits: a publisher at its own address, a subscriber for
-// the publisher it says hello to.
+// Where a role's stream is: a publisher at its own address, a subscriber at the publisher it
+// says hello to.
+const std::vector<std::string>& stream_addresses(Role role, const EndpointFacts& facts)
+{
+  return role == Role::subscriber && !facts.peer_addresses.empty() ? facts.peer_addresses
+                                                                   : facts.local_addresses;
+}
+
+// Where the status line says a role waits.
 StatusContext status_context(const RunConfig& config, const EndpointFacts& facts)
 {
-  const std::vector<std::string>& addresses =
-      config.role == Role::subscriber && !facts.peer_addresses.empty() ? facts.peer_addresses
-                                                                       : facts.local_addresses;
+  const std::vector<std::string>& addresses = stream_addresses(config.role, facts);
   std::string where;
   for (const std::string& address : addresses)
     where += (where.empty() ? "" : ", ") + address;
@@ -139,14 +144,11 @@ void prepare_role_thread(const RunConfig& config)
   use_minimal_timer_slack();
 }
 
-// Where an endpoint's stream is, as its transport tells it: a subscriber's publisher, or a
-// publisher's own address.
+// The first of stream_addresses, for a stream's line in the report.
 std::string stream_address(const Endpoint& endpoint, Role role)
 {
   const EndpointFacts facts = endpoint.facts();
-  const std::vector<std::string>& at = facts.peer_addresses.empty() || role == Role::publisher
-                                           ? facts.local_addresses
-                                           : facts.peer_addresses;
+  const std::vector<std::string>& at = stream_addresses(role, facts);
   return at.empty() ? std::string() : at.front();
 }
 
