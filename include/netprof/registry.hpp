@@ -37,6 +37,9 @@ struct TransportFlags {
   // Its publisher can send a data message to one subscriber alone (PeerSender), so
   // --fanout round-robin deals messages out in turn; without it the option is refused.
   bool sends_to_one = false;
+  // Its publisher can have the medium deal each data message to one subscriber (MessageDealer:
+  // NNG's push0), so --fanout round-robin runs with loss counted in total, not per subscriber.
+  bool deals_in_turn = false;
 };
 
 // How a launcher starts this transport's processes on different hosts: each role's transport

@@ -150,6 +150,21 @@ struct AbandonedRun {
 // 0 when nothing was sent. The one definition the text, JSON and --max-loss all use.
 double loss_percent(const SubscriberResult& result) noexcept;
 
+// --fanout round-robin dealt by the transport (MessageDealer): nobody knows what went to each
+// subscriber, only what they all received together against what was sent.
+struct DealtLoss {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0; // distinct messages, summed over the subscribers whose counters came
+  std::uint64_t lost = 0;     // sent minus received; what a subscriber that sent no counters
+                              // got is in it too
+  double percent() const noexcept
+  {
+    return sent > 0 ? 100.0 * static_cast<double>(lost) / static_cast<double>(sent) : 0.0;
+  }
+};
+
+DealtLoss dealt_loss(std::uint64_t sent, const std::vector<SubscriberResult>& subscribers) noexcept;
+
 // One interval of --interval: what happened between two boundaries of the measured phase,
 // on this process's clock. The publisher fills `sends` and `echoes` (latency: the RTT of the
 // echoes that arrived in it); a subscriber fills `lost` (latency: receive minus send stamp,
@@ -229,6 +244,9 @@ struct RunReport {
   // how many of the measured messages' loans the payload was written (--payload-fill).
   bool transport_lent = false;
   std::uint64_t payload_writes = 0;
+  // --fanout round-robin was dealt by the transport (MessageDealer), not by netprof: loss is
+  // known in total only (dealt_loss).
+  bool dealt_by_transport = false;
   std::uint64_t challenges_sent = 0; // address-proof challenges, answering hellos (wire.hpp)
   SendAccounting send_accounting;    // the measured phase's send attempts, by outcome and cause
   LatencySummary rtt;                // intended-send-time based (coordinated omission corrected)

@@ -212,6 +212,9 @@ struct EndpointRequest {
   QosRequest qos{};
   // --payload-type: anything but bytes only where the transport's flags say it serializes.
   PayloadType payload_type = PayloadType::bytes;
+  // --fanout round-robin: each data message goes to one subscriber (a transport that deals them
+  // itself, MessageDealer, opens for that; one the core deals through, PeerSender, need not care).
+  bool round_robin = false;
 
   // message_size, or while that is not known (0) the size of a data message of the default -s.
   std::size_t message_size_or_default() const noexcept
@@ -306,6 +309,23 @@ public:
   // removed) counts as sent: nobody hears it, and the core charges it to that subscriber as
   // loss, as send() does for a peer it skipped. Never allocates, never throws.
   virtual SendOutcome send_to(PeerHandle peer, std::span<const std::byte> message) noexcept = 0;
+};
+
+// Dealing: an endpoint whose medium deals each message to one subscriber of its own choosing
+// (NNG's push0 hands it to the next connection ready for one). The core uses it under --fanout
+// round-robin where the transport has no PeerSender: it sends every data message, and END,
+// through deal(), and every other control message through send(), which must still reach
+// every subscriber. Since the publisher cannot know who got what, loss is counted in total:
+// what was sent against what all subscribers received.
+class MessageDealer {
+public:
+  virtual ~MessageDealer() = default;
+
+  // Sends `message` to one subscriber, as the medium picks it; back-pressured, failed and
+  // "nobody there" (counts as sent) as for send(). A subscriber's data and END come through
+  // the same connection in order, so an END reaches it after everything dealt to it before.
+  // Never allocates, never throws.
+  virtual SendOutcome deal(std::span<const std::byte> message) noexcept = 0;
 };
 
 // Lending: the transport lends the memory an outgoing message is written into.

@@ -158,14 +158,17 @@ void check_payload_type(const TransportDescriptor& chosen, const Descriptors& tr
       (able.empty() ? std::string() : " (only " + listed(able) + " serializes a typed sample)"));
 }
 
-// --fanout round-robin with a transport whose publisher cannot send to one subscriber alone;
-// the message names those that can, as this build has them.
+// --fanout round-robin with a transport whose publisher can neither send to one subscriber
+// alone nor have its medium deal them; the message names those that can, as this build has them.
 void check_fanout(const TransportDescriptor& chosen, const Descriptors& transports, Fanout fanout)
 {
-  if (fanout == Fanout::all || chosen.flags.sends_to_one) {
+  const auto deals = [](const TransportDescriptor& transport) {
+    return transport.flags.sends_to_one || transport.flags.deals_in_turn;
+  };
+  if (fanout == Fanout::all || deals(chosen)) {
     return;
   }
-  const std::vector<std::string> able = names_with(transports, &TransportFlags::sends_to_one);
+  const std::vector<std::string> able = names_of(transports, deals);
   usage_error("--fanout round-robin: the " + chosen.name +
               " transport cannot send a message to one subscriber alone" +
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
@@ -238,6 +241,7 @@ EndpointRequest endpoint_request(const RunConfig& config)
   request.subscribers = config.subscribers;
   request.qos = config.qos;
   request.payload_type = config.payload_type;
+  request.round_robin = config.fanout == Fanout::round_robin;
   return request;
 }
 

@@ -85,7 +85,8 @@ nlohmann::ordered_json described(const TransportDescriptor& transport, const Des
             {"pair_service", flags.pair_service},
             {"host_local", flags.host_local},
             {"typed_payloads", flags.typed_payloads},
-            {"sends_to_one", flags.sends_to_one}}},
+            {"sends_to_one", flags.sends_to_one},
+            {"deals_in_turn", flags.deals_in_turn}}},
           {"remote_launch", remote_launch(transport)}};
 }
 

@@ -163,6 +163,18 @@ json subscriber_json(const SubscriberResult& sub)
   };
 }
 
+// --fanout round-robin dealt by the transport: the run's loss in total; null otherwise.
+json dealt_loss_json(const RunReport& report)
+{
+  if (!report.dealt_by_transport)
+    return nullptr;
+  const DealtLoss loss = dealt_loss(report.messages_sent, report.subscribers);
+  return json{{"sent", loss.sent},
+              {"received", loss.received},
+              {"lost", loss.lost},
+              {"loss_percent", finite(loss.percent())}};
+}
+
 // The publisher's figures, and those each subscriber sent it.
 void add_publisher_figures(json& out, const RunReport& report)
 {
@@ -179,6 +191,8 @@ void add_publisher_figures(json& out, const RunReport& report)
       {"payload_fill", to_string(report.config.payload_fill)},
       {"transport_lent", report.transport_lent},
       {"payload_writes", report.payload_writes},
+      {"dealt_by_transport", report.dealt_by_transport},
+      {"dealt_loss", dealt_loss_json(report)},
       {"send_accounting", send_accounting_json(report.send_accounting)},
       {"latency",
        {

@@ -168,7 +168,10 @@ void write_settings(std::ostream& out, const RunReport& report)
            "the first stream's, and each stream's follows them)\n";
   }
   if (config.fanout == Fanout::round_robin) {
-    out << "  Fan-out: round-robin (each message to one subscriber in turn)\n";
+    out << (report.dealt_by_transport
+                ? "  Fan-out: round-robin, dealt by the transport (it hands each message to the "
+                  "next subscriber ready for one; netprof cannot count what went to each)\n"
+                : "  Fan-out: round-robin (each message to one subscriber in turn)\n");
   }
   out << "  QoS: " << qos_line(endpoint.qos) << "\n";
   out << "  Buffer size: " << buffer_line(endpoint) << "\n";

@@ -146,13 +146,15 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
           << " into the measured phase\n";
     }
     if (report.config.fanout == Fanout::round_robin) {
-      out << "    Dealt to it: " << format_count(sub.messages_owed) << " of "
-          << format_count(report.messages_sent) << " sent ("
+      out << (report.dealt_by_transport ? "    Dealt to it (as it received them): "
+                                        : "    Dealt to it: ")
+          << format_count(sub.messages_owed) << " of " << format_count(report.messages_sent)
+          << " sent ("
           << format_percent(report.messages_sent > 0
                                 ? 100.0 * static_cast<double>(sub.messages_owed) /
                                       static_cast<double>(report.messages_sent)
                                 : 0.0)
-          << ", round-robin)\n";
+          << (report.dealt_by_transport ? ", round-robin by the transport)\n" : ", round-robin)\n");
     }
     if (sub.counters_received) {
       write_counters(out, "    ", sub, report.config.num_vars, LossView::known,
@@ -168,6 +170,13 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
     }
     if (sub.cross_clock)
       write_cross_clock(out, *sub.cross_clock);
+  }
+  if (report.dealt_by_transport) {
+    const DealtLoss loss = dealt_loss(report.messages_sent, report.subscribers);
+    out << "  All subscribers together: " << format_count(loss.received) << " of "
+        << format_count(loss.sent) << " received, " << format_count(loss.lost) << " lost ("
+        << format_percent(loss.percent())
+        << "; the transport dealt them, so loss is known in total only)\n";
   }
 }
 

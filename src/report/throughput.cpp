@@ -32,4 +32,14 @@ double loss_percent(const SubscriberResult& result) noexcept
   return static_cast<double>(result.lost) / expected * 100.0;
 }
 
+DealtLoss dealt_loss(std::uint64_t sent, const std::vector<SubscriberResult>& subscribers) noexcept
+{
+  DealtLoss loss;
+  loss.sent = sent;
+  for (const SubscriberResult& sub : subscribers)
+    loss.received += sub.counters_received ? sub.counters.unique : 0;
+  loss.lost = sent > loss.received ? sent - loss.received : 0;
+  return loss;
+}
+
 } // namespace netprof

@@ -3,7 +3,6 @@
 #include "common/free_ports.hpp"
 #include "common/ipv4_address.hpp"
 #include "common/socket_file.hpp"
-#include "common/unique_fd.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -26,17 +25,23 @@ constexpr std::string_view ipc_prefix = "ipc://";
   throw UsageError("bad --nng value '" + value + "': " + why);
 }
 
-bool port_is_free(in_addr host, std::uint16_t port)
+// The channel `offset` ports after the data's, or at its path with `suffix` after it; `where`
+// says which port it takes, for the refusal past 65535.
+NngAddress channel_address(const NngAddress& data, std::uint16_t offset, const char* suffix,
+                           const char* where)
 {
-  const transport_common::UniqueFd probe(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!probe.valid()) {
-    return false;
+  NngAddress channel_at = data;
+  if (data.scheme == Scheme::ipc) {
+    channel_at.path += suffix;
+    channel_at.url = "ipc://" + channel_at.path;
+    return channel_at;
   }
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr = host;
-  address.sin_port = htons(port);
-  return bind(probe.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  if (data.port > 65535 - offset) {
+    refuse(data.url, std::string(where) + ", and there is none after 65535");
+  }
+  channel_at.port = static_cast<std::uint16_t>(data.port + offset);
+  channel_at.url = "tcp://" + channel_at.host + ":" + std::to_string(channel_at.port);
+  return channel_at;
 }
 
 } // namespace
@@ -81,18 +86,14 @@ NngAddress parse_nng_address(const std::string& value, bool allow_port_zero)
 
 NngAddress back_channel_address(const NngAddress& data)
 {
-  NngAddress back = data;
-  if (data.scheme == Scheme::ipc) {
-    back.path += back_channel_suffix;
-    back.url = "ipc://" + back.path;
-    return back;
-  }
-  if (data.port == 65535) {
-    refuse(data.url, "the back channel listens at the next port, and there is none after 65535");
-  }
-  back.port = static_cast<std::uint16_t>(data.port + 1);
-  back.url = "tcp://" + back.host + ":" + std::to_string(back.port);
-  return back;
+  return channel_address(data, 1, back_channel_suffix, "the back channel listens at the next port");
+}
+
+NngAddress control_channel_address(const NngAddress& data)
+{
+  return channel_address(data, 2, control_channel_suffix,
+                         "pushpull's control channel listens two ports on (the back channel "
+                         "takes the next)");
 }
 
 NngAddress reachable_form(const NngAddress& listening)
@@ -105,20 +106,17 @@ NngAddress reachable_form(const NngAddress& listening)
   return reachable;
 }
 
-std::uint16_t pick_free_port_pair(const std::string& host)
+std::uint16_t pick_free_port_run(const std::string& host, std::size_t channels)
 {
   in_addr where{};
   inet_pton(AF_INET, host.c_str(), &where);
-  // Each try asks the kernel for a free port and checks the one after it; a handful of tries
-  // is plenty on a host that is not short of ports.
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const std::uint16_t port = transport_common::pick_free_ports(SOCK_STREAM, where, 1).front();
-    if (port < 65535 && port_is_free(where, static_cast<std::uint16_t>(port + 1))) {
-      return port;
-    }
+  try {
+    return transport_common::pick_free_ports(SOCK_STREAM, where, 1, channels).front();
+  } catch (const TransportError&) {
+    throw TransportError("cannot find " + std::to_string(channels) +
+                         " free consecutive tcp ports on " + host +
+                         " for the nng data and its channels; give --nng tcp://host:port");
   }
-  throw TransportError("cannot find two free consecutive tcp ports on " + host +
-                       " for the nng data and back channel; give --nng tcp://host:port");
 }
 
 } // namespace netprof::nng_parts

@@ -3,6 +3,7 @@
 // --nng values: tcp://host:port or ipc:///path, parsed strictly so that NNG never sees a URL we
 // could not describe, and the back channel's address derived from the data's. Throws UsageError.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -20,6 +21,8 @@ struct NngAddress {
 
 // The suffix of the back channel's socket file, beside the data's.
 inline constexpr const char* back_channel_suffix = ".back";
+// The suffix of pushpull's control channel's socket file (no longer than the back channel's).
+inline constexpr const char* control_channel_suffix = ".ctl";
 
 // `allow_port_zero`: only the local pair may leave the port to netprof.
 NngAddress parse_nng_address(const std::string& value, bool allow_port_zero = false);
@@ -28,11 +31,16 @@ NngAddress parse_nng_address(const std::string& value, bool allow_port_zero = fa
 // tcp port, or the same path with ".back" after it. Throws UsageError at port 65535.
 NngAddress back_channel_address(const NngAddress& data);
 
+// Where pushpull's control channel (pub0: what must reach every subscriber) listens: the port
+// after the back channel's, or the same path with ".ctl" after it. Throws UsageError past
+// port 65533.
+NngAddress control_channel_address(const NngAddress& data);
+
 // Where a process on this host dials a publisher listening at `listening` (0.0.0.0: loopback).
 NngAddress reachable_form(const NngAddress& listening);
 
-// A free tcp port on `host` whose next port is free too (the back channel's); throws
-// TransportError when none turns up.
-std::uint16_t pick_free_port_pair(const std::string& host);
+// A free tcp port on `host` whose next `channels` - 1 ports are free too (the back channel's,
+// and pushpull's control channel's); throws TransportError when none turns up.
+std::uint16_t pick_free_port_run(const std::string& host, std::size_t channels);
 
 } // namespace netprof::nng_parts

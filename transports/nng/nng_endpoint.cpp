@@ -31,8 +31,13 @@ struct Protocols {
 // What a receive's result means: nothing came (or a signal), or the socket failed.
 bool nothing_came(int result) noexcept
 {
-  return result == NNG_ETIMEDOUT || result == NNG_EAGAIN || result == NNG_EINTR;
+  // NNG_ECANCELED: a control message woke the wait (NngEndpoint::on_control_message).
+  return result == NNG_ETIMEDOUT || result == NNG_EAGAIN || result == NNG_EINTR ||
+         result == NNG_ECANCELED;
 }
+
+// Control messages waiting at once, beyond which the vectors holding them grow on NNG's thread.
+constexpr std::size_t control_messages_expected = 64;
 
 Protocols protocols_of(Pattern pattern, bool publisher)
 {
@@ -77,7 +82,10 @@ int queue_messages(std::size_t queue_length_bytes, std::size_t message_bytes) no
 
 NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     : m_pattern(settings.pattern), m_publisher(settings.role == Role::publisher),
-      m_data_address(settings.data), m_max_message_size(max_payload_size + settings.header_bytes),
+      m_data_address(settings.data),
+      m_round_robin(settings.round_robin && settings.pattern == Pattern::pushpull &&
+                    settings.role == Role::publisher),
+      m_max_message_size(max_payload_size + settings.header_bytes),
       m_queue_messages(queue_messages(settings.queue_length_bytes, settings.message_bytes)),
       m_framing_bytes(settings.data.scheme == Scheme::tcp ? tcp_framing : ipc_framing),
       m_requested_buffer_bytes(settings.queue_length_bytes)
@@ -98,7 +106,12 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
     m_back = std::make_unique<NngSocket>(protocols.back);
     m_back->configure(m_receive_limit, m_queue_messages);
   }
-  if (m_publisher && m_pattern != Pattern::pubsub) {
+  if (m_pattern == Pattern::pushpull) {
+    m_control_address = control_channel_address(settings.data);
+    m_control = std::make_unique<NngSocket>(m_publisher ? Protocol::pub0 : Protocol::sub0);
+    m_control->configure(m_receive_limit, m_queue_messages);
+  }
+  if (m_publisher && m_pattern != Pattern::pubsub && !m_round_robin) {
     // pair0 keeps one peer by itself; push0 would deal the data out among several.
     m_data->accept_at_most(1);
   }
@@ -113,8 +126,63 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
   if (const int allocated = nng_aio_alloc(&m_aio, nullptr, nullptr); allocated != 0) {
     throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
   }
+  if (!m_publisher && m_control) {
+    start_control_receive();
+  }
 
   note_setup(protocols.data, protocols.back, removed_stale);
+}
+
+void NngEndpoint::start_control_receive()
+{
+  m_control_waiting.reserve(control_messages_expected);
+  m_control_taken.reserve(control_messages_expected);
+  if (const int allocated = nng_aio_alloc(&m_control_aio, &NngEndpoint::on_control_message, this);
+      allocated != 0) {
+    nng_aio_free(m_aio); // the destructor does not run for a constructor that throws
+    throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
+  }
+  nng_recv_aio(m_control->handle(), m_control_aio);
+}
+
+void NngEndpoint::on_control_message(void* self) noexcept
+{
+  auto* endpoint = static_cast<NngEndpoint*>(self);
+  const int result = nng_aio_result(endpoint->m_control_aio);
+  if (result == NNG_ECLOSED || result == NNG_ECANCELED) {
+    return; // the endpoint is closing
+  }
+  if (result == 0) {
+    {
+      const std::lock_guard lock(endpoint->m_control_mutex);
+      endpoint->m_control_waiting.push_back(nng_aio_get_msg(endpoint->m_control_aio));
+    }
+    endpoint->m_control_pending.store(true);
+  }
+  nng_recv_aio(endpoint->m_control->handle(), endpoint->m_control_aio);
+  if (result == 0) {
+    // A data receive waiting in NNG would not see it: woken, it hands it on (receive_one
+    // cancels one that starts after this).
+    nng_aio_cancel(endpoint->m_aio);
+  }
+}
+
+bool NngEndpoint::deliver_control(MessageSink& sink) noexcept
+{
+  if (!m_control_pending.load()) {
+    return false;
+  }
+  {
+    const std::lock_guard lock(m_control_mutex);
+    m_control_taken.swap(m_control_waiting);
+    m_control_pending.store(false);
+  }
+  for (nng_msg* message : m_control_taken) {
+    deliver(sink, message);
+  }
+  const bool delivered = !m_control_taken.empty();
+  m_control_taken.clear();
+  return delivered;
 }
 
 bool NngEndpoint::listen_or_dial()
@@ -125,9 +193,16 @@ bool NngEndpoint::listen_or_dial()
     if (m_back) {
       removed_stale = m_back->listen(m_back_address) || removed_stale;
     }
+    if (m_control) {
+      removed_stale = m_control->listen(m_control_address) || removed_stale;
+    }
   } else {
-    // The data first, so that it is connected before the first hello can reach the publisher.
+    // The data and control first, so that they are connected before the first hello can
+    // reach the publisher.
     m_data->dial(m_data_address);
+    if (m_control) {
+      m_control->dial(m_control_address);
+    }
     if (m_back) {
       m_back->dial(m_back_address);
     }
@@ -144,6 +219,15 @@ void NngEndpoint::note_setup(Protocol data, Protocol back, bool removed_stale)
   m_notes.push_back(std::string("NNG ") + nng_version() + ", --nng-pattern " +
                     pattern_name(m_pattern) + ": data over " + protocol_name(data) +
                     ", back channel over " + back_channel);
+  if (m_control) {
+    m_notes.push_back(std::string("control channel over ") +
+                      (m_publisher ? "pub0 -> sub0" : "sub0 <- pub0") + " at " +
+                      m_control_address.url +
+                      (m_round_robin ? ": acknowledgements and challenges to every subscriber; "
+                                       "push0 deals the data and END to the next subscriber "
+                                       "ready for one"
+                                     : ""));
+  }
   m_notes.push_back("reads messages of at most " + std::to_string(m_receive_limit) +
                     " B (NNG_OPT_RECVMAXSZ; a larger one closes its connection); queues of " +
                     std::to_string(m_queue_messages) + " messages (NNG_OPT_SENDBUF/RECVBUF)");
@@ -159,10 +243,19 @@ void NngEndpoint::note_setup(Protocol data, Protocol back, bool removed_stale)
 
 NngEndpoint::~NngEndpoint()
 {
-  // Before the sockets close: nothing may still be waiting.
+  // Before the sockets close: nothing may still be waiting. The control receive first, whose
+  // callback wakes the data receive.
+  if (m_control_aio != nullptr) {
+    nng_aio_stop(m_control_aio);
+    nng_aio_free(m_control_aio);
+    for (nng_msg* message : m_control_waiting) {
+      nng_msg_free(message);
+    }
+  }
   nng_aio_free(m_aio);
   constexpr std::chrono::seconds close_limit{2};
   bool closed = close_within(std::move(m_back), close_limit);
+  closed = close_within(std::move(m_control), close_limit) && closed;
   closed = close_within(std::move(m_data), close_limit) && closed;
   if (!closed) {
     std::fputs("netprof: nng: a socket did not close within 2 s (NNG 1.5's nng_close can wait "
@@ -173,20 +266,31 @@ NngEndpoint::~NngEndpoint()
 
 SendOutcome NngEndpoint::send(std::span<const std::byte> message) noexcept
 {
+  // Dealing the data, push0 would deal control messages too: those go to all over pub0.
+  return send_over(m_round_robin ? *m_control : *m_sender, message);
+}
+
+SendOutcome NngEndpoint::deal(std::span<const std::byte> message) noexcept
+{
+  return send_over(*m_data, message);
+}
+
+SendOutcome NngEndpoint::send_over(NngSocket& socket, std::span<const std::byte> message) noexcept
+{
   if (message.size() > m_max_message_size) {
     return {SendResult::failed, SendCause::error};
   }
   // Without NNG_FLAG_ALLOC nng_send copies the bytes and never writes to them; it takes a
   // non-const pointer only because the flag may hand the buffer over.
   void* bytes = const_cast<std::byte*>(message.data());
-  const int sent = nng_send(m_sender->handle(), bytes, message.size(), NNG_FLAG_NONBLOCK);
+  const int sent = nng_send(socket.handle(), bytes, message.size(), NNG_FLAG_NONBLOCK);
   if (sent == 0) {
     return {};
   }
   if (sent == NNG_EAGAIN) {
     // push0 and pair0 refuse a message that nobody connected could take; with nobody there at
     // all it is simply not heard, as the seam counts it.
-    if (m_sender->connections() == 0) {
+    if (socket.connections() == 0) {
       return {};
     }
     sched_yield(); // NNG's own threads drain the queue, maybe on this CPU
@@ -208,7 +312,7 @@ ReplyOutcome NngEndpoint::reply(PeerHandle sender, std::span<const std::byte> me
   // subscriber keeps its place where there is one (pair, push/pull).
   if (m_publisher && m_pattern == Pattern::pair) {
     m_data->prove(static_cast<std::uint32_t>(sender.value));
-  } else if (m_publisher && m_pattern == Pattern::pushpull) {
+  } else if (m_publisher && m_pattern == Pattern::pushpull && !m_round_robin) {
     m_data->prove_holders();
   }
   return {sent, true};
@@ -218,6 +322,9 @@ int NngEndpoint::receive_one(nng_duration wait, nng_msg*& message) noexcept
 {
   nng_aio_set_timeout(m_aio, wait);
   nng_recv_aio(m_receiver->handle(), m_aio);
+  if (m_control_pending.load()) {
+    nng_aio_cancel(m_aio); // came before the receive began, so its wake-up found none
+  }
   nng_aio_wait(m_aio);
   const int result = nng_aio_result(m_aio);
   if (result == 0) {
@@ -264,6 +371,9 @@ ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
 {
   // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
   const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  if (deliver_control(sink)) {
+    return ReceiveResult::received;
+  }
   const auto deadline = Clock::now() + capped;
   // The first message: blocking in NNG for the whole milliseconds of the timeout (the core
   // cuts its waits into slices of 20 ms, so a stop request is never late by more).
@@ -281,6 +391,9 @@ ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   if (!nothing_came(got)) {
     return ReceiveResult::failed;
   }
+  if (deliver_control(sink)) {
+    return ReceiveResult::received;
+  }
   if (whole_ms < 1 && capped <= Nanoseconds::zero()) {
     // A look that found nothing: what would bring a message is NNG's own threads, which may
     // need this CPU (the core looks several times in a row before it sleeps, and spins under
@@ -292,6 +405,9 @@ ReceiveResult NngEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
   // is not.
   for (;;) {
     const Nanoseconds remaining = deadline - Clock::now();
+    if (deliver_control(sink)) {
+      return ReceiveResult::received;
+    }
     if (remaining <= Nanoseconds::zero() || !wait_readable(remaining)) {
       return ReceiveResult::timed_out; // or a signal: the core looks at its stop flag
     }
@@ -311,6 +427,9 @@ EndpointFacts NngEndpoint::facts() const
     if (m_back) {
       facts.local_addresses.push_back(m_back_address.url);
     }
+    if (m_control) {
+      facts.local_addresses.push_back(m_control_address.url);
+    }
   } else {
     const std::string own = m_data->latest_local_address();
     facts.local_addresses.push_back(
@@ -318,6 +437,9 @@ EndpointFacts NngEndpoint::facts() const
     facts.peer_addresses.push_back(m_data_address.url);
     if (m_back) {
       facts.peer_addresses.push_back(m_back_address.url);
+    }
+    if (m_control) {
+      facts.peer_addresses.push_back(m_control_address.url);
     }
   }
   facts.max_message_size = m_max_message_size;

@@ -5,8 +5,10 @@
 
 #include <netprof/transport.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct EndpointSettings {
   std::size_t header_bytes = 0;
   // What the publisher reads at most (EndpointRequest::largest_control_message); 0: not stated.
   std::size_t largest_control_message = 0;
+  // pushpull publisher under --fanout round-robin: push0 deals the data to every subscriber
+  // connected, and what must reach all of them goes over the control channel.
+  bool round_robin = false;
 };
 
 // NNG's queues hold messages, not bytes: -q bytes' worth, within what NNG allows (8192), and
@@ -36,13 +41,16 @@ int queue_messages(std::size_t queue_length_bytes, std::size_t message_bytes) no
 // Data one way, the back channel (hellos, echoes, final counters) the other.
 // pubsub:   publisher pub0 listens at --nng, and pull0 at the back channel's address (the next
 //           tcp port, or the ipc path + ".back"); a subscriber dials both, with sub0 and push0.
-// pushpull: the same with push0 -> pull0 for the data: one subscriber only, since push0 deals
-//           messages out in turn.
+// pushpull: the same with push0 -> pull0 for the data, and a control channel, pub0 -> sub0 at
+//           the port after the back channel's (or the path + ".ctl"). One subscriber, with
+//           every message over push0; or under --fanout round-robin any number, push0 dealing
+//           each data message (and END, which so follows a subscriber's share) to the next
+//           ready, and the rest of the control messages going to all over pub0.
 // pair:     one pair0 socket each, both ways over one connection: one subscriber only.
 // Each connection is a pipe with its own id, which names the sender of what arrives on it
 // (PeerHandle), so the core's address proof binds each cookie to one connection. Replies and
 // data go out as the pattern sends (pub0 to every subscriber), so nothing is adopted.
-class NngEndpoint final : public Endpoint {
+class NngEndpoint final : public Endpoint, public MessageDealer {
 public:
   // The largest payload, as for ZeroMQ; what a socket reads is capped by its role.
   static constexpr std::size_t max_payload_size = std::size_t{16} << 20;
@@ -62,6 +70,8 @@ public:
                      PeerFate fate) noexcept override;
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   EndpointFacts facts() const override;
+  // pushpull under --fanout round-robin: push0 hands it to the next subscriber ready for one.
+  SendOutcome deal(std::span<const std::byte> message) noexcept override;
 
 private:
   // Listens (publisher) or dials (subscriber) on each socket; true if a stale ipc socket file was
@@ -75,13 +85,22 @@ private:
   int receive_one(nng_duration wait, nng_msg*& message) noexcept;
   void deliver(MessageSink& sink, nng_msg* message) noexcept;
   bool wait_readable(Nanoseconds remaining) noexcept;
+  SendOutcome send_over(NngSocket& socket, std::span<const std::byte> message) noexcept;
+  // A subscriber's control channel: NNG's thread takes each message into m_control_waiting
+  // and wakes a data receive that waits; receive() hands them on first.
+  void start_control_receive();
+  static void on_control_message(void* self) noexcept;
+  bool deliver_control(MessageSink& sink) noexcept;
 
   Pattern m_pattern;
   bool m_publisher;
   NngAddress m_data_address;
   NngAddress m_back_address; // pubsub and pushpull only
   std::unique_ptr<NngSocket> m_data;
-  std::unique_ptr<NngSocket> m_back; // null for pair
+  std::unique_ptr<NngSocket> m_back;    // null for pair
+  NngAddress m_control_address;         // pushpull only
+  std::unique_ptr<NngSocket> m_control; // pushpull only: pub0 (publisher), sub0 (subscriber)
+  bool m_round_robin = false;           // a pushpull publisher that deals the data
   NngSocket* m_sender = nullptr;
   NngSocket* m_receiver = nullptr;
   int m_receive_fd = -1; // NNG_OPT_RECVFD: readable while a message waits
@@ -89,6 +108,13 @@ private:
   // plain NNG program waits, and costs less than polling NNG_OPT_RECVFD, which NNG's thread
   // must signal and the next receive clear.
   nng_aio* m_aio = nullptr;
+  // The subscriber's control channel (pushpull): messages NNG's thread took, under the mutex;
+  // m_control_pending says there are some without taking it on every receive.
+  nng_aio* m_control_aio = nullptr;
+  std::mutex m_control_mutex;
+  std::vector<nng_msg*> m_control_waiting;
+  std::vector<nng_msg*> m_control_taken; // swapped with m_control_waiting: no allocation
+  std::atomic<bool> m_control_pending{false};
   std::size_t m_max_message_size = 0;
   std::size_t m_receive_limit = 0;
   int m_queue_messages = 0;

@@ -33,13 +33,15 @@ const OptionGroup& nng_options()
            "NNG (nanomsg-next-gen): tcp://host:port or ipc:///path. The publisher "
            "listens there (0.0.0.0: every interface), subscribers dial it. With pubsub "
            "and pushpull the back channel (hellos, echoes, final counters) listens at the "
-           "next tcp port, or at the ipc path with \".back\" after it. --local-pair takes "
+           "next tcp port, or at the ipc path with \".back\" after it; pushpull's control "
+           "channel at the port after that, or the path with \".ctl\". --local-pair takes "
            "none (free loopback ports) or one (tcp port 0: netprof picks)."),
        OptionSpec("nng-pattern", "pubsub|pushpull|pair", Choice{{"pubsub", "pushpull", "pair"}},
                   "the NNG protocols that carry the data: pubsub (pub0/sub0, any number of "
                   "subscribers), pushpull (push0/pull0) or pair (pair0, both ways over one "
-                  "connection); pushpull and pair take exactly one subscriber. Give every "
-                  "process the same")
+                  "connection); pair takes exactly one subscriber, and so does pushpull but "
+                  "under --fanout round-robin, where push0 deals each message to one of any "
+                  "number. Give every process the same")
            .with_default("pubsub")}};
   return group;
 }
@@ -61,19 +63,41 @@ std::optional<std::uint64_t> subscribers_given(const OptionValues& values)
 }
 
 // push0 deals messages out in turn, so a second subscriber would take half the data and
-// each would count the other half as loss; pair0 is one connection by definition.
-void check_one_subscriber(Pattern chosen, std::uint64_t subscribers)
+// each would count the other half as loss, unless the run deals them (--fanout round-robin);
+// pair0 is one connection by definition; pub0 cannot deal at all.
+void check_subscribers(Pattern chosen, std::uint64_t subscribers, bool round_robin)
 {
-  if (chosen == Pattern::pubsub || subscribers <= 1) {
+  if (round_robin && chosen != Pattern::pushpull) {
+    throw UsageError(std::string("--fanout round-robin with --nng-pattern ") +
+                     nng_parts::pattern_name(chosen) +
+                     (chosen == Pattern::pair ? ": NNG's pair0 joins two sockets only"
+                                              : ": pub0 sends every message to every subscriber") +
+                     "; use --nng-pattern pushpull, whose push0 deals each message to one");
+  }
+  if (chosen == Pattern::pubsub || subscribers <= 1 || round_robin) {
     return;
   }
   throw UsageError(std::string("--nng-pattern ") + nng_parts::pattern_name(chosen) +
                    " takes exactly one subscriber, not " + std::to_string(subscribers) +
                    (chosen == Pattern::pair
-                        ? ": NNG's pair0 joins two sockets only"
+                        ? ": NNG's pair0 joins two sockets only; use --nng-pattern pubsub for "
+                          "several subscribers"
                         : ": push0 deals each message to one of its pullers in turn, so each "
-                          "subscriber would get a share and count the rest as loss") +
-                   "; use --nng-pattern pubsub for several subscribers");
+                          "subscriber would get a share and count the rest as loss; use "
+                          "--nng-pattern pubsub for several subscribers, or --fanout "
+                          "round-robin to deal the messages out"));
+}
+
+// Every address the pattern listens at, each refused here (a port past 65535) rather than as
+// the endpoint opens.
+void check_channels(const NngAddress& data, Pattern chosen)
+{
+  if (chosen != Pattern::pair) {
+    nng_parts::back_channel_address(data);
+  }
+  if (chosen == Pattern::pushpull) {
+    nng_parts::control_channel_address(data);
+  }
 }
 
 NngAddress parse_address(const std::optional<std::string>& given, Pattern chosen, Role role)
@@ -86,9 +110,7 @@ NngAddress parse_address(const std::optional<std::string>& given, Pattern chosen
                            "tcp://host:port or --nng ipc:///path");
   }
   NngAddress parsed = nng_parts::parse_nng_address(*given);
-  if (chosen != Pattern::pair) {
-    nng_parts::back_channel_address(parsed); // refuses tcp port 65535
-  }
+  check_channels(parsed, chosen);
   return parsed;
 }
 
@@ -128,7 +150,7 @@ std::unique_ptr<Endpoint> open_nng(const NngAddress& data, Pattern chosen,
                                    const EndpointRequest& request)
 {
   if (request.role == Role::publisher) {
-    check_one_subscriber(chosen, request.subscribers);
+    check_subscribers(chosen, request.subscribers, request.round_robin);
   }
   nng_parts::EndpointSettings settings;
   settings.role = request.role;
@@ -138,23 +160,24 @@ std::unique_ptr<Endpoint> open_nng(const NngAddress& data, Pattern chosen,
   settings.message_bytes = request.message_size_or_default();
   settings.header_bytes = request.header_bytes;
   settings.largest_control_message = request.largest_control_message;
+  settings.round_robin = request.round_robin;
   return std::make_unique<nng_parts::NngEndpoint>(settings);
 }
 
 LocalPairPlan local_pair_plan(const std::optional<std::string>& given, Pattern chosen,
-                              std::size_t subscribers)
+                              std::size_t subscribers, bool round_robin)
 {
-  check_one_subscriber(chosen, subscribers);
+  check_subscribers(chosen, subscribers, round_robin);
   NngAddress listen_at = nng_parts::parse_nng_address(given.value_or("tcp://127.0.0.1:0"),
                                                       /*allow_port_zero=*/true);
   if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
     const std::string host = nng_parts::reachable_form(listen_at).host;
-    listen_at = nng_parts::parse_nng_address("tcp://" + listen_at.host + ":" +
-                                             std::to_string(nng_parts::pick_free_port_pair(host)));
+    const std::size_t channels = chosen == Pattern::pair ? 1 : chosen == Pattern::pushpull ? 3 : 2;
+    listen_at =
+        nng_parts::parse_nng_address("tcp://" + listen_at.host + ":" +
+                                     std::to_string(nng_parts::pick_free_port_run(host, channels)));
   }
-  if (chosen != Pattern::pair) {
-    nng_parts::back_channel_address(listen_at); // a bad one is reported before any child
-  }
+  check_channels(listen_at, chosen); // a bad one is reported before any child
   const std::string dial = nng_parts::reachable_form(listen_at).url;
   LocalPairPlan arguments{{flag, listen_at.url}, {}, {}};
   for (std::size_t i = 0; i < subscribers; ++i) {
@@ -163,6 +186,7 @@ LocalPairPlan local_pair_plan(const std::optional<std::string>& given, Pattern c
   if (listen_at.scheme == Scheme::ipc) {
     arguments.files.push_back(listen_at.path);
     arguments.files.push_back(listen_at.path + nng_parts::back_channel_suffix);
+    arguments.files.push_back(listen_at.path + nng_parts::control_channel_suffix);
   }
   return arguments;
 }
@@ -176,11 +200,15 @@ TransportPlan plan_nng(const PlanRequest& request)
     given.reset();
   return transport_common::plan_pair_or_single(
       request, [&](const EndpointRequest& endpoint) { return nng_qos(chosen, endpoint); },
-      [&] { return local_pair_plan(given, chosen, request.pair_subscribers); },
+      [&] {
+        return local_pair_plan(given, chosen, request.pair_subscribers,
+                               request.endpoint.round_robin);
+      },
       [&]() -> transport_common::SingleRolePlan {
         const Role role = request.single_role();
         if (role == Role::publisher) {
-          check_one_subscriber(chosen, subscribers_given(request.values).value_or(1));
+          check_subscribers(chosen, subscribers_given(request.values).value_or(1),
+                            request.endpoint.round_robin);
         }
         const NngAddress data = parse_address(given, chosen, role);
         return {{data.url}, [data, chosen](const EndpointRequest& endpoint) {
@@ -197,7 +225,7 @@ TransportDescriptor nng_transport()
           .summary = "NNG over tcp:// or ipc://: --nng URL, where the publisher listens",
           .options = nng_options(),
           .also_reads = {},
-          .flags = {},
+          .flags = {.deals_in_turn = true},
           // Across hosts its back channel takes the next tcp port too, which the launcher's
           // hosts file does not reserve: not offered until it is tried (issue 33).
           .remote_launch = std::nullopt,

@@ -34,6 +34,14 @@ public:
     return m_endpoint.flush().sent() && sent;
   }
 
+  // send(), but dealt to one subscriber by the medium (--fanout round-robin dealt by the
+  // transport: END must follow that subscriber's share down its own connection).
+  bool deal(MessageDealer& dealer, wire::MessageKind kind, std::uint64_t sequence) noexcept
+  {
+    const bool sent = dealer.deal(sealed(kind, sequence, 0)).sent();
+    return m_endpoint.flush().sent() && sent;
+  }
+
   // send(), having first made `sender` a peer (a subscriber whose hello proved its address):
   // as every other peer, it hears this and whatever follows.
   bool adopt_and_send(PeerHandle sender, wire::MessageKind kind, std::uint64_t sequence,

@@ -298,7 +298,7 @@ RoleResult Publisher::run()
   m_live.enter(LivePhase::ending);
   m_members.close_admission();
   m_echoes.stop_awaiting();
-  if (!m_collection.collect(m_sender.tally().sent, m_members))
+  if (!m_collection.collect(m_sender.tally().sent, m_members, m_sender.dealer()))
     m_transport_failed = true;
   return make_result(true);
 }
@@ -322,7 +322,9 @@ PublisherFacts Publisher::facts(bool subscribers_arrived) const
   facts.unauthenticated = m_refused.unauthenticated;
   facts.foreign = m_foreign;
   const MeasuredPhase phase{sending.sent, sending.probes_sent, m_sender.measure_start(),
-                            m_settings.sending.fanout == Fanout::round_robin};
+                            m_settings.sending.fanout == Fanout::round_robin,
+                            m_sender.dealer() != nullptr};
+  facts.dealt_by_transport = phase.dealt_by_transport;
   for (const Member& member : m_members.members())
     facts.subscribers.push_back(member_result(member, phase));
   // Members join in the order their hellos arrived; the report lists them by id.
@@ -346,6 +348,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.echoes_late = facts.echoes_late;
   report.echo_bytes = m_echo_bytes;
   report.transport_lent = m_sender.lent();
+  report.dealt_by_transport = facts.dealt_by_transport;
   report.payload_writes = m_sender.tally().payload_writes;
   report.challenges_sent = m_challenges;
   report.send_accounting = m_sender.tally().accounting;

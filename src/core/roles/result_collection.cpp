@@ -42,7 +42,7 @@ bool decode_final_counters(std::span<const std::byte> payload, wire::SubscriberC
 
 } // namespace
 
-bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
+bool ResultCollection::collect(std::uint64_t sent, const Membership& members, MessageDealer* dealer)
 {
   m_collecting = true;
   m_sent = sent;
@@ -56,7 +56,10 @@ bool ResultCollection::collect(std::uint64_t sent, const Membership& members)
   for (auto now = start; now < deadline; now = Clock::now()) {
     if (ends_sent >= ends_at_least && all_counters_received(members))
       break;
-    m_control.send(wire::MessageKind::end, sent);
+    if (dealer != nullptr)
+      m_control.deal(*dealer, wire::MessageKind::end, sent);
+    else
+      m_control.send(wire::MessageKind::end, sent);
     ++ends_sent;
     const auto next = std::min(now + end_resend_interval, deadline);
     if (!waiter.wait_until(next, [] { return false; }))
@@ -85,7 +88,9 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   const std::uint64_t before = member.joined_late && !phase.round_robin
                                    ? std::min(member.messages_before_join, phase.sent)
                                    : 0;
-  const std::uint64_t owed = phase.round_robin ? member.messages_dealt : phase.sent - before;
+  const std::uint64_t owed = phase.dealt_by_transport ? final_counters.counters.unique
+                             : phase.round_robin      ? member.messages_dealt
+                                                      : phase.sent - before;
   SubscriberResult result = final_counters.received
                                 ? subscriber_result(member.id, final_counters.counters, owed)
                                 : SubscriberResult{};
@@ -104,8 +109,9 @@ SubscriberResult member_result(const Member& member, const MeasuredPhase& phase)
   const bool measured = phase.start != Clock::time_point{};
   if (measured && member.last_heard >= phase.start)
     result.last_heard_seconds = to_seconds(member.last_heard - phase.start);
-  result.probes_sent =
-      phase.round_robin ? member.probes_dealt : phase.probes_sent - member.probes_before_join;
+  result.probes_sent = phase.dealt_by_transport ? final_counters.counters.probes_echoed
+                       : phase.round_robin      ? member.probes_dealt
+                                                : phase.probes_sent - member.probes_before_join;
   result.echoes = member.echoes.count;
   result.rtt = member.echoes.rtt->summarize();
   result.cross_clock = member.echoes.cross_clock.result();

@@ -27,8 +27,10 @@ public:
   }
 
   // Sends END until every member's counters came (and no candidate is left to prove itself
-  // with its own) or the collection time is up; false on a transport failure.
-  bool collect(std::uint64_t sent, const Membership& members);
+  // with its own) or the collection time is up; false on a transport failure. `dealer`: the
+  // transport deals the data (--fanout round-robin), so each END is dealt too, and repeated
+  // until every subscriber was dealt one after its share.
+  bool collect(std::uint64_t sent, const Membership& members, MessageDealer* dealer);
 
   // Decodes final counters that could answer our END into `counters`, and the addendum after
   // them when they carry one; false when they cannot (another run's, malformed, or answering
@@ -61,6 +63,9 @@ struct MeasuredPhase {
   Clock::time_point start{}; // the epoch if it never began
   // --fanout round-robin: each member is charged with what was dealt to it, not with `sent`.
   bool round_robin = false;
+  // ... dealt by the transport (MessageDealer): nobody knows what went to each, so a member is
+  // charged with what it received, and the loss is the run's total (dealt_loss).
+  bool dealt_by_transport = false;
 };
 
 // A member's figures and outcome as the report shows them.

@@ -38,13 +38,19 @@ private:
 
 PeerSender* peer_sender_for(Fanout fanout, Endpoint& endpoint)
 {
-  if (fanout == Fanout::all)
+  return fanout == Fanout::all ? nullptr : dynamic_cast<PeerSender*>(&endpoint);
+}
+
+// Under round-robin, a transport the core cannot deal through may deal for itself.
+MessageDealer* dealer_for(Fanout fanout, Endpoint& endpoint, const PeerSender* peer_sender)
+{
+  if (fanout == Fanout::all || peer_sender != nullptr)
     return nullptr;
-  auto* sender = dynamic_cast<PeerSender*>(&endpoint);
-  if (sender == nullptr) // the command line refuses this; a transport whose flags lie gets here
+  auto* dealer = dynamic_cast<MessageDealer*>(&endpoint);
+  if (dealer == nullptr) // the command line refuses this; a transport whose flags lie gets here
     throw TransportError(endpoint.facts().transport +
                          ": --fanout round-robin needs an endpoint that sends to one peer");
-  return sender;
+  return dealer;
 }
 
 } // namespace
@@ -53,8 +59,9 @@ SendLoop::SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& wai
                    const StopFlag& stop, LiveCounters& live, Membership& members, EchoTimer& echoes,
                    std::uint64_t run_id)
     : m_settings(settings), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
-      m_peer_sender(peer_sender_for(settings.fanout, endpoint)), m_waiter(waiter), m_stop(stop),
-      m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
+      m_peer_sender(peer_sender_for(settings.fanout, endpoint)),
+      m_dealer(dealer_for(settings.fanout, endpoint, m_peer_sender)), m_waiter(waiter),
+      m_stop(stop), m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
       m_ping_pong(settings.pacing.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
           wire::flags::probe |
@@ -271,11 +278,14 @@ IntervalTotals SendLoop::interval_totals() const noexcept
 std::size_t SendLoop::echoes_owed() const noexcept
 {
   // Under --fanout all, a member that joined while the probe was out is waited for too.
-  return m_peer_sender != nullptr ? m_echoes.current_expected() : m_members.size();
+  return m_peer_sender != nullptr || m_dealer != nullptr ? m_echoes.current_expected()
+                                                         : m_members.size();
 }
 
 std::uint32_t SendLoop::deal() noexcept
 {
+  if (m_dealer != nullptr) // whoever the transport picks echoes it
+    return m_members.size() > 0 ? 1 : 0;
   if (m_peer_sender == nullptr)
     return static_cast<std::uint32_t>(m_members.size());
   m_target = m_members.next_in_turn();
@@ -287,6 +297,8 @@ SendResult SendLoop::attempt(std::span<const std::byte> message, bool counted) n
   SendOutcome outcome;
   if (m_peer_sender != nullptr)
     outcome = m_target != nullptr ? m_peer_sender->send_to(m_target->peer, message) : SendOutcome{};
+  else if (m_dealer != nullptr)
+    outcome = m_dealer->deal(message);
   else
     outcome = m_lender != nullptr ? attempt_lent(message, counted) : m_endpoint.send(message);
   if (!counted && outcome.result == SendResult::back_pressured)

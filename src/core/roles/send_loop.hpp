@@ -58,6 +58,9 @@ public:
   const Histogram& pacer_lateness() const noexcept { return m_lateness; }
   // Whether the transport lent the memory data messages were written into (MessageLender).
   bool lent() const noexcept { return m_lender != nullptr; }
+  // --fanout round-robin dealt by the transport (MessageDealer): null otherwise. END goes
+  // through it too, so that it follows each subscriber's share.
+  MessageDealer* dealer() const noexcept { return m_dealer; }
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
   // Its length: to its end, or to its last message sent when a failure or a stop request cut it
@@ -93,6 +96,8 @@ private:
   MessageLender* const m_lender; // asked once, as the endpoint opened; null: it does not lend
   // --fanout round-robin: the endpoint's way to send to one peer; null under --fanout all.
   PeerSender* const m_peer_sender;
+  // --fanout round-robin on a transport that deals for itself; null otherwise.
+  MessageDealer* const m_dealer;
   Member* m_target = nullptr; // round-robin: whom the message being sent goes to
   Waiter& m_waiter;
   const StopFlag& m_stop;

@@ -98,9 +98,13 @@ void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& cr
     return;
   // Each subscriber owed echoes for the probes sent to it: all since it joined, or under
   // --fanout round-robin those dealt to it.
+  // --fanout round-robin dealt by the transport: each probe was owed one echo, by whoever got it.
   std::uint64_t expected = 0;
-  for (const SubscriberResult& sub : facts.subscribers)
-    expected += sub.probes_sent;
+  if (facts.dealt_by_transport)
+    expected = facts.probes_sent;
+  else
+    for (const SubscriberResult& sub : facts.subscribers)
+      expected += sub.probes_sent;
   const std::uint64_t on_time = facts.echoes - std::min(facts.echoes_late, facts.echoes);
   if (on_time * 2 >= expected)
     return;

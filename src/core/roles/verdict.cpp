@@ -219,6 +219,27 @@ void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,
                                " sent before are not counted as lost");
 }
 
+// --fanout round-robin dealt by the transport: only the run's total loss is known (each
+// subscriber was charged with what it got), judged as one subscriber's would be.
+void judge_dealt_loss(const PublisherFacts& facts, const VerdictCriteria& criteria,
+                      Verdict& verdict)
+{
+  if (!facts.dealt_by_transport)
+    return;
+  const DealtLoss loss = dealt_loss(facts.messages_sent, facts.subscribers);
+  if (loss.lost == 0)
+    return;
+  const std::string text = "the subscribers received " + format_count(loss.received) + " of the " +
+                           format_count(loss.sent) +
+                           " messages the transport dealt out: " + format_count(loss.lost) +
+                           " lost (" + format_percent(loss.percent()) + ")";
+  if (criteria.max_loss_percent && loss.percent() > *criteria.max_loss_percent)
+    verdict.problems.push_back(text + ", more than --max-loss " +
+                               format_number(*criteria.max_loss_percent) + "%");
+  else
+    verdict.warnings.push_back(text);
+}
+
 // "subscribers 1, 7 and 9".
 std::string listed_ids(const std::vector<std::uint32_t>& ids)
 {
@@ -306,6 +327,7 @@ Verdict publisher_verdict(const PublisherFacts& facts, const VerdictCriteria& cr
     if (facts.subscribers.empty())
       verdict.problems.push_back("no subscriber took part");
     judge_members(facts, criteria, verdict);
+    judge_dealt_loss(facts, criteria, verdict);
     if (facts.probes_sent > 0 && facts.echoes == 0 && !facts.subscribers.empty())
       verdict.problems.push_back("no probe was echoed, so there is no latency figure");
     judge_probe_timeouts(facts, criteria, verdict);

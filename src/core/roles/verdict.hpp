@@ -37,6 +37,8 @@ struct PublisherFacts {
   std::uint64_t unauthenticated = 0;         // control messages refused for their MAC (--key-file)
   ForeignRuns foreign;                       // messages of another run, none of them taken
   std::vector<SubscriberResult> subscribers; // every member, as member_result() made it
+  // --fanout round-robin dealt by the transport: loss is judged in total (DealtLoss).
+  bool dealt_by_transport = false;
 };
 
 // The run's progress as it stood when the subscriber ended, and how it ended.

@@ -449,7 +449,8 @@ TEST_F(TransportSelectionTest, ListTransportsAsJsonGivesWhatScriptsNeedOfEachTra
                                                        "pair_service": false,
                                                        "host_local": false,
                                                        "typed_payloads": false,
-                                                       "sends_to_one": false})"));
+                                                       "sends_to_one": false,
+                                                       "deals_in_turn": false})"));
     EXPECT_TRUE(fake["remote_launch"].is_null()) << "it gave no template";
     EXPECT_EQ(listing["transports"][1]["flags"]["private_netns"], true); // multicast
     EXPECT_EQ(listing["transports"][0]["remote_launch"]["subscriber"],

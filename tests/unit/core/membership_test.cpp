@@ -109,6 +109,25 @@ TEST(Membership, ARoundRobinMemberIsChargedWithItsShareOnly)
   EXPECT_EQ(result.probes_sent, 40u);
 }
 
+// Dealt by the transport, nobody knows a member's share: it is charged with what reached it,
+// and owed the probes it echoed, so its own loss is 0 and the run's total tells the loss.
+TEST(Membership, AMemberOfATransportDealtRunIsChargedWithWhatReachedIt)
+{
+  Member member;
+  member.id = 1;
+  member.final_counters.received = true;
+  member.final_counters.counters.received = 9'990;
+  member.final_counters.counters.unique = 9'990;
+  member.final_counters.counters.probes_echoed = 37;
+  MeasuredPhase phase{30'000, 120, t0, true, true};
+
+  const SubscriberResult result = member_result(member, phase);
+
+  EXPECT_EQ(result.messages_owed, 9'990u);
+  EXPECT_EQ(result.lost, 0u);
+  EXPECT_EQ(result.probes_sent, 37u);
+}
+
 TEST(Membership, AMemberSayingHelloAgainIsAnsweredButNotAddedTwice)
 {
   Membership sut(1);

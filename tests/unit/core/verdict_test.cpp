@@ -408,6 +408,58 @@ TEST(PublisherVerdict, RoundRobinJudgesLossAgainstTheShareDealt)
   EXPECT_EQ(sut.warnings, Lines{"subscriber 1 lost 1,000 of 10,000 messages"});
 }
 
+// Dealt by the transport (NNG's push0), each subscriber is charged with what reached it: the
+// loss is what all of them received together against what was sent, judged by --max-loss.
+TEST(PublisherVerdict, ATransportDealtRunJudgesTheLossOfAllSubscribersTogether)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.fanout = Fanout::round_robin;
+  criteria.subscribers = 2;
+  std::vector<SubscriberResult> subs{counted(1, 14'000, 14'000), counted(2, 15'000, 15'000)};
+  for (SubscriberResult& sub : subs)
+    sub.messages_owed = sub.counters.unique;
+  PublisherFacts facts = publisher_run(30'000, subs);
+  facts.dealt_by_transport = true;
+
+  const Verdict warned = publisher_verdict(facts, criteria);
+  EXPECT_TRUE(warned.success) << ::testing::PrintToString(warned.problems);
+  EXPECT_EQ(warned.warnings, Lines{"the subscribers received 29,000 of the 30,000 messages the "
+                                   "transport dealt out: 1,000 lost (3.33%)"});
+
+  criteria.max_loss_percent = 1.0;
+  const Verdict failed = publisher_verdict(facts, criteria);
+  EXPECT_EQ(failed.status, ExitStatus::failed);
+  EXPECT_EQ(failed.problems, Lines{"the subscribers received 29,000 of the 30,000 messages the "
+                                   "transport dealt out: 1,000 lost (3.33%), more than "
+                                   "--max-loss 1%"});
+}
+
+// In ping-pong each probe dealt by the transport is owed one echo, whoever got it.
+TEST(PublisherVerdict, ATransportDealtPingPongOwesOneEchoPerProbe)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.pacing.mode = Mode::ping_pong;
+  criteria.fanout = Fanout::round_robin;
+  criteria.subscribers = 2;
+  std::vector<SubscriberResult> subs{counted(1, 300, 300), counted(2, 300, 300)};
+  for (SubscriberResult& sub : subs) {
+    sub.messages_owed = 300;
+    sub.probes_sent = 300;
+    sub.echoes = 100; // the rest timed out
+  }
+  PublisherFacts facts = publisher_run(600, subs);
+  facts.dealt_by_transport = true;
+  facts.probes_sent = 600;
+  facts.echoes = 200;
+
+  const Verdict sut = publisher_verdict(facts, criteria);
+
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  ASSERT_FALSE(sut.problems.empty());
+  EXPECT_TRUE(sut.problems.back().starts_with("400 of 600 probe echoes did not come back"))
+      << sut.problems.back();
+}
+
 TEST(PublisherVerdict, AMemberShortOfCountReceivedWhenTheTimeRanOutFailsTheRun)
 {
   VerdictCriteria criteria = defaults();

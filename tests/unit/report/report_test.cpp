@@ -943,12 +943,15 @@ TEST(TextReport, CrossClockFiguresAreLabelledWithTheirSourceAndBound)
 TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
 {
   json sut = parsed(sample_publisher())["publisher"];
-  EXPECT_EQ(keys_of(sut), (std::set<std::string>{
-                              "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
-                              "echoes_late", "echo_bytes_per_echo", "challenges_sent",
-                              "payload_fill", "transport_lent", "payload_writes", "send_accounting",
-                              "latency", "pacer_lateness_ns", "per_topic"}));
+  EXPECT_EQ(keys_of(sut),
+            (std::set<std::string>{
+                "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
+                "echoes_late", "echo_bytes_per_echo", "challenges_sent", "payload_fill",
+                "transport_lent", "payload_writes", "dealt_by_transport", "dealt_loss",
+                "send_accounting", "latency", "pacer_lateness_ns", "per_topic"}));
   EXPECT_TRUE(sut["per_topic"].empty()); // one topic: nothing to list
+  EXPECT_EQ(sut["dealt_by_transport"], false);
+  EXPECT_TRUE(sut["dealt_loss"].is_null()); // only where the transport dealt the messages
   EXPECT_EQ(sut["messages_sent"], 100'000);
   EXPECT_EQ(sut["measured_seconds"], 10.0);
   EXPECT_EQ(sut["probes_sent"], 1'000);

@@ -18,6 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 using netprof::UsageError;
 using netprof::nng_parts::back_channel_address;
+using netprof::nng_parts::control_channel_address;
 using netprof::nng_parts::parse_nng_address;
 using netprof::nng_parts::reachable_form;
 using netprof::nng_parts::Scheme;
@@ -60,6 +61,16 @@ TEST(NngAddress, BackChannelIsTheNextPortOrTheDotBackFile)
   EXPECT_THROW(back_channel_address(parse_nng_address("tcp://127.0.0.1:65535")), UsageError);
 }
 
+TEST(NngAddress, PushPullsControlChannelIsThePortAfterTheBackChannels)
+{
+  EXPECT_EQ(control_channel_address(parse_nng_address("tcp://127.0.0.1:5555")).url,
+            "tcp://127.0.0.1:5557");
+  EXPECT_EQ(control_channel_address(parse_nng_address("ipc:///tmp/x.ipc")).url,
+            "ipc:///tmp/x.ipc.ctl");
+  EXPECT_THROW(control_channel_address(parse_nng_address("tcp://127.0.0.1:65534")), UsageError);
+  EXPECT_NO_THROW(control_channel_address(parse_nng_address("tcp://127.0.0.1:65533")));
+}
+
 TEST(NngAddress, EveryInterfaceIsReachedOnLoopback)
 {
   EXPECT_EQ(reachable_form(parse_nng_address("tcp://0.0.0.0:7000")).url, "tcp://127.0.0.1:7000");
@@ -75,7 +86,7 @@ TEST(NngQueue, MinusQBecomesMessagesWithinNngsLimits)
 
 TEST(NngPair, ASecondSubscriberIsRefusedAndTheFirstStillHears)
 {
-  const std::uint16_t port = netprof::nng_parts::pick_free_port_pair("127.0.0.1");
+  const std::uint16_t port = netprof::nng_parts::pick_free_port_run("127.0.0.1", 1);
   netprof::nng_parts::EndpointSettings settings;
   settings.pattern = netprof::nng_parts::Pattern::pair;
   settings.data = parse_nng_address("tcp://127.0.0.1:" + std::to_string(port));

@@ -25,31 +25,43 @@ MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
 MAX_PAYLOAD = 16 * 1024 * 1024
 
 
-def free_tcp_port_pair():
-    """A free port whose next one is free too (the back channel's); a small race we accept."""
+def free_tcp_port_run(length=3):
+    """A free port whose next `length` - 1 are free too (the back channel's, and pushpull's
+    control channel's); a small race we accept."""
     for _ in range(64):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as first:
             first.bind(("127.0.0.1", 0))
             port = first.getsockname()[1]
-            if port == 65535:
+            if port + length - 1 > 65535:
                 continue
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as second:
-                try:
-                    second.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
+            if all(tcp_port_is_free(port + k) for k in range(1, length)):
                 return port
-    raise AssertionError("no two consecutive free tcp ports")
+    raise AssertionError(f"no {length} consecutive free tcp ports")
+
+
+def tcp_port_is_free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 class NngTestCase(NetprofTestCase):
     def url(self, scheme, name="publisher"):
         if scheme == "tcp":
-            return f"tcp://127.0.0.1:{free_tcp_port_pair()}"
+            return f"tcp://127.0.0.1:{free_tcp_port_run()}"
         return f"ipc://{self.ipc_path(name)}"
 
     def ipc_path(self, name):
         return os.path.join(self._tmp.name, name + ".ipc")
+
+    def assert_usage_error(self, *args, mentions):
+        result = self.run_netprof(*args, deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(mentions, result.stderr)
+        self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
 
     def assert_ping_pong_passed(self, result, pattern):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
@@ -236,12 +248,6 @@ class SlotTest(NngTestCase):
 
 
 class CommandLineTest(NngTestCase):
-    def assert_usage_error(self, *args, mentions):
-        result = self.run_netprof(*args, deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 2, result.stderr)
-        self.assertIn(mentions, result.stderr)
-        self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
-
     def test_bad_urls(self):
         self.assert_usage_error("-i", "0", "--nng", "http://127.0.0.1:5555",
                                 mentions="expected tcp://host:port or ipc:///path")
@@ -265,6 +271,8 @@ class CommandLineTest(NngTestCase):
     def test_pushpull_takes_one_subscriber_and_says_why(self):
         self.assert_usage_error("-i", "0", "--nng", self.url("tcp"), "--nng-pattern",
                                 "pushpull", "--subscribers", "3", mentions="count the rest as loss")
+        self.assert_usage_error("-i", "0", "--nng", self.url("tcp"), "--nng-pattern",
+                                "pushpull", "--subscribers", "3", mentions="--fanout round-robin")
 
     def test_payload_over_the_limit(self):
         self.assert_usage_error("-i", "0", "--nng", self.url("tcp"), "-s", MAX_PAYLOAD + 1,

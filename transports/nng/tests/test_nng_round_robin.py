@@ -1,0 +1,121 @@
+"""End-to-end: --fanout round-robin over NNG push/pull (issue 33, RMR's experiment): push0 deals
+each data message to the next subscriber ready for one, so the publisher cannot count what went
+to each; it checks that what all subscribers received together is what it sent. Real processes
+over tcp:// on 127.0.0.1 and ipc:// in the test's temporary directory."""
+
+import os
+import signal
+import time
+import unittest
+
+from test_nng import NngTestCase
+
+DEADLINE_S = 60
+PING_PONG = ["--mode", "ping-pong", "--count", "600", "--warmup-count", "30",
+             "--probe-timeout", "5"]
+
+
+class RoundRobinTest(NngTestCase):
+    def deal(self, url, subscribers, *publisher_args):
+        """A publisher dealing to `subscribers` subscribers started by hand, each given the URL
+        and the pattern only (not --fanout); returns (publisher, [subscribers]) finished."""
+        started = [self.start("-i", str(i), "--nng", url, "--nng-pattern", "pushpull", "--wait",
+                              "20", json_name=f"sub{i}")
+                   for i in range(1, subscribers + 1)]
+        publisher, pub_json = self.start("-i", "0", "--nng", url, "--nng-pattern", "pushpull",
+                                         "--subscribers", str(subscribers), "--fanout",
+                                         "round-robin", "--wait", "20", *publisher_args,
+                                         json_name="pub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        subs = [self.finish(process, path, DEADLINE_S) for process, path in started]
+        return pub, subs
+
+    def assert_all_received_once(self, report, said):
+        publisher = report["publisher"]
+        sent = publisher["messages_sent"]
+        self.assertTrue(publisher["dealt_by_transport"], said)
+        self.assertEqual(publisher["dealt_loss"],
+                         {"sent": sent, "received": sent, "lost": 0, "loss_percent": 0.0}, said)
+        shares = [summary["unique"] for summary in report["subscribers"]]
+        self.assertEqual(sum(shares), sent, said)
+        for summary in report["subscribers"]:
+            # Each is charged with what reached it: its own loss is 0 by definition.
+            self.assertEqual(summary["messages_owed"], summary["unique"], summary)
+            self.assertEqual(summary["duplicates"], 0, summary)
+            self.assertGreater(summary["unique"], 0, f"push0 dealt nothing to one: {shares}")
+        return shares
+
+    def test_five_subscribers_together_get_all_100000_messages(self):
+        pub, subs = self.deal(self.url("tcp"), 5, "--count", "100000")
+        said = pub.stdout + pub.stderr + "".join(s.stdout + s.stderr for s in subs)
+        self.assertEqual(pub.returncode, 0, said)
+        self.assertEqual(pub.json["publisher"]["messages_sent"], 100000)
+        self.assert_all_received_once(pub.json, said)
+        self.assertIn("dealt by the transport", pub.stdout)
+        self.assertIn("All subscribers together: 100,000 of 100,000 received, 0 lost",
+                      pub.stdout)
+        for sub in subs:
+            self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+            # Its gaps are the others' messages: neither gaps nor loss in its own report.
+            self.assertEqual(sub.json["subscriber"]["gaps"], 0)
+            self.assertIn("Lost: counted by the publisher", sub.stdout)
+
+    def test_one_command_over_ipc_leaves_no_file(self):
+        path = self.ipc_path("group")
+        result = self.run_netprof("--local-pair", "--nng", f"ipc://{path}", "--nng-pattern",
+                                  "pushpull", "--fanout", "round-robin", "--subscribers", "3",
+                                  "--count", "20000", json_name="group", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assert_all_received_once(result.json, result.stdout)
+        self.assertEqual(len(result.json["subscribers"]), 3)
+        for suffix in ("", ".back", ".ctl"):
+            self.assertFalse(os.path.exists(path + suffix), suffix)
+
+    def test_ping_pong_owes_each_probe_one_echo(self):
+        result = self.run_netprof("--local-pair", "--nng", "--nng-pattern", "pushpull",
+                                  "--fanout", "round-robin", "--subscribers", "3", *PING_PONG,
+                                  json_name="ping-pong", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publisher = result.json["publisher"]
+        self.assertEqual(publisher["probes_sent"], 600)
+        self.assertEqual(publisher["echoes_received"], 600, result.stdout)
+        echoed = [summary["echoes"] for summary in result.json["subscribers"]]
+        self.assertEqual(sum(echoed), 600, echoed)
+        for summary in result.json["subscribers"]:
+            self.assertEqual(summary["probes_sent"], summary["echoes"], summary)
+
+    def test_a_subscriber_killed_mid_run_shows_as_loss_in_the_total(self):
+        url = self.url("tcp")
+        started = [self.start("-i", str(i), "--nng", url, "--nng-pattern", "pushpull", "--wait",
+                              "20", json_name=f"sub{i}")
+                   for i in (1, 2, 3)]
+        publisher, pub_json = self.start("-i", "0", "--nng", url, "--nng-pattern", "pushpull",
+                                         "--subscribers", "3", "--fanout", "round-robin",
+                                         "--send-hz", "3000", "-t", "3", "--wait", "20",
+                                         json_name="pub")
+        victim = started[1][0]
+        time.sleep(2.0)  # the warm-up (0.5 s) and a second of the measured phase
+        victim.send_signal(signal.SIGKILL)
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        for process, path in (started[0], started[2]):
+            survivor = self.finish(process, path, DEADLINE_S)
+            self.assertEqual(survivor.returncode, 0, survivor.stdout + survivor.stderr)
+        self.finish(victim)
+        self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
+        self.assertIn("subscriber 2", " ".join(pub.json["result"]["problems"]))
+        loss = pub.json["publisher"]["dealt_loss"]
+        self.assertGreater(loss["lost"], 0, loss)
+        self.assertEqual(loss["received"] + loss["lost"], loss["sent"])
+        outcomes = {summary["id"]: summary["outcome"] for summary in pub.json["subscribers"]}
+        self.assertEqual(outcomes, {1: "complete", 2: "vanished", 3: "complete"})
+
+    def test_patterns_that_cannot_deal_are_refused(self):
+        for pattern, why in (("pubsub", "pub0 sends every message to every subscriber"),
+                             ("pair", "pair0 joins two sockets only")):
+            with self.subTest(pattern=pattern):
+                self.assert_usage_error("-i", "0", "--nng", self.url("tcp"), "--nng-pattern",
+                                        pattern, "--fanout", "round-robin", mentions=why)
+
+
+if __name__ == "__main__":
+    unittest.main()
