@@ -83,15 +83,32 @@ package_version()
   dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo '?'
 }
 
-# A loopback port free right now, TCP or (`bench_free_port udp`) UDP.
+# A loopback port free right now, TCP or (`bench_free_port udp`) UDP; with a RUN, the first of
+# that many free in a row (nng pushpull's data, back and control channels):
+# `bench_free_port [tcp|udp] [RUN]`.
 bench_free_port()
 {
   "$python" -c '
 import socket, sys
 kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
-s = socket.socket(socket.AF_INET, kind)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])' "${1:-tcp}"
+run = int(sys.argv[2])
+
+def free(port):
+    with socket.socket(socket.AF_INET, kind) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+for _ in range(64):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    if port + run - 1 <= 65535 and all(free(port + k) for k in range(1, run)):
+        print(port)
+        sys.exit(0)
+sys.exit("no run of %d free ports" % run)' "${1:-tcp}" "${2:-1}"
 }
 
 # The end of a script: exits 1 saying how many runs failed, when any did.

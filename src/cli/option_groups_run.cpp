@@ -90,7 +90,8 @@ void add_sending(std::vector<CoreOption>& rows)
                 "whom each data message goes to: all, every subscriber; round-robin, one "
                 "subscriber in turn (as RMR and NNG push/pull deal them), each subscriber's loss "
                 "counted against what was sent to it. Round-robin needs a transport that "
-                "addresses subscribers one by one (udp, tcp, uds, mq)",
+                "addresses subscribers one by one (udp, tcp, uds, mq), or nng pushpull, whose "
+                "push0 deals them itself (then loss is counted in total)",
                 PairRoute::publisher_only),
            Readers::publisher, field<&RunConfig::fanout>},
       });

@@ -779,6 +779,29 @@ TEST_P(TransportContract, SentToSomeoneNotAdoptedNobodyHearsIt)
   EXPECT_TRUE(stays_quiet(*subscriber)) << "reached a subscriber it never adopted";
 }
 
+// ---- Dealing: every transport whose medium deals messages out (MessageDealer) ----------------
+
+// A descriptor that deals in turn has an endpoint the core can deal through, and a message dealt
+// to the one subscriber there is arrives whole.
+TEST_P(TransportContract, DealtAMessageArrivesByteExactWhereverItsFlagSaysSo)
+{
+  if (!GetParam().flags.deals_in_turn)
+    GTEST_SKIP() << "does not deal";
+  auto* dealer = dynamic_cast<netprof::MessageDealer*>(publisher.get());
+  ASSERT_NE(dealer, nullptr);
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const auto deadline = Clock::now() + test_deadline;
+  const Bytes data = pattern(96, 37);
+  SendOutcome outcome = dealer->deal(data);
+  while (outcome.result == SendResult::back_pressured && Clock::now() < deadline)
+    outcome = dealer->deal(data);
+  ASSERT_EQ(outcome, SendOutcome{});
+  ASSERT_EQ(publisher->flush().result, SendResult::sent);
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(receive_until(*subscriber, at_subscriber, 1, deadline));
+  EXPECT_EQ(at_subscriber.messages.front(), data);
+}
+
 std::string transport_name(const ::testing::TestParamInfo<TransportDescriptor>& info)
 {
   // gtest names allow only letters, digits and '_'.

@@ -151,7 +151,7 @@ class RefusedFanoutTest(NetprofTestCase):
         self.assert_refused_in_one_line(
             ["--local-pair", "--zmq", "--fanout", "round-robin"], 2,
             "--fanout round-robin: the zmq transport cannot send a message to one subscriber "
-            "alone (udp, tcp, uds and mq can)")
+            "alone (udp, tcp, uds, mq and nng can)")
 
     def test_an_unknown_fanout_is_refused(self):
         self.assert_refused_in_one_line(["--local-pair", "--fanout", "some"], 2,

@@ -120,6 +120,8 @@ private:
   int m_queue_messages = 0;
   std::size_t m_framing_bytes = 0; // per message on the wire: tcp 8, ipc 9
   std::size_t m_requested_buffer_bytes = 0;
+  // Zero-timeout receives in a row that found nothing, since the last send or message.
+  int m_empty_looks = 0;
   std::vector<std::string> m_notes;
 };
 

@@ -298,7 +298,8 @@ RoleResult Publisher::run()
   m_live.enter(LivePhase::ending);
   m_members.close_admission();
   m_echoes.stop_awaiting();
-  if (!m_collection.collect(m_sender.tally().sent, m_members, m_sender.dealer()))
+  if (!m_collection.collect(m_sender.tally().sent, m_members,
+                            {m_sender.dealer(), m_settings.sending.back_pressure_limit}))
     m_transport_failed = true;
   return make_result(true);
 }

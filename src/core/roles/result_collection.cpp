@@ -13,6 +13,8 @@ constexpr auto end_resend_interval = std::chrono::milliseconds(20);
 constexpr auto end_collection_time = std::chrono::seconds(3);
 constexpr auto end_collection_time_interrupted = std::chrono::milliseconds(500);
 constexpr int ends_at_least = 3;
+// Dealt by the transport: a subscriber silent this long is not working through its share.
+constexpr auto drain_silence = std::chrono::seconds(1);
 
 bool all_counters_received(const Membership& members) noexcept
 {
@@ -21,6 +23,15 @@ bool all_counters_received(const Membership& members) noexcept
   return !members.awaiting_proof() &&
          std::all_of(members.members().begin(), members.members().end(),
                      [](const Member& member) { return member.final_counters.received; });
+}
+
+// A member without counters yet that was heard lately (its echoes) is still working through
+// what was dealt to it: its END, dealt after that, has yet to reach it.
+bool still_draining(const Membership& members, Clock::time_point now) noexcept
+{
+  return std::any_of(members.members().begin(), members.members().end(), [&](const Member& member) {
+    return !member.final_counters.received && now - member.last_heard < drain_silence;
+  });
 }
 
 // Counters alone, or counters followed by their addendum.
@@ -42,26 +53,34 @@ bool decode_final_counters(std::span<const std::byte> payload, wire::SubscriberC
 
 } // namespace
 
-bool ResultCollection::collect(std::uint64_t sent, const Membership& members, MessageDealer* dealer)
+bool ResultCollection::collect(std::uint64_t sent, const Membership& members,
+                               const Dealing& dealing)
 {
   m_collecting = true;
   m_sent = sent;
   const auto start = Clock::now();
-  const auto deadline = start + (m_stop.requested() ? Nanoseconds(end_collection_time_interrupted)
-                                                    : Nanoseconds(end_collection_time));
+  const bool interrupted = m_stop.requested();
+  const auto deadline = start + (interrupted ? Nanoseconds(end_collection_time_interrupted)
+                                             : Nanoseconds(end_collection_time));
+  const auto drained_by = dealing.dealer != nullptr && !interrupted
+                              ? std::max(deadline, start + dealing.drain_limit)
+                              : deadline;
+  const auto open = [&](Clock::time_point now) {
+    return now < deadline || (now < drained_by && still_draining(members, now));
+  };
   // Collecting goes on after a stop request: an interrupted publisher still ends the test.
   const StopFlag never_stop;
   Waiter waiter(m_endpoint, m_sink, m_wait_strategy, never_stop);
   int ends_sent = 0;
-  for (auto now = start; now < deadline; now = Clock::now()) {
+  for (auto now = start; open(now); now = Clock::now()) {
     if (ends_sent >= ends_at_least && all_counters_received(members))
       break;
-    if (dealer != nullptr)
-      m_control.deal(*dealer, wire::MessageKind::end, sent);
+    if (dealing.dealer != nullptr)
+      m_control.deal(*dealing.dealer, wire::MessageKind::end, sent);
     else
       m_control.send(wire::MessageKind::end, sent);
     ++ends_sent;
-    const auto next = std::min(now + end_resend_interval, deadline);
+    const auto next = std::min(now + end_resend_interval, drained_by);
     if (!waiter.wait_until(next, [] { return false; }))
       return false;
   }

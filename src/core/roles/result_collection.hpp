@@ -26,11 +26,18 @@ public:
   {
   }
 
+  // --fanout round-robin dealt by the transport (MessageDealer): each END is dealt too, and
+  // repeated until every subscriber was dealt one after its share; a subscriber still working
+  // through a backlog of its share (heard within the last second) holds the collection open, up
+  // to `drain_limit`. A null dealer: END goes to everyone through send().
+  struct Dealing {
+    MessageDealer* dealer = nullptr;
+    Nanoseconds drain_limit{};
+  };
+
   // Sends END until every member's counters came (and no candidate is left to prove itself
-  // with its own) or the collection time is up; false on a transport failure. `dealer`: the
-  // transport deals the data (--fanout round-robin), so each END is dealt too, and repeated
-  // until every subscriber was dealt one after its share.
-  bool collect(std::uint64_t sent, const Membership& members, MessageDealer* dealer);
+  // with its own) or the collection time is up; false on a transport failure.
+  bool collect(std::uint64_t sent, const Membership& members, const Dealing& dealing);
 
   // Decodes final counters that could answer our END into `counters`, and the addendum after
   // them when they carry one; false when they cannot (another run's, malformed, or answering

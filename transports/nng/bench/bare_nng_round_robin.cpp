@@ -1,0 +1,257 @@
+// The floor netprof's --fanout round-robin over NNG push/pull is compared against (RMR's
+// experiment, NNG's half): a sender process with a push0 socket listening on loopback tcp, and
+// receiver processes each dialling it with pull0, no netprof code. The sender pushes --count
+// messages with blocking sends, push0 dealing each to the next receiver ready for one; then end
+// markers, dealt the same way, until every receiver has reported (a receiver leaves at its
+// first, so push0 deals the rest to the others). transports/nng/bench/bench_nng_round_robin.sh
+// prints netprof's ratio to it.
+//
+//   bare_nng_round_robin [--receivers N] [--count N] [--size BYTES] [--warmup S]
+//                        [--queue MESSAGES] [--cpu SENDER,RECEIVERS]
+//
+// Like for like with `netprof --nng tcp://... --nng-pattern pushpull --fanout round-robin
+// --subscribers N --count C -s 128 -q 1000000`: --size 180 (netprof's 52 B header and the
+// payload; NNG adds its 8 B frame header to both), --queue 5556 (the messages netprof asks of
+// NNG for -q 1000000), --warmup 0.5 as --warmup-time, every receiver pinned to the second CPU as
+// the script pins netprof's subscribers. netprof's publisher also sends 1,000 probes a second
+// and reads their echoes: that, and all else netprof does per message, is what the ratio
+// measures. The rate is the sender's: --count messages over the time from the first measured
+// send to the last. Prints one JSON line. Exit status: 0 measured, 1 runtime error (or a
+// message lost), 2 bad command line.
+
+#include "bare_nng_common.hpp"
+
+#include <nng/nng.h>
+#include <nng/protocol/pipeline0/pull.h>
+#include <nng/protocol/pipeline0/push.h>
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <csignal>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace bare::nng;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* program = "bare_nng_round_robin";
+constexpr const char* usage =
+    "usage: bare_nng_round_robin [--receivers N (=5)] [--count N (=1000000)] [--size BYTES "
+    "(=180)]\n"
+    "       [--warmup S (=0.5)] [--queue MESSAGES (=5556)] [--cpu SENDER,RECEIVERS (none: "
+    "unpinned)]\n";
+constexpr std::byte warmup_tag{0x57};
+constexpr std::byte data_tag{0x42};
+constexpr std::byte end_tag{0x45};
+// How long the receivers may take to dial, and the end markers to reach them all.
+constexpr auto gather_limit = std::chrono::seconds(10);
+
+struct Options {
+  std::size_t receivers = 5;
+  std::uint64_t count = 1000000;
+  std::size_t size = 180;
+  double warmup = 0.5;
+  int queue = 5556;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+// What a receiver tells the sender through the pipe.
+struct Counted {
+  std::uint64_t received = 0;
+};
+
+bool take_option(std::string_view flag, std::string_view value, Options& options)
+{
+  if (flag == "--receivers")
+    options.receivers =
+        bare::parse_number<std::size_t>(value, 1, 64, "--receivers must be 1 to 64");
+  else if (flag == "--count")
+    options.count = bare::parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 40,
+                                                      "--count must be 1 to 2^40");
+  else if (flag == "--size")
+    options.size =
+        bare::parse_number<std::size_t>(value, 1, max_message_size, "--size must be 1 to 1048576");
+  else if (flag == "--warmup")
+    options.warmup = bare::parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
+  else if (flag == "--queue")
+    options.queue = bare::parse_number<int>(value, 1, 8192, "--queue must be 1 to 8192");
+  else if (flag == "--cpu")
+    options.cpus = bare::parse_cpu_pair(value, "--cpu takes SENDER,RECEIVERS, e.g. 0,1");
+  else
+    return false;
+  return true;
+}
+
+void set_queues(nng_socket socket, int queue)
+{
+  nng_socket_set_int(socket, NNG_OPT_SENDBUF, queue);
+  nng_socket_set_int(socket, NNG_OPT_RECVBUF, queue);
+}
+
+// A receiver process: counts the measured messages until its first end marker.
+void run_receiver(const std::string& url, const Options& options, int results)
+{
+  bare::pin_or_throw(bare::second_cpu(options.cpus));
+  const nng_socket socket = open_socket(nng_pull0_open, max_message_size);
+  set_queues(socket, options.queue);
+  dial(socket, url);
+  std::vector<std::byte> message(options.size);
+  Counted counted;
+  for (;;) {
+    std::size_t size = message.size();
+    check(nng_recv(socket, message.data(), &size, 0), "receive");
+    if (size >= 1 && message[0] == end_tag)
+      break;
+    if (size >= 1 && message[0] == data_tag)
+      ++counted.received;
+  }
+  if (write(results, &counted, sizeof counted) != static_cast<ssize_t>(sizeof counted))
+    throw Failure{"write to the sender", 0};
+  // No nng_close: NNG 1.5's can wait for a pipe the sender is closing; _exit closes it.
+}
+
+std::atomic<std::size_t> connected{0};
+
+void count_pipes(nng_pipe, nng_pipe_ev event, void*)
+{
+  if (event == NNG_PIPE_EV_ADD_POST)
+    connected.fetch_add(1);
+}
+
+// Reads what the receivers wrote, as far as `counted` has room; true once it is full.
+bool read_reports(int results, std::vector<Counted>& counted, std::size_t& reports)
+{
+  pollfd readable{results, POLLIN, 0};
+  while (reports < counted.size() && poll(&readable, 1, 1) > 0) {
+    if (read(results, &counted[reports], sizeof(Counted)) != static_cast<ssize_t>(sizeof(Counted)))
+      throw Failure{"a receiver's report was cut short", 0};
+    ++reports;
+  }
+  return reports == counted.size();
+}
+
+// The sender: waits for every receiver, deals the warm-up and the measured messages, then end
+// markers until each receiver reported. Returns the measured sends' time.
+Clock::duration deal(const std::string& url, const Options& options, int results,
+                     std::vector<Counted>& counted)
+{
+  bare::pin_or_throw(bare::first_cpu(options.cpus));
+  const nng_socket socket = open_socket(nng_push0_open, max_message_size);
+  set_queues(socket, options.queue);
+  check(nng_pipe_notify(socket, NNG_PIPE_EV_ADD_POST, count_pipes, nullptr), "nng_pipe_notify");
+  check(nng_listen(socket, url.c_str(), nullptr, 0), "nng_listen");
+  const auto dialled_by = Clock::now() + gather_limit;
+  while (connected.load() < options.receivers) {
+    if (Clock::now() >= dialled_by)
+      throw Failure{"not every receiver dialled within 10 s", 0};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::vector<std::byte> message(options.size, std::byte{0x5a});
+  const auto send = [&] { check(nng_send(socket, message.data(), message.size(), 0), "send"); };
+  message[0] = warmup_tag;
+  const auto warmed = Clock::now() + std::chrono::duration<double>(options.warmup);
+  for (std::uint64_t sent = 0; options.warmup > 0; ++sent) {
+    if (sent % 64 == 0 && Clock::now() >= warmed)
+      break;
+    send();
+  }
+  message[0] = data_tag;
+  const auto start = Clock::now();
+  for (std::uint64_t sent = 0; sent < options.count; ++sent)
+    send();
+  const auto measured = Clock::now() - start;
+  message[0] = end_tag;
+  std::size_t reports = 0;
+  const auto reported_by = Clock::now() + gather_limit;
+  while (!read_reports(results, counted, reports)) {
+    if (Clock::now() >= reported_by)
+      throw Failure{"not every receiver reported within 10 s of the end", 0};
+    send();
+  }
+  // Not closed: NNG 1.5's nng_close can wait for the pipes the receivers are closing as they
+  // leave; the process's exit closes it.
+  return measured;
+}
+
+int run(const Options& options)
+{
+  const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
+  int results[2] = {-1, -1};
+  if (!port || pipe(results) != 0) {
+    std::fprintf(stderr, "%s: no free loopback port, or no pipe\n", program);
+    return 1;
+  }
+  const std::string url = "tcp://127.0.0.1:" + std::to_string(*port);
+  std::fflush(stdout);
+  const pid_t parent = getpid();
+  std::vector<pid_t> receivers;
+  for (std::size_t i = 0; i < options.receivers; ++i) {
+    const pid_t child = fork(); // before NNG starts a thread in this process
+    if (child < 0) {
+      std::perror("fork");
+      return 1;
+    }
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // dies with the sender: nothing left behind
+      if (getppid() != parent)
+        _exit(1);
+      close(results[0]);
+      const bool done =
+          bare::run_reporting(program, "receiver", [&] { run_receiver(url, options, results[1]); });
+      _exit(done ? 0 : 1);
+    }
+    receivers.push_back(child);
+  }
+  close(results[1]);
+  std::vector<Counted> counted(options.receivers);
+  Clock::duration measured{};
+  const bool dealt = bare::run_reporting(
+      program, "sender", [&] { measured = deal(url, options, results[0], counted); });
+  bool all_exited = true;
+  for (const pid_t child : receivers)
+    all_exited = bare::reap_child(child, gather_limit) && all_exited;
+  if (dealt && !all_exited)
+    std::fprintf(stderr, "%s: a receiver failed, or did not exit\n", program);
+  if (!dealt || !all_exited)
+    return 1;
+  std::uint64_t total = 0;
+  std::uint64_t least = UINT64_MAX;
+  std::uint64_t most = 0;
+  for (const Counted& one : counted) {
+    total += one.received;
+    least = std::min(least, one.received);
+    most = std::max(most, one.received);
+  }
+  if (total != options.count) {
+    std::fprintf(stderr, "%s: the receivers counted %" PRIu64 " of %" PRIu64 " messages\n", program,
+                 total, options.count);
+    return 1;
+  }
+  const double seconds = std::chrono::duration<double>(measured).count();
+  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"queue\":%d,"
+              "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
+              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
+              options.receivers, options.count, options.size, options.queue, total, least, most,
+              seconds, static_cast<double>(options.count) / seconds);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  return bare::run_main(
+      argc, argv, program, usage,
+      [](int count, char** values) {
+        return bare::parse_command_line<Options>(count, values, take_option);
+      },
+      run);
+}
