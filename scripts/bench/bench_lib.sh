@@ -217,6 +217,23 @@ runs_of()
   figures_of_runs "$repeat" "$1" "$2"
 }
 
+# A publisher's send rate in each of the $repeat runs of NAME ($work/NAME.RUN.json): what it
+# sent over its measured phase, space-separated in run order ("n/a" for a run without it):
+# `runs_sender_rate NAME`.
+runs_sender_rate()
+{
+  local run
+  for ((run = 1; run <= repeat; run++)); do
+    "$python" -c '
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))["publisher"]
+    print(p["messages_sent"] / p["measured_seconds"])
+except (OSError, ValueError, KeyError, ZeroDivisionError):
+    print("n/a")' "$work/$1.$run.json"
+  done | tr '\n' ' '
+}
+
 # One figure from a JSON file (a dotted path; numbers index lists), or "n/a" when it has none.
 field()
 {

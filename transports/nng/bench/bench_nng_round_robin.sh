@@ -65,16 +65,7 @@ for ((run = 1; run <= repeat; run++)); do
 done
 warn_unless_release "$work/netprof.1.json"
 
-# netprof's sender rate: what the publisher sent over its measured phase.
-netprof_rates=$(for ((run = 1; run <= repeat; run++)); do
-  "$python" -c '
-import json, sys
-try:
-    p = json.load(open(sys.argv[1]))["publisher"]
-    print(p["messages_sent"] / p["measured_seconds"])
-except (OSError, ValueError, KeyError, ZeroDivisionError):
-    print("n/a")' "$work/netprof.$run.json"
-done | tr '\n' ' ')
+netprof_rates=$(runs_sender_rate netprof)
 for ((run = 1; run <= repeat; run++)); do
   echo "round $run: bare shares $(field "$work/bare.$run.json" least_share)-$(field "$work/bare.$run.json" most_share); netprof $("$python" -c '
 import json, sys
