@@ -13,7 +13,7 @@ namespace {
 enum class LossView {
   known,            // the publisher's view, or a subscriber's that saw END
   no_end,           // a subscriber that never saw END cannot know what was sent
-  publisher_counts, // --fanout round-robin: only the publisher knows what it dealt to whom
+  publisher_counts, // --fanout round-robin: only the publisher can tell what is missing
 };
 
 // The counters block shared by the publisher's per-subscriber view and a subscriber's own
@@ -47,8 +47,8 @@ void write_counters(std::ostream& out, const std::string& indent, const Subscrib
     out << indent << "Lost: unknown (no end of test received)\n";
   } else {
     out << indent
-        << "Lost: counted by the publisher (--fanout round-robin: this subscriber got its share, "
-           "and only the publisher knows what it dealt to each)\n";
+        << "Lost: counted by the publisher (--fanout round-robin: this subscriber got a share, "
+           "and only the publisher can tell what is missing)\n";
   }
   out << indent << "Gaps: " << format_count(c.gaps) << "\n";
   out << indent << "Duplicates: " << format_count(c.duplicates) << "\n";
