@@ -124,13 +124,15 @@ class TransportListJsonTest(NetprofTestCase):
                 self.assertIsInstance(transport["allows_threads"], bool)
                 self.assertEqual(set(transport["flags"]),
                                  {"threads", "private_netns", "pair_service", "host_local",
-                                  "typed_payloads", "sends_to_one"})
+                                  "typed_payloads", "sends_to_one", "deals_in_turn"})
                 # Only a transport that serializes samples takes --payload-type struct|nested.
                 self.assertEqual(transport["flags"]["typed_payloads"],
                                  transport["name"] == "dds")
                 # --fanout round-robin: those whose publisher addresses one subscriber alone.
                 self.assertEqual(transport["flags"]["sends_to_one"],
                                  transport["name"] in {"udp", "tcp", "uds", "mq"})
+                # ... or whose medium deals each message to one (nng's push0).
+                self.assertEqual(transport["flags"]["deals_in_turn"], transport["name"] == "nng")
                 self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
                 launch = transport["remote_launch"]
                 if launch is not None:
