@@ -100,6 +100,22 @@ inline bool take_count_option(std::string_view flag, std::string_view value,
   return true;
 }
 
+// --receivers (1 to 64) and --count (1 to 2^40) of the round-robin baselines (one sender dealing
+// --count messages to --receivers receivers), into `receivers` and `count`; false for any other
+// flag.
+inline bool take_dealing_option(std::string_view flag, std::string_view value,
+                                std::size_t& receivers, std::uint64_t& count)
+{
+  if (flag == "--receivers")
+    receivers = parse_number<std::size_t>(value, 1, 64, "--receivers must be 1 to 64");
+  else if (flag == "--count")
+    count =
+        parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 40, "--count must be 1 to 2^40");
+  else
+    return false;
+  return true;
+}
+
 // --cpu A,B: the CPUs of the two processes (pinger and ponger, or sender and receiver).
 inline std::pair<int, int> parse_cpu_pair(std::string_view value, const char* usage)
 {

@@ -70,13 +70,9 @@ struct Counted {
 
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (flag == "--receivers")
-    options.receivers =
-        bare::parse_number<std::size_t>(value, 1, 64, "--receivers must be 1 to 64");
-  else if (flag == "--count")
-    options.count = bare::parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 40,
-                                                      "--count must be 1 to 2^40");
-  else if (flag == "--size")
+  if (bare::take_dealing_option(flag, value, options.receivers, options.count))
+    return true;
+  if (flag == "--size")
     options.size =
         bare::parse_number<std::size_t>(value, 1, max_message_size, "--size must be 1 to 1048576");
   else if (flag == "--warmup")

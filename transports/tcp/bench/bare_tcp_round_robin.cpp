@@ -54,14 +54,10 @@ Options parse_options(int argc, char** argv)
   Options options;
   options.stream.size = 188;
   bare::for_each_option(argc, argv, [&](std::string_view flag, std::string_view value) {
-    if (flag == "--receivers")
-      options.receivers =
-          bare::parse_number<std::size_t>(value, 1, 64, "--receivers must be 1 to 64");
-    else if (flag == "--count")
-      options.count = bare::parse_number<std::uint64_t>(value, 1, std::uint64_t{1} << 40,
-                                                        "--count must be 1 to 2^40");
-    else if (flag == "--seconds" || flag == "--wait" ||
-             !bare::take_throughput_option(flag, value, options.stream))
+    if (bare::take_dealing_option(flag, value, options.receivers, options.count))
+      return;
+    if (flag == "--seconds" || flag == "--wait" ||
+        !bare::take_throughput_option(flag, value, options.stream))
       throw bare::UsageError{
           "unknown option (known: --receivers --count --size --warmup --buffer --cpu)"};
   });
