@@ -60,6 +60,8 @@
 //               (its payload: the RunDescription of the run, below)
 //   end         measured messages sent        the end token              0
 //   final_ack   the subscriber id             the end token              its instance tag
+//   progress    measured messages received    0                          its instance tag
+//               (distinct ones, so far: --count-received in a stream)
 
 #include <array>
 #include <cstddef>
@@ -84,6 +86,10 @@ enum class MessageKind : std::uint8_t {
   final_counters = 6, // subscriber -> publisher: payload = encoded SubscriberCounters
   final_ack = 7,      // publisher -> subscribers: sequence = the subscriber id acknowledged
   challenge = 8,      // publisher -> the sender of a hello only: prove your address (above)
+  // subscriber -> publisher, in a stream run by --count-received only: "I have received
+  // sequence distinct measured messages". Sent when it reaches the run's count, and again now
+  // and then until END, since a datagram may be lost. A publisher that predates it refuses it.
+  progress = 9,
 };
 
 namespace flags {
@@ -240,14 +246,20 @@ struct RunDescription {
   std::uint64_t warmup_count = 0; // --warmup-count + 1; 0: the warm-up is timed
   double probe_hz = 0.0;
   std::uint64_t subscribers = 0; // how many the publisher waited for
+  // --count-received: the measured messages each subscriber is to receive; 0: none. The last
+  // field, added later: a description without it (run_description_v1_size bytes) is from a
+  // publisher that predates it, which leaves it 0.
+  std::uint64_t count_received = 0;
 };
 
-inline constexpr std::size_t run_description_size = 10 * 8;
+inline constexpr std::size_t run_description_v1_size = 10 * 8;
+inline constexpr std::size_t run_description_size = 11 * 8;
 
 // Precondition: out.size() >= run_description_size.
 void encode_run_description(const RunDescription& description, std::span<std::byte> out) noexcept;
 
-// False when the payload is not exactly run_description_size bytes, or a field is out of any
+// False when the payload is neither run_description_size nor run_description_v1_size bytes
+// (a subscriber that predates the last field refuses the longer one), or a field is out of any
 // range a publisher sends (a NaN or negative rate, a mode field other than its two bits).
 bool decode_run_description(std::span<const std::byte> payload, RunDescription& out) noexcept;
 

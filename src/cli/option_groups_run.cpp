@@ -30,9 +30,9 @@ void add_message_size_and_length(std::vector<CoreOption>& rows)
                    Readers::both, field<&RunConfig::count>},
                   {test_heading,
                    spec("count-received", "N", whole(1, unbounded), std::nullopt,
-                        "ping-pong: measure until every subscriber has N measured round trips "
-                        "(at most -t, whose default is 10 s; a subscriber short of N fails the "
-                        "run)",
+                        "measure until every subscriber has received N measured messages "
+                        "(ping-pong: round trips; at most -t, whose default is 10 s; a "
+                        "subscriber short of N fails the run)",
                         PairRoute::publisher_only),
                    Readers::publisher, field<&RunConfig::count_received>},
               });

@@ -63,22 +63,15 @@ bool take_bare_json_of_listing(std::vector<std::string>& arguments)
   return false;
 }
 
-// The publisher learns a subscriber's count as it goes only from its echoes: in ping-pong each
-// measured message is a probe and comes back, so the count is exact; a stream's subscribers
-// report what they received only at the end.
 void check_count_received(const OptionValues& values, const RunConfig& config)
 {
   if (!values.given("count-received"))
     return;
   if (values.given("count"))
-    throw UsageError("give either --count (messages sent) or --count-received (round trips "
-                     "each subscriber completed), not both");
-  if (config.mode != Mode::ping_pong)
-    throw UsageError("--count-received needs --mode ping-pong: a stream's subscribers report "
-                     "what they received only at the end, so the publisher cannot stop on it "
-                     "(use --count or -t)");
+    throw UsageError("give either --count (messages sent) or --count-received (messages each "
+                     "subscriber received), not both");
   if (!config.local_pair && config.role == Role::publisher && config.subscribers == 0)
-    throw UsageError("--count-received waits for every subscriber's round trips: give "
+    throw UsageError("--count-received waits for every subscriber's count: give "
                      "--subscribers 1 or more");
 }
 

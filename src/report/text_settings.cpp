@@ -107,7 +107,8 @@ void write_workload(std::ostream& out, const RunConfig& config)
   }
   if (config.count_received)
     out << "  Count received: " << format_count(*config.count_received)
-        << " round trips per subscriber (the measured phase ends there, or at the test time)\n";
+        << (config.mode == Mode::ping_pong ? " round trips" : " measured messages")
+        << " per subscriber (the measured phase ends there, or at the test time)\n";
   if (config.send_hz > 0.0) {
     out << "  Send rate: " << format_number(config.send_hz) << " Hz";
     // The pace is the publisher's own: a subscriber's settings come from the run description,

@@ -21,7 +21,7 @@ enum : std::size_t {
 static_assert(offset::end == header_size, "wire.hpp layout and header_size disagree");
 
 inline constexpr std::uint8_t first_kind = static_cast<std::uint8_t>(MessageKind::hello);
-inline constexpr std::uint8_t last_kind = static_cast<std::uint8_t>(MessageKind::challenge);
+inline constexpr std::uint8_t last_kind = static_cast<std::uint8_t>(MessageKind::progress);
 
 } // namespace
 

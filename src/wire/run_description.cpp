@@ -25,7 +25,7 @@ void encode_run_description(const RunDescription& d, std::span<std::byte> out) n
   for (const std::uint64_t field :
        {d.payload_size, d.num_vars, d.ping_pong | (d.round_robin ? round_robin_bit : 0), d.test_ns,
         d.count, std::bit_cast<std::uint64_t>(d.send_hz), d.warmup_ns, d.warmup_count,
-        std::bit_cast<std::uint64_t>(d.probe_hz), d.subscribers}) {
+        std::bit_cast<std::uint64_t>(d.probe_hz), d.subscribers, d.count_received}) {
     store_u64(p, field);
     p += sizeof(std::uint64_t);
   }
@@ -33,7 +33,7 @@ void encode_run_description(const RunDescription& d, std::span<std::byte> out) n
 
 bool decode_run_description(std::span<const std::byte> payload, RunDescription& out) noexcept
 {
-  if (payload.size() != run_description_size)
+  if (payload.size() != run_description_size && payload.size() != run_description_v1_size)
     return false;
   const auto field = [&](std::size_t index) {
     return detail::load_u64(payload.data() + index * sizeof(std::uint64_t));
@@ -51,6 +51,7 @@ bool decode_run_description(std::span<const std::byte> payload, RunDescription& 
   d.warmup_count = field(7);
   d.probe_hz = std::bit_cast<double>(field(8));
   d.subscribers = field(9);
+  d.count_received = payload.size() == run_description_size ? field(10) : 0;
   if (mode > (1 | round_robin_bit) || !plausible_rate(d.send_hz) || !plausible_rate(d.probe_hz))
     return false;
   out = d;

@@ -1,7 +1,8 @@
 """End-to-end: --count-received (issue 33, item 3): the publisher measures until every subscriber
-has N measured round trips, the DDS evaluation's "10,000 stats samples"; real processes over UDP
-on 127.0.0.1."""
+has N measured round trips (ping-pong) or N measured messages received (a stream), the DDS
+evaluation's "10,000 stats samples"; real processes over UDP and TCP on 127.0.0.1."""
 
+import os
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
@@ -47,10 +48,53 @@ class CountReceivedTest(NetprofTestCase):
                       "measured phase", result.stdout)
         self.assertFalse(result.json["result"]["success"])
 
-    def test_a_stream_is_refused_with_the_reason(self):
-        result = self.run_netprof("--local-pair", "--count-received", "100")
+    def test_a_stream_stops_once_every_subscriber_has_received_the_count(self):
+        result = self.run_netprof("--local-pair", "--subscribers", "2", "--count-received",
+                                  "20000", "-t", "30", json_name="stream", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        subscribers = result.json["subscribers"]
+        self.assertEqual(len(subscribers), 2)
+        for sub in subscribers:
+            self.assertGreaterEqual(sub["unique"], 20000, sub)
+        # It stopped on the reports, not on -t: what was in flight when the last report came
+        # is all it sent beyond the count.
+        self.assertLess(result.json["publisher"]["measured_seconds"], 25)
+        self.assertIn("Count received: 20,000 measured messages per subscriber", result.stdout)
+
+    def test_round_robin_stops_once_each_share_reaches_the_count(self):
+        result = self.run_netprof("--local-pair", "--tcp", "--fanout", "round-robin",
+                                  "--subscribers", "3", "--count-received", "5000", "-t", "30",
+                                  json_name="dealt", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        shares = [sub["unique"] for sub in result.json["subscribers"]]
+        self.assertEqual(len(shares), 3)
+        self.assertGreaterEqual(min(shares), 5000, shares)
+        self.assertEqual(sum(shares), result.json["publisher"]["messages_sent"])
+
+    def test_sealed_reports_end_a_keyed_stream(self):
+        key = self.json_path("key")
+        with open(key, "wb") as out:
+            out.write(os.urandom(32))
+        os.chmod(key, 0o600)
+        result = self.run_netprof("--local-pair", "--key-file", key, "--count-received",
+                                  "5000", "-t", "30", json_name="keyed", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        [sub] = result.json["subscribers"]
+        self.assertGreaterEqual(sub["unique"], 5000)
+        self.assertLess(result.json["publisher"]["measured_seconds"], 25)
+
+    def test_a_stream_the_time_cannot_hold_fails_and_says_how_far_it_got(self):
+        result = self.run_netprof("--local-pair", "--send-hz", "1000", "--count-received",
+                                  "100000", "-t", "0.5", json_name="short_stream",
+                                  deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("measured messages --count-received asked for before -t 0.5 s ended the "
+                      "measured phase", result.stdout)
+
+    def test_a_count_of_messages_sent_beside_it_is_refused(self):
+        result = self.run_netprof("--local-pair", "--count", "10", "--count-received", "100")
         self.assertEqual(result.returncode, 2)
-        self.assertIn("--count-received needs --mode ping-pong", result.stderr)
+        self.assertIn("give either --count (messages sent) or --count-received", result.stderr)
 
 
 if __name__ == "__main__":

@@ -116,6 +116,7 @@ void write_wire_header(CorpusDir dir)
             message(header_of(MessageKind::final_counters, 1, 0, wire::flags::departing),
                     encoded_counters));
   dir.write("final_ack", message(header_of(MessageKind::final_ack, 0, 1), none));
+  dir.write("progress", message(header_of(MessageKind::progress, 1, 10'000), none));
 
   // Just outside each rule.
   Bytes valid = message(header_of(MessageKind::data, 0, 9), opaque);

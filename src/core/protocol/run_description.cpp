@@ -69,6 +69,7 @@ wire::RunDescription describe_run(const RunConfig& config) noexcept
   d.warmup_count = config.warmup_count ? *config.warmup_count + 1 : 0;
   d.probe_hz = config.probe_hz;
   d.subscribers = config.subscribers;
+  d.count_received = config.count_received.value_or(0);
   return d;
 }
 
@@ -88,6 +89,8 @@ RunConfig as_described(const RunConfig& own, const wire::RunDescription& run,
   shown.probe_hz = run.probe_hz;
   shown.subscribers =
       static_cast<std::uint32_t>(std::min<std::uint64_t>(run.subscribers, UINT32_MAX));
+  shown.count_received =
+      run.count_received > 0 ? std::optional(run.count_received) : std::nullopt;
   const auto& given = own.options_given;
   for (const Setting& setting : settings()) {
     if (std::find(given.begin(), given.end(), setting.option) == given.end())

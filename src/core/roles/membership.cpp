@@ -75,6 +75,18 @@ ProofDecision Membership::on_unusual_proof(Member* member, std::uint32_t id, std
   return decision;
 }
 
+bool Membership::on_progress(std::uint32_t id, std::uint32_t instance, std::uint64_t received,
+                             std::uint64_t sent, Clock::time_point now) noexcept
+{
+  Member* member = find(id);
+  if (member == nullptr || instance != member->instance || received > sent)
+    return false;
+  member->reported_received = std::max(member->reported_received, received);
+  member->last_heard = now;
+  m_progress_news = true;
+  return true;
+}
+
 Member* Membership::add(std::uint32_t id, std::uint64_t probes_sent,
                         std::uint64_t messages_sent) noexcept
 {
@@ -127,6 +139,7 @@ void Membership::follow_restart(Member& member, std::uint32_t instance,
   if (while_measuring)
     member.restarted_at = std::max(when, m_measure_start);
   member.final_counters = {};
+  member.reported_received = 0;
 }
 
 Candidate* Membership::find_candidate(std::uint32_t id, std::uint32_t instance) noexcept

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace netprof {
@@ -64,6 +65,9 @@ struct Member {
   // --fanout round-robin: the measured messages, and the probes among them, sent to it alone.
   std::uint64_t messages_dealt = 0;
   std::uint64_t probes_dealt = 0;
+  // --count-received in a stream: the most distinct measured messages it said it had (its
+  // progress messages); a restart voids it.
+  std::uint64_t reported_received = 0;
   // Why the last counters sent under this id were refused as impossible (counter_plausibility
   // .hpp); null while none were.
   const char* refused_counters = nullptr;
@@ -151,6 +155,21 @@ public:
         return false;
     return !m_members.empty();
   }
+  // A member's progress message: `received` distinct measured messages, of the `sent` so far.
+  // False (refuse it) from anyone but a member's known process, or for more than was sent.
+  bool on_progress(std::uint32_t id, std::uint32_t instance, std::uint64_t received,
+                   std::uint64_t sent, Clock::time_point now) noexcept;
+  // Whether a progress message came since the last call: only then can each_reported change.
+  bool take_progress_news() noexcept { return std::exchange(m_progress_news, false); }
+  // Every member said it has `received` measured messages (--count-received in a stream);
+  // false with no member.
+  bool each_reported(std::uint64_t received) const noexcept
+  {
+    for (const Member& member : m_members)
+      if (member.reported_received < received)
+        return false;
+    return !m_members.empty();
+  }
   std::span<const Member> members() const noexcept { return m_members; }
   // --fanout round-robin: the member the next data message goes to, one further on each call,
   // passing over those not adopted yet and those that said they were leaving; null when there
@@ -182,6 +201,7 @@ private:
   std::vector<Candidate> m_candidates; // reserved: never allocates
   std::uint64_t m_evicted_hellos = 0;
   std::size_t m_turn = 0; // next_in_turn's next member
+  bool m_progress_news = false;
 };
 
 } // namespace netprof

@@ -142,6 +142,14 @@ void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
   case wire::MessageKind::final_counters:
     reply = on_final_counters(header, opened.payload(), arrived);
     break;
+  case wire::MessageKind::progress:
+    // Of this run, from a member's own process, and no more than was sent: anything else is
+    // refused, so a forged report cannot end the measured phase early.
+    if (header.run_id == m_run_id &&
+        m_members.on_progress(header.sender_id, wire::instance_tag(header), header.sequence,
+                              m_sender.tally().sent, arrived))
+      reply = Reply::nothing();
+    break;
   default:
     break;
   }

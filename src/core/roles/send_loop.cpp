@@ -154,7 +154,7 @@ bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_poin
     }
     if (!look_for_echoes(index, now))
       return false;
-    if (!warmup && phases.count_received && m_members.each_echoed(*phases.count_received))
+    if (!warmup && phases.count_received && each_received(*phases.count_received))
       return true;
   }
 }
@@ -232,6 +232,15 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexc
       (m_echoes.current_echoes() >= echoes_owed() || now >= m_echoes.current_deadline()))
     m_echoes.stop_awaiting();
   return true;
+}
+
+bool SendLoop::each_received(std::uint64_t count) noexcept
+{
+  // A probe's echo is a round trip the publisher counts itself; a stream's subscribers say
+  // when they have their count (ProgressReport), so there is nothing new between reports.
+  if (m_ping_pong)
+    return m_members.each_echoed(count);
+  return m_members.take_progress_news() && m_members.each_reported(count);
 }
 
 bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept

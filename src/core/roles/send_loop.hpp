@@ -79,6 +79,8 @@ private:
                  Clock::time_point now) noexcept;
   bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
   bool wait_for_echoes(Clock::time_point deadline) noexcept;
+  // --count-received: every member has `count` measured messages (ping-pong: round trips).
+  bool each_received(std::uint64_t count) noexcept;
   bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
   // --fanout round-robin: picks the member this message goes to (m_target); none is fine (no
   // member to send to: nobody hears it). Returns how many echoes a probe sent now is owed.

@@ -8,6 +8,7 @@
 #include "core/roles/final_exchange.hpp"
 #include "core/roles/joining.hpp"
 #include "core/roles/opening_sink.hpp"
+#include "core/roles/progress_report.hpp"
 #include "core/roles/role_settings.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
@@ -60,7 +61,8 @@ public:
         m_endpoint(endpoint), m_stop(stop), m_live(live),
         m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
         m_echoes(m_settings.payload_size, endpoint.facts().max_message_size),
-        m_hello(m_authentication.tag_room()), m_final(m_authentication), m_joining(m_settings.id),
+        m_hello(m_authentication.tag_room()), m_final(m_authentication),
+        m_progress(m_authentication), m_joining(m_settings.id),
         m_deadlines(m_settings, Clock::now()),
         m_drops(m_settings.drop_percent, m_settings.drop_seed)
   {
@@ -87,6 +89,7 @@ private:
   // `adopting`: made our publisher first (an invitation's sender), then sent it as to any peer.
   void send_hello(std::optional<PeerHandle> adopting = std::nullopt) noexcept;
   void send_final_counters(std::uint16_t flags = 0) noexcept;
+  void send_progress(Clock::time_point now) noexcept;
   IntervalTotals interval_totals() const noexcept;
   void close_interval_if_due(Clock::time_point now) noexcept;
   SubscriberResult figures(std::optional<std::uint64_t> sent) const;
@@ -104,6 +107,7 @@ private:
   EchoResponder m_echoes;
   OutgoingMessage m_hello;
   FinalExchange m_final;
+  ProgressReport m_progress;
   Joining m_joining;
 
   std::unique_ptr<SubscriberRun> m_run = std::make_unique<SubscriberRun>();
@@ -207,6 +211,7 @@ bool Subscriber::take_run(const wire::Header& header, std::span<const std::byte>
 void Subscriber::start_run(const wire::Header& header, std::span<const std::byte> payload) noexcept
 {
   m_run->start(header, payload);
+  m_progress.start_run(*m_run);
   if (m_run->described)
     m_echoes.make_room_for(m_run->description.payload_size);
 }
@@ -247,6 +252,8 @@ void Subscriber::on_data(const wire::Header& header, const Delivery& delivery,
   if (!counted.measured)
     return;
   LiveCounters::bump(m_live.received);
+  if (m_progress.due(*m_run, now))
+    send_progress(now);
   if (m_intervals) {
     if (counted.first_measured && !m_intervals->started())
       m_intervals->start(now); // a subscriber's intervals begin at its first measured message
@@ -302,6 +309,12 @@ void Subscriber::send_hello(std::optional<PeerHandle> adopting) noexcept
   m_endpoint.flush();
 }
 
+void Subscriber::send_progress(Clock::time_point now) noexcept
+{
+  m_endpoint.send(m_progress.message(*m_run, m_joining, now));
+  m_endpoint.flush();
+}
+
 void Subscriber::send_final_counters(std::uint16_t flags) noexcept
 {
   m_endpoint.send(m_final.counters(*m_run, m_joining, m_refused.rejected,
@@ -329,6 +342,8 @@ RoleResult Subscriber::run()
     m_joining.set_seeking(m_deadlines.seeking(*m_run, now));
     if (m_joining.hello_due(*m_run, now))
       send_hello();
+    if (m_progress.due(*m_run, now))
+      send_progress(now); // again, in case the last was lost
     m_live.enter(live_phase(*m_run));
     ending = m_deadlines.ending(*m_run, now);
     if (ending)

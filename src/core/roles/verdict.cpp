@@ -157,18 +157,24 @@ std::string stall_problem(const PublisherFacts& facts, const VerdictCriteria& cr
          "every message, END included";
 }
 
-// --count-received: a member short of its round trips when -t ended the phase fails the run.
+// --count-received: a member short of its count when -t ended the phase fails the run. In
+// ping-pong the count is of round trips; in a stream, of the distinct measured messages it
+// received.
 void judge_count_received(const std::string& name, const SubscriberResult& sub,
                           const PublisherFacts& facts, const VerdictCriteria& criteria,
                           Verdict& verdict)
 {
   const std::optional<std::uint64_t> wanted = criteria.phases.count_received;
-  if (!wanted || facts.interrupted || sub.echoes >= *wanted)
+  const bool ping_pong = criteria.pacing.mode == Mode::ping_pong;
+  const std::uint64_t reached = ping_pong ? sub.echoes : sub.counters.unique;
+  if (!wanted || facts.interrupted || reached >= *wanted)
     return;
-  verdict.problems.push_back(
-      name + " completed " + format_count(sub.echoes) + " of the " + format_count(*wanted) +
-      " round trips --count-received asked for before -t " +
-      format_number(criteria.phases.test_seconds) + " s ended the measured phase");
+  verdict.problems.push_back(name + (ping_pong ? " completed " : " received ") +
+                             format_count(reached) + " of the " + format_count(*wanted) +
+                             (ping_pong ? " round trips" : " measured messages") +
+                             " --count-received asked for before -t " +
+                             format_number(criteria.phases.test_seconds) +
+                             " s ended the measured phase");
 }
 
 void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,

@@ -58,6 +58,32 @@ TEST(Membership, EachEchoedNeedsEveryMemberAtTheCountAndAtLeastOneMember)
   EXPECT_TRUE(sut.each_echoed(10));
 }
 
+// --count-received in a stream: the phase ends when each member said it has the count, and
+// only a member's own process can say so, never of more than was sent.
+TEST(Membership, EachReportedNeedsEveryMembersOwnProcessToSayItHasTheCount)
+{
+  Membership sut(2);
+  ASSERT_EQ(sut.on_hello(1, tag_a, 0, t0), HelloDecision::adopt_and_acknowledge);
+  ASSERT_EQ(sut.on_hello(2, tag_b, 0, t0), HelloDecision::adopt_and_acknowledge);
+  EXPECT_FALSE(sut.take_progress_news());
+
+  EXPECT_TRUE(sut.on_progress(1, tag_a, 10, 12, t0 + 1s));
+  EXPECT_TRUE(sut.take_progress_news());
+  EXPECT_FALSE(sut.take_progress_news()) << "news is taken once";
+  EXPECT_FALSE(sut.each_reported(10)) << "subscriber 2 has said nothing yet";
+
+  EXPECT_FALSE(sut.on_progress(2, tag_a, 10, 12, t0 + 1s)) << "another process's tag";
+  EXPECT_FALSE(sut.on_progress(3, tag_b, 10, 12, t0 + 1s)) << "no such member";
+  EXPECT_FALSE(sut.on_progress(2, tag_b, 13, 12, t0 + 1s)) << "more than was sent";
+  EXPECT_FALSE(sut.take_progress_news());
+  EXPECT_FALSE(sut.each_reported(10));
+
+  EXPECT_TRUE(sut.on_progress(2, tag_b, 11, 12, t0 + 2s));
+  EXPECT_TRUE(sut.on_progress(1, tag_a, 3, 12, t0 + 2s)) << "a stale report, in flight";
+  EXPECT_TRUE(sut.each_reported(10)) << "a stale report takes nothing back";
+  EXPECT_EQ(sut.find(2)->last_heard, t0 + 2s);
+}
+
 // --fanout round-robin: each data message goes to the next member, so 5 members dealt 100,000
 // messages get 20,000 each; one not adopted yet (no peer) or that said it was leaving is passed
 // over rather than charged with messages nobody could hear.
@@ -190,6 +216,7 @@ TEST_F(MembershipMidRun, AHelloNamingAKnownIdWithANewTagDoesNotDisplaceIt)
 TEST_F(MembershipMidRun, ARestartProvenByAnEchoRetiresTheOldInstanceAndVoidsItsCounters)
 {
   sut.find(1)->final_counters.received = true; // as if the old process had reported
+  sut.find(1)->reported_received = 500;
 
   ASSERT_EQ(sut.on_hello(1, tag_b, 0, t0 + 4s), HelloDecision::adopt_and_acknowledge);
   const ProofDecision restart = sut.on_proof(1, tag_b, t0 + 5s);
@@ -201,6 +228,7 @@ TEST_F(MembershipMidRun, ARestartProvenByAnEchoRetiresTheOldInstanceAndVoidsItsC
   EXPECT_EQ(restart.member->restarted_at, t0 + 4s); // when it said hello, not when it proved it
   EXPECT_FALSE(restart.member->final_counters.received);
   EXPECT_EQ(sut.size(), 1u);
+  EXPECT_EQ(restart.member->reported_received, 0u) << "the new process counts afresh";
 
   // Whatever the replaced process still has in flight is not ours any more.
   EXPECT_EQ(sut.on_proof(1, tag_a, t0 + 6s).member, nullptr);

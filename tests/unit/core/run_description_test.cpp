@@ -20,6 +20,7 @@ RunConfig publisher()
   config.warmup_count = 0;
   config.probe_hz = 50;
   config.subscribers = 2;
+  config.count_received = 10'000;
   return config;
 }
 
@@ -39,6 +40,7 @@ TEST(RunDescription, ASubscriberShowsTheRunsSettingsNotItsDefaults)
   EXPECT_EQ(shown.warmup_count, std::optional<std::uint64_t>(0));
   EXPECT_EQ(shown.probe_hz, 50.0);
   EXPECT_EQ(shown.subscribers, 2u);
+  EXPECT_EQ(shown.count_received, std::optional<std::uint64_t>(10'000));
   EXPECT_EQ(shown.id, 3u); // its own, not the publisher's
   EXPECT_EQ(shown.role, Role::subscriber);
   EXPECT_TRUE(disagreements.empty()); // it was given none of them

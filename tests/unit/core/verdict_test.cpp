@@ -480,6 +480,23 @@ TEST(PublisherVerdict, AMemberShortOfCountReceivedWhenTheTimeRanOutFailsTheRun)
                                 "phase"});
 }
 
+TEST(PublisherVerdict, AStreamMemberShortOfCountReceivedFailsTheRunWithWhatItReceived)
+{
+  VerdictCriteria criteria = defaults();
+  criteria.phases.count_received = 10'000;
+  criteria.phases.test_seconds = 2;
+  criteria.subscribers = 2;
+  criteria.max_loss_percent = 100; // the shortfall, not the loss, is judged here
+
+  const Verdict sut = publisher_verdict(
+      publisher_run(12'000, {counted(1, 12'000, 12'000), counted(2, 12'000, 9'876)}), criteria);
+
+  EXPECT_EQ(sut.status, ExitStatus::failed);
+  EXPECT_EQ(sut.problems, Lines{"subscriber 2 received 9,876 of the 10,000 measured messages "
+                                "--count-received asked for before -t 2 s ended the measured "
+                                "phase"});
+}
+
 TEST(PublisherVerdict, PingPongWithSomeLateEchoesStillPasses)
 {
   VerdictCriteria criteria = defaults();

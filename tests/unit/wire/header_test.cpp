@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, HeaderKindRoundTrip,
                          ::testing::Values(MessageKind::hello, MessageKind::hello_ack,
                                            MessageKind::data, MessageKind::echo, MessageKind::end,
                                            MessageKind::final_counters, MessageKind::final_ack,
-                                           MessageKind::challenge));
+                                           MessageKind::challenge, MessageKind::progress));
 
 TEST(HeaderRoundTrip, PreservesMaximumValues)
 {
@@ -233,7 +233,7 @@ TEST_P(HeaderBadKind, IsRejected)
   EXPECT_EQ(decode_header(sut, decoded), DecodeError::bad_kind);
 }
 
-INSTANTIATE_TEST_SUITE_P(OutOfRange, HeaderBadKind, ::testing::Values(0u, 9u, 255u));
+INSTANTIATE_TEST_SUITE_P(OutOfRange, HeaderBadKind, ::testing::Values(0u, 10u, 255u));
 
 TEST(HeaderDecode, RejectsEveryUnknownFlagBit)
 {

@@ -24,6 +24,7 @@ RunDescription typical()
   d.warmup_count = 21;
   d.probe_hz = 200;
   d.subscribers = 3;
+  d.count_received = 10'000;
   return d;
 }
 
@@ -49,6 +50,16 @@ TEST(RunDescriptionWire, RoundTripsEveryField)
   EXPECT_EQ(decoded.warmup_count, sent.warmup_count);
   EXPECT_EQ(decoded.probe_hz, sent.probe_hz);
   EXPECT_EQ(decoded.subscribers, sent.subscribers);
+  EXPECT_EQ(decoded.count_received, sent.count_received);
+}
+
+TEST(RunDescriptionWire, ADescriptionWithoutTheCountReceivedIsAnOlderPublishersAndAsksNone)
+{
+  const std::vector<std::byte> bytes = encoded(typical());
+  RunDescription decoded;
+  ASSERT_TRUE(decode_run_description(std::span(bytes).first(run_description_v1_size), decoded));
+  EXPECT_EQ(decoded.count_received, 0u);
+  EXPECT_EQ(decoded.subscribers, typical().subscribers);
 }
 
 TEST(RunDescriptionWire, RoundRobinTravelsBesideEitherMode)
@@ -74,6 +85,7 @@ TEST(RunDescriptionWire, RefusesAnyOtherSizeAndImpossibleValuesLeavingTheOutputA
   std::vector<std::byte> bytes = encoded(typical());
   RunDescription out = untouched;
   EXPECT_FALSE(decode_run_description(std::span(bytes).first(run_description_size - 1), out));
+  EXPECT_FALSE(decode_run_description(std::span(bytes).first(run_description_v1_size - 1), out));
   bytes.push_back(std::byte{0});
   EXPECT_FALSE(decode_run_description(bytes, out));
   EXPECT_FALSE(decode_run_description({}, out)); // a publisher that predates it
