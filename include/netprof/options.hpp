@@ -75,6 +75,9 @@ struct OptionSpec {
   OptionSpec repeatable() &&;                    // -u a -u b: every value is kept, in order
   OptionSpec passed(PairRoute route) &&;         // how the local pair passes it on
   OptionSpec per_stream(StreamRule rule) &&;     // an address that each publisher moves
+  // ... whose port moves by `ports_each` per stream: the ports one stream takes from the one
+  // given (NNG's data, back and control channels: 3).
+  OptionSpec per_stream(StreamRule rule, std::uint32_t ports_each) &&;
 
   std::string long_name;  // "size"
   char short_name = '\0'; // 's'; '\0' for none
@@ -86,6 +89,7 @@ struct OptionSpec {
   bool is_repeatable = false;
   PairRoute pair = PairRoute::both;
   StreamRule stream = StreamRule::none;
+  std::uint32_t stream_ports = 1; // how far each stream's port moves
 };
 
 // Options shown together in --help under one caption.

@@ -59,6 +59,13 @@ OptionSpec OptionSpec::per_stream(StreamRule addresses) &&
   return std::move(*this);
 }
 
+OptionSpec OptionSpec::per_stream(StreamRule addresses, std::uint32_t ports_each) &&
+{
+  stream = addresses;
+  stream_ports = ports_each;
+  return std::move(*this);
+}
+
 OptionSpec OptionSpec::repeatable() &&
 {
   is_repeatable = true;

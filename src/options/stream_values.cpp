@@ -23,36 +23,44 @@ bool ends_with_port(const std::string& value)
                      [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-// "host:port" (or "tcp://host:port") with the port moved up by `stream`; a port 0 asks the
-// system for any, which is any for every stream too.
-std::string moved_port(const std::string& option, const std::string& value, std::uint32_t stream)
+// "host:port" (or "tcp://host:port") with the port moved up by `stream` times the ports each
+// stream takes; a port 0 asks the system for any, which is any for every stream too.
+std::string moved_port(const OptionSpec& spec, const std::string& value, std::uint32_t stream)
 {
+  const std::string by = spec.stream_ports == 1
+                             ? std::string("by its number")
+                             : "by its number times " + std::to_string(spec.stream_ports) +
+                                   " (the ports each stream takes)";
   if (!ends_with_port(value))
-    throw UsageError("--" + option + " " + value + ": --publishers and --topics move each " +
-                     "stream's port up by its number, so give host:port");
+    throw UsageError("--" + spec.long_name + " " + value +
+                     ": --publishers and --topics move each stream's port up " + by +
+                     ", so give host:port");
   const std::size_t colon = value.rfind(':');
   const unsigned long port = std::stoul(value.substr(colon + 1));
   if (port == 0)
     return value;
-  if (port + stream > max_port)
-    throw UsageError("--" + option + " " + value + ": stream " + std::to_string(stream) +
+  const unsigned long moved = port + static_cast<unsigned long>(stream) * spec.stream_ports;
+  // The stream's last port too: a stream of 3 ports at 65534 would need 65536.
+  const unsigned long last = moved + spec.stream_ports - 1;
+  if (stream > 0 && last > max_port)
+    throw UsageError("--" + spec.long_name + " " + value + ": stream " + std::to_string(stream) +
                      " (publisher p's topic t is stream p*T+t) would need port " +
-                     std::to_string(port + stream) + ", past 65535: give a lower port");
-  return value.substr(0, colon + 1) + std::to_string(port + stream);
+                     std::to_string(last) + ", past 65535: give a lower port");
+  return value.substr(0, colon + 1) + std::to_string(moved);
 }
 
 std::string for_stream(const OptionSpec& spec, const std::string& value, std::uint32_t stream)
 {
   switch (spec.stream) {
   case StreamRule::port_offset:
-    return moved_port(spec.long_name, value, stream);
+    return moved_port(spec, value, stream);
   case StreamRule::name_suffix: // empty: none given (the local pair picks one)
     return value.empty() ? value : value + "." + std::to_string(stream);
   case StreamRule::address:
     if (value.ends_with(":*") || value.ends_with(":0"))
       return value;
     if (ends_with_port(value))
-      return moved_port(spec.long_name, value, stream);
+      return moved_port(spec, value, stream);
     return value.empty() ? value : value + "." + std::to_string(stream);
   case StreamRule::none:
     break;

@@ -19,6 +19,11 @@ struct NngAddress {
   std::string path;       // ipc: absolute
 };
 
+// The tcp ports one stream (a publisher's, or a topic's) takes from its data port on: the data,
+// the back channel and pushpull's control channel. Under --publishers and --topics stream k's
+// data port is this many times k above the one given, whatever the pattern.
+inline constexpr std::uint32_t ports_per_stream = 3;
+
 // The suffix of the back channel's socket file, beside the data's.
 inline constexpr const char* back_channel_suffix = ".back";
 // The suffix of pushpull's control channel's socket file (no longer than the back channel's).

@@ -34,8 +34,11 @@ const OptionGroup& nng_options()
            "listens there (0.0.0.0: every interface), subscribers dial it. With pubsub "
            "and pushpull the back channel (hellos, echoes, final counters) listens at the "
            "next tcp port, or at the ipc path with \".back\" after it; pushpull's control "
-           "channel at the port after that, or the path with \".ctl\". --local-pair takes "
-           "none (free loopback ports) or one (tcp port 0: netprof picks)."),
+           "channel at the port after that, or the path with \".ctl\". Under --publishers "
+           "and --topics stream k listens 3k ports up, or at the path with \".k\" after it. "
+           "--local-pair takes none (free loopback ports) or one (tcp port 0: netprof "
+           "picks).")
+           .per_stream(StreamRule::address, nng_parts::ports_per_stream),
        OptionSpec("nng-pattern", "pubsub|pushpull|pair", Choice{{"pubsub", "pushpull", "pair"}},
                   "the NNG protocols that carry the data: pubsub (pub0/sub0, any number of "
                   "subscribers), pushpull (push0/pull0) or pair (pair0, both ways over one "
@@ -165,7 +168,7 @@ std::unique_ptr<Endpoint> open_nng(const NngAddress& data, Pattern chosen,
 }
 
 LocalPairPlan local_pair_plan(const std::optional<std::string>& given, Pattern chosen,
-                              std::size_t subscribers, bool round_robin)
+                              std::size_t subscribers, std::size_t streams, bool round_robin)
 {
   check_subscribers(chosen, subscribers, round_robin);
   NngAddress listen_at = nng_parts::parse_nng_address(given.value_or("tcp://127.0.0.1:0"),
@@ -173,9 +176,11 @@ LocalPairPlan local_pair_plan(const std::optional<std::string>& given, Pattern c
   if (listen_at.scheme == Scheme::tcp && listen_at.port == 0) {
     const std::string host = nng_parts::reachable_form(listen_at).host;
     const std::size_t channels = chosen == Pattern::pair ? 1 : chosen == Pattern::pushpull ? 3 : 2;
+    // Each further stream is ports_per_stream up (its own channels within them).
+    const std::size_t ports = (streams - 1) * nng_parts::ports_per_stream + channels;
     listen_at =
         nng_parts::parse_nng_address("tcp://" + listen_at.host + ":" +
-                                     std::to_string(nng_parts::pick_free_port_run(host, channels)));
+                                     std::to_string(nng_parts::pick_free_port_run(host, ports)));
   }
   check_channels(listen_at, chosen); // a bad one is reported before any child
   const std::string dial = nng_parts::reachable_form(listen_at).url;
@@ -201,7 +206,7 @@ TransportPlan plan_nng(const PlanRequest& request)
   return transport_common::plan_pair_or_single(
       request, [&](const EndpointRequest& endpoint) { return nng_qos(chosen, endpoint); },
       [&] {
-        return local_pair_plan(given, chosen, request.pair_subscribers,
+        return local_pair_plan(given, chosen, request.pair_subscribers, request.pair_streams,
                                request.endpoint.round_robin);
       },
       [&]() -> transport_common::SingleRolePlan {

@@ -89,8 +89,7 @@ RunConfig as_described(const RunConfig& own, const wire::RunDescription& run,
   shown.probe_hz = run.probe_hz;
   shown.subscribers =
       static_cast<std::uint32_t>(std::min<std::uint64_t>(run.subscribers, UINT32_MAX));
-  shown.count_received =
-      run.count_received > 0 ? std::optional(run.count_received) : std::nullopt;
+  shown.count_received = run.count_received > 0 ? std::optional(run.count_received) : std::nullopt;
   const auto& given = own.options_given;
   for (const Setting& setting : settings()) {
     if (std::find(given.begin(), given.end(), setting.option) == given.end())

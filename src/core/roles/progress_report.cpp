@@ -14,8 +14,7 @@ void ProgressReport::start_run(const SubscriberRun& run) noexcept
   m_last_sent = {};
 }
 
-std::span<const std::byte> ProgressReport::message(const SubscriberRun& run,
-                                                   const Joining& joining,
+std::span<const std::byte> ProgressReport::message(const SubscriberRun& run, const Joining& joining,
                                                    Clock::time_point now) noexcept
 {
   wire::Header header;

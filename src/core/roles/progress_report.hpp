@@ -29,8 +29,8 @@ public:
   // Inline: the subscriber asks after every measured message.
   bool due(const SubscriberRun& run, Clock::time_point now) const noexcept
   {
-    return m_count_wanted != 0 && run.sequences.unique() >= m_count_wanted &&
-           !run.end_received && now - m_last_sent >= repeat_interval;
+    return m_count_wanted != 0 && run.sequences.unique() >= m_count_wanted && !run.end_received &&
+           now - m_last_sent >= repeat_interval;
   }
 
   // The report of `run` to send at once.

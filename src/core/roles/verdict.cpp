@@ -169,12 +169,11 @@ void judge_count_received(const std::string& name, const SubscriberResult& sub,
   const std::uint64_t reached = ping_pong ? sub.echoes : sub.counters.unique;
   if (!wanted || facts.interrupted || reached >= *wanted)
     return;
-  verdict.problems.push_back(name + (ping_pong ? " completed " : " received ") +
-                             format_count(reached) + " of the " + format_count(*wanted) +
-                             (ping_pong ? " round trips" : " measured messages") +
-                             " --count-received asked for before -t " +
-                             format_number(criteria.phases.test_seconds) +
-                             " s ended the measured phase");
+  verdict.problems.push_back(
+      name + (ping_pong ? " completed " : " received ") + format_count(reached) + " of the " +
+      format_count(*wanted) + (ping_pong ? " round trips" : " measured messages") +
+      " --count-received asked for before -t " + format_number(criteria.phases.test_seconds) +
+      " s ended the measured phase");
 }
 
 void judge_member(const SubscriberResult& sub, const PublisherFacts& facts,

@@ -426,15 +426,13 @@ TEST_F(ParseCommandLineTest, CountReceivedBoundsEitherModeAndTakesNoCount)
   const auto sut =
       parse({"-u", "127.0.0.1:40000", "--mode", "ping-pong", "--count-received", "10000"});
   EXPECT_EQ(sut.config.count_received, 10'000u);
-  EXPECT_EQ(parse({"-u", "127.0.0.1:40000", "--count-received", "10"}).config.count_received,
-            10u);
+  EXPECT_EQ(parse({"-u", "127.0.0.1:40000", "--count-received", "10"}).config.count_received, 10u);
 
   EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--mode", "ping-pong", "--count", "5",
                          "--count-received", "10"}),
             "give either --count (messages sent) or --count-received (messages each "
             "subscriber received), not both");
-  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--subscribers", "0", "--count-received",
-                         "10"}),
+  EXPECT_EQ(usage_error({"-u", "127.0.0.1:40000", "--subscribers", "0", "--count-received", "10"}),
             "--count-received waits for every subscriber's count: give --subscribers 1 or more");
 }
 

@@ -106,5 +106,31 @@ TEST(StreamValues, AnAddressMovesItsPortOrNamesItsPath)
             (std::vector<std::string>{"tcp://127.0.0.1:*"}));
 }
 
+// NNG's streams each take three ports (data, back and control channels): the next stream's
+// starts three further on, and a stream whose last port would pass 65535 is refused.
+TEST(StreamValues, AStreamOfSeveralPortsMovesByThemAll)
+{
+  static const OptionGroup urls{
+      "Urls", {OptionSpec("url", "URL", Text{}, "").per_stream(StreamRule::address, 3)}};
+  const auto moved = [](const std::string& url, std::uint32_t stream) {
+    return *values_for_stream(parse_options({"--url", url}, {&urls}), urls, stream)
+                .text(urls["url"]);
+  };
+  EXPECT_EQ(moved("tcp://127.0.0.1:5000", 0), "tcp://127.0.0.1:5000");
+  EXPECT_EQ(moved("tcp://127.0.0.1:5000", 2), "tcp://127.0.0.1:5006");
+  EXPECT_EQ(moved("ipc:///tmp/x.ipc", 2), "ipc:///tmp/x.ipc.2");
+  EXPECT_EQ(moved("tcp://127.0.0.1:65530", 1), "tcp://127.0.0.1:65533");
+  try {
+    moved("tcp://127.0.0.1:65530", 2);
+    FAIL() << "ports 65536 to 65538 were accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("stream 2 (publisher p's topic t is stream p*T+t) "
+                        "would need port 65538"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 } // namespace
 } // namespace netprof

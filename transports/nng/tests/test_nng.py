@@ -167,6 +167,51 @@ class TwoProcessTest(NngTestCase):
                                     deadline_s=DEADLINE_S)
 
 
+class PublishersTest(NngTestCase):
+    """--publishers P: publisher k's stream listens 3k ports up (its data, back and control
+    channels), or at the ipc path with ".k" after it."""
+
+    def test_a_local_group_of_two_publishers_loses_nothing(self):
+        result = self.run_netprof("--local-pair", "--nng", "--publishers", "2", "--subscribers",
+                                  "2", *MODEST, json_name="group", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publishers = result.json["publishers"]
+        self.assertEqual([p["id"] for p in publishers], [0, 1])
+        for publisher in publishers:
+            sent = publisher["publisher"]["messages_sent"]
+            self.assertGreater(sent, 0)
+            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
+                             [(2, sent, 0), (3, sent, 0)])
+
+    def test_by_hand_each_publisher_takes_its_own_ports(self):
+        base = free_tcp_port_run(2 * 3)
+        url = f"tcp://127.0.0.1:{base}"
+        publishers = [self.start("-i", str(i), "--publishers", "2", "--nng", url, "--wait", "20",
+                                 *MODEST, json_name=f"pub{i}") for i in (0, 1)]
+        subscriber = self.run_netprof("-i", "2", "--publishers", "2", "--nng", url, "--wait",
+                                      "20", json_name="sub", deadline_s=DEADLINE_S)
+        for process, path in publishers:
+            published = self.finish(process, path, DEADLINE_S)
+            self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+        self.assertEqual(subscriber.returncode, 0, subscriber.stdout + subscriber.stderr)
+        streams = subscriber.json["subscriber"]["per_publisher"]
+        self.assertEqual([(s["publisher"], s["lost"], s["end_received"]) for s in streams],
+                         [(0, 0, True), (1, 0, True)])
+        self.assertIn(str(base + 3), streams[1]["address"])
+
+    def test_over_ipc_each_publisher_has_its_own_files_and_leaves_none(self):
+        path = self.ipc_path("streams")
+        result = self.run_netprof("--local-pair", "--nng", f"ipc://{path}", "--publishers", "2",
+                                  *MODEST, json_name="ipc", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for publisher in result.json["publishers"]:
+            [sub] = publisher["subscribers"]
+            self.assertEqual(sub["lost"], 0)
+        leftovers = [name for name in os.listdir(os.path.dirname(path))
+                     if name.startswith("streams")]
+        self.assertEqual(leftovers, [])
+
+
 class StrangerTest(NngTestCase):
     # SP over tcp: an 8-byte header naming the sender's protocol (push0 is 0x50), then each
     # message behind its 8-byte big-endian length.
