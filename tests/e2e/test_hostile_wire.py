@@ -31,7 +31,7 @@ from netprof_test_case import NetprofTestCase, free_udp_port
 HEADER = struct.Struct("<IBBHIQQqqII")
 MAGIC = 0x4652504E
 VERSION = 1
-HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK, CHALLENGE = range(1, 9)
+HELLO, HELLO_ACK, DATA, ECHO, END, FINAL_COUNTERS, FINAL_ACK, CHALLENGE, PROGRESS = range(1, 10)
 PROBE, WARMUP, DEPARTING = 1, 2, 4
 # SubscriberCounters: received, unique, duplicates, out_of_order, gaps, datagrams,
 # payload_bytes, wire_bytes, first_to_last_ns, probes_echoed, rejected, warmup_received,
@@ -79,7 +79,7 @@ def malformed_messages(rng, run_id):
     out += [("wrong magic", header(magic=0x4652504F, run_id=run_id)),
             ("magic in big-endian order", header(magic=0x4E505246, run_id=run_id))]
     out += [(f"version {v}", header(version=v, run_id=run_id)) for v in (0, 2, 255)]
-    out += [(f"kind {k}", header(kind=k, run_id=run_id)) for k in (0, 9, 255)]
+    out += [(f"kind {k}", header(kind=k, run_id=run_id)) for k in (0, 10, 255)]
     out += [(f"flags {f:#x}", header(flags=f, run_id=run_id)) for f in (0x8, 0x8000)]
     out += [("payload_length 0xffffffff", header(run_id=run_id, payload_length=0xFFFFFFFF)),
             ("payload_length beyond the datagram", header(run_id=run_id, payload=b"x" * 10,
@@ -266,6 +266,13 @@ class GarbageIsRejectedTest(HostileWireCase):
                                                            intended=5, sent=6)),
             ("echo from an id that never said hello", header(ECHO, flags=PROBE, sender=999,
                                                              run_id=run_id, sequence=0)),
+            # progress reports (--count-received) that could end the measured phase early
+            ("progress from an id that never said hello", header(PROGRESS, sender=999,
+                                                                 run_id=run_id, sequence=1)),
+            ("progress of another run", header(PROGRESS, sender=1, run_id=foreign_run,
+                                               sequence=1)),
+            ("progress under the real id, untagged", header(PROGRESS, sender=1, run_id=run_id,
+                                                            sequence=1)),
             # counters that cannot be decoded
             ("final counters 10 bytes long", header(FINAL_COUNTERS, sender=1, run_id=run_id,
                                                     payload=b"\0" * 10)),
@@ -294,6 +301,8 @@ class GarbageIsRejectedTest(HostileWireCase):
             ("echo from the publisher id", header(ECHO, sender=0, run_id=run_id)),
             ("final counters from the publisher id", header(FINAL_COUNTERS, sender=0,
                                                             run_id=run_id, payload=counters)),
+            ("progress from the publisher id", header(PROGRESS, sender=0, run_id=run_id,
+                                                      sequence=1)),
             ("one-fragment message of random bytes",
              fragment(random_bytes(self.rng, 600), 600, 0, 1, 0)),
         ]

@@ -958,18 +958,24 @@ TEST_F(ParseCommandLineTest, EachTopicOfEachPublisherHasAStreamOfItsOwn)
   EXPECT_EQ(subscriber.streams[4].topic, 1u);
   EXPECT_EQ(subscriber.streams[4].plan.addresses,
             (std::vector<std::string>{"/tmp/netprof-t.sock.4"}));
-  EXPECT_EQ(usage_error({"--topics", "2", "--nng", "tcp://127.0.0.1:5000"})
-                .rfind("--topics 2: the nng transport has no address of its own for each topic", 0),
+  EXPECT_EQ(usage_error({"--topics", "2", "-m", "239.255.0.1:4150"})
+                .rfind("--topics 2: the multicast transport has no address of its own for each "
+                       "topic",
+                       0),
             0u);
+  // NNG's stream takes three ports (data, back and control channels): stream k's are 3k up.
+  const auto nng = parse({"-i", "0", "--topics", "2", "--nng", "tcp://127.0.0.1:5000"});
+  ASSERT_EQ(nng.streams.size(), 2u);
+  EXPECT_EQ(nng.streams[1].plan.addresses, (std::vector<std::string>{"tcp://127.0.0.1:5003"}));
 }
 
 TEST_F(ParseCommandLineTest, PublishersNeedATransportWithAStreamForEach)
 {
-  const std::string nng = usage_error({"--publishers", "2", "--nng", "tcp://127.0.0.1:5000"});
-  EXPECT_TRUE(nng.starts_with("--publishers 2: the nng transport has no address of its own for "
-                              "each publisher ("))
-      << nng;
-  EXPECT_NE(nng.find("zmq"), std::string::npos) << nng; // those that have, by name
+  const std::string multicast = usage_error({"--publishers", "2", "-m", "239.255.0.1:4150"});
+  EXPECT_TRUE(multicast.starts_with("--publishers 2: the multicast transport has no address of "
+                                    "its own for each publisher ("))
+      << multicast;
+  EXPECT_NE(multicast.find("zmq"), std::string::npos) << multicast; // those that have, by name
   EXPECT_NE(usage_error({"--publishers", "0"}).find("invalid value '0' for --publishers"),
             std::string::npos);
   EXPECT_NE(usage_error({"--publishers", "2", "--local-pair", "--threads", "--tcp"})
