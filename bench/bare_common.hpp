@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +33,18 @@
 namespace bare {
 
 using Clock = std::chrono::steady_clock;
+
+// "netbare" SEPARATOR "pair-PID-16 HEX DIGITS": as long as netprof's --local-pair prefix ("netprof"
+// SEPARATOR "pair-PID-..."), so that a baseline's every message names a topic or channel as long
+// as netprof's.
+inline std::string pair_name_prefix(char separator)
+{
+  std::random_device random;
+  char text[64];
+  std::snprintf(text, sizeof text, "netbare%cpair-%ld-%08x%08x", separator,
+                static_cast<long>(getpid()), random(), random());
+  return text;
+}
 
 // Nearest rank, per mille (500 = p50, 999 = p99.9) of values sorted ascending; 0 when empty.
 inline std::int64_t percentile(const std::vector<std::int64_t>& sorted, std::size_t per_mille)

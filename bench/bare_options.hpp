@@ -161,4 +161,77 @@ inline bool take_round_trip_option(std::string_view flag, std::string_view value
   return true;
 }
 
+// The largest message a broker baseline (bare_mqtt_*, bare_redis_*) sends: 1 MiB.
+inline constexpr std::size_t max_broker_message = std::size_t{1} << 20;
+
+// What the broker ping-pongs (bare_mqtt_pingpong, bare_redis_pingpong) send, beside their broker:
+// netprof's ping-pong of -s 64 by default (a 116-byte probe, a 68-byte echo), round trips counted
+// after a warm-up, and the two processes' CPUs (none: unpinned).
+struct SizedRoundTrips {
+  static constexpr std::size_t min_size = sizeof(std::uint64_t); // room for the sequence
+  std::size_t size = 116;
+  std::size_t echo_size = 68;
+  std::uint64_t iterations = 20000;
+  std::uint64_t warmup = 2000;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+// Takes --size, --echo-size (8 to 1 MiB each), --iterations, --warmup or --cpu into `runs`; false
+// for any other flag.
+inline bool take_sized_round_trip_option(std::string_view flag, std::string_view value,
+                                         SizedRoundTrips& runs)
+{
+  constexpr std::size_t min_size = SizedRoundTrips::min_size;
+  if (flag == "--size")
+    runs.size = parse_number<std::size_t>(value, min_size, max_broker_message,
+                                          "--size must be 8 to 1048576");
+  else if (flag == "--echo-size")
+    runs.echo_size = parse_number<std::size_t>(value, min_size, max_broker_message,
+                                               "--echo-size must be 8 to 1048576");
+  else if (flag == "--cpu")
+    runs.cpus = parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
+  else
+    return take_count_option(flag, value, runs.iterations, runs.warmup);
+  return true;
+}
+
+// What the broker streams (bare_mqtt_stream, bare_redis_stream) send, beside their broker:
+// netprof's stream of -s 128 by default (180-byte messages, 68-byte echoes), --warmup seconds
+// unmeasured, then --seconds measured, --probe-hz probes a second (0: none), and the two
+// processes' CPUs (none: unpinned).
+struct TimedStream {
+  // Room for the message's tag, probe mark and, in an end message, the count at byte 8.
+  static constexpr std::size_t min_size = 16;
+  std::size_t size = 180;
+  std::size_t echo_size = 68;
+  double seconds = 2.0;
+  double warmup = 0.5;
+  double probe_hz = 1000;
+  std::optional<std::pair<int, int>> cpus;
+};
+
+// Takes --size (16 to 1 MiB), --echo-size (2 to 1 MiB), --seconds, --warmup, --probe-hz or --cpu
+// into `stream`; false for any other flag.
+inline bool take_timed_stream_option(std::string_view flag, std::string_view value,
+                                     TimedStream& stream)
+{
+  if (flag == "--size")
+    stream.size = parse_number<std::size_t>(value, TimedStream::min_size, max_broker_message,
+                                            "--size must be 16 to 1048576");
+  else if (flag == "--echo-size")
+    stream.echo_size =
+        parse_number<std::size_t>(value, 2, max_broker_message, "--echo-size must be 2 to 1048576");
+  else if (flag == "--seconds")
+    stream.seconds = parse_number<double>(value, 0.1, 3600.0, "--seconds must be 0.1 to 3600");
+  else if (flag == "--warmup")
+    stream.warmup = parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
+  else if (flag == "--probe-hz")
+    stream.probe_hz = parse_number<double>(value, 0.0, 1e6, "--probe-hz must be 0 to 1e6");
+  else if (flag == "--cpu")
+    stream.cpus = parse_cpu_pair(value, "--cpu takes PUBLISHER,SUBSCRIBER, e.g. 0,1");
+  else
+    return false;
+  return true;
+}
+
 } // namespace bare

@@ -40,37 +40,20 @@ constexpr const char* usage =
     "       [--iterations N (=20000)] [--warmup N (=2000)] [--qos 0|1 (=0)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
 constexpr auto receive_timeout = std::chrono::seconds(10);
-constexpr std::size_t min_size = sizeof(std::uint64_t);
-constexpr std::size_t max_size = std::size_t{1} << 20;
-
-struct Options {
+struct Options : bare::SizedRoundTrips {
   bare::mqtt::Broker broker;
-  std::size_t size = 116;
-  std::size_t echo_size = 68;
-  std::uint64_t iterations = 20000;
-  std::uint64_t warmup = 2000;
   int qos = 0;
-  std::optional<std::pair<int, int>> cpus;
 };
 
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (bare::mqtt::take_broker_option(flag, value, options.broker))
+  if (bare::mqtt::take_broker_option(flag, value, options.broker) ||
+      bare::take_sized_round_trip_option(flag, value, options))
     return true;
-  if (flag == "--size") {
-    options.size =
-        parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
-  } else if (flag == "--echo-size") {
-    options.echo_size =
-        parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
-  } else if (flag == "--qos") {
-    options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
-  } else if (flag == "--cpu") {
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
-  } else {
-    return bare::take_count_option(flag, value, options.iterations, options.warmup);
-  }
+  if (flag != "--qos")
+    return false;
+  options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
   return true;
 }
 

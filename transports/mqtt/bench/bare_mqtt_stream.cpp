@@ -32,7 +32,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +50,8 @@ constexpr const char* usage =
     "       [--window N (=1000000 / size)] [--probe-hz N (=1000, 0: none)]\n"
     "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
 constexpr std::size_t count_offset = 8;
-constexpr std::size_t min_size = count_offset + sizeof(std::uint64_t);
-constexpr std::size_t max_size = std::size_t{1} << 20;
+static_assert(bare::TimedStream::min_size >= count_offset + sizeof(std::uint64_t),
+              "an end's count must fit");
 // netprof's default -q, which sizes its QoS 1 window.
 constexpr std::size_t netprof_queue_bytes = 1'000'000;
 // Byte 0 says what a message is, byte 1 whether it is a probe; an end carries at count_offset
@@ -71,16 +70,10 @@ constexpr auto silence_limit = std::chrono::seconds(10);
 // How long the publisher waits for the subscriber to have drained the broker's backlog.
 constexpr auto drain_limit = std::chrono::seconds(60);
 
-struct Options {
+struct Options : bare::TimedStream {
   bare::mqtt::Broker broker;
-  std::size_t size = 180;
-  std::size_t echo_size = 68;
-  double seconds = 2.0;
-  double warmup = 0.5;
   int qos = 0;
   std::optional<int> window; // none: netprof's for its default -q
-  double probe_hz = 1000;
-  std::optional<std::pair<int, int>> cpus;
 
   int window_messages() const
   {
@@ -92,26 +85,13 @@ struct Options {
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (bare::mqtt::take_broker_option(flag, value, options.broker))
+  if (bare::mqtt::take_broker_option(flag, value, options.broker) ||
+      bare::take_timed_stream_option(flag, value, options))
     return true;
-  if (flag == "--size")
-    options.size =
-        parse_number<std::size_t>(value, min_size, max_size, "--size must be 16 to 1048576");
-  else if (flag == "--echo-size")
-    options.echo_size =
-        parse_number<std::size_t>(value, 2, max_size, "--echo-size must be 2 to 1048576");
-  else if (flag == "--seconds")
-    options.seconds = parse_number<double>(value, 0.1, 3600.0, "--seconds must be 0.1 to 3600");
-  else if (flag == "--warmup")
-    options.warmup = parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
-  else if (flag == "--qos")
+  if (flag == "--qos")
     options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
   else if (flag == "--window")
     options.window = parse_number<int>(value, 1, 65535, "--window must be 1 to 65535");
-  else if (flag == "--probe-hz")
-    options.probe_hz = parse_number<double>(value, 0.0, 1e6, "--probe-hz must be 0 to 1e6");
-  else if (flag == "--cpu")
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PUBLISHER,SUBSCRIBER, e.g. 0,1");
   else
     return false;
   return true;
@@ -128,17 +108,6 @@ Options parse_options(int argc, char** argv)
 Clock::duration seconds(double value)
 {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
-}
-
-// "netbare/pair-PID-16 HEX DIGITS": as long as netprof's --local-pair prefix
-// (netprof/pair-PID-...), so that every message carries a topic as long as netprof's.
-std::string topic_prefix()
-{
-  std::random_device random;
-  char text[64];
-  std::snprintf(text, sizeof text, "netbare/pair-%ld-%08x%08x", static_cast<long>(getpid()),
-                random(), random());
-  return text;
 }
 
 struct Counts {
@@ -320,7 +289,7 @@ void print(const Options& options, const Counts& counts)
 int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    const std::string topic = topic_prefix();
+    const std::string topic = bare::pair_name_prefix('/');
     return bare::run_two_processes(
         {program, "subscriber", "publisher", std::chrono::seconds(10)},
         [&] { run_publisher(options, topic); }, [&] { return run_subscriber(options, topic); },

@@ -44,34 +44,14 @@ constexpr const char* usage =
     "(=68)]\n"
     "       [--iterations N (=20000)] [--warmup N (=2000)] [--cpu PINGER,PONGER (none: "
     "unpinned)]\n";
-constexpr std::size_t min_size = sizeof(std::uint64_t);
-constexpr std::size_t max_size = std::size_t{1} << 20;
-
-struct Options {
+struct Options : bare::SizedRoundTrips {
   bare::redis::Server server;
-  std::size_t size = 116;
-  std::size_t echo_size = 68;
-  std::uint64_t iterations = 20000;
-  std::uint64_t warmup = 2000;
-  std::optional<std::pair<int, int>> cpus;
 };
 
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (bare::redis::take_server_option(flag, value, options.server))
-    return true;
-  if (flag == "--size") {
-    options.size =
-        parse_number<std::size_t>(value, min_size, max_size, "--size must be 8 to 1048576");
-  } else if (flag == "--echo-size") {
-    options.echo_size =
-        parse_number<std::size_t>(value, min_size, max_size, "--echo-size must be 8 to 1048576");
-  } else if (flag == "--cpu") {
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
-  } else {
-    return bare::take_count_option(flag, value, options.iterations, options.warmup);
-  }
-  return true;
+  return bare::redis::take_server_option(flag, value, options.server) ||
+         bare::take_sized_round_trip_option(flag, value, options);
 }
 
 Options parse_options(int argc, char** argv)

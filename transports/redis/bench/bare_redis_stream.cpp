@@ -35,7 +35,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -56,8 +55,8 @@ constexpr const char* usage =
     "       [--seconds S (=2)] [--warmup S (=0.5)] [--probe-hz N (=1000, 0: none)]\n"
     "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
 constexpr std::size_t count_offset = 8;
-constexpr std::size_t min_size = count_offset + sizeof(std::uint64_t);
-constexpr std::size_t max_size = std::size_t{1} << 20;
+constexpr std::size_t min_size = bare::TimedStream::min_size;
+static_assert(min_size >= count_offset + sizeof(std::uint64_t), "an end's count must fit");
 // Byte 0 says what a message is, byte 1 whether it is a probe; an end carries at count_offset
 // the number of measured messages sent.
 constexpr char warmup_tag = 'W';
@@ -72,38 +71,15 @@ constexpr auto silence_limit = std::chrono::seconds(10);
 // How long the publisher waits for the subscriber to have drained the server's backlog.
 constexpr auto drain_limit = std::chrono::seconds(60);
 
-struct Options {
+struct Options : bare::TimedStream {
   bare::redis::Server server;
-  std::size_t size = 180;
-  std::size_t echo_size = 68;
-  double seconds = 2.0;
-  double warmup = 0.5;
-  double probe_hz = 1000;
-  std::optional<std::pair<int, int>> cpus;
 };
 
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (bare::redis::take_server_option(flag, value, options.server))
-    return true;
-  if (flag == "--size")
-    options.size =
-        parse_number<std::size_t>(value, min_size, max_size, "--size must be 16 to 1048576");
-  else if (flag == "--echo-size")
-    options.echo_size =
-        parse_number<std::size_t>(value, 2, max_size, "--echo-size must be 2 to 1048576");
-  else if (flag == "--seconds")
-    options.seconds = parse_number<double>(value, 0.1, 3600.0, "--seconds must be 0.1 to 3600");
-  else if (flag == "--warmup")
-    options.warmup = parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
-  else if (flag == "--probe-hz")
-    options.probe_hz = parse_number<double>(value, 0.0, 1e6, "--probe-hz must be 0 to 1e6");
-  else if (flag == "--cpu")
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PUBLISHER,SUBSCRIBER, e.g. 0,1");
-  else
-    return false;
-  return true;
+  return bare::redis::take_server_option(flag, value, options.server) ||
+         bare::take_timed_stream_option(flag, value, options);
 }
 
 Options parse_options(int argc, char** argv)
@@ -117,17 +93,6 @@ Options parse_options(int argc, char** argv)
 Clock::duration seconds(double value)
 {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
-}
-
-// "netbare:pair-PID-16 HEX DIGITS": as long as netprof's --local-pair prefix
-// (netprof:pair-PID-...), so that every message carries a channel name as long as netprof's.
-std::string channel_prefix()
-{
-  std::random_device random;
-  char text[64];
-  std::snprintf(text, sizeof text, "netbare:pair-%ld-%08x%08x", static_cast<long>(getpid()),
-                random(), random());
-  return text;
 }
 
 // One process's two connections: set up blocking, then non-blocking, as netprof's endpoint.
@@ -381,7 +346,7 @@ void print(const Options& options, const Counts& counts)
 int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    const std::string prefix = channel_prefix();
+    const std::string prefix = bare::pair_name_prefix(':');
     return bare::run_two_processes(
         {program, "subscriber", "publisher", std::chrono::seconds(10)},
         [&] { run_publisher(options, prefix); }, [&] { return run_subscriber(options, prefix); },
