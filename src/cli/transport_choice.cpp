@@ -174,12 +174,48 @@ void check_fanout(const TransportDescriptor& chosen, const Descriptors& transpor
               (able.empty() ? std::string() : " (" + listed(able) + " can)"));
 }
 
+// Run by hand, each stream's address is derived from the one given: with none (a default
+// multicast group, a bare --shm), every publisher and topic would take the same one and share
+// it. A local pair picks them, stream by stream.
+void check_stream_address_given(const TransportDescriptor& chosen, const OptionValues& values,
+                                const RunConfig& config)
+{
+  if (config.local_pair) {
+    return;
+  }
+  std::string named;
+  for (const OptionSpec& spec : chosen.options.options) {
+    if (spec.stream == StreamRule::none) {
+      continue;
+    }
+    for (const std::string& value : values.texts(spec)) {
+      if (!value.empty()) {
+        return;
+      }
+    }
+    if (named.empty()) {
+      named = (spec.short_name != '\0' ? std::string("-") + spec.short_name + "/" : "") + "--" +
+              spec.long_name + " " + spec.value_name;
+    }
+  }
+  const bool publishers = config.publishers > 1;
+  usage_error((publishers ? "--publishers " + std::to_string(config.publishers)
+                          : "--topics " + std::to_string(config.topics)) +
+              ": give the " + chosen.name + " transport's address, " + named + ": each " +
+              (publishers ? "publisher's" : "topic's") +
+              " own is derived from it, and without it every one would take the same default");
+}
+
 // --publishers P or --topics T above 1 with a transport whose addresses have no stream for
 // each; the message names those that have, as this build has them.
 void check_streams(const TransportDescriptor& chosen, const Descriptors& transports,
-                   const RunConfig& config)
+                   const OptionValues& values, const RunConfig& config)
 {
-  if ((config.publishers <= 1 && config.topics <= 1) || has_streams(chosen.options)) {
+  if (config.publishers <= 1 && config.topics <= 1) {
+    return;
+  }
+  if (has_streams(chosen.options)) {
+    check_stream_address_given(chosen, values, config);
     return;
   }
   const std::vector<std::string> able =
@@ -208,7 +244,7 @@ TransportPlan plan_transport(const TransportRegistry& registry, const OptionValu
   }
   check_payload_type(chosen, transports, config.payload_type);
   check_fanout(chosen, transports, config.fanout);
-  check_streams(chosen, transports, config);
+  check_streams(chosen, transports, values, config);
   // The local pair plans each process's transport arguments (or loopback defaults when none
   // were given), and each child plans its own with its role; --reliability and --history must
   // mean something for both roles. A wrong transport option (say, one -u where the pair needs

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
 
 namespace netprof {
 
@@ -14,13 +15,19 @@ namespace {
 
 constexpr unsigned long max_port = 65'535;
 
+bool all_digits(std::string_view text)
+{
+  return !text.empty() && text.size() <= 5 &&
+         std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+// "host:port", or a port alone (broadcast's -b 4150 beside --bc-interface).
 bool ends_with_port(const std::string& value)
 {
   const std::size_t colon = value.rfind(':');
-  if (colon == std::string::npos || colon + 1 == value.size() || value.size() - colon > 6)
-    return false;
-  return std::all_of(value.begin() + static_cast<long>(colon) + 1, value.end(),
-                     [](unsigned char c) { return std::isdigit(c) != 0; });
+  return all_digits(colon == std::string::npos ? std::string_view(value)
+                                               : std::string_view(value).substr(colon + 1));
 }
 
 // "host:port" (or "tcp://host:port") with the port moved up by `stream` times the ports each
@@ -35,7 +42,7 @@ std::string moved_port(const OptionSpec& spec, const std::string& value, std::ui
     throw UsageError("--" + spec.long_name + " " + value +
                      ": --publishers and --topics move each stream's port up " + by +
                      ", so give host:port");
-  const std::size_t colon = value.rfind(':');
+  const std::size_t colon = value.rfind(':'); // npos for a port alone: the whole value
   const unsigned long port = std::stoul(value.substr(colon + 1));
   if (port == 0)
     return value;

@@ -114,9 +114,12 @@ class PublishersTest(NetprofTestCase):
         self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
 
     def test_what_cannot_run_is_refused_before_anything_starts(self):
-        self.assert_refused_in_one_line(["--publishers", "2", "-m", "239.255.0.1:4150"], 2,
-                                        "--publishers 2: the multicast transport has no "
+        self.assert_refused_in_one_line(["--publishers", "2", "--dds", "x"], 2,
+                                        "--publishers 2: the dds transport has no "
                                         "address of its own for each publisher", "tcp")
+        # By hand, with no address, every publisher would take the default multicast group.
+        self.assert_refused_in_one_line(["-i", "0", "--publishers", "2"], 2,
+                                        "give the multicast transport's address, -m/--multicast")
         self.assert_refused_in_one_line(["--publishers", "0"], 2, "--publishers")
         self.assert_refused_in_one_line(["--local-pair", "--threads", "--publishers", "2"], 2,
                                         "--local-pair --threads runs one publisher")
@@ -181,8 +184,8 @@ class TopicsTest(NetprofTestCase):
         self.finish(process, path, DEADLINE_S)
 
     def test_what_cannot_run_is_refused(self):
-        self.assert_refused_in_one_line(["--topics", "2", "-m", "239.255.0.1:4150"], 2,
-                                        "--topics 2: the multicast transport has no address of "
+        self.assert_refused_in_one_line(["--topics", "2", "--dds", "x"], 2,
+                                        "--topics 2: the dds transport has no address of "
                                         "its own for each topic")
         self.assert_refused_in_one_line(["--topics", "17"], 2, "--topics")
         self.assert_refused_in_one_line(["--local-pair", "--threads", "--topics", "2"], 2,

@@ -30,8 +30,10 @@ const OptionGroup& broadcast_options()
            "broadcast,b", "addr:port",
            "UDP broadcast: every process binds this broadcast address and port and sends to it, "
            "publisher data and back channel alike. The address must be an interface's broadcast "
-           "address (127.255.255.255 stays on this host) or 255.255.255.255",
-           std::nullopt),
+           "address (127.255.255.255 stays on this host) or 255.255.255.255. Under --publishers "
+           "and --topics stream k takes port + k",
+           std::nullopt)
+           .per_stream(StreamRule::port_offset),
        OptionSpec("bc-interface", "ADDR|NAME", Text{},
                   "the interface to broadcast on, by IPv4 address or name: its broadcast address "
                   "is the one bound and sent to, so -b gives only the port (-b 4150); what the "
@@ -53,12 +55,13 @@ sockaddr_in parse_address(const std::string& value, const std::string& interface
 }
 
 // Every process binds the same address and port.
-std::vector<std::string> pair_arguments(const std::string& given, const std::string& interface)
+std::vector<std::string> pair_arguments(const std::string& given, const std::string& interface,
+                                        std::size_t streams)
 {
   std::vector<std::string> arguments = {"-b"};
   if (given.empty() && interface.empty()) {
     arguments.push_back(std::string(loopback_broadcast) + ":" +
-                        std::to_string(udp::pick_free_loopback_ports(1).front()));
+                        std::to_string(udp::pick_free_loopback_ports(1, streams).front()));
   } else {
     arguments.push_back(udp::to_string(parse_address(given, interface)));
   }
@@ -78,7 +81,8 @@ TransportPlan plan_broadcast(const PlanRequest& request)
     return udp::datagram_qos(endpoint.qos, "broadcast");
   });
   if (request.role == PlanRole::local_pair) {
-    const std::vector<std::string> arguments = pair_arguments(given, interface);
+    const std::vector<std::string> arguments =
+        pair_arguments(given, interface, request.pair_streams);
     plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
     plan.addresses = {arguments.at(1)};
     return plan;

@@ -20,8 +20,10 @@ const OptionGroup& multicast_options()
            "multicast,m", "group:port",
            "UDP multicast: every process joins the group and binds its port; publisher data and "
            "the subscribers' back channel both go to the group. The group must be in "
-           "224.0.0.0/4; default 239.255.0.1:4150 (MADARA's)",
-           std::nullopt),
+           "224.0.0.0/4; default 239.255.0.1:4150 (MADARA's). Under --publishers and --topics "
+           "stream k takes the group's port + k",
+           std::nullopt)
+           .per_stream(StreamRule::port_offset),
        OptionSpec("mc-ttl", "N", WholeNumber{0, 255},
                   "multicast TTL, 0 to 255: 0 keeps datagrams on this host, 1 on the local "
                   "network")
@@ -67,7 +69,7 @@ MulticastSettings parse_multicast(const OptionValues& values)
   return settings;
 }
 
-std::vector<std::string> multicast_pair_arguments(const OptionValues& values)
+std::vector<std::string> multicast_pair_arguments(const OptionValues& values, std::size_t streams)
 {
   const MulticastSettings settings = parse_multicast(values);
   if (group_given(values)) {
@@ -76,9 +78,9 @@ std::vector<std::string> multicast_pair_arguments(const OptionValues& values)
   // MADARA's group on a port nobody uses, sent and joined on lo: the pair's traffic stays on
   // this host and away from any real MADARA traffic on the default port.
   const std::string group = default_multicast_group;
-  std::vector<std::string> arguments = {"-m",
-                                        group.substr(0, group.rfind(':') + 1) +
-                                            std::to_string(pick_free_loopback_ports(1).front())};
+  std::vector<std::string> arguments = {
+      "-m", group.substr(0, group.rfind(':') + 1) +
+                std::to_string(pick_free_loopback_ports(1, streams).front())};
   if (!values.given("mc-ttl")) {
     arguments.insert(arguments.end(), {"--mc-ttl", "0"});
   }

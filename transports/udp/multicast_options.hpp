@@ -40,7 +40,8 @@ MulticastSettings parse_multicast(const OptionValues& values);
 
 // The local pair's -m: the group given, or MADARA's on a free port; without a group, also what
 // keeps the traffic on this host unless the user chose otherwise (TTL 0, send and join on lo).
-// The --mc-* options the user gave reach both processes as given.
-std::vector<std::string> multicast_pair_arguments(const OptionValues& values);
+// The --mc-* options the user gave reach both processes as given. `streams`: the free port is
+// the first of that many in a row (--publishers, --topics: stream k takes port + k).
+std::vector<std::string> multicast_pair_arguments(const OptionValues& values, std::size_t streams);
 
 } // namespace netprof::udp

@@ -1,5 +1,6 @@
 #include "datagram_qos.hpp"
 #include "multicast_options.hpp"
+#include "socket_address.hpp"
 #include "udp_endpoint.hpp"
 #include "udp_sockets.hpp"
 #include "udp_transport.hpp"
@@ -23,12 +24,16 @@ TransportPlan plan_multicast(const PlanRequest& request)
     return udp::datagram_qos(endpoint.qos, "multicast");
   });
   if (request.role == PlanRole::local_pair) {
-    // Every process joins the same group.
-    const std::vector<std::string> arguments = udp::multicast_pair_arguments(request.values);
+    // Every process joins the same group (each stream on a port of its own: a block of free
+    // ones when netprof picks).
+    const std::vector<std::string> arguments =
+        udp::multicast_pair_arguments(request.values, request.pair_streams);
     plan.local_pair = {arguments, std::vector(request.pair_subscribers, arguments), {}};
+    plan.addresses = {arguments.at(1)};
     return plan;
   }
   const udp::MulticastSettings settings = udp::parse_multicast(request.values);
+  plan.addresses = {udp::to_string(settings.group)};
   plan.opener = [settings, tuning](const EndpointRequest& endpoint) {
     return std::make_unique<udp::UdpEndpoint>(udp::open_multicast(settings), tuning,
                                               endpoint.queue_length_bytes);

@@ -39,6 +39,13 @@ TEST(StreamValues, EveryPortMovesUpByThePublishersId)
             (std::vector<std::string>{"127.0.0.1:40003", "tcp://10.0.0.2:5003"}));
 }
 
+TEST(StreamValues, APortAloneMovesToo)
+{
+  // Broadcast's -b 4150 beside --bc-interface.
+  EXPECT_EQ(peers_of({"--peer", "4150"}, 2), (std::vector<std::string>{"4152"}));
+  EXPECT_THROW(peers_of({"--peer", "123456"}, 1), UsageError) << "no port has six digits";
+}
+
 TEST(StreamValues, PortZeroAsksForAnyOnEveryStream)
 {
   EXPECT_EQ(peers_of({"--peer", "127.0.0.1:0"}, 2), (std::vector<std::string>{"127.0.0.1:0"}));

@@ -120,6 +120,43 @@ class ThreeSubscribersTest(NamespaceTestCase):
             self.assertGreater(sub["wire_bytes"], sub["payload_bytes"])
 
 
+class SeveralPublishersTest(NamespaceTestCase):
+    """--publishers P on a shared medium: publisher k sends to the group (or broadcast address)
+    on the port given + k, so each stream is apart from the others."""
+
+    def test_a_local_group_over_multicast_loses_nothing(self):
+        process, path = self.start_in_namespace(
+            "--local-pair", "-m", GROUP, "--publishers", "2", "--subscribers", "2", *MODEST,
+            "--send-hz", MODEST_HZ, json_name="group")
+        result = self.finish(process, path, deadline_s=40)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publishers = result.json["publishers"]
+        self.assertEqual([p["id"] for p in publishers], [0, 1])
+        for publisher in publishers:
+            sent = publisher["publisher"]["messages_sent"]
+            self.assertGreater(sent, 0)
+            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
+                             [(2, sent, 0), (3, sent, 0)])
+        # Publisher 0's stream hears its own run only: publisher 1's is on another port.
+        self.assertEqual(result.json["foreign_run_messages"], 0)
+
+    def test_by_hand_over_broadcast_each_publisher_takes_the_next_port(self):
+        publishers = [self.start_in_namespace("-i", str(i), "--publishers", "2", "-b", BROADCAST,
+                                              *MODEST, "--send-hz", MODEST_HZ, "--wait", "20",
+                                              json_name=f"pub{i}") for i in (0, 1)]
+        subscriber = self.start_in_namespace("-i", "2", "--publishers", "2", "-b", BROADCAST,
+                                             "--wait", "20", json_name="sub")
+        for process, path in publishers:
+            published = self.finish(process, path, deadline_s=40)
+            self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+        received = self.finish(*subscriber, deadline_s=20)
+        self.assertEqual(received.returncode, 0, received.stdout + received.stderr)
+        streams = received.json["subscriber"]["per_publisher"]
+        self.assertEqual([(s["publisher"], s["lost"], s["end_received"]) for s in streams],
+                         [(0, 0, True), (1, 0, True)])
+        self.assertIn("127.255.255.255:4151", streams[1]["address"])
+
+
 class MissingRouteTest(NamespaceTestCase):
     multicast_route = False
 
