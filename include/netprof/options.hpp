@@ -78,6 +78,8 @@ struct OptionSpec {
   // ... whose port moves by `ports_each` per stream: the ports one stream takes from the one
   // given (NNG's data, back and control channels: 3).
   OptionSpec per_stream(StreamRule rule, std::uint32_t ports_each) &&;
+  // ... a name that stream k takes with `separator` and k after it (DDS topic names: '_').
+  OptionSpec per_stream_named(char separator) &&;
 
   std::string long_name;  // "size"
   char short_name = '\0'; // 's'; '\0' for none
@@ -90,6 +92,7 @@ struct OptionSpec {
   PairRoute pair = PairRoute::both;
   StreamRule stream = StreamRule::none;
   std::uint32_t stream_ports = 1; // how far each stream's port moves
+  char stream_separator = '.';    // what comes between a name and its stream's number
 };
 
 // Options shown together in --help under one caption.

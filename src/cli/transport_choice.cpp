@@ -201,7 +201,7 @@ void check_stream_address_given(const TransportDescriptor& chosen, const OptionV
   const bool publishers = config.publishers > 1;
   usage_error((publishers ? "--publishers " + std::to_string(config.publishers)
                           : "--topics " + std::to_string(config.topics)) +
-              ": give the " + chosen.name + " transport's address, " + named + ": each " +
+              ": give the " + chosen.name + " transport's " + named + ": each " +
               (publishers ? "publisher's" : "topic's") +
               " own is derived from it, and without it every one would take the same default");
 }

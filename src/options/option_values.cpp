@@ -59,6 +59,13 @@ OptionSpec OptionSpec::per_stream(StreamRule addresses) &&
   return std::move(*this);
 }
 
+OptionSpec OptionSpec::per_stream_named(char separator) &&
+{
+  stream = StreamRule::name_suffix;
+  stream_separator = separator;
+  return std::move(*this);
+}
+
 OptionSpec OptionSpec::per_stream(StreamRule addresses, std::uint32_t ports_each) &&
 {
   stream = addresses;

@@ -62,7 +62,7 @@ std::string for_stream(const OptionSpec& spec, const std::string& value, std::ui
   case StreamRule::port_offset:
     return moved_port(spec, value, stream);
   case StreamRule::name_suffix: // empty: none given (the local pair picks one)
-    return value.empty() ? value : value + "." + std::to_string(stream);
+    return value.empty() ? value : value + spec.stream_separator + std::to_string(stream);
   case StreamRule::address:
     if (value.ends_with(":*") || value.ends_with(":0"))
       return value;

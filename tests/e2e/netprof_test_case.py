@@ -228,6 +228,24 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
         for sub in subs:
             self.assertEqual(sub.returncode, 0, sub.stderr)
 
+    def assert_two_publishers_lose_nothing(self, *args, deadline_s=DEFAULT_DEADLINE_S):
+        """--local-pair ARGS --publishers 2 --subscribers 2 (ARGS: the transport's, and a rate it
+        carries without loss): each publisher's stream reaches both subscribers whole. Returns
+        the result."""
+        result = self.run_netprof("--local-pair", *args, "--publishers", "2", "--subscribers",
+                                  "2", json_name="two-publishers", deadline_s=deadline_s)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        publishers = result.json["publishers"]
+        self.assertEqual([p["id"] for p in publishers], [0, 1])
+        for publisher in publishers:
+            sent = publisher["publisher"]["messages_sent"]
+            self.assertGreater(sent, 0)
+            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
+                             [(2, sent, 0), (3, sent, 0)])
+        # Publisher 0's stream heard no other run: publisher 1's has a medium of its own.
+        self.assertEqual(result.json["foreign_run_messages"], 0)
+        return result
+
     def run_beside_live_socket(self, path, *args, deadline_s=DEFAULT_DEADLINE_S):
         """Runs netprof with `args` while another process listens on the unix socket `path`:
         netprof must refuse (exit 3) naming ipc://path, and leave the file. Returns the result."""

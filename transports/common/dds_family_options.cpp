@@ -112,7 +112,8 @@ OptionGroup dds_family_options(const DdsVendor& vendor)
   const std::string& prefix = vendor.prefix;
   OptionGroup group{
       vendor.caption,
-      {naming_option(prefix, "NAME", vendor.naming_help, default_topic_prefix),
+      {naming_option(prefix, "NAME", vendor.naming_help, default_topic_prefix)
+           .per_stream_named('_'),
        OptionSpec(prefix + "-domain", "ID", WholeNumber{0, max_domain}, "the DDS domain id")
            .with_default("0"),
        OptionSpec(prefix + "-reliability", "reliable|best-effort",

@@ -19,7 +19,8 @@ const transport_common::DdsVendor& dds_vendor()
       .naming_help =
           "Eclipse Cyclone DDS: the topics NAME_data (publisher -> subscribers) and NAME_echo "
           "(the back channel), NAME of letters, digits and '_'. Alone: netprof. Give every "
-          "process the same; --local-pair picks a unique one",
+          "process the same; --local-pair picks a unique one. Under --publishers and --topics "
+          "stream k's is NAME_k",
       .history_help = "history of every DDS reader and writer: keep-last:N keeps the newest N "
                       "samples (keep-last alone: 16), keep-all keeps every sample until taken and "
                       "acknowledged (at most -q bytes' worth, 1024 samples by default), so a slow "

@@ -20,7 +20,9 @@ const transport_common::DdsVendor& fastdds_vendor()
           "eProsima Fast DDS: the topics NAME_data (publisher -> subscribers) and NAME_echo "
           "(the back channel), NAME of letters, digits and '_', with the dds transport's "
           "type, so a --dds process of the same NAME and domain is a peer. Alone: netprof. "
-          "Give every process the same; --local-pair picks a unique one",
+          "Give every process the same; --local-pair picks a unique one. Under --publishers and "
+          "--topics "
+          "stream k's is NAME_k",
       .history_help =
           "history of every DDS reader and writer: keep-last:N keeps the newest N "
           "samples (keep-last alone: 16), keep-all keeps every sample until taken and "

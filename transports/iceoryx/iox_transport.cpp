@@ -34,7 +34,9 @@ const OptionGroup& iceoryx_options()
            "into loaned chunks and read where they lie, no copy (iox-roudi: "
            "start it first; --local-pair starts one when none runs). With --local-pair, "
            "--iceoryx alone picks a unique NAME. -q sets the subscriber's queue, in "
-           "messages of -s (at most 256)"),
+           "messages of -s (at most 256). Under --publishers and --topics stream k's "
+           "NAME is NAME.k")
+           .per_stream(StreamRule::name_suffix),
        OptionSpec("iox-queue-full", "discard|block", Choice{{"discard", "block"}},
                   "when a subscriber's queue is full: discard (default) drops its oldest "
                   "message, counted as loss; block makes the publisher wait for it. Give every "

@@ -41,8 +41,10 @@ const OptionGroup& mqtt_options()
            "127.0.0.1 port and stops it at the end"),
        OptionSpec("mqtt-topic", "PREFIX", Text{},
                   "the topics' prefix (default netprof; --local-pair: a unique one per run); "
-                  "no MQTT wildcard + or #. Give every process of a run the same")
-           .passed(PairRoute::neither),
+                  "no MQTT wildcard + or #. Give every process of a run the same. Under "
+                  "--publishers and --topics stream k's is PREFIX.k")
+           .passed(PairRoute::neither)
+           .per_stream(StreamRule::name_suffix),
        OptionSpec("mqtt-qos", "0|1|2", Choice{{"0", "1", "2"}},
                   "the MQTT QoS of everything published and subscribed: 0 at most once "
                   "(best-effort, the default), 1 at least once (reliable), 2 exactly once "

@@ -42,8 +42,10 @@ const OptionGroup& redis_options()
            "starts a redis-server of its own on a free 127.0.0.1 port and stops it at the end"),
        OptionSpec("redis-channel", "PREFIX", Text{},
                   "the channels' prefix (default netprof; --local-pair: a unique one per run); "
-                  "no glob character * ? [ ] or \\. Give every process of a run the same")
-           .passed(PairRoute::neither)}};
+                  "no glob character * ? [ ] or \\. Give every process of a run the same. "
+                  "Under --publishers and --topics stream k's is PREFIX.k")
+           .passed(PairRoute::neither)
+           .per_stream(StreamRule::name_suffix)}};
   return group;
 }
 

@@ -132,6 +132,26 @@ TEST_F(ThrowawayTransportTest, ItsPlanRefusesWhatCannotRunBeforeAnythingOpens)
   EXPECT_EQ(pair.plan.qos(Role::subscriber).reliability, Reliability::reliable);
 }
 
+// Its option names no address per stream, so --publishers and --topics are refused, naming the
+// transports that have one (every built-in one does).
+TEST_F(ThrowawayTransportTest, WithoutAnAddressPerStreamItTakesOnePublisherAndOneTopic)
+{
+  for (const char* option : {"--publishers", "--topics"}) {
+    try {
+      parse({"-i", "0", option, "2", "--throwaway", "m"});
+      FAIL() << option << " 2 was accepted";
+    } catch (const UsageError& error) {
+      const std::string what = error.what();
+      EXPECT_EQ(what.rfind(std::string(option) + " 2: the throwaway transport has no address of "
+                                                 "its own for each",
+                           0),
+                0u)
+          << what;
+      EXPECT_NE(what.find("multicast"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST_F(ThrowawayTransportTest, ListingGivesItsLoopbackArguments)
 {
   const ParsedCommandLine parsed = parse({"--list-transports", "--json", "--subscribers", "2"});

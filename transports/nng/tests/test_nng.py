@@ -172,16 +172,7 @@ class PublishersTest(NngTestCase):
     channels), or at the ipc path with ".k" after it."""
 
     def test_a_local_group_of_two_publishers_loses_nothing(self):
-        result = self.run_netprof("--local-pair", "--nng", "--publishers", "2", "--subscribers",
-                                  "2", *MODEST, json_name="group", deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        publishers = result.json["publishers"]
-        self.assertEqual([p["id"] for p in publishers], [0, 1])
-        for publisher in publishers:
-            sent = publisher["publisher"]["messages_sent"]
-            self.assertGreater(sent, 0)
-            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
-                             [(2, sent, 0), (3, sent, 0)])
+        self.assert_two_publishers_lose_nothing("--nng", *MODEST, deadline_s=DEADLINE_S)
 
     def test_by_hand_each_publisher_takes_its_own_ports(self):
         base = free_tcp_port_run(2 * 3)

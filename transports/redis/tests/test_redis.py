@@ -64,6 +64,9 @@ class RedisTestCase(NetprofTestCase):
 
 
 class LocalPairTest(RedisTestCase):
+    def test_two_publishers_each_on_channels_of_their_own(self):
+        self.assert_two_publishers_lose_nothing("--redis", *MODEST, deadline_s=DEADLINE_S)
+
     def test_ping_pong_through_its_own_server_which_it_stops(self):
         # The server's folder goes where TMPDIR says: this test's own, so that servers of tests
         # running beside it (the contract's) are not counted.
