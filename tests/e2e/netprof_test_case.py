@@ -234,6 +234,12 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
         the result."""
         result = self.run_netprof("--local-pair", *args, "--publishers", "2", "--subscribers",
                                   "2", json_name="two-publishers", deadline_s=deadline_s)
+        self.assert_two_publishers_whole(result)
+        return result
+
+    def assert_two_publishers_whole(self, result):
+        """A local group of publishers 0 and 1 and subscribers 2 and 3, finished: it passed, and
+        each publisher's stream reached both subscribers whole."""
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         publishers = result.json["publishers"]
         self.assertEqual([p["id"] for p in publishers], [0, 1])
@@ -244,7 +250,6 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
                              [(2, sent, 0), (3, sent, 0)])
         # Publisher 0's stream heard no other run: publisher 1's has a medium of its own.
         self.assertEqual(result.json["foreign_run_messages"], 0)
-        return result
 
     def run_beside_live_socket(self, path, *args, deadline_s=DEFAULT_DEADLINE_S):
         """Runs netprof with `args` while another process listens on the unix socket `path`:

@@ -128,17 +128,7 @@ class SeveralPublishersTest(NamespaceTestCase):
         process, path = self.start_in_namespace(
             "--local-pair", "-m", GROUP, "--publishers", "2", "--subscribers", "2", *MODEST,
             "--send-hz", MODEST_HZ, json_name="group")
-        result = self.finish(process, path, deadline_s=40)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        publishers = result.json["publishers"]
-        self.assertEqual([p["id"] for p in publishers], [0, 1])
-        for publisher in publishers:
-            sent = publisher["publisher"]["messages_sent"]
-            self.assertGreater(sent, 0)
-            self.assertEqual([(s["id"], s["unique"], s["lost"]) for s in publisher["subscribers"]],
-                             [(2, sent, 0), (3, sent, 0)])
-        # Publisher 0's stream hears its own run only: publisher 1's is on another port.
-        self.assertEqual(result.json["foreign_run_messages"], 0)
+        self.assert_two_publishers_whole(self.finish(process, path, deadline_s=40))
 
     def test_by_hand_over_broadcast_each_publisher_takes_the_next_port(self):
         publishers = [self.start_in_namespace("-i", str(i), "--publishers", "2", "-b", BROADCAST,
