@@ -68,7 +68,7 @@ std::string for_stream(const OptionSpec& spec, const std::string& value, std::ui
       return value;
     if (ends_with_port(value))
       return moved_port(spec, value, stream);
-    return value.empty() ? value : value + "." + std::to_string(stream);
+    return value.empty() ? value : value + spec.stream_separator + std::to_string(stream);
   case StreamRule::none:
     break;
   }
