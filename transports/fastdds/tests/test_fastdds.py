@@ -41,7 +41,8 @@ class FastDdsTestCase(NetprofTestCase):
 
 class LocalPairTest(FastDdsTestCase):
     def test_two_publishers_each_on_topics_of_their_own(self):
-        self.assert_two_publishers_lose_nothing("--fastdds", *MODEST, deadline_s=DEADLINE_S)
+        self.assert_two_publishers_lose_nothing("--fastdds", "--fastdds-history", "keep-all",
+                                                *MODEST, deadline_s=DEADLINE_S)
 
     def test_reliable_ping_pong_echoes_every_probe_and_times_discovery(self):
         result = self.run_netprof("--local-pair", "--fastdds", *PING_PONG, json_name="pingpong",

@@ -143,7 +143,8 @@ class WithARunningRoudi(RunningRoudi, IceoryxTestCase):
 
     def test_two_publishers_each_on_services_of_their_own(self):
         # Publisher 1's services are netprof/NAME.1/data and netprof/NAME.1/back.
-        self.assert_two_publishers_lose_nothing("--iceoryx", "--send-hz", "2000", "-t", "1",
+        self.assert_two_publishers_lose_nothing("--iceoryx", "--iox-queue-full", "block",
+                                                "--send-hz", "2000", "-t", "1",
                                                 deadline_s=DEADLINE_S)
 
     def test_local_pair_uses_the_running_roudi_and_leaves_it_running(self):
