@@ -229,6 +229,33 @@ Address parse_address(std::string_view value, Use use, Inproc inproc)
   throw_bad_value(value, "unknown scheme '" + std::string(scheme) + "': use tcp:// or ipc://");
 }
 
+Address deal_address(const Address& address)
+{
+  if (address.wildcard)
+    return address; // ZeroMQ picks another port or path for it
+  Address deal = address;
+  if (address.scheme == Scheme::tcp) {
+    const unsigned long port = std::stoul(address.port);
+    if (port >= 65535)
+      throw_bad_value(address.text, "--zmq-pattern pushpull deals the data at the next port, "
+                                    "and there is none after 65535");
+    deal.port = std::to_string(port + 1);
+    deal.text = std::string(tcp_prefix) + (deal.ipv6 ? "[" + deal.host + "]" : deal.host) + ":" +
+                deal.port;
+    return deal;
+  }
+  deal.path += deal_suffix;
+  if (deal.scheme == Scheme::ipc && deal.path.size() > max_ipc_path)
+    throw_bad_value(address.text, "--zmq-pattern pushpull deals the data at the path with \"" +
+                                      std::string(deal_suffix) +
+                                      "\" after it, which would not fit in a Unix socket "
+                                      "address (at most " +
+                                      std::to_string(max_ipc_path) + " bytes)");
+  deal.text = (deal.scheme == Scheme::ipc ? std::string(ipc_prefix) : std::string(inproc_prefix)) +
+              deal.path;
+  return deal;
+}
+
 std::vector<std::uint16_t> pick_free_tcp_ports(const std::string& host, std::size_t count,
                                                std::size_t block)
 {

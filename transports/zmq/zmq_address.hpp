@@ -50,6 +50,15 @@ inline constexpr std::size_t max_ipc_path = transport_common::max_socket_path;
 // must resolve.
 Address parse_address(std::string_view value, Use use, Inproc inproc = Inproc::refused);
 
+// --zmq-pattern pushpull deals the data over a PUSH/PULL pair of its own, beside the XPUB/XSUB
+// that carries everything else: it binds and connects where that one does, at the next tcp port
+// (a port left open stays open) or at the ipc path or inproc name with this after it. So each
+// stream of --publishers and --topics takes two ports.
+inline constexpr std::string_view deal_suffix = ".deal";
+inline constexpr std::uint32_t ports_per_stream = 2;
+// Throws UsageError when there is no next port (65535), or the path grows past max_ipc_path.
+Address deal_address(const Address& address);
+
 // CURVE secures what crosses a socket, and inproc:// crosses none: its messages stay in this
 // process. Taken with it, --zmq-curve would claim a handshake that never happens.
 // Throws UsageError when `curve_given` and any of `addresses` is inproc://.

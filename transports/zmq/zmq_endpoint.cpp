@@ -79,9 +79,20 @@ ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
       const unsigned char subscribe_all = 1;
       m_socket.send(zmq::const_buffer(&subscribe_all, 1), zmq::send_flags::none);
     }
-    bind_own(settings.own);
-    connect_peers(settings.peers);
-    m_wakeup_fd = m_socket.get(zmq::sockopt::fd);
+    bind_own(m_socket, settings.own, m_bound_limit);
+    connect_peers(m_socket, settings.peers, m_connected_limit);
+    m_inboxes[0] = {m_handle, m_socket.get(zmq::sockopt::fd), false};
+    m_send_handle = m_handle;
+    if (settings.pattern == Pattern::pushpull) {
+      open_deal_socket(settings);
+      if (m_publisher && !settings.round_robin) {
+        m_send_handle = m_deal_handle;
+      }
+      if (!m_publisher) {
+        m_inboxes[1] = {m_deal_handle, m_deal_socket.get(zmq::sockopt::fd), false};
+        m_inbox_count = 2;
+      }
+    }
   } catch (const zmq::error_t& error) {
     throw TransportError(std::string("cannot set up the ZeroMQ socket: ") + error.what());
   }
@@ -91,27 +102,45 @@ ZmqEndpoint::ZmqEndpoint(const EndpointSettings& settings)
 ZmqEndpoint::~ZmqEndpoint()
 {
   zmq_msg_close(&m_received);
-  if (!m_own_file.empty()) {
-    remove_if_same_file(m_own_file, m_own_file_identity);
+  for (const OwnFile& file : m_own_files) {
+    remove_if_same_file(file.path, file.identity);
   }
+}
+
+const char* pattern_name(Pattern pattern) noexcept
+{
+  return pattern == Pattern::pushpull ? "pushpull" : "pubsub";
 }
 
 SendOutcome ZmqEndpoint::send(std::span<const std::byte> message) noexcept
 {
+  return send_data(m_send_handle, message);
+}
+
+SendOutcome ZmqEndpoint::deal(std::span<const std::byte> message) noexcept
+{
+  return send_data(m_deal_handle != nullptr ? m_deal_handle : m_handle, message);
+}
+
+SendOutcome ZmqEndpoint::send_data(void* handle, std::span<const std::byte> message) noexcept
+{
   if (message.size() > m_max_message_size) {
     return {SendResult::failed, SendCause::error};
   }
-  m_dry = false; // zmq_send may process the socket's commands, and with them ZMQ_FD's signal
+  if (handle == m_handle) {
+    // zmq_send may process the socket's commands, and with them ZMQ_FD's signal.
+    m_inboxes[0].dry = false;
+  }
   if (m_zero_copy && ends_with_kept_payload(message)) {
     // A data message: zmq_send would copy the bytes into ZeroMQ's own message before
     // returning, as it must, since the core rewrites this header for the next message at once.
     // A buffer of our own holding a copy of the payload can be lent instead (send_lent).
-    return outcome(send_lent(message));
+    return outcome(send_lent(handle, message));
   }
   if (!m_publisher && needs_escape(message)) {
     return outcome(send_escaped(message));
   }
-  return outcome(zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT));
+  return outcome(zmq_send(handle, message.data(), message.size(), ZMQ_DONTWAIT));
 }
 
 bool ZmqEndpoint::ends_with_kept_payload(std::span<const std::byte> message) const noexcept
@@ -158,15 +187,15 @@ std::size_t ZmqEndpoint::zero_copy_buffers(int high_water_mark, std::size_t mess
   return std::max(min_zero_copy_buffers, std::min(queued, affordable));
 }
 
-int ZmqEndpoint::send_lent(std::span<const std::byte> message) noexcept
+int ZmqEndpoint::send_lent(void* handle, std::span<const std::byte> message) noexcept
 {
   zmq_msg_t lent;
   if (!m_zero_copy->lend(lent, message.first(message.size() - m_zero_copy->payload_size()))) {
-    const int sent = zmq_send(m_handle, message.data(), message.size(), ZMQ_DONTWAIT);
+    const int sent = zmq_send(handle, message.data(), message.size(), ZMQ_DONTWAIT);
     m_sent_copied += sent >= 0 ? 1 : 0;
     return sent;
   }
-  const int sent = zmq_msg_send(&lent, m_handle, ZMQ_DONTWAIT);
+  const int sent = zmq_msg_send(&lent, handle, ZMQ_DONTWAIT);
   if (sent < 0) {
     const int error = zmq_errno();
     zmq_msg_close(&lent); // hands the buffer straight back
@@ -197,23 +226,23 @@ int ZmqEndpoint::send_escaped(std::span<const std::byte> message) noexcept
   return sent;
 }
 
-ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
+ZmqEndpoint::Drained ZmqEndpoint::drain(Inbox& inbox, MessageSink& sink) noexcept
 {
   Drained drained;
   for (int i = 0; i < receive_batch; ++i) {
-    if (zmq_msg_recv(&m_received, m_handle, ZMQ_DONTWAIT) < 0) {
+    if (zmq_msg_recv(&m_received, inbox.handle, ZMQ_DONTWAIT) < 0) {
       const int error = zmq_errno();
       drained.end = error == EAGAIN
                         ? Drained::End::dry
                         : (error == EINTR ? Drained::End::interrupted : Drained::End::failed);
-      m_dry = drained.end == Drained::End::dry;
+      inbox.dry = drained.end == Drained::End::dry;
       return drained;
     }
     const auto* data = static_cast<const std::byte*>(zmq_msg_data(&m_received));
     std::size_t size = zmq_msg_size(&m_received);
     const std::size_t wire_bytes = zmtp_wire_bytes(size);
     ++m_messages_in;
-    if (m_publisher && size > 0) {
+    if (m_publisher && size > 0) { // only its XPUB is read, where subscriptions come in
       const auto first = static_cast<unsigned char>(data[0]);
       if (first < escape_byte) {
         count_subscription(first == 1); // ZeroMQ's business, not the core's
@@ -228,6 +257,11 @@ ZmqEndpoint::Drained ZmqEndpoint::drain(MessageSink& sink) noexcept
     ++drained.delivered;
   }
   return drained;
+}
+
+bool ZmqEndpoint::all_dry() const noexcept
+{
+  return m_inboxes[0].dry && (m_inbox_count == 1 || m_inboxes[1].dry);
 }
 
 bool ZmqEndpoint::wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
@@ -247,11 +281,24 @@ bool ZmqEndpoint::wait_for_signal(Nanoseconds timeout, std::optional<Clock::time
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
     wait = {static_cast<time_t>(seconds.count()), static_cast<long>((remaining - seconds).count())};
   }
+  // Only the dry inboxes: one that is not has messages to drain already.
+  pollfd wakeups[2];
+  Inbox* polled[2];
+  nfds_t count = 0;
+  for (int i = 0; i < m_inbox_count; ++i) {
+    if (m_inboxes[i].dry) {
+      wakeups[count] = {m_inboxes[i].wakeup_fd, POLLIN, 0};
+      polled[count++] = &m_inboxes[i];
+    }
+  }
   // ppoll rather than zmq_poll: nanoseconds, where zmq_poll rounds to milliseconds; and with a
   // zero timeout one system call, where an empty zmq_msg_recv costs three.
-  pollfd wakeup{m_wakeup_fd, POLLIN, 0};
-  const int ready = ppoll(&wakeup, 1, &wait, nullptr);
+  const int ready = ppoll(wakeups, count, &wait, nullptr);
   if (ready > 0) {
+    for (nfds_t i = 0; i < count; ++i) {
+      // Signalled: the drain processes the commands, a message or not.
+      polled[i]->dry = polled[i]->dry && wakeups[i].revents == 0;
+    }
     return true;
   }
   // EINTR: a signal (Ctrl-C) arrived; the core looks at its stop flag and calls again.
@@ -263,28 +310,40 @@ ReceiveResult ZmqEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexc
 {
   std::optional<Clock::time_point> deadline;
   for (;;) {
-    if (m_dry) {
-      // The last drain came back dry, which leaves libzmq with its commands processed and its
-      // pipes marked empty, and nothing has called into the socket since (send() clears
-      // m_dry: it may process commands itself). So a message can only have arrived if ZMQ_FD
-      // was signalled, and looking at ZMQ_FD is enough, whatever the timeout.
+    // A dry inbox had its commands processed and its pipes marked empty, and nothing has called
+    // into its socket since (a send clears it: it may process commands itself). So a message can
+    // only have arrived there if its ZMQ_FD was signalled, and looking at ZMQ_FD is enough. With
+    // every inbox dry that is a wait of up to the timeout; with a busy one beside a dry one it is
+    // a look, so that a stream of data never holds a control message back.
+    if (all_dry()) {
       ReceiveResult result = ReceiveResult::timed_out;
       if (!wait_for_signal(timeout, deadline, result)) {
         return result;
       }
-      m_dry = false; // signalled: the drain processes the commands, a message or not
+    } else if (m_inbox_count > 1 && (m_inboxes[0].dry || m_inboxes[1].dry)) {
+      ReceiveResult ignored = ReceiveResult::timed_out;
+      wait_for_signal(Nanoseconds::zero(), deadline, ignored);
     }
-    const Drained drained = drain(sink);
-    if (drained.end == Drained::End::failed) {
-      return ReceiveResult::failed;
+    int delivered = 0;
+    bool interrupted = false;
+    for (int i = 0; i < m_inbox_count; ++i) { // control before data
+      if (m_inboxes[i].dry) {
+        continue;
+      }
+      const Drained drained = drain(m_inboxes[i], sink);
+      if (drained.end == Drained::End::failed) {
+        return ReceiveResult::failed;
+      }
+      delivered += drained.delivered;
+      interrupted = interrupted || drained.end == Drained::End::interrupted;
     }
-    if (drained.delivered > 0) {
+    if (delivered > 0) {
       return ReceiveResult::received;
     }
-    if (drained.end == Drained::End::interrupted) {
+    if (interrupted) {
       return ReceiveResult::timed_out; // the core looks at its stop flag and calls again
     }
-    if (drained.end == Drained::End::dry && timeout <= Nanoseconds::zero()) {
+    if (all_dry() && timeout <= Nanoseconds::zero()) {
       return ReceiveResult::timed_out;
     }
     // Dry with time left: wait on ZMQ_FD. A whole batch of subscriptions and nothing for the

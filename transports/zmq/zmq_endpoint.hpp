@@ -18,9 +18,21 @@
 
 namespace netprof::zeromq {
 
+// --zmq-pattern: what carries the data. pubsub: the XPUB/XSUB socket that carries everything
+// else too. pushpull: a PUSH/PULL pair of its own (deal_address), which never drops: PUSH waits
+// at the high-water mark, and deals each message to one PULL in turn.
+enum class Pattern { pubsub, pushpull };
+
+const char* pattern_name(Pattern pattern) noexcept;
+
 // What the transport derived from the command line for one endpoint.
 struct EndpointSettings {
   Role role = Role::publisher;
+  Pattern pattern = Pattern::pubsub;
+  // pushpull publisher under --fanout round-robin: PUSH deals the data and END among every
+  // subscriber, and the rest goes to all over the XPUB. Without it, its one subscriber gets
+  // everything over PUSH, in order.
+  bool round_robin = false;
   Address own;                        // bound
   std::vector<Address> peers;         // connected
   std::size_t queue_length_bytes = 0; // -q; 0 = ZeroMQ's and the kernel's defaults
@@ -55,7 +67,10 @@ int high_water_mark(const EndpointSettings& settings) noexcept;
 // same connection, and the XPUB applies it before it hands the hello over, so by the time
 // the publisher hears a subscriber it can no longer miss its data: ZeroMQ's slow joiner
 // cannot cost the measured phase anything.
-class ZmqEndpoint final : public Endpoint, public PayloadKeeper {
+//
+// --zmq-pattern pushpull adds a PUSH (publisher) and a PULL (subscriber) socket for the data:
+// a subscriber reads both, its control messages first.
+class ZmqEndpoint final : public Endpoint, public PayloadKeeper, public MessageDealer {
 public:
   // The largest payload: with the core's header in front of it, the largest message send()
   // takes. What a socket reads is capped lower, at what its role reads (ZMQ_MAXMSGSIZE).
@@ -86,31 +101,51 @@ public:
   // Under --zmq-zero-copy, a publisher's payload at least that large fills its lent buffers.
   void keep_payload(std::span<const std::byte> payload) override;
 
+  // pushpull: PUSH hands it to the next subscriber whose queue has room; pubsub (one
+  // subscriber, as the contract tests deal): the XPUB, as send().
+  SendOutcome deal(std::span<const std::byte> message) noexcept override;
+
 private:
+  // A socket this endpoint reads: the XPUB/XSUB, and a pushpull subscriber's PULL.
+  struct Inbox {
+    void* handle = nullptr;
+    int wakeup_fd = -1; // ZMQ_FD: readable when the socket has something to look at
+    // The last drain ended in EAGAIN, and nothing has called into the socket since (a send
+    // may process its commands, and with them ZMQ_FD's signal).
+    bool dry = false;
+  };
   // What one drain did: how many messages went to the sink, and why it stopped.
   struct Drained {
     enum class End { batch_full, dry, interrupted, failed };
     int delivered = 0;
     End end = End::batch_full;
   };
-  // Hands at most receive_batch waiting messages to the sink without blocking.
-  Drained drain(MessageSink& sink) noexcept;
-  // Waits on ZMQ_FD for up to the timeout (zero: just looks). True when it was signalled;
-  // otherwise `result` says why not.
+  // Hands at most receive_batch messages waiting at `inbox` to the sink without blocking.
+  Drained drain(Inbox& inbox, MessageSink& sink) noexcept;
+  // Waits on every inbox's ZMQ_FD for up to the timeout (zero: just looks). True when one was
+  // signalled (and is no longer dry); otherwise `result` says why not.
   bool wait_for_signal(Nanoseconds timeout, std::optional<Clock::time_point>& deadline,
                        ReceiveResult& result) noexcept;
+  bool all_dry() const noexcept;
   // What a zmq send call's return value means to the core, with the cause of a refusal.
   SendOutcome outcome(int sent) noexcept;
+  SendOutcome send_data(void* handle, std::span<const std::byte> message) noexcept;
   bool ends_with_kept_payload(std::span<const std::byte> message) const noexcept;
   int send_escaped(std::span<const std::byte> message) noexcept;
   // A data message through a buffer lent to ZeroMQ, or copied when none is free.
-  int send_lent(std::span<const std::byte> message) noexcept;
+  int send_lent(void* handle, std::span<const std::byte> message) noexcept;
   void configure(const EndpointSettings& settings);
+  // pushpull: the PUSH or PULL socket, bound and connected where the main one is.
+  void open_deal_socket(const EndpointSettings& settings);
+  // What both sockets share: high-water marks, linger, CURVE, IPv6.
+  void apply_common_options(zmq::socket_t& socket, const EndpointSettings& settings);
+  void pattern_notes(const EndpointSettings& settings);
   // What each endpoint reads at most (ZMQ_MAXMSGSIZE, taken by an endpoint when it is bound
   // or connected), and the note saying so.
   void limit_what_it_reads(const EndpointSettings& settings);
-  void connect_peers(const std::vector<Address>& peers);
-  void bind_own(const Address& own);
+  // Connects `socket` to each peer, or binds it at `own`; each reads at most `limit` bytes.
+  void connect_peers(zmq::socket_t& socket, const std::vector<Address>& peers, std::size_t limit);
+  void bind_own(zmq::socket_t& socket, const Address& own, std::size_t limit);
   void size_buffers(const EndpointSettings& settings);
   // The publisher's count of subscribed connections, from the (un)subscriptions its XPUB
   // hands over (ZMQ_XPUB_VERBOSER: one per connection, and one more when it goes).
@@ -135,18 +170,25 @@ private:
   std::shared_ptr<ZmqContext> m_context;
   zmq::socket_t m_socket;
   void* m_handle = nullptr; // the raw socket, for the noexcept hot path
-  int m_wakeup_fd = -1;     // ZMQ_FD: readable when the socket has something to look at
+  zmq::socket_t m_deal_socket; // pushpull: PUSH (publisher) or PULL (subscriber)
+  void* m_deal_handle = nullptr;
+  void* m_send_handle = nullptr; // what send() uses: the XPUB/XSUB, or a one-subscriber PUSH
   bool m_publisher = true;
   int m_high_water_mark = default_high_water_mark;
   zmq_msg_t m_received{};
-  bool m_dry = false; // the last drain ended in EAGAIN and no send() came after it
+  Inbox m_inboxes[2];
+  int m_inbox_count = 1; // the XPUB/XSUB's is first
 
-  std::string m_own_file; // the ipc:// socket file this process bound, removed at exit
-  FileIdentity m_own_file_identity;
+  struct OwnFile {
+    std::string path; // an ipc:// socket file this process bound, removed at exit
+    FileIdentity identity;
+  };
+  std::vector<OwnFile> m_own_files;
 
   std::vector<std::string> m_local_addresses;
   std::vector<std::string> m_peer_addresses;
   std::size_t m_requested_buffer_bytes = 0;
+  int m_kernel_buffer_bytes = 0; // SO_SNDBUF/SO_RCVBUF asked of every tcp connection; 0: none
   std::size_t m_granted_send_buffer_bytes = 0;
   std::size_t m_granted_receive_buffer_bytes = 0;
   std::vector<std::string> m_notes;

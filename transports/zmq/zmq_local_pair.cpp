@@ -76,6 +76,8 @@ std::vector<Address> wanted_endpoints(const LocalPairRequest& request)
 // they differ from each other and from any port given.
 std::vector<std::string> concrete(const std::vector<Address>& pair, std::size_t streams)
 {
+  // Each stream's own port and the one after it (pushpull's data).
+  const std::size_t ports_taken = streams * ports_per_stream;
   std::vector<std::string> result;
   for (std::size_t i = 0; i < pair.size(); ++i) {
     const Address& address = pair[i];
@@ -88,11 +90,11 @@ std::vector<std::string> concrete(const std::vector<Address>& pair, std::size_t 
                        "': the local pair picks free ports on IPv4 only; give the port");
     } else {
       std::vector<std::uint16_t> ports =
-          pick_free_tcp_ports(address.host, pair.size() + 2, streams);
+          pick_free_tcp_ports(address.host, pair.size() + 2, ports_taken);
       // Neither a port given nor one picked before may fall in this one's streams, nor it in
       // theirs.
       const auto overlaps = [&](std::uint16_t port, unsigned long other) {
-        return port < other + streams && other < port + streams;
+        return port < other + ports_taken && other < port + ports_taken;
       };
       for (const Address& other : pair) {
         if (!other.wildcard && other.scheme == Scheme::tcp) {
@@ -133,6 +135,8 @@ LocalPairPlan local_pair_plan(const LocalPairRequest& request)
     if (const Address address = parse_address(endpoint, Use::bind, request.inproc);
         address.is_ipc_file()) {
       arguments.files.push_back(address.path);
+      if (request.pattern == Pattern::pushpull) // only the publisher's is bound, but any may be
+        arguments.files.push_back(deal_address(address).path);
     }
   }
   return arguments;

@@ -4,6 +4,7 @@
 // tcp on free loopback ports), and every subscriber also connects to the publisher's.
 
 #include "zmq_address.hpp"
+#include "zmq_endpoint.hpp"
 
 #include <netprof/transport_plan.hpp>
 
@@ -15,12 +16,13 @@ namespace netprof::zeromq {
 
 struct LocalPairRequest {
   const std::vector<std::string>& endpoints; // --zmq as given: none, the publisher's, or both
+  Pattern pattern = Pattern::pubsub;
   int io_threads = 1;
   Inproc inproc = Inproc::refused;
   bool curve_given = false;
   std::size_t subscribers = 1;
-  // Each process's streams (--publishers times --topics): a port picked is the first of this
-  // many free in a row, since stream k moves every port up by k.
+  // Each process's streams (--publishers times --topics): a port picked is the first of
+  // ports_per_stream times this many free in a row, since stream k moves every port up by 2k.
   std::size_t streams = 1;
 };
 

@@ -75,7 +75,10 @@ std::string high_water_mark_note(const EndpointSettings& settings, int hwm, bool
                                 " B per message, at least " + std::to_string(min_high_water_mark);
   std::string hwm_note = "high-water mark " + std::to_string(hwm) +
                          " messages per peer and direction (" + basis + "): ";
-  if (!publisher) {
+  if (settings.pattern == Pattern::pushpull) {
+    hwm_note += publisher ? "at the HWM PUSH waits: the data is never dropped"
+                          : "the publisher's PUSH waits at its own HWM, so nothing is dropped";
+  } else if (!publisher) {
     hwm_note += "the publisher's drops at its own HWM are silent, so loss over this reliable "
                 "transport most likely means a full queue";
   } else if (settings.no_drop) {
@@ -90,13 +93,25 @@ std::string high_water_mark_note(const EndpointSettings& settings, int hwm, bool
 
 } // namespace
 
+void ZmqEndpoint::apply_common_options(zmq::socket_t& socket, const EndpointSettings& settings)
+{
+  socket.set(zmq::sockopt::sndhwm, m_high_water_mark);
+  socket.set(zmq::sockopt::rcvhwm, m_high_water_mark);
+  socket.set(zmq::sockopt::linger, linger_ms);
+  if (settings.curve) {
+    apply_curve(socket.handle(), *settings.curve, m_publisher);
+  }
+  const bool ipv6 = settings.own.ipv6 || std::any_of(settings.peers.begin(), settings.peers.end(),
+                                                     [](const Address& a) { return a.ipv6; });
+  if (ipv6) {
+    socket.set(zmq::sockopt::ipv6, true);
+  }
+}
+
 void ZmqEndpoint::configure(const EndpointSettings& settings)
 {
-  const int hwm = high_water_mark(settings);
-  m_high_water_mark = hwm;
-  m_socket.set(zmq::sockopt::sndhwm, hwm);
-  m_socket.set(zmq::sockopt::rcvhwm, hwm);
-  m_socket.set(zmq::sockopt::linger, linger_ms);
+  m_high_water_mark = high_water_mark(settings);
+  apply_common_options(m_socket, settings);
   limit_what_it_reads(settings);
   if (m_publisher) {
     // Every connection's subscription, and its cancellation when it goes, not only the first
@@ -107,30 +122,76 @@ void ZmqEndpoint::configure(const EndpointSettings& settings)
     m_socket.set(zmq::sockopt::xpub_nodrop, true);
   }
   if (settings.curve) {
-    apply_curve(m_handle, *settings.curve, m_publisher);
     m_curve = true;
     m_notes.push_back(std::string("CURVE (--zmq-curve): every connection authenticated and "
                                   "encrypted; this process is the CURVE ") +
                       (m_publisher ? "server" : "client"));
   }
-  const bool ipv6 = settings.own.ipv6 || std::any_of(settings.peers.begin(), settings.peers.end(),
-                                                     [](const Address& a) { return a.ipv6; });
-  if (ipv6) {
-    m_socket.set(zmq::sockopt::ipv6, true);
-  }
+  pattern_notes(settings);
+  m_notes.push_back(high_water_mark_note(settings, m_high_water_mark, m_publisher));
+  size_buffers(settings);
+}
 
+void ZmqEndpoint::pattern_notes(const EndpointSettings& settings)
+{
   int major = 0;
   int minor = 0;
   int patch = 0;
   zmq_version(&major, &minor, &patch);
-  m_notes.push_back("ZeroMQ " + std::to_string(major) + "." + std::to_string(minor) + "." +
-                    std::to_string(patch) + ", " + (m_publisher ? "XPUB" : "XSUB") +
-                    " socket carrying data and back channel, " +
-                    std::to_string(settings.io_threads) + " I/O thread" +
-                    (settings.io_threads == 1 ? "" : "s"));
+  const std::string version = "ZeroMQ " + std::to_string(major) + "." + std::to_string(minor) +
+                              "." + std::to_string(patch) + ", " +
+                              std::to_string(settings.io_threads) + " I/O thread" +
+                              (settings.io_threads == 1 ? "" : "s");
+  const char* main_socket = m_publisher ? "XPUB" : "XSUB";
+  if (settings.pattern == Pattern::pubsub) {
+    m_notes.push_back(version + ", " + main_socket + " socket carrying data and back channel");
+    return;
+  }
+  const char* deal_socket = m_publisher ? "PUSH" : "PULL";
+  std::string carried;
+  if (!m_publisher) {
+    carried = ": the data over PULL, its control messages over XSUB, which also carries the "
+              "back channel";
+  } else if (settings.round_robin) {
+    carried = ": PUSH deals the data and END to each subscriber in turn (one whose queue is "
+              "full is passed over), and the rest goes to all over XPUB, which also carries "
+              "the back channel";
+  } else {
+    carried = ": everything to the one subscriber over PUSH, in order; the back channel over "
+              "XPUB";
+  }
+  m_notes.push_back(version + ", --zmq-pattern pushpull, " + deal_socket + " and " +
+                    main_socket + " sockets" + carried);
+  if (m_publisher) {
+    m_notes.push_back("PUSH waits at the high-water mark and never drops; it deals to whichever "
+                      "PULL connects, whoever it is (--zmq-curve keeps strangers out)");
+  }
+}
 
-  m_notes.push_back(high_water_mark_note(settings, hwm, m_publisher));
-  size_buffers(settings);
+void ZmqEndpoint::open_deal_socket(const EndpointSettings& settings)
+{
+  m_deal_socket = zmq::socket_t(m_context->context(),
+                                m_publisher ? zmq::socket_type::push : zmq::socket_type::pull);
+  m_deal_handle = m_deal_socket.handle();
+  apply_common_options(m_deal_socket, settings);
+  // Only a connection made takes messages: a pipe to a peer not there yet would take its share
+  // and hold it.
+  m_deal_socket.set(zmq::sockopt::immediate, true);
+  if (m_kernel_buffer_bytes > 0) {
+    m_deal_socket.set(zmq::sockopt::sndbuf, m_kernel_buffer_bytes);
+    m_deal_socket.set(zmq::sockopt::rcvbuf, m_kernel_buffer_bytes);
+  }
+  // A subscriber that connects to its publisher needs no port of its own for the data: its PULL
+  // binds only where its publisher connects to it instead. The PULL reads the data, the PUSH only
+  // what a stranger might send it: each takes its role's limit on connections it makes.
+  if (m_publisher || settings.peers.empty()) {
+    bind_own(m_deal_socket, deal_address(settings.own), m_connected_limit);
+  }
+  std::vector<Address> peers;
+  for (const Address& peer : settings.peers) {
+    peers.push_back(deal_address(peer));
+  }
+  connect_peers(m_deal_socket, peers, m_connected_limit);
 }
 
 void ZmqEndpoint::limit_what_it_reads(const EndpointSettings& settings)
@@ -167,11 +228,12 @@ void ZmqEndpoint::limit_what_it_reads(const EndpointSettings& settings)
                                       "ZeroMQ closes a connection there that sends a larger one");
 }
 
-void ZmqEndpoint::connect_peers(const std::vector<Address>& peers)
+void ZmqEndpoint::connect_peers(zmq::socket_t& socket, const std::vector<Address>& peers,
+                                std::size_t limit)
 {
-  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_connected_limit));
+  socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(limit));
   for (const Address& peer : peers) {
-    if (zmq_connect(m_handle, peer.text.c_str()) != 0) {
+    if (zmq_connect(socket.handle(), peer.text.c_str()) != 0) {
       throw TransportError("cannot connect ZeroMQ " + peer.text + ": " + zmq_strerror(zmq_errno()));
     }
     m_peer_addresses.push_back(peer.text);
@@ -209,6 +271,7 @@ void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
   // ZeroMQ hands the value to SO_SNDBUF/SO_RCVBUF of each tcp connection, where Linux caps
   // it at the sysctl maximum; the cap is read here because ZeroMQ hides those sockets.
   const int value = static_cast<int>(std::min<std::size_t>(requested, INT_MAX / 2));
+  m_kernel_buffer_bytes = value;
   m_socket.set(zmq::sockopt::sndbuf, value);
   m_socket.set(zmq::sockopt::rcvbuf, value);
   struct Buffer {
@@ -234,26 +297,25 @@ void ZmqEndpoint::size_buffers(const EndpointSettings& settings)
   }
 }
 
-void ZmqEndpoint::bind_own(const Address& own)
+void ZmqEndpoint::bind_own(zmq::socket_t& socket, const Address& own, std::size_t limit)
 {
   const IpcBindCheck check = prepare_ipc_bind(own);
-  m_socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(m_bound_limit));
-  if (bind_privately(m_handle, own) != 0) {
+  socket.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(limit));
+  if (bind_privately(socket.handle(), own) != 0) {
     const int error = zmq_errno();
     throw TransportError("cannot bind ZeroMQ " + own.text + ": " + zmq_strerror(error) +
                          bind_hint(own, error));
   }
-  std::string bound = m_socket.get(zmq::sockopt::last_endpoint);
+  std::string bound = socket.get(zmq::sockopt::last_endpoint);
   m_local_addresses.push_back(bound.empty() ? own.text : bound);
   if (own.is_ipc_file()) {
-    m_own_file = own.path;
-    m_own_file_identity = identify_file(own.path);
+    m_own_files.push_back({own.path, identify_file(own.path)});
   }
   if (check.removed_stale) {
     m_notes.push_back("removed a stale socket file at " + own.path +
                       " (left by an earlier run: nobody was listening on it)");
   }
-  if (own.scheme == Scheme::ipc && !own.is_ipc_file() && !own.wildcard) {
+  if (&socket == &m_socket && own.scheme == Scheme::ipc && !own.is_ipc_file() && !own.wildcard) {
     m_notes.push_back("ipc://@ names have no file and so no permissions: any process on this "
                       "host may connect (a path keeps other users out)");
   }

@@ -44,10 +44,19 @@ const OptionGroup& zmq_options()
            "back channel, so the publisher needs only its own endpoint and a subscriber "
            "gives its own, then the publisher's. --local-pair takes none (tcp, free "
            "loopback ports), one (the publisher's; ipc://* or tcp://host:* let netprof "
-           "choose) or two. Under --publishers and --topics, stream k moves the port of "
-           "each tcp:// up by k and puts .k after each ipc:// path.")
+           "choose) or two. --zmq-pattern pushpull deals the data at the next tcp port, or "
+           "at the ipc path with \".deal\" after it. Under --publishers and --topics, stream "
+           "k moves the port of each tcp:// up by 2k and puts .k after each ipc:// path.")
            .repeatable()
-           .per_stream(StreamRule::address),
+           .per_stream(StreamRule::address, zeromq::ports_per_stream),
+       OptionSpec("zmq-pattern", "pubsub|pushpull", Choice{{"pubsub", "pushpull"}},
+                  "the ZeroMQ sockets that carry the data: pubsub (XPUB/XSUB, any number of "
+                  "subscribers; at the high-water mark the publisher drops unless "
+                  "--zmq-nodrop) or pushpull (PUSH/PULL beside them, which waits at the "
+                  "high-water mark). pushpull takes exactly one subscriber, but under "
+                  "--fanout round-robin, where PUSH deals each message to one of any number. "
+                  "Give every process the same")
+           .with_default("pubsub"),
        OptionSpec("zmq-io-threads", "N", WholeNumber{1, max_io_threads},
                   "ZeroMQ I/O threads per process (1 to 64)")
            .with_default("1"),
@@ -79,6 +88,7 @@ const OptionGroup& zmq_options()
 // parses them into addresses, a local pair picks what they leave open).
 struct ZmqOptions {
   std::vector<std::string> endpoints;
+  zeromq::Pattern pattern = zeromq::Pattern::pubsub;
   int io_threads = 1;
   std::size_t zero_copy_from = 0;
   bool no_drop = false;
@@ -106,6 +116,7 @@ ZmqOptions parse_options(const PlanRequest& request)
   const OptionValues& values = request.values;
   ZmqOptions options;
   options.endpoints = values.texts(zmq_options()["zmq"]);
+  options.pattern = static_cast<zeromq::Pattern>(*values.choice(zmq_options()["zmq-pattern"]));
   options.io_threads = static_cast<int>(*values.whole_number(zmq_options()["zmq-io-threads"]));
   options.zero_copy_from = *values.whole_number(zmq_options()["zmq-zero-copy"]);
   options.no_drop = values.on(zmq_options()["zmq-nodrop"]);
@@ -166,11 +177,39 @@ ZmqAddresses parse_addresses(const ZmqOptions& options, Role role)
   return addresses;
 }
 
+// PUSH deals messages out in turn, so a second subscriber would take half the data and each
+// would count the other half as loss, unless the run deals them (--fanout round-robin); an
+// XPUB cannot deal at all.
+void check_subscribers(zeromq::Pattern chosen, std::size_t subscribers, bool round_robin)
+{
+  if (round_robin && chosen == zeromq::Pattern::pubsub) {
+    throw UsageError("--fanout round-robin with --zmq-pattern pubsub: an XPUB sends every "
+                     "message to every subscriber; use --zmq-pattern pushpull, whose PUSH deals "
+                     "each message to one");
+  }
+  if (chosen == zeromq::Pattern::pubsub || subscribers <= 1 || round_robin) {
+    return;
+  }
+  throw UsageError("--zmq-pattern pushpull takes exactly one subscriber, not " +
+                   std::to_string(subscribers) +
+                   ": PUSH deals each message to one of its PULLs in turn, so each subscriber "
+                   "would get a share and count the rest as loss; use --zmq-pattern pubsub for "
+                   "several subscribers, or --fanout round-robin to deal the messages out");
+}
+
 // --zmq-nodrop, or what --reliability and --history ask: reliable and keep-all wait at the
 // high-water mark, best-effort and keep-last drop there.
 bool publisher_waits(const ZmqOptions& options, const QosRequest& request)
 {
   const std::optional<bool> asked = qos::publisher_waits(request, "zmq");
+  if (options.pattern == zeromq::Pattern::pushpull) {
+    if (asked == false)
+      throw UsageError(to_string(request) +
+                       " is not what --zmq-pattern pushpull does: PUSH makes the publisher "
+                       "wait at the high-water mark (reliable, keep-all); give --zmq-pattern "
+                       "pubsub for best-effort");
+    return true;
+  }
   if (asked == false && options.no_drop)
     throw UsageError(to_string(request) +
                      " contradicts --zmq-nodrop, which makes the "
@@ -184,6 +223,8 @@ zeromq::EndpointSettings request_settings(const ZmqOptions& options, const Endpo
 {
   zeromq::EndpointSettings settings;
   settings.role = request.role;
+  settings.pattern = options.pattern;
+  settings.round_robin = request.round_robin;
   settings.queue_length_bytes = request.queue_length_bytes;
   settings.message_bytes = request.message_size_or_default();
   settings.header_bytes = request.header_bytes;
@@ -209,8 +250,11 @@ EffectiveQos zmq_qos(const ZmqOptions& options, const EndpointRequest& request)
   effective.depth = static_cast<std::uint64_t>(zeromq::high_water_mark(settings));
   effective.set_by = QosSetBy::publisher;
   effective.meaning =
-      waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
-              "(ZMQ_XPUB_NODROP); nothing is dropped"
+      options.pattern == zeromq::Pattern::pushpull
+          ? "pushpull: at the high-water mark (the depth, per subscriber) PUSH makes the "
+            "publisher wait; nothing is dropped"
+      : waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
+                "(ZMQ_XPUB_NODROP); nothing is dropped"
             : "at the high-water mark (the depth, per subscriber) the publisher drops the "
               "newest message, where DDS keep-last would replace the oldest; either way a "
               "reader that lags loses";
@@ -249,7 +293,9 @@ TransportPlan plan_zmq(const PlanRequest& request)
   return transport_common::plan_pair_or_single(
       request, [&](const EndpointRequest& endpoint) { return zmq_qos(options, endpoint); },
       [&] {
+        check_subscribers(options.pattern, request.pair_subscribers, request.endpoint.round_robin);
         return zeromq::local_pair_plan({.endpoints = options.endpoints,
+                                        .pattern = options.pattern,
                                         .io_threads = options.io_threads,
                                         .inproc = options.inproc,
                                         .curve_given = options.curve_given,
@@ -257,7 +303,17 @@ TransportPlan plan_zmq(const PlanRequest& request)
                                         .streams = request.pair_streams});
       },
       [&]() -> transport_common::SingleRolePlan {
+        if (request.single_role() == Role::publisher) {
+          check_subscribers(options.pattern, request.endpoint.subscribers,
+                            request.endpoint.round_robin);
+        }
         const ZmqAddresses addresses = parse_addresses(options, request.single_role());
+        if (options.pattern == zeromq::Pattern::pushpull) {
+          // Each address it binds or connects to, refused here rather than as the endpoint opens.
+          zeromq::deal_address(addresses.own);
+          for (const Address& peer : addresses.peers)
+            zeromq::deal_address(peer);
+        }
         return {options.endpoints, [options, addresses](const EndpointRequest& endpoint) {
                   return open_zmq(options, addresses, endpoint);
                 }};
@@ -276,7 +332,7 @@ TransportDescriptor zmq_transport()
           .also_reads = {},
           // Each endpoint has its own context, but for inproc://, whose two endpoints share
           // the process's (zeromq::ZmqContext).
-          .flags = {.threads = true},
+          .flags = {.threads = true, .deals_in_turn = true},
           .remote_launch = std::move(across_hosts),
           .plan = plan_zmq};
 }
