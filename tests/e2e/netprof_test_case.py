@@ -49,6 +49,30 @@ def free_udp_port():
     return free_port()
 
 
+def free_tcp_port_run(length):
+    """A free loopback port whose next `length` - 1 are free too (the further channels some
+    transports listen at: NNG's back and control channels, ZeroMQ's pushpull); a small race
+    we accept."""
+    for _ in range(64):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as first:
+            first.bind(("127.0.0.1", 0))
+            port = first.getsockname()[1]
+            if port + length - 1 > 65535:
+                continue
+            if all(tcp_port_is_free(port + k) for k in range(1, length)):
+                return port
+    raise AssertionError(f"no {length} consecutive free tcp ports")
+
+
+def tcp_port_is_free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def accepts(port):
     """Whether something accepts TCP connections on 127.0.0.1:port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -250,6 +274,24 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
                              [(2, sent, 0), (3, sent, 0)])
         # Publisher 0's stream heard no other run: publisher 1's has a medium of its own.
         self.assertEqual(result.json["foreign_run_messages"], 0)
+
+    def assert_dealt_whole(self, report, said):
+        """--fanout round-robin dealt by the transport (NNG's push0, ZeroMQ's PUSH): every
+        message the publisher sent reached exactly one subscriber, and each got some. Returns
+        each subscriber's share."""
+        publisher = report["publisher"]
+        sent = publisher["messages_sent"]
+        self.assertTrue(publisher["dealt_by_transport"], said)
+        self.assertEqual(publisher["dealt_loss"],
+                         {"sent": sent, "received": sent, "lost": 0, "loss_percent": 0.0}, said)
+        shares = [summary["unique"] for summary in report["subscribers"]]
+        self.assertEqual(sum(shares), sent, said)
+        for summary in report["subscribers"]:
+            # Each is charged with what reached it: its own loss is 0 by definition.
+            self.assertEqual(summary["messages_owed"], summary["unique"], summary)
+            self.assertEqual(summary["duplicates"], 0, summary)
+            self.assertGreater(summary["unique"], 0, f"the transport dealt nothing to one: {shares}")
+        return shares
 
     def run_beside_live_socket(self, path, *args, deadline_s=DEFAULT_DEADLINE_S):
         """Runs netprof with `args` while another process listens on the unix socket `path`:

@@ -131,8 +131,9 @@ class TransportListJsonTest(NetprofTestCase):
                 # --fanout round-robin: those whose publisher addresses one subscriber alone.
                 self.assertEqual(transport["flags"]["sends_to_one"],
                                  transport["name"] in {"udp", "tcp", "uds", "mq"})
-                # ... or whose medium deals each message to one (nng's push0).
-                self.assertEqual(transport["flags"]["deals_in_turn"], transport["name"] == "nng")
+                # ... or whose medium deals each message to one (nng's push0, ZeroMQ's PUSH).
+                self.assertEqual(transport["flags"]["deals_in_turn"],
+                                 transport["name"] in {"nng", "zmq"})
                 self.assertEqual(transport["flags"]["threads"], transport["allows_threads"])
                 launch = transport["remote_launch"]
                 if launch is not None:

@@ -149,9 +149,9 @@ class MqRoundRobinTest(RoundRobinCase, MqTestCase):
 class RefusedFanoutTest(NetprofTestCase):
     def test_a_transport_that_sends_to_everyone_is_refused_naming_those_that_can(self):
         self.assert_refused_in_one_line(
-            ["--local-pair", "--zmq", "--fanout", "round-robin"], 2,
-            "--fanout round-robin: the zmq transport cannot send a message to one subscriber "
-            "alone (udp, tcp, uds, mq and nng can)")
+            ["--local-pair", "--shm", "--fanout", "round-robin"], 2,
+            "--fanout round-robin: the shm transport cannot send a message to one subscriber "
+            "alone (udp, zmq, tcp, uds, mq and nng can)")
 
     def test_an_unknown_fanout_is_refused(self):
         self.assert_refused_in_one_line(["--local-pair", "--fanout", "some"], 2,

@@ -240,8 +240,8 @@ Address deal_address(const Address& address)
       throw_bad_value(address.text, "--zmq-pattern pushpull deals the data at the next port, "
                                     "and there is none after 65535");
     deal.port = std::to_string(port + 1);
-    deal.text = std::string(tcp_prefix) + (deal.ipv6 ? "[" + deal.host + "]" : deal.host) + ":" +
-                deal.port;
+    deal.text =
+        std::string(tcp_prefix) + (deal.ipv6 ? "[" + deal.host + "]" : deal.host) + ":" + deal.port;
     return deal;
   }
   deal.path += deal_suffix;

@@ -169,7 +169,7 @@ private:
   // Declared before the socket so that it is released after it.
   std::shared_ptr<ZmqContext> m_context;
   zmq::socket_t m_socket;
-  void* m_handle = nullptr; // the raw socket, for the noexcept hot path
+  void* m_handle = nullptr;    // the raw socket, for the noexcept hot path
   zmq::socket_t m_deal_socket; // pushpull: PUSH (publisher) or PULL (subscriber)
   void* m_deal_handle = nullptr;
   void* m_send_handle = nullptr; // what send() uses: the XPUB/XSUB, or a one-subscriber PUSH

@@ -160,8 +160,8 @@ void ZmqEndpoint::pattern_notes(const EndpointSettings& settings)
     carried = ": everything to the one subscriber over PUSH, in order; the back channel over "
               "XPUB";
   }
-  m_notes.push_back(version + ", --zmq-pattern pushpull, " + deal_socket + " and " +
-                    main_socket + " sockets" + carried);
+  m_notes.push_back(version + ", --zmq-pattern pushpull, " + deal_socket + " and " + main_socket +
+                    " sockets" + carried);
   if (m_publisher) {
     m_notes.push_back("PUSH waits at the high-water mark and never drops; it deals to whichever "
                       "PULL connects, whoever it is (--zmq-curve keeps strangers out)");

@@ -255,9 +255,9 @@ EffectiveQos zmq_qos(const ZmqOptions& options, const EndpointRequest& request)
             "publisher wait; nothing is dropped"
       : waits ? "at the high-water mark (the depth, per subscriber) the publisher waits "
                 "(ZMQ_XPUB_NODROP); nothing is dropped"
-            : "at the high-water mark (the depth, per subscriber) the publisher drops the "
-              "newest message, where DDS keep-last would replace the oldest; either way a "
-              "reader that lags loses";
+              : "at the high-water mark (the depth, per subscriber) the publisher drops the "
+                "newest message, where DDS keep-last would replace the oldest; either way a "
+                "reader that lags loses";
   if (request.role == Role::subscriber)
     effective.meaning += "; the publisher's setting decides, and this subscriber's is not "
                          "checked against it";

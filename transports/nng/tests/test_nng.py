@@ -13,7 +13,7 @@ import stat
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase
+from netprof_test_case import NetprofTestCase, free_tcp_port_run
 
 DEADLINE_S = 30
 # A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
@@ -25,33 +25,10 @@ MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
 MAX_PAYLOAD = 16 * 1024 * 1024
 
 
-def free_tcp_port_run(length=3):
-    """A free port whose next `length` - 1 are free too (the back channel's, and pushpull's
-    control channel's); a small race we accept."""
-    for _ in range(64):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as first:
-            first.bind(("127.0.0.1", 0))
-            port = first.getsockname()[1]
-            if port + length - 1 > 65535:
-                continue
-            if all(tcp_port_is_free(port + k) for k in range(1, length)):
-                return port
-    raise AssertionError(f"no {length} consecutive free tcp ports")
-
-
-def tcp_port_is_free(port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
 class NngTestCase(NetprofTestCase):
     def url(self, scheme, name="publisher"):
         if scheme == "tcp":
-            return f"tcp://127.0.0.1:{free_tcp_port_run()}"
+            return f"tcp://127.0.0.1:{free_tcp_port_run(3)}"
         return f"ipc://{self.ipc_path(name)}"
 
     def ipc_path(self, name):

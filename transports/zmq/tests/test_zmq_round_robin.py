@@ -1,0 +1,123 @@
+"""End-to-end: --zmq-pattern pushpull (issue 33, RMR's round-robin experiment over ZeroMQ): a
+PUSH/PULL pair carries the data beside the XPUB/XSUB. Alone with one subscriber it carries
+everything, in order and without loss; under --fanout round-robin PUSH deals each data message
+to one subscriber in turn, so the publisher checks what all of them received together against
+what it sent. Real processes over tcp:// on 127.0.0.1 and ipc:// in the test's temporary
+directory."""
+
+import os
+import signal
+import time
+import unittest
+
+from netprof_test_case import NetprofTestCase, free_tcp_port_run
+
+DEADLINE_S = 60
+PUSHPULL = ["--zmq-pattern", "pushpull"]
+
+
+class ZmqRoundRobinTest(NetprofTestCase):
+    def publisher_endpoint(self):
+        """A loopback endpoint whose next port (PUSH's) is free too."""
+        return f"tcp://127.0.0.1:{free_tcp_port_run(2)}"
+
+    def start_subscribers(self, endpoint, count):
+        """`count` subscribers, each binding a port of its own and given the publisher's
+        endpoint and the pattern only (not --fanout)."""
+        return [self.start("-i", str(i), "--zmq", "tcp://127.0.0.1:*", "--zmq", endpoint,
+                           *PUSHPULL, "--wait", "20", json_name=f"sub{i}")
+                for i in range(1, count + 1)]
+
+    def deal(self, subscribers, *publisher_args):
+        """A publisher dealing to `subscribers` subscribers started by hand; returns
+        (publisher, [subscribers]) finished."""
+        endpoint = self.publisher_endpoint()
+        started = self.start_subscribers(endpoint, subscribers)
+        publisher, pub_json = self.start("-i", "0", "--zmq", endpoint, *PUSHPULL,
+                                         "--subscribers", str(subscribers), "--fanout",
+                                         "round-robin", "--wait", "20", *publisher_args,
+                                         json_name="pub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        subs = [self.finish(process, path, DEADLINE_S) for process, path in started]
+        return pub, subs
+
+    def test_five_subscribers_together_get_all_100000_messages(self):
+        pub, subs = self.deal(5, "--count", "100000")
+        said = pub.stdout + pub.stderr + "".join(s.stdout + s.stderr for s in subs)
+        self.assertEqual(pub.returncode, 0, said)
+        self.assertEqual(pub.json["publisher"]["messages_sent"], 100000)
+        self.assert_dealt_whole(pub.json, said)
+        self.assertIn("PUSH deals the data and END to each subscriber in turn", pub.stdout)
+        self.assertIn("All subscribers together: 100,000 of 100,000 received, 0 lost",
+                      pub.stdout)
+        for sub in subs:
+            self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+            self.assertEqual(sub.json["subscriber"]["gaps"], 0)
+            self.assertIn("Lost: counted by the publisher", sub.stdout)
+
+    def test_one_command_over_ipc_leaves_no_file(self):
+        path = os.path.join(self._tmp.name, "group.ipc")
+        result = self.run_netprof("--local-pair", "--zmq", f"ipc://{path}", *PUSHPULL,
+                                  "--fanout", "round-robin", "--subscribers", "3", "--count",
+                                  "20000", json_name="group", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(len(self.assert_dealt_whole(result.json, result.stdout)), 3)
+        for leftover in (path, path + ".deal"):
+            self.assertFalse(os.path.exists(leftover), leftover)
+
+    def test_ping_pong_owes_each_probe_one_echo(self):
+        result = self.run_netprof("--local-pair", "--zmq", *PUSHPULL, "--fanout", "round-robin",
+                                  "--subscribers", "3", "--mode", "ping-pong", "--count", "600",
+                                  "--warmup-count", "30", "--probe-timeout", "5",
+                                  json_name="ping-pong", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(result.json["publisher"]["echoes_received"], 600, result.stdout)
+        echoed = [summary["echoes"] for summary in result.json["subscribers"]]
+        self.assertEqual(sum(echoed), 600, echoed)
+
+    def test_one_subscriber_gets_the_whole_stream_in_order(self):
+        result = self.run_netprof("--local-pair", "--zmq", *PUSHPULL, "--count", "50000",
+                                  json_name="one", deadline_s=DEADLINE_S)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(result.json["endpoint"]["qos"]["reliability"], "reliable")
+        [summary] = result.json["subscribers"]
+        self.assertEqual((summary["unique"], summary["lost"], summary["out_of_order"]),
+                         (50000, 0, 0), summary)
+
+    def test_a_subscriber_killed_mid_run_shows_as_loss_in_the_total(self):
+        endpoint = self.publisher_endpoint()
+        started = self.start_subscribers(endpoint, 3)
+        publisher, pub_json = self.start("-i", "0", "--zmq", endpoint, *PUSHPULL,
+                                         "--subscribers", "3", "--fanout", "round-robin",
+                                         "--send-hz", "3000", "-t", "3", "--wait", "20",
+                                         json_name="pub")
+        victim = started[1][0]
+        time.sleep(2.0)  # the warm-up (0.5 s) and a second of the measured phase
+        victim.send_signal(signal.SIGKILL)
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        for process, path in (started[0], started[2]):
+            survivor = self.finish(process, path, DEADLINE_S)
+            self.assertEqual(survivor.returncode, 0, survivor.stdout + survivor.stderr)
+        self.finish(victim)
+        self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
+        self.assertIn("subscriber 2", " ".join(pub.json["result"]["problems"]))
+        loss = pub.json["publisher"]["dealt_loss"]
+        self.assertEqual(loss["received"] + loss["lost"], loss["sent"])
+        outcomes = {summary["id"]: summary["outcome"] for summary in pub.json["subscribers"]}
+        self.assertEqual(outcomes, {1: "complete", 2: "vanished", 3: "complete"})
+
+    def test_what_push_cannot_do_is_refused_with_the_way_out(self):
+        endpoint = self.publisher_endpoint()
+        for args, why in (
+                (["--fanout", "round-robin"], "an XPUB sends every message to every subscriber"),
+                ([*PUSHPULL, "--subscribers", "3"], "use --zmq-pattern pubsub for several"),
+                ([*PUSHPULL, "--reliability", "best-effort"], "give --zmq-pattern pubsub")):
+            with self.subTest(args=args):
+                result = self.run_netprof("-i", "0", "--zmq", endpoint, *args, deadline_s=20)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(why, result.stderr)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
