@@ -217,6 +217,22 @@ runs_of()
   figures_of_runs "$repeat" "$1" "$2"
 }
 
+# What a publisher's report says of a round-robin its transport dealt: each subscriber's share
+# in ascending order, the loss in total and the run's status ("n/a" without a report):
+# `dealt_shares JSON`.
+dealt_shares()
+{
+  "$python" -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+    shares = sorted(s["unique"] for s in d["subscribers"])
+    loss = d["publisher"]["dealt_loss"]
+    print("shares", shares, "lost", loss["lost"], "of", loss["sent"], d["result"]["status"])
+except (OSError, ValueError, KeyError, TypeError):
+    print("n/a")' "$1"
+}
+
 # A publisher's send rate in each of the $repeat runs of NAME ($work/NAME.RUN.json): what it
 # sent over its measured phase, space-separated in run order ("n/a" for a run without it):
 # `runs_sender_rate NAME`.

@@ -19,21 +19,15 @@
 // send to the last. Prints one JSON line. Exit status: 0 measured, 1 runtime error (or a
 // message lost), 2 bad command line.
 
+#include "bare_dealing.hpp"
 #include "bare_nng_common.hpp"
 
 #include <nng/nng.h>
 #include <nng/protocol/pipeline0/pull.h>
 #include <nng/protocol/pipeline0/push.h>
 
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <atomic>
 #include <cinttypes>
-#include <csignal>
 #include <thread>
 #include <vector>
 
@@ -51,8 +45,7 @@ constexpr const char* usage =
 constexpr std::byte warmup_tag{0x57};
 constexpr std::byte data_tag{0x42};
 constexpr std::byte end_tag{0x45};
-// How long the receivers may take to dial, and the end markers to reach them all.
-constexpr auto gather_limit = std::chrono::seconds(10);
+using bare::gather_limit;
 
 struct Options {
   std::size_t receivers = 5;
@@ -61,11 +54,6 @@ struct Options {
   double warmup = 0.5;
   int queue = 5556;
   std::optional<std::pair<int, int>> cpus;
-};
-
-// What a receiver tells the sender through the pipe.
-struct Counted {
-  std::uint64_t received = 0;
 };
 
 bool take_option(std::string_view flag, std::string_view value, Options& options)
@@ -100,7 +88,7 @@ void run_receiver(const std::string& url, const Options& options, int results)
   set_queues(socket, options.queue);
   dial(socket, url);
   std::vector<std::byte> message(options.size);
-  Counted counted;
+  bare::Counted counted;
   for (;;) {
     std::size_t size = message.size();
     check(nng_recv(socket, message.data(), &size, 0), "receive");
@@ -109,8 +97,7 @@ void run_receiver(const std::string& url, const Options& options, int results)
     if (size >= 1 && message[0] == data_tag)
       ++counted.received;
   }
-  if (write(results, &counted, sizeof counted) != static_cast<ssize_t>(sizeof counted))
-    throw Failure{"write to the sender", 0};
+  bare::report_counted(results, counted);
   // No nng_close: NNG 1.5's can wait for a pipe the sender is closing; _exit closes it.
 }
 
@@ -122,22 +109,9 @@ void count_pipes(nng_pipe, nng_pipe_ev event, void*)
     connected.fetch_add(1);
 }
 
-// Reads what the receivers wrote, as far as `counted` has room; true once it is full.
-bool read_reports(int results, std::vector<Counted>& counted, std::size_t& reports)
-{
-  pollfd readable{results, POLLIN, 0};
-  while (reports < counted.size() && poll(&readable, 1, 1) > 0) {
-    if (read(results, &counted[reports], sizeof(Counted)) != static_cast<ssize_t>(sizeof(Counted)))
-      throw Failure{"a receiver's report was cut short", 0};
-    ++reports;
-  }
-  return reports == counted.size();
-}
-
 // The sender: waits for every receiver, deals the warm-up and the measured messages, then end
 // markers until each receiver reported. Returns the measured sends' time.
-Clock::duration deal(const std::string& url, const Options& options, int results,
-                     std::vector<Counted>& counted)
+Clock::duration deal(const std::string& url, const Options& options, bare::Reports& reports)
 {
   bare::pin_or_throw(bare::first_cpu(options.cpus));
   const nng_socket socket = open_socket(nng_push0_open, max_message_size);
@@ -165,13 +139,7 @@ Clock::duration deal(const std::string& url, const Options& options, int results
     send();
   const auto measured = Clock::now() - start;
   message[0] = end_tag;
-  std::size_t reports = 0;
-  const auto reported_by = Clock::now() + gather_limit;
-  while (!read_reports(results, counted, reports)) {
-    if (Clock::now() >= reported_by)
-      throw Failure{"not every receiver reported within 10 s of the end", 0};
-    send();
-  }
+  reports.gather(send);
   // Not closed: NNG 1.5's nng_close can wait for the pipes the receivers are closing as they
   // leave; the process's exit closes it.
   return measured;
@@ -180,63 +148,24 @@ Clock::duration deal(const std::string& url, const Options& options, int results
 int run(const Options& options)
 {
   const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
-  int results[2] = {-1, -1};
-  if (!port || pipe(results) != 0) {
-    std::fprintf(stderr, "%s: no free loopback port, or no pipe\n", program);
+  if (!port) {
+    std::fprintf(stderr, "%s: no free loopback port\n", program);
     return 1;
   }
   const std::string url = "tcp://127.0.0.1:" + std::to_string(*port);
-  std::fflush(stdout);
-  const pid_t parent = getpid();
-  std::vector<pid_t> receivers;
-  for (std::size_t i = 0; i < options.receivers; ++i) {
-    const pid_t child = fork(); // before NNG starts a thread in this process
-    if (child < 0) {
-      std::perror("fork");
-      return 1;
-    }
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL); // dies with the sender: nothing left behind
-      if (getppid() != parent)
-        _exit(1);
-      close(results[0]);
-      const bool done =
-          bare::run_reporting(program, "receiver", [&] { run_receiver(url, options, results[1]); });
-      _exit(done ? 0 : 1);
-    }
-    receivers.push_back(child);
-  }
-  close(results[1]);
-  std::vector<Counted> counted(options.receivers);
-  Clock::duration measured{};
-  const bool dealt = bare::run_reporting(
-      program, "sender", [&] { measured = deal(url, options, results[0], counted); });
-  bool all_exited = true;
-  for (const pid_t child : receivers)
-    all_exited = bare::reap_child(child, gather_limit) && all_exited;
-  if (dealt && !all_exited)
-    std::fprintf(stderr, "%s: a receiver failed, or did not exit\n", program);
-  if (!dealt || !all_exited)
-    return 1;
-  std::uint64_t total = 0;
-  std::uint64_t least = UINT64_MAX;
-  std::uint64_t most = 0;
-  for (const Counted& one : counted) {
-    total += one.received;
-    least = std::min(least, one.received);
-    most = std::max(most, one.received);
-  }
-  if (total != options.count) {
-    std::fprintf(stderr, "%s: the receivers counted %" PRIu64 " of %" PRIu64 " messages\n", program,
-                 total, options.count);
-    return 1;
-  }
-  const double seconds = std::chrono::duration<double>(measured).count();
+  bare::Dealt dealt;
+  const int status = bare::run_dealt(
+      program, options.receivers, options.count,
+      [&](int results) { run_receiver(url, options, results); },
+      [&](bare::Reports& reports) { return deal(url, options, reports); }, dealt);
+  if (status != 0)
+    return status;
   std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"queue\":%d,"
               "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
               ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-              options.receivers, options.count, options.size, options.queue, total, least, most,
-              seconds, static_cast<double>(options.count) / seconds);
+              options.receivers, options.count, options.size, options.queue, dealt.received,
+              dealt.least_share, dealt.most_share, dealt.seconds,
+              static_cast<double>(options.count) / dealt.seconds);
   return 0;
 }
 

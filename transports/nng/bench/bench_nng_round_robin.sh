@@ -67,15 +67,7 @@ warn_unless_release "$work/netprof.1.json"
 
 netprof_rates=$(runs_sender_rate netprof)
 for ((run = 1; run <= repeat; run++)); do
-  echo "round $run: bare shares $(field "$work/bare.$run.json" least_share)-$(field "$work/bare.$run.json" most_share); netprof $("$python" -c '
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-    shares = sorted(s["unique"] for s in d["subscribers"])
-    loss = d["publisher"]["dealt_loss"]
-    print("shares", shares, "lost", loss["lost"], "of", loss["sent"], d["result"]["status"])
-except (OSError, ValueError, KeyError, TypeError):
-    print("n/a")' "$work/netprof.$run.json")"
+  echo "round $run: bare shares $(field "$work/bare.$run.json" least_share)-$(field "$work/bare.$run.json" most_share); netprof $(dealt_shares "$work/netprof.$run.json")"
 done
 echo
 echo "round-robin to $receivers over nng push0, $count messages, -s $payload, vs bare_nng_round_robin: the sender's messages per second; medians of $repeat rounds; ratio = netprof / bare"

@@ -1,0 +1,144 @@
+#pragma once
+
+// What the bare round-robin baselines whose medium deals the messages share (NNG's push0,
+// ZeroMQ's PUSH; still no netprof code): a sender process and N receiver processes, each
+// receiver writing what it counted into a pipe the sender reads; the sender deals end markers
+// until every receiver has reported (a receiver leaves at its first, so the medium deals the
+// rest to the others). The baseline supplies the two loops and the line it prints.
+
+#include "bare_two_processes.hpp"
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bare {
+
+// What a receiver tells the sender through the pipe.
+struct Counted {
+  std::uint64_t received = 0;
+};
+
+// How long the receivers may take to connect, and the end markers to reach them all.
+inline constexpr auto gather_limit = std::chrono::seconds(10);
+
+// A receiver's report, written once it has seen its first end marker.
+inline void report_counted(int results, const Counted& counted)
+{
+  if (write(results, &counted, sizeof counted) != static_cast<ssize_t>(sizeof counted))
+    throw std::runtime_error("write to the sender");
+}
+
+// What the sender reads of the receivers' reports as the end markers go out.
+class Reports {
+public:
+  Reports(int results, std::size_t receivers) : m_results(results), m_counted(receivers) {}
+
+  // Reads what the receivers wrote so far; true once every one has reported.
+  bool all_in()
+  {
+    pollfd readable{m_results, POLLIN, 0};
+    while (m_reports < m_counted.size() && poll(&readable, 1, 1) > 0) {
+      if (read(m_results, &m_counted[m_reports], sizeof(Counted)) !=
+          static_cast<ssize_t>(sizeof(Counted)))
+        throw std::runtime_error("a receiver's report was cut short");
+      ++m_reports;
+    }
+    return m_reports == m_counted.size();
+  }
+  // Sends end markers with `send_end` until every receiver reported, within gather_limit.
+  template <typename SendEnd> void gather(SendEnd&& send_end)
+  {
+    const auto reported_by = Clock::now() + gather_limit;
+    while (!all_in()) {
+      if (Clock::now() >= reported_by)
+        throw std::runtime_error("not every receiver reported within 10 s of the end");
+      send_end();
+    }
+  }
+  const std::vector<Counted>& counted() const noexcept { return m_counted; }
+
+private:
+  int m_results;
+  std::vector<Counted> m_counted;
+  std::size_t m_reports = 0;
+};
+
+// What a dealt run measured, for the line the baseline prints.
+struct Dealt {
+  std::uint64_t received = 0;
+  std::uint64_t least_share = 0;
+  std::uint64_t most_share = 0;
+  double seconds = 0;
+};
+
+// Forks `receivers` processes running receive(results_fd) (before the library starts a thread
+// here; each dies with the sender), then runs deal(reports) here and returns its measured time.
+// Exit status 0 with `dealt` filled when every receiver exited 0 and together they counted
+// `count`; 1 otherwise, said on stderr.
+inline int run_dealt(const char* program, std::size_t receivers, std::uint64_t count,
+                     const std::function<void(int)>& receive,
+                     const std::function<Clock::duration(Reports&)>& deal, Dealt& dealt)
+{
+  int results[2] = {-1, -1};
+  if (pipe(results) != 0) {
+    std::perror("pipe");
+    return 1;
+  }
+  std::fflush(stdout);
+  const pid_t parent = getpid();
+  std::vector<pid_t> children;
+  for (std::size_t i = 0; i < receivers; ++i) {
+    const pid_t child = fork();
+    if (child < 0) {
+      std::perror("fork");
+      return 1;
+    }
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // dies with the sender: nothing left behind
+      if (getppid() != parent)
+        _exit(1);
+      close(results[0]);
+      const bool done = run_reporting(program, "receiver", [&] { receive(results[1]); });
+      _exit(done ? 0 : 1);
+    }
+    children.push_back(child);
+  }
+  close(results[1]);
+  Reports reports(results[0], receivers);
+  Clock::duration measured{};
+  const bool sent = run_reporting(program, "sender", [&] { measured = deal(reports); });
+  bool all_exited = true;
+  for (const pid_t child : children)
+    all_exited = reap_child(child, gather_limit) && all_exited;
+  if (sent && !all_exited)
+    std::fprintf(stderr, "%s: a receiver failed, or did not exit\n", program);
+  if (!sent || !all_exited)
+    return 1;
+  dealt.least_share = UINT64_MAX;
+  for (const Counted& one : reports.counted()) {
+    dealt.received += one.received;
+    dealt.least_share = std::min(dealt.least_share, one.received);
+    dealt.most_share = std::max(dealt.most_share, one.received);
+  }
+  if (dealt.received != count) {
+    std::fprintf(stderr, "%s: the receivers counted %" PRIu64 " of %" PRIu64 " messages\n", program,
+                 dealt.received, count);
+    return 1;
+  }
+  dealt.seconds = std::chrono::duration<double>(measured).count();
+  return 0;
+}
+
+} // namespace bare
