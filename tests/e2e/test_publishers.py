@@ -54,7 +54,7 @@ class PublishersTest(NetprofTestCase):
         self.assertFalse(os.path.exists(self.json_path("group") + ".1"))
 
     def test_a_local_group_over_zeromq_ipc(self):
-        # zmq's ipc:// paths take .k per stream, as its tcp:// ports move up by k.
+        # zmq's ipc:// paths take .k per stream, as its tcp:// ports move up by 2k.
         result = self.run_netprof("--local-pair", "--zmq", "ipc://*", "--publishers", "2",
                                   "--subscribers", "2", *MODEST, json_name="zmq",
                                   deadline_s=DEADLINE_S)
