@@ -49,6 +49,12 @@ struct EndpointSettings {
                                   // its clients
 };
 
+// An XSUB sends any message upstream, but one whose first byte is 0 or 1 is taken for an
+// (un)subscription by both ends. netprof's own messages start with 'N' (the wire magic), so
+// only foreign bytes are affected: they go up behind this escape byte, as does a message that
+// starts with the escape byte itself, and the publisher strips it.
+inline constexpr unsigned char escape_byte = 2;
+
 // ZeroMQ's own default high-water mark, used when -q is 0.
 inline constexpr int default_high_water_mark = 1000;
 // Fewer than this many queued messages would turn every burst into loss, whatever -q says.
