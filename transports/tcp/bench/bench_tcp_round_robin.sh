@@ -18,24 +18,15 @@
 
 set -euo pipefail
 
-repeat=3
-count=1000000
-receivers=5
-payload=128
-queue_length=1000000
-warmup_seconds=0.5
 frame=8 # netprof's frame header over TCP
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat cpu
-bench_option --count count N positive
-bench_option --receivers receivers N '^([1-9]|[1-5][0-9]|6[0-4])$' "1 to 64"
-bench_parse_options "$@"
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/round_robin_lib.sh"
+round_robin_options "$@"
 
 bench_begin bench_tcp_round_robin bare=bare_tcp_round_robin
-limit=$((60 + count / 10000))
 echo "host: $(bench_host)"
-echo "pinned: sender on CPU ${cpus%,*}, all $receivers receivers on CPU ${cpus#*,}; $repeat interleaved rounds"
+round_robin_begin
 echo "like for like: -s $payload is $((payload + header + frame)) B frames; $count messages dealt in turn"
 echo
 
@@ -56,26 +47,24 @@ measure_netprof()
   for i in "${pids[@]}"; do wait "$i" || true; done
 }
 
-for ((run = 1; run <= repeat; run++)); do
-  run_limited "$limit" "$work/bare.$run.json" "$bare" --receivers "$receivers" --count "$count" \
-    --size $((payload + header + frame)) --warmup "$warmup_seconds" --buffer "$queue_length" \
-    --cpu "$cpus"
-  measure_netprof "$work/netprof.$run.json"
-done
-warn_unless_release "$work/netprof.1.json"
-
-netprof_rates=$(runs_sender_rate netprof)
-for ((run = 1; run <= repeat; run++)); do
-  echo "round $run: shares $("$python" -c '
+# netprof deals in turn itself, so each subscriber's share is what it was dealt.
+dealt_in_turn_round()
+{
+  echo "shares $("$python" -c '
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
     print(sorted(s["messages_owed"] for s in d["subscribers"]), "lost", sum(s["lost"] for s in d["subscribers"]),
           "pushed back", d["publisher"]["send_accounting"]["pushed_back"], d["result"]["status"])
 except (OSError, ValueError, KeyError):
-    print("n/a")' "$work/netprof.$run.json")"
+    print("n/a")' "$work/netprof.$1.json")"
+}
+
+for ((run = 1; run <= repeat; run++)); do
+  run_limited "$limit" "$work/bare.$run.json" "$bare" --receivers "$receivers" --count "$count" \
+    --size $((payload + header + frame)) --warmup "$warmup_seconds" --buffer "$queue_length" \
+    --cpu "$cpus"
+  measure_netprof "$work/netprof.$run.json"
 done
-echo
-echo "round-robin to $receivers, $count messages, -s $payload, vs bare_tcp_round_robin: the sender's messages per second; medians of $repeat rounds; ratio = netprof / bare"
-"$python" "$table" "tcp round-robin to $receivers|msg/s|reference||$netprof_rates|$(runs_of bare messages_per_second)"
+round_robin_report tcp dealt_in_turn_round
 bench_finish
