@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,27 +76,24 @@ private:
   std::size_t m_reports = 0;
 };
 
-// What a dealt run measured, for the line the baseline prints.
-struct Dealt {
-  std::uint64_t received = 0;
-  std::uint64_t least_share = 0;
-  std::uint64_t most_share = 0;
-  double seconds = 0;
-};
-
-// Forks `receivers` processes running receive(results_fd) (before the library starts a thread
-// here; each dies with the sender), then runs deal(reports) here and returns its measured time.
-// Exit status 0 with `dealt` filled when every receiver exited 0 and together they counted
+// Forks `receivers` processes running receive(endpoint, results_fd) (before the library starts
+// a thread here; each dies with the sender), then runs deal(endpoint, reports) here, which
+// returns its measured time; `endpoint` is tcp on a free loopback port. Prints one JSON line:
+// the receivers, count and size, `settings` (the baseline's own members, each led by a comma),
+// and what was dealt. Exit status 0 when every receiver exited 0 and together they counted
 // `count`; 1 otherwise, said on stderr.
 inline int run_dealt(const char* program, std::size_t receivers, std::uint64_t count,
-                     const std::function<void(int)>& receive,
-                     const std::function<Clock::duration(Reports&)>& deal, Dealt& dealt)
+                     std::size_t size, const std::string& settings,
+                     const std::function<void(const std::string&, int)>& receive,
+                     const std::function<Clock::duration(const std::string&, Reports&)>& deal)
 {
+  const std::optional<std::uint16_t> port = free_loopback_tcp_port();
   int results[2] = {-1, -1};
-  if (pipe(results) != 0) {
-    std::perror("pipe");
+  if (!port || pipe(results) != 0) {
+    std::fprintf(stderr, "%s: no free loopback port, or no pipe\n", program);
     return 1;
   }
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(*port);
   std::fflush(stdout);
   const pid_t parent = getpid();
   std::vector<pid_t> children;
@@ -110,7 +108,7 @@ inline int run_dealt(const char* program, std::size_t receivers, std::uint64_t c
       if (getppid() != parent)
         _exit(1);
       close(results[0]);
-      const bool done = run_reporting(program, "receiver", [&] { receive(results[1]); });
+      const bool done = run_reporting(program, "receiver", [&] { receive(endpoint, results[1]); });
       _exit(done ? 0 : 1);
     }
     children.push_back(child);
@@ -118,7 +116,7 @@ inline int run_dealt(const char* program, std::size_t receivers, std::uint64_t c
   close(results[1]);
   Reports reports(results[0], receivers);
   Clock::duration measured{};
-  const bool sent = run_reporting(program, "sender", [&] { measured = deal(reports); });
+  const bool sent = run_reporting(program, "sender", [&] { measured = deal(endpoint, reports); });
   bool all_exited = true;
   for (const pid_t child : children)
     all_exited = reap_child(child, gather_limit) && all_exited;
@@ -126,18 +124,25 @@ inline int run_dealt(const char* program, std::size_t receivers, std::uint64_t c
     std::fprintf(stderr, "%s: a receiver failed, or did not exit\n", program);
   if (!sent || !all_exited)
     return 1;
-  dealt.least_share = UINT64_MAX;
+  std::uint64_t received = 0;
+  std::uint64_t least = UINT64_MAX;
+  std::uint64_t most = 0;
   for (const Counted& one : reports.counted()) {
-    dealt.received += one.received;
-    dealt.least_share = std::min(dealt.least_share, one.received);
-    dealt.most_share = std::max(dealt.most_share, one.received);
+    received += one.received;
+    least = std::min(least, one.received);
+    most = std::max(most, one.received);
   }
-  if (dealt.received != count) {
+  if (received != count) {
     std::fprintf(stderr, "%s: the receivers counted %" PRIu64 " of %" PRIu64 " messages\n", program,
-                 dealt.received, count);
+                 received, count);
     return 1;
   }
-  dealt.seconds = std::chrono::duration<double>(measured).count();
+  const double seconds = std::chrono::duration<double>(measured).count();
+  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu%s,\"received\":%" PRIu64
+              ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
+              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
+              receivers, count, size, settings.c_str(), received, least, most, seconds,
+              static_cast<double>(count) / seconds);
   return 0;
 }
 

@@ -293,6 +293,35 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
             self.assertGreater(summary["unique"], 0, f"the transport dealt nothing to one: {shares}")
         return shares
 
+    def kill_one_of_three_dealt_to(self, subscriber_args, publisher_args,
+                                   deadline_s=DEFAULT_DEADLINE_S):
+        """Subscribers 1 to 3 (each started with `subscriber_args`) and a publisher dealing to
+        them round-robin at 3,000 msg/s for 3 s (`publisher_args`: its transport's); subscriber
+        2 is killed a second into the measured phase. Checks that the survivors pass, and that
+        the publisher fails naming subscriber 2 as vanished and accounts for every message it
+        dealt; returns the publisher's dealt_loss."""
+        started = [self.start("-i", str(i), *subscriber_args, "--wait", "20",
+                              json_name=f"sub{i}")
+                   for i in (1, 2, 3)]
+        publisher, pub_json = self.start("-i", "0", *publisher_args, "--subscribers", "3",
+                                         "--fanout", "round-robin", "--send-hz", "3000", "-t",
+                                         "3", "--wait", "20", json_name="pub")
+        victim = started[1][0]
+        time.sleep(2.0)  # the warm-up (0.5 s) and a second of the measured phase
+        victim.send_signal(signal.SIGKILL)
+        pub = self.finish(publisher, pub_json, deadline_s)
+        for process, path in (started[0], started[2]):
+            survivor = self.finish(process, path, deadline_s)
+            self.assertEqual(survivor.returncode, 0, survivor.stdout + survivor.stderr)
+        self.finish(victim)
+        self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
+        self.assertIn("subscriber 2", " ".join(pub.json["result"]["problems"]))
+        loss = pub.json["publisher"]["dealt_loss"]
+        self.assertEqual(loss["received"] + loss["lost"], loss["sent"])
+        outcomes = {summary["id"]: summary["outcome"] for summary in pub.json["subscribers"]}
+        self.assertEqual(outcomes, {1: "complete", 2: "vanished", 3: "complete"})
+        return loss
+
     def run_beside_live_socket(self, path, *args, deadline_s=DEFAULT_DEADLINE_S):
         """Runs netprof with `args` while another process listens on the unix socket `path`:
         netprof must refuse (exit 3) naming ipc://path, and leave the file. Returns the result."""

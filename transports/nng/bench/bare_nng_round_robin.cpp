@@ -147,26 +147,11 @@ Clock::duration deal(const std::string& url, const Options& options, bare::Repor
 
 int run(const Options& options)
 {
-  const std::optional<std::uint16_t> port = bare::free_loopback_tcp_port();
-  if (!port) {
-    std::fprintf(stderr, "%s: no free loopback port\n", program);
-    return 1;
-  }
-  const std::string url = "tcp://127.0.0.1:" + std::to_string(*port);
-  bare::Dealt dealt;
-  const int status = bare::run_dealt(
-      program, options.receivers, options.count,
-      [&](int results) { run_receiver(url, options, results); },
-      [&](bare::Reports& reports) { return deal(url, options, reports); }, dealt);
-  if (status != 0)
-    return status;
-  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"queue\":%d,"
-              "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
-              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-              options.receivers, options.count, options.size, options.queue, dealt.received,
-              dealt.least_share, dealt.most_share, dealt.seconds,
-              static_cast<double>(options.count) / dealt.seconds);
-  return 0;
+  return bare::run_dealt(
+      program, options.receivers, options.count, options.size,
+      ",\"queue\":" + std::to_string(options.queue),
+      [&](const std::string& url, int results) { run_receiver(url, options, results); },
+      [&](const std::string& url, bare::Reports& reports) { return deal(url, options, reports); });
 }
 
 } // namespace

@@ -159,26 +159,14 @@ Clock::duration deal(const std::string& endpoint, const Options& options, Report
 
 int run(const Options& options)
 {
-  const std::optional<std::uint16_t> port = free_loopback_tcp_port();
-  if (!port) {
-    std::fprintf(stderr, "%s: no free loopback port\n", program);
-    return 1;
-  }
-  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(*port);
-  Dealt dealt;
-  const int status = run_dealt(
-      program, options.receivers, options.count,
-      [&](int results) { run_receiver(endpoint, options, results); },
-      [&](Reports& reports) { return deal(endpoint, options, reports); }, dealt);
-  if (status != 0)
-    return status;
-  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"hwm\":%d,\"buffer\":%d,"
-              "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
-              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-              options.receivers, options.count, options.size, options.socket.hwm,
-              options.socket.buffer, dealt.received, dealt.least_share, dealt.most_share,
-              dealt.seconds, static_cast<double>(options.count) / dealt.seconds);
-  return 0;
+  return run_dealt(
+      program, options.receivers, options.count, options.size,
+      ",\"hwm\":" + std::to_string(options.socket.hwm) +
+          ",\"buffer\":" + std::to_string(options.socket.buffer),
+      [&](const std::string& endpoint, int results) { run_receiver(endpoint, options, results); },
+      [&](const std::string& endpoint, Reports& reports) {
+        return deal(endpoint, options, reports);
+      });
 }
 
 } // namespace

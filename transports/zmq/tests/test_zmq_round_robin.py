@@ -6,8 +6,6 @@ what it sent. Real processes over tcp:// on 127.0.0.1 and ipc:// in the test's t
 directory."""
 
 import os
-import signal
-import time
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_tcp_port_run
@@ -84,27 +82,13 @@ class ZmqRoundRobinTest(NetprofTestCase):
         self.assertEqual((summary["unique"], summary["lost"], summary["out_of_order"]),
                          (50000, 0, 0), summary)
 
-    def test_a_subscriber_killed_mid_run_shows_as_loss_in_the_total(self):
+    def test_a_subscriber_killed_mid_run_is_named_and_the_others_finish(self):
+        # What was queued to it is lost, which over loopback, where its connection closes at
+        # once, may be nothing: the total only has to add up.
         endpoint = self.publisher_endpoint()
-        started = self.start_subscribers(endpoint, 3)
-        publisher, pub_json = self.start("-i", "0", "--zmq", endpoint, *PUSHPULL,
-                                         "--subscribers", "3", "--fanout", "round-robin",
-                                         "--send-hz", "3000", "-t", "3", "--wait", "20",
-                                         json_name="pub")
-        victim = started[1][0]
-        time.sleep(2.0)  # the warm-up (0.5 s) and a second of the measured phase
-        victim.send_signal(signal.SIGKILL)
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        for process, path in (started[0], started[2]):
-            survivor = self.finish(process, path, DEADLINE_S)
-            self.assertEqual(survivor.returncode, 0, survivor.stdout + survivor.stderr)
-        self.finish(victim)
-        self.assertEqual(pub.returncode, 1, pub.stdout + pub.stderr)
-        self.assertIn("subscriber 2", " ".join(pub.json["result"]["problems"]))
-        loss = pub.json["publisher"]["dealt_loss"]
-        self.assertEqual(loss["received"] + loss["lost"], loss["sent"])
-        outcomes = {summary["id"]: summary["outcome"] for summary in pub.json["subscribers"]}
-        self.assertEqual(outcomes, {1: "complete", 2: "vanished", 3: "complete"})
+        self.kill_one_of_three_dealt_to(
+            ["--zmq", "tcp://127.0.0.1:*", "--zmq", endpoint, *PUSHPULL],
+            ["--zmq", endpoint, *PUSHPULL], DEADLINE_S)
 
     def test_what_push_cannot_do_is_refused_with_the_way_out(self):
         endpoint = self.publisher_endpoint()
