@@ -31,6 +31,11 @@ struct Counted {
   std::uint64_t received = 0;
 };
 
+// The first byte of each message: warm-up, measured data, or the end marker.
+inline constexpr std::byte warmup_tag{0x57};
+inline constexpr std::byte data_tag{0x42};
+inline constexpr std::byte end_tag{0x45};
+
 // How long the receivers may take to connect, and the end markers to reach them all.
 inline constexpr auto gather_limit = std::chrono::seconds(10);
 
@@ -75,6 +80,30 @@ private:
   std::vector<Counted> m_counted;
   std::size_t m_reports = 0;
 };
+
+// The sender's phases, each message `message` with its first byte the phase's tag, sent with
+// send(): the warm-up for `warmup` seconds, `count` measured messages, then end markers until
+// every receiver reported. Returns the measured sends' time.
+template <typename Send>
+Clock::duration deal_phases(std::vector<std::byte>& message, double warmup, std::uint64_t count,
+                            Reports& reports, Send&& send)
+{
+  message[0] = warmup_tag;
+  const auto warmed = Clock::now() + std::chrono::duration<double>(warmup);
+  for (std::uint64_t sent = 0; warmup > 0; ++sent) {
+    if (sent % 64 == 0 && Clock::now() >= warmed)
+      break;
+    send();
+  }
+  message[0] = data_tag;
+  const auto start = Clock::now();
+  for (std::uint64_t sent = 0; sent < count; ++sent)
+    send();
+  const auto measured = Clock::now() - start;
+  message[0] = end_tag;
+  reports.gather(send);
+  return measured;
+}
 
 // Forks `receivers` processes running receive(endpoint, results_fd) (before the library starts
 // a thread here; each dies with the sender), then runs deal(endpoint, reports) here, which

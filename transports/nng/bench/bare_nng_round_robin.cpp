@@ -42,9 +42,8 @@ constexpr const char* usage =
     "(=180)]\n"
     "       [--warmup S (=0.5)] [--queue MESSAGES (=5556)] [--cpu SENDER,RECEIVERS (none: "
     "unpinned)]\n";
-constexpr std::byte warmup_tag{0x57};
-constexpr std::byte data_tag{0x42};
-constexpr std::byte end_tag{0x45};
+using bare::data_tag;
+using bare::end_tag;
 using bare::gather_limit;
 
 struct Options {
@@ -126,20 +125,7 @@ Clock::duration deal(const std::string& url, const Options& options, bare::Repor
   }
   std::vector<std::byte> message(options.size, std::byte{0x5a});
   const auto send = [&] { check(nng_send(socket, message.data(), message.size(), 0), "send"); };
-  message[0] = warmup_tag;
-  const auto warmed = Clock::now() + std::chrono::duration<double>(options.warmup);
-  for (std::uint64_t sent = 0; options.warmup > 0; ++sent) {
-    if (sent % 64 == 0 && Clock::now() >= warmed)
-      break;
-    send();
-  }
-  message[0] = data_tag;
-  const auto start = Clock::now();
-  for (std::uint64_t sent = 0; sent < options.count; ++sent)
-    send();
-  const auto measured = Clock::now() - start;
-  message[0] = end_tag;
-  reports.gather(send);
+  const auto measured = bare::deal_phases(message, options.warmup, options.count, reports, send);
   // Not closed: NNG 1.5's nng_close can wait for the pipes the receivers are closing as they
   // leave; the process's exit closes it.
   return measured;

@@ -45,9 +45,6 @@ constexpr const char* usage =
     "(=180)]\n"
     "       [--warmup S (=0.5)] [--hwm N (=5556)] [--buffer BYTES (=1000000)]\n"
     "       [--cpu SENDER,RECEIVERS (none: unpinned)]\n";
-constexpr std::byte warmup_tag{0x57};
-constexpr std::byte data_tag{0x42};
-constexpr std::byte end_tag{0x45};
 constexpr int receive_timeout_ms = 10000;
 
 struct Options {
@@ -140,20 +137,7 @@ Clock::duration deal(const std::string& endpoint, const Options& options, Report
     if (zmq_send(push.handle(), message.data(), message.size(), 0) < 0)
       throw RuntimeError{std::string("send: ") + zmq_strerror(zmq_errno())};
   };
-  message[0] = warmup_tag;
-  const auto warmed = Clock::now() + std::chrono::duration<double>(options.warmup);
-  for (std::uint64_t sent = 0; options.warmup > 0; ++sent) {
-    if (sent % 64 == 0 && Clock::now() >= warmed)
-      break;
-    send();
-  }
-  message[0] = data_tag;
-  const auto start = Clock::now();
-  for (std::uint64_t sent = 0; sent < options.count; ++sent)
-    send();
-  const auto measured = Clock::now() - start;
-  message[0] = end_tag;
-  reports.gather(send);
+  const auto measured = deal_phases(message, options.warmup, options.count, reports, send);
   return measured;
 }
 
