@@ -293,6 +293,23 @@ class NetprofTestCase(LiveStatus, unittest.TestCase):
             self.assertGreater(summary["unique"], 0, f"the transport dealt nothing to one: {shares}")
         return shares
 
+    def assert_dealt_run_passed(self, pub, subs, sent):
+        """A round-robin run the transport dealt, finished by hand (publisher `pub`,
+        subscribers `subs`): every process passed, `sent` messages went out and together the
+        subscribers received each once; each subscriber left the loss to the publisher."""
+        said = pub.stdout + pub.stderr + "".join(s.stdout + s.stderr for s in subs)
+        self.assertEqual(pub.returncode, 0, said)
+        self.assertEqual(pub.json["publisher"]["messages_sent"], sent)
+        self.assert_dealt_whole(pub.json, said)
+        self.assertIn("dealt by the transport", pub.stdout)
+        self.assertIn(f"All subscribers together: {sent:,} of {sent:,} received, 0 lost",
+                      pub.stdout)
+        for sub in subs:
+            self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+            # Its gaps are the others' messages: neither gaps nor loss in its own report.
+            self.assertEqual(sub.json["subscriber"]["gaps"], 0)
+            self.assertIn("Lost: counted by the publisher", sub.stdout)
+
     def kill_one_of_three_dealt_to(self, subscriber_args, publisher_args,
                                    deadline_s=DEFAULT_DEADLINE_S):
         """Subscribers 1 to 3 (each started with `subscriber_args`) and a publisher dealing to
