@@ -126,7 +126,10 @@ LocalPairPlan local_pair_plan(const LocalPairRequest& request)
   // them (picking ports takes descriptors too). Each child checks again with its queues.
   check_resource_limits({request.io_threads, request.subscribers, 0});
   const std::vector<std::string> bound = concrete(wanted_endpoints(request), request.streams);
-  const std::string publisher = connect_form(parse_address(bound[0], Use::bind, request.inproc));
+  const Address publisher_own = parse_address(bound[0], Use::bind, request.inproc);
+  if (request.pattern == Pattern::pushpull)
+    deal_address(publisher_own); // refused here, before any child, when there is no room
+  const std::string publisher = connect_form(publisher_own);
   LocalPairPlan arguments{{"--zmq", bound[0]}, {}, {}};
   for (std::size_t i = 1; i < bound.size(); ++i) {
     arguments.subscribers.push_back({"--zmq", bound[i], "--zmq", publisher});

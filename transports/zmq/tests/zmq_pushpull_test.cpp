@@ -138,6 +138,16 @@ TEST(ZmqPushPullPlan, TheLocalPairLeavesTheDealFileToCleanUp)
             plan.files.end());
 }
 
+TEST(ZmqPushPullPlan, TheLocalPairRefusesAPortWithNoneAfterItBeforeAnyChild)
+{
+  const auto pair = netprof::testing::planned(
+      zmq_transport(), {"--zmq", "tcp://127.0.0.1:65535", "--zmq-pattern", "pushpull"});
+  EXPECT_THROW(pair->pair_plan(1), UsageError);
+  const auto pubsub =
+      netprof::testing::planned(zmq_transport(), {"--zmq", "tcp://127.0.0.1:65535"});
+  EXPECT_NO_THROW(pubsub->pair_plan(1)) << "only pushpull takes the next port";
+}
+
 TEST(ZmqPushPullPlan, IsReliableWhateverNoDropSays)
 {
   EndpointRequest request;
