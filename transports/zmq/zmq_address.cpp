@@ -31,6 +31,21 @@ constexpr std::string_view tcp_prefix = "tcp://";
 constexpr std::string_view ipc_prefix = "ipc://";
 constexpr std::string_view inproc_prefix = "inproc://";
 
+// The endpoint as zmq_bind and zmq_connect take it, from its parts.
+std::string endpoint_text(const Address& address)
+{
+  switch (address.scheme) {
+  case Scheme::tcp:
+    return std::string(tcp_prefix) + (address.ipv6 ? "[" + address.host + "]" : address.host) +
+           ":" + address.port;
+  case Scheme::ipc:
+    return std::string(ipc_prefix) + address.path;
+  case Scheme::inproc:
+    return std::string(inproc_prefix) + address.path;
+  }
+  return {};
+}
+
 [[noreturn]] void throw_bad_value(std::string_view value, std::string_view reason)
 {
   transport_common::throw_bad_address("--zmq", value, reason);
@@ -152,8 +167,7 @@ Address parse_tcp(std::string_view value, std::string_view rest, Use use)
 
   address.host = std::string(host);
   address.port = std::string(port);
-  address.text = std::string(tcp_prefix) +
-                 (address.ipv6 ? "[" + address.host + "]" : address.host) + ":" + address.port;
+  address.text = endpoint_text(address);
   return address;
 }
 
@@ -177,7 +191,7 @@ Address parse_ipc(std::string_view value, std::string_view path, Use use)
                                std::to_string(max_ipc_path) + " fit in a Unix socket address");
   }
   address.path = std::string(path);
-  address.text = std::string(ipc_prefix) + address.path;
+  address.text = endpoint_text(address);
   return address;
 }
 
@@ -196,7 +210,7 @@ Address parse_inproc(std::string_view value, std::string_view name, Inproc inpro
   Address address;
   address.scheme = Scheme::inproc;
   address.path = std::string(name);
-  address.text = std::string(inproc_prefix) + address.path;
+  address.text = endpoint_text(address);
   return address;
 }
 
@@ -240,19 +254,16 @@ Address deal_address(const Address& address)
       throw_bad_value(address.text, "--zmq-pattern pushpull deals the data at the next port, "
                                     "and there is none after 65535");
     deal.port = std::to_string(port + 1);
-    deal.text =
-        std::string(tcp_prefix) + (deal.ipv6 ? "[" + deal.host + "]" : deal.host) + ":" + deal.port;
-    return deal;
+  } else {
+    deal.path += deal_suffix;
   }
-  deal.path += deal_suffix;
   if (deal.scheme == Scheme::ipc && deal.path.size() > max_ipc_path)
     throw_bad_value(address.text, "--zmq-pattern pushpull deals the data at the path with \"" +
                                       std::string(deal_suffix) +
                                       "\" after it, which would not fit in a Unix socket "
                                       "address (at most " +
                                       std::to_string(max_ipc_path) + " bytes)");
-  deal.text = (deal.scheme == Scheme::ipc ? std::string(ipc_prefix) : std::string(inproc_prefix)) +
-              deal.path;
+  deal.text = endpoint_text(deal);
   return deal;
 }
 

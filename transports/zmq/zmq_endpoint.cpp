@@ -95,11 +95,6 @@ ZmqEndpoint::~ZmqEndpoint()
   }
 }
 
-const char* pattern_name(Pattern pattern) noexcept
-{
-  return pattern == Pattern::pushpull ? "pushpull" : "pubsub";
-}
-
 SendOutcome ZmqEndpoint::send(std::span<const std::byte> message) noexcept
 {
   return send_data(m_send_handle, message);

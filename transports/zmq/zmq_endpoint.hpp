@@ -23,8 +23,6 @@ namespace netprof::zeromq {
 // at the high-water mark, and deals each message to one PULL in turn.
 enum class Pattern { pubsub, pushpull };
 
-const char* pattern_name(Pattern pattern) noexcept;
-
 // What the transport derived from the command line for one endpoint.
 struct EndpointSettings {
   Role role = Role::publisher;

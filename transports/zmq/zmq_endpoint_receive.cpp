@@ -93,7 +93,7 @@ bool ZmqEndpoint::wait_for_signal(Nanoseconds timeout, std::optional<Clock::time
   if (ready > 0) {
     for (nfds_t i = 0; i < count; ++i) {
       // Signalled: the drain processes the commands, a message or not.
-      polled[i]->dry = polled[i]->dry && wakeups[i].revents == 0;
+      polled[i]->dry = wakeups[i].revents == 0;
     }
     return true;
   }

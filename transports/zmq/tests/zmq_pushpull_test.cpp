@@ -148,16 +148,22 @@ TEST(ZmqPushPullPlan, TheLocalPairRefusesAPortWithNoneAfterItBeforeAnyChild)
   EXPECT_NO_THROW(pubsub->pair_plan(1)) << "only pushpull takes the next port";
 }
 
-TEST(ZmqPushPullPlan, IsReliableWhateverNoDropSays)
+// PUSH waits at the high-water mark, so pushpull is reliable without --zmq-nodrop, which the
+// XPUB of pubsub needs for that.
+TEST(ZmqPushPullPlan, IsReliableWithoutNoDrop)
 {
   EndpointRequest request;
   request.role = Role::publisher;
-  const EffectiveQos qos =
-      netprof::testing::planned(zmq_transport(),
-                                {"--zmq", "tcp://127.0.0.1:5555", "--zmq-pattern", "pushpull"})
-          ->qos(request);
-  EXPECT_EQ(qos.reliability, Reliability::reliable);
-  EXPECT_EQ(qos.history, HistoryKind::keep_all);
+  const auto qos_of = [&](std::vector<std::string> arguments) {
+    return netprof::testing::planned(zmq_transport(), arguments)->qos(request);
+  };
+  const EffectiveQos pushpull =
+      qos_of({"--zmq", "tcp://127.0.0.1:5555", "--zmq-pattern", "pushpull"});
+  EXPECT_EQ(pushpull.reliability, Reliability::reliable);
+  EXPECT_EQ(pushpull.history, HistoryKind::keep_all);
+  const EffectiveQos pubsub = qos_of({"--zmq", "tcp://127.0.0.1:5555"});
+  EXPECT_EQ(pubsub.reliability, Reliability::best_effort);
+  EXPECT_EQ(pubsub.history, HistoryKind::keep_last);
 }
 
 TEST(ZmqPushPull, OneSubscriberGetsEverythingOverPushInOrder)
