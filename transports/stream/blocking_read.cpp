@@ -55,7 +55,7 @@ bool StreamEndpoint::lobby_checked() noexcept
     return true;
   }
   if (Clock::now() >= m_accept_paused_until) {
-    accept_waiting();
+    accept_if_waiting();
   }
   return m_open.size() == 1;
 }

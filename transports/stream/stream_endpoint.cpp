@@ -19,12 +19,12 @@ namespace {
 // recv that finds nothing costs what a zero-timeout poll costs, and one that finds a message
 // saves the poll. Beyond it, one poll says which to read.
 constexpr std::size_t direct_reads = 4;
-// A busy-polling publisher that reads its connections directly looks for new ones (an accept()
-// system call) at most once per accept_look_interval, checking the clock every
-// housekeeping_interval calls that found nothing. A look every 64 such calls, about every 20 us,
-// put a system call into the spin loop that echoes arrive in: spin ping-pong over Unix
-// seqpacket measured a median 1.50x a bare program's RTT p99 (10 runs), 1.40x with a look a
-// millisecond (6 runs; noisy, issue 29). A new connection waits at most a millisecond more.
+// A busy-polling publisher that reads its connections directly looks for new ones (a ppoll on
+// the listener, accept_if_waiting) at most once per accept_look_interval, checking the clock
+// every housekeeping_interval calls that found nothing: each look sits in the spin loop that
+// echoes arrive in. (An accept4 a look, about every 20 us, measured a median 1.50x a bare
+// program's RTT p99 over Unix seqpacket; issue 29.) A new connection waits at most a
+// millisecond more.
 constexpr std::uint32_t housekeeping_interval = 64;
 constexpr auto accept_look_interval = std::chrono::milliseconds(1);
 // How long a subscriber's first connect may take before open() returns (it goes on after).
@@ -275,7 +275,7 @@ StreamEndpoint::Pass StreamEndpoint::look_for_connections(MessageSink& sink) noe
     return Pass::nothing;
   }
   m_next_accept_look = now + accept_look_interval;
-  accept_waiting();
+  accept_if_waiting();
   return read_readable(sink);
 }
 

@@ -96,6 +96,8 @@ private:
 
   // The connection table (stream_connections.cpp).
   void accept_waiting() noexcept;
+  // accept_waiting() after a look that found someone in the listener's backlog.
+  void accept_if_waiting() noexcept;
   void open_connection(std::size_t slot, transport_common::UniqueFd fd) noexcept;
   std::optional<std::size_t> free_slot() noexcept;
   std::optional<std::size_t> evict_oldest_stranger() noexcept; // its slot, now free

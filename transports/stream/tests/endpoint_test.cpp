@@ -434,6 +434,32 @@ TEST_P(StreamEndpointTest, APublisherReadingItsOneSubscriberStillHearsANewcomerS
   EXPECT_TRUE(receive_until(*publisher, at_publisher, echoed));
 }
 
+// A spinning publisher reads its connections directly and looks at its listener only now and
+// then (a look that finds nobody must cost little: it sits in the echoes' spin loop); a
+// newcomer still gets in within a moment.
+TEST_P(StreamEndpointTest, ASpinningPublisherStillHearsANewcomerSoon)
+{
+  const auto publisher = open_publisher();
+  const auto first = open_subscriber(0);
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *first, "one"));
+  CollectingSink at_publisher;
+  for (int i = 0; i < 1000; ++i)
+    publisher->receive(at_publisher, 0ns); // every one finds nothing: the idle spin
+
+  const auto second = open_subscriber(1);
+  CollectingSink at_second;
+  second->send(text("two"));
+  const auto start = Clock::now();
+  while (at_publisher.messages.empty() && Clock::now() < start + deadline_after) {
+    second->receive(at_second, 0ns); // finishes its dial, if it has not
+    second->send(text("two"));
+    publisher->receive(at_publisher, 0ns);
+  }
+  ASSERT_FALSE(at_publisher.messages.empty());
+  EXPECT_EQ(at_publisher.messages.front(), text("two"));
+  EXPECT_LT(Clock::now() - start, 1s);
+}
+
 TEST_P(StreamEndpointTest, ASubscriberStartedFirstConnectsOnceItsPublisherListens)
 {
   const auto subscriber = open_subscriber();
