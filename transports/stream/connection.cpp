@@ -1,5 +1,8 @@
 #include "connection.hpp"
 
+#include "common/socket_wait.hpp"
+
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -212,6 +215,33 @@ WriteOutcome write_message(Connection& connection, std::span<const std::byte> me
       mark_broken(connection, ReadEnd::failed, errno);
     }
     return WriteOutcome::failed;
+  }
+}
+
+void close_after_peer(transport_common::UniqueFd fd, Nanoseconds limit) noexcept
+{
+  if (shutdown(fd.get(), SHUT_WR) != 0) {
+    return; // not connected any more: nothing to say goodbye to
+  }
+  const auto deadline = Clock::now() + limit;
+  std::byte dropped[4096];
+  for (;;) {
+    const ssize_t got = recv(fd.get(), dropped, sizeof dropped, MSG_DONTWAIT);
+    if (got > 0 || (got < 0 && errno == EINTR)) {
+      continue;
+    }
+    if (got == 0 || !would_block(errno)) {
+      return; // the peer closed its end (or reset it: nothing more to wait for)
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      return;
+    }
+    pollfd entry{fd.get(), POLLIN, 0};
+    const timespec wait = transport_common::timespec_of(deadline - now);
+    if (ppoll(&entry, 1, &wait, nullptr) < 0 && errno != EINTR) {
+      return;
+    }
   }
 }
 

@@ -91,4 +91,10 @@ enum class WriteOutcome {
 WriteOutcome write_message(Connection& connection, std::span<const std::byte> message,
                            Framing framing, bool may_queue) noexcept;
 
+// Closes a connection without resetting it. Closing with unread bytes makes the kernel reset
+// the connection (tcp and Unix sockets alike), and the peer then counts a socket error for an
+// end that was clean. So this says it is done (FIN), sends nothing more, and reads and drops
+// what still comes until the peer closes its end too, or `limit` passes.
+void close_after_peer(transport_common::UniqueFd fd, Nanoseconds limit) noexcept;
+
 } // namespace netprof::stream

@@ -22,6 +22,8 @@ constexpr int accepts_per_call = 16;
 constexpr auto accept_pause = std::chrono::milliseconds(100);
 // A subscriber without a connection dials its publisher this often.
 constexpr auto redial_interval = std::chrono::milliseconds(100);
+// How long a leaving subscriber waits for its publisher to close its end of their connection.
+constexpr auto goodbye_limit = std::chrono::milliseconds(100);
 // What a publisher's reader starts with: room for many back-channel messages per recv.
 constexpr std::size_t publisher_reader_bytes = 4096;
 // What a subscriber's reader starts with at least, so that small data is read many at a time.
@@ -34,6 +36,15 @@ constexpr std::uint64_t slot_bits = 16;
 constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
 
 } // namespace
+
+StreamEndpoint::~StreamEndpoint()
+{
+  if (m_publisher || !connected()) {
+    return;
+  }
+  flush_pending(); // what the core sent last (its final counters) goes before the goodbye
+  close_after_peer(std::move(m_slots[m_open.front()].fd), goodbye_limit);
+}
 
 PeerHandle StreamEndpoint::handle_of(std::size_t slot) const noexcept
 {

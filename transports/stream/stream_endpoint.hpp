@@ -69,6 +69,9 @@ public:
   // progress). Throws TransportError when the system refuses the listener, or memory for the
   // endpoint's buffers.
   explicit StreamEndpoint(StreamSetup setup);
+  // A subscriber closes its connection after its publisher does (close_after_peer), for a
+  // moment at most, so that the publisher sees a clean end, not a reset.
+  ~StreamEndpoint() override;
 
   SendOutcome send(std::span<const std::byte> message) noexcept override;
   SendOutcome flush() noexcept override;

@@ -460,6 +460,28 @@ TEST_P(StreamEndpointTest, ASpinningPublisherStillHearsANewcomerSoon)
   EXPECT_LT(Clock::now() - start, 1s);
 }
 
+// A subscriber that ends with messages still unread (the publisher sends END and
+// acknowledgements to every subscriber until the last is done) leaves cleanly: the publisher
+// counts a close by its peer, not a socket error (closing with unread bytes resets a
+// connection).
+TEST_P(StreamEndpointTest, ASubscriberLeavingWithMessagesUnreadIsACleanClose)
+{
+  const auto publisher = open_publisher(1);
+  auto subscriber = open_subscriber(0);
+  ASSERT_NO_FATAL_FAILURE(join(*publisher, *subscriber, "hello"));
+  for (int i = 0; i < 10; ++i)
+    ASSERT_EQ(publisher->send(text("never read " + std::to_string(i))).result, SendResult::sent);
+  subscriber.reset();
+
+  CollectingSink sink;
+  const auto closed = [&] {
+    return joined(publisher->facts().notes).find("1 closed by their peers") != std::string::npos;
+  };
+  EXPECT_TRUE(receive_until(*publisher, sink, closed)) << joined(publisher->facts().notes);
+  EXPECT_EQ(joined(publisher->facts().notes).find("socket error"), std::string::npos)
+      << joined(publisher->facts().notes);
+}
+
 TEST_P(StreamEndpointTest, ASubscriberStartedFirstConnectsOnceItsPublisherListens)
 {
   const auto subscriber = open_subscriber();
