@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <bit>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace netprof::shm {
 
 namespace {
@@ -37,7 +41,11 @@ void store_words(std::byte* destination, std::span<const std::byte> message) noe
 void prefetch_for_write(const std::byte* line) noexcept
 {
 #if defined(__x86_64__)
-  static const bool available = __builtin_cpu_supports("prfchw");
+  // Asked of CPUID itself: clang's __builtin_cpu_supports knows no "prfchw".
+  static const bool available = [] {
+    unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_PRFCHW) != 0;
+  }();
   if (available)
     asm volatile("prefetchw %0" : : "m"(*line));
 #else
