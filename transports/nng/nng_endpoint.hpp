@@ -103,7 +103,7 @@ private:
   bool m_round_robin = false;           // a pushpull publisher that deals the data
   NngSocket* m_sender = nullptr;
   NngSocket* m_receiver = nullptr;
-  int m_receive_fd = -1; // NNG_OPT_RECVFD: readable while a message waits
+  int m_receive_fd = -1; // NNG_OPT_RECVFD, from the first sub-millisecond wait on
   // Reused by every receive: nng_recvmsg would allocate one per call. Blocking on it is how a
   // plain NNG program waits, and costs less than polling NNG_OPT_RECVFD, which NNG's thread
   // must signal and the next receive clear.
