@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 namespace netprof::nng_parts {
 
@@ -361,9 +362,9 @@ bool NngEndpoint::wait_readable(Nanoseconds remaining) noexcept
                       static_cast<long>((remaining - seconds).count())};
   // Asked for at the first wait that needs it, not when the socket opens: once a socket has
   // its receive descriptor, NNG writes to it as a message finds the queue empty and reads it
-  // as a receive empties the queue, two system calls a message on a subscriber's data socket
-  // (perf stat: 70,148 read and 35,030 write in a 2-second push/pull stream, none in the bare
-  // pull0 program's), and a subscriber whose waits are whole milliseconds never needs it.
+  // as a receive empties the queue, about 1.5 system calls a message on a subscriber's data
+  // socket (perf stat: 70,148 read and 35,030 write in a 2-second push/pull stream, none in the
+  // bare pull0 program's), and a subscriber whose waits are whole milliseconds never needs it.
   if (m_receive_fd < 0 &&
       nng_socket_get_int(m_receiver->handle(), NNG_OPT_RECVFD, &m_receive_fd) != 0) {
     m_receive_fd = -1;
