@@ -46,6 +46,7 @@ using netprof::testing::CollectingSink;
 using namespace std::chrono_literals;
 using netprof::Clock;
 using netprof::Endpoint;
+using netprof::Nanoseconds;
 using netprof::PeerFate;
 using netprof::ReceiveResult;
 using netprof::SendCause;
@@ -114,10 +115,10 @@ private:
 
 // Keeps receiving until `count` messages are in or the deadline passes.
 bool receive_until(Endpoint& endpoint, CollectingSink& sink, std::size_t count,
-                   Clock::time_point deadline)
+                   Clock::time_point deadline, Nanoseconds wait = poll_timeout)
 {
   while (sink.messages.size() < count && Clock::now() < deadline) {
-    if (endpoint.receive(sink, poll_timeout) == ReceiveResult::failed) {
+    if (endpoint.receive(sink, wait) == ReceiveResult::failed) {
       return false;
     }
   }
@@ -135,6 +136,20 @@ void expect_sound_records(const CollectingSink& sink)
     EXPECT_GE(delivery.wire_bytes, delivery.size) << "delivery " << i;
     EXPECT_EQ(delivery.size, sink.messages[i].size()) << "delivery " << i;
   }
+}
+
+// A wait of `timeout` on an endpoint nothing is sent to lasts that long, and not forever.
+void expect_idle_wait_lasts(Endpoint& endpoint, Nanoseconds timeout)
+{
+  CollectingSink sink;
+  const auto start = Clock::now();
+  const ReceiveResult result = endpoint.receive(sink, timeout);
+  const auto elapsed = Clock::now() - start;
+
+  EXPECT_EQ(result, ReceiveResult::timed_out);
+  EXPECT_GE(elapsed, timeout);
+  EXPECT_LT(elapsed, 3s) << "the timeout was ignored";
+  EXPECT_TRUE(sink.messages.empty());
 }
 
 // Nothing arrives within a short wait.
@@ -159,14 +174,16 @@ SendResult send_until_taken(Endpoint& endpoint, const Bytes& message, Clock::tim
 // subscriber's connection is registered on its own side, which on a loaded host can come after
 // the subscriber's first message has crossed the back channel. The core's hello, sent until
 // answered, rides this out the same way.
+// The receiver waits `wait` at a time.
 bool send_until_heard(Endpoint& sender, Endpoint& receiver, CollectingSink& sink,
-                      const Bytes& message, Clock::time_point deadline)
+                      const Bytes& message, Clock::time_point deadline,
+                      Nanoseconds wait = poll_timeout)
 {
   while (sink.messages.empty() && Clock::now() < deadline) {
     if (send_until_taken(sender, message, deadline) != SendResult::sent ||
         sender.flush().result != SendResult::sent)
       return false;
-    receive_until(receiver, sink, 1, std::min(deadline, Clock::now() + 200ms));
+    receive_until(receiver, sink, 1, std::min(deadline, Clock::now() + 200ms), wait);
   }
   return !sink.messages.empty();
 }
@@ -257,15 +274,7 @@ TEST_P(TransportContract, ZeroTimeoutOnAnIdleEndpointTimesOut)
 
 TEST_P(TransportContract, TimeoutOnAnIdleEndpointWaitsTheFullTimeout)
 {
-  CollectingSink sink;
-  const auto start = Clock::now();
-  const ReceiveResult result = subscriber->receive(sink, 50ms);
-  const auto elapsed = Clock::now() - start;
-
-  EXPECT_EQ(result, ReceiveResult::timed_out);
-  EXPECT_GE(elapsed, 50ms);
-  EXPECT_LT(elapsed, 3s) << "the timeout was ignored";
-  EXPECT_TRUE(sink.messages.empty());
+  expect_idle_wait_lasts(*subscriber, 50ms);
 }
 
 // Waits shorter than a millisecond (a pacer's last stretch before a send is due) end on time,
@@ -273,30 +282,13 @@ TEST_P(TransportContract, TimeoutOnAnIdleEndpointWaitsTheFullTimeout)
 // milliseconds, waits on its receive descriptor for these, from the first such wait on.
 TEST_P(TransportContract, WaitsUnderAMillisecondEndOnTimeAndHearWhatComes)
 {
-  CollectingSink at_subscriber;
-  const auto start = Clock::now();
-  const ReceiveResult idle = subscriber->receive(at_subscriber, 300us);
-  const auto elapsed = Clock::now() - start;
-  EXPECT_EQ(idle, ReceiveResult::timed_out);
-  EXPECT_GE(elapsed, 300us);
-  EXPECT_LT(elapsed, 3s) << "the timeout was ignored";
+  expect_idle_wait_lasts(*subscriber, 300us);
 
-  const auto deadline = Clock::now() + test_deadline;
-  ASSERT_EQ(send_until_taken(*subscriber, pattern(16, 1), deadline), SendResult::sent);
-  CollectingSink at_publisher;
-  ASSERT_TRUE(receive_until(*publisher, at_publisher, 1, deadline));
-  ASSERT_TRUE(adopt(*publisher, at_publisher.deliveries.front().sender));
-
-  // Sent again now and then, as send_until_heard does, for a medium that drops what it sends
-  // before it has registered the subscriber.
+  ASSERT_NO_FATAL_FAILURE(connect());
   const Bytes message = pattern(64, 9);
-  while (at_subscriber.messages.empty() && Clock::now() < deadline) {
-    ASSERT_EQ(send_until_taken(*publisher, message, deadline), SendResult::sent);
-    const auto resend = std::min(deadline, Clock::now() + 200ms);
-    while (at_subscriber.messages.empty() && Clock::now() < resend)
-      ASSERT_NE(subscriber->receive(at_subscriber, 300us), ReceiveResult::failed);
-  }
-  ASSERT_FALSE(at_subscriber.messages.empty());
+  CollectingSink at_subscriber;
+  ASSERT_TRUE(send_until_heard(*publisher, *subscriber, at_subscriber, message,
+                               Clock::now() + test_deadline, 300us));
   EXPECT_EQ(at_subscriber.messages.front(), message);
 }
 
