@@ -27,6 +27,10 @@ struct ParsedCommandLine {
   // subscriber's every publisher's every topic, in that order; `plan` is the first's. Empty
   // when the process has one stream: `plan` alone.
   std::vector<PlannedStream> streams;
+  // Under --publishers P > 1, a publisher run by hand: the run's first stream (publisher 0's
+  // topic 0) as the transport's name and addresses, which every publisher of the run computes
+  // alike: the name of the default place they meet publisher 0 at (--lead).
+  std::string first_stream;
   // With --local-pair: the options the user gave that its children get, as written, routed by
   // each option's PairRoute (the transport's addresses come from plan.local_pair).
   LocalPairArguments local_pair_options;

@@ -84,6 +84,9 @@ struct RunConfig {
   // --publishers: ids 0 to publishers - 1 publish, each its own stream (its addresses moved
   // by its id: OptionSpec::per_stream); the others subscribe to every one of them.
   std::uint32_t publishers = 1;
+  // --lead HOST:PORT: where publisher 0 takes the other publishers' reports (run by hand);
+  // empty: an abstract Unix socket on this host named after the run's first stream.
+  std::string lead;
   // --topics: each publisher sends this many independent streams, each on addresses of its
   // own (stream_index) and a thread of its own, each measured apart.
   std::uint32_t topics = 1;

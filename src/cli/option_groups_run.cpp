@@ -118,6 +118,14 @@ void add_peers_and_warmup(std::vector<CoreOption>& rows)
                         "the --subscribers"),
                    Readers::both, field<&RunConfig::publishers>},
                   {test_heading,
+                   spec("lead", "HOST:PORT", Text{}, std::nullopt,
+                        "under --publishers P run by hand: where publisher 0 listens (tcp) for "
+                        "the other publishers' reports, and they send them, so that it prints "
+                        "every publisher's; give every publisher the same, an address of "
+                        "publisher 0's host. Without it they meet on this host only",
+                        PairRoute::neither),
+                   Readers::publisher, field<&RunConfig::lead>},
+                  {test_heading,
                    spec("topics", "T", whole(1, 16), "1",
                         "each publisher sends T independent streams, each on addresses of its "
                         "own and a thread of its own, each measured apart: topic t of "

@@ -118,6 +118,14 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
                      " and --subscribers " + std::to_string(config.subscribers) + " make " +
                      std::to_string(config.publishers + config.subscribers));
   }
+  if (!config.lead.empty() && config.local_pair) {
+    throw UsageError("--lead is for publishers run by hand: a local group gathers its "
+                     "publishers' reports itself; drop --lead");
+  }
+  if (!config.lead.empty() && config.publishers < 2) {
+    throw UsageError("--lead gathers several publishers' reports at publisher 0: give "
+                     "--publishers 2 or more, or drop --lead");
+  }
   if (config.local_pair && config.threads && config.subscribers != 1) {
     throw UsageError("--local-pair --threads runs one subscriber: drop --subscribers " +
                      std::to_string(config.subscribers) + ", or drop --threads to run " +
@@ -227,6 +235,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
     }
     if (result.streams.size() == 1)
       result.streams.clear();
+  }
+  if (publisher && config.publishers > 1) {
+    const TransportPlan first_stream =
+        config.id == 0 ? result.plan
+                       : cli::plan_transport(registry, values, core, result.config, 0);
+    result.first_stream = config.transport_name;
+    for (const std::string& address : first_stream.addresses)
+      result.first_stream += " " + address;
   }
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);

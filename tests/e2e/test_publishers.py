@@ -85,7 +85,7 @@ class PublishersTest(NetprofTestCase):
 
     def test_a_publisher_that_never_comes_is_named_and_the_other_finishes(self):
         place = self.uds_place()
-        process, path = self.start_publisher(0, place, *MODEST)
+        process, path = self.start_publisher(0, place, *MODEST, "--wait", "2")
         subscriber = self.run_netprof("-i", "2", "--publishers", "2", "--uds", place, "--wait",
                                       "2", json_name="subscriber", deadline_s=DEADLINE_S)
         self.assertEqual(subscriber.returncode, 3, subscriber.stdout + subscriber.stderr)
@@ -93,12 +93,22 @@ class PublishersTest(NetprofTestCase):
         self.assertTrue(any(p.startswith("publisher 1: no publisher was heard") for p in problems),
                         problems)
         self.assertEqual(subscriber.json["subscriber"]["per_publisher"][0]["lost"], 0)
+        # Publisher 0 ran its own stream through, and its verdict, the run's, names the missing
+        # one: its report never came.
         published = self.finish(process, path, DEADLINE_S)
-        self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+        self.assertEqual(published.returncode, 3, published.stdout + published.stderr)
+        self.assertEqual(published.json["result"]["problems"],
+                         [p for p in published.json["result"]["problems"]
+                          if p.startswith("publisher 1: no report reached publisher 0")])
+        self.assertEqual(len(published.json["result"]["problems"]), 1)
+        own, missing = published.json["publishers"]
+        self.assertEqual(own["result"]["status"], "SUCCESS")
+        self.assertEqual((missing["id"], missing["result"], missing["publisher"]), (1, None, None))
 
     def test_a_publisher_that_dies_mid_run_is_named(self):
         place = self.uds_place()
-        steady, steady_path = self.start_publisher(0, place, "-t", "3", "--send-hz", "1000")
+        steady, steady_path = self.start_publisher(0, place, "-t", "3", "--send-hz", "1000",
+                                                   "--wait", "2")
         doomed, _ = self.start_publisher(1, place, "-t", "3", "--send-hz", "1000")
         subscriber, path = self.start("-i", "2", "--publishers", "2", "--uds", place,
                                       "--idle-timeout", "1", json_name="subscriber")
@@ -111,7 +121,9 @@ class PublishersTest(NetprofTestCase):
                         problems)
         self.assertFalse(result.json["subscriber"]["per_publisher"][1]["end_received"])
         published = self.finish(steady, steady_path, DEADLINE_S)
-        self.assertEqual(published.returncode, 0, published.stdout + published.stderr)
+        self.assertEqual(published.returncode, 3, published.stdout + published.stderr)
+        [problem] = published.json["result"]["problems"]
+        self.assertTrue(problem.startswith("publisher 1: no report reached publisher 0"), problem)
 
     def test_what_cannot_run_is_refused_before_anything_starts(self):
         # By hand, with no address, every publisher would take the default multicast group.

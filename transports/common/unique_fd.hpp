@@ -26,6 +26,8 @@ public:
 
   int get() const noexcept { return m_fd; }
   bool valid() const noexcept { return m_fd >= 0; }
+  // Gives the descriptor up to the caller, who closes it.
+  int release() noexcept { return std::exchange(m_fd, -1); }
 
   void reset() noexcept
   {

@@ -1,6 +1,8 @@
 #include "core/process/role_command.hpp"
 
 #include "core/process/file_replacement.hpp"
+#include "core/process/publisher_reports.hpp"
+#include "core/process/report_relay.hpp"
 #include "core/protocol/control_authentication.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/publisher.hpp"
@@ -26,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,10 +52,10 @@ void print_error(std::ostream& err, const std::string& message)
 // Written only at the end, so a run that never reports leaves no empty file behind (the path
 // was checked while parsing, so an unwritable one fails before the run), and written whole or
 // not at all, so a full disk leaves the last report as it was.
-bool write_json_output(const std::string& path, const RunReport& report, std::ostream& err)
+bool write_json_output(const std::string& path, const nlohmann::json& report, std::ostream& err)
 {
   try {
-    replace_file(path, report_to_json(report).dump(2) + "\n");
+    replace_file(path, report.dump(2) + "\n");
     return true;
   } catch (const TransportError& error) {
     print_error(err, "cannot write --json file '" + path + "': " + error.what());
@@ -205,6 +208,83 @@ EndpointRequest endpoint_request(const RunConfig& config)
   return request;
 }
 
+// Publishers run by hand under --publishers P: publisher 0 gathers the others' reports
+// (report_relay.hpp); a local group's pair gathers them itself.
+bool relays_reports(const RunConfig& config)
+{
+  return config.role == Role::publisher && config.publishers > 1 &&
+         config.pair_layout == PairLayout::none && !config.local_pair;
+}
+
+std::string seconds_text(double seconds)
+{
+  std::ostringstream text;
+  text << seconds;
+  return text.str();
+}
+
+// Publisher 0, its run over: waits (up to --wait) for the others' reports and judges the run
+// by all of them. Adds to `report` what they say, and returns the JSON file's "publishers" and
+// the text report's section.
+RelayedVerdict gather_relayed(ReportListener& listener, const LeadAddress& lead, RoleResult& result,
+                              const StopFlag& stop, std::ostream& err)
+{
+  RunReport& report = result.report;
+  const RunConfig& config = report.config;
+  const Clock::time_point deadline = Clock::now() + from_seconds(config.wait_seconds);
+  // Most come at once: a line only when the others' runs go on after ours.
+  const std::size_t soon =
+      listener.gather(std::min(deadline, Clock::now() + std::chrono::milliseconds(300)), stop)
+          .size();
+  if (soon + 1 < config.publishers && !config.quiet && !stop.requested())
+    err << ("netprof: publisher 0 waits up to " + seconds_text(config.wait_seconds) +
+            " s (--wait) for the other publishers' reports at " + lead.text + "\n");
+  const std::vector<RelayedReport>& relayed = listener.gather(deadline, stop);
+  const std::string missing =
+      stop.requested() ? "no report reached publisher 0 before it was interrupted"
+                       : "no report reached publisher 0 at " + lead.text + " within --wait " +
+                             seconds_text(config.wait_seconds) +
+                             " s of its run's end (still running, failed before it reported, or "
+                             "given another --lead)";
+  RelayedVerdict verdict =
+      judge_relayed_reports(report_to_json(report), relayed, config.publishers, missing);
+  for (const std::string& problem : verdict.problems)
+    report.problems.push_back(problem);
+  if (!verdict.problems.empty() && !report.interrupted) {
+    report.success = false;
+    report.headline.clear();
+    if (result.status == ExitStatus::passed)
+      result.status = verdict.missing ? ExitStatus::runtime : ExitStatus::failed;
+  }
+  if (listener.refused() > 0)
+    report.warnings.push_back(format_count(listener.refused()) + " connection(s) to " + lead.text +
+                              " were refused as not a report of this run's "
+                              "publishers (the last: " +
+                              listener.last_refusal() + ")");
+  return verdict;
+}
+
+// Publisher k > 0, its run over: sends its report to publisher 0, and says so in its own when
+// that fails.
+void relay_to_lead(const LeadAddress& lead, RunReport& report, const StopFlag& stop)
+{
+  const RunConfig& config = report.config;
+  const std::string why =
+      send_report_to_lead(lead, config.id, report_to_json(report).dump(), config.shared_secret,
+                          Clock::now() + from_seconds(config.wait_seconds), stop);
+  if (!why.empty())
+    report.warnings.push_back("this publisher's report did not reach publisher 0 at " + lead.text +
+                              ", which prints every publisher's: " + why);
+}
+
+void write_relayed_section(std::ostream& out, const LeadAddress& lead,
+                           const RelayedVerdict& verdict)
+{
+  out << "Publishers (each one's own report, gathered by publisher 0 at " << lead.text << "):\n";
+  for (const std::string& line : verdict.lines)
+    out << "  " << line << "\n";
+}
+
 } // namespace
 
 int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, std::ostream& out,
@@ -213,6 +293,8 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   const RunConfig& config = parsed.config;
   const Clock::time_point started = Clock::now();
   prepare_role_thread(config);
+  const bool relays = relays_reports(config);
+  const LeadAddress lead = relays ? lead_address(config.lead, parsed.first_stream) : LeadAddress{};
   const EndpointRequest request = endpoint_request(config);
   EffectiveQos qos = parsed.plan.qos(config.role);
   qos.requested = request.qos;
@@ -224,6 +306,10 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
     endpoints.push_back(stream.plan.open(request));
   for (const auto& endpoint : endpoints)
     check_payload(config, endpoint->facts());
+  // Listening before the run, so that no other publisher finds nobody there.
+  std::optional<ReportListener> listener;
+  if (relays && config.id == 0)
+    listener.emplace(lead, config.publishers, config.shared_secret);
   if (hooks.ready)
     hooks.ready(); // the local pair starts the subscriber only now
 
@@ -239,17 +325,28 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   add_transport_diagnoses(report);
   add_process_facts(report, cpu_before, scheduler_before);
 
+  std::optional<RelayedVerdict> relayed;
+  if (listener)
+    relayed = gather_relayed(*listener, lead, result, hooks.stop, err);
+  else if (relays)
+    relay_to_lead(lead, report, hooks.stop);
+
   std::ostream& text_out = json_on_stdout(config) ? err : out;
   if (!config.quiet) {
     if (config.report_format == ReportFormat::madara)
       write_madara_report(text_out, report);
     else
       write_text_report(text_out, report);
+    if (relayed && config.report_format != ReportFormat::madara)
+      write_relayed_section(text_out, lead, *relayed);
   }
   text_out.flush();
+  nlohmann::json json = report_to_json(report);
+  if (relayed)
+    json["publishers"] = relayed->entries;
   if (json_on_stdout(config))
-    out << report_to_json(report).dump(2) << "\n" << std::flush;
-  else if (!config.json_path.empty() && !write_json_output(config.json_path, report, err))
+    out << json.dump(2) << "\n" << std::flush;
+  else if (!config.json_path.empty() && !write_json_output(config.json_path, json, err))
     return code(ExitStatus::runtime);
   return code(result.status);
 }

@@ -43,14 +43,29 @@ std::span<const std::byte> ControlAuthentication::seal(OutgoingMessage& message,
   return bytes;
 }
 
+std::array<std::byte, ControlAuthentication::tag_size>
+ControlAuthentication::tag_of(std::span<const std::byte> covered) const noexcept
+{
+  std::array<std::byte, tag_size> tag;
+  mac(covered, tag.data());
+  return tag;
+}
+
+bool ControlAuthentication::verify(std::span<const std::byte> covered,
+                                   std::span<const std::byte> tag) const noexcept
+{
+  if (tag.size() != tag_size)
+    return false;
+  const std::array<std::byte, tag_size> expected = tag_of(covered);
+  return crypto_verify_16(bytes_of(expected.data()), bytes_of(tag.data())) == 0;
+}
+
 bool ControlAuthentication::open_control(std::span<const std::byte>& message) const noexcept
 {
   if (message.size() < wire::header_size + tag_size)
     return false;
   const std::span<const std::byte> covered = message.first(message.size() - tag_size);
-  std::array<std::byte, tag_size> expected;
-  mac(covered, expected.data());
-  if (crypto_verify_16(bytes_of(expected.data()), bytes_of(covered.data() + covered.size())) != 0)
+  if (!verify(covered, message.last(tag_size)))
     return false;
   message = covered;
   return true;

@@ -42,6 +42,11 @@ public:
     return tagged && open_control(message);
   }
 
+  // The MAC of bytes outside the wire protocol (a publisher's report to publisher 0,
+  // report_frame.hpp), and its check. Only when enabled().
+  std::array<std::byte, tag_size> tag_of(std::span<const std::byte> covered) const noexcept;
+  bool verify(std::span<const std::byte> covered, std::span<const std::byte> tag) const noexcept;
+
 private:
   bool open_control(std::span<const std::byte>& message) const noexcept;
   void mac(std::span<const std::byte> covered, std::byte* tag) const noexcept;
