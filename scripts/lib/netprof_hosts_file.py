@@ -1,5 +1,5 @@
-"""The hosts file of scripts/tools/launch.py (TOML): which host runs the publisher, which run
-subscribers, how to reach each over ssh, the address netprof uses there and its CPU pin.
+"""The hosts file of scripts/tools/launch.py (TOML): which hosts run publishers (one, or
+several over a shared medium), which run subscribers, how to reach each over ssh, the address netprof uses there and its CPU pin.
 Every mistake is a HostsFileError naming the entry and the field (launch.py exits 2), so a
 typo never starts a run that measures the wrong thing. The format: docs/multi-host.md.
 Standard library only (tomllib: Python 3.11).
@@ -10,6 +10,7 @@ import re
 import tomllib
 
 ROLES = ("publisher", "subscriber")
+MAX_PUBLISHERS = 16  # netprof --publishers
 # The transports and how each is launched across hosts come from the netprof that runs
 # (`netprof --list-transports --json`, "remote_launch"): see remote_launch() below.
 TRANSPORT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -46,7 +47,7 @@ class HostsFileError(Exception):
 class Role:
     name: str          # the entry's name, unique in the file
     role: str          # publisher | subscriber
-    index: int         # netprof -i: 0 for the publisher, 1.. for subscribers in file order
+    index: int         # netprof -i: publishers 0..P-1, then subscribers, each in file order
     ssh: str           # ssh destination: [user@]host, or an alias of the ssh config
     address: str       # the data address netprof binds on that host
     port: int          # the data port: the file's port + index
@@ -60,16 +61,27 @@ class Role:
 class HostsFile:
     path: str
     transport: str
-    roles: list        # the publisher first, then subscribers in file order
+    roles: list        # the publishers first, then subscribers, each in file order
     broker: str = None  # HOST:PORT of a brokered transport's broker, or None
 
     @property
     def publisher(self):
+        """Publisher 0: the one whose address the others' derive from, which leads the run."""
         return self.roles[0]
 
     @property
+    def publishers(self):
+        return [role for role in self.roles if role.role == "publisher"]
+
+    @property
     def subscribers(self):
-        return self.roles[1:]
+        return [role for role in self.roles if role.role == "subscriber"]
+
+    @property
+    def lead(self):
+        """Where the other publishers send publisher 0 their reports (netprof --lead): its
+        address, at the first port after the roles' (port + number of roles)."""
+        return f"{self.publisher.address}:{self.publisher.port + len(self.roles)}"
 
 
 def load(path):
@@ -109,9 +121,11 @@ def parse(document, path="hosts file"):
         raise HostsFileError(f"{path}: host name {', '.join(twice)} given more than once")
     publishers = [host for host in hosts if host["role"] == "publisher"]
     subscribers = [host for host in hosts if host["role"] == "subscriber"]
-    if len(publishers) != 1:
-        raise HostsFileError(f"{path}: exactly one [[host]] with role = \"publisher\" "
-                             f"(found {len(publishers)})")
+    if not publishers:
+        raise HostsFileError(f"{path}: no [[host]] with role = \"publisher\"")
+    if len(publishers) > MAX_PUBLISHERS:
+        raise HostsFileError(f"{path}: {len(publishers)} hosts with role = \"publisher\": "
+                             f"netprof takes at most {MAX_PUBLISHERS}")
     if not subscribers:
         raise HostsFileError(f"{path}: no [[host]] with role = \"subscriber\"")
     roles = [make_role(host, index, port, defaults)
@@ -194,6 +208,22 @@ def remote_launch(listing, transport, path="hosts file", broker=None):
     raise HostsFileError(f"{path}: transport {transport!r}: one of {', '.join(launchable)}")
 
 
+def check_publishers(templates, hosts):
+    """Several publishers need a transport whose streams do not name a host: stream k is
+    derived from the address every role is given (its port moved up by k), which across hosts
+    can only be a shared medium (a group, a broadcast address, DDS topics, a broker), never one
+    host's address ({own}, {publisher}). A HostsFileError otherwise."""
+    if len(hosts.publishers) < 2:
+        return
+    if any(placeholder in " ".join(templates["publisher"] + templates["subscriber"])
+           for placeholder in ("{own}", "{publisher}")):
+        raise HostsFileError(
+            f"{hosts.path}: {len(hosts.publishers)} publishers over {hosts.transport!r}: each "
+            "publisher's stream is derived from the one address every role is given, which "
+            f"over {hosts.transport!r} names publisher 0's host; across hosts several "
+            "publishers need a shared medium: multicast, broadcast, dds, fastdds, mqtt or redis")
+
+
 def template_options(templates):
     """The options a transport's templates give (`-m`, `--mc-interface`, ...): the launcher sets
     them, so the user may not give them too."""
@@ -222,7 +252,7 @@ def launch_arguments(templates, role, publisher, broker=None):
     values = {"{own}": f"{role.address}:{role.port}",
               "{publisher}": f"{publisher.address}:{publisher.port}",
               "{address}": role.address, "{port}": str(publisher.port), "{broker}": broker or ""}
-    template = templates["publisher" if role.index == 0 else "subscriber"]
+    template = templates[role.role]
     filled = []
     for part in template:
         for placeholder, value in values.items():

@@ -17,9 +17,9 @@ LAUNCH_SLACK_SECONDS = 60   # the launcher's checks, starts, stops and fetches o
 
 
 def write_hosts_file(path, hosts, subscribers, transport):
-    """The hosts file for one point: the publisher and the first `subscribers` subscribers,
+    """The hosts file for one point: the publishers and the first `subscribers` subscribers,
     every setting written out (strings as JSON strings, which TOML reads the same)."""
-    roles = hosts.roles[:subscribers + 1]
+    roles = hosts.publishers + hosts.subscribers[:subscribers]
     lines = [f"transport = {json.dumps(transport)}",
              f"port = {hosts.publisher.port - hosts.publisher.index}"]
     if hosts.broker:

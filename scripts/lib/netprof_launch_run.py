@@ -148,14 +148,12 @@ class Run:
 
     def start_roles(self, arguments_of):
         """Subscribers first, then, once each has exec'd netprof (its PID line arrived), the
-        publisher. RunFailed(RUN_BROKEN) if a role does not get going."""
-        subscribers = self.hosts.subscribers
-        for role in subscribers:
-            self._start(role, arguments_of(role))
-        for role in subscribers:
-            self._wait_for_pid(role)
-        self._start(self.hosts.publisher, arguments_of(self.hosts.publisher))
-        self._wait_for_pid(self.hosts.publisher)
+        publishers. RunFailed(RUN_BROKEN) if a role does not get going."""
+        for group in (self.hosts.subscribers, self.hosts.publishers):
+            for role in group:
+                self._start(role, arguments_of(role))
+            for role in group:
+                self._wait_for_pid(role)
 
     def _start(self, role, arguments):
         script = remote.start_script(self.dir(role), self.netprof_on_host(role),

@@ -1,5 +1,5 @@
-"""One merged JSON report and one CSV row per subscriber from the reports every role of a
-multi-host run wrote (scripts/tools/launch.py). The reports came from other hosts: each is
+"""One merged JSON report and one CSV row per subscriber (per subscriber and publisher, with
+several publishers) from the reports every role of a multi-host run wrote (scripts/tools/launch.py). The reports came from other hosts: each is
 parsed with a size limit, must be a JSON object, and every figure is read through `figure`,
 which accepts only numbers, so a malformed report loses its figures, never the launcher.
 Standard library only.
@@ -17,7 +17,7 @@ CSV_COLUMNS = [
     "loss_percent", "messages_owed", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
     "throughput_seconds", "rtt_p50_ns", "rtt_p99_ns", "rtt_max_ns", "one_way_rtt_half_p50_ns",
     "clock_offset_ns", "clock_offset_bound_ns", "forward_p50_ns", "forward_p99_ns",
-    "backward_p50_ns", "backward_p99_ns", "publisher_messages_sent",
+    "backward_p50_ns", "backward_p99_ns", "publisher_messages_sent", "publisher",
 ]
 
 
@@ -59,9 +59,13 @@ def role_entry(role, result):
 
 
 def merged_report(launcher_facts, roles, results):
+    """`publisher` is publisher 0's entry, `publishers` every publisher's (one, or several),
+    `subscribers` the rest, each in id order."""
     entries = [role_entry(role, results[role.name]) for role in roles]
+    publishers = [entry for entry in entries if entry["role"] == "publisher"]
     return {"schema_version": MERGED_SCHEMA_VERSION, "launcher": launcher_facts,
-            "publisher": entries[0], "subscribers": entries[1:]}
+            "publisher": publishers[0], "publishers": publishers,
+            "subscribers": [entry for entry in entries if entry["role"] == "subscriber"]}
 
 
 def publisher_entry_for(publisher_report, subscriber_id):
@@ -86,8 +90,21 @@ def loss_view(own, seen, publisher_report):
     return figure(own, "lost"), figure(own, "loss_percent")
 
 
-def csv_row(run_tag, entry, publisher_report):
-    own = field(entry["report"], "subscriber")
+def own_stream(subscriber_report, publisher_id, several):
+    """The subscriber's own figures for publisher `publisher_id`'s stream: its whole report's
+    with one publisher, else that publisher's topic 0 in its per_publisher[] (None if absent)."""
+    own = field(subscriber_report, "subscriber")
+    if not several:
+        return own
+    streams = field(own, "per_publisher")
+    for stream in streams if isinstance(streams, list) else []:
+        if figure(stream, "publisher") == publisher_id and figure(stream, "topic") in (0, None):
+            return stream
+    return None
+
+
+def csv_row(run_tag, entry, publisher_report, publisher_id=0, several=False):
+    own = own_stream(entry["report"], publisher_id, several)
     seen = publisher_entry_for(publisher_report, entry["id"])
     outcome = field(seen, "outcome")
     lost, loss_percent = loss_view(own, seen, publisher_report)
@@ -114,14 +131,18 @@ def csv_row(run_tag, entry, publisher_report):
         "backward_p50_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p50"),
         "backward_p99_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p99"),
         "publisher_messages_sent": figure(publisher_report, "publisher", "messages_sent"),
+        "publisher": publisher_id,
     }
 
 
 def write(merged, json_path, csv_path):
     output.write_text(json_path, json.dumps(merged, indent=1) + "\n")
-    publisher_report = merged["publisher"]["report"]
+    publishers = merged["publishers"]
+    several = len(publishers) > 1
     with output.open_for_writing(csv_path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
         writer.writeheader()
-        for entry in merged["subscribers"]:
-            writer.writerow(csv_row(merged["launcher"]["run_tag"], entry, publisher_report))
+        for publisher in publishers:
+            for entry in merged["subscribers"]:
+                writer.writerow(csv_row(merged["launcher"]["run_tag"], entry,
+                                        publisher["report"], publisher["id"], several))

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""Runs netprof across hosts over OpenSSH: a publisher on one host, subscribers on others, as
-a hosts file (TOML) says; writes one merged JSON report and one CSV row per subscriber.
+"""Runs netprof across hosts over OpenSSH: a publisher on one host (or several, over a shared
+medium), subscribers on others, as a hosts file (TOML) says; writes one merged JSON report and
+one CSV row per subscriber (per subscriber and publisher, with several).
 
     scripts/tools/launch.py hosts.toml -s 1024 -t 5 --send-hz 10000
     scripts/tools/launch.py --ssh-config lab/ssh_config --out results/r1 lab/hosts.toml -t 2
 
 Arguments after the hosts file go to netprof on every host. The launcher gives each role its
 -i, its transport addresses, the publisher `--subscribers N`, and --cpu, --wait and --json
-itself. The transport addresses follow the templates of the local `netprof --list-transports
+itself; with several publishers, every role `--publishers P` and each publisher `--lead` (publisher
+0's address at the hosts file's port + the number of roles), where publisher 0 gathers the
+others' reports. The transport addresses follow the templates of the local `netprof --list-transports
 --json` ("remote_launch"), whose placeholders it fills per role:
 
     {own}        the role's address:port (the hosts file's address, port + its index)
@@ -61,7 +64,7 @@ DEADLINE_SLACK_SECONDS = 30      # ending, counters, a loaded machine
 # Options the launcher sets itself, from the hosts file.
 OWNED_OPTIONS = {"-i", "--id", "-u", "--udp", "-m", "--multicast", "-b", "--broadcast",
                  "--zmq", "--tcp", "--json", "--subscribers", "--local-pair", "--cpu", "--shm",
-                 "--uds", "--mq", "--mqtt", "--redis"}
+                 "--uds", "--mq", "--mqtt", "--redis", "--publishers", "--lead"}
 NETPROF_DEFAULTS = {"time": 10.0, "warmup": 0.5, "wait": 10.0}
 
 
@@ -138,6 +141,7 @@ def transport_templates(netprof, hosts):
         raise UsageError(str(error)) from None
     templates = hosts_file.remote_launch(listing, hosts.transport, hosts.path, hosts.broker)
     hosts_file.check_addresses(templates, hosts)
+    hosts_file.check_publishers(templates, hosts)
     return templates
 
 
@@ -151,8 +155,12 @@ def refuse_template_options(templates, netprof_args):
 def role_arguments(hosts, templates, arguments, role):
     own = ["-i", str(role.index),
            *hosts_file.launch_arguments(templates, role, hosts.publisher, hosts.broker)]
-    if role.index == 0:
+    if role.role == "publisher":
         own += ["--subscribers", str(len(hosts.subscribers))]
+    if len(hosts.publishers) > 1:
+        own += ["--publishers", str(len(hosts.publishers))]
+        if role.role == "publisher":
+            own += ["--lead", hosts.lead]
     if role.cpu is not None:
         own += ["--cpu", str(role.cpu)]
     if option_value(arguments.netprof_args, {"--wait"}) is None:

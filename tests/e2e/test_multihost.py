@@ -31,6 +31,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import netprof_hosts_file as hosts_file  # noqa: E402
 import netprof_harness as harness  # noqa: E402
 from netprof_harness import Processes  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "scripts", "tools"))
+import launch  # noqa: E402
 
 LAB = os.path.join(ROOT, "scripts", "lab", "lab.py")
 LAUNCH = os.path.join(ROOT, "scripts", "tools", "launch.py")
@@ -139,15 +141,16 @@ class MultiHostTest(unittest.TestCase):
     def host(self, index):
         return self.lab["hosts"][index]
 
-    def write_hosts(self, subscribers, extra=None, netprof=None, top=None):
-        """A hosts file: h0 publishes, h1..hN subscribe; `extra` adds fields to a host by
-        index, e.g. {2: {"netprof": "/nowhere"}}; `top` adds top-level settings."""
+    def write_hosts(self, subscribers, extra=None, netprof=None, top=None, publishers=1):
+        """A hosts file: h0 (to h(P-1)) publishes, the next N hosts subscribe; `extra` adds
+        fields to a host by index, e.g. {2: {"netprof": "/nowhere"}}; `top` adds top-level
+        settings."""
         extra = extra or {}
         lines = [f"netprof = {json.dumps(netprof or netprof_path())}",
                  f"work_dir = {json.dumps(self.work_dir)}", "port = 41000"]
         lines += [f"{key} = {json.dumps(value)}" for key, value in (top or {}).items()]
-        for index in range(subscribers + 1):
-            fields = {"name": f"host{index}", "role": "publisher" if index == 0 else
+        for index in range(subscribers + publishers):
+            fields = {"name": f"host{index}", "role": "publisher" if index < publishers else
                       "subscriber", "ssh": self.host(index)["name"],
                       "address": self.host(index)["address"], **extra.get(index, {})}
             lines.append("\n[[host]]")
@@ -282,6 +285,34 @@ class MultiHostTest(unittest.TestCase):
         # Each host joined and sent on its lab link, named by its address, not by a route.
         for index, entry in enumerate([merged["publisher"], *merged["subscribers"]]):
             self.assertIn(f"joined on eth0 ({self.host(index)['address']})", self.notes(entry))
+
+    def test_two_publishers_over_multicast_and_publisher_0_gathers_both(self):
+        """Publishers on h0 and h1, subscribers on h2 and h3: each publisher's stream on the
+        group's port + its id; publisher 0 gathers publisher 1's report over the lab link
+        (--lead) and the merged files hold both publishers' views of each subscriber."""
+        code, out, err = self.launch(self.write_hosts(2, publishers=2,
+                                                      top={"transport": "multicast"}), *MODEST)
+        self.assertEqual(code, 0, out + err)
+        merged = self.merged()
+        self.assertEqual([p["id"] for p in merged["publishers"]], [0, 1])
+        self.assertEqual([s["id"] for s in merged["subscribers"]], [2, 3])
+        lead = merged["publisher"]["report"]
+        self.assertEqual([p["id"] for p in lead["publishers"]], [0, 1])
+        for entry, own in zip(lead["publishers"], merged["publishers"]):
+            with self.subTest(publisher=entry["id"]):
+                self.assertEqual(entry["result"]["status"], "SUCCESS")
+                sent = own["report"]["publisher"]["messages_sent"]
+                self.assertEqual(entry["publisher"]["messages_sent"], sent)
+                self.assertEqual([(s["id"], s["received"], s["lost"])
+                                  for s in entry["subscribers"]], [(2, sent, 0), (3, sent, 0)])
+        self.assertIn(f"gathered by publisher 0 at {self.host(0)['address']}:41004", out)
+        with open(os.path.join(self.out, "subscribers.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(row["publisher"], row["id"]) for row in rows],
+                         [("0", "2"), ("0", "3"), ("1", "2"), ("1", "3")])
+        for row in rows:
+            self.assertEqual((row["lost"], row["received"]),
+                             ("0", row["publisher_messages_sent"]), row)
 
     def test_broadcast_across_hosts_on_the_lab_subnet(self):
         merged = self.launch_to_two_hosts("broadcast")
@@ -555,8 +586,8 @@ class HostsFileTest(unittest.TestCase):
         "unknown role": (PUBLISHER.replace('"publisher"', '"relay"'), "unknown role 'relay'"),
         "unknown field": ("pot = 4000\n", "unknown field 'pot'"),
         "wrong type": ('port = "4000"\n', "port must be an integer, not a string"),
-        "two publishers": (PUBLISHER + PUBLISHER.replace('"a"', '"b"'),
-                           'exactly one [[host]] with role = "publisher" (found 2)'),
+        "no publisher": (PUBLISHER.replace('"publisher"', '"subscriber"'),
+                         'no [[host]] with role = "publisher"'),
         "no subscriber": (PUBLISHER, 'no [[host]] with role = "subscriber"'),
         "bad broker": ('broker = "10.0.0.5"\n', "broker '10.0.0.5': HOST:PORT"),
     }
@@ -645,11 +676,45 @@ class HostsFileTest(unittest.TestCase):
         self.assertEqual(err.strip(), "launch: --mc-interface: the launcher sets these from the "
                                       "hosts file")
 
+    def test_several_publishers_need_a_shared_medium_and_each_gets_the_lead(self):
+        listing = harness.describe(netprof_path())
+        text = ('port = 5000\n' + self.PUBLISHER + self.PUBLISHER.replace('"a"', '"b"').replace(
+            "10.0.0.1", "10.0.0.2") + self.PUBLISHER.replace('"a"', '"c"').replace(
+            "publisher", "subscriber").replace("10.0.0.1", "10.0.0.3"))
+        for transport in ("udp", "tcp", "zmq"):
+            with self.subTest(transport=transport):
+                hosts = hosts_file.parse(tomllib.loads(f'transport = "{transport}"\n' + text))
+                with self.assertRaises(hosts_file.HostsFileError) as refused:
+                    hosts_file.check_publishers(hosts_file.remote_launch(listing, transport),
+                                                hosts)
+                self.assertIn(f"2 publishers over {transport!r}: each publisher's stream is "
+                              "derived from the one address", str(refused.exception))
+                self.assertIn("multicast, broadcast, dds, fastdds, mqtt or redis",
+                              str(refused.exception))
+        hosts = hosts_file.parse(tomllib.loads('transport = "multicast"\n' + text))
+        templates = hosts_file.remote_launch(listing, "multicast")
+        hosts_file.check_publishers(templates, hosts)
+        self.assertEqual([(r.name, r.index) for r in hosts.publishers], [("a", 0), ("b", 1)])
+        self.assertEqual([(r.name, r.index) for r in hosts.subscribers], [("c", 2)])
+        self.assertEqual(hosts.lead, "10.0.0.1:5003")
+        arguments = launch.parse_arguments(["hosts.toml", "-t", "1"])
+        self.assertEqual(launch.role_arguments(hosts, templates, arguments, hosts.publishers[1]),
+                         ["-i", "1", "-m", "239.255.0.1:5000", "--mc-interface", "10.0.0.2",
+                          "--subscribers", "1", "--publishers", "2", "--lead", "10.0.0.1:5003",
+                          "--wait", "20", "-t", "1"])
+        self.assertEqual(launch.role_arguments(hosts, templates, arguments, hosts.subscribers[0])
+                         [-6:], ["--publishers", "2", "--wait", "20", "-t", "1"])
+
     def test_options_the_launcher_sets_are_refused(self):
         code, out, err = run_script(LAUNCH, "hosts.toml", "-t", "1", "--json", "x.json",
                                     deadline_s=20)
         self.assertEqual(code, 2)
         self.assertIn("--json: the launcher sets these from the hosts file", err)
+
+# Outside the class body, whose names a comprehension cannot see.
+HostsFileTest.CASES["seventeen publishers"] = (
+    "".join(HostsFileTest.PUBLISHER.replace('"a"', f'"p{i}"') for i in range(17)),
+    '17 hosts with role = "publisher": netprof takes at most 16')
 
 if __name__ == "__main__":
     unittest.main()
