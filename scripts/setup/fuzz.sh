@@ -15,7 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build_dir="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${JOBS:-2}"
 seconds="${1:-30}"
-targets=(wire_header wire_records udp_reassembler control_messages)
+targets=(wire_header wire_records udp_reassembler control_messages report_frame)
 
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 [seconds-per-target]   (a whole number, at least 1; default 30)" >&2
