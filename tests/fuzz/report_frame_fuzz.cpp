@@ -39,8 +39,7 @@ ReportNonce fixed_nonce()
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-  netprof::fuzz::FuzzInput input(
-      std::span(reinterpret_cast<const std::byte*>(data), size));
+  netprof::fuzz::FuzzInput input(std::span(reinterpret_cast<const std::byte*>(data), size));
   const std::uint8_t choice = input.u8();
   const bool keyed = (choice & 0x80) != 0;
   const std::uint32_t publishers = 2 + (choice & 0x0f); // 2 to 17
@@ -62,8 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     NETPROF_FUZZ_CHECK(!parse.refusal.empty());
     std::vector<std::byte> longer(received.begin(), received.end());
     longer.resize(longer.size() + 64);
-    NETPROF_FUZZ_CHECK(parse_report_frame(longer, nonce, publishers, key).state !=
-                       State::complete);
+    NETPROF_FUZZ_CHECK(parse_report_frame(longer, nonce, publishers, key).state != State::complete);
   }
   return 0;
 }

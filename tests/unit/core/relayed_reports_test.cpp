@@ -30,11 +30,10 @@ RelayedReport relayed(std::uint32_t id, const json& body)
 
 TEST(RelayedReports, EveryPublisherThatPassedMakesALineAndNoProblem)
 {
-  const RelayedVerdict verdict =
-      judge_relayed_reports(report(0, "SUCCESS", 1000),
-                            {relayed(1, report(1, "SUCCESS", 1200)),
-                             relayed(2, report(2, "SUCCESS", 12345))},
-                            3, "never came");
+  const RelayedVerdict verdict = judge_relayed_reports(
+      report(0, "SUCCESS", 1000),
+      {relayed(1, report(1, "SUCCESS", 1200)), relayed(2, report(2, "SUCCESS", 12345))}, 3,
+      "never came");
   EXPECT_TRUE(verdict.problems.empty());
   EXPECT_FALSE(verdict.missing);
   ASSERT_EQ(verdict.entries.size(), 3u);
@@ -63,10 +62,9 @@ TEST(RelayedReports, AMissingReportIsNamedAndItsEntryIsNull)
       report(0, "SUCCESS", 1000), {relayed(2, report(2, "SUCCESS", 5))}, 3, "never came");
   EXPECT_EQ(verdict.problems, std::vector<std::string>{"publisher 1: never came"});
   EXPECT_TRUE(verdict.missing);
-  EXPECT_EQ(verdict.entries[1], (json{{"id", 1},
-                                      {"result", nullptr},
-                                      {"publisher", nullptr},
-                                      {"subscribers", nullptr}}));
+  EXPECT_EQ(
+      verdict.entries[1],
+      (json{{"id", 1}, {"result", nullptr}, {"publisher", nullptr}, {"subscribers", nullptr}}));
   EXPECT_EQ(verdict.lines[1], "1: never came");
 }
 
@@ -78,9 +76,9 @@ TEST(RelayedReports, AReportOfAnotherRunOrNotAReportAtAllIsNotTakenForOne)
   of_four["settings"]["publishers"] = 4;
   json without_result = report(2, "SUCCESS", 5);
   without_result.erase("result");
-  for (const std::string& body : {std::string("not json"), std::string("[]"),
-                                  report(1, "SUCCESS", 5).dump(), of_four.dump(),
-                                  without_result.dump()}) {
+  for (const std::string& body :
+       {std::string("not json"), std::string("[]"), report(1, "SUCCESS", 5).dump(), of_four.dump(),
+        without_result.dump()}) {
     const RelayedVerdict verdict = judge_relayed_reports(
         report(0, "SUCCESS", 1), {relayed(1, report(1, "SUCCESS", 5)), {2, body}}, 3, "x");
     ASSERT_EQ(verdict.problems.size(), 1u) << body;

@@ -61,8 +61,7 @@ TEST(ReportFrame, OnlyALaterPublisherOfThisRunMaySendOne)
     const auto frame = encode_report_frame(nonce(1), id, "{}", none);
     const ReportFrameParse parse = parse_report_frame(frame, nonce(1), 3, none);
     EXPECT_EQ(parse.state, State::refused) << id;
-    EXPECT_EQ(parse.refusal,
-              "a report of id " + std::to_string(id) + ", not a publisher 1 to 2");
+    EXPECT_EQ(parse.refusal, "a report of id " + std::to_string(id) + ", not a publisher 1 to 2");
   }
 }
 
@@ -105,12 +104,12 @@ TEST(ReportFrame, AKeyOnOneSideOnlyIsRefusedAndSaysWhichSideHasIt)
 {
   const ControlAuthentication key(secret('k'));
   const ControlAuthentication none(no_secret);
-  EXPECT_EQ(parse_report_frame(encode_report_frame(nonce(1), 1, "{}", none), nonce(1), 2, key)
-                .refusal,
-            "a report without a MAC, and this run has a --key-file");
-  EXPECT_EQ(parse_report_frame(encode_report_frame(nonce(1), 1, "{}", key), nonce(1), 2, none)
-                .refusal,
-            "a report with a MAC, and this publisher has no --key-file");
+  EXPECT_EQ(
+      parse_report_frame(encode_report_frame(nonce(1), 1, "{}", none), nonce(1), 2, key).refusal,
+      "a report without a MAC, and this run has a --key-file");
+  EXPECT_EQ(
+      parse_report_frame(encode_report_frame(nonce(1), 1, "{}", key), nonce(1), 2, none).refusal,
+      "a report with a MAC, and this publisher has no --key-file");
 }
 
 } // namespace
