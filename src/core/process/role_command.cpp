@@ -1,8 +1,7 @@
 #include "core/process/role_command.hpp"
 
 #include "core/process/file_replacement.hpp"
-#include "core/process/publisher_reports.hpp"
-#include "core/process/report_relay.hpp"
+#include "core/process/publisher_lead.hpp"
 #include "core/protocol/control_authentication.hpp"
 #include "core/roles/live_status.hpp"
 #include "core/roles/publisher.hpp"
@@ -28,7 +27,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -208,83 +206,6 @@ EndpointRequest endpoint_request(const RunConfig& config)
   return request;
 }
 
-// Publishers run by hand under --publishers P: publisher 0 gathers the others' reports
-// (report_relay.hpp); a local group's pair gathers them itself.
-bool relays_reports(const RunConfig& config)
-{
-  return config.role == Role::publisher && config.publishers > 1 &&
-         config.pair_layout == PairLayout::none && !config.local_pair;
-}
-
-std::string seconds_text(double seconds)
-{
-  std::ostringstream text;
-  text << seconds;
-  return text.str();
-}
-
-// Publisher 0, its run over: waits (up to --wait) for the others' reports and judges the run
-// by all of them. Adds to `report` what they say, and returns the JSON file's "publishers" and
-// the text report's section.
-RelayedVerdict gather_relayed(ReportListener& listener, const LeadAddress& lead, RoleResult& result,
-                              const StopFlag& stop, std::ostream& err)
-{
-  RunReport& report = result.report;
-  const RunConfig& config = report.config;
-  const Clock::time_point deadline = Clock::now() + from_seconds(config.wait_seconds);
-  // Most come at once: a line only when the others' runs go on after ours.
-  const std::size_t soon =
-      listener.gather(std::min(deadline, Clock::now() + std::chrono::milliseconds(300)), stop)
-          .size();
-  if (soon + 1 < config.publishers && !config.quiet && !stop.requested())
-    err << ("netprof: publisher 0 waits up to " + seconds_text(config.wait_seconds) +
-            " s (--wait) for the other publishers' reports at " + lead.text + "\n");
-  const std::vector<RelayedReport>& relayed = listener.gather(deadline, stop);
-  const std::string missing =
-      stop.requested() ? "no report reached publisher 0 before it was interrupted"
-                       : "no report reached publisher 0 at " + lead.text + " within --wait " +
-                             seconds_text(config.wait_seconds) +
-                             " s of its run's end (still running, failed before it reported, or "
-                             "given another --lead)";
-  RelayedVerdict verdict =
-      judge_relayed_reports(report_to_json(report), relayed, config.publishers, missing);
-  for (const std::string& problem : verdict.problems)
-    report.problems.push_back(problem);
-  if (!verdict.problems.empty() && !report.interrupted) {
-    report.success = false;
-    report.headline.clear();
-    if (result.status == ExitStatus::passed)
-      result.status = verdict.missing ? ExitStatus::runtime : ExitStatus::failed;
-  }
-  if (listener.refused() > 0)
-    report.warnings.push_back(format_count(listener.refused()) + " connection(s) to " + lead.text +
-                              " were refused as not a report of this run's "
-                              "publishers (the last: " +
-                              listener.last_refusal() + ")");
-  return verdict;
-}
-
-// Publisher k > 0, its run over: sends its report to publisher 0, and says so in its own when
-// that fails.
-void relay_to_lead(const LeadAddress& lead, RunReport& report, const StopFlag& stop)
-{
-  const RunConfig& config = report.config;
-  const std::string why =
-      send_report_to_lead(lead, config.id, report_to_json(report).dump(), config.shared_secret,
-                          Clock::now() + from_seconds(config.wait_seconds), stop);
-  if (!why.empty())
-    report.warnings.push_back("this publisher's report did not reach publisher 0 at " + lead.text +
-                              ", which prints every publisher's: " + why);
-}
-
-void write_relayed_section(std::ostream& out, const LeadAddress& lead,
-                           const RelayedVerdict& verdict)
-{
-  out << "Publishers (each one's own report, gathered by publisher 0 at " << lead.text << "):\n";
-  for (const std::string& line : verdict.lines)
-    out << "  " << line << "\n";
-}
-
 } // namespace
 
 int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, std::ostream& out,
@@ -327,7 +248,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
 
   std::optional<RelayedVerdict> relayed;
   if (listener)
-    relayed = gather_relayed(*listener, lead, result, hooks.stop, err);
+    relayed = gather_other_publishers(*listener, lead, result, hooks.stop, err);
   else if (relays)
     relay_to_lead(lead, report, hooks.stop);
 
