@@ -114,6 +114,21 @@ class PublisherReportsTest(NetprofTestCase):
                      if "did not reach publisher 0" in w]
         self.assertIn("publisher 0 was not there to take it", warning)
 
+    def test_interrupted_while_waiting_for_the_others_its_report_is_partial(self):
+        process, path = self.start("-i", "0", "--publishers", "2", "--tcp",
+                                   f"127.0.0.1:{free_tcp_port_run(2)}", "--subscribers", "0",
+                                   "-t", "0.3", "--warmup-time", "0.1", "--wait", "60",
+                                   json_name="pub0")
+        time.sleep(1.5)  # its own run is over; it waits for publisher 1 (or, loaded, still runs)
+        started = time.monotonic()
+        self.interrupt(process)
+        result = self.finish(process, path, DEADLINE_S)
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertEqual(result.returncode, 130, result.stdout + result.stderr)
+        self.assertEqual(result.json["result"]["status"], "INTERRUPTED")
+        self.assertIn("publisher 1: no report reached publisher 0 before it was interrupted",
+                      result.json["result"]["problems"])
+
     def test_what_cannot_run_is_refused(self):
         self.assert_refused_in_one_line(["-i", "0", "--tcp", "127.0.0.1:5000", "--lead",
                                          "127.0.0.1:5100"], 2, "--publishers 2 or more")

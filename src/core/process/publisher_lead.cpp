@@ -49,6 +49,12 @@ RelayedVerdict gather_other_publishers(ReportListener& listener, const LeadAddre
       judge_relayed_reports(report_to_json(report), relayed, config.publishers, missing);
   for (const std::string& problem : verdict.problems)
     report.problems.push_back(problem);
+  // Stopped while others' reports were still to come: the run's report is partial, as an
+  // interrupted run's is.
+  if (verdict.missing && stop.requested() && !report.interrupted) {
+    report.interrupted = true;
+    result.status = ExitStatus::interrupted;
+  }
   if (!verdict.problems.empty() && !report.interrupted) {
     report.success = false;
     report.headline.clear();
