@@ -61,13 +61,17 @@ class SubscriberReportsTheRunTest(NetprofTestCase):
         # Was: Data size 128 B, Num vars 0, Test time 10 s, Send rate as fast as possible, no
         # "Records decoded".
         sub = self.run_with()
+        # Eight records in every message that arrived: over UDP on a loaded machine (a
+        # sanitized build beside another test) a datagram or two may not.
+        received = sub.json["subscriber"]["unique"]
+        self.assertGreater(received, 900)
         for line in ("  Data size: 4,096 B\n", "  Num vars: 8\n", "  Test time: 1 s\n",
-                     "  Send rate: 1,000 Hz\n", "Records decoded: 8,000"):
+                     "  Send rate: 1,000 Hz\n", f"Records decoded: {8 * received:,}"):
             self.assertIn(line, sub.stdout)
         settings = sub.json["settings"]
         self.assertEqual((settings["payload_size"], settings["num_vars"], settings["test_seconds"],
                           settings["send_hz"]), (4096, 8, 1.0, 1000.0))
-        self.assertEqual(sub.json["subscriber"]["records_decoded"], 8000)
+        self.assertEqual(sub.json["subscriber"]["records_decoded"], 8 * received)
         # A host too loaded to trust is named in any run (issue 29); that is not about settings.
         self.assertEqual([w for w in sub.json["result"]["warnings"]
                           if not w.startswith("the host was overloaded")], [])
