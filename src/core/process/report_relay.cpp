@@ -226,8 +226,7 @@ struct ReportListener::Connection {
 
 ReportListener::ReportListener(const LeadAddress& address, std::uint32_t publishers,
                                std::span<const std::byte> shared_secret)
-    : m_address(address), m_publishers(publishers),
-      m_secret(shared_secret.begin(), shared_secret.end())
+    : m_address(address), m_publishers(publishers), m_authentication(shared_secret)
 {
   initialise_sodium();
   const auto fail = [&](const char* what) {
@@ -309,7 +308,6 @@ void ReportListener::accept_waiting(std::vector<Connection>& connections)
 
 bool ReportListener::serve(Connection& connection)
 {
-  const ControlAuthentication authentication(m_secret);
   for (;;) {
     std::byte chunk[4096];
     const ssize_t got = recv(connection.fd.get(), chunk, sizeof chunk, 0);
@@ -321,7 +319,7 @@ bool ReportListener::serve(Connection& connection)
       return false; // closed before a whole frame: nothing to count
     connection.received.insert(connection.received.end(), chunk, chunk + got);
     const ReportFrameParse parse =
-        parse_report_frame(connection.received, connection.nonce, m_publishers, authentication);
+        parse_report_frame(connection.received, connection.nonce, m_publishers, m_authentication);
     if (parse.state == ReportFrameParse::State::incomplete)
       continue;
     if (parse.state == ReportFrameParse::State::refused) {

@@ -8,6 +8,7 @@
 // user may send to. The frame and its MAC: protocol/report_frame.hpp.
 
 #include "core/process/stop_flag.hpp"
+#include "core/protocol/control_authentication.hpp"
 
 #include <netprof/clock.hpp>
 
@@ -66,7 +67,7 @@ private:
 
   LeadAddress m_address;
   std::uint32_t m_publishers;
-  std::vector<std::byte> m_secret;
+  ControlAuthentication m_authentication; // its key hashed once, not per read
   int m_listener = -1;
   std::vector<RelayedReport> m_reports;
   std::uint64_t m_refused = 0;
