@@ -150,7 +150,6 @@ private:
   std::vector<pollfd> m_poll;             // what poll_once waits on, reserved once
   std::vector<int> m_poll_owner;          // per entry: a slot, or listener_entry / dial_entry
   std::uint64_t m_next_serial = 1;
-  bool m_any_broken = false;
   std::uint32_t m_idle_polls = 0;
   std::size_t m_read_start = 0; // where the next pass starts, so that no connection starves
 

@@ -24,6 +24,7 @@ public:
     // Before anything else: an echo's round trip (the publisher's t4) and a probe's arrival
     // (NTP's t2 at the subscriber) end when the message arrives, not once it is decoded.
     const auto arrived = Clock::now();
+    m_latest_arrival = arrived;
     OpenedMessage opened;
     const Opening opening = m_opener.open(delivery.bytes, opened);
     if (opening != Opening::readable) {
@@ -43,6 +44,8 @@ protected:
 
   const ControlAuthentication m_authentication;
   const MessageOpener m_opener;
+  // The last message's arrival: the role's Waiter judges soft deadlines by it (waiting.hpp).
+  Clock::time_point m_latest_arrival{};
   Refusals m_refused;
   ForeignRuns m_foreign; // messages of another run, among the rejected
 };

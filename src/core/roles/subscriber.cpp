@@ -59,7 +59,7 @@ public:
       : OpeningSink(config.shared_secret, MessageOpener::Reader::subscriber),
         m_report_config(config), m_settings(subscriber_settings(config)), m_started(started),
         m_endpoint(endpoint), m_stop(stop), m_live(live),
-        m_waiter(endpoint, *this, m_settings.wait_strategy, stop),
+        m_waiter(endpoint, *this, m_settings.wait_strategy, stop, &m_latest_arrival),
         m_echoes(m_settings.payload_size, endpoint.facts().max_message_size),
         m_hello(m_authentication.tag_room()), m_final(m_authentication),
         m_progress(m_authentication), m_joining(m_settings.id),

@@ -8,18 +8,25 @@
 
 namespace netprof {
 
-Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
-               const StopFlag& stop) noexcept
+Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy, const StopFlag& stop,
+               const Clock::time_point* latest_arrival) noexcept
     : m_endpoint(endpoint), m_room_waiter(dynamic_cast<RoomWaiter*>(&endpoint)), m_sink(sink),
-      m_strategy(strategy), m_stop(stop)
+      m_strategy(strategy), m_stop(stop), m_latest_arrival(latest_arrival)
 {
+}
+
+ReceiveResult Waiter::receive(Nanoseconds timeout) noexcept
+{
+  const ReceiveResult result = m_endpoint.receive(m_sink, timeout);
+  m_delivered = m_delivered || result == ReceiveResult::received;
+  return result;
 }
 
 bool Waiter::receive_once(Nanoseconds remaining) noexcept
 {
   if (m_strategy == WaitStrategy::block) {
     // Straight into the kernel, every time, as a blocking program's recv() does.
-    const ReceiveResult result = m_endpoint.receive(m_sink, std::min(remaining, slice));
+    const ReceiveResult result = receive(std::min(remaining, slice));
     return result != ReceiveResult::failed;
   }
   if (m_strategy == WaitStrategy::poll_then_block) {
@@ -27,16 +34,16 @@ bool Waiter::receive_once(Nanoseconds remaining) noexcept
     // in full flow then rarely pays the kernel's wake-up of a sleeping receiver per message.
     if (m_flowing) {
       for (int i = 0; i < polls_before_sleeping; ++i) {
-        const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
+        const ReceiveResult result = receive(Nanoseconds::zero());
         if (result != ReceiveResult::timed_out)
           return result != ReceiveResult::failed;
       }
     }
-    const ReceiveResult result = m_endpoint.receive(m_sink, std::min(remaining, slice));
+    const ReceiveResult result = receive(std::min(remaining, slice));
     m_flowing = result == ReceiveResult::received;
     return result != ReceiveResult::failed;
   }
-  const ReceiveResult result = m_endpoint.receive(m_sink, Nanoseconds::zero());
+  const ReceiveResult result = receive(Nanoseconds::zero());
   if (result == ReceiveResult::timed_out) {
     if (m_strategy == WaitStrategy::yield)
       sched_yield();
@@ -48,7 +55,7 @@ bool Waiter::receive_once(Nanoseconds remaining) noexcept
 
 bool Waiter::poll() noexcept
 {
-  return m_endpoint.receive(m_sink, Nanoseconds::zero()) != ReceiveResult::failed;
+  return receive(Nanoseconds::zero()) != ReceiveResult::failed;
 }
 
 bool Waiter::sleeps() const noexcept
@@ -63,7 +70,7 @@ bool Waiter::wait_for_room() noexcept
   // A transport with nothing to wait on for room (a ring in shared memory) is given a short
   // nap in a receive, which sleeps too and hears the back channel meanwhile.
   if (sleeps() && m_room_waiter == nullptr)
-    return m_endpoint.receive(m_sink, room_nap) != ReceiveResult::failed;
+    return receive(room_nap) != ReceiveResult::failed;
   return wait_for_room_without_receiving();
 }
 

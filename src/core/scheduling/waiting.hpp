@@ -13,8 +13,10 @@ namespace netprof {
 // (resending a hello) is never late by more than a slice.
 class Waiter {
 public:
-  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy,
-         const StopFlag& stop) noexcept;
+  // `latest_arrival`, when given, is where `sink` stamps each message's arrival (the roles'
+  // OpeningSink): a soft deadline is then judged by that stamp after a receive that delivered.
+  Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy, const StopFlag& stop,
+         const Clock::time_point* latest_arrival = nullptr) noexcept;
 
   // Whether a deadline may pass by a while. A soft one (a look at housekeeping every few
   // milliseconds) may be late by up to a slice and a scheduler tick: every wait is then a whole
@@ -30,7 +32,7 @@ public:
     while (!done()) {
       if (m_stop.requested())
         return true;
-      const auto now = Clock::now();
+      const auto now = now_for(kind);
       if (now >= deadline)
         return true;
       const Nanoseconds remaining = kind == Deadline::soft ? slice : deadline - now;
@@ -74,14 +76,36 @@ public:
   // poll-then-block: non-blocking looks before sleeping while messages keep coming (about as
   // long as a few small messages take to arrive back to back).
   static constexpr int polls_before_sleeping = 8;
+  // A soft deadline judged by arrival stamps: the clock itself every this many, in case a
+  // message's handling took long (an echo waiting for room).
+  static constexpr int stamps_per_clock_read = 16;
 
 private:
+  // The time a deadline is judged by. A receive since the last judgment that delivered
+  // stamped its message's arrival a moment ago (a sleeping receive just now, a spinning one
+  // at most polls_per_clock_read polls back): a soft deadline, which may be a slice late
+  // anyway, takes that stamp and saves a clock read per message, one of the two a blocking
+  // subscriber made for each.
+  Clock::time_point now_for(Deadline kind) noexcept
+  {
+    const bool stamped = m_delivered;
+    m_delivered = false;
+    if (kind == Deadline::soft && stamped && m_latest_arrival != nullptr &&
+        ++m_stamps_used % stamps_per_clock_read != 0)
+      return *m_latest_arrival;
+    return Clock::now();
+  }
+  ReceiveResult receive(Nanoseconds timeout) noexcept;
+
   Endpoint& m_endpoint;
   RoomWaiter* m_room_waiter; // the endpoint's, asked for once; null: it has none
   MessageSink& m_sink;
   WaitStrategy m_strategy;
   const StopFlag& m_stop;
   bool m_flowing = false; // poll-then-block: the last blocking receive found a message
+  const Clock::time_point* m_latest_arrival;
+  bool m_delivered = false; // a receive since the last now_for() delivered (and so stamped)
+  unsigned m_stamps_used = 0;
 };
 
 } // namespace netprof

@@ -94,6 +94,57 @@ TEST_F(BlockingWaiterTest, ASoftDeadlineWaitsWholeSlicesAnExactOneWhatIsLeft)
   EXPECT_LE(endpoint.timeouts[0], std::chrono::milliseconds(5));
 }
 
+// A blocking subscriber read the clock twice per message: the arrival stamp, and the look at
+// its housekeeping deadline. A soft deadline is judged by the last arrival stamp instead, after
+// a receive that delivered; an exact one (a pacer's) and a receive that delivered nothing
+// still read the clock.
+struct StampedWaiterTest : WaiterTest {
+  Clock::time_point latest_arrival{};
+  Waiter stamped{endpoint, sink, WaitStrategy::block, stop, &latest_arrival};
+  bool five_receives() const { return endpoint.timeouts.size() >= 5; }
+};
+
+TEST_F(StampedWaiterTest, ASoftDeadlineIsJudgedByTheArrivalStampOfADelivery)
+{
+  latest_arrival = Clock::now() + std::chrono::hours(2); // the clock itself is far before
+  endpoint.script.assign(5, ReceiveResult::received);
+  ASSERT_TRUE(stamped.wait_until(
+      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
+      Waiter::Deadline::soft));
+  EXPECT_EQ(endpoint.blocking, 1) << "the stamp after the first delivery is past the deadline";
+}
+
+TEST_F(StampedWaiterTest, AnExactDeadlineReadsTheClock)
+{
+  latest_arrival = Clock::now() + std::chrono::hours(2);
+  endpoint.script.assign(5, ReceiveResult::received);
+  ASSERT_TRUE(stamped.wait_until(
+      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
+      Waiter::Deadline::exact));
+  EXPECT_EQ(endpoint.blocking, 5);
+}
+
+TEST_F(StampedWaiterTest, AReceiveThatDeliveredNothingLeavesTheDeadlineToTheClock)
+{
+  latest_arrival = Clock::now() + std::chrono::hours(2);
+  endpoint.script.assign(5, ReceiveResult::timed_out);
+  ASSERT_TRUE(stamped.wait_until(
+      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
+      Waiter::Deadline::soft));
+  EXPECT_EQ(endpoint.blocking, 5);
+}
+
+// A stamp that stopped moving (handling that took long) cannot hold a soft deadline off: the
+// clock is read again every stamps_per_clock_read judgments.
+TEST_F(StampedWaiterTest, AStaleStampStillLetsASoftDeadlinePass)
+{
+  latest_arrival = Clock::now() - std::chrono::hours(1);
+  endpoint.script.assign(1'000'000, ReceiveResult::received);
+  ASSERT_TRUE(stamped.wait_until(
+      Clock::now() + std::chrono::milliseconds(2), [] { return false; }, Waiter::Deadline::soft));
+  EXPECT_FALSE(endpoint.script.empty()) << "only running out of messages ended the wait";
+}
+
 TEST_F(BlockingWaiterTest, AFullTransportIsWaitedOnForRoomNotPolled)
 {
   ASSERT_TRUE(blocking.wait_for_room());
