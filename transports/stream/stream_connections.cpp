@@ -29,12 +29,6 @@ constexpr std::size_t publisher_reader_bytes = 4096;
 // What a subscriber's reader starts with at least, so that small data is read many at a time.
 constexpr std::size_t subscriber_reader_bytes = 65536;
 
-// PeerHandle: the connection's serial above the slot's 16 bits. Serials start at 1 and are
-// never reused, so a handle kept after its connection closed names no one, even when its slot
-// holds another connection.
-constexpr std::uint64_t slot_bits = 16;
-constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
-
 } // namespace
 
 StreamEndpoint::~StreamEndpoint()
@@ -44,11 +38,6 @@ StreamEndpoint::~StreamEndpoint()
   }
   flush_pending(); // what the core sent last (its final counters) goes before the goodbye
   close_after_peer(std::move(m_slots[m_open.front()].fd), goodbye_limit);
-}
-
-PeerHandle StreamEndpoint::handle_of(std::size_t slot) const noexcept
-{
-  return PeerHandle{(m_slots[slot].serial << slot_bits) | slot};
 }
 
 Connection* StreamEndpoint::find(PeerHandle handle) noexcept
@@ -208,7 +197,7 @@ void StreamEndpoint::settle(Connection& connection, const ReadReport& report) no
   }
 }
 
-void StreamEndpoint::close_finished() noexcept
+void StreamEndpoint::close_broken() noexcept
 {
   for (std::size_t i = m_open.size(); i-- > 0;) {
     if (m_slots[m_open[i]].broken) {

@@ -159,7 +159,7 @@ SendOutcome StreamEndpoint::send_to(PeerHandle peer, std::span<const std::byte> 
   return outcome == WriteOutcome::failed ? SendOutcome{} : as_send_outcome(outcome);
 }
 
-bool StreamEndpoint::flush_pending() noexcept
+bool StreamEndpoint::flush_held() noexcept
 {
   bool all_out = true;
   for (const std::uint16_t slot : m_open) {
@@ -277,11 +277,6 @@ StreamEndpoint::Pass StreamEndpoint::look_for_connections(MessageSink& sink) noe
   m_next_accept_look = now + accept_look_interval;
   accept_if_waiting();
   return read_readable(sink);
-}
-
-bool StreamEndpoint::publisher_lost() const noexcept
-{
-  return !m_publisher && !m_publisher_fault.empty();
 }
 
 StreamEndpoint::Pass StreamEndpoint::read_readable(MessageSink& sink) noexcept

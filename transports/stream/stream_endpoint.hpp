@@ -95,7 +95,7 @@ private:
   Pass look_for_connections(MessageSink& sink) noexcept;
   std::size_t gather_poll_set() noexcept;
   void settle(Connection& connection, const ReadReport& report) noexcept;
-  bool publisher_lost() const noexcept;
+  bool publisher_lost() const noexcept { return !m_publisher && !m_publisher_fault.empty(); }
 
   // The connection table (stream_connections.cpp).
   void accept_waiting() noexcept;
@@ -104,13 +104,43 @@ private:
   void open_connection(std::size_t slot, transport_common::UniqueFd fd) noexcept;
   std::optional<std::size_t> free_slot() noexcept;
   std::optional<std::size_t> evict_oldest_stranger() noexcept; // its slot, now free
-  void close_finished() noexcept;
+  // Closes the connections a read or a write marked broken. It runs after every read and
+  // usually finds none: that look is inline, the closing (close_broken) is not.
+  void close_finished() noexcept
+  {
+    for (const std::uint16_t slot : m_open) {
+      if (m_slots[slot].broken) {
+        close_broken();
+        return;
+      }
+    }
+  }
+  void close_broken() noexcept;
   void close_connection(std::size_t open_index) noexcept;
   void count_ending(const Connection& connection) noexcept;
   Connection* find(PeerHandle handle) noexcept;
   bool adopt(PeerHandle sender) noexcept; // publisher: data goes to it from now on
-  PeerHandle handle_of(std::size_t slot) const noexcept;
-  bool flush_pending() noexcept;
+  // PeerHandle: the connection's serial above the slot's 16 bits. Serials start at 1 and are
+  // never reused, so a handle kept after its connection closed names no one, even when its
+  // slot holds another connection.
+  static constexpr std::uint64_t slot_bits = 16;
+  static constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
+  PeerHandle handle_of(std::size_t slot) const noexcept
+  {
+    return PeerHandle{(m_slots[slot].serial << slot_bits) | slot};
+  }
+  // Writes what the connections hold queued; false while some of it is still held. It runs
+  // before every receive and usually finds nothing held: that look is inline.
+  bool flush_pending() noexcept
+  {
+    for (const std::uint16_t slot : m_open) {
+      if (!m_slots[slot].broken && !m_slots[slot].pending.empty()) {
+        return flush_held();
+      }
+    }
+    return true;
+  }
+  bool flush_held() noexcept;
 
   // A wait on the one connection: one blocking read (blocking_read.cpp).
   // Waits at least this long are one blocking read; SO_RCVTIMEO counts in scheduler ticks, so
