@@ -12,10 +12,10 @@ timed benchmark would hide in its noise.
 
 For each transport, one `netprof --local-pair TRANSPORT --mode stream -s 128 --warmup-time 0`
 per binary runs under callgrind (both processes), collecting only inside
-SendLoop::send_phase (the publisher) and Subscriber::run (the subscriber). Each count is
+SendLoop::run_phase (the publisher) and run_subscriber (the subscriber). Each count is
 divided by the messages that side handled: the publisher's sent, the subscriber's received.
-A subscriber's count includes its joining and its END exchange, a few thousand instructions
-over hundreds of thousands of messages. Under callgrind both sides run some 50 times slower,
+A subscriber's count includes its joining and its END exchange, some ten thousand
+instructions over hundreds of thousands of messages. Under callgrind both sides run some 50 times slower,
 so the rate is no figure here; docs/benchmarks.md says how to read the counts.
 
 Exit status: 0 counted, 1 a run failed or counted nothing, 2 bad command line or valgrind
@@ -32,8 +32,9 @@ import sys
 import tempfile
 
 RUN_DEADLINE_SECONDS = 300
-PUBLISHER_LOOP = "netprof::SendLoop::send_phase*"
-SUBSCRIBER_LOOP = "netprof::(anonymous namespace)::Subscriber::run*"
+# Functions no build inlines away (a link-time optimised one keeps these two).
+PUBLISHER_LOOP = "netprof::SendLoop::run_phase*"
+SUBSCRIBER_LOOP = "netprof::run_subscriber*"
 PAYLOAD = 128
 
 
