@@ -1,13 +1,15 @@
 """Unit tests of the analysis scripts' logic, no netprof run: the knee search's bisection and
 criterion (scripts/tools/knee.py), the statistics of scripts/tools/compare.py, the lines of
 scripts/tools/plot.py, the defaults of scripts/tools/sweep.py and the launcher's CSV rows
-(scripts/lib/netprof_merge.py). Milliseconds each.
+(scripts/lib/netprof_merge.py), and which role a callgrind output counted
+(scripts/bench/instructions_per_message.py). Milliseconds each.
 """
 
 import importlib.util
 import math
 import os
 import sys
+import tempfile
 import types
 import unittest
 
@@ -16,9 +18,9 @@ from netprof_test_case import ROOT
 TOOLS = os.path.join(ROOT, "scripts", "tools")
 
 
-def load_tool(name):
-    """A script of scripts/tools as a module (its main() does not run)."""
-    spec = importlib.util.spec_from_file_location(f"tool_{name}", os.path.join(TOOLS, name + ".py"))
+def load_tool(name, folder=TOOLS):
+    """A script of scripts/tools (or `folder`) as a module (its main() does not run)."""
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", os.path.join(folder, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -28,6 +30,7 @@ knee = load_tool("knee")
 compare = load_tool("compare")
 plot = load_tool("plot")
 sweep = load_tool("sweep")
+instructions = load_tool("instructions_per_message", os.path.join(ROOT, "scripts", "bench"))
 figures = sys.modules["netprof_figures"]
 # plot.py's lines and panels live in the modules it imports.
 sweep_rows = sys.modules["netprof_sweep_rows"]
@@ -260,6 +263,27 @@ class SweepDefaultsTest(unittest.TestCase):
         for text in ("0", "1,x", ","):
             with self.subTest(text=text), self.assertRaises(figures.ArgumentError):
                 sweep.parse_arguments(["--out", "unused", "--subscribers", text])
+
+
+class CallgrindOutputTest(unittest.TestCase):
+    """A local pair under callgrind leaves one output per process: the parent's, which counts
+    nothing, and each role's, told apart by its command line."""
+
+    def role_and_total(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".callgrind", delete=False) as output:
+            output.write(text)
+        self.addCleanup(os.unlink, output.name)
+        return instructions.role_and_total(instructions.pathlib.Path(output.name))
+
+    def test_a_role_is_named_by_its_id_and_counts_its_totals(self):
+        self.assertEqual(self.role_and_total(
+            "version: 1\ncmd:  /b/netprof -i 1 --mode stream --uds /tmp/x.sock\n"
+            "events: Ir\nsummary: 215212435\ntotals: 215212435\n"), ("-i 1", 215212435))
+
+    def test_the_local_pairs_parent_is_no_role(self):
+        self.assertEqual(self.role_and_total(
+            "cmd:  ./netprof --local-pair --uds --mode stream\nsummary: 0\ntotals: 0\n"),
+            (None, 0))
 
 
 if __name__ == "__main__":
