@@ -101,37 +101,34 @@ TEST_F(BlockingWaiterTest, ASoftDeadlineWaitsWholeSlicesAnExactOneWhatIsLeft)
 struct StampedWaiterTest : WaiterTest {
   Clock::time_point latest_arrival{};
   Waiter stamped{endpoint, sink, WaitStrategy::block, stop, &latest_arrival};
-  bool five_receives() const { return endpoint.timeouts.size() >= 5; }
+
+  // Receives, each with `result`, until five have been made or the wait judges its deadline
+  // (an hour away on the clock, past by the arrival stamp) passed; how many it made.
+  int receives_before_the_deadline(ReceiveResult result, Waiter::Deadline kind)
+  {
+    latest_arrival = Clock::now() + std::chrono::hours(2);
+    endpoint.script.assign(5, result);
+    const bool ok = stamped.wait_until(
+        Clock::now() + std::chrono::hours(1), [&] { return endpoint.timeouts.size() >= 5; }, kind);
+    EXPECT_TRUE(ok);
+    return endpoint.blocking;
+  }
 };
 
 TEST_F(StampedWaiterTest, ASoftDeadlineIsJudgedByTheArrivalStampOfADelivery)
 {
-  latest_arrival = Clock::now() + std::chrono::hours(2); // the clock itself is far before
-  endpoint.script.assign(5, ReceiveResult::received);
-  ASSERT_TRUE(stamped.wait_until(
-      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
-      Waiter::Deadline::soft));
-  EXPECT_EQ(endpoint.blocking, 1) << "the stamp after the first delivery is past the deadline";
+  EXPECT_EQ(receives_before_the_deadline(ReceiveResult::received, Waiter::Deadline::soft), 1)
+      << "the stamp after the first delivery is past the deadline";
 }
 
 TEST_F(StampedWaiterTest, AnExactDeadlineReadsTheClock)
 {
-  latest_arrival = Clock::now() + std::chrono::hours(2);
-  endpoint.script.assign(5, ReceiveResult::received);
-  ASSERT_TRUE(stamped.wait_until(
-      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
-      Waiter::Deadline::exact));
-  EXPECT_EQ(endpoint.blocking, 5);
+  EXPECT_EQ(receives_before_the_deadline(ReceiveResult::received, Waiter::Deadline::exact), 5);
 }
 
 TEST_F(StampedWaiterTest, AReceiveThatDeliveredNothingLeavesTheDeadlineToTheClock)
 {
-  latest_arrival = Clock::now() + std::chrono::hours(2);
-  endpoint.script.assign(5, ReceiveResult::timed_out);
-  ASSERT_TRUE(stamped.wait_until(
-      Clock::now() + std::chrono::hours(1), [&] { return five_receives(); },
-      Waiter::Deadline::soft));
-  EXPECT_EQ(endpoint.blocking, 5);
+  EXPECT_EQ(receives_before_the_deadline(ReceiveResult::timed_out, Waiter::Deadline::soft), 5);
 }
 
 // A stamp that stopped moving (handling that took long) cannot hold a soft deadline off: the
