@@ -17,7 +17,8 @@ CSV_COLUMNS = [
     "loss_percent", "messages_owed", "messages_per_second", "payload_bytes_per_second", "wire_bytes_per_second",
     "throughput_seconds", "rtt_p50_ns", "rtt_p99_ns", "rtt_max_ns", "one_way_rtt_half_p50_ns",
     "clock_offset_ns", "clock_offset_bound_ns", "forward_p50_ns", "forward_p99_ns",
-    "backward_p50_ns", "backward_p99_ns", "publisher_messages_sent", "publisher",
+    "backward_p50_ns", "backward_p99_ns", "turnaround_p50_ns", "publisher_messages_sent",
+    "publisher",
 ]
 
 
@@ -130,6 +131,8 @@ def csv_row(run_tag, entry, publisher_report, publisher_id=0, several=False):
         "forward_p99_ns": figure(seen, "latency", "cross_clock", "forward_ns", "p99"),
         "backward_p50_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p50"),
         "backward_p99_ns": figure(seen, "latency", "cross_clock", "backward_ns", "p99"),
+        # The subscriber's own time inside each round trip, on its clock alone: no bound.
+        "turnaround_p50_ns": figure(seen, "latency", "cross_clock", "turnaround_ns", "p50"),
         "publisher_messages_sent": figure(publisher_report, "publisher", "messages_sent"),
         "publisher": publisher_id,
     }

@@ -52,6 +52,7 @@ json cross_clock_json(const std::optional<CrossClockLatency>& latency)
       {"min_delay_ns", latency->min_delay_ns},
       {"forward_ns", latency_json(latency->forward, false)},
       {"backward_ns", latency_json(latency->backward, false)},
+      {"turnaround_ns", latency_json(latency->turnaround, false)},
       {"out_of_range", latency->out_of_range},
   };
 }

@@ -76,6 +76,25 @@ void write_direction(std::ostream& out, const char* label, const LatencySummary&
       << format_duration_ns(static_cast<double>(latency.max_ns)) << " (each " << bound << ")\n";
 }
 
+// The subscriber's own time inside every round trip: one clock's stamps, so no bound.
+void write_turnaround(std::ostream& out, const LatencySummary& turnaround, const char* indent)
+{
+  out << indent << "Subscriber's turnaround (netprof's work from a probe's arrival to its echo, "
+      << "inside each round trip): p50 "
+      << format_duration_ns(static_cast<double>(turnaround.p50_ns)) << ", p99 "
+      << format_duration_ns(static_cast<double>(turnaround.p99_ns)) << ", max "
+      << format_duration_ns(static_cast<double>(turnaround.max_ns)) << "\n";
+}
+
+// The one subscriber's turnaround, shown under the round trip it is part of.
+const LatencySummary* leading_turnaround(const RunReport& report) noexcept
+{
+  if (report.subscribers.size() != 1 || !report.subscribers.front().cross_clock)
+    return nullptr;
+  const LatencySummary& turnaround = report.subscribers.front().cross_clock->turnaround;
+  return turnaround.count > 0 ? &turnaround : nullptr;
+}
+
 // What came back per probe, measured: a round trip's figures hold the way back at this size.
 void write_echo_size(std::ostream& out, const RunReport& report)
 {
@@ -174,6 +193,8 @@ void write_publisher_latency(std::ostream& out, const RunReport& report)
       out, across ? "One-way (RTT/2), half the round trip, both directions:" : "One-way (RTT/2):",
       report.rtt, 0.5);
   write_latency_block(out, "Round trip (RTT):", report.rtt, 1.0);
+  if (const LatencySummary* turnaround = leading_turnaround(report))
+    write_turnaround(out, *turnaround, "  ");
   if (report.config.print_histogram) {
     write_distribution(out, report.rtt_bins);
   }
@@ -204,6 +225,8 @@ void write_cross_clock(std::ostream& out, const CrossClockLatency& latency)
       << format_duration_ns(static_cast<double>(latency.offset_ns)) << " " << bound << "\n";
   write_direction(out, "Forward (publisher -> subscriber)", latency.forward, bound);
   write_direction(out, "Backward (subscriber -> publisher)", latency.backward, bound);
+  if (latency.turnaround.count > 0)
+    write_turnaround(out, latency.turnaround, "      ");
   if (latency.out_of_range > 0)
     out << "      " << format_count(latency.out_of_range)
         << " exchanges left out: the offset moved by more than the histograms hold\n";

@@ -45,6 +45,15 @@ class CrossClockTest(NetprofTestCase):
         both = forward["p50"] + backward["p50"]
         self.assertGreater(both, 0.5 * rtt["p50"] - 2 * bound)
         self.assertLess(both, 1.5 * rtt["p50"] + 2 * bound)
+        # The subscriber's own time inside each round trip, on its clock alone: there for
+        # every measured echo, and a part of the round trip, not all of it.
+        turnaround = cross["turnaround_ns"]
+        self.assertEqual(turnaround["count"], subscriber["echoes"])
+        self.assert_latency_ordered(turnaround)
+        self.assertGreater(turnaround["p50"], 0)
+        self.assertLess(turnaround["p50"], rtt["p50"])
+        self.assertIn("Subscriber's turnaround (netprof's work from a probe's arrival to its "
+                      "echo, inside each round trip): p50 ", result.stdout)
         self.assertIn(LABEL + "8 exchanges with the smallest round trip", result.stdout)
         self.assertIn("Clock offset (subscriber - publisher): ", result.stdout)
 

@@ -451,6 +451,7 @@ class MultiHostTest(unittest.TestCase):
             [row] = list(csv.DictReader(f))
         self.assertEqual(int(row["forward_p50_ns"]), forward)
         self.assertEqual(int(row["clock_offset_bound_ns"]), bound)
+        self.assertEqual(int(row["turnaround_p50_ns"]), cross["turnaround_ns"]["p50"])
 
     def shape(self, host, rate, direction="out"):
         code, out, err = run_script(LAB, "--dir", self.lab_dir, "shape", host, rate,

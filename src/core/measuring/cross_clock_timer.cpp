@@ -47,6 +47,8 @@ void CrossClockTimer::add(const ClockExchange& exchange, bool measured) noexcept
 
 void CrossClockTimer::record(const ClockExchange& e) noexcept
 {
+  // Never negative: the estimator refuses an exchange whose turnaround runs backwards.
+  m_turnaround->record(e.t3 - e.t2);
   // In 128 bits: the raw differences span whatever the two clocks' boot times are apart.
   const Int128 forward = Int128{e.t2} - e.t1 - m_reference_offset + m_bias;
   const Int128 backward = Int128{e.t4} - e.t3 + m_reference_offset + m_bias;
@@ -73,6 +75,7 @@ std::optional<CrossClockLatency> CrossClockTimer::result() const noexcept
   latency.bound_ns = estimate->bound_ns;
   latency.min_delay_ns = estimate->min_delay_ns;
   latency.out_of_range = m_out_of_range;
+  latency.turnaround = m_turnaround->summarize();
   // forward = (t2 - t1) - offset = recorded - bias - (offset - reference), and
   // backward = (t4 - t3) + offset = recorded - bias + (offset - reference).
   const Int128 moved = Int128{estimate->offset_ns} - m_reference_offset;

@@ -17,11 +17,13 @@ namespace netprof {
 // (the histogram holds no negative values); the report then shifts every figure by the final
 // offset's distance from the reference. A constant shift moves every percentile, the minimum,
 // the maximum and the mean by exactly that much, so nothing is lost but the histogram's own
-// 0.1% resolution, taken on the biased values.
+// 0.1% resolution, taken on the biased values. The subscriber's turnaround (t3 - t2) needs no
+// offset: both stamps are its own clock's.
 class CrossClockTimer {
 public:
   CrossClockTimer()
-      : m_forward(std::make_unique<Histogram>()), m_backward(std::make_unique<Histogram>())
+      : m_forward(std::make_unique<Histogram>()), m_backward(std::make_unique<Histogram>()),
+        m_turnaround(std::make_unique<Histogram>())
   {
   }
 
@@ -42,6 +44,7 @@ private:
   std::uint64_t m_out_of_range = 0;
   std::unique_ptr<Histogram> m_forward;
   std::unique_ptr<Histogram> m_backward;
+  std::unique_ptr<Histogram> m_turnaround;
 };
 
 } // namespace netprof

@@ -190,6 +190,21 @@ TEST(CrossClockTimer, ForwardAndBackwardComeOutWithinTheBound)
   EXPECT_EQ(latency.out_of_range, 0u);
 }
 
+TEST(CrossClockTimer, TheSubscribersTurnaroundComesOutExactlyWhateverTheOffset)
+{
+  CrossClockTimer sut;
+  // Warm-up: no sample. Then turnarounds of 1 to 100 us, on a clock an hour ahead.
+  sut.add(exchange(1'000'000, {5'000, 500'000, 5'000}), false);
+  for (std::int64_t i = 1; i <= 100; ++i)
+    sut.add(exchange(i * 1'000'000'000, {20'000, i * 1'000, 15'000}), true);
+
+  const LatencySummary turnaround = sut.result()->turnaround;
+  EXPECT_EQ(turnaround.count, 100u);
+  EXPECT_EQ(turnaround.min_ns, 1'000);
+  EXPECT_TRUE(near(turnaround.p50_ns, 50'000, 50));
+  EXPECT_TRUE(near(turnaround.max_ns, 100'000, 100));
+}
+
 TEST(CrossClockTimer, OnOneClockTheOffsetIsZeroWithinItsBound)
 {
   CrossClockTimer sut;

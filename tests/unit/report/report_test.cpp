@@ -901,6 +901,10 @@ CrossClockLatency sample_cross_clock()
   cross.backward.p99_ns = 15'000;
   cross.backward.min_ns = -1'000;
   cross.backward.max_ns = 40'000;
+  cross.turnaround.count = 998;
+  cross.turnaround.p50_ns = 1'500;
+  cross.turnaround.p99_ns = 2'000;
+  cross.turnaround.max_ns = 9'000;
   return cross;
 }
 
@@ -911,13 +915,35 @@ TEST(JsonReport, SubscriberGivesTheCrossClockFiguresWithTheirBound)
   const json cross = parsed(report)["subscribers"][0]["latency"]["cross_clock"];
   EXPECT_EQ(keys_of(cross),
             (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns", "bound_ns",
-                                   "min_delay_ns", "forward_ns", "backward_ns", "out_of_range"}));
+                                   "min_delay_ns", "forward_ns", "backward_ns", "turnaround_ns",
+                                   "out_of_range"}));
   EXPECT_EQ(cross["offset_ns"], -3'000'000'000'250);
   EXPECT_EQ(cross["bound_ns"], 12'500);
   EXPECT_EQ(cross["exchanges_used"], 8);
   EXPECT_EQ(keys_of(cross["forward_ns"]), summary_keys);
   EXPECT_EQ(cross["forward_ns"]["p50"], 40'001) << "whole ns, not halved";
   EXPECT_EQ(cross["backward_ns"]["min"], -1'000) << "within the bound of 0, kept as measured";
+  EXPECT_EQ(cross["turnaround_ns"]["p50"], 1'500) << "one clock's difference: whole ns, as taken";
+}
+
+TEST(TextReport, TheSubscribersTurnaroundIsShownUnderTheRoundTripItIsPartOf)
+{
+  RunReport report = sample_publisher();
+  report.subscribers.at(0).cross_clock = sample_cross_clock();
+  const std::string line = "Subscriber's turnaround (netprof's work from a probe's arrival to its "
+                           "echo, inside each round trip): p50 1.50 us, p99 2.00 us, max 9.00 us";
+  std::string text = text_of(report);
+  EXPECT_TRUE(has_line(text, "      " + line)) << "in its subscriber's section: " << text;
+  EXPECT_FALSE(has_line(text, "  " + line)) << "two subscribers: no one turnaround to lead with";
+
+  report.subscribers.resize(1);
+  text = text_of(report);
+  EXPECT_TRUE(has_line(text, "  " + line)) << text;
+  EXPECT_LT(text.find("  Round trip (RTT):"), text.find("  " + line));
+
+  report.subscribers.at(0).cross_clock->turnaround = {};
+  EXPECT_EQ(text_of(report).find("turnaround"), std::string::npos)
+      << "no line without a measured exchange";
 }
 
 TEST(TextReport, CrossClockFiguresAreLabelledWithTheirSourceAndBound)
