@@ -913,10 +913,10 @@ TEST(JsonReport, SubscriberGivesTheCrossClockFiguresWithTheirBound)
   RunReport report = sample_publisher();
   report.subscribers.at(0).cross_clock = sample_cross_clock();
   const json cross = parsed(report)["subscribers"][0]["latency"]["cross_clock"];
-  EXPECT_EQ(keys_of(cross),
-            (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns", "bound_ns",
-                                   "min_delay_ns", "forward_ns", "backward_ns", "turnaround_ns",
-                                   "out_of_range"}));
+  EXPECT_EQ(
+      keys_of(cross),
+      (std::set<std::string>{"exchanges", "exchanges_used", "offset_ns", "bound_ns", "min_delay_ns",
+                             "forward_ns", "backward_ns", "turnaround_ns", "out_of_range"}));
   EXPECT_EQ(cross["offset_ns"], -3'000'000'000'250);
   EXPECT_EQ(cross["bound_ns"], 12'500);
   EXPECT_EQ(cross["exchanges_used"], 8);
