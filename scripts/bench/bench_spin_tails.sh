@@ -6,6 +6,8 @@
 # and their ratios, target <= 1.10x at both. The ratio of RTT p99s is the ratio of one-way p99s
 # (both halve), so the bare programs' rtt_p99_ns is compared with netprof's RTT p99. A missed
 # target is reported, never an error: the exit status is 0 unless a run crashed or timed out.
+# Below the table, for scale: how much of netprof's RTT p50 is its subscriber's turnaround (its
+# own work from a probe's arrival stamp to its echo's), which a bare ponger does not do.
 #
 #   scripts/bench/bench_spin_tails.sh [BUILD_DIR] [--rounds N] [--iterations N] [--cpu A,B]
 #       [--transports LIST]
@@ -120,6 +122,22 @@ done
 read -r load1 load5 load15 _ </proc/loadavg
 echo "one-way p50 = RTT p50 / 2; p99 rows compare RTT p99 (the same ratio as one-way); medians of $rounds rounds"
 "$python" "$table" "${rows[@]}"
+# What of each netprof round trip is its own subscriber's work (t3 - t2), for scale beside the
+# ratios: a bare ponger has none of it.
+for transport in "${chosen[@]}"; do
+  "$python" - "$transport" \
+    "$(figures_of_runs "$rounds" "netprof.$transport" subscribers.0.latency.cross_clock.turnaround_ns.p50)" \
+    "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.rtt_ns.p50)" <<'EOF'
+import statistics, sys
+transport, turnarounds, rtts = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+pairs = [(float(t), float(r)) for t, r in zip(turnarounds, rtts) if "n/a" not in (t, r)]
+if pairs:
+    turnaround = statistics.median(t for t, _ in pairs)
+    rtt = statistics.median(r for _, r in pairs)
+    print(f"  {transport}: netprof's subscriber turnaround p50 {turnaround:g} ns of its RTT p50"
+          f" {rtt:g} ns ({100 * turnaround / rtt:.1f}%), medians")
+EOF
+done
 echo "load average $load1 $load5 $load15 (after)"
 
 if ((failures > 0)); then

@@ -131,11 +131,12 @@ of_rows()
   "$(of_rows figure one_way_p50_ns)" "$(of_rows figure publisher.latency.one_way_ns.p50)" \
   "$(of_rows figure one_way_mean_ns)" "$(of_rows figure publisher.latency.one_way_ns.mean)" \
   "$(of_rows figure rtt_p99_ns)" "$(of_rows figure publisher.latency.rtt_ns.p99)" \
+  "$(of_rows figure subscribers.0.latency.cross_clock.turnaround_ns.p50)" \
   "$(field "$work/figure_iceoryx.json" iceoryx_version)" "$roudi_note" <<'EOF'
 import statistics, sys
 
 (target, min_rounds, rows, floor_p50s, floor_means, bare_p50s, ours_p50s, bare_means, ours_means,
- bare_p99s, ours_p99s, iceoryx_version, roudi_note) = sys.argv[1:]
+ bare_p99s, ours_p99s, turnaround_p50s, iceoryx_version, roudi_note) = sys.argv[1:]
 target, min_rounds, rows = float(target), int(min_rounds), rows.split()
 
 def numbers(text):
@@ -149,6 +150,7 @@ floor, floor_mean = numbers(floor_p50s), numbers(floor_means)
 p50 = either(numbers(bare_p50s), numbers(ours_p50s))
 mean = either(numbers(bare_means), numbers(ours_means))
 p99 = either(numbers(bare_p99s), numbers(ours_p99s))
+turnaround = numbers(turnaround_p50s)  # netprof's rows only: its subscriber's t3 - t2
 
 def same_placement(a, b, slack=1.2):
     return bool(a and b and max(a, b) <= slack * min(a, b))
@@ -180,6 +182,9 @@ print("  floors, in order: " + ", ".join(f"{floor[r]:g}" if floor[r] else "n/a" 
 print(f"  for scale, the answer in a second line: {shown('two_lines')}")
 round_numbers = sorted({int(r.split(".")[1]) for r in rows if r.startswith("walk.")})
 ratios = {"ring_alone": [], "keep-last": [], "keep-all": [], "core": []}
+# Keep-last's p50 less half its subscriber's turnaround (netprof's own work in each round trip)
+# over the walk: for scale, never the target.
+without_turnaround = []
 mean_ratios = {"keep-last": [], "keep-all": []}
 walk_floors = {}
 table = [("round", "floor", "2-line walk", "ring alone", "keep-last", "keep-all", "ring/walk",
@@ -195,6 +200,9 @@ for n in round_numbers:
                 mean_ratios[name].append((n, mean[f"{name}.{n}"] / mean[walk]))
     if core:
         ratios["core"].append((n, core))
+    if cells["keep-last"] and turnaround[f"keep-last.{n}"] is not None:
+        without_turnaround.append(
+            (n, (p50[f"keep-last.{n}"] - turnaround[f"keep-last.{n}"] / 2) / p50[walk]))
     walk_floors[n] = floor[walk] if over_floor(walk) else None
     table.append((n, f"{floor[walk]:g}" if floor[walk] else "n/a", shown(walk),
                   shown(f"ring_alone.{n}"), shown(f"keep-last.{n}"), shown(f"keep-all.{n}"),
@@ -246,6 +254,13 @@ for group in placements:
     if ring or core:
         print(f"    for scale, medians: the ring alone {ring or 0:.2f}x the walk;"
               f" keep-last {core or 0:.2f}x the ring alone (netprof's core)")
+    turnarounds = [turnaround[f"keep-last.{n}"] for n in group
+                   if turnaround.get(f"keep-last.{n}") is not None]
+    bare_of_it, _ = median_text(without_turnaround, group)
+    if turnarounds and bare_of_it:
+        print(f"    netprof's subscriber turnaround (t3 - t2), keep-last: p50 median"
+              f" {statistics.median(turnarounds):g} ns a round trip; keep-last less half of it"
+              f" {bare_of_it:.2f}x the walk")
 if not judged:
     print(f"  not judged: no placement held for {min_rounds} rounds;"
           " run again (or give more --rounds)")
