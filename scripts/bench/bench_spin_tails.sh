@@ -8,6 +8,11 @@
 # target is reported, never an error: the exit status is 0 unless a run crashed or timed out.
 # Below the table, for scale: how much of netprof's RTT p50 is its subscriber's turnaround (its
 # own work from a probe's arrival stamp to its echo's), which a bare ponger does not do.
+# Each pair (bare, then netprof) runs between two one-line floors (bench/cache_line_pingpong):
+# the host moves the vCPUs between placements at any moment, and every latency moves with them,
+# so a pair during which the floor moved is left out, and of the rest only the runs on the
+# placement most of them held are compared (scripts/bench/placement_runs.py); the script says
+# which placement that was and what it left out.
 #
 #   scripts/bench/bench_spin_tails.sh [BUILD_DIR] [--rounds N] [--iterations N] [--cpu A,B]
 #       [--transports LIST]
@@ -54,7 +59,8 @@ bare_of()
   esac
 }
 
-binaries=("$netprof")
+floor=$build_dir/bench/cache_line_pingpong
+binaries=("$netprof" "$floor")
 for transport in "${chosen[@]}"; do binaries+=("$(bare_of "$transport")"); done
 require_binaries "${binaries[@]}"
 bench_start bench_spin_tails
@@ -100,8 +106,15 @@ echo "spin ping-pong, pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/pon
 echo "$iterations round trips (+$warmup warm-up) per run, $rounds interleaved rounds; $wire B out, $echo_bytes B back (netprof -s $payload)"
 echo
 
+# The placement of the two vCPUs: the one-line floor, just before a pair and just after it.
+measure_floor()
+{
+  run_limited 60 "$work/$1.json" "$floor" --cpu "$cpus" --iterations 200000
+}
+
 for ((round = 1; round <= rounds; round++)); do
   for transport in "${chosen[@]}"; do
+    measure_floor "floor_before.$transport.$round"
     # shellcheck disable=SC2046  # the argument lists are words on purpose
     run_limited "$limit" "$work/bare.$transport.$round.json" "$(bare_of "$transport")" \
       $(bare_arguments "$transport")
@@ -110,17 +123,30 @@ for ((round = 1; round <= rounds; round++)); do
       --local-pair $(netprof_transport "$transport") --mode ping-pong --wait-strategy spin \
       -s "$payload" --count "$iterations" --warmup-count "$warmup" --cpu "$cpus" --quiet \
       --json "$work/netprof.$transport.$round.json"
+    measure_floor "floor_after.$transport.$round"
   done
 done
 warn_unless_release "$work/netprof.${chosen[0]}.1.json"
 
+# Each transport's rows hold only its runs on the placement most of them held.
 rows=()
+placements=()
 for transport in "${chosen[@]}"; do
-  rows+=("$transport p50|ns|at_most|$target|$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.one_way_ns.p50)|$(figures_of_runs "$rounds" "bare.$transport" one_way_p50_ns)")
-  rows+=("$transport p99 (RTT)|ns|at_most|$target|$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.rtt_ns.p99)|$(figures_of_runs "$rounds" "bare.$transport" rtt_p99_ns)")
+  mapfile -t kept < <("$python" "$bench_lib_dir/placement_runs.py" \
+    "$(figures_of_runs "$rounds" "floor_before.$transport" one_way_p50_ns)" \
+    "$(figures_of_runs "$rounds" "floor_after.$transport" one_way_p50_ns)" \
+    "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.one_way_ns.p50)" \
+    "$(figures_of_runs "$rounds" "bare.$transport" one_way_p50_ns)" \
+    "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.rtt_ns.p99)" \
+    "$(figures_of_runs "$rounds" "bare.$transport" rtt_p99_ns)")
+  rows+=("$transport p50|ns|at_most|$target|${kept[0]}|${kept[1]}")
+  rows+=("$transport p99 (RTT)|ns|at_most|$target|${kept[2]}|${kept[3]}")
+  placements+=("  $transport: ${kept[4]}")
 done
 read -r load1 load5 load15 _ </proc/loadavg
-echo "one-way p50 = RTT p50 / 2; p99 rows compare RTT p99 (the same ratio as one-way); medians of $rounds rounds"
+echo "one-way p50 = RTT p50 / 2; p99 rows compare RTT p99 (the same ratio as one-way); medians of"
+echo "the rounds on one placement of the vCPUs (cache_line_pingpong's one-way floor before and after each pair):"
+printf '%s\n' "${placements[@]}"
 "$python" "$table" "${rows[@]}"
 # What of each netprof round trip is its own subscriber's work (t3 - t2), for scale beside the
 # ratios: a bare ponger has none of it.

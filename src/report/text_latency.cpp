@@ -79,10 +79,9 @@ void write_direction(std::ostream& out, const char* label, const LatencySummary&
 // The subscriber's own time inside every round trip: one clock's stamps, so no bound.
 void write_turnaround(std::ostream& out, const LatencySummary& turnaround, const char* indent)
 {
-  out << indent << "Subscriber's turnaround (netprof's work from a probe's arrival to its echo, "
-      << "inside each round trip): p50 "
-      << format_duration_ns(static_cast<double>(turnaround.p50_ns)) << ", p99 "
-      << format_duration_ns(static_cast<double>(turnaround.p99_ns)) << ", max "
+  out << indent << "Subscriber's turnaround (its arrival stamp to its echo stamp, inside each "
+      << "round trip): p50 " << format_duration_ns(static_cast<double>(turnaround.p50_ns))
+      << ", p99 " << format_duration_ns(static_cast<double>(turnaround.p99_ns)) << ", max "
       << format_duration_ns(static_cast<double>(turnaround.max_ns)) << "\n";
 }
 

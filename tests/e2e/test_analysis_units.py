@@ -5,7 +5,9 @@ scripts/tools/plot.py, the defaults of scripts/tools/sweep.py and the launcher's
 (scripts/bench/instructions_per_message.py). Milliseconds each.
 """
 
+import contextlib
 import importlib.util
+import io
 import math
 import os
 import sys
@@ -31,6 +33,7 @@ compare = load_tool("compare")
 plot = load_tool("plot")
 sweep = load_tool("sweep")
 instructions = load_tool("instructions_per_message", os.path.join(ROOT, "scripts", "bench"))
+placement = load_tool("placement_runs", os.path.join(ROOT, "scripts", "bench"))
 figures = sys.modules["netprof_figures"]
 # plot.py's lines and panels live in the modules it imports.
 sweep_rows = sys.modules["netprof_sweep_rows"]
@@ -284,6 +287,40 @@ class CallgrindOutputTest(unittest.TestCase):
         self.assertEqual(self.role_and_total(
             "cmd:  ./netprof --local-pair --uds --mode stream\nsummary: 0\ntotals: 0\n"),
             (None, 0))
+
+
+class PlacementRunsTest(unittest.TestCase):
+    """bench_spin_tails.sh compares only runs that held one placement of the vCPUs: a run during
+    which the floor moved, or one on a placement fewer runs held, compares nothing."""
+
+    def kept(self, before, after):
+        return placement.kept_runs(placement.numbers(before), placement.numbers(after))
+
+    def test_the_placement_most_runs_held_is_kept_and_a_move_is_left_out(self):
+        kept, moved, others, unfloored = self.kept("60 95 60 n/a 65 200 60",
+                                                   "60 100 110 60 60 210 55")
+        self.assertEqual(kept, [0, 4, 6])
+        self.assertEqual(moved, [2], "60 before, 110 after: the vCPUs moved during it")
+        self.assertEqual(others, [1, 5])
+        self.assertEqual(unfloored, [3])
+
+    def test_on_a_tie_the_closer_placement_is_kept(self):
+        self.assertEqual(self.kept("200 60", "200 60")[0], [1])
+
+    def test_no_steady_run_keeps_nothing(self):
+        self.assertEqual(self.kept("60 n/a", "200 n/a"), ([], [0], [], [1]))
+
+    def test_a_figure_of_a_run_left_out_reads_n_a(self):
+        lines = self.printed("60 200 60", "60 200 60", "1.5 2.5 3.5")
+        self.assertEqual(lines[0], "1.5 n/a 3.5")
+        self.assertEqual(lines[1], "placement with floors 60-60 ns one-way: runs 1 3 (2 of 3);"
+                                   " left out, on another placement: runs 2")
+
+    def printed(self, *arguments):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            self.assertEqual(placement.main(list(arguments)), 0)
+        return output.getvalue().splitlines()
 
 
 if __name__ == "__main__":

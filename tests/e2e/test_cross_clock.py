@@ -52,8 +52,8 @@ class CrossClockTest(NetprofTestCase):
         self.assert_latency_ordered(turnaround)
         self.assertGreater(turnaround["p50"], 0)
         self.assertLess(turnaround["p50"], rtt["p50"])
-        self.assertIn("Subscriber's turnaround (netprof's work from a probe's arrival to its "
-                      "echo, inside each round trip): p50 ", result.stdout)
+        self.assertIn("Subscriber's turnaround (its arrival stamp to its echo stamp, inside each "
+                      "round trip): p50 ", result.stdout)
         self.assertIn(LABEL + "8 exchanges with the smallest round trip", result.stdout)
         self.assertIn("Clock offset (subscriber - publisher): ", result.stdout)
 

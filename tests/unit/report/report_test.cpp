@@ -930,8 +930,8 @@ TEST(TextReport, TheSubscribersTurnaroundIsShownUnderTheRoundTripItIsPartOf)
 {
   RunReport report = sample_publisher();
   report.subscribers.at(0).cross_clock = sample_cross_clock();
-  const std::string line = "Subscriber's turnaround (netprof's work from a probe's arrival to its "
-                           "echo, inside each round trip): p50 1.50 us, p99 2.00 us, max 9.00 us";
+  const std::string line = "Subscriber's turnaround (its arrival stamp to its echo stamp, inside "
+                           "each round trip): p50 1.50 us, p99 2.00 us, max 9.00 us";
   std::string text = text_of(report);
   EXPECT_TRUE(has_line(text, "      " + line)) << "in its subscriber's section: " << text;
   EXPECT_FALSE(has_line(text, "  " + line)) << "two subscribers: no one turnaround to lead with";

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Keeps the runs of a netprof-against-baseline pair that ran on one placement of the vCPUs, for
+ratio_table.py. On a VM the host moves the two vCPUs between placements (a cache line between
+them one-way in about 60 ns close together, 95-200 ns far apart) at any moment, and every
+latency moves with them; a pair split by a move, or pairs from two placements mixed in one
+median, compare nothing. Each run has the one-line floor (bench/cache_line_pingpong) measured
+just before its baseline and just after its netprof run.
+
+    placement_runs.py FLOORS_BEFORE FLOORS_AFTER FIGURES...
+
+Each argument is space-separated, one value per run, `n/a` where a run gave none. A run whose
+two floors differ by more than 1.5x ran while the vCPUs moved; the others are grouped by their
+floor (a group spans at most 1.5x), and the largest group (the closer placement on a tie) is
+kept. Prints each FIGURES list with every other run as `n/a`, one per line, then a line that
+says which placement was kept and what was left out. Standard library only; exits 0.
+"""
+
+import sys
+
+SAME_PLACEMENT = 1.5
+
+
+def numbers(text):
+    values = []
+    for word in text.split():
+        try:
+            values.append(float(word))
+        except ValueError:
+            values.append(None)
+    return values
+
+
+def placement_groups(floors):
+    """Run indices grouped by floor, closest placement first; each group spans at most 1.5x."""
+    groups = []
+    for index in sorted((i for i, floor in enumerate(floors) if floor), key=lambda i: floors[i]):
+        if groups and floors[index] <= SAME_PLACEMENT * floors[groups[-1][0]]:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
+
+
+def kept_runs(before, after):
+    """(indices kept, indices during which the vCPUs moved, indices on other placements,
+    indices without both floors)."""
+    moved, unfloored, steady = [], [], []
+    for i, (b, a) in enumerate(zip(before, after)):
+        if b and a and max(a, b) <= SAME_PLACEMENT * min(a, b):
+            steady.append(b)
+        else:
+            steady.append(None)
+            (moved if b and a else unfloored).append(i)
+    groups = placement_groups(steady)
+    if not groups:
+        return [], moved, [], unfloored
+    kept = max(groups, key=len)  # max() keeps the first (closest) of equal sizes
+    others = sorted(i for group in groups if group is not kept for i in group)
+    return sorted(kept), moved, others, unfloored
+
+
+def describe(kept, moved, others, unfloored, floors):
+    runs = lambda indices: " ".join(str(i + 1) for i in indices)
+    if not kept:
+        text = "no run held one placement"
+    else:
+        held = [floors[i] for i in kept]
+        text = (f"placement with floors {min(held):g}-{max(held):g} ns one-way:"
+                f" runs {runs(kept)} ({len(kept)} of {len(floors)})")
+    if moved:
+        text += f"; the vCPUs moved during runs {runs(moved)}"
+    if others:
+        text += f"; left out, on another placement: runs {runs(others)}"
+    if unfloored:
+        text += f"; no floor for runs {runs(unfloored)}"
+    return text
+
+
+def main(arguments):
+    if len(arguments) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    before, after = numbers(arguments[0]), numbers(arguments[1])
+    kept, moved, others, unfloored = kept_runs(before, after)
+    for figures in arguments[2:]:
+        words = figures.split()
+        print(" ".join(word if i in kept else "n/a" for i, word in enumerate(words)))
+    print(describe(kept, moved, others, unfloored, before))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
