@@ -15,19 +15,13 @@ kept. Prints each FIGURES list with every other run as `n/a`, one per line, then
 says which placement was kept and what was left out. Standard library only; exits 0.
 """
 
+import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ratio_table import numbers  # noqa: E402  (the figures' format is ratio_table's)
+
 SAME_PLACEMENT = 1.5
-
-
-def numbers(text):
-    values = []
-    for word in text.split():
-        try:
-            values.append(float(word))
-        except ValueError:
-            values.append(None)
-    return values
 
 
 def placement_groups(floors):
