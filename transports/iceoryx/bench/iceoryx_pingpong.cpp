@@ -5,13 +5,17 @@
 // netprof's.
 //
 //   iceoryx_pingpong [--iterations N] [--warmup N] [--cpu PINGER,PONGER] [--size BYTES]
-//                    [--echo-size BYTES] [--stream SECONDS]
+//                    [--echo-size BYTES] [--stream SECONDS] [--queue-capacity N]
 //
 // --stream SECONDS: instead of the ping-pong, the pinger loans, stamps (8 bytes of sequence, as
 // iceperf writes no payload per message) and publishes messages of --size as fast as it can for
 // that long, and the ponger takes them from a queue of iceoryx's largest capacity, discarding the
 // oldest as netprof's default does; the ponger prints {"messages_per_second": ...} on its clock
 // from the first to the last message (scripts/bench/bench_iceoryx.sh compares netprof's stream).
+//
+// --queue-capacity: each ping-pong subscriber's queue, in chunks; 1 by default, one message in
+// flight each way as in iceoryx's own iceperf; 256 (iceoryx's largest and default) is the queue
+// netprof's iceoryx endpoint sets up at its default -q.
 //
 // --size defaults to 116 (netprof -s 64: 64 B payload + 52 B header), --echo-size to 68 (an
 // echo is a header and two stamps), as in shm_ring_pingpong. RouDi (iox-roudi) must be running: the
@@ -58,13 +62,14 @@ constexpr std::size_t max_size = std::size_t{1} << 20;  // RouDi's built-in memp
 constexpr const char* usage =
     "usage: iceoryx_pingpong [--iterations N (=1000000)] [--warmup N (=100000)]\n"
     "       [--cpu PINGER,PONGER (=0,1)] [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
-    "       [--stream SECONDS]\n"
+    "       [--stream SECONDS] [--queue-capacity N (=1)]\n"
     "RouDi (iox-roudi) must be running.\n";
 
 struct Options : bare::RoundTrips {
   std::size_t size = 116;
   std::size_t echo_size = 68;
   std::uint64_t stream_seconds = 0; // 0: ping-pong
+  std::uint64_t queue_capacity = 1; // the ping-pong subscribers'
 };
 
 constexpr std::uint64_t stream_end = ~std::uint64_t{0}; // the sequence that ends a stream
@@ -78,6 +83,10 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
   else if (flag == "--echo-size")
     options.echo_size =
         bare::parse_number<std::size_t>(value, min_size, max_size, "--echo-size needs 8..1048576");
+  else if (flag == "--queue-capacity")
+    options.queue_capacity = bare::parse_number<std::uint64_t>(
+        value, 1, iox::popo::SubscriberChunkQueueData_t::MAX_CAPACITY,
+        "--queue-capacity needs 1..256");
   else if (flag == "--stream")
     options.stream_seconds =
         bare::parse_number<std::uint64_t>(value, 1, 3600, "--stream needs 1..3600 seconds");
@@ -100,12 +109,12 @@ iox::capro::ServiceDescription service(const std::string& instance, const char* 
           IdString_t(iox::cxx::TruncateToCapacity, event)};
 }
 
-// One message in flight each way, as in iceoryx's own iceperf.
-iox::popo::SubscriberOptions subscriber_options()
+// One message in flight each way (--queue-capacity 1, as iceoryx's own iceperf), or room for more.
+iox::popo::SubscriberOptions subscriber_options(const Options& options)
 {
-  iox::popo::SubscriberOptions options;
-  options.queueCapacity = 1;
-  return options;
+  iox::popo::SubscriberOptions subscriber;
+  subscriber.queueCapacity = options.queue_capacity;
+  return subscriber;
 }
 
 void pin(int cpu)
@@ -154,7 +163,7 @@ void run_ponger(const std::string& instance, const Options& options, std::uint64
   // After the runtime's own threads exist: they stay unpinned, out of the measured cores' way.
   // Before the ports: a ponger that cannot pin never looks connected to the pinger.
   pin(options.cpus.second);
-  UntypedSubscriber subscriber(service(instance, "ping"), subscriber_options());
+  UntypedSubscriber subscriber(service(instance, "ping"), subscriber_options(options));
   UntypedPublisher publisher(service(instance, "pong"));
   const std::size_t copied = std::min(options.size, options.echo_size);
   for (std::uint64_t answered = 0; answered < total; ++answered) {
@@ -224,7 +233,7 @@ std::vector<std::int64_t> run_pinger(const std::string& instance, const Options&
   init_runtime("iceoryx_pingpong_" + instance + "_pinger", pinger_register_seconds);
   pin(options.cpus.first);
   UntypedPublisher publisher(service(instance, "ping"));
-  UntypedSubscriber subscriber(service(instance, "pong"), subscriber_options());
+  UntypedSubscriber subscriber(service(instance, "pong"), subscriber_options(options));
   const auto give_up = Clock::now() + connect_timeout;
   while (!publisher.hasSubscribers() ||
          subscriber.getSubscriptionState() != iox::SubscribeState::SUBSCRIBED) {
