@@ -75,15 +75,9 @@ void check_count_received(const OptionValues& values, const RunConfig& config)
                      "--subscribers 1 or more");
 }
 
-void check_combinations(const OptionValues& values, const RunConfig& config)
+// What a local group (--local-pair, --threads) and publisher 0's gathering (--lead) allow.
+void check_local_group(const RunConfig& config)
 {
-  if (values.given("time") && values.given("count")) {
-    throw UsageError("give either -t/--time or --count, not both");
-  }
-  check_count_received(values, config);
-  if (values.given("warmup-time") && values.given("warmup-count")) {
-    throw UsageError("give either --warmup-time or --warmup-count, not both");
-  }
   if (config.threads && !config.local_pair) {
     throw UsageError("--threads runs the publisher and subscriber of --local-pair as threads of "
                      "one process: give it with --local-pair");
@@ -131,6 +125,18 @@ void check_combinations(const OptionValues& values, const RunConfig& config)
                      std::to_string(config.subscribers) + ", or drop --threads to run " +
                      std::to_string(config.subscribers) + " subscriber processes");
   }
+}
+
+void check_combinations(const OptionValues& values, const RunConfig& config)
+{
+  if (values.given("time") && values.given("count")) {
+    throw UsageError("give either -t/--time or --count, not both");
+  }
+  check_count_received(values, config);
+  if (values.given("warmup-time") && values.given("warmup-count")) {
+    throw UsageError("give either --warmup-time or --warmup-count, not both");
+  }
+  check_local_group(config);
   // An interval longer than the measured phase would never close before the run ends.
   if (config.interval_seconds && !values.given("count") &&
       (config.role == Role::publisher || config.local_pair) &&
@@ -183,6 +189,35 @@ bool answer_action(const OptionValues& values, bool listing_as_json,
   return result.action != Action::run;
 }
 
+// The transport's plan for each stream this process takes part in: a publisher's addresses
+// are its own streams' (one per topic); a subscriber plans every publisher's every topic.
+void plan_streams(const OptionValues& values, const std::vector<OptionGroup>& core,
+                  const TransportRegistry& registry, ParsedCommandLine& result)
+{
+  RunConfig& config = result.config; // plan_transport names the transport in it
+  const bool publisher = config.role == Role::publisher && !config.local_pair;
+  const std::uint32_t first = publisher ? config.id : 0;
+  result.plan = cli::plan_transport(registry, values, core, config, stream_index(config, first, 0));
+  if (!config.local_pair && (config.publishers > 1 || config.topics > 1)) {
+    const std::uint32_t last = publisher ? config.id : config.publishers - 1;
+    for (std::uint32_t from = first; from <= last; ++from) {
+      for (std::uint32_t topic = 0; topic < config.topics; ++topic)
+        result.streams.push_back({from, topic,
+                                  cli::plan_transport(registry, values, core, config,
+                                                      stream_index(config, from, topic))});
+    }
+    if (result.streams.size() == 1)
+      result.streams.clear();
+  }
+  if (publisher && config.publishers > 1) {
+    const TransportPlan first_stream =
+        config.id == 0 ? result.plan : cli::plan_transport(registry, values, core, config, 0);
+    result.first_stream = config.transport_name;
+    for (const std::string& address : first_stream.addresses)
+      result.first_stream += " " + address;
+  }
+}
+
 } // namespace
 
 ParsedCommandLine parse_command_line(int argc, const char* const argv[],
@@ -214,36 +249,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   RunConfig& own = result.config;
   if (layout != PairLayout::none && own.role == Role::publisher && own.id > 0 &&
       !own.json_path.empty() && !json_on_stdout(own))
-    own.json_path += "." + std::to_string(own.id);
+    own.json_path.append(1, '.').append(
+        std::to_string(own.id)); // not "." + string: GCC 12's false -Wrestrict
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);
-  // A publisher's addresses are its own streams' (one per topic); a subscriber plans every
-  // publisher's every topic.
-  const RunConfig& config = result.config;
-  const bool publisher = config.role == Role::publisher && !config.local_pair;
-  const std::uint32_t first = publisher ? config.id : 0;
-  result.plan =
-      cli::plan_transport(registry, values, core, result.config, stream_index(config, first, 0));
-  if (!config.local_pair && (config.publishers > 1 || config.topics > 1)) {
-    const std::uint32_t last = publisher ? config.id : config.publishers - 1;
-    for (std::uint32_t from = first; from <= last; ++from) {
-      for (std::uint32_t topic = 0; topic < config.topics; ++topic)
-        result.streams.push_back({from, topic,
-                                  cli::plan_transport(registry, values, core, result.config,
-                                                      stream_index(config, from, topic))});
-    }
-    if (result.streams.size() == 1)
-      result.streams.clear();
-  }
-  if (publisher && config.publishers > 1) {
-    const TransportPlan first_stream =
-        config.id == 0 ? result.plan
-                       : cli::plan_transport(registry, values, core, result.config, 0);
-    result.first_stream = config.transport_name;
-    for (const std::string& address : first_stream.addresses)
-      result.first_stream += " " + address;
-  }
+  plan_streams(values, core, registry, result);
   if (result.config.local_pair) {
     result.local_pair_options = route_to_local_pair(values, groups);
   }
