@@ -103,6 +103,36 @@ std::string ending_text(const RunReport& report)
   return "a transport failure";
 }
 
+// "  Subscriber N:" and what became of it, when it did not simply run from start to end.
+void write_subscriber_heading(std::ostream& out, const SubscriberResult& sub)
+{
+  out << "  Subscriber " << sub.id << ":";
+  if (sub.joined_late && sub.joined_at_sequence > 0) {
+    out << " (joined late, at message " << format_count(sub.joined_at_sequence) << ": the "
+        << format_count(sub.joined_at_sequence) << " sent before are not lost)";
+  } else if (sub.joined_late) {
+    out << " (joined late)";
+  }
+  switch (sub.outcome) {
+  case SubscriberOutcome::left_early:
+    out << " (left early: counters up to its departure)";
+    break;
+  case SubscriberOutcome::vanished:
+    out << " (vanished: no final counters)";
+    break;
+  case SubscriberOutcome::restarted:
+    out << " (restarted " << seconds(sub.restarted_seconds)
+        << " into the measured phase: figures from the new process only, not the whole run)";
+    break;
+  case SubscriberOutcome::complete:
+    break;
+  }
+  if (sub.restarts > 0 && sub.outcome != SubscriberOutcome::restarted) {
+    out << " (restarted " << sub.restarts << (sub.restarts == 1 ? " time" : " times") << ")";
+  }
+  out << "\n";
+}
+
 } // namespace
 
 void write_publisher_throughput(std::ostream& out, const RunReport& report)
@@ -116,31 +146,7 @@ void write_publisher_throughput(std::ostream& out, const RunReport& report)
     out << "  No subscriber reported.\n";
   }
   for (const SubscriberResult& sub : report.subscribers) {
-    out << "  Subscriber " << sub.id << ":";
-    if (sub.joined_late && sub.joined_at_sequence > 0) {
-      out << " (joined late, at message " << format_count(sub.joined_at_sequence) << ": the "
-          << format_count(sub.joined_at_sequence) << " sent before are not lost)";
-    } else if (sub.joined_late) {
-      out << " (joined late)";
-    }
-    switch (sub.outcome) {
-    case SubscriberOutcome::left_early:
-      out << " (left early: counters up to its departure)";
-      break;
-    case SubscriberOutcome::vanished:
-      out << " (vanished: no final counters)";
-      break;
-    case SubscriberOutcome::restarted:
-      out << " (restarted " << seconds(sub.restarted_seconds)
-          << " into the measured phase: figures from the new process only, not the whole run)";
-      break;
-    case SubscriberOutcome::complete:
-      break;
-    }
-    if (sub.restarts > 0 && sub.outcome != SubscriberOutcome::restarted) {
-      out << " (restarted " << sub.restarts << (sub.restarts == 1 ? " time" : " times") << ")";
-    }
-    out << "\n";
+    write_subscriber_heading(out, sub);
     if (!sub.counters_received && sub.last_heard_seconds >= 0) {
       out << "    Last heard: " << format_duration_ns(sub.last_heard_seconds * 1e9)
           << " into the measured phase\n";
