@@ -62,9 +62,15 @@ json scheduler_json(const std::optional<SchedulerLoad>& load)
   };
 }
 
+// An optional setting: its value, or null when it was not given.
+template <class T> json or_null(const std::optional<T>& value)
+{
+  return value ? json(*value) : json(nullptr);
+}
+
 json settings_json(const RunConfig& config)
 {
-  json settings{
+  return json{
       {"role", to_string(config.role)},
       {"id", config.id},
       {"transport", config.transport_name},
@@ -76,13 +82,13 @@ json settings_json(const RunConfig& config)
       {"publishers", config.publishers},
       {"topics", config.topics},
       {"test_seconds", finite(config.test_seconds)},
-      {"count", nullptr},
-      {"count_received", nullptr},
+      {"count", or_null(config.count)},
+      {"count_received", or_null(config.count_received)},
       {"send_hz", finite(config.send_hz)},
       {"probe_hz", finite(config.probe_hz)},
       {"probe_timeout_seconds", finite(config.probe_timeout_seconds)},
       {"warmup_seconds", finite(config.warmup_seconds)},
-      {"warmup_count", nullptr},
+      {"warmup_count", or_null(config.warmup_count)},
       {"subscribers_expected", config.subscribers},
       {"wait_seconds", finite(config.wait_seconds)},
       {"idle_timeout_seconds", finite(config.idle_timeout_seconds)},
@@ -92,39 +98,18 @@ json settings_json(const RunConfig& config)
       {"cpus", config.cpus},
       {"format", to_string(config.report_format)},
       {"queue_length", config.queue_length},
-      {"max_loss_percent", nullptr},
-      {"local_pair", nullptr},
-      {"nice", nullptr},
-      {"rt_priority", nullptr},
+      {"max_loss_percent", config.max_loss_percent && std::isfinite(*config.max_loss_percent)
+                               ? json(*config.max_loss_percent)
+                               : json(nullptr)},
+      {"local_pair", config.pair_layout != PairLayout::none ? json(to_string(config.pair_layout))
+                                                            : json(nullptr)},
+      {"nice", or_null(config.nice)},
+      {"rt_priority", or_null(config.rt_priority)},
       {"drop_percent", finite(config.drop_percent)},
       {"drop_seed", config.drop_seed},
-      {"interval_seconds", nullptr},
+      {"interval_seconds",
+       config.interval_seconds ? json(finite(*config.interval_seconds)) : json(nullptr)},
   };
-  if (config.interval_seconds) {
-    settings["interval_seconds"] = finite(*config.interval_seconds);
-  }
-  if (config.nice) {
-    settings["nice"] = *config.nice;
-  }
-  if (config.rt_priority) {
-    settings["rt_priority"] = *config.rt_priority;
-  }
-  if (config.count) {
-    settings["count"] = *config.count;
-  }
-  if (config.count_received) {
-    settings["count_received"] = *config.count_received;
-  }
-  if (config.warmup_count) {
-    settings["warmup_count"] = *config.warmup_count;
-  }
-  if (config.max_loss_percent && std::isfinite(*config.max_loss_percent)) {
-    settings["max_loss_percent"] = *config.max_loss_percent;
-  }
-  if (config.pair_layout != PairLayout::none) {
-    settings["local_pair"] = to_string(config.pair_layout);
-  }
-  return settings;
 }
 
 json endpoint_json(const EndpointFacts& endpoint)

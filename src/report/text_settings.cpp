@@ -135,22 +135,10 @@ void write_workload(std::ostream& out, const RunConfig& config)
   write_priority_and_drops(out, config);
 }
 
-} // namespace
-
-void write_settings(std::ostream& out, const RunReport& report)
+// Who sends to whom: several publishers, several topics, and how a message is dealt.
+void write_topology(std::ostream& out, const RunReport& report)
 {
   const RunConfig& config = report.config;
-  const EndpointFacts& endpoint = report.endpoint;
-
-  out << "Settings:\n";
-  out << "  Transport type: " << config.transport_name << "\n";
-  out << "  Role: " << to_string(config.role) << " id " << config.id << "\n";
-  if (config.mode == Mode::stream) {
-    out << "  Mode: stream with probes at " << format_number(config.probe_hz) << " Hz\n";
-  } else {
-    out << "  Mode: ping-pong (one probe in flight, timeout "
-        << seconds(config.probe_timeout_seconds) << ")\n";
-  }
   if (config.publishers > 1) {
     out << "  Publishers: " << config.publishers
         << (config.role != Role::publisher ? " (each on its own stream, received on a thread of "
@@ -174,6 +162,25 @@ void write_settings(std::ostream& out, const RunReport& report)
                   "next subscriber ready for one; netprof cannot count what went to each)\n"
                 : "  Fan-out: round-robin (each message to one subscriber in turn)\n");
   }
+}
+
+} // namespace
+
+void write_settings(std::ostream& out, const RunReport& report)
+{
+  const RunConfig& config = report.config;
+  const EndpointFacts& endpoint = report.endpoint;
+
+  out << "Settings:\n";
+  out << "  Transport type: " << config.transport_name << "\n";
+  out << "  Role: " << to_string(config.role) << " id " << config.id << "\n";
+  if (config.mode == Mode::stream) {
+    out << "  Mode: stream with probes at " << format_number(config.probe_hz) << " Hz\n";
+  } else {
+    out << "  Mode: ping-pong (one probe in flight, timeout "
+        << seconds(config.probe_timeout_seconds) << ")\n";
+  }
+  write_topology(out, report);
   out << "  QoS: " << qos_line(endpoint.qos) << "\n";
   out << "  Buffer size: " << buffer_line(endpoint) << "\n";
   for (const std::string& note : endpoint.notes) {
