@@ -277,6 +277,33 @@ int wait_for_subscribers(const RunConfig& config,
   return failed_status;
 }
 
+// Starts `count` publishers in turn, each ready before the next starts, into `publishers`.
+// The exit status of one that was not ready (it failed, and said why, or the pair was
+// interrupted), once every other one started is ended; none when all are ready.
+std::optional<int> start_publishers(std::uint32_t count, PairLauncher& launcher,
+                                    std::optional<Clock::time_point> deadline, bool& forwarded_stop,
+                                    std::vector<std::unique_ptr<PairMember>>& publishers)
+{
+  for (std::uint32_t id = 0; id < count; ++id) {
+    try {
+      publishers.push_back(launcher.start_publisher(id));
+    } catch (...) {
+      for (const auto& started : publishers)
+        end_member(*started, subscriber_grace);
+      throw;
+    }
+    if (!launcher.wait_until_publisher_ready(deadline)) {
+      const int status = wait_for_member(*publishers.back(), "publisher", deadline, forwarded_stop);
+      publishers.back()->print_held_output();
+      publishers.pop_back();
+      for (const auto& started : publishers)
+        end_member(*started, subscriber_grace);
+      return status;
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 int end_child(pid_t pid, Nanoseconds grace)
@@ -313,25 +340,9 @@ int run_pair(const RunConfig& config, PairLauncher& launcher)
 
   std::vector<std::unique_ptr<PairMember>> publishers;
   const std::uint32_t publisher_count = std::max<std::uint32_t>(config.publishers, 1);
-  for (std::uint32_t id = 0; id < publisher_count; ++id) {
-    try {
-      publishers.push_back(launcher.start_publisher(id));
-    } catch (...) {
-      for (const auto& started : publishers)
-        end_member(*started, subscriber_grace);
-      throw;
-    }
-    // Not ready: it failed (and said why), or the pair was interrupted.
-    if (!launcher.wait_until_publisher_ready(publisher_deadline)) {
-      const int status =
-          wait_for_member(*publishers.back(), "publisher", publisher_deadline, forwarded_stop);
-      publishers.back()->print_held_output();
-      publishers.pop_back();
-      for (const auto& started : publishers)
-        end_member(*started, subscriber_grace);
-      return status;
-    }
-  }
+  if (const std::optional<int> failed = start_publishers(
+          publisher_count, launcher, publisher_deadline, forwarded_stop, publishers))
+    return *failed;
   std::vector<std::unique_ptr<PairMember>> subscribers;
   const std::uint32_t count = std::max<std::uint32_t>(config.subscribers, 1);
   try {
