@@ -206,6 +206,48 @@ EndpointRequest endpoint_request(const RunConfig& config)
   return request;
 }
 
+// One endpoint, or one for each stream under --publishers and --topics, each checked against
+// the run's payload.
+std::vector<std::unique_ptr<Endpoint>> open_endpoints(const ParsedCommandLine& parsed,
+                                                      const EndpointRequest& request)
+{
+  std::vector<std::unique_ptr<Endpoint>> endpoints;
+  if (parsed.streams.empty())
+    endpoints.push_back(parsed.plan.open(request));
+  for (const PlannedStream& stream : parsed.streams)
+    endpoints.push_back(stream.plan.open(request));
+  for (const auto& endpoint : endpoints)
+    check_payload(parsed.config, endpoint->facts());
+  return endpoints;
+}
+
+// The text report (on stderr when the JSON goes to stdout), then the JSON, with the other
+// publishers' verdicts when this is publisher 0 gathering them. False when the JSON file could
+// not be written (said on `err`).
+bool write_reports(const RunConfig& config, const RunReport& report, const LeadAddress& lead,
+                   const std::optional<RelayedVerdict>& relayed, std::ostream& out,
+                   std::ostream& err)
+{
+  std::ostream& text_out = json_on_stdout(config) ? err : out;
+  if (!config.quiet) {
+    if (config.report_format == ReportFormat::madara)
+      write_madara_report(text_out, report);
+    else
+      write_text_report(text_out, report);
+    if (relayed && config.report_format != ReportFormat::madara)
+      write_relayed_section(text_out, lead, *relayed);
+  }
+  text_out.flush();
+  nlohmann::json json = report_to_json(report);
+  if (relayed)
+    json["publishers"] = relayed->entries;
+  if (json_on_stdout(config))
+    out << json.dump(2) << "\n" << std::flush;
+  else if (!config.json_path.empty() && !write_json_output(config.json_path, json, err))
+    return false;
+  return true;
+}
+
 } // namespace
 
 int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, std::ostream& out,
@@ -219,14 +261,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   const EndpointRequest request = endpoint_request(config);
   EffectiveQos qos = parsed.plan.qos(config.role);
   qos.requested = request.qos;
-  // One endpoint, or one for each stream under --publishers and --topics.
-  std::vector<std::unique_ptr<Endpoint>> endpoints;
-  if (parsed.streams.empty())
-    endpoints.push_back(parsed.plan.open(request));
-  for (const PlannedStream& stream : parsed.streams)
-    endpoints.push_back(stream.plan.open(request));
-  for (const auto& endpoint : endpoints)
-    check_payload(config, endpoint->facts());
+  std::vector<std::unique_ptr<Endpoint>> endpoints = open_endpoints(parsed, request);
   // Listening before the run, so that no other publisher finds nobody there.
   std::optional<ReportListener> listener;
   if (relays && config.id == 0)
@@ -252,22 +287,7 @@ int run_role_command(const ParsedCommandLine& parsed, const RoleHooks& hooks, st
   else if (relays)
     relay_to_lead(lead, report, hooks.stop);
 
-  std::ostream& text_out = json_on_stdout(config) ? err : out;
-  if (!config.quiet) {
-    if (config.report_format == ReportFormat::madara)
-      write_madara_report(text_out, report);
-    else
-      write_text_report(text_out, report);
-    if (relayed && config.report_format != ReportFormat::madara)
-      write_relayed_section(text_out, lead, *relayed);
-  }
-  text_out.flush();
-  nlohmann::json json = report_to_json(report);
-  if (relayed)
-    json["publishers"] = relayed->entries;
-  if (json_on_stdout(config))
-    out << json.dump(2) << "\n" << std::flush;
-  else if (!config.json_path.empty() && !write_json_output(config.json_path, json, err))
+  if (!write_reports(config, report, lead, relayed, out, err))
     return code(ExitStatus::runtime);
   return code(result.status);
 }
