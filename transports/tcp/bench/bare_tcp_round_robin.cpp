@@ -121,6 +121,61 @@ Clock::duration deal(const std::vector<int>& fds, const Options& options)
   return measured;
 }
 
+// Forks a receiver for each pair (the child keeps only its own end and the write end of
+// `results`, and never returns). Throws bare::Failure when a fork fails.
+std::vector<pid_t> start_receivers(const std::vector<bare::SocketPair>& pairs, const int results[2],
+                                   const Options& options)
+{
+  const pid_t parent = getpid();
+  std::vector<pid_t> receivers;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const pid_t child = fork();
+    if (child < 0)
+      throw bare::Failure{"fork", errno};
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // dies with the sender: nothing left behind
+      if (getppid() != parent)
+        _exit(1);
+      for (std::size_t j = 0; j < pairs.size(); ++j) {
+        close(pairs[j].first);
+        if (j != i)
+          close(pairs[j].second);
+      }
+      close(results[0]);
+      run_receiver(pairs[i].second, results[1], options);
+    }
+    receivers.push_back(child);
+  }
+  return receivers;
+}
+
+// The JSON line, once every receiver counted what was dealt to it; 1 (said why) otherwise.
+int print_result(const Options& options, const std::vector<Counted>& counted,
+                 Clock::duration measured)
+{
+  std::uint64_t total = 0;
+  std::uint64_t least = UINT64_MAX;
+  std::uint64_t most = 0;
+  for (const Counted& one : counted) {
+    if (one.received != one.sent) {
+      bare::report_failure(program, bare::Failure{"a receiver counted another number than "
+                                                  "was dealt to it",
+                                                  0});
+      return 1;
+    }
+    total += one.received;
+    least = std::min(least, one.received);
+    most = std::max(most, one.received);
+  }
+  const double seconds = std::chrono::duration<double>(measured).count();
+  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"buffer\":%zu,"
+              "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
+              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
+              options.receivers, options.count, options.stream.size, options.stream.buffer, total,
+              least, most, seconds, static_cast<double>(options.count) / seconds);
+  return 0;
+}
+
 int run(const Options& options)
 {
   using namespace bare::throughput_detail;
@@ -143,27 +198,12 @@ int run(const Options& options)
     return 1;
   }
   std::fflush(stdout);
-  const pid_t parent = getpid();
   std::vector<pid_t> receivers;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const pid_t child = fork();
-    if (child < 0) {
-      bare::report_failure(program, bare::Failure{"fork", errno});
-      return 1;
-    }
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL); // dies with the sender: nothing left behind
-      if (getppid() != parent)
-        _exit(1);
-      for (std::size_t j = 0; j < pairs.size(); ++j) {
-        close(pairs[j].first);
-        if (j != i)
-          close(pairs[j].second);
-      }
-      close(results[0]);
-      run_receiver(pairs[i].second, results[1], options);
-    }
-    receivers.push_back(child);
+  try {
+    receivers = start_receivers(pairs, results, options);
+  } catch (const bare::Failure& failure) {
+    bare::report_failure(program, failure);
+    return 1;
   }
   close(results[1]);
   std::vector<int> fds;
@@ -193,27 +233,7 @@ int run(const Options& options)
     bare::report_failure(program, bare::Failure{"a receiver failed", 0});
     return 1;
   }
-  std::uint64_t total = 0;
-  std::uint64_t least = UINT64_MAX;
-  std::uint64_t most = 0;
-  for (const Counted& one : counted) {
-    if (one.received != one.sent) {
-      bare::report_failure(program, bare::Failure{"a receiver counted another number than "
-                                                  "was dealt to it",
-                                                  0});
-      return 1;
-    }
-    total += one.received;
-    least = std::min(least, one.received);
-    most = std::max(most, one.received);
-  }
-  const double seconds = std::chrono::duration<double>(measured).count();
-  std::printf("{\"receivers\":%zu,\"count\":%" PRIu64 ",\"size\":%zu,\"buffer\":%zu,"
-              "\"received\":%" PRIu64 ",\"least_share\":%" PRIu64 ",\"most_share\":%" PRIu64
-              ",\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-              options.receivers, options.count, options.stream.size, options.stream.buffer, total,
-              least, most, seconds, static_cast<double>(options.count) / seconds);
-  return 0;
+  return print_result(options, counted, measured);
 }
 
 } // namespace
