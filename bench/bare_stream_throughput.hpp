@@ -277,6 +277,25 @@ inline bool take_throughput_option(std::string_view flag, std::string_view value
   return true;
 }
 
+// The forked child: pinned, it sends on its end of `pair` and exits (1 after saying why).
+[[noreturn]] inline void run_forked_sender(const char* program, const SocketPair& pair,
+                                           const ThroughputOptions& options, pid_t parent)
+{
+  using namespace throughput_detail;
+  // Dies with the receiver, so a killed benchmark leaves no process behind.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent || !pin_to_cpu(first_cpu(options.cpus)))
+    _exit(1);
+  close(pair.second);
+  try {
+    run_sender(pair.first, options);
+  } catch (const Failure& failure) {
+    report_failure(program, failure);
+    _exit(1);
+  }
+  _exit(0);
+}
+
 // The whole program once the options are parsed: makes the pair, sizes its buffers, forks the
 // sender, receives, and prints `{"kind":...,"wait":...,"size":...,` the buffer asked and those
 // granted (send_buffer, receive_buffer), the counts, the measured time and messages_per_second.
@@ -305,20 +324,8 @@ int run_stream_throughput(const char* program, const ThroughputOptions& options,
     report_failure(program, Failure{"fork", errno});
     return 1;
   }
-  if (sender == 0) {
-    // Dies with the receiver, so a killed benchmark leaves no process behind.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent || !pin_to_cpu(first_cpu(options.cpus)))
-      _exit(1);
-    close(pair.second);
-    try {
-      run_sender(pair.first, options);
-    } catch (const Failure& failure) {
-      report_failure(program, failure);
-      _exit(1);
-    }
-    _exit(0);
-  }
+  if (sender == 0)
+    run_forked_sender(program, pair, options, parent);
   close(pair.first);
   Result result;
   try {
