@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import lab_network as network  # noqa: E402
 import lab_ssh as ssh  # noqa: E402
 from netprof_exit import exit_status  # noqa: E402
-from netprof_harness import SetupError, default_netprof  # noqa: E402
+from netprof_harness import default_netprof  # noqa: E402
+from netprof_services import SetupError  # noqa: E402
 
 DEFAULT_DIR = "/tmp/netprof-lab"
 DEFAULT_SUBNET = "10.77.0"        # private; exists only inside the lab's namespaces

@@ -7,7 +7,7 @@ lab's /24's, and its multicast route (224.0.0.0/4) is eth0. Links are shaped wit
 kernel has no netem): on the host's eth0 for what the host sends, on its bridge port for what it
 receives.
 
-Namespaces are made and deleted with netprof_harness.NetworkNamespace, as the tools do.
+Namespaces are made and deleted with netprof_services.NetworkNamespace, as the tools do.
 The topology mirrors tests/e2e/netns_hosts.py. Standard library only.
 """
 
@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from netprof_harness import NetworkNamespace, SetupError  # noqa: E402
+from netprof_services import NetworkNamespace, SetupError  # noqa: E402
 
 COMMAND_TIMEOUT_S = 10
 LINK_UP_DEADLINE_S = 10

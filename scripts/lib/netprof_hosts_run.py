@@ -9,6 +9,7 @@ import os
 import time
 
 import netprof_harness as harness
+import netprof_processes as processes_lib
 import netprof_hosts_file as hosts_file
 import netprof_output as output
 
@@ -63,11 +64,11 @@ def run(netprof, spec, hosts, ssh_config, out_dir, stem):
             hosts_path, "-s", spec.payload_size, "-q", spec.queue_length, "-t",
             spec.duration_seconds, "--warmup-time", spec.warmup_seconds, "--mode", spec.mode,
             "--send-hz", spec.send_hz, *spec.extra_args]
-    processes = harness.Processes()
+    processes = processes_lib.Processes()
     try:
         done = processes.finish(processes.start(argv), deadline_s=spec.deadline_seconds()
                                 + LAUNCH_SLACK_SECONDS)
-    except harness.DeadlineExceeded as error:
+    except processes_lib.DeadlineExceeded as error:
         return failed(f"launch.py {error}", started)
     finally:
         processes.kill_all()
@@ -76,7 +77,7 @@ def run(netprof, spec, hosts, ssh_config, out_dir, stem):
 
 def outcome_of(done, point_dir, started):
     # The launcher's merged report: each role's entry holds that role's own report.
-    merged = harness.read_json(os.path.join(point_dir, "merged.json"))
+    merged = processes_lib.read_json(os.path.join(point_dir, "merged.json"))
     if not isinstance(merged, dict) or not isinstance(merged.get("publisher"), dict):
         words = done.stderr.strip().splitlines()
         return failed(f"launch.py exited {done.returncode}: "

@@ -13,7 +13,8 @@ import time
 import netprof_merge as merge
 import netprof_output as output
 import netprof_remote as remote
-from netprof_harness import INTERRUPT_GRACE_SECONDS, DeadlineExceeded, Processes
+from netprof_harness import INTERRUPT_GRACE_SECONDS
+from netprof_processes import DeadlineExceeded, Processes
 
 # Exit statuses of launch.py (docs/multi-host.md).
 PASSED = 0

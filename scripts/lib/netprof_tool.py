@@ -10,6 +10,7 @@ import signal
 import sys
 
 import netprof_harness as harness
+import netprof_services as services
 from netprof_figures import ArgumentError
 
 
@@ -21,7 +22,7 @@ def choose_setups(requested, built, tool):
         setups = harness.resolve_setups(requested, built)
     else:
         setups = harness.default_setups(built)
-    namespace, reason = harness.namespace_for(setups, tool)
+    namespace, reason = services.namespace_for(setups, tool)
     if reason is not None:
         names = ", ".join(setup.name for setup in setups if setup.needs_namespace)
         print(f"{tool}: skipping {names}: {reason}", file=sys.stderr)

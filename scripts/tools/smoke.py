@@ -27,6 +27,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_harness as harness  # noqa: E402
+import netprof_services as services  # noqa: E402
+from netprof_processes import read_report  # noqa: E402
 import netprof_output as output  # noqa: E402
 
 # A rate loopback carries without loss on a loaded 2-core machine (as the e2e tests use).
@@ -139,7 +141,7 @@ def check_baseline(arguments):
     regression)."""
     if not arguments.baseline:
         return
-    baseline = harness.read_report(arguments.baseline)
+    baseline = read_report(arguments.baseline)
     if baseline is None:
         raise GateError(f"cannot read a JSON report from {arguments.baseline}")
     if "publisher" not in baseline:
@@ -157,7 +159,7 @@ def higher_is_better(arguments):
 
 def gate(arguments, results):
     """One line saying how the chosen figure compares; GateError if it got too much worse."""
-    baseline = harness.read_report(arguments.baseline)
+    baseline = read_report(arguments.baseline)
     if baseline is None:
         raise GateError(f"cannot read a JSON report from {arguments.baseline}")
     key = run_key(baseline)
@@ -303,7 +305,7 @@ def leave_out(runs, needs, reason):
 
 def open_namespace(runs):
     """(namespace or None, runs it allows, skipped lines)."""
-    namespace, reason = harness.namespace_for([spec.setup for _, spec in runs], "smoke")
+    namespace, reason = services.namespace_for([spec.setup for _, spec in runs], "smoke")
     if reason is None:
         return namespace, runs, []
     return (None, *leave_out(runs, lambda setup: setup.needs_namespace, reason))
@@ -311,7 +313,7 @@ def open_namespace(runs):
 
 def open_roudi(runs):
     """(the RouDi the iceoryx runs use, or None; runs it allows; skipped lines)."""
-    roudi, reason = harness.roudi_for([spec.setup for _, spec in runs])
+    roudi, reason = services.roudi_for([spec.setup for _, spec in runs])
     if reason is None:
         return roudi, runs, []
     return (None, *leave_out(runs, lambda setup: setup.transport == "iceoryx", reason))

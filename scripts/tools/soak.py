@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_harness as harness  # noqa: E402
+import netprof_services as services  # noqa: E402
 import netprof_output as output  # noqa: E402
 
 STEM = "soak"
@@ -242,10 +243,10 @@ def soak(arguments, setup):
                             warmup_seconds=arguments.warmup,
                             queue_length=harness.queue_length_for(arguments.size))
     monitor = RssMonitor(arguments.interval)
-    namespace, reason = harness.namespace_for([setup], "soak")
+    namespace, reason = services.namespace_for([setup], "soak")
     if reason:
         raise harness.SetupError(f"{setup.name}: {reason}")
-    roudi, reason = harness.roudi_for([setup])
+    roudi, reason = services.roudi_for([setup])
     if reason:
         if namespace:
             namespace.delete()

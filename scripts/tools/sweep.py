@@ -34,6 +34,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import netprof_figures as figures  # noqa: E402
 import netprof_harness as harness  # noqa: E402
+import netprof_services as services  # noqa: E402
 import netprof_hosts_file as hosts_file  # noqa: E402
 import netprof_hosts_run as hosts_run  # noqa: E402
 import netprof_output as output  # noqa: E402
@@ -315,7 +316,7 @@ def main(argv):
     if started is None:
         return 2
     arguments, setups, namespace = started
-    roudi, reason = harness.roudi_for(setups)
+    roudi, reason = services.roudi_for(setups)
     if reason:
         if namespace:
             namespace.delete()

@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
-from netprof_harness import Processes  # noqa: E402
+from netprof_processes import Processes  # noqa: E402
 
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")
 PREFIX = "nph-"                 # every namespace this helper makes starts with it

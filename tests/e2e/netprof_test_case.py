@@ -16,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
-from netprof_harness import DeadlineExceeded, Processes, free_port  # noqa: E402
+from netprof_processes import DeadlineExceeded, Processes, free_port  # noqa: E402
 from live_status import LiveStatus  # noqa: E402
 
 NETPROF = os.environ.get("NETPROF_BIN", "netprof")

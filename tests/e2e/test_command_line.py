@@ -7,7 +7,8 @@ import socket
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
-import netprof_harness as harness  # scripts/lib, on the path netprof_test_case sets
+
+import netprof_services as services  # scripts/lib, on the path netprof_test_case sets
 
 
 class BadInputTest(NetprofTestCase):
@@ -183,11 +184,11 @@ class TransportListJsonTest(NetprofTestCase):
                 continue
             with self.subTest(transport=transport["name"]):
                 # Role processes never start RouDi, an MQTT broker or a Redis server: the scripts do
-                # (harness.roudi_for), and list the pair beside the broker they started.
-                roudi, reason = harness.roudi_for_transports([transport["name"]])
+                # (services.roudi_for), and list the pair beside the broker they started.
+                roudi, reason = services.roudi_for_transports([transport["name"]])
                 self.assertIsNone(reason)
                 try:
-                    options = harness.service_options(transport["name"])
+                    options = services.service_options(transport["name"])
                     pair = transport["local_pair"]
                     if options:
                         pair = next(t for t in self.listing(*options)["transports"]

@@ -1,7 +1,7 @@
 """Hostile input to the analysis tools: a table of malformed files, generated here, given to
 every tool that reads files (compare.py, plot.py, and launch.py's merge of the reports other
 hosts sent, scripts/lib/netprof_merge.py; sweep.py and knee.py read only the reports of the
-netprof runs they start, through netprof_harness.read_report). Each must end with exit 2 and
+netprof runs they start, through netprof_processes.read_report). Each must end with exit 2 and
 exactly one line on stderr naming the file, never a traceback; the merge still writes what it
 could. No netprof process runs.
 """
@@ -20,7 +20,7 @@ import warnings
 from netprof_test_case import ROOT, run_script
 
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-import netprof_harness as harness  # noqa: E402
+import netprof_processes as processes_lib  # noqa: E402
 import netprof_merge as merge  # noqa: E402
 import netprof_remote as remote  # noqa: E402
 from netprof_launch_run import RoleResult  # noqa: E402
@@ -268,11 +268,11 @@ class HarnessReportTest(MalformedInputCase):
             if name == "empty-object":
                 continue  # an object with no publisher: a subscriber's report, read as such
             with self.subTest(input=name):
-                self.assertIsNone(harness.read_report(self.write(name, content)))
+                self.assertIsNone(processes_lib.read_report(self.write(name, content)))
 
     def test_a_good_report_reads_whole(self):
         path = self.write("good.json", json.dumps(report(10_000)).encode())
-        self.assertEqual(harness.read_report(path)["schema_version"], 1)
+        self.assertEqual(processes_lib.read_report(path)["schema_version"], 1)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ publisher's and a lone subscriber's status lines say what they wait for.
 import unittest
 
 from netprof_test_case import NETPROF, NetprofTestCase, free_udp_port
-from netprof_harness import run_on_terminal  # noqa: I001 (on the path netprof_test_case sets)
+from netprof_processes import run_on_terminal  # noqa: I001 (on the path netprof_test_case sets)
 
 DEADLINE_S = 30
 

@@ -30,7 +30,7 @@ from netprof_test_case import NETPROF, ROOT, run_script
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import netprof_hosts_file as hosts_file  # noqa: E402
 import netprof_harness as harness  # noqa: E402
-from netprof_harness import Processes  # noqa: E402
+from netprof_processes import Processes  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "scripts", "tools"))
 import launch  # noqa: E402
 

@@ -9,7 +9,7 @@ import socket
 import unittest
 
 from netprof_test_case import NetprofTestCase
-from netprof_harness import free_port  # on the path netprof_test_case set up
+from netprof_processes import free_port  # on the path netprof_test_case set up
 
 # Unpaced, with a small queue: ZeroMQ drops at its high-water mark when the sender outruns the
 # subscriber, which a 2-core machine all but guarantees. A run that happens to lose nothing

@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
-from netprof_harness import run_on_terminal  # noqa: E402
+from netprof_processes import run_on_terminal  # noqa: E402
 
 DEADLINE_S = 60.0
 
