@@ -11,8 +11,8 @@
 # Each pair (bare, then netprof) runs between two one-line floors (bench/cache_line_pingpong):
 # the host moves the vCPUs between placements at any moment, and every latency moves with them,
 # so a pair during which the floor moved is left out, and of the rest only the runs on the
-# placement most of them held are compared (scripts/bench/placement_runs.py); the script says
-# which placement that was and what it left out.
+# placement most of them held are compared (scripts/bench/placement_runs.py), at least 3 of
+# them or no verdict; the script says which placement that was and what it left out.
 #
 #   scripts/bench/bench_spin_tails.sh [BUILD_DIR] [--rounds N] [--iterations N] [--cpu A,B]
 #       [--transports LIST]
@@ -28,11 +28,12 @@
 set -euo pipefail
 
 build_dir=./build
-rounds=3
+rounds=5 # interleaved rounds; the host may move the vCPUs during some
 iterations=20000
 cpus=0,1
 payload=64
 target=1.10
+min_kept=3 # runs on one placement a verdict needs
 transports=udp,tcp,uds,mq,nng,zmq,iceoryx
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
@@ -132,7 +133,7 @@ warn_unless_release "$work/netprof.${chosen[0]}.1.json"
 rows=()
 placements=()
 for transport in "${chosen[@]}"; do
-  mapfile -t kept < <("$python" "$bench_lib_dir/placement_runs.py" \
+  mapfile -t kept < <("$python" "$bench_lib_dir/placement_runs.py" --at-least "$min_kept" \
     "$(figures_of_runs "$rounds" "floor_before.$transport" one_way_p50_ns)" \
     "$(figures_of_runs "$rounds" "floor_after.$transport" one_way_p50_ns)" \
     "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.one_way_ns.p50)" \

@@ -6,13 +6,15 @@ latency moves with them; a pair split by a move, or pairs from two placements mi
 median, compare nothing. Each run has the one-line floor (bench/cache_line_pingpong) measured
 just before its baseline and just after its netprof run.
 
-    placement_runs.py FLOORS_BEFORE FLOORS_AFTER FIGURES...
+    placement_runs.py [--at-least N] FLOORS_BEFORE FLOORS_AFTER FIGURES...
 
 Each argument is space-separated, one value per run, `n/a` where a run gave none. A run whose
 two floors differ by more than 1.5x ran while the vCPUs moved; the others are grouped by their
 floor (a group spans at most 1.5x), and the largest group (the closer placement on a tie) is
 kept. Prints each FIGURES list with every other run as `n/a`, one per line, then a line that
-says which placement was kept and what was left out. Standard library only; exits 0.
+says which placement was kept and what was left out. With --at-least N, a placement that fewer
+than N runs held keeps nothing (every figure `n/a`: no verdict rests on one or two runs), and the
+line says so. Standard library only; exits 0.
 """
 
 import os
@@ -71,15 +73,20 @@ def describe(kept, moved, others, unfloored, floors):
 
 
 def main(arguments):
+    at_least = 1
+    if arguments[:1] == ["--at-least"] and len(arguments) > 1 and arguments[1].isdigit():
+        at_least, arguments = int(arguments[1]), arguments[2:]
     if len(arguments) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     before, after = numbers(arguments[0]), numbers(arguments[1])
     kept, moved, others, unfloored = kept_runs(before, after)
+    judged = len(kept) >= at_least
     for figures in arguments[2:]:
         words = figures.split()
-        print(" ".join(word if i in kept else "n/a" for i, word in enumerate(words)))
-    print(describe(kept, moved, others, unfloored, before))
+        print(" ".join(word if judged and i in kept else "n/a" for i, word in enumerate(words)))
+    text = describe(kept, moved, others, unfloored, before)
+    print(text if judged else f"{text}: fewer than {at_least} runs, not judged")
     return 0
 
 

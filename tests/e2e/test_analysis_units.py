@@ -316,6 +316,13 @@ class PlacementRunsTest(unittest.TestCase):
         self.assertEqual(lines[1], "placement with floors 60-60 ns one-way: runs 1 3 (2 of 3);"
                                    " left out, on another placement: runs 2")
 
+    def test_too_few_runs_on_one_placement_are_not_judged(self):
+        lines = self.printed("--at-least", "3", "60 60 200", "60 60 200", "1.5 2.5 3.5")
+        self.assertEqual(lines[0], "n/a n/a n/a")
+        self.assertTrue(lines[1].endswith(": fewer than 3 runs, not judged"), lines[1])
+        self.assertEqual(self.printed("--at-least", "2", "60 60 200", "60 60 200", "1 2 3")[0],
+                         "1 2 n/a")
+
     def printed(self, *arguments):
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
