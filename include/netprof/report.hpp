@@ -71,8 +71,9 @@ struct CrossClockLatency {
   std::int64_t min_delay_ns = 0;    // that smallest round trip
   LatencySummary forward;           // publisher -> subscriber, measured probes
   LatencySummary backward;          // subscriber -> publisher, their echoes
-  // t3 - t2 of the measured exchanges, on the subscriber's clock alone (no offset, no bound):
-  // netprof's own work between a probe's arrival and its echo's send, inside every round trip.
+  // t3 - t2 of the measured exchanges, on the subscriber's clock alone (no offset, no bound),
+  // inside every round trip: netprof's opening of the probe and encoding of the echo, and on a
+  // transport that delivers in place, the subscriber's first reads of the message.
   LatencySummary turnaround;
   // Measured exchanges whose one-way time fell outside what the histograms hold (the offset
   // moved by more than a round trip during the run): left out of forward and backward.

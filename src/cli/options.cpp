@@ -245,12 +245,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[],
   result.config = cli::core_config(values);
   result.config.pair_layout = layout;
   // A local group's later publishers write their JSON beside the first's, which the pair
-  // then gathers them into (FILE.1, FILE.2...).
+  // then gathers them into (FILE.1, FILE.2...). (Appended piece by piece: "." + a string trips
+  // a false -Wrestrict of GCC 12 here.)
   RunConfig& own = result.config;
   if (layout != PairLayout::none && own.role == Role::publisher && own.id > 0 &&
       !own.json_path.empty() && !json_on_stdout(own))
-    own.json_path.append(1, '.').append(
-        std::to_string(own.id)); // not "." + string: GCC 12's false -Wrestrict
+    own.json_path.append(1, '.').append(std::to_string(own.id));
   check_combinations(values, result.config);
   if (!result.config.key_file.empty())
     result.config.shared_secret = cli::read_key_file(result.config.key_file);
