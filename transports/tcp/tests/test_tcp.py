@@ -6,7 +6,8 @@ import socket
 import unittest
 
 from netprof_test_case import NETPROF, sanitized
-from netprof_harness import free_port, wire_header_bytes  # on the path netprof_test_case set up
+from netprof_harness import wire_header_bytes  # on the path netprof_test_case set up
+from netprof_processes import free_port
 from stream_test_case import DEADLINE_S, MODEST, StreamTestCase
 
 
