@@ -27,7 +27,8 @@ SAME_PLACEMENT = 1.5
 
 
 def placement_groups(floors):
-    """Run indices grouped by floor, closest placement first; each group spans at most 1.5x."""
+    """Run indices grouped by floor, closest placement first; each group spans at most 1.5x.
+    transports/shm/bench/bench_shm.sh groups its rounds with it too."""
     groups = []
     for index in sorted((i for i, floor in enumerate(floors) if floor), key=lambda i: floors[i]):
         if groups and floors[index] <= SAME_PLACEMENT * floors[groups[-1][0]]:

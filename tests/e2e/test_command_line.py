@@ -7,7 +7,6 @@ import socket
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port
-
 import netprof_services as services  # scripts/lib, on the path netprof_test_case sets
 
 

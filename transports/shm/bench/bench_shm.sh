@@ -132,11 +132,13 @@ of_rows()
   "$(of_rows figure one_way_mean_ns)" "$(of_rows figure publisher.latency.one_way_ns.mean)" \
   "$(of_rows figure rtt_p99_ns)" "$(of_rows figure publisher.latency.rtt_ns.p99)" \
   "$(of_rows figure subscribers.0.latency.cross_clock.turnaround_ns.p50)" \
-  "$(field "$work/figure_iceoryx.json" iceoryx_version)" "$roudi_note" <<'EOF'
+  "$(field "$work/figure_iceoryx.json" iceoryx_version)" "$roudi_note" "$bench_lib_dir" <<'EOF'
 import statistics, sys
 
 (target, min_rounds, rows, floor_p50s, floor_means, bare_p50s, ours_p50s, bare_means, ours_means,
- bare_p99s, ours_p99s, turnaround_p50s, iceoryx_version, roudi_note) = sys.argv[1:]
+ bare_p99s, ours_p99s, turnaround_p50s, iceoryx_version, roudi_note, lib_dir) = sys.argv[1:]
+sys.path.insert(0, lib_dir)
+from placement_runs import placement_groups
 target, min_rounds, rows = float(target), int(min_rounds), rows.split()
 
 def numbers(text):
@@ -217,12 +219,9 @@ print("   within 1.2x; \"moved\": the floor after a figure disagreed with the on
 # (floors of about 60 ns and over 200 ns here), and ratios over the walk differ between them, so
 # rounds are grouped by the floor before their walk (a group spans at most 1.5x) and each group
 # with enough rounds is judged on its own.
-placements = []
-for n in sorted((n for n in walk_floors if walk_floors[n]), key=lambda n: walk_floors[n]):
-    if placements and walk_floors[n] <= 1.5 * walk_floors[placements[-1][0]]:
-        placements[-1].append(n)
-    else:
-        placements.append([n])
+floored_rounds = sorted(walk_floors)
+placements = [[floored_rounds[i] for i in group]
+              for group in placement_groups([walk_floors[n] for n in floored_rounds])]
 
 def median_text(pairs, group):
     values = [v for n, v in pairs if n in group]
