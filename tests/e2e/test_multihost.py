@@ -38,6 +38,9 @@ LAB = os.path.join(ROOT, "scripts", "lab", "lab.py")
 LAUNCH = os.path.join(ROOT, "scripts", "tools", "launch.py")
 LAB_HOSTS = 5
 LAUNCH_DEADLINE_S = 40
+# How long a launcher may take to have every role running (ssh to each lab host, the publisher
+# last); 20 s was once not enough on a fresh, busy machine.
+ROLES_START_DEADLINE_S = 40
 SUBNET = f"10.78.{os.getpid() % 250}"
 # A modest run every host carries without loss on a loaded 2-core machine.
 MODEST = ["-s", "256", "--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
@@ -490,7 +493,7 @@ class MultiHostTest(unittest.TestCase):
         launcher = processes.start([LAUNCH, "--ssh-config", self.ssh_config, "--netprof",
                                     netprof_path(), "--out", self.out, self.write_hosts(1),
                                     "-t", "60", "--send-hz", "500"], cwd=ROOT)
-        self.wait_until_publisher_started(roles=2)
+        self.wait_until_publisher_started(launcher, roles=2)
         launcher.send_signal(signal.SIGINT)
         done = processes.finish(launcher, deadline_s=20)
         self.assertEqual(done.returncode, 130, done.stdout + done.stderr)
@@ -506,7 +509,7 @@ class MultiHostTest(unittest.TestCase):
                                     netprof_path(), "--connect-timeout", "3", "--out",
                                     self.out, self.write_hosts(2), "-t", "60", "--send-hz",
                                     "500"], cwd=ROOT)
-        self.wait_until_publisher_started(roles=3)
+        self.wait_until_publisher_started(launcher, roles=3)
         self.cable("unplug", "h2")
         self.addCleanup(self.cable, "plug", "h2")
         done = processes.finish(launcher, deadline_s=40)
@@ -520,13 +523,23 @@ class MultiHostTest(unittest.TestCase):
         for name in os.listdir(self.work_dir):
             shutil.rmtree(os.path.join(self.work_dir, name))
 
-    def wait_until_publisher_started(self, roles):
-        """Until every role runs netprof on its host (the publisher is started last)."""
-        deadline = time.monotonic() + 20
-        while (len(self.netprof_pids_on_lab_hosts()) < roles
+    def wait_until_publisher_started(self, launcher, roles):
+        """Until every role runs netprof on its host (the publisher is started last). A launcher
+        that ends first, or roles still missing at the deadline, fail the test with what the
+        launcher said (it is stopped by its PID first): "roles not started" alone told nothing
+        on the one slow machine where it happened."""
+        deadline = time.monotonic() + ROLES_START_DEADLINE_S
+        while (len(self.netprof_pids_on_lab_hosts()) < roles and launcher.poll() is None
                and time.monotonic() < deadline):
             time.sleep(0.1)
-        self.assertEqual(len(self.netprof_pids_on_lab_hosts()), roles, "roles not started")
+        started = self.netprof_pids_on_lab_hosts()
+        if len(started) != roles or launcher.poll() is not None:
+            if launcher.poll() is None:
+                launcher.kill()
+            stdout, stderr = launcher.communicate(timeout=10)
+            self.fail(f"{len(started)} of {roles} roles started within "
+                      f"{ROLES_START_DEADLINE_S} s (launcher exit status {launcher.returncode}):"
+                      f"\n{stdout}{stderr}")
         time.sleep(0.5)  # into the run
 
     def cable(self, command, host):
