@@ -219,6 +219,27 @@ runs_of()
   figures_of_runs "$repeat" "$1" "$2"
 }
 
+# The placement of the two vCPUs, for placement_runs.py: bench/cache_line_pingpong's one-line
+# floor into $work/NAME.json. A pair of runs measured between `measure_floor
+# floor_before.KEY.ROUND` and `measure_floor floor_after.KEY.ROUND` can be judged by it.
+measure_floor()
+{
+  run_limited 60 "$work/$1.json" "$build_dir/bench/cache_line_pingpong" --cpu "$cpus" \
+    --iterations 200000
+}
+
+# Each FIGURES list (figures_of_runs' format) with only the runs of the placement most of KEY's
+# rounds held kept, one per line, then the line saying which placement that was (placement_runs.py
+# --at-least MIN): `kept_on_one_placement ROUNDS KEY MIN FIGURES...`, read with mapfile.
+kept_on_one_placement()
+{
+  local rounds=$1 key=$2 at_least=$3
+  shift 3
+  "$python" "$bench_lib_dir/placement_runs.py" --at-least "$at_least" \
+    "$(figures_of_runs "$rounds" "floor_before.$key" one_way_p50_ns)" \
+    "$(figures_of_runs "$rounds" "floor_after.$key" one_way_p50_ns)" "$@"
+}
+
 # What a publisher's report says of a round-robin its transport dealt: each subscriber's share
 # in ascending order, the loss in total and the run's status ("n/a" without a report):
 # `dealt_shares JSON`.

@@ -107,12 +107,6 @@ echo "spin ping-pong, pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/pon
 echo "$iterations round trips (+$warmup warm-up) per run, $rounds interleaved rounds; $wire B out, $echo_bytes B back (netprof -s $payload)"
 echo
 
-# The placement of the two vCPUs: the one-line floor, just before a pair and just after it.
-measure_floor()
-{
-  run_limited 60 "$work/$1.json" "$floor" --cpu "$cpus" --iterations 200000
-}
-
 for ((round = 1; round <= rounds; round++)); do
   for transport in "${chosen[@]}"; do
     measure_floor "floor_before.$transport.$round"
@@ -133,9 +127,7 @@ warn_unless_release "$work/netprof.${chosen[0]}.1.json"
 rows=()
 placements=()
 for transport in "${chosen[@]}"; do
-  mapfile -t kept < <("$python" "$bench_lib_dir/placement_runs.py" --at-least "$min_kept" \
-    "$(figures_of_runs "$rounds" "floor_before.$transport" one_way_p50_ns)" \
-    "$(figures_of_runs "$rounds" "floor_after.$transport" one_way_p50_ns)" \
+  mapfile -t kept < <(kept_on_one_placement "$rounds" "$transport" "$min_kept" \
     "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.one_way_ns.p50)" \
     "$(figures_of_runs "$rounds" "bare.$transport" one_way_p50_ns)" \
     "$(figures_of_runs "$rounds" "netprof.$transport" publisher.latency.rtt_ns.p99)" \

@@ -7,6 +7,10 @@
 # netprof's own cost. Like for like: the bare programs send netprof's header and framing in
 # front of the payload and echo as many bytes as netprof's echo. With --with-poll-then-block
 # the same rows are printed for --wait-strategy poll-then-block, for comparison (no target).
+# Each pair (bare, then netprof) runs between two one-line floors (bench/cache_line_pingpong),
+# and only the runs on the placement of the vCPUs most of them held are compared, at least 3 of
+# them or no verdict (scripts/bench/placement_runs.py, as bench_spin_tails.sh): a wake-up across
+# far-apart vCPUs costs more, and a median of runs from two placements compares nothing.
 # Prints figures; a missed target is a verdict, not an error (exit 0 unless a run crashed).
 #
 #   scripts/bench/blocking_vs_bare.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
@@ -17,7 +21,8 @@
 set -euo pipefail
 
 build_dir=./build
-repeat=3
+repeat=5 # interleaved rounds; the host may move the vCPUs during some
+min_kept=3 # runs on one placement a verdict needs
 iterations=20000
 warmup=2000
 seconds=2
@@ -40,7 +45,7 @@ python=/usr/bin/python3
 table=$bench_lib_dir/ratio_table.py
 
 bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
-require_binaries "$netprof"
+require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 for transport in $transports; do require_binaries "$(bare_of "$transport")"; done
 bench_start blocking_vs_bare
 
@@ -76,6 +81,7 @@ echo
 
 for ((run = 1; run <= repeat; run++)); do
   for transport in $transports; do
+    measure_floor "floor_before.$transport.$run"
     # shellcheck disable=SC2046  # the size arguments are words
     run_limited 120 "$work/bare.$transport.$run.json" "$(bare_of "$transport")" \
       $(bare_sizes "$transport") --iterations "$iterations" --warmup "$warmup" --wait block \
@@ -87,16 +93,30 @@ for ((run = 1; run <= repeat; run++)); do
         --wait-strategy "$strategy" --cpu "$cpus" -t "$seconds" --quiet \
         --json "$work/netprof.$transport.$strategy.$run.json"
     done
+    measure_floor "floor_after.$transport.$run"
   done
 done
 
+# Each transport's rows hold only its runs on the placement most of them held.
 rows=()
+placements=()
 for transport in $transports; do
+  series=()
   for strategy in $strategies; do
-    rows+=("$transport ping-pong, $strategy|ns|between|0.95-1.10|$(runs_of "netprof.$transport.$strategy" publisher.latency.one_way_ns.p50)|$(runs_of "bare.$transport" one_way_p50_ns)")
+    series+=("$(runs_of "netprof.$transport.$strategy" publisher.latency.one_way_ns.p50)" \
+      "$(runs_of "bare.$transport" one_way_p50_ns)")
   done
+  mapfile -t kept < <(kept_on_one_placement "$repeat" "$transport" "$min_kept" "${series[@]}")
+  index=0
+  for strategy in $strategies; do
+    rows+=("$transport ping-pong, $strategy|ns|between|0.95-1.10|${kept[index]}|${kept[index + 1]}")
+    index=$((index + 2))
+  done
+  placements+=("  $transport: ${kept[index]}")
 done
-echo "one-way p50 (RTT p50 / 2), netprof against the bare blocking program; medians of $repeat runs"
+echo "one-way p50 (RTT p50 / 2), netprof against the bare blocking program; medians of the runs"
+echo "on one placement of the vCPUs (cache_line_pingpong's one-way floor before and after each pair):"
+printf '%s\n' "${placements[@]}"
 echo "(the target is about the block rows: poll-then-block is expected under 0.95x)"
 "$python" "$table" "${rows[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
