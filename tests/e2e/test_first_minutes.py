@@ -9,7 +9,6 @@ hears that the port is closed, in a short report; a subscriber's last interval i
 import json
 import os
 import re
-import socket
 import unittest
 
 from netprof_test_case import NetprofTestCase, free_udp_port

@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
 from netprof_test_case import NOBODY, NetprofTestCase, become_nobody

@@ -15,7 +15,6 @@ fragment header (transports/udp/fragment_header.hpp). docs/hostile-input.md list
 of garbage and what netprof does with it.
 """
 
-import os
 import random
 import re
 import socket

@@ -10,7 +10,6 @@ Judged by the waiting thread's voluntary context switches over a second of the m
 read from /proc: a count of wake-ups, not a time, so a loaded machine does not change it.
 """
 
-import os
 import time
 import unittest
 

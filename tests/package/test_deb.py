@@ -104,7 +104,7 @@ class PackageContentsTest(unittest.TestCase):
         built = {line.split("\t")[0] for line in out.splitlines()}
         self.assertGreaterEqual(len(built), 11, out)
         for transport in sorted(built):
-            self.assertIn(transport, names, f"a new transport: name it in the Description "
+            self.assertIn(transport, names, "a new transport: name it in the Description "
                           "(cmake/packaging.cmake) and here")
             self.assertIn(names[transport], description)
 

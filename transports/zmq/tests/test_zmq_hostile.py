@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 
-from netprof_test_case import NETPROF, NetprofTestCase, sanitized
+from netprof_test_case import NetprofTestCase, sanitized
 from test_zmq import free_tcp_port
 from zmtp_stranger import NETPROF_MAGIC, Stranger
 
