@@ -1,20 +1,16 @@
 #include "mqtt_endpoint.hpp"
 
+#include "common/broker_client_id.hpp"
 #include "common/socket_wait.hpp"
 
 #include <netprof/errors.hpp>
 
 #include <mosquitto.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <random>
 
 // The endpoint's setup and teardown: the client, its connection and subscriptions, and the
 // notes that say what was set up. The per-message hooks are in mqtt_endpoint.cpp.
@@ -38,16 +34,6 @@ void init_library()
 MqttEndpoint& endpoint_of(void* object)
 {
   return *static_cast<MqttEndpoint*>(object);
-}
-
-std::string client_id()
-{
-  static std::atomic<unsigned> counter{0};
-  std::random_device random;
-  char text[64];
-  std::snprintf(text, sizeof text, "netprof-%ld-%u-%08x", static_cast<long>(getpid()),
-                counter.fetch_add(1), static_cast<unsigned>(random()));
-  return text;
 }
 
 TransportError unreachable(const std::string& broker, const std::string& why)
@@ -77,7 +63,7 @@ std::uint64_t window_messages(std::size_t queue_length_bytes, std::size_t messag
 MqttEndpoint::MqttEndpoint(const EndpointSettings& settings) : m_settings(settings)
 {
   init_library();
-  m_client_id = client_id();
+  m_client_id = transport_common::broker_client_id();
   m_data_topic = settings.prefix + "/data";
   m_echo_prefix = settings.prefix + "/echo/";
   const bool publisher = settings.role == Role::publisher;

@@ -1,19 +1,17 @@
 #include "redis_endpoint.hpp"
 
+#include "common/broker_client_id.hpp"
+
 #include <netprof/errors.hpp>
 
 #include <hiredis/hiredis.h>
 
 #include <fcntl.h>
 #include <sys/time.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
-#include <random>
 
 // The endpoint's setup and teardown: both connections, the server's version, the subscription,
 // and the notes that say what was set up. The per-message hooks are in redis_endpoint.cpp.
@@ -26,16 +24,6 @@ struct ReplyFree {
   void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
 };
 using ReplyPointer = std::unique_ptr<redisReply, ReplyFree>;
-
-std::string client_id()
-{
-  static std::atomic<unsigned> counter{0};
-  std::random_device random;
-  char text[64];
-  std::snprintf(text, sizeof text, "netprof-%ld-%u-%08x", static_cast<long>(getpid()),
-                counter.fetch_add(1), static_cast<unsigned>(random()));
-  return text;
-}
 
 timeval timeval_of(std::chrono::milliseconds duration)
 {
@@ -75,7 +63,7 @@ RedisEndpoint::RedisEndpoint(const EndpointSettings& settings) : m_settings(sett
   const bool bracketed = settings.host.find(':') != std::string::npos;
   m_server =
       (bracketed ? "[" + settings.host + "]" : settings.host) + ":" + std::to_string(settings.port);
-  m_client_id = client_id();
+  m_client_id = transport_common::broker_client_id();
   m_echo_prefix = settings.prefix + ":echo:";
   const std::string data_channel = settings.prefix + ":data";
   const bool publisher = settings.role == Role::publisher;
