@@ -1,5 +1,6 @@
 #include "mqtt_endpoint.hpp"
 
+#include "common/broker_wire_bytes.hpp"
 #include "common/socket_wait.hpp"
 
 #include <netprof/errors.hpp>
@@ -24,26 +25,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
 // How long send() goes on writing a message larger than the socket takes at once.
 constexpr auto finish_within = std::chrono::milliseconds(1000);
-
-std::size_t varint_bytes(std::size_t value) noexcept
-{
-  std::size_t bytes = 1;
-  while (value >= 128) {
-    value /= 128;
-    ++bytes;
-  }
-  return bytes;
-}
 
 } // namespace
 
 std::size_t publish_packet_bytes(std::size_t topic_length, std::size_t payload, int qos) noexcept
 {
   const std::size_t remaining = 2 + topic_length + (qos > 0 ? 2 : 0) + payload;
-  return 1 + varint_bytes(remaining) + remaining;
+  // The remaining length is a variable byte integer: a byte per base-128 digit.
+  return 1 + transport_common::digits_in_base<128>(remaining) + remaining;
 }
 
 void MqttEndpoint::on_publish() noexcept

@@ -1,5 +1,6 @@
 #include "redis_endpoint.hpp"
 
+#include "common/broker_wire_bytes.hpp"
 #include "common/socket_wait.hpp"
 
 #include <hiredis/hiredis.h>
@@ -19,26 +20,15 @@ namespace {
 // never pile up in the socket.
 constexpr std::uint64_t replies_worth_a_wake = 64;
 
-// Senders named at once by the publisher; beyond, echoes still arrive, unnamed.
 // How long send() goes on writing a message larger than the socket takes at once.
 constexpr auto finish_within = std::chrono::milliseconds(1000);
 // How long a lost subscribed connection waits to see whether the other was lost too.
 constexpr auto other_connection_within = std::chrono::milliseconds(200);
 
-std::size_t digits(std::size_t value) noexcept
-{
-  std::size_t count = 1;
-  while (value >= 10) {
-    value /= 10;
-    ++count;
-  }
-  return count;
-}
-
 // "$LEN\r\nBYTES\r\n"
 std::size_t bulk_bytes(std::size_t length) noexcept
 {
-  return 1 + digits(length) + 2 + length + 2;
+  return 1 + transport_common::digits_in_base<10>(length) + 2 + length + 2;
 }
 
 bool is_string(const redisReply* reply) noexcept
