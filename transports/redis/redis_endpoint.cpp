@@ -88,6 +88,16 @@ void RedisEndpoint::lost_subscribed_connection() noexcept
   }
 }
 
+void RedisEndpoint::lost_publishing_connection() noexcept
+{
+  try {
+    fail("the connection to the Redis server at " + m_server + " was lost (" +
+         m_publishing->errstr + "; did the server stop?)");
+  } catch (...) {
+    fail({});
+  }
+}
+
 PeerHandle RedisEndpoint::sender_of(const char* channel, std::size_t length) noexcept
 {
   if (m_settings.role == Role::subscriber)
@@ -145,12 +155,7 @@ bool RedisEndpoint::deliver_parsed(MessageSink& sink) noexcept
 bool RedisEndpoint::read_publish_replies() noexcept
 {
   if (redisBufferRead(m_publishing) != REDIS_OK) {
-    try {
-      fail("the connection to the Redis server at " + m_server + " was lost (" +
-           m_publishing->errstr + "; did the server stop?)");
-    } catch (...) {
-      fail({});
-    }
+    lost_publishing_connection();
     return false;
   }
   for (;;) {
@@ -191,12 +196,7 @@ bool RedisEndpoint::write_pending() noexcept
     return true;
   int done = 0;
   if (redisBufferWrite(m_publishing, &done) != REDIS_OK) {
-    try {
-      fail("the connection to the Redis server at " + m_server + " was lost (" +
-           m_publishing->errstr + "; did the server stop?)");
-    } catch (...) {
-      fail({});
-    }
+    lost_publishing_connection();
     return false;
   }
   return true;

@@ -91,6 +91,8 @@ private:
   // Writes what is pending for at most `within`, waiting for the socket to take it.
   void finish_writing(Nanoseconds within) noexcept;
   void lost_subscribed_connection() noexcept;
+  // Reading or writing the publishing connection failed: hiredis's errstr says how.
+  void lost_publishing_connection() noexcept;
   void fail(std::string why) noexcept;
   PeerHandle sender_of(const char* channel, std::size_t length) noexcept;
 
