@@ -8,31 +8,22 @@ Every process runs under a deadline and is killed by PID in cleanup, the brokers
 included.
 """
 
-import glob
 import os
 import shutil
 import socket
-import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, accepts, free_port, unanswered_tcp_port
+from broker_test_case import DEADLINE_S, PING_PONG, BrokerTestCase, owned_folders
+from netprof_test_case import accepts, free_port
 
-DEADLINE_S = 40
-# A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
-# as lost: what these tests check is that the broker carries every probe and every echo.
-PING_PONG = ["--mode", "ping-pong", "--count", "300", "--warmup-count", "30",
-             "--probe-timeout", "5"]
 MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
 
 
-def broker_folders(parent):
-    """The folders netprof's own brokers use under `parent`, which it must remove when it stops
-    them."""
-    return set(glob.glob(os.path.join(parent, "netprof-mqtt-*")))
-
-
 @unittest.skipUnless(shutil.which("mosquitto"), "mosquitto is not installed")
-class MqttTestCase(NetprofTestCase):
+class MqttTestCase(BrokerTestCase):
+    OPTION = "--mqtt"
+    BROKER = "the MQTT broker"
+
     def start_broker(self):
         """A mosquitto of the test's own on a free loopback port, as a user's broker; killed by
         PID in cleanup. Returns (process, port)."""
@@ -43,16 +34,8 @@ class MqttTestCase(NetprofTestCase):
         os.chmod(config, 0o644)
         return self.start_listening_server(["mosquitto", "-c", config], port, "mosquitto"), port
 
-    def assert_ping_pong_passed(self, result):
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        report = result.json
-        self.assertEqual(report["endpoint"]["transport"], "mqtt")
-        publisher = report["publisher"]
-        self.assertEqual(publisher["echoes_received"], 300, result.stdout + result.stderr)
-        self.assert_latency_ordered(publisher["latency"]["rtt_ns"])
-        [subscriber] = report["subscribers"]
-        self.assertEqual(subscriber["received"], publisher["messages_sent"])
-        self.assertEqual(subscriber["lost"], 0)
+    def assert_ping_pong_passed_through_mosquitto(self, result):
+        report = self.assert_ping_pong_passed(result, "mqtt", 300)
         notes = " ".join(report["endpoint"]["notes"])
         self.assertIn("mosquitto version 2.", notes)
         self.assertIn("libmosquitto 2.", notes)
@@ -72,9 +55,9 @@ class LocalPairTest(MqttTestCase):
         self.use_own_tmpdir()
         result = self.run_netprof("--local-pair", "--mqtt", *PING_PONG, json_name="own",
                                   deadline_s=DEADLINE_S)
-        self.assert_ping_pong_passed(result)
+        self.assert_ping_pong_passed_through_mosquitto(result)
         self.assertEqual(result.json["endpoint"]["qos"]["reliability"], "best-effort")
-        self.assertEqual(broker_folders(self._tmp.name), set(),
+        self.assertEqual(owned_folders(self._tmp.name, "mqtt"), set(),
                          "the broker's folder was left behind")
         broker = result.json["endpoint"]["peer_addresses"][0].split()[-1]
         port = int(broker.rsplit(":", 1)[1])
@@ -102,7 +85,7 @@ class UsersBrokerTest(MqttTestCase):
         broker, port = self.start_broker()
         result = self.run_netprof("--local-pair", "--mqtt", f"127.0.0.1:{port}", *PING_PONG,
                                   json_name="users", deadline_s=DEADLINE_S)
-        self.assert_ping_pong_passed(result)
+        self.assert_ping_pong_passed_through_mosquitto(result)
         self.assertIsNone(broker.poll(), "netprof stopped a broker it did not start")
 
     def test_two_processes_with_their_own_topic_prefix(self):
@@ -111,55 +94,27 @@ class UsersBrokerTest(MqttTestCase):
         subscriber, _ = self.start("-i", "1", *common)
         result = self.run_netprof("-i", "0", *common, *PING_PONG, json_name="processes",
                                   deadline_s=DEADLINE_S)
-        self.assert_ping_pong_passed(result)
+        self.assert_ping_pong_passed_through_mosquitto(result)
         self.assertEqual(self.finish(subscriber, deadline_s=DEADLINE_S).returncode, 0)
 
 
 class BrokerFailureTest(MqttTestCase):
     def test_absent_broker_is_a_runtime_error_at_once(self):
-        port = free_port(socket.SOCK_STREAM)  # nothing listens there
-        started = time.monotonic()
-        result = self.run_netprof("-i", "0", "--mqtt", f"127.0.0.1:{port}", "-t", "1",
-                                  deadline_s=15)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"cannot reach the MQTT broker at 127.0.0.1:{port}", result.stderr)
-        self.assertIn("refused", result.stderr)
-        self.assertLess(time.monotonic() - started, 10)
+        self.assert_absent_broker_is_a_runtime_error_at_once()
 
     def test_broker_host_that_drops_the_connection_is_given_up_on_in_bounded_time(self):
-        # A blocking connect would wait for TCP's two minutes; netprof gives up after 5 s.
-        with unanswered_tcp_port() as port:
-            started = time.monotonic()
-            result = self.run_netprof("-i", "1", "--mqtt", f"127.0.0.1:{port}", deadline_s=20)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"the MQTT broker at 127.0.0.1:{port} did not accept the TCP connection "
-                      "within 5000 ms", result.stderr)
-        self.assertLess(time.monotonic() - started, 15)
+        self.assert_dropping_host_is_given_up_on_in_bounded_time(
+            "the MQTT broker at 127.0.0.1:{port} did not accept the TCP connection within 5000 ms")
 
     def test_broker_that_dies_mid_run_ends_both_roles_with_status_3(self):
-        broker, port = self.start_broker()
-        common = ["--mqtt", f"127.0.0.1:{port}"]
-        subscriber = self.start_watched("-i", "1", *common)
-        publisher, path = self.start("-i", "0", *common, "-t", "20", "--send-hz", "1000",
-                                     json_name="dies")
-        self.wait_for_measured_data(subscriber, publisher=publisher)  # mid-run, not in the handshake
-        broker.kill()
-        broker.wait(timeout=10)
-        result = self.finish(publisher, path, deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"the connection to the MQTT broker at 127.0.0.1:{port} was lost",
-                      result.stdout)
-        self.assertEqual(self.finish_watched(subscriber, deadline_s=DEADLINE_S).returncode, 3)
+        self.assert_broker_dying_mid_run_ends_both_roles_with_status_3(*self.start_broker())
 
 
 class RefusalTest(MqttTestCase):
     def test_wildcard_topic_prefix_is_refused(self):
         for prefix in ("runs/#", "a/+/b"):
-            result = self.run_netprof("--local-pair", "--mqtt", "--mqtt-topic", prefix,
-                                      deadline_s=15)
-            self.assertEqual(result.returncode, 2, result.stderr)
-            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
-            self.assertIn("wildcards + and #", result.stderr)
+            self.assert_refused_in_one_line(["--local-pair", "--mqtt", "--mqtt-topic", prefix], 2,
+                                            "wildcards + and #")
 
     def test_reliability_contradicting_mqtt_qos_is_refused(self):
         result = self.run_netprof("--local-pair", "--mqtt", "--mqtt-qos", "0", "--reliability",

@@ -11,7 +11,6 @@ Every process runs under a deadline and is killed by PID in cleanup, the servers
 included.
 """
 
-import glob
 import os
 import shutil
 import signal
@@ -20,24 +19,17 @@ import subprocess
 import time
 import unittest
 
-from netprof_test_case import NetprofTestCase, accepts, free_port, unanswered_tcp_port
+from broker_test_case import DEADLINE_S, PING_PONG, BrokerTestCase, owned_folders
+from netprof_test_case import accepts, free_port
 
-DEADLINE_S = 40
-# A generous probe timeout, so that an echo that is only late on a loaded machine is not counted
-# as lost: what these tests check is that the server carries every probe and every echo.
-PING_PONG = ["--mode", "ping-pong", "--count", "300", "--warmup-count", "30",
-             "--probe-timeout", "5"]
 MODEST = ["--send-hz", "1000", "-t", "2", "--warmup-time", "0.2"]
 
 
-def server_folders(parent):
-    """The folders netprof's own servers use under `parent`, which it must remove when it stops
-    them."""
-    return set(glob.glob(os.path.join(parent, "netprof-redis-*")))
-
-
 @unittest.skipUnless(shutil.which("redis-server"), "redis-server is not installed")
-class RedisTestCase(NetprofTestCase):
+class RedisTestCase(BrokerTestCase):
+    OPTION = "--redis"
+    BROKER = "the Redis server"
+
     def start_server(self, extra=""):
         """A redis-server of the test's own on a free loopback port, as a user's server; killed
         by PID in cleanup. Returns (process, port)."""
@@ -76,7 +68,7 @@ class LocalPairTest(RedisTestCase):
         report = self.assert_ping_pong_passed(result, "redis", 300)
         self.assert_notes_name_the_server(report)
         self.assertEqual(report["endpoint"]["qos"]["reliability"], "best-effort")
-        self.assertEqual(server_folders(self._tmp.name), set(),
+        self.assertEqual(owned_folders(self._tmp.name, "redis"), set(),
                          "the server's folder was left behind")
         server = report["endpoint"]["peer_addresses"][0].split()[-1]
         port = int(server.rsplit(":", 1)[1])
@@ -126,14 +118,7 @@ class UsersServerTest(RedisTestCase):
 
 class ServerFailureTest(RedisTestCase):
     def test_absent_server_is_a_runtime_error_at_once(self):
-        port = free_port(socket.SOCK_STREAM)  # nothing listens there
-        started = time.monotonic()
-        result = self.run_netprof("-i", "0", "--redis", f"127.0.0.1:{port}", "-t", "1",
-                                  deadline_s=15)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"cannot reach the Redis server at 127.0.0.1:{port}", result.stderr)
-        self.assertIn("refused", result.stderr)
-        self.assertLess(time.monotonic() - started, 10)
+        self.assert_absent_broker_is_a_runtime_error_at_once()
 
     def test_a_local_pair_without_redis_server_on_path_says_so(self):
         self.use_own_tmpdir()
@@ -146,7 +131,7 @@ class ServerFailureTest(RedisTestCase):
         self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
         self.assertIn("cannot start redis-server, the Redis server: not found on PATH "
                       "(apt-get install redis-server)", result.stderr)
-        self.assertEqual(server_folders(self._tmp.name), set())
+        self.assertEqual(owned_folders(self._tmp.name, "redis"), set())
 
     def test_a_silent_server_is_given_up_on_in_bounded_time(self):
         # Something that accepts connections and never answers: netprof gives up after 5 s.
@@ -162,13 +147,8 @@ class ServerFailureTest(RedisTestCase):
         self.assertLess(time.monotonic() - started, 15)
 
     def test_a_server_host_that_drops_the_connection_is_given_up_on_in_bounded_time(self):
-        with unanswered_tcp_port() as port:
-            started = time.monotonic()
-            result = self.run_netprof("-i", "1", "--redis", f"127.0.0.1:{port}", deadline_s=20)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"cannot reach the Redis server at 127.0.0.1:{port}: Connection timed out",
-                      result.stderr)
-        self.assertLess(time.monotonic() - started, 15)
+        self.assert_dropping_host_is_given_up_on_in_bounded_time(
+            "cannot reach the Redis server at 127.0.0.1:{port}: Connection timed out")
 
     def test_a_server_that_refuses_is_a_runtime_error_in_its_own_words(self):
         _, port = self.start_server("requirepass not-given-to-netprof\n")
@@ -178,20 +158,9 @@ class ServerFailureTest(RedisTestCase):
                       result.stderr)
 
     def test_server_that_dies_mid_run_ends_both_roles_with_status_3_and_a_report(self):
-        server, port = self.start_server()
-        common = ["--redis", f"127.0.0.1:{port}"]
-        subscriber = self.start_watched("-i", "1", *common)
-        publisher, path = self.start("-i", "0", *common, "-t", "20", "--send-hz", "1000",
-                                     json_name="dies")
-        self.wait_for_measured_data(subscriber, publisher=publisher)  # mid-run, not in the handshake
-        server.kill()
-        server.wait(timeout=10)
-        result = self.finish(publisher, path, deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 3, result.stdout + result.stderr)
-        self.assertIn(f"the connection to the Redis server at 127.0.0.1:{port} was lost",
-                      result.stdout)
+        result = self.assert_broker_dying_mid_run_ends_both_roles_with_status_3(
+            *self.start_server())
         self.assertIsNotNone(result.json, "no report was written")
-        self.assertEqual(self.finish_watched(subscriber, deadline_s=DEADLINE_S).returncode, 3)
 
     def test_a_subscriber_the_server_disconnects_for_lagging_says_why(self):
         # A small pub/sub output limit, and a subscriber stopped while the stream goes on: the
@@ -219,11 +188,8 @@ class ServerFailureTest(RedisTestCase):
 class RefusalTest(RedisTestCase):
     def test_glob_channel_prefix_is_refused(self):
         for prefix in ("runs*", "run?", "run[1]"):
-            result = self.run_netprof("--local-pair", "--redis", "--redis-channel", prefix,
-                                      deadline_s=15)
-            self.assertEqual(result.returncode, 2, result.stderr)
-            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
-            self.assertIn("glob characters", result.stderr)
+            self.assert_refused_in_one_line(["--local-pair", "--redis", "--redis-channel", prefix],
+                                            2, "glob characters")
 
     def test_reliable_and_history_depth_are_refused(self):
         for asked in (["--reliability", "reliable"], ["--history", "keep-last:8"],
