@@ -21,6 +21,7 @@
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+source "$bench_lib_dir/broker_lib.sh"
 bench_common_options repeat=5 iterations=20000 time=2 cpu_or_none
 bench_option --qos qos=both '0|1|both' choice
 bench_option --measure measure=all 'all|ping-pong|stream' choice
@@ -31,30 +32,13 @@ bench_begin bench_mqtt bare=bare_mqtt_pingpong bare_stream=bare_mqtt_stream
 payload=64
 payload_stream=128
 
-broker_pid=""
-stop_broker()
-{
-  if [[ -n $broker_pid ]]; then
-    kill -TERM "$broker_pid" 2>/dev/null || true
-    wait "$broker_pid" 2>/dev/null || true
-    broker_pid=""
-  fi
-}
-trap 'stop_broker; bench_cleanup' EXIT
-
 # The broker: 127.0.0.1 only, anonymous, no limit on a subscriber's queue (as netprof's own).
 port=$(bench_free_port)
 chmod 755 "$work" # mosquitto, run as root, reads its configuration before it drops to its user
 printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\nset_tcp_nodelay true\n' \
   "$port" >"$work/mosquitto.conf"
 chmod 644 "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
-broker_pid=$!
-for ((try = 0; try < 200; try++)); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  kill -0 "$broker_pid" 2>/dev/null || { echo "mosquitto exited: $(tail -1 "$work/mosquitto.log")" >&2; exit 1; }
-  sleep 0.05
-done
+broker_start mosquitto "$port" "$work/mosquitto.log" mosquitto -c "$work/mosquitto.conf"
 
 limit=$(($(netprof_deadline "$seconds") + 30))
 out_bytes=$((payload + header))
@@ -108,13 +92,6 @@ for level in "${levels[@]}"; do
   [[ $measure == stream ]] || rows+=("ping-pong QoS $level vs bare libmosquitto|ns|at_most|1.10|$(runs_of "netprof_q$level" publisher.latency.one_way_ns.p50)|$(runs_of "bare_q$level" one_way_p50_ns)")
   [[ $measure == ping-pong ]] || rows+=("stream QoS $level vs bare libmosquitto|msg/s|at_least|0.90|$(runs_of "netprof_stream_q$level" subscribers.0.throughput.messages_per_second)|$(runs_of "bare_stream_q$level" messages_per_second)")
 done
-for report in "$work"/netprof_*.1.json; do
-  [[ -f $report ]] && warn_unless_release "$report"
-  break
-done
-
-echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of $repeat interleaved runs"
-"$python" "$table" "${rows[@]}"
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+broker_results "${rows[@]}"
 
 bench_finish

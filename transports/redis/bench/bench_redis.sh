@@ -21,6 +21,7 @@
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+source "$bench_lib_dir/broker_lib.sh"
 bench_common_options repeat=5 iterations=20000 time=2 cpu_or_none
 bench_option --measure measure=all 'all|ping-pong|stream' choice
 bench_parse_options "$@"
@@ -30,28 +31,11 @@ bench_begin bench_redis bare=bare_redis_pingpong bare_stream=bare_redis_stream
 payload=64
 payload_stream=128
 
-server_pid=""
-stop_server()
-{
-  if [[ -n $server_pid ]]; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-  fi
-}
-trap 'stop_server; bench_cleanup' EXIT
-
 # The server: 127.0.0.1 only, no persistence, no Unix socket, its folder the run's (as netprof's own).
 port=$(bench_free_port)
 printf 'bind 127.0.0.1\nport %s\nprotected-mode yes\nsave ""\nappendonly no\ndaemonize no\ndir "%s"\nlogfile ""\n' \
   "$port" "$work" >"$work/redis.conf"
-redis-server "$work/redis.conf" >"$work/redis.log" 2>&1 &
-server_pid=$!
-for ((try = 0; try < 200; try++)); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || { echo "redis-server exited: $(tail -1 "$work/redis.log")" >&2; exit 1; }
-  sleep 0.05
-done
+broker_start redis-server "$port" "$work/redis.log" redis-server "$work/redis.conf"
 
 limit=$(($(netprof_deadline "$seconds") + 30))
 out_bytes=$((payload + header))
@@ -84,13 +68,6 @@ done
 rows=()
 [[ $measure == stream ]] || rows+=("ping-pong vs bare hiredis|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)")
 [[ $measure == ping-pong ]] || rows+=("stream vs bare hiredis|msg/s|at_least|0.90|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(runs_of bare_stream messages_per_second)")
-for report in "$work"/netprof*.1.json; do
-  [[ -f $report ]] && warn_unless_release "$report"
-  break
-done
-
-echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of $repeat interleaved runs"
-"$python" "$table" "${rows[@]}"
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+broker_results "${rows[@]}"
 
 bench_finish
