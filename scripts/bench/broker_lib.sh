@@ -4,9 +4,9 @@
 # redis-server) beside netprof and the bare programs, and close on the same table.
 
 # Starts COMMAND in the background, its output in LOG, and waits (at most 10 s) until it accepts
-# connections on 127.0.0.1:PORT; exits 1 with the log's last line when it exits first. Its PID
-# joins bench_lib.sh's running list, so bench_cleanup stops it (SIGTERM) on exit:
-# `broker_start NAME PORT LOG COMMAND...`.
+# connections on 127.0.0.1:PORT; exits 1 with the log's last line when it exits first or does
+# not accept by then. Its PID joins bench_lib.sh's running list, so bench_cleanup stops it
+# (SIGTERM) on exit: `broker_start NAME PORT LOG COMMAND...`.
 broker_start()
 {
   local name=$1 port=$2 log=$3 pid try
@@ -19,6 +19,8 @@ broker_start()
     kill -0 "$pid" 2>/dev/null || { echo "$name exited: $(tail -1 "$log")" >&2; exit 1; }
     sleep 0.05
   done
+  echo "$name did not accept connections on 127.0.0.1:$port within 10 s: $(tail -1 "$log")" >&2
+  exit 1
 }
 
 # The closing lines: a note when netprof is not a Release build, the table of ROWs (ratio_table.py

@@ -1,8 +1,8 @@
 """What the broker transports' end-to-end tests share (transports/mqtt/tests/test_mqtt.py and
-transports/redis/tests/test_redis.py, which finds this file on the Python path every transport's
-test folder is on): the runs they make, and the checks of a broker that is absent, whose host
-drops the connection, or that dies mid-run, worded as netprof words them for the transport.
-Loopback only."""
+transports/redis/tests/test_redis.py; here beside stream_test_case.py, as neither transport owns
+it): the runs they make, and the checks of a broker that is absent, whose host drops the
+connection, or that dies mid-run, worded as netprof words them for the transport. Loopback
+only."""
 
 import glob
 import os
