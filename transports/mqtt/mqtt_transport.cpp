@@ -4,16 +4,12 @@
 #include "mqtt_endpoint.hpp"
 
 #include "common/address_plan.hpp"
-#include "common/free_ports.hpp"
 #include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
+#include "common/server_address.hpp"
 
 #include <netprof/errors.hpp>
 
-#include <arpa/inet.h>
-#include <sys/socket.h>
-
-#include <charconv>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +24,7 @@ constexpr const char* default_prefix = "netprof";
 constexpr std::size_t most_prefix_bytes = 1000;
 // How long a local pair waits for the mosquitto it starts to accept connections.
 constexpr auto broker_ready_within = std::chrono::milliseconds(10000);
+const transport_common::ServerNaming broker_naming{"--mqtt", "broker", 1883};
 
 const OptionGroup& mqtt_options()
 {
@@ -53,22 +50,10 @@ const OptionGroup& mqtt_options()
 }
 
 struct MqttSettings {
-  std::optional<std::string> broker_host; // none: a bare --mqtt (the local pair starts one)
-  std::uint16_t broker_port = 0;
+  transport_common::ServerAddress broker;
   std::optional<std::string> prefix; // none: not given
   std::optional<int> qos_given;      // --mqtt-qos
 };
-
-std::uint16_t parse_port(const std::string& text, const std::string& given)
-{
-  unsigned port = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (error != std::errc{} || end != text.data() + text.size() || port == 0 || port > 65535)
-    throw UsageError("bad --mqtt value '" + given +
-                     "': expected HOST:PORT with a port of 1 to "
-                     "65535, e.g. --mqtt 127.0.0.1:1883");
-  return static_cast<std::uint16_t>(port);
-}
 
 void check_prefix(const std::string& prefix)
 {
@@ -85,18 +70,8 @@ void check_prefix(const std::string& prefix)
 MqttSettings parse_settings(const OptionValues& values)
 {
   MqttSettings settings;
-  if (const std::optional<std::string> given = values.text(mqtt_options()["mqtt"]);
-      given && !given->empty()) {
-    const std::size_t colon = given->rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("bad --mqtt value '" + *given +
-                       "': expected the broker's HOST:PORT, e.g. --mqtt 127.0.0.1:1883");
-    std::string host = given->substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-      host = host.substr(1, host.size() - 2);
-    settings.broker_port = parse_port(given->substr(colon + 1), *given);
-    settings.broker_host = host;
-  }
+  settings.broker =
+      transport_common::parse_server_address(values.text(mqtt_options()["mqtt"]), broker_naming);
   if (const std::optional<std::string> prefix = values.text(mqtt_options()["mqtt-topic"])) {
     check_prefix(*prefix);
     settings.prefix = *prefix;
@@ -161,38 +136,13 @@ std::unique_ptr<Endpoint> open_mqtt(const MqttSettings& settings, const Endpoint
 {
   EndpointSettings endpoint;
   endpoint.role = request.role;
-  endpoint.host = *settings.broker_host;
-  endpoint.port = settings.broker_port;
+  endpoint.host = *settings.broker.host;
+  endpoint.port = settings.broker.port;
   endpoint.prefix = settings.prefix.value_or(default_prefix);
   endpoint.qos = mqtt_qos(settings, request);
   endpoint.window = window_of(request);
   endpoint.requested_buffer_bytes = request.queue_length_bytes;
   return std::make_unique<mqtt_parts::MqttEndpoint>(endpoint);
-}
-
-std::uint16_t free_loopback_port()
-{
-  in_addr loopback{};
-  loopback.s_addr = htonl(INADDR_LOOPBACK);
-  return transport_common::pick_free_ports(SOCK_STREAM, loopback, 1).front();
-}
-
-// Without --mqtt HOST:PORT, the pair starts a broker of its own on a free loopback port, which
-// `own_broker_port` names.
-LocalPairPlan local_pair_plan(const MqttSettings& settings, std::size_t subscribers,
-                              std::optional<std::uint16_t>& own_broker_port)
-{
-  const bool own_broker = !settings.broker_host;
-  const std::string host = own_broker ? "127.0.0.1" : *settings.broker_host;
-  const std::uint16_t port = own_broker ? free_loopback_port() : settings.broker_port;
-  if (own_broker)
-    own_broker_port = port;
-  const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + "/" +
-                                                      transport_common::unique_pair_name());
-  const std::string broker =
-      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  const std::vector<std::string> arguments = {"--mqtt", broker, "--mqtt-topic", prefix};
-  return {arguments, std::vector(subscribers, arguments), {}};
 }
 
 TransportPlan plan_mqtt(const PlanRequest& request)
@@ -201,13 +151,17 @@ TransportPlan plan_mqtt(const PlanRequest& request)
   std::optional<std::uint16_t> own_broker_port;
   TransportPlan plan = transport_common::plan_pair_or_single(
       request, [&](const EndpointRequest& endpoint) { return effective_qos(settings, endpoint); },
-      [&] { return local_pair_plan(settings, request.pair_subscribers, own_broker_port); },
+      [&] {
+        // Each pair its own topics, should it share a broker with another.
+        const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + "/" +
+                                                            transport_common::unique_pair_name());
+        return transport_common::server_pair_plan(broker_naming, settings.broker, "--mqtt-topic",
+                                                  prefix, request.pair_subscribers,
+                                                  own_broker_port);
+      },
       [&]() -> transport_common::SingleRolePlan {
-        if (!settings.broker_host)
-          throw UsageError("--mqtt needs the broker's HOST:PORT (only --local-pair starts a "
-                           "broker of its own), e.g. --mqtt 127.0.0.1:1883");
         return {
-            {*settings.broker_host + ":" + std::to_string(settings.broker_port)},
+            {transport_common::named_server(broker_naming, settings.broker)},
             [settings](const EndpointRequest& endpoint) { return open_mqtt(settings, endpoint); }};
       });
   if (own_broker_port)

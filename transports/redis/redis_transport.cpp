@@ -4,16 +4,12 @@
 #include "redis_server.hpp"
 
 #include "common/address_plan.hpp"
-#include "common/free_ports.hpp"
 #include "common/option_specs.hpp"
 #include "common/pair_names.hpp"
+#include "common/server_address.hpp"
 
 #include <netprof/errors.hpp>
 
-#include <arpa/inet.h>
-#include <sys/socket.h>
-
-#include <charconv>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +26,7 @@ constexpr std::size_t most_prefix_bytes = 1000;
 constexpr const char* glob_characters = "*?[]\\";
 // How long a local pair waits for the redis-server it starts to accept connections.
 constexpr auto server_ready_within = std::chrono::milliseconds(10000);
+const transport_common::ServerNaming server_naming{"--redis", "server", 6379};
 
 const OptionGroup& redis_options()
 {
@@ -50,21 +47,9 @@ const OptionGroup& redis_options()
 }
 
 struct RedisSettings {
-  std::optional<std::string> server_host; // none: a bare --redis (the local pair starts one)
-  std::uint16_t server_port = 0;
+  transport_common::ServerAddress server;
   std::optional<std::string> prefix; // none: not given
 };
-
-std::uint16_t parse_port(const std::string& text, const std::string& given)
-{
-  unsigned port = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (error != std::errc{} || end != text.data() + text.size() || port == 0 || port > 65535)
-    throw UsageError("bad --redis value '" + given +
-                     "': expected HOST:PORT with a port of 1 to 65535, e.g. --redis "
-                     "127.0.0.1:6379");
-  return static_cast<std::uint16_t>(port);
-}
 
 void check_prefix(const std::string& prefix)
 {
@@ -81,18 +66,8 @@ void check_prefix(const std::string& prefix)
 RedisSettings parse_settings(const OptionValues& values)
 {
   RedisSettings settings;
-  if (const std::optional<std::string> given = values.text(redis_options()["redis"]);
-      given && !given->empty()) {
-    const std::size_t colon = given->rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      throw UsageError("bad --redis value '" + *given +
-                       "': expected the server's HOST:PORT, e.g. --redis 127.0.0.1:6379");
-    std::string host = given->substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-      host = host.substr(1, host.size() - 2);
-    settings.server_port = parse_port(given->substr(colon + 1), *given);
-    settings.server_host = host;
-  }
+  settings.server =
+      transport_common::parse_server_address(values.text(redis_options()["redis"]), server_naming);
   if (const std::optional<std::string> prefix = values.text(redis_options()["redis-channel"])) {
     check_prefix(*prefix);
     settings.prefix = *prefix;
@@ -130,36 +105,11 @@ std::unique_ptr<Endpoint> open_redis(const RedisSettings& settings, const Endpoi
 {
   EndpointSettings endpoint;
   endpoint.role = request.role;
-  endpoint.host = *settings.server_host;
-  endpoint.port = settings.server_port;
+  endpoint.host = *settings.server.host;
+  endpoint.port = settings.server.port;
   endpoint.prefix = settings.prefix.value_or(default_prefix);
   endpoint.requested_buffer_bytes = request.queue_length_bytes;
   return std::make_unique<redis_parts::RedisEndpoint>(endpoint);
-}
-
-std::uint16_t free_loopback_port()
-{
-  in_addr loopback{};
-  loopback.s_addr = htonl(INADDR_LOOPBACK);
-  return transport_common::pick_free_ports(SOCK_STREAM, loopback, 1).front();
-}
-
-// Without --redis HOST:PORT, the pair starts a server of its own on a free loopback port, which
-// `own_server_port` names.
-LocalPairPlan local_pair_plan(const RedisSettings& settings, std::size_t subscribers,
-                              std::optional<std::uint16_t>& own_server_port)
-{
-  const bool own_server = !settings.server_host;
-  const std::string host = own_server ? "127.0.0.1" : *settings.server_host;
-  const std::uint16_t port = own_server ? free_loopback_port() : settings.server_port;
-  if (own_server)
-    own_server_port = port;
-  const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + ":" +
-                                                      transport_common::unique_pair_name());
-  const std::string server =
-      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  const std::vector<std::string> arguments = {"--redis", server, "--redis-channel", prefix};
-  return {arguments, std::vector(subscribers, arguments), {}};
 }
 
 TransportPlan plan_redis(const PlanRequest& request)
@@ -168,13 +118,17 @@ TransportPlan plan_redis(const PlanRequest& request)
   std::optional<std::uint16_t> own_server_port;
   TransportPlan plan = transport_common::plan_pair_or_single(
       request, [](const EndpointRequest& endpoint) { return effective_qos(endpoint); },
-      [&] { return local_pair_plan(settings, request.pair_subscribers, own_server_port); },
+      [&] {
+        // Each pair its own channels, should it share a server with another.
+        const std::string prefix = settings.prefix.value_or(std::string(default_prefix) + ":" +
+                                                            transport_common::unique_pair_name());
+        return transport_common::server_pair_plan(server_naming, settings.server, "--redis-channel",
+                                                  prefix, request.pair_subscribers,
+                                                  own_server_port);
+      },
       [&]() -> transport_common::SingleRolePlan {
-        if (!settings.server_host)
-          throw UsageError("--redis needs the server's HOST:PORT (only --local-pair starts a "
-                           "server of its own), e.g. --redis 127.0.0.1:6379");
         return {
-            {*settings.server_host + ":" + std::to_string(settings.server_port)},
+            {transport_common::named_server(server_naming, settings.server)},
             [settings](const EndpointRequest& endpoint) { return open_redis(settings, endpoint); }};
       });
   if (own_server_port)
