@@ -5,18 +5,14 @@
 #include <netprof/errors.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
 namespace netprof::dds_parts {
 
 namespace {
 
-// How often an idle or busy-polling endpoint looks at its matches and QoS statuses.
-constexpr auto status_interval = std::chrono::milliseconds(10);
-
-// How long an endpoint that met an incompatible peer stays in the domain when closed.
-constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
+const transport_common::DdsVendorWords cyclone_words{
+    "dds", "Cyclone's", "--dds-reliability",
+    "--dds-domain, --dds, --payload-type, --dds-keys, -s with struct, and configuration"};
 
 const char* policy_name(dds_qos_policy_id_t policy) noexcept
 {
@@ -42,6 +38,13 @@ const char* policy_name(dds_qos_policy_id_t policy) noexcept
   default:
     return "a QoS policy";
   }
+}
+
+// What Cyclone refused of a peer's QoS, when it did.
+transport_common::DdsRefusal refusal_of(bool refused, std::uint32_t policy_id) noexcept
+{
+  const auto policy = static_cast<dds_qos_policy_id_t>(policy_id);
+  return {refused, policy == DDS_RELIABILITY_QOS_POLICY_ID, policy_name(policy)};
 }
 
 std::uint32_t matched_readers(dds_entity_t writer) noexcept
@@ -86,16 +89,10 @@ void DdsEndpoint::throw_if_failed(dds_entity_t entity, const char* what) const
 }
 
 DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
-    : m_publisher(settings.role == Role::publisher), m_notify(settings.notify), m_qos(settings.qos),
-      m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
-      m_data_topic_name(settings.topic_prefix + "_data"),
-      m_echo_topic_name(settings.topic_prefix + "_echo"),
-      m_max_message_size(max_message_of(settings)),
+    : DdsReceiveLoops(settings, cyclone_words), m_max_message_size(max_message_of(settings)),
       m_codec(choose_sample_type(settings.payload_type, settings.keys, payload_of(settings)),
               settings.header_bytes, m_max_message_size),
-      m_keys(std::max<std::uint32_t>(settings.keys, 1)),
-      m_requested_buffer_bytes(settings.queue_length_bytes), m_opened(Clock::now()),
-      m_next_status_check(m_opened)
+      m_keys(std::max<std::uint32_t>(settings.keys, 1))
 {
   const std::int32_t keep_all = keep_all_samples(
       settings.queue_length_bytes, settings.message_bytes > 0 ? settings.message_bytes : 128);
@@ -130,65 +127,26 @@ DdsEndpoint::DdsEndpoint(const EndpointSettings& settings)
 
   m_notes.push_back(std::string("Cyclone DDS ") + DDS_VERSION + ", domain " +
                     std::to_string(settings.domain) + ", configuration: " + origin);
-  m_notes.push_back(
-      "QoS " + describe(m_qos) + ", volatile, on both topics" +
-      (m_qos.history == QosChoice::History::keep_all
-           ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
-           : std::string()));
+  m_notes.push_back(qos_note(keep_all));
   m_notes.push_back("sample type " + describe(m_codec.type()) +
                     (m_keys > 1 ? ", keyed: data round-robin over " + std::to_string(m_keys) +
                                       " instances (--dds-keys), control messages in instance 0"
                                 : std::string()));
-  m_notes.push_back(std::string("notification: --dds-notify ") + notify_name(m_notify) + " (" +
-                    notify_meaning(m_notify) + ")");
-  m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
-                                : "reads " + m_data_topic_name + ", writes " + m_echo_topic_name);
+  m_notes.push_back(notify_note(notify_meaning(m_notify)));
+  m_notes.push_back(topics_note());
 }
 
 DdsEndpoint::~DdsEndpoint()
 {
-  if (m_incompatible) {
-    // The peer learns of the mismatch only from our endpoints' discovery, which may reach it
-    // after we noticed: stay a moment, so that it names the mismatch too instead of waiting
-    // for its --wait.
-    std::this_thread::sleep_for(incompatible_linger);
-  }
+  linger_if_incompatible();
   // Deleting the participant deletes its topics, writer, reader, condition and waitset.
   dds_delete(m_participant);
 }
 
-void DdsEndpoint::describe_incompatibility(dds_qos_policy_id_t policy, bool on_writer)
-{
-  const std::string self = m_publisher ? "this publisher" : "this subscriber";
-  const std::string peer = m_publisher ? "a subscriber" : "the publisher";
-  const std::string& topic = on_writer == m_publisher ? m_data_topic_name : m_echo_topic_name;
-  std::string why;
-  if (policy == DDS_RELIABILITY_QOS_POLICY_ID) {
-    const char* own = reliability_name(m_qos.reliability);
-    const char* other = reliability_name(m_qos.reliability == QosChoice::Reliability::reliable
-                                             ? QosChoice::Reliability::best_effort
-                                             : QosChoice::Reliability::reliable);
-    why = peer + " is " + other + " and " + self + " " + own + " (on " + topic + " " + peer +
-          "'s " + (on_writer ? "reader requests " : "writer offers ") + other + ", " + self +
-          "'s " + (on_writer ? "writer offers " : "reader requests ") + own +
-          "): DDS does not match them; give every process the same --dds-reliability";
-  } else {
-    why = "a peer on " + topic + " has an incompatible " + policy_name(policy) + " QoS (" + self +
-          ": " + describe(m_qos) + ", volatile): DDS does not match them";
-  }
-  if (std::find(m_diagnoses.begin(), m_diagnoses.end(), why) == m_diagnoses.end()) {
-    m_diagnoses.push_back(why);
-  }
-}
-
 bool DdsEndpoint::check_statuses() noexcept
 {
-  m_writer_matches = matched_readers(m_writer);
-  m_reader_matches = matched_writers(m_reader);
-  if (!m_discovered_at && m_writer_matches >= m_expected_matches &&
-      m_reader_matches >= m_expected_matches) {
-    m_discovered_at = Clock::now();
-  }
+  const std::uint32_t writer_matches = matched_readers(m_writer);
+  const std::uint32_t reader_matches = matched_writers(m_reader);
   dds_offered_incompatible_qos_status_t offered{};
   dds_requested_incompatible_qos_status_t requested{};
   const bool writer_refused =
@@ -197,21 +155,9 @@ bool DdsEndpoint::check_statuses() noexcept
   const bool reader_refused =
       dds_get_requested_incompatible_qos_status(m_reader, &requested) == DDS_RETCODE_OK &&
       requested.total_count > 0;
-  if (writer_refused || reader_refused) {
-    try {
-      if (writer_refused) {
-        describe_incompatibility(static_cast<dds_qos_policy_id_t>(offered.last_policy_id), true);
-      }
-      if (reader_refused) {
-        describe_incompatibility(static_cast<dds_qos_policy_id_t>(requested.last_policy_id), false);
-      }
-    } catch (...) {
-      // Out of memory while wording it: the run still ends, without the words.
-    }
-    m_incompatible = true;
-  }
-  m_next_status_check = Clock::now() + status_interval;
-  return !m_incompatible;
+  return record_statuses(writer_matches, reader_matches,
+                         refusal_of(writer_refused, offered.last_policy_id),
+                         refusal_of(reader_refused, requested.last_policy_id));
 }
 
 SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
@@ -257,41 +203,12 @@ SendOutcome DdsEndpoint::flush() noexcept
 
 EndpointFacts DdsEndpoint::facts() const
 {
-  EndpointFacts facts;
-  facts.transport = "dds";
-  facts.local_addresses.push_back((m_publisher ? m_data_topic_name : m_echo_topic_name) +
-                                  " (writer)");
-  facts.local_addresses.push_back((m_publisher ? m_echo_topic_name : m_data_topic_name) +
-                                  " (reader)");
+  EndpointFacts facts = common_facts();
   facts.max_message_size = m_max_message_size;
   facts.size_hint = m_codec.type().payload == PayloadType::nested
                         ? "a nested sample takes about 1.5 B a payload byte, and netprof's DDS "
                           "samples at most 1 MiB serialized"
                         : "netprof's DDS samples carry at most 1 MiB of payload";
-  facts.requested_buffer_bytes = m_requested_buffer_bytes;
-  facts.notes = m_notes;
-  if (m_discovered_at) {
-    facts.discovery_seconds = std::chrono::duration<double>(*m_discovered_at - m_opened).count();
-  }
-  facts.notes.push_back("matched when last looked: the writer " + std::to_string(m_writer_matches) +
-                        " remote reader(s), the reader " + std::to_string(m_reader_matches) +
-                        " remote writer(s)");
-  if (m_notify == Notify::listener) {
-    facts.notes.push_back(
-        std::to_string(m_delivered_by_listener) + " of " +
-        std::to_string(m_delivered_by_listener + m_delivered_by_core) +
-        " samples handed over on Cyclone's receive thread (the rest came while netprof was not "
-        "waiting in a blocking receive, and its own thread took them)");
-  }
-  facts.diagnoses = m_diagnoses;
-  if (!m_discovered_at && !m_incompatible) {
-    facts.diagnoses.push_back(
-        "discovery never completed: the writer matched " + std::to_string(m_writer_matches) +
-        " and the reader " + std::to_string(m_reader_matches) + " of the " +
-        std::to_string(m_expected_matches) +
-        " remote endpoint(s) expected on each topic (same --dds-domain, --dds, --payload-type, "
-        "--dds-keys, -s with struct, and configuration on every process?)");
-  }
   return facts;
 }
 

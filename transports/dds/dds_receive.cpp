@@ -1,14 +1,13 @@
 // How a DdsEndpoint hears of samples and hands them to the core: --dds-notify listener, waitset
-// or poll. The rest of the endpoint (entities, discovery, QoS refusals, send) is in
-// dds_endpoint.cpp.
+// or poll, with Cyclone's listener, waitset and take under the loops both DDS transports share
+// (common/dds_receive_loops.hpp). The rest of the endpoint (entities, discovery, QoS refusals,
+// send) is in dds_endpoint.cpp.
 
 #include "dds_endpoint.hpp"
 
-#include <netprof/cpu_relax.hpp>
 #include <netprof/errors.hpp>
 
 #include <algorithm>
-#include <chrono>
 
 namespace netprof::dds_parts {
 
@@ -80,34 +79,29 @@ void DdsEndpoint::create_waitset()
 
 void DdsEndpoint::on_data_available(dds_entity_t /*reader*/, void* endpoint)
 {
-  static_cast<DdsEndpoint*>(endpoint)->m_data_waiting.store(true, std::memory_order_release);
+  static_cast<DdsEndpoint*>(endpoint)->mark_data_waiting();
 }
 
-void DdsEndpoint::on_data_available_lend(dds_entity_t /*reader*/, void* context)
+void DdsEndpoint::on_data_available_lend(dds_entity_t /*reader*/, void* endpoint)
 {
-  auto& endpoint = *static_cast<DdsEndpoint*>(context);
-  MessageSink* sink = endpoint.m_handover.borrow();
-  if (sink == nullptr) {
-    endpoint.m_data_waiting.store(true, std::memory_order_release); // the core takes it
-    return;
-  }
-  const int got = endpoint.take(*sink, true);
-  if (got > 0)
-    endpoint.m_delivered_by_listener += static_cast<std::uint64_t>(got);
-  endpoint.m_handover.give_back();
-  // Woken after the echo was written, so the core's wake-up is not in the round trip.
-  if (got != 0)
-    dds_set_guardcondition(endpoint.m_wake, true);
+  static_cast<DdsEndpoint*>(endpoint)->hand_over_on_listener_thread();
+}
+
+void DdsEndpoint::wake_core() noexcept
+{
+  dds_set_guardcondition(m_wake, true);
+}
+
+void DdsEndpoint::clear_wake() noexcept
+{
+  bool wake = false;
+  dds_take_guardcondition(m_wake, &wake);
 }
 
 int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
 {
-  // A plain load first: a look that finds nothing writes nothing the receive thread shares.
-  if (!always && !m_data_waiting.load(std::memory_order_acquire)) {
+  if (!begin_take(always))
     return 0;
-  }
-  // Cleared before looking: a sample arriving during the take sets it again.
-  m_data_waiting.store(false, std::memory_order_release);
   void* samples[receive_batch] = {};
   dds_sample_info_t infos[receive_batch];
   // Null buffers: Cyclone lends its own samples, returned below, so nothing is copied twice.
@@ -130,127 +124,28 @@ int DdsEndpoint::take(MessageSink& sink, bool always) noexcept
   if (taken > 0) {
     dds_return_loan(m_reader, samples, taken);
   }
-  if (taken == receive_batch) {
-    m_data_waiting.store(true, std::memory_order_release); // maybe more than a batch waited
-  }
-  // A batch of nothing but unregistrations still took something: report it as received.
-  return taken > 0 && delivered == 0 ? 1 : delivered;
-}
-
-ReceiveResult DdsEndpoint::taken_here(int got) noexcept
-{
-  if (got < 0)
-    return ReceiveResult::failed;
-  m_delivered_by_core += static_cast<std::uint64_t>(got);
-  return got > 0 ? ReceiveResult::received : ReceiveResult::timed_out;
+  return end_take(taken, delivered, receive_batch);
 }
 
 ReceiveResult DdsEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
 {
-  // Until discovery completes, every look checks it, so its time is the time it took.
-  if (m_incompatible || (!m_discovered_at && !check_statuses())) {
-    return ReceiveResult::failed;
-  }
-  switch (m_notify) {
-  case Notify::listener:
-    return receive_in_listener(sink, timeout);
-  case Notify::poll:
-    return receive_by_polling(sink, timeout);
-  case Notify::waitset:
-    break;
-  }
-  return receive_in_waitset(sink, timeout);
+  return receive_as_notified(sink, timeout);
 }
 
-ReceiveResult DdsEndpoint::receive_in_waitset(MessageSink& sink, Nanoseconds timeout) noexcept
+bool DdsEndpoint::wait(Nanoseconds remaining, bool& data) noexcept
 {
-  const int first = take(sink);
-  if (first != 0) {
-    return taken_here(first);
+  dds_attach_t triggered[4];
+  const dds_return_t woke = dds_waitset_wait(m_waitset, triggered, 4, remaining.count());
+  if (woke < 0) {
+    return false;
   }
-  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
-  const auto deadline = Clock::now() + capped;
-  for (;;) {
-    const auto now = Clock::now();
-    if (now >= m_next_status_check) {
-      if (!check_statuses()) {
-        return ReceiveResult::failed;
-      }
-      // Now and then a look that does not trust the flag, should Cyclone ever call the
-      // listener before the sample is in the reader's history.
-      if (const int got = take(sink, true); got != 0) {
-        return taken_here(got);
-      }
+  for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i) {
+    if (triggered[i] == status_attachment && !check_statuses()) {
+      return false;
     }
-    const Nanoseconds remaining = deadline - now;
-    if (remaining <= Nanoseconds::zero()) {
-      return ReceiveResult::timed_out;
-    }
-    dds_attach_t triggered[4];
-    const dds_return_t woke = dds_waitset_wait(m_waitset, triggered, 4, remaining.count());
-    if (woke < 0) {
-      return ReceiveResult::failed;
-    }
-    bool data = false;
-    for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i) {
-      if (triggered[i] == status_attachment && !check_statuses()) {
-        return ReceiveResult::failed;
-      }
-      data = data || triggered[i] == data_attachment;
-    }
-    const int got = take(sink, data); // the read condition may wake us before the listener ran
-    if (got != 0) {
-      return taken_here(got);
-    }
+    data = data || triggered[i] == data_attachment;
   }
-}
-
-ReceiveResult DdsEndpoint::receive_in_listener(MessageSink& sink, Nanoseconds timeout) noexcept
-{
-  const std::uint64_t delivered_before = m_delivered_by_listener;
-  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
-  const auto deadline = Clock::now() + capped;
-  for (;;) {
-    // What came while the sink was not lent (between two receives, or a non-blocking one).
-    if (const int got = take(sink); got != 0)
-      return taken_here(got);
-    const auto now = Clock::now();
-    if (now >= m_next_status_check && !check_statuses())
-      return ReceiveResult::failed;
-    const Nanoseconds remaining = deadline - now;
-    if (remaining <= Nanoseconds::zero())
-      return ReceiveResult::timed_out;
-    // Only this wait lends the sink: the core touches nothing behind it until revoke().
-    m_handover.lend(sink);
-    dds_attach_t triggered[4];
-    const dds_return_t woke = dds_waitset_wait(m_waitset, triggered, 4, remaining.count());
-    m_handover.revoke();
-    if (woke < 0)
-      return ReceiveResult::failed;
-    bool wake = false;
-    dds_take_guardcondition(m_wake, &wake);
-    for (dds_return_t i = 0; i < std::min<dds_return_t>(woke, 4); ++i)
-      if (triggered[i] == status_attachment && !check_statuses())
-        return ReceiveResult::failed;
-    if (m_delivered_by_listener != delivered_before)
-      return ReceiveResult::received;
-  }
-}
-
-ReceiveResult DdsEndpoint::receive_by_polling(MessageSink& sink, Nanoseconds timeout) noexcept
-{
-  const Nanoseconds capped = std::min<Nanoseconds>(timeout, std::chrono::hours(24));
-  const auto deadline = Clock::now() + capped;
-  for (;;) {
-    if (const int got = take(sink, true); got != 0)
-      return taken_here(got);
-    const auto now = Clock::now();
-    if (now >= m_next_status_check && !check_statuses())
-      return ReceiveResult::failed;
-    if (now >= deadline)
-      return ReceiveResult::timed_out;
-    cpu_relax(); // between empty takes
-  }
+  return true;
 }
 
 } // namespace netprof::dds_parts

@@ -7,32 +7,27 @@
 #include <fastdds/dds/subscriber/qos/SubscriberQos.hpp>
 #include <fastrtps/config.h>
 
-#include <algorithm>
-#include <chrono>
-#include <thread>
-
 namespace netprof::fastdds_parts {
 
 namespace {
 
 namespace dds = eprosima::fastdds::dds;
 
-// How often an idle or busy-polling endpoint looks at its matches and QoS statuses.
-constexpr auto status_interval = std::chrono::milliseconds(10);
-// How long an endpoint that met an incompatible peer stays in the domain when closed, so that
-// the peer names the mismatch too (the dds transport's reason and value).
-constexpr auto incompatible_linger = std::chrono::milliseconds(1000);
+const transport_common::DdsVendorWords fast_dds_words{
+    "fastdds", "Fast DDS's", "--fastdds-reliability (a Cyclone peer: --dds-reliability)",
+    "--fastdds-domain, --fastdds and configuration"};
+
+// What Fast DDS refused of a peer's QoS, when it did.
+transport_common::DdsRefusal refusal_of(bool refused, dds::QosPolicyId_t policy) noexcept
+{
+  return {refused, policy == dds::RELIABILITY_QOS_POLICY_ID, policy_name(policy)};
+}
 
 } // namespace
 
 FastDdsEndpoint::FastDdsEndpoint(const EndpointSettings& settings)
-    : m_publisher(settings.role == Role::publisher), m_notify(settings.notify), m_qos(settings.qos),
-      m_expected_matches(m_publisher ? std::max<std::size_t>(settings.subscribers, 1) : 1),
-      m_data_topic_name(settings.topic_prefix + "_data"),
-      m_echo_topic_name(settings.topic_prefix + "_echo"),
-      m_max_message_size(max_payload_size + settings.header_bytes),
-      m_requested_buffer_bytes(settings.queue_length_bytes), m_opened(Clock::now()),
-      m_next_status_check(m_opened)
+    : DdsReceiveLoops(settings, fast_dds_words),
+      m_max_message_size(max_payload_size + settings.header_bytes)
 {
   const std::int32_t keep_all = keep_all_samples(
       settings.queue_length_bytes, settings.message_bytes > 0 ? settings.message_bytes : 128);
@@ -95,21 +90,14 @@ void FastDdsEndpoint::add_notes(std::uint32_t domain, std::int32_t keep_all)
 {
   m_notes.push_back(std::string("eProsima Fast DDS ") + FASTRTPS_VERSION_STR + ", domain " +
                     std::to_string(domain) + ", configuration: " + m_participant->origin());
-  m_notes.push_back(
-      "QoS " + describe(m_qos) + ", volatile, on both topics" +
-      (m_qos.history == QosChoice::History::keep_all
-           ? " (keep-all holds at most " + std::to_string(keep_all) + " samples per history: -q)"
-           : std::string()));
-  m_notes.push_back(std::string("notification: --fastdds-notify ") + notify_name(m_notify) + " (" +
-                    notify_meaning(m_notify) + ")");
-  m_notes.push_back(m_publisher ? "writes " + m_data_topic_name + ", reads " + m_echo_topic_name
-                                : "reads " + m_data_topic_name + ", writes " + m_echo_topic_name);
+  m_notes.push_back(qos_note(keep_all));
+  m_notes.push_back(notify_note(notify_meaning(m_notify)));
+  m_notes.push_back(topics_note());
 }
 
 FastDdsEndpoint::~FastDdsEndpoint()
 {
-  if (m_incompatible)
-    std::this_thread::sleep_for(incompatible_linger);
+  linger_if_incompatible();
   // The listener must not run once this object is gone: detached before the entities go.
   if (m_reader != nullptr)
     m_reader->set_listener(nullptr);
@@ -121,30 +109,6 @@ FastDdsEndpoint::~FastDdsEndpoint()
   m_waitset.detach_condition(m_writer->get_statuscondition());
   m_waitset.detach_condition(m_reader->get_statuscondition());
   m_participant.reset(); // deletes the writer, reader, publisher and subscriber
-}
-
-void FastDdsEndpoint::describe_incompatibility(dds::QosPolicyId_t policy, bool on_writer)
-{
-  const std::string self = m_publisher ? "this publisher" : "this subscriber";
-  const std::string peer = m_publisher ? "a subscriber" : "the publisher";
-  const std::string& topic = on_writer == m_publisher ? m_data_topic_name : m_echo_topic_name;
-  std::string why;
-  if (policy == dds::RELIABILITY_QOS_POLICY_ID) {
-    const char* own = reliability_name(m_qos.reliability);
-    const char* other = reliability_name(m_qos.reliability == QosChoice::Reliability::reliable
-                                             ? QosChoice::Reliability::best_effort
-                                             : QosChoice::Reliability::reliable);
-    why = peer + " is " + other + " and " + self + " " + own + " (on " + topic + " " + peer +
-          "'s " + (on_writer ? "reader requests " : "writer offers ") + other + ", " + self +
-          "'s " + (on_writer ? "writer offers " : "reader requests ") + own +
-          "): DDS does not match them; give every process the same --fastdds-reliability (a "
-          "Cyclone peer: --dds-reliability)";
-  } else {
-    why = "a peer on " + topic + " has an incompatible " + policy_name(policy) + " QoS (" + self +
-          ": " + describe(m_qos) + ", volatile): DDS does not match them";
-  }
-  if (std::find(m_diagnoses.begin(), m_diagnoses.end(), why) == m_diagnoses.end())
-    m_diagnoses.push_back(why);
 }
 
 // A sample written before discovery is done may reach nobody. A subscriber's hello waits until
@@ -161,15 +125,15 @@ bool FastDdsEndpoint::ready_to_send() noexcept
 
 bool FastDdsEndpoint::check_statuses() noexcept
 {
+  // A status Fast DDS cannot read leaves the count as last read.
+  std::uint32_t writer_matches = m_writer_matches;
+  std::uint32_t reader_matches = m_reader_matches;
   dds::PublicationMatchedStatus published;
   dds::SubscriptionMatchedStatus subscribed;
   if (m_writer->get_publication_matched_status(published) == ReturnCode_t::RETCODE_OK)
-    m_writer_matches = static_cast<std::uint32_t>(published.current_count);
+    writer_matches = static_cast<std::uint32_t>(published.current_count);
   if (m_reader->get_subscription_matched_status(subscribed) == ReturnCode_t::RETCODE_OK)
-    m_reader_matches = static_cast<std::uint32_t>(subscribed.current_count);
-  if (!m_discovered_at && m_writer_matches >= m_expected_matches &&
-      m_reader_matches >= m_expected_matches)
-    m_discovered_at = Clock::now();
+    reader_matches = static_cast<std::uint32_t>(subscribed.current_count);
   dds::OfferedIncompatibleQosStatus offered;
   dds::RequestedIncompatibleQosStatus requested;
   const bool writer_refused =
@@ -178,19 +142,9 @@ bool FastDdsEndpoint::check_statuses() noexcept
   const bool reader_refused =
       m_reader->get_requested_incompatible_qos_status(requested) == ReturnCode_t::RETCODE_OK &&
       requested.total_count > 0;
-  if (writer_refused || reader_refused) {
-    try {
-      if (writer_refused)
-        describe_incompatibility(offered.last_policy_id, true);
-      if (reader_refused)
-        describe_incompatibility(requested.last_policy_id, false);
-    } catch (...) {
-      // Out of memory while wording it: the run still ends, without the words.
-    }
-    m_incompatible = true;
-  }
-  m_next_status_check = Clock::now() + status_interval;
-  return !m_incompatible;
+  return record_statuses(writer_matches, reader_matches,
+                         refusal_of(writer_refused, offered.last_policy_id),
+                         refusal_of(reader_refused, requested.last_policy_id));
 }
 
 SendOutcome FastDdsEndpoint::send(std::span<const std::byte> message) noexcept
@@ -214,35 +168,9 @@ SendOutcome FastDdsEndpoint::send(std::span<const std::byte> message) noexcept
 
 EndpointFacts FastDdsEndpoint::facts() const
 {
-  EndpointFacts facts;
-  facts.transport = "fastdds";
-  facts.local_addresses.push_back((m_publisher ? m_data_topic_name : m_echo_topic_name) +
-                                  " (writer)");
-  facts.local_addresses.push_back((m_publisher ? m_echo_topic_name : m_data_topic_name) +
-                                  " (reader)");
+  EndpointFacts facts = common_facts();
   facts.max_message_size = m_max_message_size;
   facts.size_hint = "netprof's DDS samples carry at most 1 MiB of payload";
-  facts.requested_buffer_bytes = m_requested_buffer_bytes;
-  facts.notes = m_notes;
-  if (m_discovered_at)
-    facts.discovery_seconds = std::chrono::duration<double>(*m_discovered_at - m_opened).count();
-  facts.notes.push_back("matched when last looked: the writer " + std::to_string(m_writer_matches) +
-                        " remote reader(s), the reader " + std::to_string(m_reader_matches) +
-                        " remote writer(s)");
-  if (m_notify == Notify::listener)
-    facts.notes.push_back(
-        std::to_string(m_delivered_by_listener) + " of " +
-        std::to_string(m_delivered_by_listener + m_delivered_by_core) +
-        " samples handed over on Fast DDS's receive thread (the rest came while netprof was not "
-        "waiting in a blocking receive, and its own thread took them)");
-  facts.diagnoses = m_diagnoses;
-  if (!m_discovered_at && !m_incompatible)
-    facts.diagnoses.push_back(
-        "discovery never completed: the writer matched " + std::to_string(m_writer_matches) +
-        " and the reader " + std::to_string(m_reader_matches) + " of the " +
-        std::to_string(m_expected_matches) +
-        " remote endpoint(s) expected on each topic (same --fastdds-domain, --fastdds and "
-        "configuration on every process?)");
   return facts;
 }
 

@@ -5,7 +5,7 @@
 #include "fastdds_qos.hpp"
 
 #include "common/dds_endpoint_settings.hpp"
-#include "common/sink_handover.hpp"
+#include "common/dds_receive_loops.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -18,13 +18,9 @@
 #include <fastdds/dds/subscriber/ReadCondition.hpp>
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string>
-#include <vector>
 
 namespace netprof::fastdds_parts {
 
@@ -41,8 +37,12 @@ const char* notify_meaning(Notify notify) noexcept;
 // sample reaches every matched reader, so nothing is adopted. A subscriber holds its sends back
 // (SendCause::connecting) until its reader and writer are both matched with the publisher's; a peer
 // whose QoS Fast DDS will not match ends the run at once, naming both QoS. The same topics, type
-// and QoS as a Cyclone endpoint of the dds transport, so either may be the other's peer.
-class FastDdsEndpoint final : public Endpoint, private eprosima::fastdds::dds::DataReaderListener {
+// and QoS as a Cyclone endpoint of the dds transport, so either may be the other's peer: its
+// state, notes and receive loops are the dds transport's too (common/dds_endpoint_state.hpp,
+// common/dds_receive_loops.hpp); Fast DDS's entities, statuses and take are here.
+class FastDdsEndpoint final : public Endpoint,
+                              public transport_common::DdsReceiveLoops<FastDdsEndpoint>,
+                              private eprosima::fastdds::dds::DataReaderListener {
 public:
   // The largest payload (-s), as the dds transport's.
   static constexpr std::size_t max_payload_size = std::size_t{1} << 20;
@@ -58,22 +58,16 @@ public:
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override;
   EndpointFacts facts() const override;
 
-  bool discovered() const noexcept { return m_discovered_at.has_value(); }
-
 private:
+  // What the receive loops call (common/dds_receive_loops.hpp says what each does).
+  friend class transport_common::DdsReceiveLoops<FastDdsEndpoint>;
+  int take(MessageSink& sink, bool always) noexcept;
+  bool wait(Nanoseconds remaining, bool& data) noexcept;
+  void wake_core() noexcept;
+  void clear_wake() noexcept;
   // Fast DDS's receive thread, on every sample that arrives (listener and waitset: see
   // fastdds_receive.cpp).
   void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
-  // Hands at most a batch of waiting samples to the sink: their number, or -1 on an error.
-  // Looks only when a sample was announced, unless `always`.
-  int take(MessageSink& sink, bool always = false) noexcept;
-  ReceiveResult receive_in_waitset(MessageSink& sink, Nanoseconds timeout) noexcept;
-  ReceiveResult receive_in_listener(MessageSink& sink, Nanoseconds timeout) noexcept;
-  ReceiveResult receive_by_polling(MessageSink& sink, Nanoseconds timeout) noexcept;
-  // Waits in the waitset until `deadline`: false on an error or an incompatible peer; sets
-  // `data` when the read condition triggered.
-  bool wait(Clock::time_point deadline, bool& data) noexcept;
-  ReceiveResult taken_here(int got) noexcept;
   void create_entities(std::int32_t keep_all);
   void create_waitset();
   // Whether a sample written now has a matched reader to reach (see the .cpp); false too once a
@@ -82,17 +76,9 @@ private:
   // Reads the matched and incompatible-QoS statuses (which also clears their triggers);
   // false once a peer's QoS was found incompatible.
   bool check_statuses() noexcept;
-  void describe_incompatibility(eprosima::fastdds::dds::QosPolicyId_t policy, bool on_writer);
   void add_notes(std::uint32_t domain, std::int32_t keep_all);
 
-  bool m_publisher;
-  Notify m_notify;
-  QosChoice m_qos;
-  std::size_t m_expected_matches;
-  std::string m_data_topic_name;
-  std::string m_echo_topic_name;
   std::size_t m_max_message_size;
-  std::size_t m_requested_buffer_bytes;
   std::unique_ptr<Participant> m_participant;
   eprosima::fastdds::dds::Publisher* m_dds_publisher = nullptr;
   eprosima::fastdds::dds::Subscriber* m_dds_subscriber = nullptr;
@@ -103,18 +89,6 @@ private:
   eprosima::fastdds::dds::WaitSet m_waitset;
   eprosima::fastdds::dds::ConditionSeq m_triggered; // reserved once: wait() allocates nothing
   MessageSample m_taken;                            // reused by every take
-  Clock::time_point m_opened;
-  std::optional<Clock::time_point> m_discovered_at;
-  Clock::time_point m_next_status_check;
-  std::uint32_t m_writer_matches = 0;
-  std::uint32_t m_reader_matches = 0;
-  std::vector<std::string> m_notes;
-  std::vector<std::string> m_diagnoses;
-  bool m_incompatible = false;
-  std::atomic<bool> m_data_waiting{true};
-  transport_common::SinkHandover m_handover;
-  std::uint64_t m_delivered_by_listener = 0;
-  std::uint64_t m_delivered_by_core = 0;
 };
 
 } // namespace netprof::fastdds_parts
