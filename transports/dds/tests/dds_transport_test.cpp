@@ -1,8 +1,10 @@
-// --dds-history's spelling, keep-all's bound, a peer whose reliability DDS will not match, and
-// a stranger's samples. No timing assertions: every wait is bounded by a deadline only so
+// --dds-history's spelling, keep-all's bound, a peer whose reliability DDS will not match, a
+// subscriber's hello held until matched (those two as for fastdds: dds_family_endpoint_checks.hpp),
+// and a stranger's samples. No timing assertions: every wait is bounded by a deadline only so
 // nothing hangs.
 
 #include "dds_endpoint.hpp"
+#include "dds_family_endpoint_checks.hpp"
 #include "dds_message.h"
 #include "dds_qos.hpp"
 
@@ -22,31 +24,12 @@ namespace netprof {
 namespace {
 
 using namespace std::chrono_literals;
+using dds_family_testing::deadline_after;
+using dds_family_testing::settings_for;
+using dds_family_testing::unique_prefix;
 using dds_parts::DdsEndpoint;
-using dds_parts::EndpointSettings;
 using dds_parts::parse_history;
 using dds_parts::QosChoice;
-
-constexpr auto deadline_after = 10s;
-
-std::string unique_prefix(const std::string& what)
-{
-  std::random_device random;
-  return "netprof_test_" + what + "_" + std::to_string(random()) + std::to_string(random());
-}
-
-EndpointSettings settings_for(Role role, const std::string& prefix, QosChoice qos)
-{
-  EndpointSettings settings;
-  settings.role = role;
-  settings.topic_prefix = prefix;
-  settings.loopback = true;
-  settings.qos = qos;
-  settings.header_bytes = 52;
-  settings.message_bytes = 52 + 64;
-  settings.subscribers = 1;
-  return settings;
-}
 
 TEST(DdsHistory, KeepLastTakesAnOptionalDepth)
 {
@@ -134,77 +117,18 @@ TEST(DdsConfig, AnInterfaceKeepsCycloneOnItAndIgnoresTheUsersUri)
     ::setenv("CYCLONEDDS_URI", kept.c_str(), 1);
 }
 
-// Receives on both until each has failed, or the deadline passes.
-void until_both_fail(DdsEndpoint& a, DdsEndpoint& b)
-{
-  netprof::testing::CollectingSink sink;
-  bool a_failed = false;
-  bool b_failed = false;
-  const auto deadline = Clock::now() + deadline_after;
-  while ((!a_failed || !b_failed) && Clock::now() < deadline) {
-    a_failed = a_failed || a.receive(sink, 10ms) == ReceiveResult::failed;
-    b_failed = b_failed || b.receive(sink, 10ms) == ReceiveResult::failed;
-  }
-  EXPECT_TRUE(a_failed) << "the publisher never noticed";
-  EXPECT_TRUE(b_failed) << "the subscriber never noticed";
-}
-
-std::string joined_diagnoses(const DdsEndpoint& endpoint)
-{
-  std::string all;
-  for (const std::string& diagnosis : endpoint.facts().diagnoses)
-    all += diagnosis + "\n";
-  return all;
-}
-
 TEST(DdsQos, AReliableSubscriberAgainstABestEffortPublisherIsNamedOnBothSides)
 {
-  const std::string prefix = unique_prefix("qos");
-  QosChoice best_effort;
-  best_effort.reliability = QosChoice::Reliability::best_effort;
-  DdsEndpoint publisher(settings_for(Role::publisher, prefix, best_effort));
-  DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
-
-  until_both_fail(publisher, subscriber);
-  const std::string at_publisher = joined_diagnoses(publisher);
-  const std::string at_subscriber = joined_diagnoses(subscriber);
-  EXPECT_NE(at_publisher.find("a subscriber is reliable and this publisher best-effort"),
-            std::string::npos)
-      << at_publisher;
-  EXPECT_NE(at_subscriber.find("the publisher is best-effort and this subscriber reliable"),
-            std::string::npos)
-      << at_subscriber;
-  EXPECT_NE(at_subscriber.find("--dds-reliability"), std::string::npos);
-  // Its hello is not sent into a topic nobody matched.
-  const std::byte hello[16]{};
-  EXPECT_EQ(subscriber.send(hello).result, SendResult::failed);
+  dds_family_testing::expect_reliability_mismatch_named_on_both_sides<DdsEndpoint>(
+      "--dds-reliability");
 }
 
 TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
 {
-  const std::string prefix = unique_prefix("discovery");
-  DdsEndpoint subscriber(settings_for(Role::subscriber, prefix, QosChoice{}));
-  const std::byte hello[16]{};
-  const netprof::SendOutcome held = subscriber.send(hello);
-  EXPECT_EQ(held.result, SendResult::back_pressured) << "no publisher exists yet";
-  EXPECT_EQ(held.cause, netprof::SendCause::connecting);
-  EXPECT_FALSE(subscriber.facts().discovery_seconds);
-  EXPECT_FALSE(subscriber.facts().diagnoses.empty()) << "an unfinished discovery is explained";
-
-  DdsEndpoint publisher(settings_for(Role::publisher, prefix, QosChoice{}));
-  const auto deadline = Clock::now() + deadline_after;
-  SendResult sent = SendResult::back_pressured;
-  while (sent == SendResult::back_pressured && Clock::now() < deadline)
-    sent = subscriber.send(hello).result;
-  ASSERT_EQ(sent, SendResult::sent);
-  ASSERT_TRUE(subscriber.facts().discovery_seconds);
-  EXPECT_GE(*subscriber.facts().discovery_seconds, 0.0);
-
-  netprof::testing::CollectingSink sink;
-  while (sink.messages.empty() && Clock::now() < deadline)
-    ASSERT_NE(publisher.receive(sink, 10ms), ReceiveResult::failed);
-  ASSERT_EQ(sink.messages.size(), 1u) << "the first hello was lost";
-  EXPECT_TRUE(publisher.facts().discovery_seconds) << "one subscriber was expected and came";
+  dds_family_testing::expect_hello_held_until_matched<DdsEndpoint>(
+      [](const DdsEndpoint& publisher) {
+        EXPECT_TRUE(publisher.facts().discovery_seconds) << "one subscriber was expected and came";
+      });
 }
 
 // A stranger in the same domain writes samples of every size to both topics: the endpoints
