@@ -6,33 +6,19 @@ the refusals (a domain id out of range, -s over the limit, a bad --dds-history),
 line and its documented exit status.
 
 Every run has topics of its own (a unique --dds NAME), so concurrent runs never hear each other.
+What the fastdds transport's tests check alike is in dds_family_case.py, here.
 """
 
 import os
 import time
 import unittest
-import uuid
 
-from netprof_test_case import NETPROF, NetprofTestCase
-
-DEADLINE_S = 30
-# A generous probe timeout, so that an echo only late on a loaded machine (or under ASan) is not
-# counted as lost: what these tests check is that DDS carries every probe and every echo.
-PING_PONG = ["--mode", "ping-pong", "--count", "300", "--warmup-count", "30",
-             "--probe-timeout", "5"]
-MODEST = ["--send-hz", "2000", "-t", "1", "--warmup-time", "0.2"]
-# The largest payload netprof's DDS samples carry (DdsEndpoint::max_payload_size).
-MAX_PAYLOAD = 1024 * 1024
+from dds_family_case import (DEADLINE_S, MODEST, PING_PONG, STRANGER, DdsFamilyRefusals,
+                             DdsFamilyTestCase, unique_topic)
 
 
-def unique_topic():
-    return "netprof_e2e_" + uuid.uuid4().hex
-
-
-class DdsTestCase(NetprofTestCase):
-    def two_terminal(self, *extra):
-        """The options of a two-terminal run on loopback with topics of its own."""
-        return ["--dds", unique_topic(), "--dds-loopback", *extra]
+class DdsTestCase(DdsFamilyTestCase):
+    TRANSPORT = "dds"
 
 
 class LocalPairTest(DdsTestCase):
@@ -43,62 +29,21 @@ class LocalPairTest(DdsTestCase):
                                                 deadline_s=DEADLINE_S)
 
     def test_reliable_ping_pong_echoes_every_probe_and_times_discovery(self):
-        result = self.run_netprof("--local-pair", "--dds", *PING_PONG, json_name="pingpong",
-                                  deadline_s=DEADLINE_S)
-        endpoint = self.assert_ping_pong_passed(result, "dds", 300)["endpoint"]
-        self.assertGreater(endpoint["discovery_seconds"], 0)
-        self.assertLess(endpoint["discovery_seconds"], DEADLINE_S)
-        notes = " ".join(endpoint["notes"])
+        result, notes = self.assert_reliable_ping_pong_times_discovery()
         self.assertIn("QoS reliable, keep-last:16", notes)
-        self.assertIn("--dds-loopback", notes)
         self.assertIn("Discovery:", result.stdout)
 
     def test_best_effort_stream_names_its_qos(self):
-        result = self.run_netprof("--local-pair", "--dds", "--dds-reliability", "best-effort",
-                                  "--dds-history", "keep-last:8", *MODEST, json_name="stream",
-                                  deadline_s=DEADLINE_S)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        notes = " ".join(result.json["endpoint"]["notes"])
-        self.assertIn("QoS best-effort, keep-last:8", notes)
-        [subscriber] = result.json["subscribers"]
-        self.assertGreater(subscriber["received"], 0)
+        self.assert_best_effort_stream_names_its_qos("--dds-reliability", "best-effort",
+                                                     "--dds-history", "keep-last:8")
 
 
 class TwoProcessTest(DdsTestCase):
     def test_two_subscribers_each_get_everything(self):
-        options = self.two_terminal("--dds-domain", "7", "--dds-history", "keep-all")
-        publisher, pub_json = self.start("-i", "0", *options, "--subscribers", "2",
-                                         "--wait", "20", *MODEST, json_name="pub")
-        subscribers = [self.start("-i", i, *options, "--wait", "20", json_name=f"sub{i}")
-                       for i in ("1", "2")]
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        subs = [self.finish(process, path, DEADLINE_S) for process, path in subscribers]
-        self.assert_each_subscriber_got_everything(pub, subs)
-        for sub in subs:
-            self.assertIn("discovery_seconds", sub.json["endpoint"])
-        self.assertIn("domain 7", " ".join(pub.json["endpoint"]["notes"]))
+        self.assert_two_subscribers_each_get_everything()
 
     def test_mismatched_reliability_is_named_on_both_sides_before_wait(self):
-        topic = unique_topic()
-        start = time.monotonic()
-        publisher, pub_json = self.start("-i", "0", "--dds", topic, "--dds-loopback",
-                                         "--dds-reliability", "best-effort", "--wait", "25",
-                                         *MODEST, json_name="pub")
-        subscriber, sub_json = self.start("-i", "1", "--dds", topic, "--dds-loopback",
-                                          "--wait", "25", json_name="sub")
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        sub = self.finish(subscriber, sub_json, DEADLINE_S)
-        self.assertLess(time.monotonic() - start, 15, "waited for --wait instead")
-        self.assertEqual(pub.returncode, 3, pub.stdout + pub.stderr)
-        self.assertEqual(sub.returncode, 3, sub.stdout + sub.stderr)
-        self.assertIn("a subscriber is reliable and this publisher best-effort", pub.stdout)
-        self.assertIn("the publisher is best-effort and this subscriber reliable", sub.stdout)
-        self.assertIn("--dds-reliability", sub.stdout)
-
-
-# Built beside netprof (transports/dds/tests/dds_stranger.cpp).
-STRANGER = os.path.join(os.path.dirname(os.path.abspath(NETPROF)), "tests", "contract", "dds",
-                        "dds_stranger")
+        self.assert_mismatched_reliability_named()
 
 
 class StrangerTest(DdsTestCase):
@@ -120,33 +65,12 @@ class StrangerTest(DdsTestCase):
         publisher, pub_json = self.start("-i", "0", *options, json_name="pub")
         pub = self.finish(publisher, pub_json, DEADLINE_S)
         sub = self.finish(subscriber, sub_json, DEADLINE_S)
-        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
-        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
-        publisher_figures = pub.json["publisher"]
-        self.assertEqual(publisher_figures["echoes_received"], 300)
+        self.assert_stranger_run_passed(pub, sub)
         [summary] = pub.json["subscribers"]
-        self.assertEqual(summary["received"], publisher_figures["messages_sent"])
-        self.assertEqual(summary["lost"], 0)
-        self.assertGreater(pub.json["rejected"], 0, "the stranger's echo samples went unseen")
-        self.assertGreater(sub.json["rejected"], 0, "the stranger's data samples went unseen")
+        self.assertEqual(summary["received"], pub.json["publisher"]["messages_sent"])
 
 
-class RefusalTest(DdsTestCase):
-    def test_domain_out_of_range(self):
-        self.assert_refused_in_one_line(["-i", "0", "--dds", "--dds-domain", "233"], 2, "--dds-domain",
-                            "233")
-
-    def test_payload_over_the_limit(self):
-        self.assert_refused_in_one_line(["--local-pair", "--dds", "-s", str(MAX_PAYLOAD + 1), "-t", "1"], 2,
-                            f"at most {MAX_PAYLOAD} B", "dds")
-
-    def test_bad_history(self):
-        self.assert_refused_in_one_line(["-i", "1", "--dds", "--dds-history", "keep-last:0"], 2,
-                            "--dds-history", "keep-last:N")
-
-    def test_bad_topic_name(self):
-        self.assert_refused_in_one_line(["-i", "1", "--dds", "no spaces"], 2, "--dds")
-
+class RefusalTest(DdsFamilyRefusals, DdsTestCase):
     def test_interface_must_be_this_hosts_and_only_across_hosts(self):
         # The options both DDS transports share (transports/common/dds_family_options.cpp):
         # --fastdds-interface is refused by the same code.

@@ -11,15 +11,14 @@ Both sides keep to loopback: --dds-loopback (Cyclone on lo, no multicast, peers 
 reaching the discovery ports of the first 50 participants of the domain on this host.
 """
 
-import time
+import unittest
 
-from netprof_test_case import NetprofTestCase
-from test_fastdds import DEADLINE_S, MODEST, PING_PONG, unique_topic
+from dds_family_case import DEADLINE_S, MODEST, PING_PONG, DdsFamilyTestCase, unique_topic
 
 VENDORS = {"dds": ["--dds-loopback"], "fastdds": ["--fastdds-loopback"]}
 
 
-class InteropTest(NetprofTestCase):
+class InteropTest(DdsFamilyTestCase):
     def vendor(self, name, topic, *extra):
         return [f"--{name}", topic, *VENDORS[name], *extra]
 
@@ -72,19 +71,9 @@ class InteropTest(NetprofTestCase):
 
     def test_mismatched_reliability_across_vendors_is_named_before_wait(self):
         topic = unique_topic()
-        start = time.monotonic()
-        publisher, pub_json = self.start("-i", "0", *self.vendor("dds", topic),
-                                         "--dds-reliability", "best-effort", "--wait", "25",
-                                         *MODEST, json_name="pub")
-        subscriber, sub_json = self.start("-i", "1", *self.vendor("fastdds", topic),
-                                          "--wait", "25", json_name="sub")
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        sub = self.finish(subscriber, sub_json, DEADLINE_S)
-        self.assertLess(time.monotonic() - start, 15, "waited for --wait instead")
-        self.assertEqual(pub.returncode, 3, pub.stdout + pub.stderr)
-        self.assertEqual(sub.returncode, 3, sub.stdout + sub.stderr)
-        self.assertIn("a subscriber is reliable and this publisher best-effort", pub.stdout)
-        self.assertIn("the publisher is best-effort and this subscriber reliable", sub.stdout)
+        self.assert_mismatch_named_before_wait(
+            self.vendor("dds", topic, "--dds-reliability", "best-effort"),
+            self.vendor("fastdds", topic))
 
 
 if __name__ == "__main__":
