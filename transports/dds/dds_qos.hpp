@@ -8,7 +8,6 @@
 #include <dds/dds.h>
 
 #include <cstdint>
-#include <string>
 
 namespace netprof::dds_parts {
 
@@ -16,13 +15,6 @@ using transport_common::describe;
 using transport_common::keep_all_samples;
 using transport_common::QosChoice;
 using transport_common::reliability_name;
-
-// --dds-history: "keep-last", "keep-last:N" (1 to max_depth) or "keep-all". Throws UsageError
-// naming the option.
-inline QosChoice::History parse_history(const std::string& text, std::int32_t& depth)
-{
-  return transport_common::parse_history(text, depth, "--dds-history");
-}
 
 // A new dds_qos_t with that reliability and history (volatile, as ddsperf's data), and for
 // keep-all at most `keep_all_limit` in a reader's history so that a slow reader pushes back

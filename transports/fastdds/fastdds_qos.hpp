@@ -12,7 +12,6 @@
 #include <fastdds/dds/subscriber/qos/DataReaderQos.hpp>
 
 #include <cstdint>
-#include <string>
 
 namespace netprof::fastdds_parts {
 
@@ -20,13 +19,6 @@ using transport_common::describe;
 using transport_common::keep_all_samples;
 using transport_common::QosChoice;
 using transport_common::reliability_name;
-
-// --fastdds-history: "keep-last", "keep-last:N" (1 to max_depth) or "keep-all". Throws
-// UsageError naming the option.
-inline QosChoice::History parse_history(const std::string& text, std::int32_t& depth)
-{
-  return transport_common::parse_history(text, depth, "--fastdds-history");
-}
 
 // keep-all holds at most `keep_all_limit` samples in a history, so that a slow reader pushes
 // back on the writer instead of growing without bound.

@@ -28,8 +28,13 @@ using dds_family_testing::deadline_after;
 using dds_family_testing::settings_for;
 using dds_family_testing::unique_prefix;
 using dds_parts::DdsEndpoint;
-using dds_parts::parse_history;
 using dds_parts::QosChoice;
+
+// --dds-history's value, as dds_family_options.cpp parses it (--fastdds-history's alike).
+QosChoice::History parse_history(const std::string& text, std::int32_t& depth)
+{
+  return transport_common::parse_history(text, depth, "--dds-history");
+}
 
 TEST(DdsHistory, KeepLastTakesAnOptionalDepth)
 {

@@ -1,14 +1,14 @@
 // FastDdsEndpoint on loopback: the loopback profile keeps to 127.0.0.1 without shared memory or
-// multicast, --fastdds-history's spelling, a subscriber holds its hello until matched, and a
-// peer whose reliability DDS will not match is named on both sides (those two as for dds:
-// dds/tests/dds_family_endpoint_checks.hpp). No timing assertions: every wait is bounded by a
-// deadline only so nothing hangs.
+// multicast, a subscriber holds its hello until matched, and a peer whose reliability DDS will
+// not match is named on both sides (those two as for dds, in
+// dds/tests/dds_family_endpoint_checks.hpp). --fastdds-history is parsed by the code that parses
+// --dds-history (common/dds_qos_choice.hpp), tested in dds_transport_test.cpp, and its name in
+// test_fastdds.py. No timing assertions: every wait is bounded by a deadline only so nothing
+// hangs.
 
 #include "fastdds_endpoint.hpp"
 
 #include "dds/tests/dds_family_endpoint_checks.hpp"
-
-#include <netprof/errors.hpp>
 
 #include <gtest/gtest.h>
 
@@ -20,21 +20,6 @@ namespace netprof {
 namespace {
 
 using fastdds_parts::FastDdsEndpoint;
-using fastdds_parts::QosChoice;
-
-TEST(FastDdsHistory, IsSpelledAsDdsHistoryAndNamesItsOption)
-{
-  std::int32_t depth = 0;
-  EXPECT_EQ(fastdds_parts::parse_history("keep-last:8", depth), QosChoice::History::keep_last);
-  EXPECT_EQ(depth, 8);
-  EXPECT_EQ(fastdds_parts::parse_history("keep-all", depth), QosChoice::History::keep_all);
-  try {
-    fastdds_parts::parse_history("keep-last:0", depth);
-    FAIL() << "keep-last:0 was taken";
-  } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("--fastdds-history"), std::string::npos);
-  }
-}
 
 TEST(FastDdsLoopback, UsesUdpOn127001AloneWithUnicastDiscovery)
 {
