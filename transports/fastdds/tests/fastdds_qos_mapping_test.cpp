@@ -21,34 +21,23 @@ TEST_F(QosMappingTest, FastDdsDefaultsToReliableKeepAllOnEveryProcess)
   EXPECT_EQ(stated({"--fastdds", "qos_test"}).set_by, QosSetBy::every_process);
 }
 
-TEST_F(QosMappingTest, FastDdsTakesEveryCombinationNatively)
-{
-  const EffectiveQos keep_last = effective(
-      {"--fastdds", "qos_test", "--reliability", "best-effort", "--history", "keep-last:4"});
-  EXPECT_EQ(keep_last.reliability, Reliability::best_effort);
-  EXPECT_EQ(keep_last.history, HistoryKind::keep_last);
-  EXPECT_EQ(keep_last.depth, 4u);
-  EXPECT_EQ(effective({"--fastdds", "qos_test", "--fastdds-reliability", "best-effort",
-                       "--fastdds-history", "keep-last:4"})
-                .reliability,
-            Reliability::best_effort);
-
-  const EffectiveQos keep_all =
-      effective({"--fastdds", "qos_test", "--reliability", "reliable", "--history", "keep-all"});
-  EXPECT_EQ(keep_all.history, HistoryKind::keep_all);
-  EXPECT_EQ(keep_all.depth, 5'556u); // -q's 1,000,000 B / 180 B per message, rounded up
-}
-
+// Every combination natively, as the dds transport takes it (whose values
+// dds_qos_mapping_test.cpp checks), asked by the generic options or by the transport's own.
 TEST_F(QosMappingTest, FastDdsStatesWhatDdsStatesForTheSameRequest)
 {
-  for (const char* history : {"keep-last:3", "keep-all"}) {
-    const EffectiveQos fast =
-        effective({"--fastdds", "qos_test", "--reliability", "best-effort", "--history", history});
-    const EffectiveQos cyclone =
-        effective({"--dds", "qos_test", "--reliability", "best-effort", "--history", history});
-    EXPECT_EQ(fast.reliability, cyclone.reliability) << history;
-    EXPECT_EQ(fast.history, cyclone.history) << history;
-    EXPECT_EQ(fast.depth, cyclone.depth) << history;
+  for (const char* history : {"keep-last:3", "keep-last:4", "keep-all"}) {
+    for (const char* reliability : {"reliable", "best-effort"}) {
+      const StatedQos cyclone =
+          stated({"--dds", "qos_test", "--reliability", reliability, "--history", history});
+      EXPECT_EQ(
+          stated({"--fastdds", "qos_test", "--reliability", reliability, "--history", history}),
+          cyclone)
+          << reliability << ", " << history;
+      EXPECT_EQ(stated({"--fastdds", "qos_test", "--fastdds-reliability", reliability,
+                        "--fastdds-history", history}),
+                cyclone)
+          << reliability << ", " << history << " as --fastdds-reliability, --fastdds-history";
+    }
   }
 }
 
