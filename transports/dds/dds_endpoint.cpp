@@ -47,6 +47,20 @@ transport_common::DdsRefusal refusal_of(bool refused, std::uint32_t policy_id) n
   return {refused, policy == DDS_RELIABILITY_QOS_POLICY_ID, policy_name(policy)};
 }
 
+transport_common::DdsRefusal writer_refusal(dds_entity_t writer) noexcept
+{
+  dds_offered_incompatible_qos_status_t status{};
+  const bool read = dds_get_offered_incompatible_qos_status(writer, &status) == DDS_RETCODE_OK;
+  return refusal_of(read && status.total_count > 0, status.last_policy_id);
+}
+
+transport_common::DdsRefusal reader_refusal(dds_entity_t reader) noexcept
+{
+  dds_requested_incompatible_qos_status_t status{};
+  const bool read = dds_get_requested_incompatible_qos_status(reader, &status) == DDS_RETCODE_OK;
+  return refusal_of(read && status.total_count > 0, status.last_policy_id);
+}
+
 std::uint32_t matched_readers(dds_entity_t writer) noexcept
 {
   dds_publication_matched_status_t status{};
@@ -147,17 +161,8 @@ bool DdsEndpoint::check_statuses() noexcept
 {
   const std::uint32_t writer_matches = matched_readers(m_writer);
   const std::uint32_t reader_matches = matched_writers(m_reader);
-  dds_offered_incompatible_qos_status_t offered{};
-  dds_requested_incompatible_qos_status_t requested{};
-  const bool writer_refused =
-      dds_get_offered_incompatible_qos_status(m_writer, &offered) == DDS_RETCODE_OK &&
-      offered.total_count > 0;
-  const bool reader_refused =
-      dds_get_requested_incompatible_qos_status(m_reader, &requested) == DDS_RETCODE_OK &&
-      requested.total_count > 0;
-  return record_statuses(writer_matches, reader_matches,
-                         refusal_of(writer_refused, offered.last_policy_id),
-                         refusal_of(reader_refused, requested.last_policy_id));
+  return record_statuses(writer_matches, reader_matches, writer_refusal(m_writer),
+                         reader_refusal(m_reader));
 }
 
 SendOutcome DdsEndpoint::send(std::span<const std::byte> message) noexcept
