@@ -34,6 +34,10 @@ struct DdsRefusal {
 
 class DdsEndpointState {
 public:
+  // The names each vendor's endpoint uses for its settings and notification.
+  using EndpointSettings = DdsEndpointSettings;
+  using Notify = DdsNotify;
+
   // Discovery is complete: the subscriber's reader and writer are matched, or the publisher's
   // writer and reader each with as many remote endpoints as it waits for subscribers.
   bool discovered() const noexcept { return m_discovered_at.has_value(); }

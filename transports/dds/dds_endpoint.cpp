@@ -78,14 +78,14 @@ std::uint32_t matched_writers(dds_entity_t reader) noexcept
 }
 
 // The largest message send() takes: its sample must stay within MaxSampleSize.
-std::size_t max_message_of(const EndpointSettings& settings) noexcept
+std::size_t max_message_of(const transport_common::DdsEndpointSettings& settings) noexcept
 {
   return settings.header_bytes + (settings.payload_type == PayloadType::nested
                                       ? nested_max_payload
                                       : DdsEndpoint::max_payload_size);
 }
 
-std::size_t payload_of(const EndpointSettings& settings) noexcept
+std::size_t payload_of(const transport_common::DdsEndpointSettings& settings) noexcept
 {
   return settings.message_bytes > settings.header_bytes
              ? settings.message_bytes - settings.header_bytes

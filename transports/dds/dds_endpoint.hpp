@@ -16,13 +16,8 @@
 
 namespace netprof::dds_parts {
 
-// --VENDOR-notify and what the transport derived from the command line for one endpoint, as
-// both DDS transports have them (common/dds_endpoint_settings.hpp).
-using Notify = transport_common::DdsNotify;
-using EndpointSettings = transport_common::DdsEndpointSettings;
-using transport_common::notify_name;
-// What a Notify means with this vendor's threads, for the report's notes.
-const char* notify_meaning(Notify notify) noexcept;
+// What a --dds-notify means with this vendor's threads, for the report's notes.
+const char* notify_meaning(transport_common::DdsNotify notify) noexcept;
 
 // A participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo (the back
 // channel: hellos, echoes, final counters). The publisher writes data and reads echo; a

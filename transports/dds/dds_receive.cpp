@@ -19,8 +19,9 @@ constexpr std::size_t sample_framing = 28;
 
 } // namespace
 
-const char* notify_meaning(Notify notify) noexcept
+const char* notify_meaning(transport_common::DdsNotify notify) noexcept
 {
+  using Notify = transport_common::DdsNotify;
   switch (notify) {
   case Notify::listener:
     return "while netprof waits, Cyclone's receive thread hands each sample to netprof and "

@@ -24,13 +24,8 @@
 
 namespace netprof::fastdds_parts {
 
-// --VENDOR-notify and what the transport derived from the command line for one endpoint, as
-// both DDS transports have them (common/dds_endpoint_settings.hpp).
-using Notify = transport_common::DdsNotify;
-using EndpointSettings = transport_common::DdsEndpointSettings;
-using transport_common::notify_name;
-// What a Notify means with this vendor's threads, for the report's notes.
-const char* notify_meaning(Notify notify) noexcept;
+// What a --fastdds-notify means with this vendor's threads, for the report's notes.
+const char* notify_meaning(transport_common::DdsNotify notify) noexcept;
 
 // A Fast DDS participant with two topics, PREFIX_data (publisher -> subscribers) and PREFIX_echo
 // (the back channel). The publisher writes data and reads echo; a subscriber the reverse. Every

@@ -34,8 +34,9 @@ PeerHandle sender_of(const dds::SampleInfo& info) noexcept
 
 } // namespace
 
-const char* notify_meaning(Notify notify) noexcept
+const char* notify_meaning(transport_common::DdsNotify notify) noexcept
 {
+  using Notify = transport_common::DdsNotify;
   switch (notify) {
   case Notify::listener:
     return "while netprof waits, Fast DDS's receive thread hands each sample to netprof in "
