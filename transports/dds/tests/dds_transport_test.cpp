@@ -4,10 +4,10 @@
 // nothing hangs.
 
 #include "dds_endpoint.hpp"
-#include "dds_family_endpoint_checks.hpp"
 #include "dds_message.h"
 #include "dds_qos.hpp"
 
+#include "support/dds_family_endpoint_checks.hpp"
 #include "support/test_sinks.hpp"
 
 #include <netprof/errors.hpp>

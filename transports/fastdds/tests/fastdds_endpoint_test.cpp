@@ -1,14 +1,14 @@
 // FastDdsEndpoint on loopback: the loopback profile keeps to 127.0.0.1 without shared memory or
 // multicast, a subscriber holds its hello until matched, and a peer whose reliability DDS will
 // not match is named on both sides (those two as for dds, in
-// dds/tests/dds_family_endpoint_checks.hpp). --fastdds-history is parsed by the code that parses
-// --dds-history (common/dds_qos_choice.hpp), tested in dds_transport_test.cpp, and its name in
-// test_fastdds.py. No timing assertions: every wait is bounded by a deadline only so nothing
-// hangs.
+// tests/support/dds_family_endpoint_checks.hpp). --fastdds-history is parsed by the code that
+// parses --dds-history (common/dds_qos_choice.hpp), tested in dds_transport_test.cpp, and its
+// name in test_fastdds.py. No timing assertions: every wait is bounded by a deadline only so
+// nothing hangs.
 
 #include "fastdds_endpoint.hpp"
 
-#include "dds/tests/dds_family_endpoint_checks.hpp"
+#include "support/dds_family_endpoint_checks.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@ limit, a bad --fastdds-history), each with one line and its documented exit stat
 
 Every run has topics of its own (a unique --fastdds NAME), so concurrent runs never hear each
 other. Cyclone and Fast DDS together: test_fastdds_interop.py. What the dds transport's tests
-check alike is in transports/dds/tests/dds_family_case.py.
+check alike is in tests/e2e/dds_family_case.py.
 """
 
 import os

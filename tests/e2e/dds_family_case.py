@@ -1,11 +1,11 @@
-"""What the end-to-end tests of both DDS transports share (dds: Cyclone, test_dds*.py here;
+"""What the end-to-end tests of both DDS transports share (dds: Cyclone, transports/dds/tests;
 fastdds: Fast DDS, transports/fastdds/tests, alone and with Cyclone): the run options, topics of
 a run's own, the refusals both make alike, and the checks of a run each vendor passes the same
 way. A test case names its transport in TRANSPORT ("dds", "fastdds"): its options are
 --TRANSPORT, --TRANSPORT-loopback, ...
 
-Not a test itself (no test_ prefix): every transport's test folder is on the Python path, so the
-fastdds tests import it from here.
+Not a test itself (no test_ prefix); here beside stream_test_case.py and broker_test_case.py,
+as neither transport owns it.
 """
 
 import os

@@ -1,7 +1,7 @@
 #pragma once
 
-// What the unit tests of both DDS transports (dds: Cyclone, fastdds: Fast DDS, whose tests
-// include this from here) check of an endpoint alike, over two endpoints of the same vendor on
+// What the unit tests of both DDS transports (dds: Cyclone, fastdds: Fast DDS) check of an
+// endpoint alike, over two endpoints of the same vendor on
 // loopback: a peer whose reliability DDS will not match is named on both sides, and a subscriber
 // holds its hello until matched. Templates over the vendor's endpoint class; no vendor's API.
 // No timing assertions: every wait is bounded by a deadline only so nothing hangs.
