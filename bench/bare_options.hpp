@@ -84,6 +84,13 @@ Options parse_command_line(int argc, char** argv, Take&& take)
   return options;
 }
 
+// run_main's parse for a baseline whose options are all flag-value pairs: Options{} with each
+// pair handed to take(flag, value, options), as parse_command_line does.
+template <typename Options, typename Take> auto command_line_parser(Take take)
+{
+  return [take](int argc, char** argv) { return parse_command_line<Options>(argc, argv, take); };
+}
+
 // --iterations (1 to 2^32) and --warmup (0 to 2^32) of the socket ping-pongs, into `iterations`
 // and `warmup`; false for any other flag.
 inline bool take_count_option(std::string_view flag, std::string_view value,

@@ -171,25 +171,23 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
   return rtts;
 }
 
+int run(const Options& options)
+{
+  const std::string topic = "bare_fastdds_" + std::to_string(getpid());
+  return bare::run_two_processes(
+      {program, "pinger", "ponger", std::chrono::seconds(10)}, [&] { run_ponger(options, topic); },
+      [&] { return run_pinger(options, topic); },
+      [&](std::vector<std::int64_t> rtts) {
+        std::printf("{\"transport\":\"fastdds\",\"notify\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
+                    options.listener ? "listener" : "waitset", options.size, options.echo_size);
+        bare::print_round_trips(std::move(rtts));
+      });
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(
-      argc, argv, program, usage,
-      [](int count, char** values) {
-        return bare::parse_command_line<Options>(count, values, take_option);
-      },
-      [](const Options& options) {
-        const std::string topic = "bare_fastdds_" + std::to_string(getpid());
-        return bare::run_two_processes(
-            {program, "pinger", "ponger", std::chrono::seconds(10)},
-            [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
-            [&](std::vector<std::int64_t> rtts) {
-              std::printf(
-                  "{\"transport\":\"fastdds\",\"notify\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
-                  options.listener ? "listener" : "waitset", options.size, options.echo_size);
-              bare::print_round_trips(std::move(rtts));
-            });
-      });
+  return bare::run_main(argc, argv, program, usage, bare::command_line_parser<Options>(take_option),
+                        run);
 }

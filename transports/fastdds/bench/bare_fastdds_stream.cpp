@@ -131,25 +131,24 @@ Figures run_receiver(const Options& options, const std::string& topic)
   return figures;
 }
 
+int run(const Options& options)
+{
+  const std::string topic = "bare_fastdds_stream_" + std::to_string(getpid());
+  return bare::run_two_processes(
+      {program, "receiver", "sender", std::chrono::seconds(10)},
+      [&] { run_sender(options, topic); }, [&] { return run_receiver(options, topic); },
+      [&](Figures figures) {
+        std::printf("{\"transport\":\"fastdds\",\"size\":%zu,\"received\":%llu,"
+                    "\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
+                    options.size, static_cast<unsigned long long>(figures.received),
+                    figures.seconds, static_cast<double>(figures.received) / figures.seconds);
+      });
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(
-      argc, argv, program, usage,
-      [](int count, char** values) {
-        return bare::parse_command_line<Options>(count, values, take_option);
-      },
-      [](const Options& options) {
-        const std::string topic = "bare_fastdds_stream_" + std::to_string(getpid());
-        return bare::run_two_processes(
-            {program, "receiver", "sender", std::chrono::seconds(10)},
-            [&] { run_sender(options, topic); }, [&] { return run_receiver(options, topic); },
-            [&](Figures figures) {
-              std::printf("{\"transport\":\"fastdds\",\"size\":%zu,\"received\":%llu,"
-                          "\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-                          options.size, static_cast<unsigned long long>(figures.received),
-                          figures.seconds, static_cast<double>(figures.received) / figures.seconds);
-            });
-      });
+  return bare::run_main(argc, argv, program, usage, bare::command_line_parser<Options>(take_option),
+                        run);
 }

@@ -67,11 +67,6 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
   return true;
 }
 
-Options parse_options(int argc, char** argv)
-{
-  return bare::parse_command_line<Options>(argc, argv, take_option);
-}
-
 // One message into `buffer` (its size in, the message's out): waiting in NNG, or spinning.
 // NNG's own threads do the I/O either way, so a spinner gives its CPU away between looks.
 void receive(nng_socket socket, std::vector<std::byte>& buffer, std::size_t& size, bool spin,
@@ -145,21 +140,25 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
   return rtts;
 }
 
+int run(const Options& options)
+{
+  return bare::run_two_processes_over_loopback(
+      {program, "pinger", "ponger", std::chrono::seconds(10)}, options.ipc,
+      [&](const std::string& url) { run_ponger(url, options); },
+      [&](const std::string& url) { return run_pinger(url, options); },
+      [&](std::vector<std::int64_t> rtts) {
+        std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"wait\":\"%s\","
+                    "\"size\":%zu,\"echo_size\":%zu,",
+                    options.ipc ? "ipc" : "tcp", options.spin ? "spin" : "block", options.size,
+                    options.echo_size);
+        bare::print_round_trips(std::move(rtts));
+      });
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    return bare::run_two_processes_over_loopback(
-        {program, "pinger", "ponger", std::chrono::seconds(10)}, options.ipc,
-        [&](const std::string& url) { run_ponger(url, options); },
-        [&](const std::string& url) { return run_pinger(url, options); },
-        [&](std::vector<std::int64_t> rtts) {
-          std::printf("{\"pattern\":\"pair0\",\"transport\":\"%s\",\"wait\":\"%s\","
-                      "\"size\":%zu,\"echo_size\":%zu,",
-                      options.ipc ? "ipc" : "tcp", options.spin ? "spin" : "block", options.size,
-                      options.echo_size);
-          bare::print_round_trips(std::move(rtts));
-        });
-  });
+  return bare::run_main(argc, argv, program, usage, bare::command_line_parser<Options>(take_option),
+                        run);
 }

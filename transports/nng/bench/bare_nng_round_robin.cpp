@@ -144,10 +144,6 @@ int run(const Options& options)
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(
-      argc, argv, program, usage,
-      [](int count, char** values) {
-        return bare::parse_command_line<Options>(count, values, take_option);
-      },
-      run);
+  return bare::run_main(argc, argv, program, usage, bare::command_line_parser<Options>(take_option),
+                        run);
 }

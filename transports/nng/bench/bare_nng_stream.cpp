@@ -58,11 +58,6 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
   return true;
 }
 
-Options parse_options(int argc, char** argv)
-{
-  return bare::parse_command_line<Options>(argc, argv, take_option);
-}
-
 // push0's queue and pull0's, where the protocol has one (it refuses the option otherwise).
 void set_queues(nng_socket socket)
 {
@@ -141,15 +136,19 @@ OpenSocket run_sender(const std::string& url, const Options& options)
   return held_open;
 }
 
+int run(const Options& options)
+{
+  return bare::run_two_processes_over_loopback(
+      {program, "sender", "receiver", std::chrono::seconds(15)}, options.ipc,
+      [&](const std::string& url) { run_receiver(url, options); },
+      [&](const std::string& url) { return run_sender(url, options); },
+      [](OpenSocket) {}); // the receiver printed the rate
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    return bare::run_two_processes_over_loopback(
-        {program, "sender", "receiver", std::chrono::seconds(15)}, options.ipc,
-        [&](const std::string& url) { run_receiver(url, options); },
-        [&](const std::string& url) { return run_sender(url, options); },
-        [](OpenSocket) {}); // the receiver printed the rate
-  });
+  return bare::run_main(argc, argv, program, usage, bare::command_line_parser<Options>(take_option),
+                        run);
 }

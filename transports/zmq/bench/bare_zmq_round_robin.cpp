@@ -157,10 +157,5 @@ int run(const Options& options)
 
 int main(int argc, char** argv)
 {
-  return run_main(
-      argc, argv, program, usage,
-      [](int count, char** values) {
-        return parse_command_line<Options>(count, values, take_option);
-      },
-      run);
+  return run_main(argc, argv, program, usage, command_line_parser<Options>(take_option), run);
 }
