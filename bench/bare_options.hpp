@@ -168,12 +168,13 @@ inline bool take_round_trip_option(std::string_view flag, std::string_view value
   return true;
 }
 
-// The largest message a broker baseline (bare_mqtt_*, bare_redis_*) sends: 1 MiB.
-inline constexpr std::size_t max_broker_message = std::size_t{1} << 20;
+// The largest message the baselines taking SizedRoundTrips or TimedStream send: 1 MiB.
+inline constexpr std::size_t max_sized_message = std::size_t{1} << 20;
 
-// What the broker ping-pongs (bare_mqtt_pingpong, bare_redis_pingpong) send, beside their broker:
-// netprof's ping-pong of -s 64 by default (a 116-byte probe, a 68-byte echo), round trips counted
-// after a warm-up, and the two processes' CPUs (none: unpinned).
+// What the ping-pongs of messages of any size (bare_mqtt_pingpong, bare_redis_pingpong,
+// bare_nng_pingpong, bare_fastdds_pingpong) send, beside their own settings: netprof's ping-pong
+// of -s 64 by default (a 116-byte probe, a 68-byte echo), round trips counted after a warm-up,
+// and the two processes' CPUs (none: unpinned).
 struct SizedRoundTrips {
   static constexpr std::size_t min_size = sizeof(std::uint64_t); // room for the sequence
   std::size_t size = 116;
@@ -190,10 +191,10 @@ inline bool take_sized_round_trip_option(std::string_view flag, std::string_view
 {
   constexpr std::size_t min_size = SizedRoundTrips::min_size;
   if (flag == "--size")
-    runs.size = parse_number<std::size_t>(value, min_size, max_broker_message,
+    runs.size = parse_number<std::size_t>(value, min_size, max_sized_message,
                                           "--size must be 8 to 1048576");
   else if (flag == "--echo-size")
-    runs.echo_size = parse_number<std::size_t>(value, min_size, max_broker_message,
+    runs.echo_size = parse_number<std::size_t>(value, min_size, max_sized_message,
                                                "--echo-size must be 8 to 1048576");
   else if (flag == "--cpu")
     runs.cpus = parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
@@ -223,11 +224,11 @@ inline bool take_timed_stream_option(std::string_view flag, std::string_view val
                                      TimedStream& stream)
 {
   if (flag == "--size")
-    stream.size = parse_number<std::size_t>(value, TimedStream::min_size, max_broker_message,
+    stream.size = parse_number<std::size_t>(value, TimedStream::min_size, max_sized_message,
                                             "--size must be 16 to 1048576");
   else if (flag == "--echo-size")
     stream.echo_size =
-        parse_number<std::size_t>(value, 2, max_broker_message, "--echo-size must be 2 to 1048576");
+        parse_number<std::size_t>(value, 2, max_sized_message, "--echo-size must be 2 to 1048576");
   else if (flag == "--seconds")
     stream.seconds = parse_number<double>(value, 0.1, 3600.0, "--seconds must be 0.1 to 3600");
   else if (flag == "--warmup")

@@ -47,14 +47,9 @@ constexpr auto give_up_after = std::chrono::seconds(20);
 // pinger's reader a moment after the pinger saw its own matches.
 constexpr auto resend_after = std::chrono::milliseconds(100);
 
-struct Options {
-  std::size_t size = 116;
-  std::size_t echo_size = 68;
-  std::uint64_t iterations = 20000;
-  std::uint64_t warmup = 2000;
+struct Options : bare::SizedRoundTrips {
   bool listener = false;
   std::uint32_t domain = 78;
-  std::optional<std::pair<int, int>> cpus;
 };
 
 struct Failure : std::runtime_error {
@@ -63,21 +58,14 @@ struct Failure : std::runtime_error {
 
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (flag == "--size")
-    options.size = parse_number<std::size_t>(value, 8, 1u << 20, "--size must be 8 to 1048576");
-  else if (flag == "--echo-size")
-    options.echo_size =
-        parse_number<std::size_t>(value, 8, 1u << 20, "--echo-size must be 8 to 1048576");
-  else if (flag == "--notify" && (value == "listener" || value == "waitset"))
+  if (flag == "--notify" && (value == "listener" || value == "waitset"))
     options.listener = value == "listener";
   else if (flag == "--notify")
     throw UsageError{"--notify takes listener or waitset"};
   else if (flag == "--domain")
     options.domain = parse_number<std::uint32_t>(value, 0, 232, "--domain must be 0 to 232");
-  else if (flag == "--cpu")
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
   else
-    return bare::take_count_option(flag, value, options.iterations, options.warmup);
+    return bare::take_sized_round_trip_option(flag, value, options);
   return true;
 }
 

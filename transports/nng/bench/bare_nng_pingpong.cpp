@@ -34,35 +34,27 @@ constexpr const char* usage =
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--wait block|spin (=block)] [--cpu PINGER,PONGER (none: unpinned)]\n";
 constexpr std::size_t sequence_offset = 0;
-constexpr std::size_t min_size = sizeof(std::uint64_t);
 
-struct Options {
-  std::size_t size = 116;
-  std::size_t echo_size = 68;
-  std::uint64_t iterations = 100000;
-  std::uint64_t warmup = 10000;
+struct Options : bare::SizedRoundTrips {
   bool ipc = false;
   bool spin = false;
-  std::optional<std::pair<int, int>> cpus;
+
+  Options() // the usage's counts, not the broker ping-pongs'
+  {
+    iterations = 100000;
+    warmup = 10000;
+  }
 };
 
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (flag == "--size")
-    options.size =
-        parse_number<std::size_t>(value, min_size, max_message_size, "--size must be 8 to 1048576");
-  else if (flag == "--echo-size")
-    options.echo_size = parse_number<std::size_t>(value, min_size, max_message_size,
-                                                  "--echo-size must be 8 to 1048576");
-  else if (flag == "--wait" && (value == "block" || value == "spin"))
+  if (flag == "--wait" && (value == "block" || value == "spin"))
     options.spin = value == "spin";
   else if (flag == "--wait")
     throw UsageError{"--wait takes block or spin"};
-  else if (flag == "--cpu")
-    options.cpus = bare::parse_cpu_pair(value, "--cpu takes PINGER,PONGER, e.g. 0,1");
   else
-    return bare::take_count_option(flag, value, options.iterations, options.warmup) ||
+    return bare::take_sized_round_trip_option(flag, value, options) ||
            bare::take_transport_option(flag, value, options.ipc);
   return true;
 }
