@@ -15,7 +15,7 @@
 // 2 bad command line.
 
 #include "bare_fastdds_side.hpp"
-#include "bare_two_processes.hpp"
+#include "bare_pingpong.hpp"
 
 #include <unistd.h>
 
@@ -162,13 +162,11 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
 int run(const Options& options)
 {
   const std::string topic = "bare_fastdds_" + std::to_string(getpid());
-  return bare::run_two_processes(
-      {program, "pinger", "ponger", std::chrono::seconds(10)}, [&] { run_ponger(options, topic); },
-      [&] { return run_pinger(options, topic); },
-      [&](std::vector<std::int64_t> rtts) {
+  return bare::run_pingpong(
+      program, [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+      [&] {
         std::printf("{\"transport\":\"fastdds\",\"notify\":\"%s\",\"size\":%zu,\"echo_size\":%zu,",
                     options.listener ? "listener" : "waitset", options.size, options.echo_size);
-        bare::print_round_trips(std::move(rtts));
       });
 }
 

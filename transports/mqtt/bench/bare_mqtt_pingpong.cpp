@@ -13,7 +13,7 @@
 // command line.
 
 #include "bare_mqtt_client.hpp"
-#include "bare_two_processes.hpp"
+#include "bare_pingpong.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -128,25 +128,14 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
   Peer peer(options, topic + "/pong");
   peer.receive(); // the hello
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
-  std::vector<std::int64_t> rtts;
-  rtts.reserve(options.iterations);
-  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
-    std::memcpy(ping.data(), &sequence, sizeof sequence);
-    const auto sent_at = Clock::now();
+  return bare::time_round_trips(options, ping, [&] {
     peer.publish(topic + "/ping", ping, options.qos);
     do
       peer.receive();
     while (peer.last.size() == 1); // a late hello
     const auto received_at = Clock::now();
-    std::uint64_t echoed = 0;
-    std::memcpy(&echoed, peer.last.data(), sizeof echoed);
-    if (peer.last.size() != options.echo_size || echoed != sequence)
-      throw Failure{"the echo does not match the ping"};
-    if (sequence >= options.warmup)
-      rtts.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
-  }
-  return rtts;
+    return bare::Echo{received_at, peer.last.size(), bare::sequence_in(peer.last.data())};
+  });
 }
 
 } // namespace
@@ -155,13 +144,11 @@ int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
     const std::string topic = "bare/" + std::to_string(getpid());
-    return bare::run_two_processes(
-        {program, "pinger", "ponger", std::chrono::seconds(10)},
-        [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
-        [&](std::vector<std::int64_t> rtts) {
+    return bare::run_pingpong(
+        program, [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+        [&] {
           std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,",
                       options.qos, options.size, options.echo_size);
-          bare::print_round_trips(std::move(rtts));
         });
   });
 }

@@ -14,6 +14,7 @@
 // timeout, lost or corrupt echo), 2 bad command line.
 
 #include "bare_nng_common.hpp"
+#include "bare_pingpong.hpp"
 
 #include <nng/nng.h>
 #include <nng/protocol/pair0/pair.h>
@@ -33,7 +34,6 @@ constexpr const char* usage =
     "usage: bare_nng_pingpong [--size BYTES (=116)] [--echo-size BYTES (=68)]\n"
     "       [--iterations N (=100000)] [--warmup N (=10000)] [--transport tcp|ipc (=tcp)]\n"
     "       [--wait block|spin (=block)] [--cpu PINGER,PONGER (none: unpinned)]\n";
-constexpr std::size_t sequence_offset = 0;
 
 struct Options : bare::SizedRoundTrips {
   bool ipc = false;
@@ -93,8 +93,7 @@ void run_ponger(const std::string& url, const Options& options)
   for (std::uint64_t i = 0; i < options.warmup + options.iterations; ++i) {
     std::size_t size = 0;
     receive(socket, ping, size, options.spin, "receive a ping");
-    std::memcpy(echo.data() + sequence_offset, ping.data() + sequence_offset,
-                sizeof(std::uint64_t));
+    std::memcpy(echo.data(), ping.data(), sizeof(std::uint64_t)); // the sequence number
     check(nng_send(socket, echo.data(), echo.size(), 0), "send an echo");
   }
   nng_close(socket);
@@ -112,22 +111,12 @@ std::vector<std::int64_t> run_pinger(const std::string& url, const Options& opti
   check(nng_recv(socket, echo.data(), &size, 0), "wait for the hello");
 
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
-  std::vector<std::int64_t> rtts;
-  rtts.reserve(options.iterations);
-  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
-    std::memcpy(ping.data() + sequence_offset, &sequence, sizeof sequence);
-    const auto sent_at = Clock::now();
+  auto rtts = time_round_trips(options, ping, [&] {
     check(nng_send(socket, ping.data(), ping.size(), 0), "send a ping");
     receive(socket, echo, size, options.spin, "receive an echo");
     const auto received_at = Clock::now();
-    std::uint64_t echoed = 0;
-    std::memcpy(&echoed, echo.data() + sequence_offset, sizeof echoed);
-    if (size != options.echo_size || echoed != sequence)
-      throw Failure{"the echo does not match the ping", 0};
-    if (sequence >= options.warmup)
-      rtts.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
-  }
+    return Echo{received_at, size, sequence_in(echo.data())};
+  });
   nng_close(socket);
   return rtts;
 }

@@ -13,8 +13,8 @@
 // Prints one JSON line on stdout. Exit status: 0 measured, 1 runtime error (server absent,
 // timeout, lost or corrupt echo), 2 bad command line.
 
+#include "bare_pingpong.hpp"
 #include "bare_redis_connection.hpp"
-#include "bare_two_processes.hpp"
 
 #include <hiredis/hiredis.h>
 
@@ -167,24 +167,14 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
   const std::string ping_channel = topic + ":ping";
   wait_for_ponger(client, ping_channel);
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
-  std::vector<std::int64_t> rtts;
-  rtts.reserve(options.iterations);
-  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
-    std::memcpy(ping.data(), &sequence, sizeof sequence);
-    const auto sent_at = Clock::now();
+  return bare::time_round_trips(options, ping, [&] {
     client.publish(ping_channel, ping);
     const Reply echo = client.message();
     const auto received_at = Clock::now();
     client.published();
-    std::uint64_t echoed = 0;
-    std::memcpy(&echoed, payload_of(echo).data(), sizeof echoed);
-    if (payload_of(echo).size() != options.echo_size || echoed != sequence)
-      throw Failure{"the echo does not match the ping"};
-    if (sequence >= options.warmup)
-      rtts.push_back(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(received_at - sent_at).count());
-  }
-  return rtts;
+    const std::string_view payload = payload_of(echo);
+    return bare::Echo{received_at, payload.size(), bare::sequence_in(payload.data())};
+  });
 }
 
 } // namespace
@@ -193,13 +183,11 @@ int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
     const std::string topic = "bare:" + std::to_string(getpid());
-    return bare::run_two_processes(
-        {program, "pinger", "ponger", std::chrono::seconds(10)},
-        [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
-        [&](std::vector<std::int64_t> rtts) {
+    return bare::run_pingpong(
+        program, [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
+        [&] {
           std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,", options.size,
                       options.echo_size);
-          bare::print_round_trips(std::move(rtts));
         });
   });
 }
