@@ -1,8 +1,8 @@
 #pragma once
 
 // What the bare Redis baselines (bare_redis_pingpong, bare_redis_stream) share, still no netprof
-// code: --server HOST:PORT, a connection made the way netprof's endpoint makes its two, and
-// hiredis's replies owned.
+// code: --server HOST:PORT, a connection made the way netprof's endpoint makes its two, its
+// subscription, the wait for the other process's, and hiredis's replies owned.
 
 #include "bare_options.hpp"
 
@@ -10,10 +10,12 @@
 
 #include <sys/time.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace bare::redis {
 
@@ -42,6 +44,20 @@ inline bool take_server_option(std::string_view flag, std::string_view value, Se
   return true;
 }
 
+// Options{} from the command line: --server HOST:PORT, which is required, and the program's own
+// flags, which take_own(flag, value, options) takes (false for a flag it does not know).
+template <typename Options, typename TakeOwn>
+Options parse_options(int argc, char** argv, TakeOwn&& take_own)
+{
+  Options options = parse_command_line<Options>(
+      argc, argv, [&](std::string_view flag, std::string_view value, Options& taken) {
+        return take_server_option(flag, value, taken.server) || take_own(flag, value, taken);
+      });
+  if (options.server.host.empty())
+    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
+  return options;
+}
+
 struct ReplyFree {
   void operator()(redisReply* reply) const noexcept { freeReplyObject(reply); }
 };
@@ -60,6 +76,33 @@ inline redisContext* connect(const Server& server)
   }
   redisSetTimeout(context, io_timeout);
   return context;
+}
+
+// Subscribes the blocking connection `context` to `channel`, once the server has confirmed it.
+inline void subscribe(redisContext* context, const std::string& channel)
+{
+  const Reply confirmed(
+      static_cast<redisReply*>(redisCommand(context, "SUBSCRIBE %s", channel.c_str())));
+  if (!confirmed || confirmed->type != REDIS_REPLY_ARRAY)
+    throw Failure{"the server did not confirm the subscription"};
+}
+
+// Until `channel` has a subscriber (PUBSUB NUMSUB, asked on the blocking connection `context`),
+// a message would reach nobody. Waits at most 10 s, then throws `never_came`.
+inline void wait_for_subscriber(redisContext* context, const std::string& channel,
+                                const char* never_came)
+{
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const Reply count(
+        static_cast<redisReply*>(redisCommand(context, "PUBSUB NUMSUB %s", channel.c_str())));
+    if (count && count->type == REDIS_REPLY_ARRAY && count->elements == 2 &&
+        count->element[1]->type == REDIS_REPLY_INTEGER && count->element[1]->integer > 0)
+      return;
+    if (std::chrono::steady_clock::now() >= give_up)
+      throw Failure{never_came};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 } // namespace bare::redis

@@ -27,13 +27,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 namespace {
 
-using bare::parse_number;
-using bare::UsageError;
 using bare::redis::Failure;
 using bare::redis::Reply;
 using Clock = std::chrono::steady_clock;
@@ -48,18 +45,9 @@ struct Options : bare::SizedRoundTrips {
   bare::redis::Server server;
 };
 
-bool take_option(std::string_view flag, std::string_view value, Options& options)
-{
-  return bare::redis::take_server_option(flag, value, options.server) ||
-         bare::take_sized_round_trip_option(flag, value, options);
-}
-
 Options parse_options(int argc, char** argv)
 {
-  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.server.host.empty())
-    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
-  return options;
+  return bare::redis::parse_options<Options>(argc, argv, bare::take_sized_round_trip_option);
 }
 
 // One process's two connections.
@@ -87,10 +75,7 @@ struct Client {
       : subscribed(bare::redis::connect(options.server)),
         publishing(bare::redis::connect(options.server))
   {
-    const Reply confirmed(
-        static_cast<redisReply*>(redisCommand(subscribed, "SUBSCRIBE %s", channel.c_str())));
-    if (!confirmed || confirmed->type != REDIS_REPLY_ARRAY)
-      throw Failure{"the server did not confirm the subscription"};
+    bare::redis::subscribe(subscribed, channel);
   }
 
   // Writes a PUBLISH at once; its reply is read by published().
@@ -144,28 +129,12 @@ void run_ponger(const Options& options, const std::string& topic)
   }
 }
 
-// Until the ponger has subscribed (PUBSUB NUMSUB), a ping would reach nobody.
-void wait_for_ponger(Client& client, const std::string& ping_channel)
-{
-  const auto give_up = Clock::now() + std::chrono::seconds(10);
-  for (;;) {
-    const Reply count(static_cast<redisReply*>(
-        redisCommand(client.publishing, "PUBSUB NUMSUB %s", ping_channel.c_str())));
-    if (count && count->type == REDIS_REPLY_ARRAY && count->elements == 2 &&
-        count->element[1]->type == REDIS_REPLY_INTEGER && count->element[1]->integer > 0)
-      return;
-    if (Clock::now() >= give_up)
-      throw Failure{"the ponger never subscribed"};
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::first_cpu(options.cpus));
   Client client(options, topic + ":pong");
   const std::string ping_channel = topic + ":ping";
-  wait_for_ponger(client, ping_channel);
+  bare::redis::wait_for_subscriber(client.publishing, ping_channel, "the ponger never subscribed");
   std::vector<std::byte> ping(options.size, std::byte{0x5a});
   return bare::time_round_trips(options, ping, [&] {
     client.publish(ping_channel, ping);

@@ -37,14 +37,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
 namespace {
 
-using bare::parse_number;
-using bare::UsageError;
 using bare::redis::Failure;
 using bare::redis::Reply;
 using Clock = std::chrono::steady_clock;
@@ -75,19 +72,9 @@ struct Options : bare::TimedStream {
   bare::redis::Server server;
 };
 
-// Takes one of this program's flags into `options`; false for a flag it does not know.
-bool take_option(std::string_view flag, std::string_view value, Options& options)
-{
-  return bare::redis::take_server_option(flag, value, options.server) ||
-         bare::take_timed_stream_option(flag, value, options);
-}
-
 Options parse_options(int argc, char** argv)
 {
-  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.server.host.empty())
-    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
-  return options;
+  return bare::redis::parse_options<Options>(argc, argv, bare::take_timed_stream_option);
 }
 
 Clock::duration seconds(double value)
@@ -101,10 +88,7 @@ public:
   Connections(const bare::redis::Server& server, const std::string& channel)
       : m_subscribed(bare::redis::connect(server)), m_publishing(bare::redis::connect(server))
   {
-    const Reply confirmed(
-        static_cast<redisReply*>(redisCommand(m_subscribed, "SUBSCRIBE %s", channel.c_str())));
-    if (!confirmed || confirmed->type != REDIS_REPLY_ARRAY)
-      throw Failure{"the server did not confirm the subscription"};
+    bare::redis::subscribe(m_subscribed, channel);
   }
 
   ~Connections()
@@ -116,20 +100,9 @@ public:
   Connections(const Connections&) = delete;
   Connections& operator=(const Connections&) = delete;
 
-  // Until `channel` has a subscriber (PUBSUB NUMSUB), a message would reach nobody.
   void wait_for_subscriber(const std::string& channel)
   {
-    const auto give_up = Clock::now() + silence_limit;
-    for (;;) {
-      const Reply count(static_cast<redisReply*>(
-          redisCommand(m_publishing, "PUBSUB NUMSUB %s", channel.c_str())));
-      if (count && count->type == REDIS_REPLY_ARRAY && count->elements == 2 &&
-          count->element[1]->type == REDIS_REPLY_INTEGER && count->element[1]->integer > 0)
-        return;
-      if (Clock::now() >= give_up)
-        throw Failure{"the subscriber never subscribed"};
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    bare::redis::wait_for_subscriber(m_publishing, channel, "the subscriber never subscribed");
   }
 
   void make_non_blocking()
