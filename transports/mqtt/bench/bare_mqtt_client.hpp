@@ -51,6 +51,32 @@ inline bool take_broker_option(std::string_view flag, std::string_view value, Br
   return true;
 }
 
+// What both MQTT baselines take beside their own flags: the broker, and the QoS of every publish
+// and subscription.
+struct BrokerOptions {
+  Broker broker;
+  int qos = 0;
+};
+
+// Options{} (a BrokerOptions) from the command line: --broker HOST:PORT, which is required,
+// --qos 0|1, and the program's own flags, which take_own(flag, value, options) takes (false for
+// a flag it does not know).
+template <typename Options, typename TakeOwn>
+Options parse_options(int argc, char** argv, TakeOwn&& take_own)
+{
+  Options options = parse_command_line<Options>(
+      argc, argv, [&](std::string_view flag, std::string_view value, Options& taken) {
+        if (flag == "--qos") {
+          taken.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
+          return true;
+        }
+        return take_broker_option(flag, value, taken.broker) || take_own(flag, value, taken);
+      });
+  if (options.broker.host.empty())
+    throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
+  return options;
+}
+
 inline void check(int rc, const char* doing)
 {
   if (rc != MOSQ_ERR_SUCCESS)

@@ -29,8 +29,6 @@
 
 namespace {
 
-using bare::parse_number;
-using bare::UsageError;
 using bare::mqtt::Clock;
 using bare::mqtt::Failure;
 
@@ -40,29 +38,11 @@ constexpr const char* usage =
     "       [--iterations N (=20000)] [--warmup N (=2000)] [--qos 0|1 (=0)]\n"
     "       [--cpu PINGER,PONGER (none: unpinned)]\n";
 constexpr auto receive_timeout = std::chrono::seconds(10);
-struct Options : bare::SizedRoundTrips {
-  bare::mqtt::Broker broker;
-  int qos = 0;
-};
-
-// Takes one of this program's flags into `options`; false for a flag it does not know.
-bool take_option(std::string_view flag, std::string_view value, Options& options)
-{
-  if (bare::mqtt::take_broker_option(flag, value, options.broker) ||
-      bare::take_sized_round_trip_option(flag, value, options))
-    return true;
-  if (flag != "--qos")
-    return false;
-  options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
-  return true;
-}
+struct Options : bare::SizedRoundTrips, bare::mqtt::BrokerOptions {};
 
 Options parse_options(int argc, char** argv)
 {
-  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.broker.host.empty())
-    throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
-  return options;
+  return bare::mqtt::parse_options<Options>(argc, argv, bare::take_sized_round_trip_option);
 }
 
 // One client and the last message it read, kept (copied) for the loop to look at.

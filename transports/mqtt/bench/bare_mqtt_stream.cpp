@@ -39,7 +39,6 @@
 namespace {
 
 using bare::parse_number;
-using bare::UsageError;
 using bare::mqtt::Clock;
 using bare::mqtt::Failure;
 
@@ -70,9 +69,7 @@ constexpr auto silence_limit = std::chrono::seconds(10);
 // How long the publisher waits for the subscriber to have drained the broker's backlog.
 constexpr auto drain_limit = std::chrono::seconds(60);
 
-struct Options : bare::TimedStream {
-  bare::mqtt::Broker broker;
-  int qos = 0;
+struct Options : bare::TimedStream, bare::mqtt::BrokerOptions {
   std::optional<int> window; // none: netprof's for its default -q
 
   int window_messages() const
@@ -85,24 +82,17 @@ struct Options : bare::TimedStream {
 // Takes one of this program's flags into `options`; false for a flag it does not know.
 bool take_option(std::string_view flag, std::string_view value, Options& options)
 {
-  if (bare::mqtt::take_broker_option(flag, value, options.broker) ||
-      bare::take_timed_stream_option(flag, value, options))
+  if (bare::take_timed_stream_option(flag, value, options))
     return true;
-  if (flag == "--qos")
-    options.qos = parse_number<int>(value, 0, 1, "--qos must be 0 or 1");
-  else if (flag == "--window")
-    options.window = parse_number<int>(value, 1, 65535, "--window must be 1 to 65535");
-  else
+  if (flag != "--window")
     return false;
+  options.window = parse_number<int>(value, 1, 65535, "--window must be 1 to 65535");
   return true;
 }
 
 Options parse_options(int argc, char** argv)
 {
-  Options options = bare::parse_command_line<Options>(argc, argv, take_option);
-  if (options.broker.host.empty())
-    throw UsageError{"--broker HOST:PORT is required (bench_mqtt.sh starts one)"};
-  return options;
+  return bare::mqtt::parse_options<Options>(argc, argv, take_option);
 }
 
 Clock::duration seconds(double value)
