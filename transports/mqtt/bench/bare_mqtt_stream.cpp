@@ -21,24 +21,23 @@
 // netprof's subscriber does, and prints one JSON line. Exit status: 0 measured, 1 runtime error
 // (broker absent, timeout), 2 bad command line.
 
+#include "bare_broker_stream.hpp"
 #include "bare_mqtt_client.hpp"
-#include "bare_two_processes.hpp"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace {
 
 using bare::parse_number;
+using bare::broker_stream::Counts;
+using bare::broker_stream::done_tag;
+using bare::broker_stream::silence_limit;
 using bare::mqtt::Clock;
 using bare::mqtt::Failure;
 
@@ -48,26 +47,12 @@ constexpr const char* usage =
     "       [--seconds S (=2)] [--warmup S (=0.5)] [--qos 0|1 (=0)]\n"
     "       [--window N (=1000000 / size)] [--probe-hz N (=1000, 0: none)]\n"
     "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
-constexpr std::size_t count_offset = 8;
-static_assert(bare::TimedStream::min_size >= count_offset + sizeof(std::uint64_t),
-              "an end's count must fit");
 // netprof's default -q, which sizes its QoS 1 window.
 constexpr std::size_t netprof_queue_bytes = 1'000'000;
-// Byte 0 says what a message is, byte 1 whether it is a probe; an end carries at count_offset
-// the number of measured messages sent.
-constexpr std::byte warmup_tag{'W'};
-constexpr std::byte data_tag{'D'};
-constexpr std::byte end_tag{'E'};
-constexpr std::byte hello_tag{'H'};
-constexpr std::byte done_tag{'F'};
-constexpr std::size_t probe_offset = 1;
-// The publisher reads what came back once per this many sends (as netprof's does while no
-// probe awaits its echo), at most this many packets a look (netprof's receive(): 4 x 32).
-constexpr std::uint64_t sends_per_look = 64;
+// The subscriber's first word, one byte, beside bare_broker_stream.hpp's tags.
+constexpr char hello_tag = 'H';
+// The publisher reads at most this many packets a look (netprof's receive(): 4 x 32).
 constexpr int packets_per_look = 128;
-constexpr auto silence_limit = std::chrono::seconds(10);
-// How long the publisher waits for the subscriber to have drained the broker's backlog.
-constexpr auto drain_limit = std::chrono::seconds(60);
 
 struct Options : bare::TimedStream, bare::mqtt::BrokerOptions {
   std::optional<int> window; // none: netprof's for its default -q
@@ -95,20 +80,6 @@ Options parse_options(int argc, char** argv)
   return bare::mqtt::parse_options<Options>(argc, argv, take_option);
 }
 
-Clock::duration seconds(double value)
-{
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
-}
-
-struct Counts {
-  std::uint64_t sent = 0; // what the end says
-  std::uint64_t received = 0;
-  Clock::time_point first{};
-  Clock::time_point last{};
-  bool started = false; // anything of the publisher's came
-  bool ended = false;
-};
-
 // The subscriber (the parent): counts, echoes probes from inside the callback (libmosquitto
 // queues them; step() writes them once the read returns, as netprof's endpoint does), until
 // the end.
@@ -116,56 +87,42 @@ Counts run_subscriber(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::second_cpu(options.cpus));
   Counts counts;
-  std::vector<std::byte> echo(options.echo_size, std::byte{0x5a});
+  bool started = false; // anything of the publisher's came
+  const std::vector<char> echo(options.echo_size, 0x5a);
   const std::string echo_topic = topic + "/echo";
   bare::mqtt::Client* self = nullptr;
   bare::mqtt::Client client(options.broker, [&](const mosquitto_message& message) {
-    const auto* bytes = static_cast<const std::byte*>(message.payload);
-    counts.started = true;
-    if (bytes[0] == end_tag) {
-      std::memcpy(&counts.sent, bytes + count_offset, sizeof counts.sent);
-      counts.ended = true;
-      return;
-    }
-    if (bytes[probe_offset] != std::byte{0})
-      self->publish(echo_topic, echo.data(), echo.size(), options.qos);
-    if (bytes[0] != data_tag)
-      return;
-    counts.last = Clock::now();
-    if (counts.received++ == 0)
-      counts.first = counts.last;
+    started = true;
+    counts.take(static_cast<const char*>(message.payload),
+                [&] { self->publish(echo_topic, echo.data(), echo.size(), options.qos); });
   });
   self = &client;
   client.subscribe(topic + "/data", options.qos);
   // Hello until the publisher, which may subscribe later, starts sending.
-  const std::byte hello[1] = {hello_tag};
-  for (auto give_up = Clock::now() + silence_limit; !counts.started;) {
+  const char hello[1] = {hello_tag};
+  for (auto give_up = Clock::now() + silence_limit; !started;) {
     if (Clock::now() >= give_up)
       throw Failure{"the publisher never started"};
     client.publish(echo_topic, hello, sizeof hello, options.qos);
     client.step(std::chrono::milliseconds(50));
   }
-  for (auto heard = Clock::now(); !counts.ended;) {
-    if (client.step(std::chrono::milliseconds(100)))
-      heard = Clock::now();
-    else if (Clock::now() - heard >= silence_limit)
-      throw Failure{"nothing came for 10 s, and no end"};
-  }
-  const std::byte done[1] = {done_tag};
+  bare::broker_stream::receive_until_end(
+      counts, [&](std::chrono::milliseconds wait) { return client.step(wait); });
+  const char done[1] = {done_tag};
   client.publish(echo_topic, done, sizeof done, options.qos);
   client.wait_until_delivered();
   return counts;
 }
 
-// The publisher's side: its client, what it sent, and its pace.
+// The publisher's client, as bare::broker_stream::publish drives it.
 class Publisher {
 public:
   Publisher(const Options& options, const std::string& topic)
-      : m_options(options), m_data_topic(topic + "/data"), m_message(options.size, std::byte{0x5a}),
+      : m_options(options), m_data_topic(topic + "/data"),
         m_client(options.broker, [this](const mosquitto_message& message) {
           if (message.payloadlen != 1)
             return; // an echo
-          const std::byte said = *static_cast<const std::byte*>(message.payload);
+          const char said = *static_cast<const char*>(message.payload);
           m_hello = m_hello || said == hello_tag;
           m_done = m_done || said == done_tag;
         })
@@ -180,47 +137,8 @@ public:
       throw Failure{"the subscriber never said hello"};
   }
 
-  // Sends `tag` messages for `length`; how many.
-  std::uint64_t blast(std::byte tag, Clock::duration length)
-  {
-    m_message[0] = tag;
-    const bool probing = m_options.probe_hz > 0;
-    const auto probe_period = probing ? seconds(1.0 / m_options.probe_hz) : Clock::duration{};
-    const auto start = Clock::now();
-    auto next_probe = start;
-    std::uint64_t sent = 0;
-    for (auto now = start; now - start < length; now = Clock::now(), ++sent) {
-      const bool probe = probing && now >= next_probe;
-      if (probe)
-        next_probe = std::max(next_probe + probe_period, now); // no burst after a stall
-      m_message[probe_offset] = probe ? std::byte{1} : std::byte{0};
-      send(m_message);
-      if ((sent + 1) % sends_per_look == 0)
-        look();
-    }
-    return sent;
-  }
-
-  // The end, carrying `measured`; returns once the subscriber said it had it. Leaving earlier
-  // would lose messages: closing a socket with echoes unread resets the connection, and the
-  // broker drops what it had not read yet.
-  void finish(std::uint64_t measured)
-  {
-    m_message[0] = end_tag;
-    m_message[probe_offset] = std::byte{0};
-    std::memcpy(m_message.data() + count_offset, &measured, sizeof measured);
-    send(m_message);
-    const auto give_up = Clock::now() + drain_limit;
-    while (!m_done) {
-      if (Clock::now() >= give_up)
-        throw Failure{"the subscriber did not confirm the end within 60 s"};
-      m_client.step(std::chrono::milliseconds(100));
-    }
-  }
-
-private:
   // As netprof's publisher at QoS 1: a full window waits for acknowledgements first.
-  void send(const std::vector<std::byte>& message)
+  void send(const std::vector<char>& message)
   {
     if (m_options.qos > 0) {
       const auto window = static_cast<std::uint64_t>(m_options.window_messages());
@@ -242,36 +160,23 @@ private:
     }
   }
 
+  void step(std::chrono::milliseconds wait) { m_client.step(wait); }
+  bool confirmed() const { return m_done; }
+
+private:
   const Options& m_options;
   std::string m_data_topic;
-  std::vector<std::byte> m_message;
   bool m_hello = false;
   bool m_done = false;
   bare::mqtt::Client m_client;
 };
 
-// The child: warm-up, measured messages, the end.
+// The child.
 void run_publisher(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::first_cpu(options.cpus));
   Publisher publisher(options, topic);
-  if (options.warmup > 0)
-    publisher.blast(warmup_tag, seconds(options.warmup));
-  publisher.finish(publisher.blast(data_tag, seconds(options.seconds)));
-}
-
-void print(const Options& options, const Counts& counts)
-{
-  const double measured = std::chrono::duration<double>(counts.last - counts.first).count();
-  std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,\"window\":%d,"
-              "\"probe_hz\":%.0f,\"sent\":%llu,\"received\":%llu,\"seconds\":%.6f,"
-              "\"messages_per_second\":%.1f}\n",
-              options.qos, options.size, options.echo_size, options.window_messages(),
-              options.probe_hz, static_cast<unsigned long long>(counts.sent),
-              static_cast<unsigned long long>(counts.received), measured,
-              counts.received > 1 && measured > 0
-                  ? static_cast<double>(counts.received - 1) / measured
-                  : 0.0);
+  bare::broker_stream::publish(options, publisher);
 }
 
 } // namespace
@@ -280,9 +185,14 @@ int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
     const std::string topic = bare::pair_name_prefix('/');
-    return bare::run_two_processes(
-        {program, "subscriber", "publisher", std::chrono::seconds(10)},
-        [&] { run_publisher(options, topic); }, [&] { return run_subscriber(options, topic); },
-        [&](const Counts& counts) { print(options, counts); });
+    return bare::broker_stream::run(
+        program, [&] { run_publisher(options, topic); },
+        [&] { return run_subscriber(options, topic); },
+        [&] {
+          std::printf("{\"transport\":\"mqtt\",\"qos\":%d,\"size\":%zu,\"echo_size\":%zu,"
+                      "\"window\":%d,\"probe_hz\":%.0f,",
+                      options.qos, options.size, options.echo_size, options.window_messages(),
+                      options.probe_hz);
+        });
   });
 }

@@ -21,52 +21,36 @@
 // netprof's subscriber does, and prints one JSON line. Exit status: 0 measured, 1 runtime error
 // (server absent, timeout), 2 bad command line.
 
+#include "bare_broker_stream.hpp"
 #include "bare_redis_connection.hpp"
-#include "bare_two_processes.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace {
 
+using bare::Clock;
+using bare::broker_stream::Counts;
+using bare::broker_stream::done_tag;
+using bare::broker_stream::silence_limit;
 using bare::redis::Failure;
 using bare::redis::Reply;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* program = "bare_redis_stream";
 constexpr const char* usage =
     "usage: bare_redis_stream --server HOST:PORT [--size BYTES (=180)] [--echo-size BYTES (=68)]\n"
     "       [--seconds S (=2)] [--warmup S (=0.5)] [--probe-hz N (=1000, 0: none)]\n"
     "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
-constexpr std::size_t count_offset = 8;
-constexpr std::size_t min_size = bare::TimedStream::min_size;
-static_assert(min_size >= count_offset + sizeof(std::uint64_t), "an end's count must fit");
-// Byte 0 says what a message is, byte 1 whether it is a probe; an end carries at count_offset
-// the number of measured messages sent.
-constexpr char warmup_tag = 'W';
-constexpr char data_tag = 'D';
-constexpr char end_tag = 'E';
-constexpr char done_tag = 'F';
-constexpr std::size_t probe_offset = 1;
-// The publisher reads what came back once per this many sends, as netprof's does while no
-// probe awaits its echo.
-constexpr std::uint64_t sends_per_look = 64;
-constexpr auto silence_limit = std::chrono::seconds(10);
-// How long the publisher waits for the subscriber to have drained the server's backlog.
-constexpr auto drain_limit = std::chrono::seconds(60);
 
 struct Options : bare::TimedStream {
   bare::redis::Server server;
@@ -75,11 +59,6 @@ struct Options : bare::TimedStream {
 Options parse_options(int argc, char** argv)
 {
   return bare::redis::parse_options<Options>(argc, argv, bare::take_timed_stream_option);
-}
-
-Clock::duration seconds(double value)
-{
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(value));
 }
 
 // One process's two connections: set up blocking, then non-blocking, as netprof's endpoint.
@@ -184,14 +163,6 @@ private:
   std::uint64_t m_answered = 0;
 };
 
-struct Counts {
-  std::uint64_t sent = 0; // what the end says
-  std::uint64_t received = 0;
-  Clock::time_point first{};
-  Clock::time_point last{};
-  bool ended = false;
-};
-
 // The subscriber (the parent): counts, echoes probes at once, until the end, which it confirms.
 Counts run_subscriber(const Options& options, const std::string& prefix)
 {
@@ -202,27 +173,13 @@ Counts run_subscriber(const Options& options, const std::string& prefix)
   const std::vector<char> echo(options.echo_size, 0x5a);
   Counts counts;
   const auto take = [&](std::string_view message) {
-    if (message.size() < min_size)
+    if (message.size() < bare::TimedStream::min_size)
       throw Failure{"a message shorter than the sender sends"};
-    if (message[0] == end_tag) {
-      std::memcpy(&counts.sent, message.data() + count_offset, sizeof counts.sent);
-      counts.ended = true;
-      return;
-    }
-    if (message[probe_offset] != 0)
-      connections.publish(echo_channel, echo.data(), echo.size());
-    if (message[0] != data_tag)
-      return;
-    counts.last = Clock::now();
-    if (counts.received++ == 0)
-      counts.first = counts.last;
+    counts.take(message.data(),
+                [&] { connections.publish(echo_channel, echo.data(), echo.size()); });
   };
-  for (auto heard = Clock::now(); !counts.ended;) {
-    if (connections.step(std::chrono::milliseconds(100), take))
-      heard = Clock::now();
-    else if (Clock::now() - heard >= silence_limit)
-      throw Failure{"nothing came for 10 s, and no end"};
-  }
+  bare::broker_stream::receive_until_end(
+      counts, [&](std::chrono::milliseconds wait) { return connections.step(wait, take); });
   const char done[1] = {done_tag};
   connections.publish(echo_channel, done, sizeof done);
   const auto give_up = Clock::now() + silence_limit;
@@ -231,87 +188,44 @@ Counts run_subscriber(const Options& options, const std::string& prefix)
   return counts;
 }
 
-// The publisher (the child): warm-up, measured messages, the end; leaves once it is confirmed.
+// The publisher's connections, as bare::broker_stream::publish drives them.
 class Publisher {
 public:
   Publisher(const Options& options, const std::string& prefix)
-      : m_options(options), m_data_channel(prefix + ":data"), m_message(options.size, 0x5a),
-        m_connections(options.server, prefix + ":echo")
+      : m_data_channel(prefix + ":data"), m_connections(options.server, prefix + ":echo")
   {
     m_connections.wait_for_subscriber(m_data_channel);
     m_connections.make_non_blocking();
   }
 
-  // Sends `tag` messages for `length`; how many.
-  std::uint64_t blast(char tag, Clock::duration length)
+  void send(const std::vector<char>& message)
   {
-    m_message[0] = tag;
-    const bool probing = m_options.probe_hz > 0;
-    const auto probe_period = probing ? seconds(1.0 / m_options.probe_hz) : Clock::duration{};
-    const auto start = Clock::now();
-    auto next_probe = start;
-    std::uint64_t sent = 0;
-    for (auto now = start; now - start < length; now = Clock::now(), ++sent) {
-      const bool probe = probing && now >= next_probe;
-      if (probe)
-        next_probe = std::max(next_probe + probe_period, now); // no burst after a stall
-      m_message[probe_offset] = probe ? 1 : 0;
-      m_connections.publish(m_data_channel, m_message.data(), m_message.size());
-      if ((sent + 1) % sends_per_look == 0)
-        m_connections.step(std::chrono::milliseconds(0), [this](std::string_view said) {
-          m_done = m_done || said == std::string_view(&done_tag, 1);
-        });
-    }
-    return sent;
+    m_connections.publish(m_data_channel, message.data(), message.size());
   }
 
-  // The end, carrying `measured`; returns once the subscriber said it had it. Leaving earlier
-  // could lose messages: closing a socket with replies unread resets the connection, and the
-  // server drops what it had not read yet.
-  void finish(std::uint64_t measured)
+  void look() { step(std::chrono::milliseconds(0)); }
+
+  void step(std::chrono::milliseconds wait)
   {
-    m_message[0] = end_tag;
-    m_message[probe_offset] = 0;
-    std::memcpy(m_message.data() + count_offset, &measured, sizeof measured);
-    m_connections.publish(m_data_channel, m_message.data(), m_message.size());
-    const auto give_up = Clock::now() + drain_limit;
-    while (!m_done) {
-      if (Clock::now() >= give_up)
-        throw Failure{"the subscriber did not confirm the end within 60 s"};
-      m_connections.step(std::chrono::milliseconds(100), [this](std::string_view said) {
-        m_done = m_done || said == std::string_view(&done_tag, 1);
-      });
-    }
+    m_connections.step(wait, [this](std::string_view said) {
+      m_done = m_done || said == std::string_view(&done_tag, 1);
+    });
   }
+
+  bool confirmed() const { return m_done; }
 
 private:
-  const Options& m_options;
   std::string m_data_channel;
-  std::vector<char> m_message;
   bool m_done = false;
   Connections m_connections;
 };
 
+// The child: leaves once the subscriber confirmed the end.
 void run_publisher(const Options& options, const std::string& prefix)
 {
   bare::pin_to_cpu(bare::first_cpu(options.cpus));
   Publisher publisher(options, prefix);
-  if (options.warmup > 0)
-    publisher.blast(warmup_tag, seconds(options.warmup));
-  publisher.finish(publisher.blast(data_tag, seconds(options.seconds)));
-}
-
-void print(const Options& options, const Counts& counts)
-{
-  const double measured = std::chrono::duration<double>(counts.last - counts.first).count();
-  std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,\"probe_hz\":%.0f,"
-              "\"sent\":%llu,\"received\":%llu,\"seconds\":%.6f,\"messages_per_second\":%.1f}\n",
-              options.size, options.echo_size, options.probe_hz,
-              static_cast<unsigned long long>(counts.sent),
-              static_cast<unsigned long long>(counts.received), measured,
-              counts.received > 1 && measured > 0
-                  ? static_cast<double>(counts.received - 1) / measured
-                  : 0.0);
+  bare::broker_stream::publish(options, publisher);
 }
 
 } // namespace
@@ -320,9 +234,12 @@ int main(int argc, char** argv)
 {
   return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
     const std::string prefix = bare::pair_name_prefix(':');
-    return bare::run_two_processes(
-        {program, "subscriber", "publisher", std::chrono::seconds(10)},
-        [&] { run_publisher(options, prefix); }, [&] { return run_subscriber(options, prefix); },
-        [&](const Counts& counts) { print(options, counts); });
+    return bare::broker_stream::run(
+        program, [&] { run_publisher(options, prefix); },
+        [&] { return run_subscriber(options, prefix); },
+        [&] {
+          std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,\"probe_hz\":%.0f,",
+                      options.size, options.echo_size, options.probe_hz);
+        });
   });
 }
