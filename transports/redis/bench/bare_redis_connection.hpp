@@ -44,18 +44,25 @@ inline bool take_server_option(std::string_view flag, std::string_view value, Se
   return true;
 }
 
-// Options{} from the command line: --server HOST:PORT, which is required, and the program's own
-// flags, which take_own(flag, value, options) takes (false for a flag it does not know).
-template <typename Options, typename TakeOwn>
-Options parse_options(int argc, char** argv, TakeOwn&& take_own)
+// A Redis baseline's options: what it sends (`Runs`: SizedRoundTrips, TimedStream) and its server.
+template <typename Runs> struct Options : Runs {
+  Server server;
+};
+
+// run_main's parse of Options<Runs>: --server HOST:PORT, which is required, and the flags
+// take_runs takes.
+template <typename Runs>
+auto options_parser(bool (*take_runs)(std::string_view, std::string_view, Runs&))
 {
-  Options options = parse_command_line<Options>(
-      argc, argv, [&](std::string_view flag, std::string_view value, Options& taken) {
-        return take_server_option(flag, value, taken.server) || take_own(flag, value, taken);
-      });
-  if (options.server.host.empty())
-    throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
-  return options;
+  return [take_runs](int argc, char** argv) {
+    auto options = parse_command_line<Options<Runs>>(
+        argc, argv, [&](std::string_view flag, std::string_view value, Options<Runs>& taken) {
+          return take_server_option(flag, value, taken.server) || take_runs(flag, value, taken);
+        });
+    if (options.server.host.empty())
+      throw UsageError{"--server HOST:PORT is required (bench_redis.sh starts one)"};
+    return options;
+  };
 }
 
 struct ReplyFree {

@@ -41,14 +41,7 @@ constexpr const char* usage =
     "(=68)]\n"
     "       [--iterations N (=20000)] [--warmup N (=2000)] [--cpu PINGER,PONGER (none: "
     "unpinned)]\n";
-struct Options : bare::SizedRoundTrips {
-  bare::redis::Server server;
-};
-
-Options parse_options(int argc, char** argv)
-{
-  return bare::redis::parse_options<Options>(argc, argv, bare::take_sized_round_trip_option);
-}
+using Options = bare::redis::Options<bare::SizedRoundTrips>;
 
 // One process's two connections.
 struct Client {
@@ -150,13 +143,16 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    const std::string topic = "bare:" + std::to_string(getpid());
-    return bare::run_pingpong(
-        program, [&] { run_ponger(options, topic); }, [&] { return run_pinger(options, topic); },
-        [&] {
-          std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,", options.size,
-                      options.echo_size);
-        });
-  });
+  return bare::run_main(
+      argc, argv, program, usage, bare::redis::options_parser(bare::take_sized_round_trip_option),
+      [](const Options& options) {
+        const std::string topic = "bare:" + std::to_string(getpid());
+        return bare::run_pingpong(
+            program, [&] { run_ponger(options, topic); },
+            [&] { return run_pinger(options, topic); },
+            [&] {
+              std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,", options.size,
+                          options.echo_size);
+            });
+      });
 }

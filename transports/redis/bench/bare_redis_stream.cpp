@@ -52,14 +52,7 @@ constexpr const char* usage =
     "       [--seconds S (=2)] [--warmup S (=0.5)] [--probe-hz N (=1000, 0: none)]\n"
     "       [--cpu PUBLISHER,SUBSCRIBER (none: unpinned)]\n";
 
-struct Options : bare::TimedStream {
-  bare::redis::Server server;
-};
-
-Options parse_options(int argc, char** argv)
-{
-  return bare::redis::parse_options<Options>(argc, argv, bare::take_timed_stream_option);
-}
+using Options = bare::redis::Options<bare::TimedStream>;
 
 // One process's two connections: set up blocking, then non-blocking, as netprof's endpoint.
 class Connections {
@@ -232,14 +225,17 @@ void run_publisher(const Options& options, const std::string& prefix)
 
 int main(int argc, char** argv)
 {
-  return bare::run_main(argc, argv, program, usage, parse_options, [](const Options& options) {
-    const std::string prefix = bare::pair_name_prefix(':');
-    return bare::broker_stream::run(
-        program, [&] { run_publisher(options, prefix); },
-        [&] { return run_subscriber(options, prefix); },
-        [&] {
-          std::printf("{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,\"probe_hz\":%.0f,",
-                      options.size, options.echo_size, options.probe_hz);
-        });
-  });
+  return bare::run_main(
+      argc, argv, program, usage, bare::redis::options_parser(bare::take_timed_stream_option),
+      [](const Options& options) {
+        const std::string prefix = bare::pair_name_prefix(':');
+        return bare::broker_stream::run(
+            program, [&] { run_publisher(options, prefix); },
+            [&] { return run_subscriber(options, prefix); },
+            [&] {
+              std::printf(
+                  "{\"transport\":\"redis\",\"size\":%zu,\"echo_size\":%zu,\"probe_hz\":%.0f,",
+                  options.size, options.echo_size, options.probe_hz);
+            });
+      });
 }
