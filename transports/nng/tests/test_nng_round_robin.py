@@ -6,6 +6,7 @@ over tcp:// on 127.0.0.1 and ipc:// in the test's temporary directory."""
 import os
 import unittest
 
+from test_fanout import RoundRobinCase
 from test_nng import NngTestCase
 
 DEADLINE_S = 60
@@ -13,23 +14,11 @@ PING_PONG = ["--mode", "ping-pong", "--count", "600", "--warmup-count", "30",
              "--probe-timeout", "5"]
 
 
-class RoundRobinTest(NngTestCase):
-    def deal(self, url, subscribers, *publisher_args):
-        """A publisher dealing to `subscribers` subscribers started by hand, each given the URL
-        and the pattern only (not --fanout); returns (publisher, [subscribers]) finished."""
-        started = [self.start("-i", str(i), "--nng", url, "--nng-pattern", "pushpull", "--wait",
-                              "20", json_name=f"sub{i}")
-                   for i in range(1, subscribers + 1)]
-        publisher, pub_json = self.start("-i", "0", "--nng", url, "--nng-pattern", "pushpull",
-                                         "--subscribers", str(subscribers), "--fanout",
-                                         "round-robin", "--wait", "20", *publisher_args,
-                                         json_name="pub")
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        subs = [self.finish(process, path, DEADLINE_S) for process, path in started]
-        return pub, subs
-
+class RoundRobinTest(NngTestCase, RoundRobinCase):
     def test_five_subscribers_together_get_all_100000_messages(self):
-        pub, subs = self.deal(self.url("tcp"), 5, "--count", "100000")
+        # Each subscriber is given the URL and the pattern only (not --fanout).
+        pushpull = ["--nng", self.url("tcp"), "--nng-pattern", "pushpull", "--wait", "20"]
+        pub, subs = self.deal(pushpull, 5, "--count", "100000")
         self.assert_dealt_run_passed(pub, subs, 100000)
 
     def test_one_command_over_ipc_leaves_no_file(self):

@@ -8,39 +8,29 @@ directory."""
 import os
 import unittest
 
-from netprof_test_case import NetprofTestCase, free_tcp_port_run
+from netprof_test_case import free_tcp_port_run
+from test_fanout import RoundRobinCase
 
 DEADLINE_S = 60
 PUSHPULL = ["--zmq-pattern", "pushpull"]
+WAIT = ["--wait", "20"]
 
 
-class ZmqRoundRobinTest(NetprofTestCase):
+class ZmqRoundRobinTest(RoundRobinCase):
     def publisher_endpoint(self):
         """A loopback endpoint whose next port (PUSH's) is free too."""
         return f"tcp://127.0.0.1:{free_tcp_port_run(2)}"
 
-    def start_subscribers(self, endpoint, count):
-        """`count` subscribers, each binding a port of its own and given the publisher's
-        endpoint and the pattern only (not --fanout)."""
-        return [self.start("-i", str(i), "--zmq", "tcp://127.0.0.1:*", "--zmq", endpoint,
-                           *PUSHPULL, "--wait", "20", json_name=f"sub{i}")
-                for i in range(1, count + 1)]
-
-    def deal(self, subscribers, *publisher_args):
-        """A publisher dealing to `subscribers` subscribers started by hand; returns
-        (publisher, [subscribers]) finished."""
-        endpoint = self.publisher_endpoint()
-        started = self.start_subscribers(endpoint, subscribers)
-        publisher, pub_json = self.start("-i", "0", "--zmq", endpoint, *PUSHPULL,
-                                         "--subscribers", str(subscribers), "--fanout",
-                                         "round-robin", "--wait", "20", *publisher_args,
-                                         json_name="pub")
-        pub = self.finish(publisher, pub_json, DEADLINE_S)
-        subs = [self.finish(process, path, DEADLINE_S) for process, path in started]
-        return pub, subs
+    def subscriber_transport(self, endpoint):
+        """A subscriber's: a port of its own to bind, the publisher's endpoint and the pattern
+        only (not --fanout)."""
+        return ["--zmq", "tcp://127.0.0.1:*", "--zmq", endpoint, *PUSHPULL]
 
     def test_five_subscribers_together_get_all_100000_messages(self):
-        pub, subs = self.deal(5, "--count", "100000")
+        endpoint = self.publisher_endpoint()
+        pub, subs = self.deal(["--zmq", endpoint, *PUSHPULL, *WAIT], 5, "--count", "100000",
+                              subscriber_args=lambda i: [*self.subscriber_transport(endpoint),
+                                                         *WAIT])
         self.assert_dealt_run_passed(pub, subs, 100000)
         self.assertIn("PUSH deals the data and END to each subscriber in turn", pub.stdout)
 
@@ -77,9 +67,8 @@ class ZmqRoundRobinTest(NetprofTestCase):
         # What was queued to it is lost, which over loopback, where its connection closes at
         # once, may be nothing: the total only has to add up.
         endpoint = self.publisher_endpoint()
-        self.kill_one_of_three_dealt_to(
-            ["--zmq", "tcp://127.0.0.1:*", "--zmq", endpoint, *PUSHPULL],
-            ["--zmq", endpoint, *PUSHPULL], DEADLINE_S)
+        self.kill_one_of_three_dealt_to(self.subscriber_transport(endpoint),
+                                        ["--zmq", endpoint, *PUSHPULL], DEADLINE_S)
 
     def test_what_push_cannot_do_is_refused_with_the_way_out(self):
         endpoint = self.publisher_endpoint()
