@@ -59,7 +59,7 @@ bool take_option(std::string_view flag, std::string_view value, Options& options
   else if (flag == "--seconds")
     options.seconds = parse_number<int>(value, 1, 99, "--seconds must be 1 to 99");
   else if (flag == "--warmup")
-    options.warmup = std::stod(std::string(value));
+    options.warmup = parse_number<double>(value, 0.0, 3600.0, "--warmup must be 0 to 3600");
   else if (flag == "--domain")
     options.domain = parse_number<std::uint32_t>(value, 0, 232, "--domain must be 0 to 232");
   else
