@@ -50,5 +50,16 @@ TEST_F(QosMappingTest, MqttRefusesAWildcardTopicPrefix)
   EXPECT_TRUE(starts_with(refusal({"-i", "1", "--mqtt"}), "--mqtt needs the broker's HOST:PORT"));
 }
 
+// The broker's address is read by the code redis shares (common/server_address).
+TEST_F(QosMappingTest, MqttTakesABracketedIpv6BrokerAndRefusesAPortOutOfRange)
+{
+  EXPECT_EQ(refusal({"--mqtt", "[::1]:1883"}), "(accepted)");
+  EXPECT_TRUE(starts_with(refusal({"--mqtt", "127.0.0.1:65536"}),
+                          "bad --mqtt value '127.0.0.1:65536': expected HOST:PORT with a port of 1 "
+                          "to 65535, e.g. --mqtt 127.0.0.1:1883"));
+  EXPECT_TRUE(starts_with(refusal({"--mqtt", ":1883"}),
+                          "bad --mqtt value ':1883': expected the broker's HOST:PORT"));
+}
+
 } // namespace
 } // namespace netprof
