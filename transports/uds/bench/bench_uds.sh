@@ -40,6 +40,7 @@ queue_length=1000000   # netprof's default -q: both ends' socket buffers
 warmup_seconds=0.5     # netprof's default --warmup-time
 target=1.10
 target_stream=0.90
+min_kept=3 # stream rounds on one placement a verdict needs
 frame=8 # netprof's frame header over SOCK_STREAM
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
@@ -49,7 +50,8 @@ bench_parse_options "$@"
 modes=("$mode")
 [[ $mode == both ]] && modes=(ping-pong stream)
 
-bench_begin bench_uds bare=bare_uds_pingpong bare_stream=bare_uds_stream
+bench_begin bench_uds bare=bare_uds_pingpong bare_stream=bare_uds_stream \
+  floor=cache_line_pingpong
 limit=$(netprof_deadline "$seconds")
 echo "host: $(bench_host)"
 echo "pinned: publisher/pinger/sender on CPU ${cpus%,*}, subscriber/ponger/receiver on CPU ${cpus#*,}; $repeat interleaved runs each"
@@ -79,10 +81,12 @@ measure_pingpong()
   done
 }
 
-# One round of the streams: each type, bare then netprof, for --time seconds after the warm-up.
+# One round of the streams: each type, bare then netprof, for --time seconds after the warm-up,
+# between two measures of the vCPUs' placement.
 measure_stream()
 {
   local run=$1 kind
+  measure_floor "floor_before.stream.$run"
   for kind in seqpacket stream; do
     run_limited "$limit" "$work/bare_stream.$kind.$run.json" "$bare_stream" --type "$kind" \
       --size "$(framed "$kind" $((stream_payload + header)))" --seconds "$seconds" --warmup "$warmup_seconds" \
@@ -91,6 +95,7 @@ measure_stream()
       --mode stream -s "$stream_payload" -q "$queue_length" --warmup-time "$warmup_seconds" \
       --cpu "$cpus" -t "$seconds"
   done
+  measure_floor "floor_after.stream.$run"
 }
 
 for ((run = 1; run <= repeat; run++)); do
@@ -115,12 +120,21 @@ for part in "${modes[@]}"; do
     done
     echo "ping-pong -s $payload vs bare_uds_pingpong: one-way latency p50 = RTT p50 / 2; medians of $repeat runs; the target is about the spin rows"
   else
+    series=()
+    for kind in seqpacket stream; do
+      series+=("$(runs_of "netprof_stream.$kind" subscribers.0.throughput.messages_per_second)" \
+        "$(runs_of "bare_stream.$kind" messages_per_second)")
+    done
+    mapfile -t kept < <(kept_on_one_placement "$repeat" stream "$min_kept" "${series[@]}")
+    index=0
     for kind in seqpacket stream; do
       label="$kind socket, stream -s $stream_payload, block"
       [[ $kind == stream ]] && label+=" (information)"
-      rows+=("$label|msg/s|at_least|$target_stream|$(runs_of "netprof_stream.$kind" subscribers.0.throughput.messages_per_second)|$(runs_of "bare_stream.$kind" messages_per_second)")
+      rows+=("$label|msg/s|at_least|$target_stream|${kept[index]}|${kept[index + 1]}")
+      index=$((index + 2))
     done
-    echo "stream -s $stream_payload vs bare_uds_stream, -t $seconds: messages received per second; medians of $repeat runs; ratio = netprof / bare"
+    echo "stream -s $stream_payload vs bare_uds_stream, -t $seconds: messages received per second; ratio = netprof / bare;"
+    echo "medians of the rounds on the placement of the vCPUs most of the $repeat held (cache_line_pingpong's floor before and after each): ${kept[index]}"
   fi
   "$python" "$table" "${rows[@]}"
 done
