@@ -16,7 +16,8 @@ public:
   // rate_hz <= 0 (or NaN, or infinite): unpaced (as fast as possible).
   Pacer(double rate_hz, Clock::time_point start) noexcept;
 
-  bool paced() const noexcept;
+  // Inline: the send loop asks it for every message.
+  bool paced() const noexcept { return m_period_ns > 0.0; }
   // When message number `index` (0-based since start) is due. Computed from the index, never
   // accumulated, so it does not drift; saturates at Clock::time_point::max().
   Clock::time_point due(std::uint64_t index) const noexcept;

@@ -149,6 +149,20 @@ std::string_view to_string(DecodeError error) noexcept;
 // Writes header_size bytes at the front of `out`. Precondition: out.size() >= header_size.
 void encode_header(const Header& header, std::span<std::byte> out) noexcept;
 
+// What changes from one data message to the next. A sender encodes the rest of the header once
+// and rewrites only these per message: the stream's per-message work is netprof's, not the
+// transport's, and shows in every throughput figure.
+struct DataStamp {
+  std::uint16_t flags = 0;
+  std::uint64_t sequence = 0;
+  std::int64_t intended_ns = 0;
+  std::int64_t sent_ns = 0;
+};
+
+// Writes the stamp's fields over a header encode_header wrote at the front of `out`, leaving
+// the others as they are. Precondition: out.size() >= header_size.
+void restamp_header(const DataStamp& stamp, std::span<std::byte> out) noexcept;
+
 // Decodes and validates the header of a whole received message (header plus payload).
 DecodeError decode_header(std::span<const std::byte> message, Header& out) noexcept;
 

@@ -29,11 +29,6 @@ Pacer::Pacer(double rate_hz, Clock::time_point start) noexcept
 {
 }
 
-bool Pacer::paced() const noexcept
-{
-  return m_period_ns > 0.0;
-}
-
 Clock::time_point Pacer::due(std::uint64_t index) const noexcept
 {
   // index * period from scratch each time, rounded once: accumulating whole-nanosecond

@@ -49,6 +49,16 @@ void encode_header(const Header& header, std::span<std::byte> out) noexcept
   store_u32(p + offset::record_count, header.record_count);
 }
 
+void restamp_header(const DataStamp& stamp, std::span<std::byte> out) noexcept
+{
+  using namespace detail;
+  std::byte* p = out.data();
+  store_u16(p + offset::flags, stamp.flags);
+  store_u64(p + offset::sequence, stamp.sequence);
+  store_i64(p + offset::intended_ns, stamp.intended_ns);
+  store_i64(p + offset::sent_ns, stamp.sent_ns);
+}
+
 DecodeError decode_header(std::span<const std::byte> message, Header& out) noexcept
 {
   using namespace detail;

@@ -33,24 +33,9 @@ void StreamEndpoint::make_reads_blocking() noexcept
   }
 }
 
-bool StreamEndpoint::reads_blocking() noexcept
+bool StreamEndpoint::look_in_lobby() noexcept
 {
-  if (m_open.size() != 1) {
-    return false;
-  }
-  const Connection& connection = m_slots[m_open.front()];
-  if (connection.broken || !connection.pending.empty()) {
-    return false;
-  }
-  if (m_publisher && connection.adopted && connection.serial != m_blocking_serial) {
-    make_reads_blocking(); // a publisher's one subscriber: from its adoption on
-  }
-  return connection.serial == m_blocking_serial;
-}
-
-bool StreamEndpoint::lobby_checked() noexcept
-{
-  if (!m_publisher || !m_listener.valid() ||
+  if (!m_listener.valid() ||
       (++m_blocking_reads % lobby_interval != 0 && !m_blocking_read_idle)) {
     return true;
   }

@@ -73,6 +73,21 @@ WriteOutcome queue_rest(Connection& connection, std::span<const std::byte> head,
 // the round trip's path.
 constexpr std::size_t copied_frame = 1024;
 
+// What becomes of a message whose send failed with errno (not EINTR): queued when allowed or
+// pushed back while the socket is full, else a failure (EMSGSIZE refuses the message alone;
+// any other error ends the connection).
+WriteOutcome after_send_error(Connection& connection, std::span<const std::byte> head,
+                              std::span<const std::byte> message, bool may_queue) noexcept
+{
+  if (would_block(errno) || (head.empty() && errno == ENOBUFS)) {
+    return may_queue ? queue(connection, head, message) : WriteOutcome::blocked;
+  }
+  if (errno != EMSGSIZE) {
+    mark_broken(connection, ReadEnd::failed, errno);
+  }
+  return WriteOutcome::failed;
+}
+
 ssize_t send_once(int fd, std::span<const std::byte> head,
                   std::span<const std::byte> message) noexcept
 {
@@ -180,6 +195,17 @@ ReadReport read_records(Connection& connection, std::span<std::byte> buffer, Mes
 WriteOutcome write_message(Connection& connection, std::span<const std::byte> message,
                            Framing framing, bool may_queue) noexcept
 {
+  if (framing == Framing::kernel_records && connection.pending.empty()) {
+    // The usual case, a stream's every message: one send of the record, whole or not at all.
+    for (;;) {
+      if (send(connection.fd.get(), message.data(), message.size(), send_flags) >= 0) {
+        return WriteOutcome::written;
+      }
+      if (errno != EINTR) {
+        return after_send_error(connection, {}, message, may_queue);
+      }
+    }
+  }
   const FrameHeader frame = encode_frame_header(static_cast<std::uint32_t>(message.size()));
   const std::span<const std::byte> head = framing == Framing::length_prefixed
                                               ? std::span<const std::byte>(frame)
@@ -205,16 +231,9 @@ WriteOutcome write_message(Connection& connection, std::span<const std::byte> me
     if (sent >= 0) {
       return queue_rest(connection, head, message, static_cast<std::size_t>(sent));
     }
-    if (errno == EINTR) {
-      continue;
+    if (errno != EINTR) {
+      return after_send_error(connection, head, message, may_queue);
     }
-    if (would_block(errno) || (head.empty() && errno == ENOBUFS)) {
-      return may_queue ? queue(connection, head, message) : WriteOutcome::blocked;
-    }
-    if (errno != EMSGSIZE) {
-      mark_broken(connection, ReadEnd::failed, errno);
-    }
-    return WriteOutcome::failed;
   }
 }
 

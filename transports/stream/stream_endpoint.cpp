@@ -96,17 +96,39 @@ SendOutcome StreamEndpoint::send(std::span<const std::byte> message) noexcept
     return failure;
   }
   if (!m_publisher) {
-    if (!connected() && m_dialing.valid()) {
-      finish_dial();
-    }
-    if (!connected()) {
-      // While a connect is under way the message can go in a moment; without one, nobody
-      // hears it (the subscriber dials again from receive()).
-      return m_dialing.valid() ? SendOutcome{SendResult::back_pressured, SendCause::connecting}
-                               : SendOutcome{};
-    }
-    return as_send_outcome(write_message(m_slots[m_open.front()], message, m_framing, false));
+    return send_to_publisher(message);
   }
+  if (m_open.size() != 1) {
+    return send_to_each(message);
+  }
+  // One subscriber, the usual case, without send_to_each's two passes (what they do for one
+  // connection, write_message does): a stream's every message comes here, so the rest of
+  // send() is out of line.
+  Connection& connection = m_slots[m_open.front()];
+  if (!connection.adopted || connection.broken) {
+    return {};
+  }
+  return write_message(connection, message, m_framing, false) == WriteOutcome::blocked
+             ? pushed_back
+             : SendOutcome{}; // one that broke is gone, as in send_to_each
+}
+
+SendOutcome StreamEndpoint::send_to_publisher(std::span<const std::byte> message) noexcept
+{
+  if (!connected() && m_dialing.valid()) {
+    finish_dial();
+  }
+  if (!connected()) {
+    // While a connect is under way the message can go in a moment; without one, nobody
+    // hears it (the subscriber dials again from receive()).
+    return m_dialing.valid() ? SendOutcome{SendResult::back_pressured, SendCause::connecting}
+                             : SendOutcome{};
+  }
+  return as_send_outcome(write_message(m_slots[m_open.front()], message, m_framing, false));
+}
+
+SendOutcome StreamEndpoint::send_to_each(std::span<const std::byte> message) noexcept
+{
   // All or nothing: every adopted connection takes the message now or queues it, or none gets
   // it and the core tries again.
   const std::size_t frame =

@@ -118,6 +118,9 @@ private:
   void close_broken() noexcept;
   void close_connection(std::size_t open_index) noexcept;
   void count_ending(const Connection& connection) noexcept;
+  // send() but for a publisher with one connection (out of line: that one is every message).
+  [[gnu::noinline]] SendOutcome send_to_publisher(std::span<const std::byte> message) noexcept;
+  [[gnu::noinline]] SendOutcome send_to_each(std::span<const std::byte> message) noexcept;
   Connection* find(PeerHandle handle) noexcept;
   bool adopt(PeerHandle sender) noexcept; // publisher: data goes to it from now on
   // PeerHandle: the connection's serial above the slot's 16 bits. Serials start at 1 and are
@@ -146,12 +149,27 @@ private:
   // Waits at least this long are one blocking read; SO_RCVTIMEO counts in scheduler ticks, so
   // one that finds nothing may end a tick late, and shorter waits keep ppoll's exact timer.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
-  bool reads_blocking() noexcept;
+  // Inline, as lobby_checked's first test: a blocking subscriber asks for every message.
+  bool reads_blocking() noexcept
+  {
+    if (m_open.size() != 1) {
+      return false;
+    }
+    const Connection& connection = m_slots[m_open.front()];
+    if (connection.broken || !connection.pending.empty()) {
+      return false;
+    }
+    if (m_publisher && connection.adopted && connection.serial != m_blocking_serial) {
+      make_reads_blocking(); // a publisher's one subscriber: from its adoption on
+    }
+    return connection.serial == m_blocking_serial;
+  }
   ReceiveResult receive_blocking(MessageSink& sink, Nanoseconds timeout) noexcept;
   void make_reads_blocking() noexcept;
   // A publisher reading its one connection: accepts what waits at the listener when due. False
   // when that opened another connection (the wait goes to ppoll then).
-  bool lobby_checked() noexcept;
+  bool lobby_checked() noexcept { return !m_publisher || look_in_lobby(); }
+  bool look_in_lobby() noexcept;
 
   // A subscriber's way to its publisher (stream_connections.cpp).
   void dial_if_due(Clock::time_point now) noexcept;

@@ -24,7 +24,7 @@ public:
   void measure_intervals(IntervalMeter* meter) noexcept { m_intervals = meter; }
 
   // Called once a probe is out; `expected_echoes` is how many members should answer it.
-  void probe_sent(const wire::Header& probe, std::uint32_t expected_echoes,
+  void probe_sent(const wire::DataStamp& probe, std::uint32_t expected_echoes,
                   Clock::time_point deadline) noexcept
   {
     const bool warmup = (probe.flags & wire::flags::warmup) != 0;

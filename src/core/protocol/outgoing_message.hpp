@@ -31,6 +31,14 @@ public:
     return m_bytes;
   }
 
+  // Rewrites only what changes from one data message to the next, over a header with_header
+  // encoded before, and returns the message.
+  std::span<std::byte> restamped(const wire::DataStamp& stamp) noexcept
+  {
+    wire::restamp_header(stamp, m_bytes);
+    return m_bytes;
+  }
+
   std::size_t payload_capacity() const noexcept { return m_bytes.size() - wire::header_size; }
 
   // The header and the first `payload_length` bytes of the payload, for a message shorter than

@@ -61,7 +61,7 @@ SendLoop::SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& wai
     : m_settings(settings), m_endpoint(endpoint), m_lender(dynamic_cast<MessageLender*>(&endpoint)),
       m_peer_sender(peer_sender_for(settings.fanout, endpoint)),
       m_dealer(dealer_for(settings.fanout, endpoint, m_peer_sender)), m_waiter(waiter),
-      m_stop(stop), m_live(live), m_members(members), m_echoes(echoes), m_run_id(run_id),
+      m_stop(stop), m_live(live), m_members(members), m_echoes(echoes),
       m_ping_pong(settings.pacing.mode == Mode::ping_pong),
       m_probe_flags(static_cast<std::uint16_t>(
           wire::flags::probe |
@@ -72,7 +72,13 @@ SendLoop::SendLoop(const SendSettings& settings, Endpoint& endpoint, Waiter& wai
     RecordLayout(settings.data.payload_size, settings.data.num_vars).write(m_data.payload());
   else
     std::fill(m_data.payload().begin(), m_data.payload().end(), std::byte{0x5a});
-  // Only the header of m_data is rewritten from here on (with_header).
+  // The header's fields that never change are encoded once; each message rewrites the rest
+  // (restamped), and nothing else of m_data is written from here on.
+  wire::Header header;
+  header.kind = wire::MessageKind::data;
+  header.run_id = run_id;
+  header.record_count = settings.data.num_vars;
+  m_data.with_header(header);
   if (auto* keeper = dynamic_cast<PayloadKeeper*>(&m_endpoint))
     keeper->keep_payload(m_data.payload());
 }
@@ -185,17 +191,11 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
 bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
                          Clock::time_point intended, Clock::time_point now) noexcept
 {
-  wire::Header header;
-  header.kind = wire::MessageKind::data;
-  header.flags =
-      static_cast<std::uint16_t>((probe ? m_probe_flags : 0) | (warmup ? wire::flags::warmup : 0));
-  header.run_id = m_run_id;
-  header.sequence = sequence;
-  header.intended_ns = to_wire_ns(intended);
-  header.sent_ns = to_wire_ns(now);
-  header.record_count = m_settings.data.num_vars;
+  const wire::DataStamp stamp{
+      static_cast<std::uint16_t>((probe ? m_probe_flags : 0) | (warmup ? wire::flags::warmup : 0)),
+      sequence, to_wire_ns(intended), to_wire_ns(now)};
   const std::uint32_t owed_echoes = deal();
-  const bool sent = send_with_retry(m_data.with_header(header), !warmup);
+  const bool sent = send_with_retry(m_data.restamped(stamp), !warmup);
   if (sent && !warmup && m_target != nullptr) {
     ++m_target->messages_dealt;
     if (probe)
@@ -205,7 +205,7 @@ bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
     // Remembered after the send, which keeps this work out of the round trip: echoes are
     // handled only inside receive(), and nothing calls it between a successful send and here.
     // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
-    m_echoes.probe_sent(header, owed_echoes, now + m_settings.probe_timeout);
+    m_echoes.probe_sent(stamp, owed_echoes, now + m_settings.probe_timeout);
     m_echo_looks.probe_sent(now);
   }
   if (!sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
@@ -223,8 +223,11 @@ bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexc
   // microseconds, further apart as the probe ages); otherwise only now and then, for late
   // joiners.
   const bool due = m_echoes.awaiting() ? m_echo_looks.due(now) : (index & 63) == 0;
-  if (!due)
-    return true;
+  return !due || look_now(now);
+}
+
+bool SendLoop::look_now(Clock::time_point now) noexcept
+{
   m_echo_looks.looked(now);
   if (!m_waiter.poll())
     return false;
@@ -254,9 +257,13 @@ bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
 bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept
 {
   // The first attempt reads no clock: it sits between the probe's stamp and its send.
-  SendResult result = attempt(message, counted);
-  if (result == SendResult::sent)
-    return true;
+  const SendResult result = attempt(message, counted);
+  return result == SendResult::sent || retry_pushed_back(message, counted, result);
+}
+
+bool SendLoop::retry_pushed_back(std::span<const std::byte> message, bool counted,
+                                 SendResult result) noexcept
+{
   // A back-pressured transport is waited on, draining the back channel meanwhile, but never
   // forever: a stuck peer must not hang the publisher.
   const auto give_up = Clock::now() + m_settings.back_pressure_limit;

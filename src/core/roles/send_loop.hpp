@@ -78,10 +78,16 @@ private:
   bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
                  Clock::time_point now) noexcept;
   bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
+  // A stream's look for echoes once one is due (out of line: most messages only ask).
+  [[gnu::noinline]] bool look_now(Clock::time_point now) noexcept;
   bool wait_for_echoes(Clock::time_point deadline) noexcept;
   // --count-received: every member has `count` measured messages (ping-pong: round trips).
   bool each_received(std::uint64_t count) noexcept;
   bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
+  // The rest of send_with_retry, after a first attempt that did not send (out of line: every
+  // message passes the first attempt, few come here).
+  [[gnu::noinline]] bool retry_pushed_back(std::span<const std::byte> message, bool counted,
+                                           SendResult result) noexcept;
   // --fanout round-robin: picks the member this message goes to (m_target); none is fine (no
   // member to send to: nobody hears it). Returns how many echoes a probe sent now is owed.
   std::uint32_t deal() noexcept;
@@ -106,7 +112,6 @@ private:
   LiveCounters& m_live;
   Membership& m_members;
   EchoTimer& m_echoes;
-  const std::uint64_t m_run_id;
   const bool m_ping_pong;
   const std::uint16_t m_probe_flags; // probe, and full_echo under --echo full
   OutgoingMessage m_data;

@@ -15,20 +15,8 @@ Waiter::Waiter(Endpoint& endpoint, MessageSink& sink, WaitStrategy strategy, con
 {
 }
 
-ReceiveResult Waiter::receive(Nanoseconds timeout) noexcept
+bool Waiter::receive_polling(Nanoseconds remaining) noexcept
 {
-  const ReceiveResult result = m_endpoint.receive(m_sink, timeout);
-  m_delivered = m_delivered || result == ReceiveResult::received;
-  return result;
-}
-
-bool Waiter::receive_once(Nanoseconds remaining) noexcept
-{
-  if (m_strategy == WaitStrategy::block) {
-    // Straight into the kernel, every time, as a blocking program's recv() does.
-    const ReceiveResult result = receive(std::min(remaining, slice));
-    return result != ReceiveResult::failed;
-  }
   if (m_strategy == WaitStrategy::poll_then_block) {
     // While messages come back to back, look a few more times before going to sleep: a sender
     // in full flow then rarely pays the kernel's wake-up of a sleeping receiver per message.
@@ -56,11 +44,6 @@ bool Waiter::receive_once(Nanoseconds remaining) noexcept
 bool Waiter::poll() noexcept
 {
   return receive(Nanoseconds::zero()) != ReceiveResult::failed;
-}
-
-bool Waiter::sleeps() const noexcept
-{
-  return m_strategy == WaitStrategy::block || m_strategy == WaitStrategy::poll_then_block;
 }
 
 bool Waiter::wait_for_room() noexcept

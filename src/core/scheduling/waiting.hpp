@@ -6,6 +6,8 @@
 
 #include "core/process/stop_flag.hpp"
 
+#include <algorithm>
+
 namespace netprof {
 
 // How the measured loops wait for the next message: the one place that knows the wait
@@ -47,7 +49,13 @@ public:
   }
 
   // One receive: non-blocking when spinning, else blocking for at most min(remaining, slice).
-  bool receive_once(Nanoseconds remaining) noexcept;
+  // Inline: a blocking receiver comes here for every message.
+  bool receive_once(Nanoseconds remaining) noexcept
+  {
+    if (m_strategy == WaitStrategy::block) // straight into the kernel, as a blocking recv()
+      return receive(std::min(remaining, slice)) != ReceiveResult::failed;
+    return receive_polling(remaining);
+  }
 
   // Drains whatever is waiting without blocking.
   bool poll() noexcept;
@@ -64,7 +72,10 @@ public:
   bool wait_for_room_without_receiving() noexcept;
 
   // Whether this strategy sleeps in the kernel when nothing has come.
-  bool sleeps() const noexcept;
+  bool sleeps() const noexcept
+  {
+    return m_strategy == WaitStrategy::block || m_strategy == WaitStrategy::poll_then_block;
+  }
 
   static constexpr Nanoseconds slice = std::chrono::milliseconds(20);
   // How long one wait for room may sleep before the sender tries again (and checks --wait).
@@ -95,7 +106,14 @@ private:
       return *m_latest_arrival;
     return Clock::now();
   }
-  ReceiveResult receive(Nanoseconds timeout) noexcept;
+  ReceiveResult receive(Nanoseconds timeout) noexcept
+  {
+    const ReceiveResult result = m_endpoint.receive(m_sink, timeout);
+    m_delivered = m_delivered || result == ReceiveResult::received;
+    return result;
+  }
+  // receive_once for the strategies that poll (spin, yield, poll-then-block).
+  bool receive_polling(Nanoseconds remaining) noexcept;
 
   Endpoint& m_endpoint;
   RoomWaiter* m_room_waiter; // the endpoint's, asked for once; null: it has none
