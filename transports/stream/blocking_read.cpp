@@ -35,8 +35,7 @@ void StreamEndpoint::make_reads_blocking() noexcept
 
 bool StreamEndpoint::look_in_lobby() noexcept
 {
-  if (!m_listener.valid() ||
-      (++m_blocking_reads % lobby_interval != 0 && !m_blocking_read_idle)) {
+  if (!m_listener.valid() || (++m_blocking_reads % lobby_interval != 0 && !m_blocking_read_idle)) {
     return true;
   }
   if (Clock::now() >= m_accept_paused_until) {
