@@ -222,9 +222,12 @@ runs_of()
 # The placement of the two vCPUs, for placement_runs.py: bench/cache_line_pingpong's one-line
 # floor into $work/NAME.json. A pair of runs measured between `measure_floor
 # floor_before.KEY.ROUND` and `measure_floor floor_after.KEY.ROUND` can be judged by it.
+# Between the CPUs of --cpu, or 0 and 1 for a script whose runs are not pinned.
 measure_floor()
 {
-  run_limited 60 "$work/$1.json" "$build_dir/bench/cache_line_pingpong" --cpu "$cpus" \
+  local pair=${cpus:-none}
+  [[ $pair != none ]] || pair=0,1
+  run_limited 60 "$work/$1.json" "$build_dir/bench/cache_line_pingpong" --cpu "$pair" \
     --iterations 200000
 }
 
