@@ -178,6 +178,39 @@ TEST(HeaderLayout, EncodeWritesOnlyTheHeaderBytes)
   EXPECT_EQ(Bytes(buffer.begin() + header_size, buffer.end()), Bytes(8, std::byte{0xEE}));
 }
 
+// A sender encodes a data header once and restamps it per message: each restamped message
+// must be byte for byte the one a full encode of its header gives, or a subscriber would count
+// a sequence, flag or stamp that was never sent.
+TEST(HeaderRestamp, GivesTheBytesOfAFullEncodeOfTheRestampedHeader)
+{
+  Header first = typical_header();
+  first.payload_length = 8;
+  first.record_count = 5;
+  Bytes restamped = message_for(first, 8);
+
+  Header next = first;
+  next.flags = flags::warmup;
+  next.sequence = 0xFEDCBA9876543210;
+  next.intended_ns = -7;
+  next.sent_ns = std::numeric_limits<std::int64_t>::max();
+  netprof::wire::restamp_header({next.flags, next.sequence, next.intended_ns, next.sent_ns},
+                                restamped);
+
+  EXPECT_EQ(restamped, message_for(next, 8));
+  Header decoded;
+  ASSERT_EQ(decode_header(restamped, decoded), DecodeError::none);
+  EXPECT_EQ(header_fields(decoded), header_fields(next));
+}
+
+TEST(HeaderRestamp, LeavesThePayloadAlone)
+{
+  Bytes message = message_for(typical_header(), 8);
+
+  netprof::wire::restamp_header({flags::probe, 1, 2, 3}, message);
+
+  EXPECT_EQ(Bytes(message.begin() + header_size, message.end()), Bytes(8, std::byte{0x5A}));
+}
+
 TEST(HeaderDecode, RejectsEveryTruncatedLength)
 {
   const Bytes whole = message_for(typical_header());
