@@ -53,6 +53,13 @@ public:
   // thread at a time. The sink may call Endpoint::send from here (subscribers echo probes this
   // way).
   virtual void on_message(const Delivery& delivery) noexcept = 0;
+
+  // Asked by a transport that delivered on a thread of its own (a DDS listener) whether to wake
+  // the thread waiting inside receive now: true when something that came since it last asked
+  // needs that thread before its wait ends (an echo a publisher waits for, the run's end).
+  // A sink that only counted what came (a subscriber's measured data) says false, and the
+  // transport lets the wait run out instead of waking a thread per message.
+  virtual bool wants_control() noexcept { return true; }
 };
 
 enum class SendResult {

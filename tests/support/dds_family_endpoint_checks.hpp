@@ -2,8 +2,9 @@
 
 // What the unit tests of both DDS transports (dds: Cyclone, fastdds: Fast DDS) check of an
 // endpoint alike, over two endpoints of the same vendor on
-// loopback: a peer whose reliability DDS will not match is named on both sides, and a subscriber
-// holds its hello until matched. Templates over the vendor's endpoint class; no vendor's API.
+// loopback: a peer whose reliability DDS will not match is named on both sides, a subscriber
+// holds its hello until matched, and a listener wakes the waiting core only when the sink asks.
+// Templates over the vendor's endpoint class; no vendor's API.
 // No timing assertions: every wait is bounded by a deadline only so nothing hangs.
 
 #include "common/dds_endpoint_settings.hpp"
@@ -12,10 +13,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <random>
+#include <regex>
 #include <string>
+#include <thread>
 
 namespace netprof::dds_family_testing {
 
@@ -125,6 +129,86 @@ void expect_hello_held_until_matched(ThenCheck then_check)
   ASSERT_EQ(sink.messages.front().size(), sizeof hello);
   EXPECT_EQ(sink.messages.front().front(), std::byte{7});
   then_check(publisher);
+}
+
+// Counts what it is handed and answers MessageSink::wants_control with `wants`. Its count is
+// written by the listener only while the sink is lent, and read between receives.
+class ControlAskingSink final : public MessageSink {
+public:
+  explicit ControlAskingSink(bool wants) : m_wants(wants) {}
+  void on_message(const Delivery& /*delivery*/) noexcept override { ++count; }
+  bool wants_control() noexcept override { return m_wants; }
+
+  std::size_t count = 0;
+
+private:
+  const bool m_wants;
+};
+
+// The listener note's figures: samples handed over on the vendor's thread, samples in all, and
+// the core's wake-ups. Fails the test when the note is missing.
+struct ListenerFigures {
+  std::size_t handed = 0;
+  std::size_t delivered = 0;
+  std::size_t wakes = 0;
+};
+
+template <typename VendorEndpoint> ListenerFigures listener_figures(const VendorEndpoint& endpoint)
+{
+  const std::regex note(
+      R"((\d+) of (\d+) samples handed over on .* woke netprof's thread (\d+) times)");
+  std::string notes;
+  for (const std::string& text : endpoint.facts().notes) {
+    std::smatch found;
+    if (std::regex_search(text, found, note))
+      return {std::stoul(found[1]), std::stoul(found[2]), std::stoul(found[3])};
+    notes += text + "\n";
+  }
+  ADD_FAILURE() << "no listener note among:\n" << notes;
+  return {};
+}
+
+// With --VENDOR-notify listener, samples that come while the core waits in receive() are handed
+// to its sink on the vendor's thread, and the core is woken after each hand-over only when the
+// sink asks for control: a sink that only counts (a subscriber's data) sleeps through a stream,
+// one that asks is woken.
+template <typename VendorEndpoint> void expect_listener_wakes_only_when_asked(bool wants)
+{
+  const std::string prefix = unique_prefix(wants ? "listener_wakes" : "listener_sleeps");
+  DdsEndpointSettings listening = settings_for(Role::subscriber, prefix, QosChoice{});
+  listening.notify = transport_common::DdsNotify::listener;
+  VendorEndpoint subscriber(listening);
+  VendorEndpoint publisher(settings_for(Role::publisher, prefix, QosChoice{}));
+  const auto deadline = Clock::now() + deadline_after;
+  netprof::testing::CountingSink hellos;
+  while (!publisher.facts().discovery_seconds && Clock::now() < deadline)
+    EXPECT_NE(publisher.receive(hellos, 10ms), ReceiveResult::failed);
+  EXPECT_TRUE(publisher.facts().discovery_seconds) << "discovery never completed";
+
+  constexpr std::size_t messages = 50;
+  std::atomic<bool> stop{false};
+  std::thread sender([&] {
+    const std::byte message[64]{std::byte{1}};
+    for (std::size_t sent = 0; sent < messages && !stop;) {
+      if (publisher.send(message).result == SendResult::sent)
+        ++sent;
+      std::this_thread::sleep_for(1ms); // most come while the core waits in receive()
+    }
+  });
+  ControlAskingSink sink(wants);
+  while (sink.count < messages && Clock::now() < deadline)
+    if (subscriber.receive(sink, 20ms) == ReceiveResult::failed)
+      break;
+  stop = true;
+  sender.join();
+  EXPECT_EQ(sink.count, messages);
+  const ListenerFigures figures = listener_figures(subscriber);
+  EXPECT_EQ(figures.delivered, sink.count);
+  EXPECT_GT(figures.handed, 0u) << "the core waited in receive() nearly all the time";
+  if (wants)
+    EXPECT_GT(figures.wakes, 0u) << "a sink that asks for control is woken";
+  else
+    EXPECT_EQ(figures.wakes, 0u) << "a sink that only counts is never woken";
 }
 
 } // namespace netprof::dds_family_testing

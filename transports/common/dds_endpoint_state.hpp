@@ -80,6 +80,8 @@ protected:
   // on the core's thread, for the report.
   std::uint64_t m_delivered_by_listener = 0;
   std::uint64_t m_delivered_by_core = 0;
+  // Hand-overs after which the vendor's thread woke the core (written while it holds the sink).
+  std::uint64_t m_core_wakes = 0;
 
 private:
   void describe_incompatibility(const DdsRefusal& refusal, bool on_writer);

@@ -63,9 +63,13 @@ protected:
     const int got = vendor().take(*sink, true);
     if (got > 0)
       m_delivered_by_listener += static_cast<std::uint64_t>(got);
+    // Only when the core has something to act on (an error, an echo it waits for): a subscriber's
+    // data, counted and echoed here, would otherwise wake it for every sample.
+    const bool wake = got < 0 || (got > 0 && sink->wants_control());
+    m_core_wakes += wake ? 1 : 0;
     m_handover.give_back();
     // Woken after the echo was written, so the core's wake-up is not in the round trip.
-    if (got != 0)
+    if (wake)
       vendor().wake_core();
   }
 

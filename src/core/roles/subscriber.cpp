@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace netprof {
@@ -73,6 +74,9 @@ public:
   RoleResult run();
   void on_opened(const OpenedMessage& opened, const Delivery& delivery,
                  Clock::time_point arrived) noexcept;
+  // Data is counted (and probes echoed) where it arrives; only the rest needs the run loop
+  // before its next housekeeping (MessageSink::wants_control).
+  bool wants_control() noexcept override { return std::exchange(m_control_wanted, false); }
 
 private:
   bool take_run(const wire::Header& header, std::span<const std::byte> payload) noexcept;
@@ -116,6 +120,7 @@ private:
   DropInjection m_drops;
   std::unique_ptr<IntervalMeter> m_intervals; // --interval
   std::vector<IntervalFigures> m_interval_figures;
+  bool m_control_wanted = true; // since wants_control() last asked: a message other than data
 };
 
 } // namespace
@@ -124,6 +129,7 @@ void Subscriber::on_opened(const OpenedMessage& opened, const Delivery& delivery
                            Clock::time_point arrived) noexcept
 {
   const wire::Header& header = opened.header;
+  m_control_wanted = m_control_wanted || header.kind != wire::MessageKind::data;
   if (header.kind == wire::MessageKind::challenge) {
     on_challenge(header, delivery.sender);
     return;

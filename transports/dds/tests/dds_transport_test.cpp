@@ -136,6 +136,12 @@ TEST(DdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedThenDiscoveryIsTimed)
       });
 }
 
+TEST(DdsListener, WakesTheWaitingCoreOnlyWhenItsSinkAsks)
+{
+  dds_family_testing::expect_listener_wakes_only_when_asked<DdsEndpoint>(false);
+  dds_family_testing::expect_listener_wakes_only_when_asked<DdsEndpoint>(true);
+}
+
 // A stranger in the same domain writes samples of every size to both topics: the endpoints
 // hand each over as bytes (the core judges them) and keep working.
 TEST(DdsStranger, GarbageSamplesAreDeliveredAsBytesAndTheRunGoesOn)

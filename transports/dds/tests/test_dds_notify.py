@@ -1,7 +1,8 @@
 """End-to-end: --dds-notify over Cyclone DDS, real publisher and subscriber processes on
 loopback. With `listener`, each sample is handed to netprof on Cyclone's receive thread and the
 subscriber's echo is written from there (as ddsperf answers); a ping-pong passes and its report
-names the mechanism and how many samples went that way. `waitset` and `poll` pass the same
+names the mechanism and how many samples went that way. A listening subscriber in a stream
+counts the data on Cyclone's thread and is not woken for it. `waitset` and `poll` pass the same
 ping-pong. --dds-notify with another transport, or with a value it does not know, is refused
 with one line and exit 2.
 """
@@ -9,6 +10,7 @@ with one line and exit 2.
 import re
 import unittest
 
+from dds_family_case import MODEST
 from test_dds import PING_PONG, DEADLINE_S, DdsTestCase
 
 SHORT = ["--mode", "ping-pong", "--count", "200", "--warmup-count", "20", "--probe-timeout", "5"]
@@ -38,6 +40,28 @@ class NotifyTest(DdsTestCase):
         self.assertIsNotNone(handed, notes)
         self.assertGreater(int(handed.group(1)), 0, notes)
         self.assertGreaterEqual(int(handed.group(2)), result.json["publisher"]["echoes_received"])
+
+    def test_a_listening_subscriber_sleeps_through_a_stream(self):
+        # Its data is counted on Cyclone's thread; its own thread is woken only for what it must
+        # act on (the acknowledgement, the end), not once a sample as before (58k times a second).
+        options = self.two_terminal(self.option("notify"), "listener")
+        publisher, pub_json = self.start("-i", "0", *options, "--wait", "20", *MODEST,
+                                         json_name="pub")
+        subscriber, sub_json = self.start("-i", "1", *options, "--wait", "20", json_name="sub")
+        pub = self.finish(publisher, pub_json, DEADLINE_S)
+        sub = self.finish(subscriber, sub_json, DEADLINE_S)
+        self.assertEqual(pub.returncode, 0, pub.stdout + pub.stderr)
+        self.assertEqual(sub.returncode, 0, sub.stdout + sub.stderr)
+        [counted] = pub.json["subscribers"]
+        self.assertEqual(counted["lost"], 0)
+        notes = " ".join(sub.json["endpoint"]["notes"])
+        figures = re.search(r"(\d+) of (\d+) samples handed over on Cyclone's receive thread.*"
+                            r"woke netprof's thread (\d+) times", notes)
+        self.assertIsNotNone(figures, notes)
+        handed, delivered, wakes = (int(figures.group(i)) for i in (1, 2, 3))
+        self.assertGreaterEqual(delivered, counted["received"])
+        self.assertGreater(handed, delivered // 2, notes)
+        self.assertLess(wakes, 20, notes)
 
     def test_waitset_and_poll_ping_pong_pass_and_name_themselves(self):
         for notify in ("waitset", "poll"):

@@ -50,5 +50,11 @@ TEST(FastDdsDiscovery, ASubscriberHoldsItsHelloUntilMatchedAndItArrives)
       [](const FastDdsEndpoint&) {});
 }
 
+TEST(FastDdsListener, WakesTheWaitingCoreOnlyWhenItsSinkAsks)
+{
+  dds_family_testing::expect_listener_wakes_only_when_asked<FastDdsEndpoint>(false);
+  dds_family_testing::expect_listener_wakes_only_when_asked<FastDdsEndpoint>(true);
+}
+
 } // namespace
 } // namespace netprof
