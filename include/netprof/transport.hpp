@@ -56,8 +56,8 @@ public:
 
   // Asked by a transport that delivered on a thread of its own (a DDS listener) whether to wake
   // the thread waiting inside receive now: true when something that came since it last asked
-  // needs that thread before its wait ends (an echo a publisher waits for, the run's end).
-  // A sink that only counted what came (a subscriber's measured data) says false, and the
+  // needs that thread before its wait ends (a ping-pong's echo, the run's end). A sink that
+  // only counted what came (a subscriber's data, a stream's echoes) says false, and the
   // transport lets the wait run out instead of waking a thread per message.
   virtual bool wants_control() noexcept { return true; }
 };

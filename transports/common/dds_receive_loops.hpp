@@ -63,8 +63,8 @@ protected:
     const int got = vendor().take(*sink, true);
     if (got > 0)
       m_delivered_by_listener += static_cast<std::uint64_t>(got);
-    // Only when the core has something to act on (an error, an echo it waits for): a subscriber's
-    // data, counted and echoed here, would otherwise wake it for every sample.
+    // Only when the core has something to act on (an error, a ping-pong's echo): a subscriber's
+    // data, counted and echoed here, or a stream's echoes, would wake it for every sample.
     const bool wake = got < 0 || (got > 0 && sink->wants_control());
     m_core_wakes += wake ? 1 : 0;
     m_handover.give_back();

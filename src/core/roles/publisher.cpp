@@ -22,6 +22,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace netprof {
 
@@ -72,6 +73,10 @@ public:
   RoleResult run();
   void on_opened(const OpenedMessage& opened, const Delivery& delivery,
                  Clock::time_point arrived) noexcept;
+  // A stream's echoes are timed where they arrive, and no wait of the publisher's ends on one
+  // (its sender only polls for them): only the rest, and a ping-pong's echoes, need the waiting
+  // thread now (MessageSink::wants_control).
+  bool wants_control() noexcept override { return std::exchange(m_control_wanted, false); }
 
 private:
   bool wait_for_subscribers();
@@ -108,6 +113,7 @@ private:
           : std::numeric_limits<std::size_t>::max();
   std::uint64_t m_echo_bytes = 0; // of the echoes taken as round trips, headers included
   bool m_transport_failed = false;
+  bool m_control_wanted = true; // since wants_control() last asked: a message a wait may end on
 };
 
 } // namespace
@@ -116,6 +122,8 @@ void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
                           Clock::time_point arrived) noexcept
 {
   const wire::Header& header = opened.header;
+  m_control_wanted = m_control_wanted || header.kind != wire::MessageKind::echo ||
+                     m_settings.sending.pacing.mode == Mode::ping_pong;
   if (of_another_run(header, m_run_id)) {
     // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
     // counted, never taken for this run's.
