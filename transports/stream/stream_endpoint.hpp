@@ -118,7 +118,8 @@ private:
   void close_broken() noexcept;
   void close_connection(std::size_t open_index) noexcept;
   void count_ending(const Connection& connection) noexcept;
-  // send() but for a publisher with one connection (out of line: that one is every message).
+  // send()'s other cases, out of line: a subscriber's to its publisher, and a publisher's with
+  // other than one connection (the one-connection publisher's is a stream's every message).
   [[gnu::noinline]] SendOutcome send_to_publisher(std::span<const std::byte> message) noexcept;
   [[gnu::noinline]] SendOutcome send_to_each(std::span<const std::byte> message) noexcept;
   Connection* find(PeerHandle handle) noexcept;
@@ -149,7 +150,7 @@ private:
   // Waits at least this long are one blocking read; SO_RCVTIMEO counts in scheduler ticks, so
   // one that finds nothing may end a tick late, and shorter waits keep ppoll's exact timer.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
-  // Inline, as lobby_checked's first test: a blocking subscriber asks for every message.
+  // Inline: a blocking subscriber asks for every message.
   bool reads_blocking() noexcept
   {
     if (m_open.size() != 1) {
