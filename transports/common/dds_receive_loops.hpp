@@ -57,7 +57,7 @@ protected:
   {
     MessageSink* sink = m_handover.borrow();
     if (sink == nullptr) {
-      mark_data_waiting(); // the core takes it
+      mark_data_waiting_unhanded();
       return;
     }
     const int got = vendor().take(*sink, true);
@@ -100,6 +100,18 @@ protected:
 
 private:
   VendorEndpoint& vendor() noexcept { return static_cast<VendorEndpoint&>(*this); }
+
+  // The listener found the sink not lent: the core takes the samples on its next look. The core
+  // may have looked just before and be about to lend and wait on nothing but the wake-up (the
+  // listener's waitset has no read condition), so whichever of the two writes second sees the
+  // other's: here the lending, after the mark, which then wakes it; in receive_in_listener the
+  // mark, after lending, which then skips the wait. Both sequentially consistent (a Dekker pair).
+  void mark_data_waiting_unhanded() noexcept
+  {
+    m_data_waiting.store(true);
+    if (m_handover.lent_since())
+      vendor().wake_core();
+  }
 
   static Clock::time_point deadline_after(Nanoseconds timeout) noexcept
   {
@@ -159,7 +171,8 @@ private:
       // Only this wait lends the sink: the core touches nothing behind it until revoke().
       m_handover.lend(sink);
       bool data = false;
-      const bool waited = vendor().wait(remaining, data);
+      // A sample marked since the take above would wake nobody (mark_data_waiting_unhanded).
+      const bool waited = m_data_waiting.load() || vendor().wait(remaining, data);
       m_handover.revoke();
       vendor().clear_wake();
       if (!waited)

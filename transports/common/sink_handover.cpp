@@ -7,7 +7,7 @@ namespace netprof::transport_common {
 void SinkHandover::lend(MessageSink& sink) noexcept
 {
   m_sink = &sink;
-  m_state.store(State::lent, std::memory_order_release);
+  m_state.store(State::lent); // sequentially consistent: see lent_since()
 }
 
 void SinkHandover::revoke() noexcept

@@ -26,6 +26,11 @@ public:
   MessageSink* borrow() noexcept;
   void give_back() noexcept;
 
+  // Listener thread, having marked a sample it could not hand over: whether the core lent the
+  // sink since (it waits, or is about to). Sequentially consistent, as is lend(), so that of a
+  // listener marking a sample and a core lending, at least one sees the other's write.
+  bool lent_since() const noexcept { return m_state.load() != State::kept; }
+
 private:
   enum class State { kept, lent, borrowed };
   std::atomic<State> m_state{State::kept};
