@@ -3,13 +3,13 @@
 #include "core/measuring/drop_injection.hpp"
 #include "core/measuring/interval_reporter.hpp"
 #include "core/protocol/outgoing_message.hpp"
-#include "core/protocol/run_description.hpp"
 #include "core/roles/echo_responder.hpp"
 #include "core/roles/final_exchange.hpp"
 #include "core/roles/joining.hpp"
 #include "core/roles/opening_sink.hpp"
 #include "core/roles/progress_report.hpp"
 #include "core/roles/role_settings.hpp"
+#include "core/roles/subscriber_result.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
 #include "core/scheduling/process_usage.hpp"
@@ -98,7 +98,7 @@ private:
   void close_interval_if_due(Clock::time_point now) noexcept;
   SubscriberResult figures(std::optional<std::uint64_t> sent) const;
   SubscriberFacts facts(std::optional<RunEnding> ending) const;
-  RoleResult make_result(std::optional<RunEnding> ending) const;
+  RoleResult make_result(std::optional<RunEnding> ending);
 
   // Only for the report, which shows the settings (as the publisher described the run).
   const RunConfig& m_report_config;
@@ -390,31 +390,10 @@ SubscriberFacts Subscriber::facts(std::optional<RunEnding> ending) const
   return facts;
 }
 
-RoleResult Subscriber::make_result(std::optional<RunEnding> ending) const
+RoleResult Subscriber::make_result(std::optional<RunEnding> ending)
 {
-  const SubscriberRun& run = *m_run;
-  SubscriberFacts facts = this->facts(ending);
-  RoleResult result;
-  std::vector<std::string> disagreements;
-  const RunConfig shown = run.described
-                              ? as_described(m_report_config, run.description, disagreements)
-                              : m_report_config;
-  if (run.described)
-    facts.pacing = pacing(shown);
-  Verdict verdict = subscriber_verdict(facts, verdict_criteria(m_report_config));
-  verdict.warnings.insert(verdict.warnings.end(), disagreements.begin(), disagreements.end());
-  apply_verdict(std::move(verdict), result);
-  RunReport& report = result.report;
-  report.config = shown;
-  report.run_id = run.run_id;
-  report.end_received = run.end_received;
-  report.ended_by = facts.ended_by;
-  report.rejected = m_refused.rejected;
-  report.foreign_run_messages = m_foreign.messages;
-  report.self = facts.self;
-  report.intervals = m_interval_figures;
-  report.abandoned_runs = std::move(facts.abandoned_runs);
-  return result;
+  return subscriber_result(facts(ending), *m_run, m_report_config, m_refused.rejected,
+                           std::move(m_interval_figures));
 }
 
 } // namespace netprof

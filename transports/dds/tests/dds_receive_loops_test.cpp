@@ -113,7 +113,8 @@ TEST(DdsListenerLoops, ASampleArrivingBetweenTheCoresLookAndItsLendingDoesNotWai
   vendor.after_empty_look = [&vendor] { vendor.arrive(); }; // the sink is not lent yet
   EXPECT_EQ(vendor.receive(sink, 20ms), ReceiveResult::received);
   EXPECT_EQ(sink.count, 1U);
-  EXPECT_EQ(vendor.waits_beside_a_sample, 0) << "the core slept beside a sample it was not woken for";
+  EXPECT_EQ(vendor.waits_beside_a_sample, 0)
+      << "the core slept beside a sample it was not woken for";
 }
 
 TEST(DdsListenerLoops, ASampleArrivingWhileTheCoreWaitsIsHandedOverOnTheListenersThread)
