@@ -90,6 +90,14 @@ void judge_probe_rate(const PublisherFacts& facts, const VerdictCriteria& criter
 void judge_probe_timeouts(const PublisherFacts& facts, const VerdictCriteria& criteria,
                           Verdict& verdict);
 
+// What others did to the run (stranger_verdict.cpp). Another run's messages are never taken as
+// this run's: a stream of its data or echoes is a problem (a second run shares the medium), a few
+// strays a warning.
+void judge_foreign_runs(const ForeignRuns& foreign, Verdict& verdict);
+// Why nobody was heard, when control messages were refused for their MAC ("; N control
+// messages were refused ..."), to append to that problem; empty when none was.
+std::string key_hint(std::uint64_t unauthenticated);
+
 // Adds the transport's diagnoses (EndpointFacts::diagnoses) to the problems of a run that
 // failed, each after the transport's name; a run that passed or was interrupted needs none.
 void add_transport_diagnoses(RunReport& report);
