@@ -1,5 +1,6 @@
 #include "core/process/local_pair.hpp"
 
+#include "core/process/child_process.hpp"
 #include "core/process/member_wait.hpp"
 #include "core/process/publisher_reports.hpp"
 #include "core/process/ready_signal.hpp"
@@ -15,8 +16,6 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
-#include <spawn.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,80 +29,6 @@ constexpr auto subscriber_grace = std::chrono::seconds(2);
 // leave before it is ended. An interrupted publisher collects final counters for 0.5 s, then
 // reports: well within this.
 constexpr auto interrupt_grace = std::chrono::seconds(5);
-
-std::string self_executable()
-{
-  char path[4096];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (length <= 0)
-    throw TransportError("cannot find this executable to start the local pair: " +
-                         std::string(std::strerror(errno)));
-  return std::string(path, static_cast<std::size_t>(length));
-}
-
-// NULL-terminated pointers into `strings`, as exec wants them.
-std::vector<char*> pointers(const std::vector<std::string>& strings)
-{
-  std::vector<char*> result;
-  for (const auto& text : strings)
-    result.push_back(const_cast<char*>(text.c_str()));
-  result.push_back(nullptr);
-  return result;
-}
-
-// `stdout_fd`: where the child's standard output goes; -1 for ours.
-pid_t spawn(const std::string& program, std::vector<std::string> args,
-            const std::vector<std::string>& environment, int stdout_fd = -1)
-{
-  args.insert(args.begin(), program);
-  std::vector<char*> argv = pointers(args);
-  std::vector<char*> envp = pointers(environment);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (stdout_fd >= 0)
-    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-  pid_t pid = 0;
-  const int error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0)
-    throw TransportError("cannot start " + program + ": " + std::strerror(error));
-  return pid;
-}
-
-// A file in memory that holds a child's standard output until the pair prints it.
-int held_output_file()
-{
-  const int fd = memfd_create("netprof-held-report", MFD_CLOEXEC);
-  if (fd < 0)
-    throw TransportError("cannot hold a publisher's report: " + std::string(std::strerror(errno)));
-  return fd;
-}
-
-// Copies what `fd` holds, from its start, to our standard output.
-void print_file(int fd)
-{
-  std::string text;
-  char buffer[8192];
-  for (;;) {
-    const ssize_t got = pread(fd, buffer, sizeof(buffer), static_cast<off_t>(text.size()));
-    if (got <= 0)
-      break;
-    text.append(buffer, static_cast<std::size_t>(got));
-  }
-  std::cout << text << std::flush;
-}
-
-// Exit status of a finished child in our documented terms; a crash counts as a runtime error.
-std::optional<int> reap(pid_t pid)
-{
-  int status = 0;
-  const pid_t done = waitpid(pid, &status, WNOHANG);
-  if (done != pid)
-    return std::nullopt;
-  if (WIFEXITED(status))
-    return WEXITSTATUS(status);
-  return static_cast<int>(ExitStatus::runtime);
-}
 
 std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> deadline,
                                           Clock::time_point other)
