@@ -9,7 +9,7 @@
 #include "core/roles/opening_sink.hpp"
 #include "core/roles/progress_report.hpp"
 #include "core/roles/role_settings.hpp"
-#include "core/roles/subscriber_result.hpp"
+#include "core/roles/subscriber_role_result.hpp"
 #include "core/roles/subscriber_run.hpp"
 #include "core/roles/verdict.hpp"
 #include "core/scheduling/process_usage.hpp"
@@ -392,8 +392,8 @@ SubscriberFacts Subscriber::facts(std::optional<RunEnding> ending) const
 
 RoleResult Subscriber::make_result(std::optional<RunEnding> ending)
 {
-  return subscriber_result(facts(ending), *m_run, m_report_config, m_refused.rejected,
-                           std::move(m_interval_figures));
+  return subscriber_role_result(facts(ending), *m_run, m_report_config, m_refused.rejected,
+                                std::move(m_interval_figures));
 }
 
 } // namespace netprof

@@ -1,4 +1,4 @@
-#include "core/roles/subscriber_result.hpp"
+#include "core/roles/subscriber_role_result.hpp"
 
 #include "core/protocol/run_description.hpp"
 #include "core/roles/role_settings.hpp"
@@ -8,9 +8,9 @@
 
 namespace netprof {
 
-RoleResult subscriber_result(SubscriberFacts facts, const SubscriberRun& run,
-                             const RunConfig& own_config, std::uint64_t rejected,
-                             std::vector<IntervalFigures> intervals)
+RoleResult subscriber_role_result(SubscriberFacts facts, const SubscriberRun& run,
+                                  const RunConfig& own_config, std::uint64_t rejected,
+                                  std::vector<IntervalFigures> intervals)
 {
   RoleResult result;
   std::vector<std::string> disagreements;

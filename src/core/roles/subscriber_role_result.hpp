@@ -16,8 +16,8 @@ namespace netprof {
 // with the settings as the publisher described the run (`own_config` when it never did, and the
 // options of this process that disagree with the description among the warnings).
 // `rejected`: the messages refused, for the report.
-RoleResult subscriber_result(SubscriberFacts facts, const SubscriberRun& run,
-                             const RunConfig& own_config, std::uint64_t rejected,
-                             std::vector<IntervalFigures> intervals);
+RoleResult subscriber_role_result(SubscriberFacts facts, const SubscriberRun& run,
+                                  const RunConfig& own_config, std::uint64_t rejected,
+                                  std::vector<IntervalFigures> intervals);
 
 } // namespace netprof
