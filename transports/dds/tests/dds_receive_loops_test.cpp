@@ -19,23 +19,16 @@
 namespace {
 
 using namespace std::chrono_literals;
-using netprof::Clock;
-using netprof::Delivery;
-using netprof::MessageSink;
-using netprof::Nanoseconds;
-using netprof::ReceiveResult;
+using namespace netprof;
+using namespace netprof::transport_common;
 using netprof::testing::CountingSink;
-using netprof::transport_common::DdsEndpointSettings;
-using netprof::transport_common::DdsNotify;
-using netprof::transport_common::DdsReceiveLoops;
-using netprof::transport_common::DdsVendorWords;
 
 constexpr DdsVendorWords words{"dds", "the test's", "--dds-reliability", "the same domain"};
 
 DdsEndpointSettings listening_settings()
 {
   DdsEndpointSettings settings;
-  settings.role = netprof::Role::subscriber;
+  settings.role = Role::subscriber;
   settings.topic_prefix = "loops_test";
   settings.notify = DdsNotify::listener;
   return settings;
