@@ -23,9 +23,11 @@
 #       [--cpu A,B|none] [--fastdds-notify waitset|listener] [--seconds S] [--no-stream]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the medians
-# compared, because one run on a shared VM swings by 20-40%. BUILD_DIR (default ./build) must hold
-# a Release build with the benchmarks. Fast DDS runs threads of its own beside each process's: pin
-# with --cpu only when the host has cores to spare for them.
+# compared, because one run on a shared VM swings by 20-40%; only the rounds on the placement of
+# the vCPUs most of them held count (bench/cache_line_pingpong's floor before and after each
+# round, between CPUs 0 and 1 when unpinned; a verdict needs 3). BUILD_DIR (default ./build)
+# must hold a Release build with the benchmarks. Fast DDS runs threads of its own beside each
+# process's: pin with --cpu only when the host has cores to spare for them.
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
@@ -35,7 +37,9 @@ bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
 bench_flag --no-stream stream=1 0
 bench_parse_options "$@"
 
-bench_begin bench_fastdds bare=bare_fastdds_pingpong bare_stream=bare_fastdds_stream
+bench_begin bench_fastdds bare=bare_fastdds_pingpong bare_stream=bare_fastdds_stream \
+  floor=cache_line_pingpong
+min_kept=3 # rounds on one placement of the vCPUs a verdict needs
 payload=64
 payload_stream=128
 keep_all_samples=1024 # bare_fastdds_stream's keep-all bound
@@ -48,26 +52,37 @@ echo "$out_bytes B out, $echo_bytes B back (netprof -s $payload)"
 echo
 
 for ((run = 1; run <= repeat; run++)); do
+  measure_floor "floor_before.round.$run"
   run_limited "$limit" "$work/bare.$run.json" "$bare" --size "$out_bytes" \
     --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" --notify "$notify" \
     "${pin[@]}"
   run_netprof "$work/netprof.$run.json" --local-pair --fastdds --fastdds-notify "$notify" \
     --fastdds-history keep-last \
     --mode ping-pong -s "$payload" --count "$iterations" --warmup-count "$warmup" "${pin[@]}"
-  ((stream)) || continue
-  run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" \
-    --size "$((payload_stream + header))" --seconds "$seconds" --warmup 0.5
-  run_netprof "$work/netprof_stream.$run.json" --local-pair --fastdds --fastdds-history keep-all \
-    -s "$payload_stream" -q "$((keep_all_samples * (payload_stream + header)))" -t "$seconds" \
-    --warmup-time 0.5
+  if ((stream)); then
+    run_limited "$limit" "$work/bare_stream.$run.json" "$bare_stream" \
+      --size "$((payload_stream + header))" --seconds "$seconds" --warmup 0.5
+    run_netprof "$work/netprof_stream.$run.json" --local-pair --fastdds --fastdds-history keep-all \
+      -s "$payload_stream" -q "$((keep_all_samples * (payload_stream + header)))" -t "$seconds" \
+      --warmup-time 0.5
+  fi
+  measure_floor "floor_after.round.$run"
 done
 warn_unless_release "$work/netprof.1.json"
 
-rows=("ping-pong vs bare Fast DDS ($notify)|ns|at_most|1.10|$(runs_of netprof publisher.latency.one_way_ns.p50)|$(runs_of bare one_way_p50_ns)")
+# Every row holds only the rounds on the placement of the vCPUs most of them held.
+series=("$(runs_of netprof publisher.latency.one_way_ns.p50)" "$(runs_of bare one_way_p50_ns)")
 if ((stream)); then
-  rows+=("stream received, -s $payload_stream, keep-all|msg/s|at_least|0.90|$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)|$(runs_of bare_stream messages_per_second)")
+  series+=("$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)" \
+    "$(runs_of bare_stream messages_per_second)")
 fi
-echo "one-way p50 = RTT p50 / 2; medians of $repeat interleaved runs; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+mapfile -t kept < <(kept_on_one_placement "$repeat" round "$min_kept" "${series[@]}")
+rows=("ping-pong vs bare Fast DDS ($notify)|ns|at_most|1.10|${kept[0]}|${kept[1]}")
+if ((stream)); then
+  rows+=("stream received, -s $payload_stream, keep-all|msg/s|at_least|0.90|${kept[2]}|${kept[3]}")
+fi
+echo "one-way p50 = RTT p50 / 2; medians of the rounds on the placement of the vCPUs most of the $repeat held"
+echo "(cache_line_pingpong's floor before and after each round): ${kept[-1]}; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
 "$python" "$table" "${rows[@]}"
 
 bench_finish
