@@ -119,15 +119,15 @@ EndpointFacts DdsEndpointState::common_facts() const
                         " remote reader(s), the reader " + std::to_string(m_reader_matches) +
                         " remote writer(s)");
   if (m_notify == DdsNotify::listener)
-    facts.notes.push_back(
-        std::to_string(m_delivered_by_listener) + " of " +
-        std::to_string(m_delivered_by_listener + m_delivered_by_core) + " samples handed over on " +
-        m_words.receive_thread +
-        " receive thread (the rest came while netprof was not waiting in a "
-        "blocking receive, and its own thread took them); it woke netprof's "
-        "thread " +
-        std::to_string(m_core_wakes) +
-        " times, for what that thread had to act on (a ping-pong's echo, the run's end)");
+    facts.notes.push_back(std::to_string(m_delivered_by_listener) + " of " +
+                          std::to_string(m_delivered_by_listener + m_delivered_by_core) +
+                          " samples handed over on " + m_words.receive_thread +
+                          " receive thread (the rest came while netprof was not waiting in a "
+                          "blocking receive, and its own thread took them); it woke netprof's "
+                          "thread " +
+                          std::to_string(m_core_wakes) +
+                          " times, for what that thread had to act on (a ping-pong's echo, the "
+                          "run's end)");
   facts.diagnoses = m_diagnoses;
   if (!m_discovered_at && !m_incompatible)
     facts.diagnoses.push_back(

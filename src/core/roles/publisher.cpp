@@ -114,6 +114,8 @@ private:
   std::uint64_t m_echo_bytes = 0; // of the echoes taken as round trips, headers included
   bool m_transport_failed = false;
   bool m_control_wanted = true; // since wants_control() last asked: a message a wait may end on
+  // A ping-pong's echo ends the wait for it; a stream's is only timed where it arrives.
+  const bool m_echoes_end_waits = m_settings.sending.pacing.mode == Mode::ping_pong;
 };
 
 } // namespace
@@ -122,8 +124,8 @@ void Publisher::on_opened(const OpenedMessage& opened, const Delivery& delivery,
                           Clock::time_point arrived) noexcept
 {
   const wire::Header& header = opened.header;
-  m_control_wanted = m_control_wanted || header.kind != wire::MessageKind::echo ||
-                     m_settings.sending.pacing.mode == Mode::ping_pong;
+  m_control_wanted =
+      m_control_wanted || header.kind != wire::MessageKind::echo || m_echoes_end_waits;
   if (of_another_run(header, m_run_id)) {
     // A second run on this medium (its publisher's data, its subscribers' echoes), or a replay:
     // counted, never taken for this run's.

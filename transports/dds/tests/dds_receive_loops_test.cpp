@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <utility>
 
@@ -55,6 +56,8 @@ public:
   {
     return receive_as_notified(sink, timeout);
   }
+  // Samples delivered on the "listener's" thread (arrive() while the sink was lent).
+  std::uint64_t handed_over() const noexcept { return m_delivered_by_listener; }
 
   // Called once, when the core's look at the history first finds nothing; and once, in a wait.
   std::function<void()> after_empty_look;
@@ -117,6 +120,7 @@ TEST(DdsListenerLoops, ASampleArrivingWhileTheCoreWaitsIsHandedOverOnTheListener
   vendor.during_wait = [&vendor] { vendor.arrive(); }; // lent: the listener delivers it
   EXPECT_EQ(vendor.receive(sink, 20ms), ReceiveResult::received);
   EXPECT_EQ(sink.count, 1U);
+  EXPECT_EQ(vendor.handed_over(), 1U) << "the core took it, not the listener";
   EXPECT_EQ(vendor.waits, 1);
   EXPECT_EQ(vendor.waits_beside_a_sample, 0);
 }
@@ -128,6 +132,7 @@ TEST(DdsListenerLoops, ASampleArrivingBetweenReceivesIsTakenByTheNextOneWithoutW
   vendor.arrive(); // nothing lent: marked for the core
   EXPECT_EQ(vendor.receive(sink, 20ms), ReceiveResult::received);
   EXPECT_EQ(sink.count, 1U);
+  EXPECT_EQ(vendor.handed_over(), 0U);
   EXPECT_EQ(vendor.waits, 0);
 }
 

@@ -73,7 +73,7 @@ mapfile -t kept < <(kept_on_one_placement "$repeat" round "$min_kept" \
   "$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)" \
   "$(runs_of bare_stream messages_per_second)")
 echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of the rounds on the"
-echo "placement of the vCPUs most of the $repeat held (cache_line_pingpong's floor before and after each round): ${kept[9]}"
+echo "placement of the vCPUs most of the $repeat held (cache_line_pingpong's floor before and after each round): ${kept[-1]}"
 echo "-s 1M rows: netprof at -s 1M against netprof at -s 1K (--payload-fill once) in the baseline column"
 echo "netprof --iceoryx lends its chunks: $(field "$work/size_1M.once.1.json" publisher.transport_lent)"
 "$python" "$table" \
