@@ -15,6 +15,8 @@ build_dir=${build_dir:-./build}
 
 # PIDs started here and still running; a script may add its own (a server beside a client).
 running=()
+# Functions bench_cleanup calls first, to put back what a script changed on the host.
+bench_exit_hooks=()
 failures=0
 last_status=0
 # Comma-separated exit statuses run_limited keeps without counting a failure (set per call:
@@ -34,7 +36,10 @@ bench_cleanup()
 {
   # timeout runs its command in its own process group, out of reach of the terminal's Ctrl-C,
   # so whatever is still running is stopped here by its PID (netprof then unlinks what it owns).
-  local pid
+  local pid hook
+  for hook in "${bench_exit_hooks[@]}"; do
+    "$hook"
+  done
   for pid in "${running[@]}"; do
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true

@@ -11,10 +11,15 @@
 # and only the runs on the placement of the vCPUs most of them held are compared, at least 3 of
 # them or no verdict (scripts/bench/placement_runs.py, as bench_spin_tails.sh): a wake-up across
 # far-apart vCPUs costs more, and a median of runs from two placements compares nothing.
+# Each pair runs twice (--idle both): with the CPUs idling as the host set them, and polling
+# when idle instead of halting (cpu_idle_lib.sh; needs root). On a VM whose idle vCPUs halt, a
+# blocking figure is mostly the halted vCPU's wake-up, whose cost grows the longer a side has
+# been idle, so a program that stays busy longer after each send (netprof's bookkeeping) can
+# read under the bare program; polling when idle, the ratio is netprof's own cost.
 # Prints figures; a missed target is a verdict, not an error (exit 0 unless a run crashed).
 #
 #   scripts/bench/blocking_vs_bare.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
-#       [--cpu A,B] [--transports LIST] [--with-poll-then-block]
+#       [--cpu A,B] [--transports LIST] [--with-poll-then-block] [--idle host|poll|both]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks.
 
@@ -30,11 +35,14 @@ cpus=0,1
 payload=64
 transports="udp tcp uds mq"
 strategies="block"
+idle=both
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 bench_common_options repeat iterations time cpu
 bench_option --transports transports LIST '^(udp|tcp|uds|mq)( (udp|tcp|uds|mq))*$' "a space-separated list of udp, tcp, uds, mq"
 bench_flag --with-poll-then-block strategies 'block poll-then-block'
+bench_option --idle idle 'host|poll|both' choice \
+  "host: the CPUs idle as the host set them; poll: idle CPUs poll instead of halting"
 bench_parse_options "$@"
 for transport in $transports; do
   [[ $transport =~ ^(udp|tcp|uds|mq)$ ]] || { echo "--transports takes udp, tcp, uds, mq" >&2; exit 2; }
@@ -48,6 +56,21 @@ bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
 require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 for transport in $transports; do require_binaries "$(bare_of "$transport")"; done
 bench_start blocking_vs_bare
+source "$bench_lib_dir/cpu_idle_lib.sh"
+idles=host
+[[ $idle == host ]] || idles=poll
+[[ $idle != both ]] || idles="host poll"
+host_idle=$(cpu_idle_description)
+if [[ $idles == *poll* ]]; then
+  if poll_when_idle "$cpus"; then
+    restore_idle
+  else
+    echo "idle CPUs polling: not measured, $idle_note" >&2
+    [[ $idle == poll ]] && exit 2
+    idles=host
+  fi
+fi
+idle_label() { [[ $1 == host ]] && echo "host's idle" || echo "idle polls"; }
 
 header=$(netprof_header_bytes "$netprof")
 echo_bytes=$(netprof_echo_bytes "$netprof")
@@ -74,26 +97,31 @@ netprof_transport()
   esac
 }
 
-echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $host_idle"
 echo "pinned: publisher/pinger on CPU ${cpus%,*}, subscriber/ponger on CPU ${cpus#*,}; $repeat interleaved runs each"
 echo "bare: $iterations round trips (+$warmup warm-up) --wait block; netprof: --mode ping-pong -s $payload -t $seconds"
 echo
 
 for ((run = 1; run <= repeat; run++)); do
   for transport in $transports; do
-    measure_floor "floor_before.$transport.$run"
-    # shellcheck disable=SC2046  # the size arguments are words
-    run_limited 120 "$work/bare.$transport.$run.json" "$(bare_of "$transport")" \
-      $(bare_sizes "$transport") --iterations "$iterations" --warmup "$warmup" --wait block \
-      --cpu "$cpus"
-    for strategy in $strategies; do
-      # shellcheck disable=SC2046
-      tolerated_statuses=1 run_limited "$limit" "$work/netprof.$transport.$strategy.$run.out" \
-        "$netprof" --local-pair $(netprof_transport "$transport") --mode ping-pong -s "$payload" \
-        --wait-strategy "$strategy" --cpu "$cpus" -t "$seconds" --quiet \
-        --json "$work/netprof.$transport.$strategy.$run.json"
+    for idle_state in $idles; do
+      key=$transport.$idle_state
+      measure_floor "floor_before.$key.$run"
+      [[ $idle_state == host ]] || poll_when_idle "$cpus"
+      # shellcheck disable=SC2046  # the size arguments are words
+      run_limited 120 "$work/bare.$key.$run.json" "$(bare_of "$transport")" \
+        $(bare_sizes "$transport") --iterations "$iterations" --warmup "$warmup" --wait block \
+        --cpu "$cpus"
+      for strategy in $strategies; do
+        # shellcheck disable=SC2046
+        tolerated_statuses=1 run_limited "$limit" "$work/netprof.$key.$strategy.$run.out" \
+          "$netprof" --local-pair $(netprof_transport "$transport") --mode ping-pong -s "$payload" \
+          --wait-strategy "$strategy" --cpu "$cpus" -t "$seconds" --quiet \
+          --json "$work/netprof.$key.$strategy.$run.json"
+      done
+      restore_idle
+      measure_floor "floor_after.$key.$run"
     done
-    measure_floor "floor_after.$transport.$run"
   done
 done
 
@@ -101,23 +129,29 @@ done
 rows=()
 placements=()
 for transport in $transports; do
-  series=()
-  for strategy in $strategies; do
-    series+=("$(runs_of "netprof.$transport.$strategy" publisher.latency.one_way_ns.p50)" \
-      "$(runs_of "bare.$transport" one_way_p50_ns)")
+  for idle_state in $idles; do
+    key=$transport.$idle_state
+    series=()
+    for strategy in $strategies; do
+      series+=("$(runs_of "netprof.$key.$strategy" publisher.latency.one_way_ns.p50)" \
+        "$(runs_of "bare.$key" one_way_p50_ns)")
+    done
+    mapfile -t kept < <(kept_on_one_placement "$repeat" "$key" "$min_kept" "${series[@]}")
+    index=0
+    for strategy in $strategies; do
+      row="$transport ping-pong, $strategy, $(idle_label "$idle_state")"
+      rows+=("$row|ns|between|0.95-1.10|${kept[index]}|${kept[index + 1]}")
+      index=$((index + 2))
+    done
+    placements+=("  $transport, $(idle_label "$idle_state"): ${kept[index]}")
   done
-  mapfile -t kept < <(kept_on_one_placement "$repeat" "$transport" "$min_kept" "${series[@]}")
-  index=0
-  for strategy in $strategies; do
-    rows+=("$transport ping-pong, $strategy|ns|between|0.95-1.10|${kept[index]}|${kept[index + 1]}")
-    index=$((index + 2))
-  done
-  placements+=("  $transport: ${kept[index]}")
 done
 echo "one-way p50 (RTT p50 / 2), netprof against the bare blocking program; medians of the runs"
 echo "on one placement of the vCPUs (cache_line_pingpong's one-way floor before and after each pair):"
 printf '%s\n' "${placements[@]}"
-echo "(the target is about the block rows: poll-then-block is expected under 0.95x)"
+echo "(the target is about the block rows: poll-then-block is expected under 0.95x; \"idle polls\":"
+echo " idle CPUs poll instead of halting, so neither side's figure holds a halted CPU's wake-up,"
+echo " whose cost grows with how long that side had been idle)"
 "$python" "$table" "${rows[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
