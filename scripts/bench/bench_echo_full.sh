@@ -4,10 +4,14 @@
 # `sockperf server`), UDP and TCP on loopback, pinned, interleaved, in one run. Target: netprof's
 # one-way p50 at most 1.10x sockperf's. Same bytes both ways: sockperf -m is netprof's message
 # (its header + -s, and TCP's 8-byte frame), and netprof's echo is as large as its probe.
+# Each pair runs with the CPUs idling as the host set them and polling when idle (--idle both,
+# cpu_idle_lib.sh): where idle CPUs halt, both sides' figures are mostly the wake-up of a halted
+# CPU, which grows with how long each had been idle (blocking_vs_bare.sh).
 # Prints the load average, the medians and the ratios; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
 #
 #   scripts/bench/bench_echo_full.sh [BUILD_DIR] [--repeat N] [--time SECONDS] [--cpu A,B]
+#       [--idle host|poll|both]
 #
 # BUILD_DIR (default ./build) holds netprof; sockperf comes from Debian (apt-get install sockperf).
 
@@ -21,7 +25,9 @@ payload=64
 frame=8 # netprof's frame header over a stream
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+source "$bench_lib_dir/cpu_idle_lib.sh"
 bench_common_options repeat whole_time cpu
+bench_idle_option
 bench_parse_options "$@"
 sender_cpu=${cpus%,*}
 receiver_cpu=${cpus#*,}
@@ -33,12 +39,14 @@ table=$bench_lib_dir/ratio_table.py
 require_binaries "$netprof"
 command -v sockperf >/dev/null || { echo "sockperf not found (apt-get install sockperf)" >&2; exit 1; }
 bench_start bench_echo_full
+host_idle=$(cpu_idle_description)
+choose_idles "$idle" "$cpus"
 
 header=$(netprof_header_bytes "$netprof")
 limit=$(netprof_deadline "$seconds")
 udp_wire=$((payload + header))
 tcp_wire=$((payload + header + frame))
-echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)"
+echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $host_idle; sockperf $(sockperf --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)"
 echo "loopback; netprof --echo full -s $payload: $udp_wire B each way over UDP, $tcp_wire B over TCP (frame included)"
 echo "client/publisher on CPU $sender_cpu, server/subscriber on CPU $receiver_cpu; blocking receives; $repeat interleaved runs"
 echo
@@ -81,10 +89,14 @@ netprof_pp()
 }
 
 for ((run = 1; run <= repeat; run++)); do
-  netprof_pp "$work/netprof_udp.$run.json"
-  sockperf_pp udp "$udp_wire" "$work/sockperf_udp.$run"
-  netprof_pp "$work/netprof_tcp.$run.json" --tcp 127.0.0.1:0
-  sockperf_pp tcp "$tcp_wire" "$work/sockperf_tcp.$run"
+  for idle_state in $idles; do
+    enter_idle "$idle_state" "$cpus"
+    netprof_pp "$work/netprof_udp.$idle_state.$run.json"
+    sockperf_pp udp "$udp_wire" "$work/sockperf_udp.$idle_state.$run"
+    netprof_pp "$work/netprof_tcp.$idle_state.$run.json" --tcp 127.0.0.1:0
+    sockperf_pp tcp "$tcp_wire" "$work/sockperf_tcp.$idle_state.$run"
+    restore_idle
+  done
 done
 
 runs_of()
@@ -100,11 +112,16 @@ sockperf_runs()
   echo "${values[*]}"
 }
 
-echo "echo bytes per probe (netprof, measured): UDP $(fields publisher.echo_bytes_per_echo "$work/netprof_udp.1.json"), TCP $(fields publisher.echo_bytes_per_echo "$work/netprof_tcp.1.json") (TCP: the frame not included)"
-echo "one-way latency p50 = RTT p50 / 2; medians of $repeat runs"
-"$python" "$table" \
-  "UDP ping-pong --echo full vs sockperf pp -m $udp_wire|ns|at_most|1.10|$(runs_of netprof_udp)|$(sockperf_runs sockperf_udp)" \
-  "TCP ping-pong --echo full vs sockperf pp --tcp -m $tcp_wire|ns|at_most|1.10|$(runs_of netprof_tcp)|$(sockperf_runs sockperf_tcp)"
+first=${idles%% *}.1
+echo "echo bytes per probe (netprof, measured): UDP $(fields publisher.echo_bytes_per_echo "$work/netprof_udp.$first.json"), TCP $(fields publisher.echo_bytes_per_echo "$work/netprof_tcp.$first.json") (TCP: the frame not included)"
+echo "one-way latency p50 = RTT p50 / 2; medians of $repeat runs; \"idle polls\": idle CPUs poll instead of halting"
+rows=()
+for idle_state in $idles; do
+  label=$(idle_label "$idle_state")
+  rows+=("UDP --echo full vs sockperf pp -m $udp_wire, $label|ns|at_most|1.10|$(runs_of "netprof_udp.$idle_state")|$(sockperf_runs "sockperf_udp.$idle_state")"
+    "TCP --echo full vs sockperf pp --tcp -m $tcp_wire, $label|ns|at_most|1.10|$(runs_of "netprof_tcp.$idle_state")|$(sockperf_runs "sockperf_tcp.$idle_state")")
+done
+"$python" "$table" "${rows[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if ((failures > 0)); then

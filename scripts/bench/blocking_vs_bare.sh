@@ -35,14 +35,13 @@ cpus=0,1
 payload=64
 transports="udp tcp uds mq"
 strategies="block"
-idle=both
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+source "$bench_lib_dir/cpu_idle_lib.sh"
 bench_common_options repeat iterations time cpu
 bench_option --transports transports LIST '^(udp|tcp|uds|mq)( (udp|tcp|uds|mq))*$' "a space-separated list of udp, tcp, uds, mq"
 bench_flag --with-poll-then-block strategies 'block poll-then-block'
-bench_option --idle idle 'host|poll|both' choice \
-  "host: the CPUs idle as the host set them; poll: idle CPUs poll instead of halting"
+bench_idle_option
 bench_parse_options "$@"
 for transport in $transports; do
   [[ $transport =~ ^(udp|tcp|uds|mq)$ ]] || { echo "--transports takes udp, tcp, uds, mq" >&2; exit 2; }
@@ -56,21 +55,8 @@ bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
 require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 for transport in $transports; do require_binaries "$(bare_of "$transport")"; done
 bench_start blocking_vs_bare
-source "$bench_lib_dir/cpu_idle_lib.sh"
-idles=host
-[[ $idle == host ]] || idles=poll
-[[ $idle != both ]] || idles="host poll"
 host_idle=$(cpu_idle_description)
-if [[ $idles == *poll* ]]; then
-  if poll_when_idle "$cpus"; then
-    restore_idle
-  else
-    echo "idle CPUs polling: not measured, $idle_note" >&2
-    [[ $idle == poll ]] && exit 2
-    idles=host
-  fi
-fi
-idle_label() { [[ $1 == host ]] && echo "host's idle" || echo "idle polls"; }
+choose_idles "$idle" "$cpus"
 
 header=$(netprof_header_bytes "$netprof")
 echo_bytes=$(netprof_echo_bytes "$netprof")
@@ -107,7 +93,7 @@ for ((run = 1; run <= repeat; run++)); do
     for idle_state in $idles; do
       key=$transport.$idle_state
       measure_floor "floor_before.$key.$run"
-      [[ $idle_state == host ]] || poll_when_idle "$cpus"
+      enter_idle "$idle_state" "$cpus"
       # shellcheck disable=SC2046  # the size arguments are words
       run_limited 120 "$work/bare.$key.$run.json" "$(bare_of "$transport")" \
         $(bare_sizes "$transport") --iterations "$iterations" --warmup "$warmup" --wait block \

@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034  # sourced after bench_lib.sh: idle_note is the caller's
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced after bench_lib.sh; idles and idle_note are the caller's
 # Keeps idle CPUs polling instead of halting, and puts the host's idle settings back (sourced,
 # not run).
 #
@@ -73,6 +73,43 @@ restore_idle()
       echo "could not put back ${change% *}: write ${change##* } to it" >&2
   done
   idle_changes=()
+}
+
+# Declares a script's --idle option (host, poll or both; the variable `idle`, both by default).
+bench_idle_option()
+{
+  bench_option --idle idle="${idle:-both}" 'host|poll|both' choice \
+    "host: the CPUs idle as the host set them; poll: idle CPUs poll instead of halting"
+}
+
+# The idle settings a script measures under, from its --idle option (host, poll or both):
+# `choose_idles MODE CPUS` sets `idles` to "host", "poll" or "host poll", leaving poll out, with
+# a line on stderr, when it cannot be had (and exiting 2 when poll alone was asked for).
+choose_idles()
+{
+  idles=host
+  [[ $1 == host ]] || idles=poll
+  [[ $1 != both ]] || idles="host poll"
+  [[ $idles == *poll* ]] || return 0
+  if poll_when_idle "$2"; then
+    restore_idle
+    return 0
+  fi
+  echo "idle CPUs polling: not measured, $idle_note" >&2
+  [[ $1 != poll ]] || exit 2
+  idles=host
+}
+
+# What a row measured under IDLE (one of $idles) says: `idle_label IDLE`.
+idle_label()
+{
+  if [[ $1 == host ]]; then echo "host's idle"; else echo "idle polls"; fi
+}
+
+# Around each measurement under IDLE: `enter_idle IDLE CPUS` ... `restore_idle`.
+enter_idle()
+{
+  [[ $1 == host ]] || poll_when_idle "$2"
 }
 
 # The CPUs' idle driver and, for haltpoll, how long an idle vCPU polls before it halts.
