@@ -28,6 +28,11 @@ struct HostFacts {
   // cpufreq's scaling governor of every CPU ("performance"), "mixed" when they differ; empty
   // where the kernel has no cpufreq (most VMs)
   std::string cpu_governor;
+  // cpuidle's driver ("haltpoll" in a KVM guest, "intel_idle", "acpi_idle"); empty without one
+  std::string cpu_idle_driver;
+  // Under haltpoll: how long an idle vCPU polls before it halts (0: it halts at once, and each
+  // wake-up of a sleeping receiver may be a halted vCPU's, woken through the hypervisor)
+  std::optional<std::uint64_t> guest_halt_poll_ns;
   std::uint64_t rmem_default = 0, rmem_max = 0, wmem_default = 0, wmem_max = 0; // net.core.*
 };
 

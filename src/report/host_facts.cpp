@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -96,6 +97,17 @@ std::string cpu_governor()
   }
 }
 
+// A number the file holds, or none when there is no such file or it holds no number.
+std::optional<std::uint64_t> optional_u64(const char* path)
+{
+  const std::string text = first_line(path);
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
 } // namespace
 
 HostFacts collect_host_facts()
@@ -110,6 +122,9 @@ HostFacts collect_host_facts()
     facts.clock_source =
         first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     facts.cpu_governor = cpu_governor();
+    facts.cpu_idle_driver = first_line("/sys/devices/system/cpu/cpuidle/current_driver");
+    if (facts.cpu_idle_driver == "haltpoll")
+      facts.guest_halt_poll_ns = optional_u64("/sys/module/haltpoll/parameters/guest_halt_poll_ns");
     facts.rmem_default = read_u64("/proc/sys/net/core/rmem_default");
     facts.rmem_max = read_u64("/proc/sys/net/core/rmem_max");
     facts.wmem_default = read_u64("/proc/sys/net/core/wmem_default");

@@ -37,6 +37,12 @@ json host_json(const HostFacts& host)
       {"cores", host.cores},
       {"clock_source", host.clock_source},
       {"cpu_governor", host.cpu_governor},
+      {"cpu_idle",
+       {
+           {"driver", host.cpu_idle_driver},
+           {"guest_halt_poll_ns",
+            host.guest_halt_poll_ns ? json(*host.guest_halt_poll_ns) : json(nullptr)},
+       }},
       {"net_core",
        {
            {"rmem_default", host.rmem_default},

@@ -78,6 +78,15 @@ std::string qos_line(const EffectiveQos& qos)
   return line;
 }
 
+// How long haltpoll lets an idle vCPU poll before it halts, in words.
+std::string halt_polling(std::uint64_t guest_halt_poll_ns)
+{
+  if (guest_halt_poll_ns == 0)
+    return "idle vCPUs halt at once";
+  return "idle vCPUs poll " + format_duration_ns(static_cast<double>(guest_halt_poll_ns)) +
+         " before halting";
+}
+
 void write_machine(std::ostream& out, const HostFacts& host)
 {
   out << "  Machine: " << (host.hostname.empty() ? std::string("unknown") : host.hostname);
@@ -91,6 +100,11 @@ void write_machine(std::ostream& out, const HostFacts& host)
   }
   if (!host.cpu_governor.empty()) {
     out << ", governor " << host.cpu_governor;
+  }
+  if (!host.cpu_idle_driver.empty()) {
+    out << ", cpuidle " << host.cpu_idle_driver;
+    if (host.guest_halt_poll_ns)
+      out << " (" << halt_polling(*host.guest_halt_poll_ns) << ")";
   }
   out << "\n";
 }

@@ -32,6 +32,37 @@ class ResourcesTest(NetprofTestCase):
         self.assertIn("Resources:", result.stdout)
         self.assertIn("Subscriber 1: CPU ", result.stdout)
 
+    def test_the_report_says_whether_idle_vcpus_halt_at_once_as_the_host_does(self):
+        # The host's own settings are the truth the report must give back (issue 29: on a KVM
+        # guest whose idle vCPUs halt at once, a blocking figure is mostly their wake-up).
+        driver = read_first_line("/sys/devices/system/cpu/cpuidle/current_driver")
+        poll_ns = read_first_line("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+        result = self.run_netprof("--local-pair", *COUNTED, json_name="idle")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        idle = result.json["host"]["cpu_idle"]
+        self.assertEqual(idle["driver"], driver or "")
+        halting = driver == "haltpoll" and poll_ns == "0"
+        expected_poll = int(poll_ns) if driver == "haltpoll" and poll_ns else None
+        self.assertEqual(idle["guest_halt_poll_ns"], expected_poll)
+        warned = [w for w in result.json["result"]["warnings"] if "idle vCPUs halt at once" in w]
+        self.assertEqual(len(warned), 1 if halting else 0, result.json["result"]["warnings"])
+        if halting:
+            self.assertIn("cpuidle haltpoll (idle vCPUs halt at once)", result.stdout)
+            self.assertIn("with --wait-strategy block", warned[0])
+            spinning = self.run_netprof("--local-pair", *COUNTED, "--wait-strategy", "spin",
+                                        "--cpu", "0,1", json_name="idle_spin")
+            self.assertEqual(spinning.returncode, 0, spinning.stdout + spinning.stderr)
+            self.assertFalse([w for w in spinning.json["result"]["warnings"]
+                              if "idle vCPUs halt" in w])
+
+
+def read_first_line(path):
+    try:
+        with open(path) as text:
+            return text.readline().strip()
+    except OSError:
+        return None
+
 
 class DropRateTest(NetprofTestCase):
     def lost(self, *extra):

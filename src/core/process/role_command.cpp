@@ -97,6 +97,8 @@ void add_process_facts(RunReport& report, const std::optional<CpuTimes>& cpu_bef
       report.warnings.push_back(std::move(*warning));
   }
   report.host = collect_host_facts();
+  if (auto warning = idle_halt_warning(report.host, report.config.wait_strategy))
+    report.warnings.push_back(std::move(*warning));
   report.version = NETPROF_VERSION;
   report.build_type = NETPROF_BUILD_TYPE;
   report.commit = cli::git_commit();

@@ -1,5 +1,6 @@
-// The verdict on an overloaded host (verdict.hpp): kept apart from the run's own verdict, since
-// it judges the machine the run had, not what the run came to.
+// The verdicts on the host (verdict.hpp): an overloaded one, and one whose idle vCPUs halt at
+// once. Kept apart from the run's own verdict, since they judge the machine the run had, not
+// what the run came to.
 
 #include "core/roles/verdict.hpp"
 
@@ -54,6 +55,20 @@ std::optional<std::string> overload_warning(const SchedulerLoad& load,
     text += std::string("; --wait-strategy ") + to_string(strategy) +
             " needs a core of its own for each spinning thread";
   return text;
+}
+
+std::optional<std::string> idle_halt_warning(const HostFacts& host, WaitStrategy strategy)
+{
+  const bool sleeps = strategy == WaitStrategy::block || strategy == WaitStrategy::poll_then_block;
+  if (!sleeps || host.guest_halt_poll_ns != std::uint64_t{0})
+    return std::nullopt;
+  return std::string("idle vCPUs halt at once on this host (cpuidle haltpoll, "
+                     "guest_halt_poll_ns 0), so with --wait-strategy ") +
+         to_string(strategy) +
+         " a receiver's wake-up may be a halted vCPU's, through the hypervisor: on the VMs we "
+         "measured that was most of a blocking round trip (docs/methodology.md, \"Idle CPUs\"); "
+         "as root, `echo 200000 > /sys/module/haltpoll/parameters/guest_halt_poll_ns` lets an "
+         "idle vCPU poll 200 us before it halts";
 }
 
 } // namespace netprof

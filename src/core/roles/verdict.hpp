@@ -77,6 +77,11 @@ std::optional<std::string> overload_warning(const SchedulerLoad& load,
                                             std::optional<double> steal_percent,
                                             WaitStrategy strategy);
 
+// When a sleeping receiver's wake-ups may be a halted vCPU's: the strategy sleeps (block,
+// poll-then-block) on a KVM guest whose idle vCPUs halt at once (haltpoll, guest_halt_poll_ns
+// 0). One line with the setting and how to change it; none otherwise.
+std::optional<std::string> idle_halt_warning(const HostFacts& host, WaitStrategy strategy);
+
 // The sending side of a publisher's verdict (sending_verdict.cpp). Pushed-back sends, counted as
 // the report's "Send attempts" line counts them, the warm-up's apart.
 std::string pushed_back_warning(const PublisherFacts& facts);

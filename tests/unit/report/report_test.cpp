@@ -271,6 +271,37 @@ TEST(TextReport, ListsProblemsAndWarnings)
       << text;
 }
 
+TEST(JsonReport, HostSaysHowLongAnIdleVcpuPollsBeforeItHalts)
+{
+  RunReport sut = sample_publisher();
+  sut.host.cpu_idle_driver = "haltpoll";
+  sut.host.guest_halt_poll_ns = 0;
+  EXPECT_EQ(report_to_json(sut)["host"]["cpu_idle"],
+            (json{{"driver", "haltpoll"}, {"guest_halt_poll_ns", 0}}));
+}
+
+TEST(TextReport, MachineLineNamesTheIdleDriverAndWhetherIdleVcpusHaltAtOnce)
+{
+  RunReport sut = sample_publisher();
+  EXPECT_TRUE(has_line(text_of(sut), "  Machine: bench1, Linux 6.1.0-18-amd64, AMD EPYC, 8 cores, "
+                                     "clock source tsc"))
+      << text_of(sut);
+  sut.host.cpu_idle_driver = "haltpoll";
+  sut.host.guest_halt_poll_ns = 0;
+  EXPECT_TRUE(has_line(text_of(sut),
+                       "  Machine: bench1, Linux 6.1.0-18-amd64, AMD EPYC, 8 cores, "
+                       "clock source tsc, cpuidle haltpoll (idle vCPUs halt at once)"))
+      << text_of(sut);
+  sut.host.guest_halt_poll_ns = 200'000;
+  EXPECT_NE(text_of(sut).find("cpuidle haltpoll (idle vCPUs poll 200 us before halting)"),
+            std::string::npos)
+      << text_of(sut);
+  sut.host.cpu_idle_driver = "intel_idle";
+  sut.host.guest_halt_poll_ns.reset();
+  EXPECT_NE(text_of(sut).find("clock source tsc, cpuidle intel_idle\n"), std::string::npos)
+      << text_of(sut);
+}
+
 TEST(TextReport, NoProblemsHeadingWhenThereAreNone)
 {
   RunReport sut = sample_publisher();
@@ -715,6 +746,7 @@ TEST(JsonReport, HostAndEndpoint)
                                {"cores", 8},
                                {"clock_source", "tsc"},
                                {"cpu_governor", ""},
+                               {"cpu_idle", {{"driver", ""}, {"guest_halt_poll_ns", nullptr}}},
                                {"net_core",
                                 {{"rmem_default", 212'992},
                                  {"rmem_max", 4'194'304},
