@@ -6,7 +6,10 @@
 # (its header + -s, and TCP's 8-byte frame), and netprof's echo is as large as its probe.
 # Each pair runs with the CPUs idling as the host set them and polling when idle (--idle both,
 # cpu_idle_lib.sh): where idle CPUs halt, both sides' figures are mostly the wake-up of a halted
-# CPU, which grows with how long each had been idle (blocking_vs_bare.sh).
+# CPU, which grows with how long each had been idle (blocking_vs_bare.sh). Each pair (netprof,
+# then sockperf) runs between two one-line floors (bench/cache_line_pingpong), and a row's
+# median holds only the runs on the placement of the vCPUs most of them held, at least 3 of them
+# or no verdict (placement_runs.py): runs split between placements read 0.94x or 1.30x.
 # Prints the load average, the medians and the ratios; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
 #
@@ -18,7 +21,8 @@
 set -euo pipefail
 
 build_dir=./build
-repeat=3
+repeat=5
+min_kept=3 # runs on one placement a verdict needs
 seconds=2
 cpus=0,1
 payload=64
@@ -36,7 +40,7 @@ netprof=$build_dir/netprof
 python=/usr/bin/python3
 table=$bench_lib_dir/ratio_table.py
 
-require_binaries "$netprof"
+require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 command -v sockperf >/dev/null || { echo "sockperf not found (apt-get install sockperf)" >&2; exit 1; }
 bench_start bench_echo_full
 host_idle=$(cpu_idle_description)
@@ -76,7 +80,7 @@ try:
     text = open(sys.argv[1], errors="replace").read()
     print(float(re.search(r"percentile 50\.000 =\s*([\d.]+)", text).group(1)) * 1e3)
 except Exception:
-    print("nan")
+    print("n/a")
 PY
 }
 
@@ -90,12 +94,20 @@ netprof_pp()
 
 for ((run = 1; run <= repeat; run++)); do
   for idle_state in $idles; do
-    enter_idle "$idle_state" "$cpus"
-    netprof_pp "$work/netprof_udp.$idle_state.$run.json"
-    sockperf_pp udp "$udp_wire" "$work/sockperf_udp.$idle_state.$run"
-    netprof_pp "$work/netprof_tcp.$idle_state.$run.json" --tcp 127.0.0.1:0
-    sockperf_pp tcp "$tcp_wire" "$work/sockperf_tcp.$idle_state.$run"
-    restore_idle
+    for protocol in udp tcp; do
+      key=$protocol.$idle_state
+      measure_floor "floor_before.$key.$run"
+      enter_idle "$idle_state" "$cpus"
+      if [[ $protocol == udp ]]; then
+        netprof_pp "$work/netprof_$key.$run.json"
+        sockperf_pp udp "$udp_wire" "$work/sockperf_$key.$run"
+      else
+        netprof_pp "$work/netprof_$key.$run.json" --tcp 127.0.0.1:0
+        sockperf_pp tcp "$tcp_wire" "$work/sockperf_$key.$run"
+      fi
+      restore_idle
+      measure_floor "floor_after.$key.$run"
+    done
   done
 done
 
@@ -114,13 +126,27 @@ sockperf_runs()
 
 first=${idles%% *}.1
 echo "echo bytes per probe (netprof, measured): UDP $(fields publisher.echo_bytes_per_echo "$work/netprof_udp.$first.json"), TCP $(fields publisher.echo_bytes_per_echo "$work/netprof_tcp.$first.json") (TCP: the frame not included)"
-echo "one-way latency p50 = RTT p50 / 2; medians of $repeat runs; \"idle polls\": idle CPUs poll instead of halting"
 rows=()
+placements=()
 for idle_state in $idles; do
   label=$(idle_label "$idle_state")
-  rows+=("UDP --echo full vs sockperf pp -m $udp_wire, $label|ns|at_most|1.10|$(runs_of "netprof_udp.$idle_state")|$(sockperf_runs "sockperf_udp.$idle_state")"
-    "TCP --echo full vs sockperf pp --tcp -m $tcp_wire, $label|ns|at_most|1.10|$(runs_of "netprof_tcp.$idle_state")|$(sockperf_runs "sockperf_tcp.$idle_state")")
+  for protocol in udp tcp; do
+    key=$protocol.$idle_state
+    mapfile -t kept < <(kept_on_one_placement "$repeat" "$key" "$min_kept" \
+      "$(runs_of "netprof_$key")" "$(sockperf_runs "sockperf_$key")")
+    if [[ $protocol == udp ]]; then
+      row="UDP --echo full vs sockperf pp -m $udp_wire, $label"
+    else
+      row="TCP --echo full vs sockperf pp --tcp -m $tcp_wire, $label"
+    fi
+    rows+=("$row|ns|at_most|1.10|${kept[0]}|${kept[1]}")
+    placements+=("  ${protocol^^}, $label: ${kept[2]}")
+  done
 done
+echo "one-way latency p50 = RTT p50 / 2; medians of the runs on one placement of the vCPUs"
+echo "(cache_line_pingpong's one-way floor before and after each pair); \"idle polls\": idle CPUs"
+echo "poll instead of halting"
+printf '%s\n' "${placements[@]}"
 "$python" "$table" "${rows[@]}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
