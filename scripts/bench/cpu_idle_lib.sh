@@ -12,9 +12,12 @@
 # sleeping thread and the program's own work.
 #
 #   poll_when_idle A,B    with the haltpoll driver (a KVM guest): its guest_halt_poll_ns, which
-#                         is host-wide, to 200000 (poll up to 200 us before halting); otherwise
-#                         every idle state of CPUs A and B but POLL disabled. Returns 1 and sets
-#                         idle_note when it cannot (not root, no cpuidle states to change).
+#                         is host-wide, to $halt_poll_ns (200000 unless the script sets it: poll
+#                         up to 200 us before halting; a paced script sets more than its period),
+#                         and its first poll as long, so no idle period halts while the poll
+#                         window grows; otherwise every idle state of CPUs A and B but POLL
+#                         disabled. Returns 1 and sets idle_note when it cannot (not root, no
+#                         cpuidle states to change).
 #   restore_idle          puts back what poll_when_idle changed
 #
 # bench_lib.sh's exit hook restores too, so an interrupted script leaves the host as it found
@@ -24,7 +27,7 @@
 # library's test).
 cpu_sysfs=${cpu_sysfs:-/sys/devices/system/cpu}
 haltpoll_parameters=${haltpoll_parameters:-/sys/module/haltpoll/parameters}
-halt_poll_ns=200000 # the kernel's default for guest_halt_poll_ns
+halt_poll_ns=${halt_poll_ns:-200000} # the kernel's default for guest_halt_poll_ns
 # What poll_when_idle changed: "FILE VALUE" pairs to write back.
 idle_changes=()
 idle_note=""
@@ -46,7 +49,11 @@ poll_when_idle()
   local cpu state
   idle_note=""
   if [[ $(cat "$cpu_sysfs/cpuidle/current_driver" 2>/dev/null) == haltpoll ]]; then
-    idle_set "$haltpoll_parameters/guest_halt_poll_ns" "$halt_poll_ns" || return 1
+    if ! idle_set "$haltpoll_parameters/guest_halt_poll_ns" "$halt_poll_ns" ||
+      ! idle_set "$haltpoll_parameters/guest_halt_poll_grow_start" "$halt_poll_ns"; then
+      restore_idle
+      return 1
+    fi
     return 0
   fi
   for cpu in ${1//,/ }; do

@@ -24,6 +24,7 @@ class CpuIdleLibTest(unittest.TestCase):
         self.state(0, 2, "C2", 1)  # disabled by the host's owner: not ours to put back
         self.write("cpuidle/current_driver", "intel_idle")
         self.write("haltpoll/guest_halt_poll_ns", "0")
+        self.write("haltpoll/guest_halt_poll_grow_start", "50000")
 
     def write(self, path, text):
         path = os.path.join(self.root.name, path)
@@ -73,13 +74,19 @@ class CpuIdleLibTest(unittest.TestCase):
     def test_under_haltpoll_sets_the_poll_time_and_leaves_the_states_alone(self):
         self.write("cpuidle/current_driver", "haltpoll")
         done = self.bash('poll_when_idle 0,1 || exit 9; '
-                         'echo "during $(cat "$haltpoll_parameters/guest_halt_poll_ns")"; '
+                         'echo "during $(cat "$haltpoll_parameters/guest_halt_poll_grow_start")"; '
                          'cpu_idle_description; restore_idle; cpu_idle_description')
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.splitlines(), [
             "during 200000", "cpuidle haltpoll, guest_halt_poll_ns 200000",
             "cpuidle haltpoll, guest_halt_poll_ns 0"])
+        self.assertEqual(self.read("haltpoll/guest_halt_poll_grow_start"), "50000")
         self.assertEqual([self.disabled(0, 1), self.disabled(1, 1)], ["0", "0"])
+        # A paced script polls through its period: it sets how long.
+        done = self.bash('halt_poll_ns=2000000; poll_when_idle 0,1 || exit 9; '
+                         'cpu_idle_description; restore_idle')
+        self.assertEqual(done.stdout.strip(), "cpuidle haltpoll, guest_halt_poll_ns 2000000")
+        self.assertEqual(self.read("haltpoll/guest_halt_poll_ns"), "0")
 
     def test_an_exiting_script_puts_the_states_back(self):
         done = self.bash("bench_start cpu_idle_test; poll_when_idle 0,1 || exit 9; exit 3")
