@@ -16,10 +16,13 @@
 # otherwise, so by default the ratio printed is netprof's listener against ddsperf's listener,
 # issue 29's target. The DDS evaluation's experiment, listener against waitset at several
 # sizes, is two runs: --dds-notify listener --sizes 64,1024,16384 and the same with waitset.
+# Every round runs with the CPUs idling as the host set them and again with idle CPUs polling
+# (--idle both; scripts/bench/cpu_idle_lib.sh): where idle vCPUs halt at once, a wake-up on a
+# halted vCPU is most of a round trip (docs/methodology.md, "Idle CPUs").
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   transports/dds/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream]
+#   transports/dds/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream] [--idle host|poll|both]
 #
 # Every measurement is repeated --repeat times (5), ddsperf and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%. Each round runs between two
@@ -30,6 +33,7 @@
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
+source "$bench_lib_dir/cpu_idle_lib.sh"
 bench_common_options repeat=5
 bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
 bench_option --wait-strategy wait_strategy=block 'block|yield|spin' choice
@@ -38,6 +42,7 @@ bench_option --ddsperf-mode ddsperf_mode= 'listener|waitset' '^(listener|waitset
   "listener or waitset (default: waitset under --dds-notify waitset, else listener)"
 bench_option --sizes sizes=64 LIST '^[1-9][0-9]*(,[1-9][0-9]*)*$' "payload sizes in bytes, comma-separated"
 bench_flag --no-stream stream=1 0
+bench_idle_option
 bench_parse_options "$@"
 [[ -n $ddsperf_mode ]] || ddsperf_mode=$([[ $dds_notify == waitset ]] && echo waitset || echo listener)
 IFS=, read -r -a ping_sizes <<<"$sizes"
@@ -49,6 +54,9 @@ min_kept=3 # rounds on one placement a verdict needs
 payload_stream=128
 domain=77
 limit=$(netprof_deadline "$((seconds * 4))")
+idle_cpus=$(seq -s, 0 $(($(nproc) - 1))) # unpinned: the threads may run on every CPU
+host_idle=$(cpu_idle_description)
+choose_idles "$idle" "$idle_cpus"
 # netprof's own --dds-loopback configuration (dds_domain.cpp), for ddsperf.
 export CYCLONEDDS_URI='<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>50</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
 
@@ -67,28 +75,35 @@ ddsperf_pair()
   return $status
 }
 
-echo "host: $(bench_host), Cyclone DDS $(package_version libddsc0debian)"
+echo "host: $(bench_host), $host_idle, Cyclone DDS $(package_version libddsc0debian)"
 echo "loopback only (lo, no multicast); reliable; netprof --dds-notify $dds_notify --wait-strategy $wait_strategy, ddsperf $ddsperf_mode"
 echo "ping-pong: SIZE + $header B samples out for both, and as many back (ddsperf's pong, netprof --echo full)"
 echo "stream $((payload_stream + header)) B"
 echo
 
 for ((run = 1; run <= repeat; run++)); do
-  measure_floor "floor_before.round.$run"
-  for size in "${ping_sizes[@]}"; do
-    ddsperf_pair "$work/ping_$size.$run.out" "pong $ddsperf_mode" "ping size $((size + header)) $ddsperf_mode" || true
-    # ddsperf's pong writes the whole sample back, and so does --echo full: the same bytes each way.
-    run_netprof "$work/netprof_$size.$run.json" --local-pair --dds --dds-notify "$dds_notify" \
-      --mode ping-pong --echo full -s "$size" -t "$seconds" --warmup-time 0.5 \
-      --wait-strategy "$wait_strategy"
+  for idle_state in $idles; do
+    measure_floor "floor_before.$idle_state.$run"
+    enter_idle "$idle_state" "$idle_cpus"
+    for size in "${ping_sizes[@]}"; do
+      ddsperf_pair "$work/ping_$size.$idle_state.$run.out" "pong $ddsperf_mode" \
+        "ping size $((size + header)) $ddsperf_mode" || true
+      # ddsperf's pong writes the whole sample back, and so does --echo full: the same bytes
+      # each way.
+      run_netprof "$work/netprof_$size.$idle_state.$run.json" --local-pair --dds \
+        --dds-notify "$dds_notify" --mode ping-pong --echo full -s "$size" -t "$seconds" \
+        --warmup-time 0.5 --wait-strategy "$wait_strategy"
+    done
+    if ((stream)); then
+      ddsperf_pair "$work/sub.$idle_state.$run.out" "sub" "pub size $((payload_stream + header))" ||
+        true
+      run_netprof "$work/netprof_stream.$idle_state.$run.json" --local-pair --dds \
+        --dds-notify "$dds_notify" --dds-history keep-all -s "$payload_stream" -t "$seconds" \
+        --warmup-time 0.5 --wait-strategy "$wait_strategy"
+    fi
+    restore_idle
+    measure_floor "floor_after.$idle_state.$run"
   done
-  if ((stream)); then
-    ddsperf_pair "$work/sub.$run.out" "sub" "pub size $((payload_stream + header))" || true
-    run_netprof "$work/netprof_stream.$run.json" --local-pair --dds --dds-notify "$dds_notify" \
-      --dds-history keep-all -s "$payload_stream" -t "$seconds" --warmup-time 0.5 \
-      --wait-strategy "$wait_strategy"
-  fi
-  measure_floor "floor_after.round.$run"
 done
 
 # ddsperf prints a line a second; the first second holds discovery and warm-up, so it is left
@@ -115,29 +130,42 @@ PY
 # ping: "50% 22.342us" per line, half a round trip (ddsperf's pong handler halves
 # now - source timestamp), to ns; sub (in the background file): "rate 125.95 kS/s", to msg/s.
 rows=()
+placements=()
 # Every row holds only the rounds on the placement of the vCPUs most of them held.
-series=()
-for size in "${ping_sizes[@]}"; do
-  series+=("$(runs_of "netprof_$size" publisher.latency.one_way_ns.p50)" \
-    "$(ddsperf_figures "ping_$size" '50% ([0-9.]+)us' 1e3)")
+for idle_state in $idles; do
+  label=$(idle_label "$idle_state")
+  series=()
+  for size in "${ping_sizes[@]}"; do
+    series+=("$(runs_of "netprof_$size.$idle_state" publisher.latency.one_way_ns.p50)" \
+      "$(ddsperf_figures "ping_$size.$idle_state" '50% ([0-9.]+)us' 1e3)")
+  done
+  if ((stream)); then
+    for ((run = 1; run <= repeat; run++)); do
+      cp "$work/sub.$idle_state.$run.out.background" "$work/subrate.$idle_state.$run.out" \
+        2>/dev/null || true
+    done
+    series+=("$(runs_of "netprof_stream.$idle_state" \
+      subscribers.0.throughput.messages_per_second)" \
+      "$(ddsperf_figures "subrate.$idle_state" 'rate ([0-9.]+) kS/s' 1e3)")
+  fi
+  mapfile -t kept < <(kept_on_one_placement "$repeat" "$idle_state" "$min_kept" "${series[@]}")
+  index=0
+  for size in "${ping_sizes[@]}"; do
+    row="one-way p50, -s $size, $dds_notify/$ddsperf_mode, $label"
+    rows+=("$row|ns|at_most|1.10|${kept[index]}|${kept[index + 1]}")
+    index=$((index + 2))
+  done
+  if ((stream)); then
+    row="stream received, -s $payload_stream, $label"
+    rows+=("$row|msg/s|at_least|0.90|${kept[index]}|${kept[index + 1]}")
+    index=$((index + 2))
+  fi
+  placements+=("  $label: ${kept[index]}")
 done
-if ((stream)); then
-  for ((run = 1; run <= repeat; run++)); do cp "$work/sub.$run.out.background" "$work/subrate.$run.out" 2>/dev/null || true; done
-  series+=("$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)" \
-    "$(ddsperf_figures subrate 'rate ([0-9.]+) kS/s' 1e3)")
-fi
-mapfile -t kept < <(kept_on_one_placement "$repeat" round "$min_kept" "${series[@]}")
-index=0
-for size in "${ping_sizes[@]}"; do
-  rows+=("one-way p50, -s $size, $dds_notify/$ddsperf_mode|ns|at_most|1.10|${kept[index]}|${kept[index + 1]}")
-  index=$((index + 2))
-done
-if ((stream)); then
-  rows+=("stream received, -s $payload_stream|msg/s|at_least|0.90|${kept[index]}|${kept[index + 1]}")
-  index=$((index + 2))
-fi
-echo "netprof against ddsperf (the baseline), medians of the rounds on the placement of the vCPUs most of the $repeat"
-echo "held (cache_line_pingpong's floor before and after each round): ${kept[index]}; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "netprof against ddsperf (the baseline), medians of the rounds on the placement of the vCPUs"
+echo "most of the $repeat held (cache_line_pingpong's floor before and after each round); load"
+echo "average now $(cut -d' ' -f1-3 /proc/loadavg):"
+printf '%s\n' "${placements[@]}"
 "$python" "$table" "${rows[@]}"
 
 bench_finish
