@@ -27,6 +27,13 @@ enum class WaitStrategy {
   spin   // non-blocking receive in a loop: shows the transport's real latency
 };
 
+// Whether a strategy's receives sleep in the kernel when nothing has come (block,
+// poll-then-block), rather than looking again (yield, spin).
+constexpr bool sleeps(WaitStrategy strategy) noexcept
+{
+  return strategy == WaitStrategy::block || strategy == WaitStrategy::poll_then_block;
+}
+
 // How a paced publisher (--send-hz) waits for each message's due time.
 enum class PaceMode {
   sleep, // the wait strategy's wait until the due time (blocking: the kernel's wake-up is late)

@@ -43,7 +43,6 @@ table=$bench_lib_dir/ratio_table.py
 require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 command -v sockperf >/dev/null || { echo "sockperf not found (apt-get install sockperf)" >&2; exit 1; }
 bench_start bench_echo_full
-host_idle=$(cpu_idle_description)
 choose_idles "$idle" "$cpus"
 
 header=$(netprof_header_bytes "$netprof")
@@ -84,13 +83,16 @@ except Exception:
 PY
 }
 
+# netprof's ping-pong over udp or tcp ($1) into the JSON file $2.
 netprof_pp()
 {
-  local out=$1
-  shift
+  local protocol=$1 out=$2 transport=()
+  [[ $protocol == tcp ]] && transport=(--tcp 127.0.0.1:0)
   tolerated_statuses=1 run_limited "$limit" "$out.out" "$netprof" --local-pair --mode ping-pong \
-    --echo full -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "$@"
+    --echo full -s "$payload" --cpu "$cpus" -t "$seconds" --quiet --json "$out" "${transport[@]}"
 }
+# The bytes of a message each way over udp or tcp ($1): what sockperf is given as -m.
+wire_of() { if [[ $1 == tcp ]]; then echo "$tcp_wire"; else echo "$udp_wire"; fi; }
 
 for ((run = 1; run <= repeat; run++)); do
   for idle_state in $idles; do
@@ -98,25 +100,14 @@ for ((run = 1; run <= repeat; run++)); do
       key=$protocol.$idle_state
       measure_floor "floor_before.$key.$run"
       enter_idle "$idle_state" "$cpus"
-      if [[ $protocol == udp ]]; then
-        netprof_pp "$work/netprof_$key.$run.json"
-        sockperf_pp udp "$udp_wire" "$work/sockperf_$key.$run"
-      else
-        netprof_pp "$work/netprof_$key.$run.json" --tcp 127.0.0.1:0
-        sockperf_pp tcp "$tcp_wire" "$work/sockperf_$key.$run"
-      fi
+      netprof_pp "$protocol" "$work/netprof_$key.$run.json"
+      sockperf_pp "$protocol" "$(wire_of "$protocol")" "$work/sockperf_$key.$run"
       restore_idle
       measure_floor "floor_after.$key.$run"
     done
   done
 done
 
-runs_of()
-{
-  local name=$1 files=() run
-  for ((run = 1; run <= repeat; run++)); do files+=("$work/$name.$run.json"); done
-  fields publisher.latency.one_way_ns.p50 "${files[@]}"
-}
 sockperf_runs()
 {
   local name=$1 values=() run
@@ -133,12 +124,10 @@ for idle_state in $idles; do
   for protocol in udp tcp; do
     key=$protocol.$idle_state
     mapfile -t kept < <(kept_on_one_placement "$repeat" "$key" "$min_kept" \
-      "$(runs_of "netprof_$key")" "$(sockperf_runs "sockperf_$key")")
-    if [[ $protocol == udp ]]; then
-      row="UDP --echo full vs sockperf pp -m $udp_wire, $label"
-    else
-      row="TCP --echo full vs sockperf pp --tcp -m $tcp_wire, $label"
-    fi
+      "$(runs_of "netprof_$key" publisher.latency.one_way_ns.p50)" \
+      "$(sockperf_runs "sockperf_$key")")
+    row="${protocol^^} --echo full vs sockperf pp$([[ $protocol == udp ]] || echo " --tcp")"
+    row+=" -m $(wire_of "$protocol"), $label"
     rows+=("$row|ns|at_most|1.10|${kept[0]}|${kept[1]}")
     placements+=("  ${protocol^^}, $label: ${kept[2]}")
   done

@@ -55,7 +55,6 @@ bare_of() { echo "$build_dir/bench/bare_${1}_pingpong"; }
 require_binaries "$netprof" "$build_dir/bench/cache_line_pingpong"
 for transport in $transports; do require_binaries "$(bare_of "$transport")"; done
 bench_start blocking_vs_bare
-host_idle=$(cpu_idle_description)
 choose_idles "$idle" "$cpus"
 
 header=$(netprof_header_bytes "$netprof")

@@ -11,7 +11,8 @@
 # faster than a bare one. Polling when idle, a blocking figure is the kernel's wake-up of a
 # sleeping thread and the program's own work.
 #
-#   poll_when_idle A,B    with the haltpoll driver (a KVM guest): its guest_halt_poll_ns, which
+#   poll_when_idle A,B    (or none: every CPU, for an unpinned run)
+#                         with the haltpoll driver (a KVM guest): its guest_halt_poll_ns, which
 #                         is host-wide, to $halt_poll_ns (200000 unless the script sets it: poll
 #                         up to 200 us before halting; a paced script sets more than its period),
 #                         and its first poll as long, so no idle period halts while the poll
@@ -46,8 +47,9 @@ idle_set()
 
 poll_when_idle()
 {
-  local cpu state
+  local cpu state cpus=$1
   idle_note=""
+  [[ $cpus != none ]] || cpus=$(seq -s, 0 $(($(nproc) - 1)))
   if [[ $(cat "$cpu_sysfs/cpuidle/current_driver" 2>/dev/null) == haltpoll ]]; then
     if ! idle_set "$haltpoll_parameters/guest_halt_poll_ns" "$halt_poll_ns" ||
       ! idle_set "$haltpoll_parameters/guest_halt_poll_grow_start" "$halt_poll_ns"; then
@@ -56,7 +58,7 @@ poll_when_idle()
     fi
     return 0
   fi
-  for cpu in ${1//,/ }; do
+  for cpu in ${cpus//,/ }; do
     for state in "$cpu_sysfs/cpu$cpu"/cpuidle/state*; do
       [[ -d $state && $(cat "$state/name") != POLL ]] || continue
       [[ $(cat "$state/disable" 2>/dev/null) != 1 ]] || continue # off already: not ours
@@ -67,7 +69,7 @@ poll_when_idle()
     done
   done
   if ((${#idle_changes[@]} == 0)); then
-    idle_note="no idle state to change on CPUs $1 (no cpuidle driver)"
+    idle_note="no idle state to change on CPUs $cpus (no cpuidle driver)"
     return 1
   fi
 }
@@ -91,9 +93,11 @@ bench_idle_option()
 
 # The idle settings a script measures under, from its --idle option (host, poll or both):
 # `choose_idles MODE CPUS` sets `idles` to "host", "poll" or "host poll", leaving poll out, with
-# a line on stderr, when it cannot be had (and exiting 2 when poll alone was asked for).
+# a line on stderr, when it cannot be had (and exiting 2 when poll alone was asked for); and
+# `host_idle` to the host's own setting, for the script's host line (cpu_idle_description).
 choose_idles()
 {
+  host_idle=$(cpu_idle_description)
   idles=host
   [[ $1 == host ]] || idles=poll
   [[ $1 != both ]] || idles="host poll"

@@ -44,7 +44,6 @@ table=$bench_lib_dir/ratio_table.py
 require_binaries "$netprof" "$bare"
 bench_start paced_vs_pingpong
 limit=$(netprof_deadline "$seconds")
-host_idle=$(cpu_idle_description)
 choose_idles "$idle" "$cpus"
 
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $host_idle"

@@ -30,17 +30,25 @@ std::string first_line(const char* path)
   return line;
 }
 
+// The number a file's first line starts with (blanks before it allowed), or none when there is
+// no such file or it starts with no number.
+std::optional<std::uint64_t> optional_u64(const char* path)
+{
+  const std::string text = first_line(path);
+  const std::size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos)
+    return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data() + begin, text.data() + text.size(), value);
+  (void)end;
+  if (error != std::errc{})
+    return std::nullopt;
+  return value;
+}
+
 std::uint64_t read_u64(const char* path)
 {
-  std::string text = first_line(path);
-  std::size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) {
-    return 0;
-  }
-  std::uint64_t value = 0;
-  auto [end, error] = std::from_chars(text.data() + begin, text.data() + text.size(), value);
-  (void)end;
-  return error == std::errc{} ? value : 0;
+  return optional_u64(path).value_or(0);
 }
 
 std::string cpu_model()
@@ -95,17 +103,6 @@ std::string cpu_governor()
       return "mixed";
     governor = this_one;
   }
-}
-
-// A number the file holds, or none when there is no such file or it holds no number.
-std::optional<std::uint64_t> optional_u64(const char* path)
-{
-  const std::string text = first_line(path);
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size())
-    return std::nullopt;
-  return value;
 }
 
 } // namespace

@@ -88,6 +88,16 @@ class CpuIdleLibTest(unittest.TestCase):
         self.assertEqual(done.stdout.strip(), "cpuidle haltpoll, guest_halt_poll_ns 2000000")
         self.assertEqual(self.read("haltpoll/guest_halt_poll_ns"), "0")
 
+    def test_none_means_every_cpu_and_choosing_leaves_the_host_as_it_was(self):
+        done = self.bash('poll_when_idle none || exit 9; '
+                         'cat "$cpu_sysfs/cpu0/cpuidle/state1/disable"; restore_idle')
+        self.assertEqual(done.stdout.strip(), "1", done.stderr)
+        self.assertEqual(self.disabled(0, 1), "0")
+        self.write("cpuidle/current_driver", "haltpoll")
+        done = self.bash('choose_idles both 0,1; echo "$idles|$host_idle"')
+        self.assertEqual(done.stdout.strip(), "host poll|cpuidle haltpoll, guest_halt_poll_ns 0")
+        self.assertEqual(self.read("haltpoll/guest_halt_poll_ns"), "0")
+
     def test_an_exiting_script_puts_the_states_back(self):
         done = self.bash("bench_start cpu_idle_test; poll_when_idle 0,1 || exit 9; exit 3")
         self.assertEqual(done.returncode, 3, done.stderr)

@@ -23,7 +23,7 @@ constexpr double steal_percent_limit = 5.0;
 
 bool spins(WaitStrategy strategy) noexcept
 {
-  return strategy == WaitStrategy::spin || strategy == WaitStrategy::yield;
+  return !sleeps(strategy);
 }
 
 } // namespace
@@ -59,8 +59,7 @@ std::optional<std::string> overload_warning(const SchedulerLoad& load,
 
 std::optional<std::string> idle_halt_warning(const HostFacts& host, WaitStrategy strategy)
 {
-  const bool sleeps = strategy == WaitStrategy::block || strategy == WaitStrategy::poll_then_block;
-  if (!sleeps || host.guest_halt_poll_ns != std::uint64_t{0})
+  if (!sleeps(strategy) || host.guest_halt_poll_ns != std::uint64_t{0})
     return std::nullopt;
   return std::string("idle vCPUs halt at once on this host (cpuidle haltpoll, "
                      "guest_halt_poll_ns 0), so with --wait-strategy ") +

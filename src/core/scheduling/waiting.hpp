@@ -72,10 +72,7 @@ public:
   bool wait_for_room_without_receiving() noexcept;
 
   // Whether this strategy sleeps in the kernel when nothing has come.
-  bool sleeps() const noexcept
-  {
-    return m_strategy == WaitStrategy::block || m_strategy == WaitStrategy::poll_then_block;
-  }
+  bool sleeps() const noexcept { return netprof::sleeps(m_strategy); }
 
   static constexpr Nanoseconds slice = std::chrono::milliseconds(20);
   // How long one wait for room may sleep before the sender tries again (and checks --wait).

@@ -54,9 +54,7 @@ min_kept=3 # rounds on one placement a verdict needs
 payload_stream=128
 domain=77
 limit=$(netprof_deadline "$((seconds * 4))")
-idle_cpus=$(seq -s, 0 $(($(nproc) - 1))) # unpinned: the threads may run on every CPU
-host_idle=$(cpu_idle_description)
-choose_idles "$idle" "$idle_cpus"
+choose_idles "$idle" none # unpinned: the threads may run on every CPU
 # netprof's own --dds-loopback configuration (dds_domain.cpp), for ddsperf.
 export CYCLONEDDS_URI='<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo"/></Interfaces><AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>50</MaxAutoParticipantIndex><Peers><Peer address="127.0.0.1"/></Peers></Discovery></Domain></CycloneDDS>'
 
@@ -84,7 +82,7 @@ echo
 for ((run = 1; run <= repeat; run++)); do
   for idle_state in $idles; do
     measure_floor "floor_before.$idle_state.$run"
-    enter_idle "$idle_state" "$idle_cpus"
+    enter_idle "$idle_state" none
     for size in "${ping_sizes[@]}"; do
       ddsperf_pair "$work/ping_$size.$idle_state.$run.out" "pong $ddsperf_mode" \
         "ping size $((size + header)) $ddsperf_mode" || true

@@ -42,8 +42,6 @@ bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
 bench_flag --no-stream stream=1 0
 bench_idle_option
 bench_parse_options "$@"
-idle_cpus=$cpus # unpinned, the threads may run on every CPU
-[[ $cpus != none ]] || idle_cpus=$(seq -s, 0 $(($(nproc) - 1)))
 
 bench_begin bench_fastdds bare=bare_fastdds_pingpong bare_stream=bare_fastdds_stream \
   floor=cache_line_pingpong
@@ -53,8 +51,7 @@ payload_stream=128
 keep_all_samples=1024 # bare_fastdds_stream's keep-all bound
 limit=$(netprof_deadline 60)
 out_bytes=$((payload + header))
-host_idle=$(cpu_idle_description)
-choose_idles "$idle" "$idle_cpus"
+choose_idles "$idle" "$cpus"
 
 echo "host: $(bench_host), $host_idle, Fast DDS $(package_version libfastrtps2.9)"
 echo "loopback only (UDPv4 on 127.0.0.1, no SHM, no multicast); reliable keep-last:16; notify: $notify; cpus: $cpus"
@@ -64,7 +61,7 @@ echo
 for ((run = 1; run <= repeat; run++)); do
   for idle_state in $idles; do
     measure_floor "floor_before.$idle_state.$run"
-    enter_idle "$idle_state" "$idle_cpus"
+    enter_idle "$idle_state" "$cpus"
     run_limited "$limit" "$work/bare.$idle_state.$run.json" "$bare" --size "$out_bytes" \
       --echo-size "$echo_bytes" --iterations "$iterations" --warmup "$warmup" --notify "$notify" \
       "${pin[@]}"
