@@ -253,6 +253,9 @@ struct RunReport {
   // how many of the measured messages' loans the payload was written (--payload-fill).
   bool transport_lent = false;
   std::uint64_t payload_writes = 0;
+  // Ping-pong probes sent on the transport's own thread as it delivered the last echo (a DDS
+  // listener, as ddsperf's ping), not on netprof's.
+  std::uint64_t probes_relayed = 0;
   // --fanout round-robin was dealt by the transport (MessageDealer), not by netprof: loss is
   // known in total only (dealt_loss).
   bool dealt_by_transport = false;

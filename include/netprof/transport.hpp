@@ -56,9 +56,11 @@ public:
 
   // Asked by a transport that delivered on a thread of its own (a DDS listener) whether to wake
   // the thread waiting inside receive now: true when something that came since it last asked
-  // needs that thread before its wait ends (a ping-pong's echo, the run's end). A sink that
-  // only counted what came (a subscriber's data, a stream's echoes) says false, and the
-  // transport lets the wait run out instead of waking a thread per message.
+  // needs that thread before its wait ends (the run's end). A sink that only counted what came
+  // (a subscriber's data, a stream's echoes), or acted on it here (a ping-pong publisher sends
+  // its next probe, SendLoop::relay_next_probe), says false, and the transport lets the wait
+  // run out instead of waking a thread per message. Called only while the sink is lent, so it
+  // may send, as on_message may.
   virtual bool wants_control() noexcept { return true; }
 };
 

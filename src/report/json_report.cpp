@@ -192,6 +192,7 @@ void add_publisher_figures(json& out, const RunReport& report)
       {"payload_fill", to_string(report.config.payload_fill)},
       {"transport_lent", report.transport_lent},
       {"payload_writes", report.payload_writes},
+      {"probes_relayed", report.probes_relayed},
       {"dealt_by_transport", report.dealt_by_transport},
       {"dealt_loss", dealt_loss_json(report)},
       {"send_accounting", send_accounting_json(report.send_accounting)},

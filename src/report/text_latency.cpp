@@ -104,6 +104,11 @@ void write_echo_size(std::ostream& out, const RunReport& report)
                                                : " (header and stamps only; --echo full sends "
                                                  "a probe's size back)")
       << "\n";
+  if (report.probes_relayed > 0)
+    out << "  Probes relayed: " << format_count(report.probes_relayed) << " of "
+        << format_count(report.probes_sent)
+        << " sent on the transport's receive thread as the last echo arrived, as ddsperf's "
+           "ping does in its listener (netprof's own thread stays asleep)\n";
 }
 
 // Whether the transport lent the memory messages were written into, and so what the figures

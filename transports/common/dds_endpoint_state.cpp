@@ -126,8 +126,8 @@ EndpointFacts DdsEndpointState::common_facts() const
                           "blocking receive, and its own thread took them); it woke netprof's "
                           "thread " +
                           std::to_string(m_core_wakes) +
-                          " times, for what that thread had to act on (a ping-pong's echo, the "
-                          "run's end)");
+                          " times, for what that thread had to act on (the run's end, a probe "
+                          "it could not send next itself)");
   facts.diagnoses = m_diagnoses;
   if (!m_discovered_at && !m_incompatible)
     facts.diagnoses.push_back(

@@ -63,8 +63,9 @@ protected:
     const int got = vendor().take(*sink, true);
     if (got > 0)
       m_delivered_by_listener += static_cast<std::uint64_t>(got);
-    // Only when the core has something to act on (an error, a ping-pong's echo): a subscriber's
-    // data, counted and echoed here, or a stream's echoes, would wake it for every sample.
+    // Only when the core has something to act on (an error, the run's end): a subscriber's
+    // data, counted and echoed here, a stream's echoes, or a ping-pong's echo, whose next probe
+    // the sink sent from here, would wake it for every sample.
     const bool wake = got < 0 || (got > 0 && sink->wants_control());
     m_core_wakes += wake ? 1 : 0;
     m_handover.give_back();

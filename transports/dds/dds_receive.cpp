@@ -25,7 +25,7 @@ const char* notify_meaning(transport_common::DdsNotify notify) noexcept
   switch (notify) {
   case Notify::listener:
     return "while netprof waits, Cyclone's receive thread hands each sample to netprof and "
-           "writes the echo itself, as ddsperf does";
+           "writes the echo, or a ping-pong publisher's next probe, itself, as ddsperf does";
   case Notify::waitset:
     return "netprof's own thread sleeps in a waitset and takes each sample: one thread "
            "wake-up more than a listener";

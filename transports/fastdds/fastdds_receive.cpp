@@ -40,7 +40,7 @@ const char* notify_meaning(transport_common::DdsNotify notify) noexcept
   switch (notify) {
   case Notify::listener:
     return "while netprof waits, Fast DDS's receive thread hands each sample to netprof in "
-           "on_data_available and writes the echo itself";
+           "on_data_available and writes the echo, or a ping-pong publisher's next probe, itself";
   case Notify::waitset:
     return "netprof's own thread sleeps in a Fast DDS WaitSet on a ReadCondition and takes each "
            "sample: one thread wake-up more than a listener";

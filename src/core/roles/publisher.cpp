@@ -75,8 +75,12 @@ public:
                  Clock::time_point arrived) noexcept;
   // A stream's echoes are timed where they arrive, and no wait of the publisher's ends on one
   // (its sender only polls for them): only the rest, and a ping-pong's echoes, need the waiting
-  // thread now (MessageSink::wants_control).
-  bool wants_control() noexcept override { return std::exchange(m_control_wanted, false); }
+  // thread now (MessageSink::wants_control). A ping-pong's answered probe does not when the
+  // next goes out from here, on the transport's thread (SendLoop::relay_next_probe).
+  bool wants_control() noexcept override
+  {
+    return std::exchange(m_control_wanted, false) && !m_sender.relay_next_probe();
+  }
 
 private:
   bool wait_for_subscribers();
@@ -369,6 +373,7 @@ RoleResult Publisher::make_result(bool subscribers_arrived) const
   report.transport_lent = m_sender.lent();
   report.dealt_by_transport = facts.dealt_by_transport;
   report.payload_writes = m_sender.tally().payload_writes;
+  report.probes_relayed = m_sender.tally().relayed;
   report.challenges_sent = m_challenges;
   report.send_accounting = m_sender.tally().accounting;
   report.intervals = m_interval_figures;

@@ -115,54 +115,105 @@ bool SendLoop::run_phase(bool warmup)
   return ok;
 }
 
+// One phase's progress: what send_next needs to send its next message, on the core's thread
+// or, relaying, on the transport's.
+struct SendLoop::PhaseRun {
+  PhaseRun(const SendSettings& settings, bool ping_pong, bool warming_up, Clock::time_point start)
+      : warmup(warming_up), pacer(settings.pacing.send_hz, start),
+        end_time(start + from_seconds(warming_up ? settings.phases.warmup_seconds
+                                                 : settings.phases.test_seconds)),
+        count(warming_up ? settings.phases.warmup_count : settings.phases.count),
+        probes(ping_pong, settings.pacing.probe_hz, start), last_send(start)
+  {
+  }
+
+  const bool warmup;
+  const Pacer pacer;
+  const Clock::time_point end_time;
+  const std::optional<std::uint64_t> count;
+  ProbeSchedule probes;
+  std::uint64_t next_index = 0; // the sequence of the next message to send
+  Clock::time_point last_send;  // when the last message that went out was sent
+};
+
 bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send)
 {
-  const PhaseLengths& phases = m_settings.phases;
-  const Pacer pacer(m_settings.pacing.send_hz, start);
-  const auto end_time = start + from_seconds(warmup ? phases.warmup_seconds : phases.test_seconds);
-  const std::optional<std::uint64_t> count = warmup ? phases.warmup_count : phases.count;
-  ProbeSchedule probes(m_ping_pong, m_settings.pacing.probe_hz, start);
+  PhaseRun phase(m_settings, m_ping_pong, warmup, start);
   m_echo_looks.restart(start);
-
-  for (std::uint64_t index = 0;; ++index) {
-    if (m_stop.requested() || (count && index >= *count))
-      return true;
-    if (pacer.paced()) {
-      const Turn turn = wait_for_turn(pacer, index, count.has_value(), end_time);
-      if (turn == Turn::fail)
-        return false;
-      if (turn == Turn::stop)
-        return true;
-    }
-    const auto now = Clock::now();
-    if (!count && now >= end_time)
-      return true;
-    // Paced, the stamp is when the message was due, however late it went (no coordinated
-    // omission); unpaced, it is now.
-    const auto intended = pacer.paced() ? pacer.due(index) : now;
-    // On the pacer's schedule, not the clock: a message sent a little late must not push the
-    // probe schedule past the next message's due time (at --send-hz equal to --probe-hz that
-    // skipped every other probe after each late send).
-    const bool probe = probes.due(intended);
-    if (!send_data(warmup, probe, index, intended, now))
-      return false;
-    last_send = now;
-    if (!warmup) {
-      if (pacer.paced())
-        m_lateness.record((now - intended).count());
-      ++m_tally.sent;
-      if (probe)
-        ++m_tally.probes_sent;
-      LiveCounters::bump(m_live.sent);
-      // A clock already read and one comparison: closing hands the interval to the reporter.
-      if (m_intervals != nullptr && m_intervals->due(now))
-        m_intervals->close(now, interval_totals());
-    }
-    if (!look_for_echoes(index, now))
-      return false;
-    if (!warmup && phases.count_received && each_received(*phases.count_received))
-      return true;
+  const auto sent_to_the_end = [&](bool ok) {
+    last_send = phase.last_send;
+    return ok;
+  };
+  for (;;) {
+    const Next next = send_next(phase, true);
+    if (next != Next::sent)
+      return sent_to_the_end(next == Next::phase_over);
+    if (!look_for_echoes(phase, phase.next_index - 1, phase.last_send))
+      return sent_to_the_end(false);
+    if (phase_counted_out(phase))
+      return sent_to_the_end(true);
   }
+}
+
+SendLoop::Next SendLoop::send_next(PhaseRun& phase, bool may_wait) noexcept
+{
+  if (m_stop.requested() || (phase.count && phase.next_index >= *phase.count))
+    return Next::phase_over;
+  const Pacer& pacer = phase.pacer;
+  if (pacer.paced()) {
+    const Turn turn = wait_for_turn(pacer, phase.next_index, phase.count.has_value(),
+                                    phase.end_time);
+    if (turn != Turn::send)
+      return turn == Turn::fail ? Next::failed : Next::phase_over;
+  }
+  const auto now = Clock::now();
+  if (!phase.count && now >= phase.end_time)
+    return Next::phase_over;
+  // Paced, the stamp is when the message was due, however late it went (no coordinated
+  // omission); unpaced, it is now.
+  const auto intended = pacer.paced() ? pacer.due(phase.next_index) : now;
+  // On the pacer's schedule, not the clock: a message sent a little late must not push the
+  // probe schedule past the next message's due time (at --send-hz equal to --probe-hz that
+  // skipped every other probe after each late send).
+  const bool probe = phase.probes.due(intended);
+  const SendResult sent = send_data(phase.warmup, probe, phase.next_index, intended, now, may_wait);
+  if (sent != SendResult::sent)
+    return sent == SendResult::back_pressured ? Next::pushed_back : Next::failed;
+  ++phase.next_index;
+  phase.last_send = now;
+  if (!phase.warmup) {
+    if (pacer.paced())
+      m_lateness.record((now - intended).count());
+    ++m_tally.sent;
+    if (probe)
+      ++m_tally.probes_sent;
+    LiveCounters::bump(m_live.sent);
+    // A clock already read and one comparison: closing hands the interval to the reporter.
+    if (m_intervals != nullptr && m_intervals->due(now))
+      m_intervals->close(now, interval_totals());
+  }
+  return Next::sent;
+}
+
+bool SendLoop::phase_counted_out(const PhaseRun& phase) noexcept
+{
+  const std::optional<std::uint64_t>& count = m_settings.phases.count_received;
+  return !phase.warmup && count && each_received(*count);
+}
+
+bool SendLoop::relay_next_probe() noexcept
+{
+  if (m_relaying == nullptr || m_echoes.current_echoes() < echoes_owed() ||
+      phase_counted_out(*m_relaying))
+    return false;
+  m_echoes.stop_awaiting();
+  // Not sent (pushed back, failed, or the phase is over): the core's thread, woken, takes it
+  // from here as if the probe had just been answered, and retries or ends the phase.
+  const bool warmup = m_relaying->warmup;
+  if (send_next(*m_relaying, false) != Next::sent)
+    return false;
+  m_tally.relayed += warmup ? 0 : 1;
+  return true;
 }
 
 SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
@@ -188,37 +239,42 @@ SendLoop::Turn SendLoop::wait_for_turn(const Pacer& pacer, std::uint64_t index, 
   return Turn::stop;
 }
 
-bool SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
-                         Clock::time_point intended, Clock::time_point now) noexcept
+SendResult SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
+                               Clock::time_point intended, Clock::time_point now,
+                               bool may_wait) noexcept
 {
   const wire::DataStamp stamp{
       static_cast<std::uint16_t>((probe ? m_probe_flags : 0) | (warmup ? wire::flags::warmup : 0)),
       sequence, to_wire_ns(intended), to_wire_ns(now)};
   const std::uint32_t owed_echoes = deal();
-  const bool sent = send_with_retry(m_data.restamped(stamp), !warmup);
-  if (sent && !warmup && m_target != nullptr) {
+  const std::span<const std::byte> message = m_data.restamped(stamp);
+  const SendResult sent = may_wait ? send_with_retry(message, !warmup) : attempt(message, !warmup);
+  if (sent == SendResult::back_pressured)
+    return sent; // only when it may not wait: nothing was sent, nothing is awaited
+  if (sent == SendResult::sent && !warmup && m_target != nullptr) {
     ++m_target->messages_dealt;
     if (probe)
       ++m_target->probes_dealt;
   }
-  if (sent && probe) {
+  if (sent == SendResult::sent && probe) {
     // Remembered after the send, which keeps this work out of the round trip: echoes are
     // handled only inside receive(), and nothing calls it between a successful send and here.
     // (A probe still being retried is not out yet, so the echoes handled meanwhile are older.)
     m_echoes.probe_sent(stamp, owed_echoes, now + m_settings.probe_timeout);
     m_echo_looks.probe_sent(now);
   }
-  if (!sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
+  if (sent != SendResult::sent || (probe && m_endpoint.flush().result == SendResult::failed)) {
     m_echoes.stop_awaiting();
-    return false;
+    return SendResult::failed;
   }
-  return true;
+  return SendResult::sent;
 }
 
-bool SendLoop::look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept
+bool SendLoop::look_for_echoes(PhaseRun& phase, std::uint64_t index,
+                               Clock::time_point now) noexcept
 {
   if (m_ping_pong)
-    return wait_for_echoes(m_echoes.current_deadline());
+    return wait_for_echoes(phase);
   // While a probe is out, as often as its timing needs (EchoPollCadence: every couple of
   // microseconds, further apart as the probe ages); otherwise only now and then, for late
   // joiners.
@@ -246,19 +302,34 @@ bool SendLoop::each_received(std::uint64_t count) noexcept
   return m_members.take_progress_news() && m_members.each_reported(count);
 }
 
-bool SendLoop::wait_for_echoes(Clock::time_point deadline) noexcept
+bool SendLoop::wait_for_echoes(PhaseRun& phase) noexcept
 {
-  const bool ok =
-      m_waiter.wait_until(deadline, [&] { return m_echoes.current_echoes() >= echoes_owed(); });
+  // Unpaced, with each message going to every member, a transport that delivers on a thread of
+  // its own (a DDS listener) may send the next probe from there (relay_next_probe), as
+  // ddsperf's ping does: this thread then waits on, for the newest probe.
+  const bool may_relay =
+      !phase.pacer.paced() && m_peer_sender == nullptr && m_dealer == nullptr;
+  bool ok = true;
+  for (std::uint64_t next = phase.next_index;; next = phase.next_index) {
+    m_relaying = may_relay ? &phase : nullptr;
+    ok = m_waiter.wait_until(m_echoes.current_deadline(), [&] {
+      return phase.next_index != next || m_echoes.current_echoes() >= echoes_owed();
+    });
+    m_relaying = nullptr;
+    if (!ok || phase.next_index == next)
+      break;
+  }
   m_echoes.stop_awaiting();
   return ok;
 }
 
-bool SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept
+SendResult SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept
 {
   // The first attempt reads no clock: it sits between the probe's stamp and its send.
   const SendResult result = attempt(message, counted);
-  return result == SendResult::sent || retry_pushed_back(message, counted, result);
+  if (result == SendResult::sent || retry_pushed_back(message, counted, result))
+    return SendResult::sent;
+  return SendResult::failed;
 }
 
 bool SendLoop::retry_pushed_back(std::span<const std::byte> message, bool counted,

@@ -33,6 +33,9 @@ struct SendTally {
   // Lent buffers the payload was written into in the measured phase (--payload-fill): under
   // once, only the buffers lent for the first time; every message's under every-message.
   std::uint64_t payload_writes = 0;
+  // Measured ping-pong messages sent on the transport's thread that delivered the last echo
+  // (SendLoop::relay_next_probe).
+  std::uint64_t relayed = 0;
   // True once a send was given up because the transport pushed back for --wait on end.
   bool stalled = false;
 };
@@ -61,6 +64,14 @@ public:
   // --fanout round-robin dealt by the transport (MessageDealer): null otherwise. END goes
   // through it too, so that it follows each subscriber's share.
   MessageDealer* dealer() const noexcept { return m_dealer; }
+  // Ping-pong, called on a transport's own thread that delivered messages (a DDS listener)
+  // while the core's thread waits for the probe's echoes: when they are all in, sends the next
+  // message from here, as ddsperf's ping answers in its listener, so that waking the core's
+  // thread is neither in the next round trip nor competing with it for the CPUs. True when it
+  // sent; false when the core's thread must act (nothing to relay now, the phase is over, or
+  // the transport pushed back: the core's thread retries, as it can wait for room).
+  bool relay_next_probe() noexcept;
+
   // The measured phase's start on the publisher's clock; the epoch until it began.
   Clock::time_point measure_start() const noexcept { return m_measure_start; }
   // Its length: to its end, or to its last message sent when a failure or a stop request cut it
@@ -69,21 +80,32 @@ public:
 
 private:
   enum class Turn { send, stop, fail };
+  // What became of a phase's next message: `pushed_back` only when it could not wait for room.
+  enum class Next { sent, phase_over, pushed_back, failed };
+  struct PhaseRun;
 
   // Sends the phase's messages; `last_send` is when the last one that went out was sent.
   bool send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send);
+  // Sends the phase's next message, waiting for its turn and for room (unless not `may_wait`).
+  Next send_next(PhaseRun& phase, bool may_wait) noexcept;
+  // --count-received and every member has its count (never in the warm-up).
+  bool phase_counted_out(const PhaseRun& phase) noexcept;
 
   Turn wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
                      Clock::time_point end_time) noexcept;
-  bool send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
-                 Clock::time_point now) noexcept;
-  bool look_for_echoes(std::uint64_t index, Clock::time_point now) noexcept;
+  // Sent, or failed; pushed back only when it may not wait for room (then nothing was sent).
+  SendResult send_data(bool warmup, bool probe, std::uint64_t sequence,
+                       Clock::time_point intended, Clock::time_point now, bool may_wait) noexcept;
+  bool look_for_echoes(PhaseRun& phase, std::uint64_t index, Clock::time_point now) noexcept;
   // A stream's look for echoes once one is due (out of line: most messages only ask).
   [[gnu::noinline]] bool look_now(Clock::time_point now) noexcept;
-  bool wait_for_echoes(Clock::time_point deadline) noexcept;
+  // Ping-pong: waits for the probe out to be answered or to time out (and for the probes
+  // relayed meanwhile, relay_next_probe).
+  bool wait_for_echoes(PhaseRun& phase) noexcept;
   // --count-received: every member has `count` measured messages (ping-pong: round trips).
   bool each_received(std::uint64_t count) noexcept;
-  bool send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
+  // Sent, or failed (a transport error, or pushed back until --wait ran out).
+  SendResult send_with_retry(std::span<const std::byte> message, bool counted) noexcept;
   // The rest of send_with_retry, after a first attempt that did not send (out of line: every
   // message passes the first attempt, few come here).
   [[gnu::noinline]] bool retry_pushed_back(std::span<const std::byte> message, bool counted,
@@ -120,6 +142,9 @@ private:
   Histogram m_lateness;
   SendTally m_tally;
   IntervalMeter* m_intervals = nullptr;
+  // The phase whose next probe relay_next_probe may send: set only while the core's thread
+  // waits for echoes, and read by the transport's thread only while that wait lends it the sink.
+  PhaseRun* m_relaying = nullptr;
   Clock::time_point m_measure_start{};
   Clock::time_point m_measure_end{};
 };

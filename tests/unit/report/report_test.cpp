@@ -441,6 +441,20 @@ TEST(TextReport, PayloadFillSaysWhetherTheTransportLentAndHowOftenThePayloadWasW
   EXPECT_EQ(parsed(lent)["publisher"]["payload_writes"], 12);
 }
 
+TEST(TextReport, ProbesRelayedOnTheTransportsThreadAreCountedOnlyWhenThereAreAny)
+{
+  RunReport report = sample_publisher();
+  EXPECT_EQ(text_of(report).find("Probes relayed"), std::string::npos);
+  EXPECT_EQ(parsed(report)["publisher"]["probes_relayed"], 0);
+  report.probes_relayed = 999;
+  EXPECT_TRUE(has_line(text_of(report),
+                       "  Probes relayed: 999 of 1,000 sent on the transport's receive thread as "
+                       "the last echo arrived, as ddsperf's ping does in its listener (netprof's "
+                       "own thread stays asleep)"))
+      << text_of(report);
+  EXPECT_EQ(parsed(report)["publisher"]["probes_relayed"], 999);
+}
+
 TEST(TextReport, PublisherLatencyStatesTheClockAndBothViews)
 {
   std::string text = text_of(sample_publisher());
@@ -1005,8 +1019,8 @@ TEST(JsonReport, PublisherLatencyIsRoundTripAndHalf)
             (std::set<std::string>{
                 "messages_sent", "measured_seconds", "probes_sent", "echoes_received",
                 "echoes_late", "echo_bytes_per_echo", "challenges_sent", "payload_fill",
-                "transport_lent", "payload_writes", "dealt_by_transport", "dealt_loss",
-                "send_accounting", "latency", "pacer_lateness_ns", "per_topic"}));
+                "transport_lent", "payload_writes", "probes_relayed", "dealt_by_transport",
+                "dealt_loss", "send_accounting", "latency", "pacer_lateness_ns", "per_topic"}));
   EXPECT_TRUE(sut["per_topic"].empty()); // one topic: nothing to list
   EXPECT_EQ(sut["dealt_by_transport"], false);
   EXPECT_TRUE(sut["dealt_loss"].is_null()); // only where the transport dealt the messages
