@@ -161,8 +161,8 @@ SendLoop::Next SendLoop::send_next(PhaseRun& phase, bool may_wait) noexcept
     return Next::phase_over;
   const Pacer& pacer = phase.pacer;
   if (pacer.paced()) {
-    const Turn turn = wait_for_turn(pacer, phase.next_index, phase.count.has_value(),
-                                    phase.end_time);
+    const Turn turn =
+        wait_for_turn(pacer, phase.next_index, phase.count.has_value(), phase.end_time);
     if (turn != Turn::send)
       return turn == Turn::fail ? Next::failed : Next::phase_over;
   }
@@ -270,8 +270,7 @@ SendResult SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   return SendResult::sent;
 }
 
-bool SendLoop::look_for_echoes(PhaseRun& phase, std::uint64_t index,
-                               Clock::time_point now) noexcept
+bool SendLoop::look_for_echoes(PhaseRun& phase, std::uint64_t index, Clock::time_point now) noexcept
 {
   if (m_ping_pong)
     return wait_for_echoes(phase);
@@ -307,8 +306,7 @@ bool SendLoop::wait_for_echoes(PhaseRun& phase) noexcept
   // Unpaced, with each message going to every member, a transport that delivers on a thread of
   // its own (a DDS listener) may send the next probe from there (relay_next_probe), as
   // ddsperf's ping does: this thread then waits on, for the newest probe.
-  const bool may_relay =
-      !phase.pacer.paced() && m_peer_sender == nullptr && m_dealer == nullptr;
+  const bool may_relay = !phase.pacer.paced() && m_peer_sender == nullptr && m_dealer == nullptr;
   bool ok = true;
   for (std::uint64_t next = phase.next_index;; next = phase.next_index) {
     m_relaying = may_relay ? &phase : nullptr;

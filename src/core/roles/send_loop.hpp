@@ -94,8 +94,8 @@ private:
   Turn wait_for_turn(const Pacer& pacer, std::uint64_t index, bool counted,
                      Clock::time_point end_time) noexcept;
   // Sent, or failed; pushed back only when it may not wait for room (then nothing was sent).
-  SendResult send_data(bool warmup, bool probe, std::uint64_t sequence,
-                       Clock::time_point intended, Clock::time_point now, bool may_wait) noexcept;
+  SendResult send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
+                       Clock::time_point now, bool may_wait) noexcept;
   bool look_for_echoes(PhaseRun& phase, std::uint64_t index, Clock::time_point now) noexcept;
   // A stream's look for echoes once one is due (out of line: most messages only ask).
   [[gnu::noinline]] bool look_now(Clock::time_point now) noexcept;

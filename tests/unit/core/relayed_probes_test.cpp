@@ -32,8 +32,7 @@ public:
   SendOutcome send(std::span<const std::byte> message) noexcept override
   {
     wire::Header header;
-    if (m_push_back_every > 0 &&
-        wire::decode_header(message, header) == wire::DecodeError::none &&
+    if (m_push_back_every > 0 && wire::decode_header(message, header) == wire::DecodeError::none &&
         header.kind == wire::MessageKind::data && (header.flags & wire::flags::warmup) == 0 &&
         header.sequence % m_push_back_every == 1 && header.sequence != m_pushed_back) {
       m_pushed_back = header.sequence; // once per message: its retry goes through
