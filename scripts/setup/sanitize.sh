@@ -101,7 +101,7 @@ run_asan() {
 # out (tsan_excluded=contract: a library TSan cannot judge, the file says why). Only these
 # executables are built. Then the live status line's thread, which needs a terminal.
 tsan_targets=(contract_tests unit_core netprof)
-tsan_suites=(Protocol Faults LocalPairArguments ThreadPair IntervalThreads)
+tsan_suites=(Protocol Faults LocalPairArguments ThreadPair IntervalThreads RelayedProbes)
 tsan_excluded_transports=()
 while read -r _ values; do
   read -r -a more <<<"$values"

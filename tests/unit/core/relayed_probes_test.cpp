@@ -11,22 +11,39 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace {
 
 using namespace netprof;
 using namespace netprof::testing;
 
-// The publisher's side of the link, delivering as a DDS listener does: inside one receive(),
-// message after message, asking the sink after each whether to return to the thread that
-// waits (MessageSink::wants_control), and pushing back every `push_back_every`-th measured
-// data message (0: none).
+// The publisher's side of the link, delivering as a DDS listener does: a thread of its own takes
+// each message from the link and, only while the publisher's thread waits inside receive()
+// (lending its sink, as SinkHandover does for DDS), hands it to the sink, then asks the sink
+// whether to end that wait (MessageSink::wants_control). Every `push_back_every`-th measured
+// data message (0: none) is pushed back once. The hand-over is a mutex here: ThreadSanitizer
+// (scripts/setup/sanitize.sh runs this suite) sees the publisher's state passed between the two
+// threads, and any touch of it outside the lending.
 class ListeningEndpoint final : public Endpoint {
 public:
-  ListeningEndpoint(InMemoryEndpoint& inner, std::uint64_t push_back_every)
-      : m_inner(inner), m_push_back_every(push_back_every)
+  ListeningEndpoint(InMemoryLink& link, std::uint64_t push_back_every)
+      : m_inbox(link.to_publisher), m_outbox(link.publisher), m_push_back_every(push_back_every),
+        m_listener([this] { listen(); })
   {
+  }
+  ~ListeningEndpoint() override
+  {
+    {
+      std::lock_guard lock(m_mutex);
+      m_stopping = true;
+    }
+    m_changed.notify_all();
+    m_listener.join();
   }
 
   SendOutcome send(std::span<const std::byte> message) noexcept override
@@ -38,34 +55,65 @@ public:
       m_pushed_back = header.sequence; // once per message: its retry goes through
       return {SendResult::back_pressured, SendCause::queue_full};
     }
-    return m_inner.send(message);
+    return m_outbox.send(message);
   }
 
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept override
   {
-    const auto deadline = Clock::now() + timeout;
-    ReceiveResult result = ReceiveResult::timed_out;
-    for (auto now = Clock::now(); now < deadline; now = Clock::now()) {
-      const ReceiveResult got = m_inner.receive(sink, deadline - now);
-      if (got != ReceiveResult::received)
-        return got == ReceiveResult::failed ? got : result;
-      result = got;
-      if (sink.wants_control()) {
-        ++wakes;
-        break;
-      }
-    }
-    return result;
+    std::unique_lock lock(m_mutex);
+    m_lent = &sink;
+    m_delivered = m_woken = false;
+    m_changed.notify_all();
+    m_changed.wait_for(lock, timeout, [&] { return m_woken; });
+    m_lent = nullptr;
+    return m_delivered ? ReceiveResult::received : ReceiveResult::timed_out;
   }
 
-  EndpointFacts facts() const override { return m_inner.facts(); }
+  EndpointFacts facts() const override { return m_outbox.facts(); }
 
-  std::uint64_t wakes = 0; // receive() returned because the sink wanted its thread
+  // How often a receive() returned because the sink wanted its thread.
+  std::uint64_t wakes()
+  {
+    std::lock_guard lock(m_mutex);
+    return m_wakes;
+  }
 
 private:
-  InMemoryEndpoint& m_inner;
+  void listen()
+  {
+    std::vector<std::byte> message;
+    for (;;) {
+      const bool got = m_inbox->pop(message, std::chrono::milliseconds(5));
+      std::unique_lock lock(m_mutex);
+      // A message waits for the publisher's next wait, as a DDS sample waits in the reader.
+      m_changed.wait(lock, [&] { return m_stopping || !got || m_lent != nullptr; });
+      if (m_stopping)
+        return;
+      if (!got)
+        continue;
+      m_lent->on_message(Delivery{message, 1, message.size(), PeerHandle{}});
+      m_delivered = true;
+      if (m_lent->wants_control()) {
+        ++m_wakes;
+        m_woken = true;
+        m_lent = nullptr; // until its thread lends the sink again
+        m_changed.notify_all();
+      }
+    }
+  }
+
+  std::shared_ptr<MessageQueue> m_inbox;
+  InMemoryEndpoint& m_outbox;
   const std::uint64_t m_push_back_every;
   std::uint64_t m_pushed_back = ~std::uint64_t{0};
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  MessageSink* m_lent = nullptr;
+  bool m_delivered = false;
+  bool m_woken = false;
+  bool m_stopping = false;
+  std::uint64_t m_wakes = 0;
+  std::thread m_listener; // last: it starts on members already built
 };
 
 RunConfig ping_pong(Role role)
@@ -83,10 +131,10 @@ struct Relayed {
 Relayed run_listening(const RunConfig& publisher, std::uint64_t push_back_every = 0)
 {
   InMemoryLink link;
-  ListeningEndpoint publisher_end(link.publisher, push_back_every);
+  ListeningEndpoint publisher_end(link, push_back_every);
   PairOutcome outcome =
       run_pair(publisher_end, link.subscriber, publisher, ping_pong(Role::subscriber));
-  return {std::move(outcome), publisher_end.wakes};
+  return {std::move(outcome), publisher_end.wakes()};
 }
 
 TEST(RelayedProbes, EachAnsweredProbeIsFollowedFromTheDeliveringThread)
@@ -139,7 +187,7 @@ TEST(RelayedProbes, ATimedPhaseEndsOnTimeWhenEveryProbeIsRelayed)
   RunConfig subscriber = ping_pong(Role::subscriber);
   subscriber.count.reset();
   InMemoryLink link;
-  ListeningEndpoint publisher_end(link.publisher, 0);
+  ListeningEndpoint publisher_end(link, 0);
   const auto started = Clock::now();
   const PairOutcome outcome = run_pair(publisher_end, link.subscriber, publisher, subscriber);
 
