@@ -207,10 +207,13 @@ bool SendLoop::relay_next_probe() noexcept
       phase_counted_out(*m_relaying))
     return false;
   m_echoes.stop_awaiting();
-  // Not sent (pushed back, failed, or the phase is over): the core's thread, woken, takes it
-  // from here as if the probe had just been answered, and retries or ends the phase.
+  // Not sent (pushed back, or the phase is over): the core's thread, woken, takes it from here
+  // as if the probe had just been answered, and retries or ends the phase; failed: it ends the
+  // phase as its own failed send would.
   const bool warmup = m_relaying->warmup;
-  if (send_next(*m_relaying, false) != Next::sent)
+  const Next next = send_next(*m_relaying, false);
+  m_relay_failed = next == Next::failed;
+  if (next != Next::sent)
     return false;
   m_tally.relayed += warmup ? 0 : 1;
   return true;
@@ -318,7 +321,7 @@ bool SendLoop::wait_for_echoes(PhaseRun& phase) noexcept
       break;
   }
   m_echoes.stop_awaiting();
-  return ok;
+  return ok && !m_relay_failed;
 }
 
 SendResult SendLoop::send_with_retry(std::span<const std::byte> message, bool counted) noexcept

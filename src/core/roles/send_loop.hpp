@@ -145,6 +145,7 @@ private:
   // The phase whose next probe relay_next_probe may send: set only while the core's thread
   // waits for echoes, and read by the transport's thread only while that wait lends it the sink.
   PhaseRun* m_relaying = nullptr;
+  bool m_relay_failed = false; // a relayed send failed: the phase ends as on a failed send
   Clock::time_point m_measure_start{};
   Clock::time_point m_measure_end{};
 };

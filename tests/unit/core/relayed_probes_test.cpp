@@ -26,13 +26,14 @@ using namespace netprof::testing;
 // each message from the link and, only while the publisher's thread waits inside receive()
 // (lending its sink, as SinkHandover does for DDS), hands it to the sink, then asks the sink
 // whether to end that wait (MessageSink::wants_control). Every `push_back_every`-th measured
-// data message (0: none) is pushed back once. The hand-over is a mutex here: ThreadSanitizer
+// data message (0: none) is refused once, as pushed back, or as failed with `fail`. The hand-over is a mutex here: ThreadSanitizer
 // (scripts/setup/sanitize.sh runs this suite) sees the publisher's state passed between the two
 // threads, and any touch of it outside the lending.
 class ListeningEndpoint final : public Endpoint {
 public:
-  ListeningEndpoint(InMemoryLink& link, std::uint64_t push_back_every)
+  ListeningEndpoint(InMemoryLink& link, std::uint64_t push_back_every, bool fail = false)
       : m_inbox(link.to_publisher), m_outbox(link.publisher), m_push_back_every(push_back_every),
+        m_refusal(fail ? SendResult::failed : SendResult::back_pressured),
         m_listener([this] { listen(); })
   {
   }
@@ -53,7 +54,7 @@ public:
         header.kind == wire::MessageKind::data && (header.flags & wire::flags::warmup) == 0 &&
         header.sequence % m_push_back_every == 1 && header.sequence != m_pushed_back) {
       m_pushed_back = header.sequence; // once per message: its retry goes through
-      return {SendResult::back_pressured, SendCause::queue_full};
+      return {m_refusal, m_refusal == SendResult::failed ? SendCause::error : SendCause::queue_full};
     }
     return m_outbox.send(message);
   }
@@ -105,6 +106,7 @@ private:
   std::shared_ptr<MessageQueue> m_inbox;
   InMemoryEndpoint& m_outbox;
   const std::uint64_t m_push_back_every;
+  const SendResult m_refusal;
   std::uint64_t m_pushed_back = ~std::uint64_t{0};
   std::mutex m_mutex;
   std::condition_variable m_changed;
@@ -165,6 +167,20 @@ TEST(RelayedProbes, ARelayPushedBackIsRetriedByThePublishersThread)
   EXPECT_EQ(report.send_accounting.pushed_back, 30u);
   EXPECT_EQ(report.probes_relayed, 299u - 30u);
   EXPECT_GE(wakes, 30u);
+}
+
+TEST(RelayedProbes, ARelayedSendThatFailsEndsTheRunAsTheThreadsOwnWould)
+{
+  // Only the first attempt at sequence 1 fails: a retry by the publisher's thread would send it.
+  InMemoryLink link;
+  ListeningEndpoint publisher_end(link, 1000, true);
+  const PairOutcome outcome = run_pair(publisher_end, link.subscriber, ping_pong(Role::publisher),
+                                       ping_pong(Role::subscriber));
+
+  const RunReport& report = outcome.publisher.report;
+  EXPECT_NE(outcome.publisher.status, ExitStatus::passed);
+  EXPECT_EQ(report.probes_sent, 1u);
+  EXPECT_EQ(report.send_accounting.failed, 1u);
 }
 
 TEST(RelayedProbes, APacedPingPongKeepsItsScheduleOnItsOwnThread)

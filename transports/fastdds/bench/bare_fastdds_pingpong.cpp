@@ -5,8 +5,9 @@
 // each with --echo-size bytes on TOPIC_pong. --notify says how each side hears of a sample, as
 // --fastdds-notify does for netprof: waitset (the process's own thread sleeps in a WaitSet on a
 // ReadCondition and takes it) or listener (Fast DDS's receive thread takes it in
-// on_data_available; the ponger answers there, the pinger's listener stamps the echo and wakes
-// the pinger through a GuardCondition).
+// on_data_available; the ponger answers there; the pinger's listener stamps the echo and, once
+// the warm-up is over, writes the next ping itself, as ddsperf's ping and netprof's relayed
+// probes do; in the warm-up it wakes the pinger's thread through a GuardCondition).
 //
 //   bare_fastdds_pingpong [--size BYTES] [--echo-size BYTES] [--iterations N] [--warmup N]
 //                         [--notify listener|waitset] [--domain ID] [--cpu PINGER,PONGER]
@@ -121,15 +122,53 @@ bool round_trip(Side& side, std::vector<std::uint8_t>& ping, std::uint64_t seque
   return true;
 }
 
+// --notify listener, the measured pings: the listener that takes an echo stamps it and writes
+// the next ping itself; the pinger's thread only sends the first and waits for the last.
+struct ListenerPings {
+  std::atomic<bool> on{false};
+  std::atomic<bool> done{false};
+  std::atomic<Clock::rep> sent_at{0};
+  std::uint64_t last = 0; // the last sequence to send
+  std::vector<std::uint8_t>* ping = nullptr;
+  std::vector<std::int64_t>* rtts = nullptr;
+
+  // On the listener: false when the echo is not one of the measured pings'.
+  bool on_echo(Side& side, std::uint64_t sequence, Clock::time_point now)
+  {
+    if (!on.load(std::memory_order_acquire))
+      return false;
+    rtts->push_back(now.time_since_epoch().count() - sent_at.load(std::memory_order_relaxed));
+    if (sequence >= last) {
+      done.store(true, std::memory_order_release);
+      side.wake();
+      return true;
+    }
+    send(side, sequence + 1);
+    return true;
+  }
+
+  void send(Side& side, std::uint64_t sequence)
+  {
+    std::memcpy(ping->data(), &sequence, sizeof sequence);
+    sent_at.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    side.write(*ping);
+  }
+};
+
 std::vector<std::int64_t> run_pinger(const Options& options, const std::string& topic)
 {
   bare::pin_to_cpu(bare::first_cpu(options.cpus));
   std::atomic<std::uint64_t> echoed{stop_sequence};
   Clock::time_point echoed_at;
+  ListenerPings measured;
   Side* self = nullptr;
   Side side(side_settings(options), topic + "_ping", topic + "_pong", [&](const Bytes& echo) {
-    echoed_at = Clock::now();
-    echoed.store(sequence_of(echo.in), std::memory_order_release);
+    const auto now = Clock::now();
+    const std::uint64_t sequence = sequence_of(echo.in);
+    if (measured.on_echo(*self, sequence, now))
+      return;
+    echoed_at = now;
+    echoed.store(sequence, std::memory_order_release);
     if (options.listener)
       self->wake();
   });
@@ -143,7 +182,10 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
   std::vector<std::uint8_t> ping(options.size, 0x5a);
   std::vector<std::int64_t> rtts;
   rtts.reserve(options.iterations);
-  for (std::uint64_t sequence = 0; sequence < options.warmup + options.iterations; ++sequence) {
+  const std::uint64_t total = options.warmup + options.iterations;
+  // Listening, the pinger's thread sends only the warm-up's pings.
+  const std::uint64_t own = options.listener ? options.warmup : total;
+  for (std::uint64_t sequence = 0; sequence < own; ++sequence) {
     const bool warming = sequence < options.warmup;
     const auto sent_at = Clock::now();
     while (!round_trip(side, ping, sequence, echoed, warming ? resend_after : give_up_after))
@@ -152,6 +194,20 @@ std::vector<std::int64_t> run_pinger(const Options& options, const std::string& 
     if (!warming)
       rtts.push_back(
           std::chrono::duration_cast<std::chrono::nanoseconds>(echoed_at - sent_at).count());
+  }
+  if (options.listener && options.iterations > 0) {
+    measured.last = total - 1;
+    measured.ping = &ping;
+    measured.rtts = &rtts;
+    measured.on.store(true, std::memory_order_release);
+    measured.send(side, options.warmup);
+    const auto until = Clock::now() + give_up_after;
+    while (!measured.done.load(std::memory_order_acquire)) {
+      const auto now = Clock::now();
+      if (now >= until)
+        throw Failure{"the echoes stopped before the last ping"};
+      side.wait(until - now);
+    }
   }
   std::memcpy(ping.data(), &stop_sequence, sizeof stop_sequence);
   side.write(ping);
