@@ -41,7 +41,8 @@ const transport_common::DdsVendor& fastdds_vendor()
                         "launcher gives each host (its address in the hosts file)",
       .notify_help = "how netprof hears of samples: listener (Fast DDS's receive thread hands each "
                      "sample to netprof in on_data_available and writes the echo, or a "
-                     "ping-pong's next probe, while netprof waits in a blocking receive), waitset (netprof's thread sleeps in a Fast DDS "
+                     "ping-pong's next probe, while netprof waits in a blocking receive), waitset "
+                     "(netprof's thread sleeps in a Fast DDS "
                      "WaitSet on a ReadCondition and takes them: one thread wake-up more), poll "
                      "(netprof's thread takes in a loop, never sleeping)",
       // Its hand-written type (fastdds_message_type.hpp) has no keyed form: no --fastdds-keys.

@@ -26,9 +26,9 @@ using namespace netprof::testing;
 // each message from the link and, only while the publisher's thread waits inside receive()
 // (lending its sink, as SinkHandover does for DDS), hands it to the sink, then asks the sink
 // whether to end that wait (MessageSink::wants_control). Every `push_back_every`-th measured
-// data message (0: none) is refused once, as pushed back, or as failed with `fail`. The hand-over is a mutex here: ThreadSanitizer
-// (scripts/setup/sanitize.sh runs this suite) sees the publisher's state passed between the two
-// threads, and any touch of it outside the lending.
+// data message (0: none) is refused once, as pushed back, or as failed with `fail`. The hand-over
+// is a mutex here: ThreadSanitizer (scripts/setup/sanitize.sh runs this suite) sees the publisher's
+// state passed between the two threads, and any touch of it outside the lending.
 class ListeningEndpoint final : public Endpoint {
 public:
   ListeningEndpoint(InMemoryLink& link, std::uint64_t push_back_every, bool fail = false)
@@ -54,7 +54,8 @@ public:
         header.kind == wire::MessageKind::data && (header.flags & wire::flags::warmup) == 0 &&
         header.sequence % m_push_back_every == 1 && header.sequence != m_pushed_back) {
       m_pushed_back = header.sequence; // once per message: its retry goes through
-      return {m_refusal, m_refusal == SendResult::failed ? SendCause::error : SendCause::queue_full};
+      return {m_refusal,
+              m_refusal == SendResult::failed ? SendCause::error : SendCause::queue_full};
     }
     return m_outbox.send(message);
   }
