@@ -22,6 +22,8 @@
 
 namespace netprof {
 
+struct PhaseRun; // phase_run.hpp
+
 // What the send loop sent, counted as it went.
 struct SendTally {
   std::uint64_t sent = 0; // measured data messages
@@ -68,8 +70,9 @@ public:
   // while the core's thread waits for the probe's echoes: when they are all in, sends the next
   // message from here, as ddsperf's ping answers in its listener, so that waking the core's
   // thread is neither in the next round trip nor competing with it for the CPUs. True when it
-  // sent; false when the core's thread must act (nothing to relay now, the phase is over, or
-  // the transport pushed back: the core's thread retries, as it can wait for room).
+  // sent; false when the core's thread must act (nothing to relay now, the phase is over, the
+  // transport pushed back: the core's thread retries, as it can wait for room; or the send
+  // failed: the phase ends).
   bool relay_next_probe() noexcept;
 
   // The measured phase's start on the publisher's clock; the epoch until it began.
@@ -82,7 +85,6 @@ private:
   enum class Turn { send, stop, fail };
   // What became of a phase's next message: `pushed_back` only when it could not wait for room.
   enum class Next { sent, phase_over, pushed_back, failed };
-  struct PhaseRun;
 
   // Sends the phase's messages; `last_send` is when the last one that went out was sent.
   bool send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send);
