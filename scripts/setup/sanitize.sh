@@ -2,7 +2,8 @@
 # Builds netprof under the sanitizers and runs its tests there (CI runs both parts):
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer, the ctest suite (but three e2e tests)
 #   tsan  ThreadSanitizer, only the tests with concurrent code: the shared-memory ring and
-#         segment, the transport contract, the core protocol and the live status reporter
+#         segment, the transport contract, the core protocol (with probes relayed from a
+#         transport's thread) and the live status reporter
 # Usage: scripts/setup/sanitize.sh [asan|tsan|all]   (default all)
 # Build folders: ASAN_BUILD_DIR (default ./build-asan), TSAN_BUILD_DIR (default ./build-tsan).
 # Any sanitizer report fails the run: ASan and TSan exit non-zero on their first report, and
