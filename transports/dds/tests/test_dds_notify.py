@@ -50,8 +50,9 @@ class NotifyTest(DdsTestCase):
         self.assertGreater(handed, 0, notes)
         self.assertGreaterEqual(delivered, publisher["echoes_received"])
         # And sends each next probe from there, as ddsperf's ping: netprof's own thread sends
-        # the first and is woken a handful of times, not once a round trip.
-        self.assertGreaterEqual(publisher["probes_relayed"], publisher["probes_sent"] - 5)
+        # the first, and the next after an echo that came between two of its waits, and is woken
+        # a handful of times, not once a round trip.
+        self.assertGreaterEqual(publisher["probes_relayed"], publisher["probes_sent"] * 9 // 10)
         self.assertIn("Probes relayed:", result.stdout)
         self.assertLess(wakes, 20, "a ping-pong publisher sleeps through its echoes: " + notes)
 

@@ -48,7 +48,7 @@ class LocalPairTest(FastDdsTestCase):
         self.assertGreater(int(handed.group(1)), 0, notes)
         # Each next probe went out from there too, as the echo before it arrived.
         publisher = report["publisher"]
-        self.assertGreaterEqual(publisher["probes_relayed"], publisher["probes_sent"] - 5)
+        self.assertGreaterEqual(publisher["probes_relayed"], publisher["probes_sent"] * 9 // 10)
 
     def test_poll_ping_pong_passes(self):
         result = self.run_netprof("--local-pair", "--fastdds", "--fastdds-notify", "poll", *SHORT,
