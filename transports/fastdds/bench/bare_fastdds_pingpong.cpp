@@ -128,15 +128,19 @@ struct ListenerPings {
   std::atomic<bool> on{false};
   std::atomic<bool> done{false};
   std::atomic<Clock::rep> sent_at{0};
-  std::uint64_t last = 0; // the last sequence to send
+  std::atomic<std::uint64_t> awaited{stop_sequence}; // the sequence of the ping out
+  std::uint64_t last = 0;                            // the last sequence to send
   std::vector<std::uint8_t>* ping = nullptr;
   std::vector<std::int64_t>* rtts = nullptr;
 
-  // On the listener: false when the echo is not one of the measured pings'.
+  // On the listener: false when the echo is not one of the measured pings'. A late echo of a
+  // warm-up ping sent twice is dropped.
   bool on_echo(Side& side, std::uint64_t sequence, Clock::time_point now)
   {
     if (!on.load(std::memory_order_acquire))
       return false;
+    if (sequence != awaited.load(std::memory_order_relaxed))
+      return true;
     rtts->push_back(now.time_since_epoch().count() - sent_at.load(std::memory_order_relaxed));
     if (sequence >= last) {
       done.store(true, std::memory_order_release);
@@ -150,6 +154,7 @@ struct ListenerPings {
   void send(Side& side, std::uint64_t sequence)
   {
     std::memcpy(ping->data(), &sequence, sizeof sequence);
+    awaited.store(sequence, std::memory_order_relaxed);
     sent_at.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
     side.write(*ping);
   }
