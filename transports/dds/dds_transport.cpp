@@ -36,10 +36,9 @@ const transport_common::DdsVendor& dds_vendor()
       .notify_help =
           "how netprof hears of samples: listener (Cyclone's receive thread hands each "
           "sample to netprof and writes the echo, or a ping-pong's next probe, as ddsperf "
-          "does, while netprof waits in a blocking receive), waitset (netprof's thread sleeps in a "
-          "waitset and "
-          "takes them: one thread wake-up more), poll (netprof's thread takes in a loop, "
-          "never sleeping)",
+          "does, while netprof waits in a blocking receive), waitset (netprof's thread sleeps "
+          "in a waitset and takes them: one thread wake-up more), poll (netprof's thread takes "
+          "in a loop, never sleeping)",
       .keys_help =
           "spread the data samples over K instances of a keyed type, round-robin by sequence "
           "number (control messages in instance 0); --dds-history applies to each instance, "

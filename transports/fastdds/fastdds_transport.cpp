@@ -42,9 +42,9 @@ const transport_common::DdsVendor& fastdds_vendor()
       .notify_help = "how netprof hears of samples: listener (Fast DDS's receive thread hands each "
                      "sample to netprof in on_data_available and writes the echo, or a "
                      "ping-pong's next probe, while netprof waits in a blocking receive), waitset "
-                     "(netprof's thread sleeps in a Fast DDS "
-                     "WaitSet on a ReadCondition and takes them: one thread wake-up more), poll "
-                     "(netprof's thread takes in a loop, never sleeping)",
+                     "(netprof's thread sleeps in a Fast DDS WaitSet on a ReadCondition and takes "
+                     "them: one thread wake-up more), poll (netprof's thread takes in a loop, "
+                     "never sleeping)",
       // Its hand-written type (fastdds_message_type.hpp) has no keyed form: no --fastdds-keys.
       .keys_help = {},
       // Keep-last:16, the dds transport's default, lost a few samples in 2,000 at 2,000 Hz on

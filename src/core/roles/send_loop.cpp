@@ -73,16 +73,16 @@ bool SendLoop::run_phase(bool warmup)
     if (m_intervals != nullptr)
       m_intervals->start(start);
   }
-  Clock::time_point last_send = start;
-  const bool ok =
-      send_phase(warmup, start, last_send) && m_endpoint.flush().result != SendResult::failed;
+  PhaseRun phase(m_settings, m_ping_pong, warmup, start);
+  m_echo_looks.restart(start);
+  const bool ok = send_phase(phase) && m_endpoint.flush().result != SendResult::failed;
   if (!warmup) {
     // A phase cut short ends when sending stopped: by a failure (a keep-all subscriber that
     // froze for good outlasted --wait), not when the publisher gave up waiting; by a stop
     // request, not when the loop noticed it. The figures then describe the messages that went
     // out, over the time they took.
     const bool cut_short = !ok || m_stop.requested();
-    m_measure_end = cut_short ? last_send : Clock::now();
+    m_measure_end = cut_short ? phase.last_send : Clock::now();
     m_live.enter(LivePhase::ending);
     if (m_intervals != nullptr)
       m_intervals->finish(std::max(m_measure_end, m_measure_start), interval_totals());
@@ -90,22 +90,16 @@ bool SendLoop::run_phase(bool warmup)
   return ok;
 }
 
-bool SendLoop::send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send)
+bool SendLoop::send_phase(PhaseRun& phase)
 {
-  PhaseRun phase(m_settings, m_ping_pong, warmup, start);
-  m_echo_looks.restart(start);
-  const auto sent_to_the_end = [&](bool ok) {
-    last_send = phase.last_send;
-    return ok;
-  };
   for (;;) {
     const Next next = send_next(phase, true);
     if (next != Next::sent)
-      return sent_to_the_end(next == Next::phase_over);
-    if (!look_for_echoes(phase, phase.next_index - 1, phase.last_send))
-      return sent_to_the_end(false);
+      return next == Next::phase_over;
+    if (!look_for_echoes(phase))
+      return false;
     if (phase_counted_out(phase))
-      return sent_to_the_end(true);
+      return true;
   }
 }
 
@@ -164,12 +158,11 @@ bool SendLoop::relay_next_probe() noexcept
   // Not sent (pushed back, or the phase is over): the core's thread, woken, takes it from here
   // as if the probe had just been answered, and retries or ends the phase; failed: it ends the
   // phase as its own failed send would.
-  const bool warmup = m_relaying->warmup;
   const Next next = send_next(*m_relaying, false);
   m_relay_failed = next == Next::failed;
   if (next != Next::sent)
     return false;
-  m_tally.relayed += warmup ? 0 : 1;
+  m_tally.relayed += m_relaying->warmup ? 0 : 1;
   return true;
 }
 
@@ -227,10 +220,12 @@ SendResult SendLoop::send_data(bool warmup, bool probe, std::uint64_t sequence,
   return SendResult::sent;
 }
 
-bool SendLoop::look_for_echoes(PhaseRun& phase, std::uint64_t index, Clock::time_point now) noexcept
+bool SendLoop::look_for_echoes(PhaseRun& phase) noexcept
 {
   if (m_ping_pong)
     return wait_for_echoes(phase);
+  const std::uint64_t index = phase.next_index - 1; // the message just sent
+  const Clock::time_point now = phase.last_send;
   // While a probe is out, as often as its timing needs (EchoPollCadence: every couple of
   // microseconds, further apart as the probe ages); otherwise only now and then, for late
   // joiners.

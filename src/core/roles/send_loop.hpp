@@ -86,8 +86,8 @@ private:
   // What became of a phase's next message: `pushed_back` only when it could not wait for room.
   enum class Next { sent, phase_over, pushed_back, failed };
 
-  // Sends the phase's messages; `last_send` is when the last one that went out was sent.
-  bool send_phase(bool warmup, Clock::time_point start, Clock::time_point& last_send);
+  // Sends the phase's messages to its end; false on a transport failure.
+  bool send_phase(PhaseRun& phase);
   // Sends the phase's next message, waiting for its turn and for room (unless not `may_wait`).
   Next send_next(PhaseRun& phase, bool may_wait) noexcept;
   // --count-received and every member has its count (never in the warm-up).
@@ -98,7 +98,8 @@ private:
   // Sent, or failed; pushed back only when it may not wait for room (then nothing was sent).
   SendResult send_data(bool warmup, bool probe, std::uint64_t sequence, Clock::time_point intended,
                        Clock::time_point now, bool may_wait) noexcept;
-  bool look_for_echoes(PhaseRun& phase, std::uint64_t index, Clock::time_point now) noexcept;
+  // After each message sent: waits for a ping-pong's echoes, or looks for a stream's.
+  bool look_for_echoes(PhaseRun& phase) noexcept;
   // A stream's look for echoes once one is due (out of line: most messages only ask).
   [[gnu::noinline]] bool look_now(Clock::time_point now) noexcept;
   // Ping-pong: waits for the probe out to be answered or to time out (and for the probes
