@@ -28,6 +28,24 @@ class PacingTest(NetprofTestCase):
         uncorrected = report["publisher"]["latency"]["rtt_uncorrected_ns"]
         self.assertLessEqual(uncorrected["p50"], corrected["p50"] * 1.001)
 
+    def test_a_pacer_below_100_hz_keeps_its_schedule_over_the_socket_transports(self):
+        # Their blocking read (SO_RCVTIMEO) counts in scheduler ticks and may end two ticks past
+        # its timeout; a paced publisher that slept 20 ms in one sent every message about 4 ms
+        # late (HZ 250), and the corrected round trip, 4 ms instead of 60 us, charged that to
+        # the transport.
+        for transport in ([], ["--tcp"], ["--uds"]):
+            with self.subTest(transport=transport or "udp"):
+                result = self.run_netprof("--local-pair", *transport, "--send-hz", "50", "-t",
+                                          "1.2", "--warmup-time", "0.2",
+                                          json_name="paced_50_" + "".join(transport).strip("-"))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                publisher = result.json["publisher"]
+                self.assertGreaterEqual(publisher["pacer_lateness_ns"]["count"], 40)
+                self.assertLess(publisher["pacer_lateness_ns"]["p50"], 1_000_000)
+                latency = publisher["latency"]
+                self.assertLess(latency["rtt_ns"]["p50"] - latency["rtt_uncorrected_ns"]["p50"],
+                                1_000_000)
+
     def test_pace_spin_at_a_rate_the_host_cannot_keep_names_the_rate_reached(self):
         result = self.run_netprof("--local-pair", "--pace", "spin", "--send-hz", "1e9",
                                   "-t", "0.5", "--warmup-time", "0", json_name="too_fast")

@@ -1,6 +1,7 @@
 #include "stream_endpoint.hpp"
 
 #include "common/socket_wait.hpp"
+#include "common/tick_bounded_read.hpp"
 
 #include <netprof/errors.hpp>
 
@@ -257,8 +258,16 @@ ReceiveResult StreamEndpoint::receive(MessageSink& sink, Nanoseconds timeout) no
     return ReceiveResult::failed;
   }
   flush_pending();
-  if (timeout >= shortest_blocking_read && reads_blocking() && lobby_checked()) {
-    return receive_blocking(sink, timeout);
+  const Nanoseconds read_for = transport_common::tick_bounded_read_timeout(timeout);
+  if (read_for >= shortest_blocking_read && reads_blocking() && lobby_checked()) {
+    const Clock::time_point start = Clock::now();
+    const ReceiveResult blocking = receive_blocking(sink, read_for);
+    if (blocking != ReceiveResult::timed_out || !m_blocking_read_idle || !reads_blocking()) {
+      return blocking;
+    }
+    // The read ended early so as to end in time (tick_bounded_read.hpp): the rest below, in
+    // ppoll's exact timer.
+    timeout -= Clock::now() - start;
   }
   if (m_open.size() <= direct_reads) {
     for (const std::uint16_t slot : m_open) {

@@ -147,8 +147,10 @@ private:
   bool flush_held() noexcept;
 
   // A wait on the one connection: one blocking read (blocking_read.cpp).
-  // Waits at least this long are one blocking read; SO_RCVTIMEO counts in scheduler ticks, so
-  // one that finds nothing may end a tick late, and shorter waits keep ppoll's exact timer.
+  // Waits that leave a read at least this long begin with one blocking read; SO_RCVTIMEO counts
+  // in scheduler ticks, so one that finds nothing may end two ticks late: the read is two ticks
+  // shorter than the wait (tick_bounded_read.hpp), ppoll's exact timer waits the rest, and
+  // shorter waits are ppoll's alone.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
   // Inline: a blocking subscriber asks for every message.
   bool reads_blocking() noexcept

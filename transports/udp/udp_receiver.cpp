@@ -2,6 +2,8 @@
 
 #include "peer_handle.hpp"
 
+#include "common/tick_bounded_read.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 
@@ -199,14 +201,22 @@ bool UdpReceiver::set_read_timeout(Socket& socket, Nanoseconds timeout) noexcept
   return true;
 }
 
-ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Socket& socket,
-                                            Nanoseconds timeout) noexcept
+std::optional<ReceiveResult> UdpReceiver::receive_blocking(MessageSink& sink, Socket& socket,
+                                                           Clock::time_point start,
+                                                           Clock::time_point deadline) noexcept
 {
   const bool twin = &socket == &m_peer_socket;
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = start + timeout;
   Clock::time_point read_from = start;
   for (;;) {
+    // Every read ends by the deadline (tick_bounded_read.hpp); one that could not is not made.
+    const Nanoseconds read_for = transport_common::tick_bounded_read_timeout(deadline - read_from);
+    if (read_for < shortest_blocking_read) {
+      return std::nullopt;
+    }
+    if (!set_read_timeout(socket, twin ? std::min(read_for, lobby_wait) : read_for)) {
+      socket.blocking = false; // every wait in ppoll from now on
+      return std::nullopt;
+    }
     const std::size_t wanted = socket.batching ? batch : 1;
     const int count = receive_datagrams(socket, wanted, true);
     const Clock::time_point now = Clock::now();
@@ -224,6 +234,7 @@ ReceiveResult UdpReceiver::receive_blocking(MessageSink& sink, Socket& socket,
         if (error == EINTR || now >= deadline) {
           return ReceiveResult::timed_out;
         }
+        read_from = now;
         continue;
       }
       if (error != ECONNREFUSED) {
@@ -257,14 +268,15 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
     return count < 0 ? ReceiveResult::failed
                      : (count > 0 ? ReceiveResult::received : ReceiveResult::timed_out);
   }
-  if (timeout >= shortest_blocking_read && !m_lobby_has_peers) {
-    const bool twin = m_peer_socket.fd >= 0;
-    Socket& socket = twin ? m_peer_socket : m_socket;
-    if (socket.blocking && set_read_timeout(socket, twin ? std::min(timeout, lobby_wait) : timeout))
-      return receive_blocking(sink, socket, timeout);
-  }
+  const Clock::time_point start = Clock::now();
   // Capped so that a caller passing Nanoseconds::max() cannot overflow the deadline.
-  const auto deadline = Clock::now() + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  const Clock::time_point deadline = start + std::min<Nanoseconds>(timeout, std::chrono::hours(24));
+  Socket& socket = m_peer_socket.fd >= 0 ? m_peer_socket : m_socket;
+  if (socket.blocking && !m_lobby_has_peers) {
+    if (const std::optional<ReceiveResult> result = receive_blocking(sink, socket, start, deadline))
+      return *result;
+    // Nothing yet, and too little time left for a read that ends by the deadline.
+  }
   // When the last call had to sleep (ping-pong, paced streams), a look before sleeping would
   // find nothing again and cost a failing read per message, which a blocking program does not
   // make: sleep first, then read. ppoll returns at once if something came meanwhile.

@@ -35,11 +35,13 @@ public:
   // Endpoint::receive: with a zero timeout, one non-blocking drain.
   ReceiveResult receive(MessageSink& sink, Nanoseconds timeout) noexcept;
 
-  // Waits at least this long sleep in one blocking read, as a blocking program's recv() does;
-  // polling first and reading after costs two more system calls per message (measured 5% of a
-  // blocking loopback round trip). SO_RCVTIMEO counts in scheduler ticks, so such a wait may end
-  // up to a tick late when nothing comes: shorter waits (a pacer's, a deadline's last
-  // milliseconds) keep ppoll's exact timer.
+  // Waits that leave a read at least this long sleep in one blocking read, as a blocking
+  // program's recv() does; polling first and reading after costs two more system calls per
+  // message (measured 5% of a blocking loopback round trip). SO_RCVTIMEO counts in scheduler
+  // ticks, so a read that finds nothing may end two ticks late: each read is two ticks shorter
+  // than the wait (tick_bounded_read.hpp), and shorter waits (a pacer's, a deadline's last
+  // milliseconds) keep ppoll's exact timer. Before 2026-11-29 a read took the whole wait, and a
+  // pacer below 100 Hz sent 4 ms late.
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
   // How long a newcomer's hello may wait in the first socket while a twin's read sleeps.
   static constexpr Nanoseconds lobby_wait = std::chrono::milliseconds(20);
@@ -92,10 +94,13 @@ private:
   // Fills the first `wanted` slots from the socket, without blocking unless `block`: then it
   // waits (up to SO_RCVTIMEO) for the first; the count, or -1 with errno set.
   int receive_datagrams(const Socket& socket, std::size_t wanted, bool block = false) noexcept;
-  // One blocking read on the socket its peers' datagrams come to: the only one, or the twin
-  // (see shortest_blocking_read). With a twin, the first socket is drained every
-  // `lobby_poll_period`th datagram and whenever a read waits `lobby_wait` in vain.
-  ReceiveResult receive_blocking(MessageSink& sink, Socket& socket, Nanoseconds timeout) noexcept;
+  // Blocking reads on the socket its peers' datagrams come to: the only one, or the twin
+  // (see shortest_blocking_read), each ending by `deadline`; nullopt, with nothing delivered,
+  // once too little is left for another (the rest is ppoll's). With a twin, the first socket is
+  // drained every `lobby_poll_period`th datagram and whenever a read waits `lobby_wait` in vain.
+  std::optional<ReceiveResult> receive_blocking(MessageSink& sink, Socket& socket,
+                                                Clock::time_point start,
+                                                Clock::time_point deadline) noexcept;
   static bool set_read_timeout(Socket& socket, Nanoseconds timeout) noexcept;
   static bool clear_nonblocking(int fd) noexcept;
   // After a read that found `count` of `wanted` datagrams: whether to read in batches next.
