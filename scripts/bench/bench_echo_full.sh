@@ -8,13 +8,14 @@
 # cpu_idle_lib.sh): where idle CPUs halt, both sides' figures are mostly the wake-up of a halted
 # CPU, which grows with how long each had been idle (blocking_vs_bare.sh). Each pair (netprof,
 # then sockperf) runs between two one-line floors (bench/cache_line_pingpong), and a row's
-# median holds only the runs on the placement of the vCPUs most of them held, at least 3 of them
-# or no verdict (placement_runs.py): runs split between placements read 0.94x or 1.30x.
+# median holds only the runs on the placement of the vCPUs most of them held (--placement
+# near|far: the nearest or the farthest), at least 3 of them or no verdict (placement_runs.py):
+# runs split between placements read 0.94x or 1.30x.
 # Prints the load average, the medians and the ratios; a missed target is reported, never an
 # error: the exit status is 0 unless a run crashed or timed out.
 #
 #   scripts/bench/bench_echo_full.sh [BUILD_DIR] [--repeat N] [--time SECONDS] [--cpu A,B]
-#       [--idle host|poll|both]
+#       [--idle host|poll|both] [--placement most|near|far]
 #
 # BUILD_DIR (default ./build) holds netprof; sockperf comes from Debian (apt-get install sockperf).
 
@@ -30,7 +31,7 @@ frame=8 # netprof's frame header over a stream
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 source "$bench_lib_dir/cpu_idle_lib.sh"
-bench_common_options repeat whole_time cpu
+bench_common_options repeat whole_time cpu placement
 bench_idle_option
 bench_parse_options "$@"
 sender_cpu=${cpus%,*}

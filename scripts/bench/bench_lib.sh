@@ -237,15 +237,27 @@ measure_floor()
 }
 
 # Each FIGURES list (figures_of_runs' format) with only the runs of the placement most of KEY's
-# rounds held kept, one per line, then the line saying which placement that was (placement_runs.py
-# --at-least MIN): `kept_on_one_placement ROUNDS KEY MIN FIGURES...`, read with mapfile.
+# rounds held kept (or the nearest or farthest, as --placement asks), one per line, then the line
+# saying which placement that was (placement_runs.py --at-least MIN):
+# `kept_on_one_placement ROUNDS KEY MIN FIGURES...`, read with mapfile.
 kept_on_one_placement()
 {
   local rounds=$1 key=$2 at_least=$3
   shift 3
-  "$python" "$bench_lib_dir/placement_runs.py" --at-least "$at_least" \
+  "$python" "$bench_lib_dir/placement_runs.py" --at-least "$at_least" --keep "${placement:-most}" \
     "$(figures_of_runs "$rounds" "floor_before.$key" one_way_p50_ns)" \
     "$(figures_of_runs "$rounds" "floor_after.$key" one_way_p50_ns)" "$@"
+}
+
+# The rounds a script's verdicts rest on, as its heading names them (--placement):
+# `judged_placement ROUNDS`.
+judged_placement()
+{
+  case ${placement:-most} in
+  near) echo "the nearest placement of the vCPUs any of the $1 held" ;;
+  far) echo "the farthest placement of the vCPUs any of the $1 held" ;;
+  *) echo "the placement of the vCPUs most of the $1 held" ;;
+  esac
 }
 
 # What a publisher's report says of a round-robin its transport dealt: each subscriber's share

@@ -30,7 +30,9 @@ bench_option()
 # The options most scripts share, declared by their usual variables in the order given, each
 # with its default as OPTION=DEFAULT or set by the script beforehand: repeat, iterations, time
 # (seconds), whole_time (whole seconds), rounds, cpu (cpus: A,B) or cpu_or_none (cpus: A,B or
-# none, for unpinned). Without a default, seconds is 2 and cpus 0,1 (none under cpu_or_none).
+# none, for unpinned), placement (most|near|far: which placement of the vCPUs the verdicts of a
+# script judged per placement rest on, for kept_on_one_placement). Without a default, seconds is
+# 2, cpus 0,1 (none under cpu_or_none) and placement most.
 # A script that declares iterations and sets no warmup warms up with a tenth as many.
 bench_common_options()
 {
@@ -51,6 +53,11 @@ bench_common_options()
     cpu_or_none)
       bench_option --cpu "cpus$default" 'A,B|none' '^([0-9]+,[0-9]+|none)$' "A,B or none"
       : "${cpus:=none}"
+      ;;
+    placement)
+      bench_option --placement "placement$default" 'most|near|far' choice \
+        "(the vCPUs' placement judged: the one most rounds held, the nearest or the farthest)"
+      : "${placement:=most}"
       ;;
     *) echo "bench_common_options: no option $option" >&2; exit 2 ;;
     esac

@@ -11,11 +11,12 @@
 # Each pair (bare, then netprof) runs between two one-line floors (bench/cache_line_pingpong):
 # the host moves the vCPUs between placements at any moment, and every latency moves with them,
 # so a pair during which the floor moved is left out, and of the rest only the runs on the
-# placement most of them held are compared (scripts/bench/placement_runs.py), at least 3 of
-# them or no verdict; the script says which placement that was and what it left out.
+# placement most of them held (--placement near|far: the nearest or the farthest) are compared
+# (scripts/bench/placement_runs.py), at least 3 of them or no verdict; the script says which
+# placement that was and what it left out.
 #
 #   scripts/bench/bench_spin_tails.sh [BUILD_DIR] [--rounds N] [--iterations N] [--cpu A,B]
-#       [--transports LIST]
+#       [--transports LIST] [--placement most|near|far]
 #
 # Same number of round trips both sides (--iterations, 20,000; a tenth more as warm-up), so the
 # p99 of each rests on as many samples. Every bare program spins as netprof does (nng's polls
@@ -37,7 +38,7 @@ min_kept=3 # runs on one placement a verdict needs
 transports=udp,tcp,uds,mq,nng,zmq,iceoryx
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_common_options rounds iterations cpu
+bench_common_options rounds iterations cpu placement
 bench_option --transports transports LIST '^[a-z]+(,[a-z]+)*$' "a comma-separated list of transports"
 bench_parse_options "$@"
 IFS=, read -r -a chosen <<<"$transports"

@@ -8,9 +8,10 @@
 # front of the payload and echo as many bytes as netprof's echo. With --with-poll-then-block
 # the same rows are printed for --wait-strategy poll-then-block, for comparison (no target).
 # Each pair (bare, then netprof) runs between two one-line floors (bench/cache_line_pingpong),
-# and only the runs on the placement of the vCPUs most of them held are compared, at least 3 of
-# them or no verdict (scripts/bench/placement_runs.py, as bench_spin_tails.sh): a wake-up across
-# far-apart vCPUs costs more, and a median of runs from two placements compares nothing.
+# and only the runs on the placement of the vCPUs most of them held (--placement near|far: the
+# nearest or the farthest) are compared, at least 3 of them or no verdict
+# (scripts/bench/placement_runs.py, as bench_spin_tails.sh): a wake-up across far-apart vCPUs
+# costs more, and a median of runs from two placements compares nothing.
 # Each pair runs twice (--idle both): with the CPUs idling as the host set them, and polling
 # when idle instead of halting (cpu_idle_lib.sh; needs root). On a VM whose idle vCPUs halt, a
 # blocking figure is mostly the halted vCPU's wake-up, whose cost grows the longer a side has
@@ -20,6 +21,7 @@
 #
 #   scripts/bench/blocking_vs_bare.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
 #       [--cpu A,B] [--transports LIST] [--with-poll-then-block] [--idle host|poll|both]
+#       [--placement most|near|far]
 #
 # BUILD_DIR (default ./build) must hold a Release build with the benchmarks.
 
@@ -38,7 +40,7 @@ strategies="block"
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 source "$bench_lib_dir/cpu_idle_lib.sh"
-bench_common_options repeat iterations time cpu
+bench_common_options repeat iterations time cpu placement
 bench_option --transports transports LIST '^(udp|tcp|uds|mq)( (udp|tcp|uds|mq))*$' "a space-separated list of udp, tcp, uds, mq"
 bench_flag --with-poll-then-block strategies 'block poll-then-block'
 bench_idle_option

@@ -6,15 +6,18 @@ latency moves with them; a pair split by a move, or pairs from two placements mi
 median, compare nothing. Each run has the one-line floor (bench/cache_line_pingpong) measured
 just before its baseline and just after its netprof run.
 
-    placement_runs.py [--at-least N] FLOORS_BEFORE FLOORS_AFTER FIGURES...
+    placement_runs.py [--at-least N] [--keep most|near|far] FLOORS_BEFORE FLOORS_AFTER FIGURES...
 
 Each argument is space-separated, one value per run, `n/a` where a run gave none. A run whose
 two floors differ by more than 1.5x ran while the vCPUs moved; the others are grouped by their
-floor (a group spans at most 1.5x), and the largest group (the closer placement on a tie) is
-kept. Prints each FIGURES list with every other run as `n/a`, one per line, then a line that
-says which placement was kept and what was left out. With --at-least N, a placement that fewer
-than N runs held keeps nothing (every figure `n/a`: no verdict rests on one or two runs), and the
-line says so. Standard library only; exits 0.
+floor (a group spans at most 1.5x), and one group is kept: with --keep most (the default) the
+largest (the closer placement on a tie), with near the closest and with far the farthest of
+those at least N runs held (--at-least), so that a run of many rounds can be judged on the
+placement a user asks for even when the host kept the vCPUs elsewhere most of the time. Prints
+each FIGURES list with every other run as `n/a`, one per line, then a line that says which
+placement was kept and what was left out. With --at-least N, a placement that fewer than N runs
+held keeps nothing (every figure `n/a`: no verdict rests on one or two runs), and the line says
+so. Standard library only; exits 0, or 2 on a malformed command line.
 """
 
 import os
@@ -24,6 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ratio_table import numbers  # noqa: E402  (the figures' format is ratio_table's)
 
 SAME_PLACEMENT = 1.5
+# --keep's choices, and how the line that names the kept runs calls each.
+PLACEMENT_NAMES = {"most": "placement", "near": "nearest placement", "far": "farthest placement"}
 
 
 def placement_groups(floors):
@@ -38,9 +43,10 @@ def placement_groups(floors):
     return groups
 
 
-def kept_runs(before, after):
+def kept_runs(before, after, keep="most", at_least=1):
     """(indices kept, indices during which the vCPUs moved, indices on other placements,
-    indices without both floors)."""
+    indices without both floors); `keep` is one of PLACEMENT_NAMES. near and far choose among
+    the placements at least `at_least` runs held, when there is one."""
     moved, unfloored, steady = [], [], []
     for i, (b, a) in enumerate(zip(before, after)):
         if b and a and max(a, b) <= SAME_PLACEMENT * min(a, b):
@@ -51,18 +57,24 @@ def kept_runs(before, after):
     groups = placement_groups(steady)
     if not groups:
         return [], moved, [], unfloored
-    kept = max(groups, key=len)  # max() keeps the first (closest) of equal sizes
+    enough = [group for group in groups if len(group) >= at_least] or groups
+    if keep == "near":
+        kept = enough[0]
+    elif keep == "far":
+        kept = enough[-1]
+    else:
+        kept = max(groups, key=len)  # max() keeps the first (closest) of equal sizes
     others = sorted(i for group in groups if group is not kept for i in group)
     return sorted(kept), moved, others, unfloored
 
 
-def describe(kept, moved, others, unfloored, floors):
+def describe(kept, moved, others, unfloored, floors, keep="most"):
     runs = lambda indices: " ".join(str(i + 1) for i in indices)
     if not kept:
         text = "no run held one placement"
     else:
         held = [floors[i] for i in kept]
-        text = (f"placement with floors {min(held):g}-{max(held):g} ns one-way:"
+        text = (f"{PLACEMENT_NAMES[keep]} with floors {min(held):g}-{max(held):g} ns one-way:"
                 f" runs {runs(kept)} ({len(kept)} of {len(floors)})")
     if moved:
         text += f"; the vCPUs moved during runs {runs(moved)}"
@@ -74,19 +86,25 @@ def describe(kept, moved, others, unfloored, floors):
 
 
 def main(arguments):
-    at_least = 1
-    if arguments[:1] == ["--at-least"] and len(arguments) > 1 and arguments[1].isdigit():
-        at_least, arguments = int(arguments[1]), arguments[2:]
-    if len(arguments) < 3:
+    at_least, keep = 1, "most"
+    while arguments[:1] in (["--at-least"], ["--keep"]) and len(arguments) > 1:
+        if arguments[0] == "--at-least" and arguments[1].isdigit():
+            at_least = int(arguments[1])
+        elif arguments[0] == "--keep" and arguments[1] in PLACEMENT_NAMES:
+            keep = arguments[1]
+        else:
+            break
+        arguments = arguments[2:]
+    if len(arguments) < 3 or arguments[0].startswith("--"):
         print(__doc__, file=sys.stderr)
         return 2
     before, after = numbers(arguments[0]), numbers(arguments[1])
-    kept, moved, others, unfloored = kept_runs(before, after)
+    kept, moved, others, unfloored = kept_runs(before, after, keep, at_least)
     judged = len(kept) >= at_least
     for figures in arguments[2:]:
         words = figures.split()
         print(" ".join(word if judged and i in kept else "n/a" for i, word in enumerate(words)))
-    text = describe(kept, moved, others, unfloored, before)
+    text = describe(kept, moved, others, unfloored, before, keep)
     print(text if judged else f"{text}: fewer than {at_least} runs, not judged")
     return 0
 

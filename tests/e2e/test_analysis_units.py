@@ -307,6 +307,32 @@ class PlacementRunsTest(unittest.TestCase):
     def test_on_a_tie_the_closer_placement_is_kept(self):
         self.assertEqual(self.kept("200 60", "200 60")[0], [1])
 
+    def test_near_and_far_keep_the_closest_and_the_farthest_placement_whatever_most_held(self):
+        before, after = "60 105 60 110 60 100 200", "60 110 60 105 60 100 400"
+        kept = lambda keep: placement.kept_runs(placement.numbers(before), placement.numbers(after),
+                                                keep)[:3]
+        self.assertEqual(kept("most"), ([0, 2, 4], [6], [1, 3, 5]))
+        self.assertEqual(kept("near"), ([0, 2, 4], [6], [1, 3, 5]))
+        self.assertEqual(kept("far"), ([1, 3, 5], [6], [0, 2, 4]))
+
+    def test_far_passes_over_a_farther_placement_too_few_runs_held(self):
+        before = after = "60 100 100 100 400"
+        self.assertEqual(placement.kept_runs(placement.numbers(before), placement.numbers(after),
+                                             "far", 3)[0], [1, 2, 3])
+        self.assertEqual(placement.kept_runs(placement.numbers(before), placement.numbers(after),
+                                             "far")[0], [4])
+
+    def test_the_line_names_the_placement_asked_for(self):
+        lines = self.printed("--keep", "far", "--at-least", "2", "60 100 105", "60 100 105",
+                             "1 2 3")
+        self.assertEqual(lines[0], "n/a 2 3")
+        self.assertEqual(lines[1], "farthest placement with floors 100-105 ns one-way: runs 2 3"
+                                   " (2 of 3); left out, on another placement: runs 1")
+
+    def test_an_unknown_placement_is_a_usage_error(self):
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(placement.main(["--keep", "middle", "60", "60", "1"]), 2)
+
     def test_no_steady_run_keeps_nothing(self):
         self.assertEqual(self.kept("60 n/a", "200 n/a"), ([], [0], [], [1]))
 

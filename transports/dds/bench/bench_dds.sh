@@ -22,19 +22,19 @@
 # Prints figures; a missed target is reported, never an error: the exit status is 0 unless a run
 # crashed or timed out.
 #
-#   transports/dds/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream] [--idle host|poll|both]
+#   transports/dds/bench/bench_dds.sh [BUILD_DIR] [--repeat N] [--seconds S] [--wait-strategy block|yield|spin] [--dds-notify listener|waitset|poll] [--ddsperf-mode listener|waitset] [--sizes LIST] [--no-stream] [--idle host|poll|both] [--placement most|near|far]
 #
 # Every measurement is repeated --repeat times (5), ddsperf and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%. Each round runs between two
 # one-line floors (bench/cache_line_pingpong on CPUs 0 and 1), and only the rounds on the
-# placement of the vCPUs most of them held count, at least 3 or no verdict (as
-# scripts/bench/blocking_vs_bare.sh): the host moves the vCPUs nearer or further apart at any
-# moment, and DDS's threads talk across them.
+# placement of the vCPUs most of them held count (--placement near|far: the nearest or the
+# farthest instead), at least 3 or no verdict (as scripts/bench/blocking_vs_bare.sh): the host
+# moves the vCPUs nearer or further apart at any moment, and DDS's threads talk across them.
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
 source "$bench_lib_dir/cpu_idle_lib.sh"
-bench_common_options repeat=5
+bench_common_options repeat=5 placement
 bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
 bench_option --wait-strategy wait_strategy=block 'block|yield|spin' choice
 bench_option --dds-notify dds_notify=listener 'listener|waitset|poll' choice
@@ -160,9 +160,8 @@ for idle_state in $idles; do
   fi
   placements+=("  $label: ${kept[index]}")
 done
-echo "netprof against ddsperf (the baseline), medians of the rounds on the placement of the vCPUs"
-echo "most of the $repeat held (cache_line_pingpong's floor before and after each round); load"
-echo "average now $(cut -d' ' -f1-3 /proc/loadavg):"
+echo "netprof against ddsperf (the baseline), medians of the rounds on $(judged_placement "$repeat")"
+echo "(cache_line_pingpong's floor before and after each round); load average now $(cut -d' ' -f1-3 /proc/loadavg):"
 printf '%s\n' "${placements[@]}"
 "$python" "$table" "${rows[@]}"
 

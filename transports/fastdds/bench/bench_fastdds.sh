@@ -24,19 +24,20 @@
 #
 #   transports/fastdds/bench/bench_fastdds.sh [BUILD_DIR] [--repeat N] [--iterations N]
 #       [--cpu A,B|none] [--fastdds-notify waitset|listener] [--seconds S] [--no-stream]
-#       [--idle host|poll|both]
+#       [--idle host|poll|both] [--placement most|near|far]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the medians
 # compared, because one run on a shared VM swings by 20-40%; only the rounds on the placement of
-# the vCPUs most of them held count (bench/cache_line_pingpong's floor before and after each
-# round, between CPUs 0 and 1 when unpinned; a verdict needs 3). BUILD_DIR (default ./build)
-# must hold a Release build with the benchmarks. Fast DDS runs threads of its own beside each
-# process's: pin with --cpu only when the host has cores to spare for them.
+# the vCPUs most of them held count, or the nearest or farthest with --placement near|far
+# (bench/cache_line_pingpong's floor before and after each round, between CPUs 0 and 1 when
+# unpinned; a verdict needs 3). BUILD_DIR (default ./build) must hold a Release build with the
+# benchmarks. Fast DDS runs threads of its own beside each process's: pin with --cpu only when
+# the host has cores to spare for them.
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
 source "$bench_lib_dir/cpu_idle_lib.sh"
-bench_common_options repeat=5 iterations=20000 cpu_or_none
+bench_common_options repeat=5 iterations=20000 cpu_or_none placement
 bench_option --fastdds-notify notify=waitset 'waitset|listener' choice
 bench_option --seconds seconds=3 S '^[1-9][0-9]?$' "1 to 99"
 bench_flag --no-stream stream=1 0
@@ -101,7 +102,7 @@ for idle_state in $idles; do
   fi
   placements+=("  $label: ${kept[-1]}")
 done
-echo "one-way p50 = RTT p50 / 2; medians of the rounds on the placement of the vCPUs most of the $repeat held"
+echo "one-way p50 = RTT p50 / 2; medians of the rounds on $(judged_placement "$repeat")"
 echo "(cache_line_pingpong's floor before and after each round);" \
   "load average now $(cut -d' ' -f1-3 /proc/loadavg):"
 printf '%s\n' "${placements[@]}"

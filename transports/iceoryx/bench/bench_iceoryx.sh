@@ -12,18 +12,19 @@
 # never an error: the exit status is 0 unless a run crashed or timed out.
 #
 #   transports/iceoryx/bench/bench_iceoryx.sh [BUILD_DIR] [--repeat N] [--iterations N] [--cpu A,B]
+#       [--placement most|near|far]
 #
 # Every measurement is repeated --repeat times (5), bare and netprof interleaved, and the
 # medians compared, because one run on a shared VM swings by 20-40%; only the rounds on the
-# placement of the vCPUs most of them held count (bench/cache_line_pingpong's floor before and
-# after each round; a verdict needs 3), since that placement alone can double a round trip of
-# 0.7 us. A RouDi already running is
+# placement of the vCPUs most of them held count, or the nearest or farthest with --placement
+# near|far (bench/cache_line_pingpong's floor before and after each round; a verdict needs 3),
+# since that placement alone can double a round trip of 0.7 us. A RouDi already running is
 # used (and left running); otherwise one is started here for the whole run, and stopped by its
 # PID at the end. BUILD_DIR (default ./build) must hold a Release build with the benchmarks.
 
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat=5 iterations=100000 cpu=0,1
+bench_common_options repeat=5 iterations=100000 cpu=0,1 placement
 bench_parse_options "$@"
 
 source "$bench_lib_dir/roudi_lib.sh"
@@ -72,8 +73,8 @@ mapfile -t kept < <(kept_on_one_placement "$repeat" round "$min_kept" \
   "$(runs_of size_1M.every-message "$one_way")" \
   "$(runs_of netprof_stream subscribers.0.throughput.messages_per_second)" \
   "$(runs_of bare_stream messages_per_second)")
-echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of the rounds on the"
-echo "placement of the vCPUs most of the $repeat held (cache_line_pingpong's floor before and after each round): ${kept[-1]}"
+echo "one-way p50 = RTT p50 / 2; stream: messages received per second; medians of the rounds on"
+echo "$(judged_placement "$repeat") (cache_line_pingpong's floor before and after each round): ${kept[-1]}"
 echo "-s 1M rows: netprof at -s 1M against netprof at -s 1K (--payload-fill once) in the baseline column"
 echo "netprof --iceoryx lends its chunks: $(field "$work/size_1M.once.1.json" publisher.transport_lent)"
 "$python" "$table" \

@@ -19,7 +19,7 @@
 # an error: the exit status is 0 unless a run crashed or timed out.
 #
 #   transports/uds/bench/bench_uds.sh [BUILD_DIR] [--repeat N] [--iterations N] [--time SECONDS]
-#       [--cpu A,B] [--mode ping-pong|stream|both]
+#       [--cpu A,B] [--mode ping-pong|stream|both] [--placement most|near|far]
 #
 # --time is each stream run's measured time and each netprof ping-pong's; --iterations the bare
 # ping-pong's round trips. The issue 32 figure, on a quiet host:
@@ -44,7 +44,7 @@ min_kept=3 # stream rounds on one placement a verdict needs
 frame=8 # netprof's frame header over SOCK_STREAM
 
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/bench/bench_lib.sh"
-bench_common_options repeat iterations time cpu
+bench_common_options repeat iterations time cpu placement
 bench_option --mode mode 'ping-pong|stream|both' choice
 bench_parse_options "$@"
 modes=("$mode")
@@ -134,7 +134,7 @@ for part in "${modes[@]}"; do
       index=$((index + 2))
     done
     echo "stream -s $stream_payload vs bare_uds_stream, -t $seconds: messages received per second; ratio = netprof / bare;"
-    echo "medians of the rounds on the placement of the vCPUs most of the $repeat held (cache_line_pingpong's floor before and after each): ${kept[index]}"
+    echo "medians of the rounds on $(judged_placement "$repeat") (cache_line_pingpong's floor before and after each): ${kept[index]}"
   fi
   "$python" "$table" "${rows[@]}"
 done
