@@ -254,8 +254,8 @@ kept_on_one_placement()
 judged_placement()
 {
   case ${placement:-most} in
-  near) echo "the nearest placement of the vCPUs any of the $1 held" ;;
-  far) echo "the farthest placement of the vCPUs any of the $1 held" ;;
+  near) echo "the nearest placement of the vCPUs that enough of the $1 held" ;;
+  far) echo "the farthest placement of the vCPUs that enough of the $1 held" ;;
   *) echo "the placement of the vCPUs most of the $1 held" ;;
   esac
 }

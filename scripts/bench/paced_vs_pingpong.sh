@@ -47,7 +47,7 @@ limit=$(netprof_deadline "$seconds")
 choose_idles "$idle" "$cpus"
 
 echo "host: $(uname -sr), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $host_idle"
-echo "udp local pair pinned to CPUs $cpus; paced: --send-hz $rate (probes at 1 kHz); -t $seconds; $repeat interleaved runs each"
+echo "udp local pair pinned to CPUs $cpus; paced: --send-hz $rate (probes at $((rate < 1000 ? rate : 1000)) Hz); -t $seconds; $repeat interleaved runs each"
 echo
 
 for ((run = 1; run <= repeat; run++)); do

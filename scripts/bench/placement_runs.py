@@ -74,8 +74,15 @@ def describe(kept, moved, others, unfloored, floors, keep="most"):
         text = "no run held one placement"
     else:
         held = [floors[i] for i in kept]
-        text = (f"{PLACEMENT_NAMES[keep]} with floors {min(held):g}-{max(held):g} ns one-way:"
-                f" runs {runs(kept)} ({len(kept)} of {len(floors)})")
+        # near or far fell back from a placement too few runs held (kept_runs' at_least)
+        beyond = [i for i in others if keep == "far" and floors[i] > max(held)
+                  or keep == "near" and floors[i] < min(held)]
+        text = (f"{'placement' if beyond else PLACEMENT_NAMES[keep]} with floors"
+                f" {min(held):g}-{max(held):g} ns one-way: runs {runs(kept)}"
+                f" ({len(kept)} of {len(floors)})")
+        if beyond:
+            text += (f"; runs {runs(beyond)} held a {'farther' if keep == 'far' else 'nearer'}"
+                     " one, too few to judge")
     if moved:
         text += f"; the vCPUs moved during runs {runs(moved)}"
     if others:

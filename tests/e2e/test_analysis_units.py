@@ -329,6 +329,14 @@ class PlacementRunsTest(unittest.TestCase):
         self.assertEqual(lines[1], "farthest placement with floors 100-105 ns one-way: runs 2 3"
                                    " (2 of 3); left out, on another placement: runs 1")
 
+    def test_the_line_says_when_the_placement_asked_for_held_too_few_runs(self):
+        lines = self.printed("--keep", "far", "--at-least", "2", "60 60 100", "60 60 100",
+                             "1 2 3")
+        self.assertEqual(lines[0], "1 2 n/a")
+        self.assertEqual(lines[1], "placement with floors 60-60 ns one-way: runs 1 2 (2 of 3);"
+                                   " runs 3 held a farther one, too few to judge; left out, on"
+                                   " another placement: runs 3")
+
     def test_an_unknown_placement_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(placement.main(["--keep", "middle", "60", "60", "1"]), 2)
