@@ -15,8 +15,8 @@ using netprof::transport_common::tick_bounded_read_timeout;
 
 TEST(TickBoundedRead, LeavesTwoTicksOfTheWaitForTheKernelsRounding)
 {
-  EXPECT_EQ(tick_bounded_read_timeout(20ms, 4ms), 12ms);   // HZ 250: a soft slice
-  EXPECT_EQ(tick_bounded_read_timeout(20ms, 1ms), 18ms);   // HZ 1000
+  EXPECT_EQ(tick_bounded_read_timeout(20ms, 4ms), 12ms);         // HZ 250: a soft slice
+  EXPECT_EQ(tick_bounded_read_timeout(20ms, 1ms), 18ms);         // HZ 1000
   EXPECT_EQ(tick_bounded_read_timeout(19'950us, 4ms), 11'950us); // a pacer at 50 Hz
 }
 
