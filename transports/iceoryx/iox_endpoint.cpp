@@ -41,12 +41,22 @@ FillMark& fill_mark(void* payload) noexcept
   return *static_cast<FillMark*>(iox::mepoo::ChunkHeader::fromUserPayload(payload)->userHeader());
 }
 
-// Loans a chunk laid out as every chunk of ours is: the fill mark, then the message.
+// Loans a chunk laid out as every lent chunk of ours is: the fill mark, then the message.
 iox::cxx::expected<void*, AllocationError> loan_marked(iox::popo::UntypedPublisher& publisher,
                                                        std::size_t size) noexcept
 {
   return publisher.loan(static_cast<std::uint32_t>(size), iox::CHUNK_DEFAULT_USER_PAYLOAD_ALIGNMENT,
                         sizeof(FillMark), alignof(FillMark));
+}
+
+// Loans a chunk for a copy (send()): the message right after iceoryx's 40-byte chunk header,
+// where a mark would lie. A small message then shares the header's cache line: behind a mark it
+// starts on the next line, and the reader, which reads the chunk header anyway, takes one line
+// more from the writer's CPU for every echo.
+iox::cxx::expected<void*, AllocationError> loan_plain(iox::popo::UntypedPublisher& publisher,
+                                                      std::size_t size) noexcept
+{
+  return publisher.loan(static_cast<std::uint32_t>(size));
 }
 
 // Differs between lenders of this process and of any other, so no one else's chunk bears it;
@@ -165,13 +175,13 @@ SendOutcome IoxEndpoint::refuse_loan(AllocationError error) noexcept
   return {SendResult::failed, SendCause::error};
 }
 
-void* IoxEndpoint::loan_chunk(std::size_t size, SendOutcome& refusal) noexcept
+void* IoxEndpoint::loan_chunk(std::size_t size, bool marked, SendOutcome& refusal) noexcept
 {
   if (size > m_max_message_size || m_roudi_gone) {
     refusal = {SendResult::failed, SendCause::error};
     return nullptr;
   }
-  auto chunk = loan_marked(*m_sender, size);
+  auto chunk = marked ? loan_marked(*m_sender, size) : loan_plain(*m_sender, size);
   if (chunk.has_error()) {
     refusal = refuse_loan(chunk.get_error());
     return nullptr;
@@ -182,10 +192,9 @@ void* IoxEndpoint::loan_chunk(std::size_t size, SendOutcome& refusal) noexcept
 SendOutcome IoxEndpoint::send(std::span<const std::byte> message) noexcept
 {
   SendOutcome refusal;
-  void* chunk = loan_chunk(message.size(), refusal);
+  void* chunk = loan_chunk(message.size(), false, refusal);
   if (chunk == nullptr)
     return refusal;
-  fill_mark(chunk) = FillMark{}; // a copy of someone's bytes: no payload of the lender's
   if (!message.empty())
     std::memcpy(chunk, message.data(), message.size());
   m_sender->publish(chunk);
@@ -197,7 +206,7 @@ Loan IoxEndpoint::claim(std::size_t size) noexcept
   Loan loan;
   // Nothing to lend for size 0: a loan is never empty unless refused.
   SendOutcome refusal{SendResult::failed, SendCause::error};
-  void* chunk = size == 0 ? nullptr : loan_chunk(size, refusal);
+  void* chunk = size == 0 ? nullptr : loan_chunk(size, true, refusal);
   if (chunk == nullptr) {
     loan.refusal = refusal.result;
     loan.cause = refusal.cause;

@@ -34,11 +34,11 @@ struct EndpointSettings {
 // The sender of what arrives is the publishing port's unique id (the chunk header's origin).
 //
 // It lends its chunks (MessageLender): the core writes a data message straight into a loaned
-// chunk, and nothing is copied at all. Each chunk it sends carries a small user header, its
+// chunk, and nothing is copied at all. Each chunk it lends carries a small user header, its
 // fill mark (this lender's nonce and the size committed), so a chunk that comes back from
 // RouDi's pool is known to hold the payload written the last time: any other writer's message
-// starts where the mark lies (a chunk without a user header puts its payload there), so a chunk
-// anyone else wrote into no longer bears our mark.
+// starts where the mark lies (a chunk without a user header puts its payload there, as send()'s
+// copies do), so a chunk anyone else wrote into no longer bears our mark.
 class IoxEndpoint final : public Endpoint, public MessageLender {
 public:
   static constexpr int receive_batch = 32;
@@ -55,8 +55,9 @@ private:
   Loan claim(std::size_t size) noexcept override;
   SendResult commit(const Loan& loan) noexcept override;
   void abandon(const Loan& loan) noexcept override;
-  // A chunk of `size` bytes laid out with the fill mark; null, and `refusal` set, when none.
-  void* loan_chunk(std::size_t size, SendOutcome& refusal) noexcept;
+  // A chunk of `size` bytes, laid out with the fill mark when `marked` (a lent one); null, and
+  // `refusal` set, when none.
+  void* loan_chunk(std::size_t size, bool marked, SendOutcome& refusal) noexcept;
   // Why a loan failed, as a refusal: out of chunks is back-pressure (waiting frees one).
   SendOutcome refuse_loan(iox::popo::AllocationError error) noexcept;
 
