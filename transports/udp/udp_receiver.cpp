@@ -326,8 +326,8 @@ int UdpReceiver::wait_readable(Nanoseconds remaining) noexcept
   const itimerspec timer{{0, 0}, wait};
   // A timer left armed by the last wait is replaced here, its expiry count cleared; one that
   // fires after a socket woke this wait is cleared by the next. ppoll skips a negative fd.
-  const bool timed = m_wait_timer.valid() && timerfd_settime(m_wait_timer.get(), 0, &timer,
-                                                             nullptr) == 0;
+  const bool timed =
+      m_wait_timer.valid() && timerfd_settime(m_wait_timer.get(), 0, &timer, nullptr) == 0;
   pollfd sockets[3] = {{m_socket.fd, POLLIN, 0},
                        {m_peer_socket.fd, POLLIN, 0},
                        {timed ? m_wait_timer.get() : -1, POLLIN, 0}};
