@@ -41,8 +41,8 @@ public:
   // message (measured 5% of a blocking loopback round trip). SO_RCVTIMEO counts in scheduler
   // ticks, so a read that finds nothing may end two ticks late: each read is two ticks shorter
   // than the wait (tick_bounded_read.hpp), and shorter waits (a pacer's, a deadline's last
-  // milliseconds) keep ppoll's exact timer. Before 2026-11-29 a read took the whole wait, and a
-  // pacer below 100 Hz sent 4 ms late.
+  // milliseconds) keep ppoll's exact timer; a read given the whole wait made a pacer below
+  // 100 Hz send 4 ms late (docs/methodology.md, Pacing).
   static constexpr Nanoseconds shortest_blocking_read = std::chrono::milliseconds(10);
   // How long a newcomer's hello may wait in the first socket while a twin's read sleeps.
   static constexpr Nanoseconds lobby_wait = std::chrono::milliseconds(20);
