@@ -12,6 +12,8 @@
 #include "peer_queue.hpp"
 #include "queue_names.hpp"
 
+#include "common/timed_poll.hpp"
+
 #include <netprof/transport.hpp>
 
 #include <cstdint>
@@ -98,7 +100,8 @@ private:
   EndpointSettings m_settings;
   OwnedQueue m_queue;
   std::vector<std::byte> m_buffer;
-  std::vector<Peer> m_peers; // peer_capacity entries, the first m_peer_count in use
+  transport_common::TimedPoll m_wait; // ends receive()'s short waits
+  std::vector<Peer> m_peers;          // peer_capacity entries, the first m_peer_count in use
   std::size_t m_peer_count = 0;
   SubscriberQueueName m_peer_names;
   std::size_t m_max_message = 0;
@@ -140,6 +143,7 @@ private:
   std::string m_publisher_name;
   OwnedQueue m_queue;
   std::vector<std::byte> m_buffer;
+  transport_common::TimedPoll m_wait; // ends receive()'s short waits
   std::vector<std::byte> m_frame;
   int m_publisher = -1;
   QueueIdentity m_publisher_identity;

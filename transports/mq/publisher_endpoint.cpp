@@ -220,7 +220,7 @@ bool PublisherEndpoint::deliver(std::span<const std::byte> frame, unsigned prior
 ReceiveResult PublisherEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
 {
   return receive_from(
-      m_queue, m_buffer, timeout,
+      m_queue, m_buffer, m_wait, timeout,
       [this, &sink](std::span<const std::byte> frame, unsigned priority) {
         return deliver(frame, priority, sink);
       },

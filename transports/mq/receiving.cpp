@@ -1,6 +1,7 @@
 #include "receiving.hpp"
 
 #include <mqueue.h>
+#include <poll.h>
 
 #include <cerrno>
 #include <ctime>
@@ -30,9 +31,18 @@ Taken take(int polling_fd, std::span<std::byte> buffer, std::size_t& length,
       length);
 }
 
-Taken wait_and_take(int waiting_fd, std::span<std::byte> buffer, std::size_t& length,
-                    unsigned& priority, Nanoseconds timeout) noexcept
+Taken wait_and_take(const OwnedQueue& queue, std::span<std::byte> buffer, std::size_t& length,
+                    unsigned& priority, Nanoseconds timeout,
+                    transport_common::TimedPoll& timer) noexcept
 {
+  if (timeout < short_wait) {
+    pollfd readable[2] = {{queue.polling_fd(), POLLIN, 0}, {}};
+    const int ready = timer.wait(readable, timeout);
+    if (ready <= 0)
+      return ready == 0 || errno == EINTR ? Taken::empty : Taken::failed;
+    // Non-blocking: a stranger that opened the queue to read may have taken it first.
+    return take(queue.polling_fd(), buffer, length, priority);
+  }
   const auto piece = std::min(timeout, wait_piece).count();
   timespec deadline{};
   clock_gettime(CLOCK_REALTIME, &deadline);
@@ -43,8 +53,8 @@ Taken wait_and_take(int waiting_fd, std::span<std::byte> buffer, std::size_t& le
     deadline.tv_nsec -= billion;
     ++deadline.tv_sec;
   }
-  return taken_by(mq_timedreceive(waiting_fd, reinterpret_cast<char*>(buffer.data()), buffer.size(),
-                                  &priority, &deadline),
+  return taken_by(mq_timedreceive(queue.waiting_fd(), reinterpret_cast<char*>(buffer.data()),
+                                  buffer.size(), &priority, &deadline),
                   length);
 }
 

@@ -151,7 +151,7 @@ SendOutcome SubscriberEndpoint::send(std::span<const std::byte> message) noexcep
 ReceiveResult SubscriberEndpoint::receive(MessageSink& sink, Nanoseconds timeout) noexcept
 {
   const ReceiveResult result = receive_from(
-      m_queue, m_buffer, timeout,
+      m_queue, m_buffer, m_wait, timeout,
       [this, &sink](std::span<const std::byte> message, unsigned priority) {
         if (priority != 0) {
           ++m_strangers; // netprof sends at priority 0; this was put there to jump ahead

@@ -69,7 +69,7 @@ StreamEndpoint::StreamEndpoint(StreamSetup setup)
       slot.pending = PendingOutput(m_framing == Framing::kernel_records);
     }
     m_open.reserve(slots);
-    m_poll.reserve(slots + 2);
+    m_poll.reserve(slots + 3); // the listener, a dial, the connections, the wait's timer
     m_poll_owner.reserve(slots + 2);
     if (m_framing == Framing::kernel_records) {
       // Not zeroed: the kernel writes it, and pages nobody touches cost no memory.
@@ -361,7 +361,9 @@ std::size_t StreamEndpoint::gather_poll_set() noexcept
     m_poll.push_back({connection.fd.get(), events, 0});
     m_poll_owner.push_back(slot);
   }
-  return m_poll.size();
+  const std::size_t count = m_poll.size();
+  m_poll.push_back({}); // the wait's timer
+  return count;
 }
 
 StreamEndpoint::Pass StreamEndpoint::poll_once(MessageSink& sink, Nanoseconds timeout) noexcept
@@ -375,8 +377,7 @@ StreamEndpoint::Pass StreamEndpoint::poll_once(MessageSink& sink, Nanoseconds ti
     }
   }
   const std::size_t count = gather_poll_set();
-  const timespec wait = transport_common::timespec_of(sleep);
-  const int ready = ppoll(m_poll.data(), count, &wait, nullptr);
+  const int ready = m_wait.wait(m_poll, sleep);
   if (ready < 0) {
     return errno == EINTR ? Pass::interrupted : Pass::failed;
   }

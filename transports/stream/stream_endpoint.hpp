@@ -15,6 +15,8 @@
 #include "connection.hpp"
 #include "stream_sockets.hpp"
 
+#include "common/timed_poll.hpp"
+
 #include <netprof/transport.hpp>
 
 #include <poll.h>
@@ -199,6 +201,7 @@ private:
   std::vector<std::uint16_t> m_open;      // the slots that hold a connection
   std::unique_ptr<std::byte[]> m_records; // kernel_records: what one record is read into
   std::vector<pollfd> m_poll;             // what poll_once waits on, reserved once
+  transport_common::TimedPoll m_wait;     // poll_once's timer
   std::vector<int> m_poll_owner;          // per entry: a slot, or listener_entry / dial_entry
   std::uint64_t m_next_serial = 1;
   std::uint32_t m_idle_polls = 0;

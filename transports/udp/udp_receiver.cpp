@@ -4,11 +4,8 @@
 
 #include "common/tick_bounded_read.hpp"
 
-#include "common/socket_wait.hpp"
-
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/timerfd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,8 +17,7 @@ UdpReceiver::UdpReceiver(int fd, const ReassemblyLimits& limits,
     : m_own_source(own_source), m_reassembler(limits),
       m_storage(std::make_unique_for_overwrite<std::byte[]>(batch * slot_size)),
       m_iovs(std::make_unique<iovec[]>(batch)), m_sources(std::make_unique<sockaddr_in[]>(batch)),
-      m_headers(std::make_unique<mmsghdr[]>(batch)),
-      m_wait_timer(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK))
+      m_headers(std::make_unique<mmsghdr[]>(batch))
 {
   m_socket.fd = fd;
   for (std::size_t i = 0; i < batch; ++i) {
@@ -322,19 +318,8 @@ ReceiveResult UdpReceiver::receive(MessageSink& sink, Nanoseconds timeout) noexc
 
 int UdpReceiver::wait_readable(Nanoseconds remaining) noexcept
 {
-  const timespec wait = transport_common::timespec_of(remaining);
-  const itimerspec timer{{0, 0}, wait};
-  // A timer left armed by the last wait is replaced here, its expiry count cleared; one that
-  // fires after a socket woke this wait is cleared by the next. ppoll skips a negative fd.
-  const bool timed =
-      m_wait_timer.valid() && timerfd_settime(m_wait_timer.get(), 0, &timer, nullptr) == 0;
-  pollfd sockets[3] = {{m_socket.fd, POLLIN, 0},
-                       {m_peer_socket.fd, POLLIN, 0},
-                       {timed ? m_wait_timer.get() : -1, POLLIN, 0}};
-  int ready = ppoll(sockets, 3, timed ? nullptr : &wait, nullptr);
-  if (ready > 0 && sockets[2].revents != 0) {
-    --ready; // the time passed; a socket that is readable too still counts
-  }
+  pollfd sockets[3] = {{m_socket.fd, POLLIN, 0}, {m_peer_socket.fd, POLLIN, 0}, {}};
+  const int ready = m_wait.wait(sockets, remaining);
   if (ready > 0) {
     if ((sockets[0].revents & POLLNVAL) != 0 || (sockets[1].revents & POLLNVAL) != 0) {
       errno = EBADF;

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "common/timed_poll.hpp"
 #include "reassembler.hpp"
-#include "unique_fd.hpp"
 
 #include <netprof/transport.hpp>
 
@@ -123,11 +123,7 @@ private:
   std::unique_ptr<iovec[]> m_iovs;
   std::unique_ptr<sockaddr_in[]> m_sources;
   std::unique_ptr<mmsghdr[]> m_headers;
-  // Ends wait_readable's ppoll, which then has no timeout of its own: a ppoll timer armed and
-  // cancelled around every wait cost a paced publisher's echo 6-15 us of wake-up (a bare pinger
-  // at 1 kHz: RTT p50 23-32 us against 16-17 us in a blocking recv, 12-12.6 us with a timerfd;
-  // docs/methodology.md, Pacing). Invalid if the kernel refused one: ppoll's timeout then.
-  UniqueFd m_wait_timer;
+  transport_common::TimedPoll m_wait; // wait_readable's
 
   std::uint64_t m_refusals = 0;
   std::uint64_t m_truncated = 0;
