@@ -5,10 +5,10 @@
 // over in the call that waited for it, so a wake-up costs one system call. A wait shorter than
 // short_wait (a paced sender's, between its probes) sleeps in ppoll until a timerfd instead,
 // then takes the message: that wake-up costs a second call but no cancel of the call's own
-// timer, which cost more (TimedPoll; docs/transport-mq.md). Each receive()
-// then drains what else is waiting, up to a batch: the look that finds the queue empty is a
-// system call of its own (about 2 us on a VM), but it comes after the sink had the message,
-// so it never delays a latency sample, only the caller's next step.
+// timer, which cost more (TimedPoll; docs/transport-mq.md). Each receive() then drains what
+// else is waiting, up to a batch: the look that finds the queue empty is a system call of its
+// own (about 2 us on a VM), but it comes after the sink had the message, so it never delays a
+// latency sample, only the caller's next step.
 
 #include "owned_queue.hpp"
 
